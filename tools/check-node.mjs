@@ -3,6 +3,8 @@
 const [major] = process.versions.node.split('.').map(Number);
 console.log(`node ${process.version} at ${process.execPath}`);
 if (major < 24) {
-  console.error(`Node ${process.version} is below the floor of this project (24). Run the README's commands, which bring Node 24.`);
+  console.error(
+    `Node ${process.version} is below the floor of this project (24). Run the README's commands, which bring Node 24.`,
+  );
   process.exit(1);
 }

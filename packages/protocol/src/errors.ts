@@ -1,0 +1,278 @@
+/**
+ * Every error text a user of the executor can read, defined once, and the error classes that
+ * carry them with a stable `code`. Callers branch on `code` (or `name` across a boundary),
+ * never on message text and never on `instanceof` across a process or isolate boundary.
+ */
+
+/**
+ * Codes an envelope or a fault carries when the executor, not user code, ended the work.
+ * `BAD_REQUEST` and `PAYLOAD_TOO_LARGE` are the caller's faults; the rest are the system's.
+ */
+export const FAULT_CODES = [
+  'BAD_REQUEST',
+  'PAYLOAD_TOO_LARGE',
+  'HANDLES_CLOSED',
+  'HANDLE_NOT_FOUND',
+  'TIMEOUT',
+  'MEMORY_LIMIT',
+  'CANCELLED',
+  'OVERLOADED',
+  'WORKER_LOST',
+  'INTERNAL',
+] as const;
+export type FaultCode = (typeof FAULT_CODES)[number];
+
+/** Faults a caller causes and can fix by changing what it sends. */
+export const CALLER_FAULT_CODES: readonly FaultCode[] = [
+  'BAD_REQUEST',
+  'PAYLOAD_TOO_LARGE',
+  'HANDLES_CLOSED',
+  'HANDLE_NOT_FOUND',
+];
+
+/**
+ * Codes of errors that user code meets inside a run. They reach the envelope's `error` text and
+ * never its `code`, because the program, not the executor, decided what to do about them.
+ */
+export const IN_RUN_ERROR_CODES = [
+  'TOOL_NOT_FOUND',
+  'MODULE_NOT_FOUND',
+  'OUTBOUND_DISABLED',
+  'EXECUTION_COMPLETED',
+] as const;
+export type InRunErrorCode = (typeof IN_RUN_ERROR_CODES)[number];
+
+export type ErrorCode = FaultCode | InRunErrorCode;
+
+export function isFaultCode(value: unknown): value is FaultCode {
+  return typeof value === 'string' && (FAULT_CODES as readonly string[]).includes(value);
+}
+
+// Texts pinned word for word by the Sandbox chapter.
+
+/** What a tool call or an outbound call that arrives after its run settled meets. */
+export const EXECUTION_COMPLETED_MESSAGE = 'Execution has already completed.';
+
+/** What a generated proxy throws when a dispatch answered with something other than an envelope. */
+export const DISPATCH_OUTSIDE_ENVELOPE_MESSAGE = 'The dispatch answered outside the result envelope.';
+
+/** What the bindings script throws in an isolate that was not restored from the runtime snapshot. */
+export const MISSING_SNAPSHOT_MESSAGE =
+  'The isolate was created without the runtime snapshot readRuntimeSnapshot answers.';
+
+/** The TypeError a crypto operation meets when it names a key the host does not hold. */
+export const NOT_A_CRYPTO_KEY_MESSAGE = 'The provided value is not of type CryptoKey.';
+
+/** What a crypto operation still queued when its isolate is gone fails with. */
+export const EXECUTION_ENDED_MESSAGE = 'The execution has ended.';
+
+/** workerd's text for a timer whose callback is not a function. */
+export function timerCallbackMessage(method: 'setTimeout' | 'setInterval'): string {
+  return `Failed to execute '${method}' on 'ServiceWorkerGlobalScope': parameter 1 is not of type 'function'.`;
+}
+
+/** The sentence a run that outlived its bound reports. */
+export function executionTimeoutMessage(timeoutMs: number): string {
+  return `Execution timed out at its ${timeoutMs} ms bound. Do less work per run and return the part that is already finished.`;
+}
+
+// The project's own texts.
+
+export function memoryLimitMessage(memoryLimitMb: number): string {
+  return `Execution ran out of memory at its ${memoryLimitMb} MB limit. Hold less data at once and return the part that is already finished.`;
+}
+
+export function payloadTooLargeMessage(what: string, size: number, limit: number): string {
+  return `The ${what} is ${size} bytes, past the ${limit}-byte payload limit.`;
+}
+
+export const OUTBOUND_DISABLED_MESSAGE =
+  'Outbound network access is disabled for this execution, so fetch cannot reach the network.';
+
+export function toolNotFoundMessage(provider: string, tool: string): string {
+  return `Tool ${provider}.${tool} does not exist: no provider serves it.`;
+}
+
+export function moduleNotFoundMessage(specifier: string, referrer: string): string {
+  return `Cannot find module '${specifier}' imported from ${referrer}: the module map has no such key.`;
+}
+
+export function moduleKeyCollisionMessage(first: string, second: string, normalized: string): string {
+  return `Module keys '${first}' and '${second}' both name the module '${normalized}'; keep one of them.`;
+}
+
+export function unsupportedModuleKindMessage(name: string): string {
+  return `Module '${name}' has none of the kinds js, cjs, json, text or data.`;
+}
+
+export function handlesClosedMessage(executionId: string): string {
+  return `Execution ${executionId} holds no handles: they were closed, expired, or never granted.`;
+}
+
+export function handleNotFoundMessage(handle: string, granted: readonly string[]): string {
+  return `Handle '${handle}' was not granted; the granted handles are ${granted.join(', ')}.`;
+}
+
+export function cancelledMessage(reason?: string): string {
+  return reason ? `Execution was cancelled: ${reason}` : 'Execution was cancelled by its caller.';
+}
+
+export const OVERLOADED_MESSAGE =
+  'The executor is at capacity: every worker is busy and the queue is full. Retry later.';
+
+export function workerLostMessage(cause: string): string {
+  return `The worker running this execution was lost: ${cause}.`;
+}
+
+/** The base of every error the executor raises on purpose. */
+export class CodemodeError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+  override name = 'CodemodeError';
+}
+
+export class ExecutionTimeoutError extends CodemodeError {
+  override name = 'ExecutionTimeoutError';
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    super('TIMEOUT', executionTimeoutMessage(timeoutMs));
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export class MemoryLimitError extends CodemodeError {
+  override name = 'MemoryLimitError';
+  readonly memoryLimitMb: number;
+  constructor(memoryLimitMb: number) {
+    super('MEMORY_LIMIT', memoryLimitMessage(memoryLimitMb));
+    this.memoryLimitMb = memoryLimitMb;
+  }
+}
+
+export class PayloadTooLargeError extends CodemodeError {
+  override name = 'PayloadTooLargeError';
+  readonly what: string;
+  readonly size: number;
+  readonly limit: number;
+  constructor(what: string, size: number, limit: number) {
+    super('PAYLOAD_TOO_LARGE', payloadTooLargeMessage(what, size, limit));
+    this.what = what;
+    this.size = size;
+    this.limit = limit;
+  }
+}
+
+export class OutboundDisabledError extends CodemodeError {
+  override name = 'OutboundDisabledError';
+  constructor() {
+    super('OUTBOUND_DISABLED', OUTBOUND_DISABLED_MESSAGE);
+  }
+}
+
+export class ToolNotFoundError extends CodemodeError {
+  override name = 'ToolNotFoundError';
+  readonly provider: string;
+  readonly tool: string;
+  constructor(provider: string, tool: string) {
+    super('TOOL_NOT_FOUND', toolNotFoundMessage(provider, tool));
+    this.provider = provider;
+    this.tool = tool;
+  }
+}
+
+export class ModuleNotFoundError extends CodemodeError {
+  override name = 'ModuleNotFoundError';
+  readonly specifier: string;
+  readonly referrer: string;
+  constructor(specifier: string, referrer: string) {
+    super('MODULE_NOT_FOUND', moduleNotFoundMessage(specifier, referrer));
+    this.specifier = specifier;
+    this.referrer = referrer;
+  }
+}
+
+export class ModuleKeyCollisionError extends CodemodeError {
+  override name = 'ModuleKeyCollisionError';
+  readonly keys: readonly [string, string];
+  readonly normalized: string;
+  constructor(first: string, second: string, normalized: string) {
+    super('BAD_REQUEST', moduleKeyCollisionMessage(first, second, normalized));
+    this.keys = [first, second];
+    this.normalized = normalized;
+  }
+}
+
+export class UnsupportedModuleKindError extends CodemodeError {
+  override name = 'UnsupportedModuleKindError';
+  readonly moduleName: string;
+  constructor(moduleName: string) {
+    super('BAD_REQUEST', unsupportedModuleKindMessage(moduleName));
+    this.moduleName = moduleName;
+  }
+}
+
+/** A provider list validateProviders refused; the message names the provider and the rule. */
+export class InvalidProviderError extends CodemodeError {
+  override name = 'InvalidProviderError';
+  constructor(message: string) {
+    super('BAD_REQUEST', message);
+  }
+}
+
+export class HandlesClosedError extends CodemodeError {
+  override name = 'HandlesClosedError';
+  readonly executionId: string;
+  constructor(executionId: string) {
+    super('HANDLES_CLOSED', handlesClosedMessage(executionId));
+    this.executionId = executionId;
+  }
+}
+
+export class HandleNotFoundError extends CodemodeError {
+  override name = 'HandleNotFoundError';
+  readonly handle: string;
+  constructor(handle: string, granted: readonly string[]) {
+    super('HANDLE_NOT_FOUND', handleNotFoundMessage(handle, granted));
+    this.handle = handle;
+  }
+}
+
+export class CancelledError extends CodemodeError {
+  override name = 'CancelledError';
+  constructor(reason?: string) {
+    super('CANCELLED', cancelledMessage(reason));
+  }
+}
+
+export class OverloadedError extends CodemodeError {
+  override name = 'OverloadedError';
+  constructor() {
+    super('OVERLOADED', OVERLOADED_MESSAGE);
+  }
+}
+
+export class WorkerLostError extends CodemodeError {
+  override name = 'WorkerLostError';
+  constructor(cause: string) {
+    super('WORKER_LOST', workerLostMessage(cause));
+  }
+}
+
+/** A request or message that is malformed; the message names the field and the rule. */
+export class BadRequestError extends CodemodeError {
+  override name = 'BadRequestError';
+  constructor(message: string) {
+    super('BAD_REQUEST', message);
+  }
+}
+
+/** A defect of the executor itself: it should never happen, and says what broke when it does. */
+export class InternalError extends CodemodeError {
+  override name = 'InternalError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('INTERNAL', message, options);
+  }
+}

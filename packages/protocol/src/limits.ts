@@ -1,0 +1,49 @@
+/**
+ * Every bound the executor enforces, each defined once. docs/protocol.md says why each exists;
+ * change one only with a measured reason, in the chapter that owns it.
+ */
+
+/** Bytes of JSON text one message may carry on any transport (Workers RPC's ceiling). */
+export const PAYLOAD_LIMIT = 32 * 1024 * 1024;
+
+/** Charged cost of console output one run may capture before capture stops. */
+export const CONSOLE_CAPTURE_LIMIT = 1024 * 1024;
+
+/**
+ * The cost charged for the shape of one log line on the wire: the punctuation of
+ * `{"level":"error","text":}` around the escaped text. Charging it keeps an empty line from being free.
+ */
+export const LINE_COST = '{"level":"error","text":}'.length;
+
+/** CryptoKeys one execution may create: each lives in host memory the isolate's limit cannot see. */
+export const KEY_LIMIT = 1000;
+
+/** Timers one execution may have pending at once: each holds a host timer the isolate's limit cannot see. */
+export const TIMER_LIMIT = 10_000;
+
+/** The widest delay a 32-bit timer accepts; longer delays are clamped to it. */
+export const MAX_DELAY = 2_147_483_647;
+
+/** How often a paused run clock rechecks its bound, and so the most an expiry can fire late inside a host wait. */
+export const PAUSED_RECHECK = 50;
+
+/** Allowed disagreement between the engine's own timer thread and the host clock. */
+export const CLOCK_TOLERANCE = 50;
+
+/** After this long an engine probe that has not answered counts as missing. */
+export const ENGINE_PROBE_TIMEOUT = 5_000;
+
+/** Default run bound in milliseconds (Cloudflare's executor uses the same). */
+export const DEFAULT_TIMEOUT = 60_000;
+
+/** Default isolate memory limit in megabytes: the Workers limit models are used to. */
+export const DEFAULT_MEMORY_LIMIT = 128;
+
+/** The smallest memory limit isolated-vm accepts, in megabytes. */
+export const MIN_MEMORY_LIMIT = 8;
+
+/** The largest memory limit a request may ask for, in megabytes. */
+export const MAX_MEMORY_LIMIT = 4096;
+
+/** How long a retained execution may sit without an invocation before it is closed. */
+export const DEFAULT_HANDLES_IDLE_TIMEOUT = 60_000;

@@ -1,0 +1,270 @@
+import { describe, expect, test } from 'vitest';
+import { stringifyForDispatch } from './codec.ts';
+import { PAYLOAD_LIMIT } from './limits.ts';
+import { MESSAGE_TYPES } from './messages.ts';
+import { ExecuteRequestSchema } from './schemas/request.ts';
+import { decodeMessage, encodeMessage, validate, validateMessage } from './validate.ts';
+
+const httpRequest = {
+  method: 'POST',
+  url: 'https://example.com/a',
+  headers: [['content-type', 'text/plain']],
+  body: new Uint8Array([104, 105]),
+};
+const httpResponse = { status: 200, statusText: 'OK', headers: [], body: null };
+
+/** One valid instance of every message type, so a new type without one fails here. */
+const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
+  hello: [{ type: 'hello', protocol: 1 }],
+  execute: [
+    { type: 'execute', id: 'e1', request: { code: 'async () => 1' } },
+    {
+      type: 'execute',
+      id: 'e2',
+      request: {
+        code: "import x from 'x'\nasync () => x",
+        modules: {
+          x: 'export default 1',
+          'y.js': { js: 'export default 2' },
+          'z.cjs': { cjs: 'module.exports = 3' },
+          'w.json': { json: { a: [1] } },
+          't.txt': { text: 'hello' },
+          'b.bin': { data: 'AAEC' },
+          odd: { js: 'export default 1', cjs: 'module.exports = 1' },
+          empty: {},
+        },
+        providers: [
+          { name: 'files' },
+          { name: 'db', positionalArgs: false, prelude: 'db.x = 1', proxySource: 'const db = {}' },
+        ],
+        timeout: 1000,
+        memoryLimit: 64,
+        outbound: 'proxied',
+        retainHandles: true,
+        countHostWaits: false,
+      },
+    },
+  ],
+  result: [
+    { type: 'result', id: 'e1', envelope: { result: { ok: [1] }, logs: [{ level: 'log', text: 'hi' }] } },
+    { type: 'result', id: 'e1', envelope: { error: 'boom', code: 'TIMEOUT', logs: [] } },
+    { type: 'result', id: 'e1', envelope: { logs: [], executionId: 'abc' } },
+  ],
+  dispatch: [{ type: 'dispatch', id: 'e1', call: 0, provider: 'files', tool: 'read', args: '["a"]' }],
+  dispatchReply: [
+    { type: 'dispatchReply', id: 'e1', call: 0, frame: ['returned', '{"result":1}'] },
+    { type: 'dispatchReply', id: 'e1', call: 1, frame: ['thrown', 'no such file'] },
+  ],
+  outbound: [{ type: 'outbound', id: 'e1', call: 2, request: httpRequest }],
+  outboundReply: [
+    { type: 'outboundReply', id: 'e1', call: 2, frame: ['returned', httpResponse] },
+    { type: 'outboundReply', id: 'e1', call: 2, frame: ['thrown', 'connection refused'] },
+  ],
+  invoke: [{ type: 'invoke', id: 'i1', executionId: 'abc', handle: 'fetch', request: httpRequest }],
+  invokeResult: [
+    { type: 'invokeResult', id: 'i1', response: { ...httpResponse, body: new Uint8Array([1]) } },
+  ],
+  closeHandles: [{ type: 'closeHandles', id: 'c1', executionId: 'abc' }],
+  ack: [{ type: 'ack', id: 'c1' }],
+  cancel: [{ type: 'cancel', id: 'e1' }],
+  fault: [
+    { type: 'fault', code: 'BAD_REQUEST', message: 'bad' },
+    { type: 'fault', id: 'e1', code: 'HANDLES_CLOSED', message: 'gone' },
+  ],
+};
+
+describe('every message type', () => {
+  test('has valid instances in this table', () => {
+    expect(Object.keys(valid).sort()).toStrictEqual([...MESSAGE_TYPES].sort());
+  });
+
+  test.each(MESSAGE_TYPES.flatMap((type) => valid[type].map((message) => [type, message] as const)))(
+    '%s accepts its valid form and survives the wire',
+    (_, message) => {
+      expect(validateMessage(message)).toStrictEqual({ ok: true, message });
+      const decoded = decodeMessage(encodeMessage(message as never));
+      expect(decoded).toStrictEqual({ ok: true, message });
+    },
+  );
+});
+
+/** Each malformed field and the sentence that must name it. */
+const malformed: [string, unknown, string][] = [
+  ['a list', [1], 'A message must be an object with a "type"; got a list.'],
+  ['null', null, 'A message must be an object with a "type"; got null.'],
+  [
+    'no type',
+    { id: 'x' },
+    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, fault.',
+  ],
+  ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
+  ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],
+  [
+    'execute without code',
+    { type: 'execute', id: 'e', request: {} },
+    'Invalid execute message: request.code is required.',
+  ],
+  [
+    'code that is a number',
+    { type: 'execute', id: 'e', request: { code: 1 } },
+    'request.code must be a string of source code',
+  ],
+  ['an empty id', { type: 'execute', id: '', request: { code: '' } }, 'id must not be empty'],
+  [
+    'a misspelt field',
+    { type: 'execute', id: 'e', request: { code: '', timout: 5 } },
+    "'timout' is not a known field in request",
+  ],
+  [
+    'a zero timeout',
+    { type: 'execute', id: 'e', request: { code: '', timeout: 0 } },
+    'request.timeout must be at least 1 ms',
+  ],
+  [
+    'a fractional timeout',
+    { type: 'execute', id: 'e', request: { code: '', timeout: 1.5 } },
+    'request.timeout must be a whole number of milliseconds',
+  ],
+  [
+    'a timeout past 32 bits',
+    { type: 'execute', id: 'e', request: { code: '', timeout: 2 ** 31 } },
+    'request.timeout must be at most 2147483647 ms',
+  ],
+  [
+    'a memory limit below the engine minimum',
+    { type: 'execute', id: 'e', request: { code: '', memoryLimit: 4 } },
+    'request.memoryLimit must be at least 8 MB',
+  ],
+  [
+    'an outbound mode that does not exist',
+    { type: 'execute', id: 'e', request: { code: '', outbound: 'maybe' } },
+    "request.outbound must be one of 'disabled', 'proxied', 'native'",
+  ],
+  [
+    'a provider without a name',
+    { type: 'execute', id: 'e', request: { code: '', providers: [{}] } },
+    'request.providers[0].name is required',
+  ],
+  [
+    'a provider with a function',
+    { type: 'execute', id: 'e', request: { code: '', providers: [{ name: 'a', fns: {} }] } },
+    "'fns' is not a known field in request.providers[0]",
+  ],
+  [
+    'a module that is a number',
+    { type: 'execute', id: 'e', request: { code: '', modules: { a: 1 } } },
+    'request.modules.a must be module source text or an object with one of js, cjs, json, text, data',
+  ],
+  [
+    'a module key with a dot',
+    { type: 'execute', id: 'e', request: { code: '', modules: { './a.js': 1 } } },
+    'request.modules["./a.js"] must be module source text',
+  ],
+  [
+    'retainHandles as text',
+    { type: 'execute', id: 'e', request: { code: '', retainHandles: 'yes' } },
+    'request.retainHandles must be a boolean',
+  ],
+  [
+    'a log line of an unknown level',
+    { type: 'result', id: 'e', envelope: { logs: [{ level: 'info', text: '' }] } },
+    "envelope.logs[0].level must be one of 'log', 'warn', 'error'",
+  ],
+  ['an envelope without logs', { type: 'result', id: 'e', envelope: {} }, 'envelope.logs is required'],
+  [
+    'an unknown fault code',
+    { type: 'result', id: 'e', envelope: { logs: [], code: 'OOPS' } },
+    'envelope.code must be one of BAD_REQUEST',
+  ],
+  [
+    'a frame of the wrong kind',
+    { type: 'dispatchReply', id: 'e', call: 0, frame: ['maybe', ''] },
+    "frame must be ['returned', json] or ['thrown', text]",
+  ],
+  [
+    'a negative call number',
+    { type: 'dispatch', id: 'e', call: -1, provider: 'p', tool: 't', args: '[]' },
+    'call must not be negative',
+  ],
+  [
+    'headers that are not pairs',
+    { type: 'outbound', id: 'e', call: 0, request: { ...httpRequest, headers: [['a']] } },
+    'request.headers',
+  ],
+  [
+    'a body that is text',
+    { type: 'outbound', id: 'e', call: 0, request: { ...httpRequest, body: 'hi' } },
+    'request.body must be bytes (a Uint8Array)',
+  ],
+  [
+    'a status out of range',
+    { type: 'invokeResult', id: 'i', response: { ...httpResponse, status: 600 } },
+    'response.status must be at most 599',
+  ],
+  [
+    'a fault without a message',
+    { type: 'fault', code: 'INTERNAL' },
+    'Invalid fault message: message is required.',
+  ],
+];
+
+describe('a malformed message', () => {
+  test.each(malformed)('with %s yields a fault naming the field and the rule', (_, message, sentence) => {
+    const decoded = validateMessage(message);
+    expect(decoded.ok).toBe(false);
+    if (decoded.ok) return;
+    expect(decoded.fault.code).toBe('BAD_REQUEST');
+    expect(decoded.fault.message).toContain(sentence);
+    expect(decoded.fault.message).not.toMatch(/\n|"code":|ZodError/);
+  });
+
+  test('keeps the id of the conversation it belongs to, when one can be read', () => {
+    const decoded = validateMessage({ type: 'execute', id: 'e9', request: {} });
+    expect(decoded).toMatchObject({ ok: false, fault: { id: 'e9', code: 'BAD_REQUEST' } });
+  });
+
+  test('that is not JSON is refused as such', () => {
+    expect(decodeMessage('{"type":')).toMatchObject({
+      ok: false,
+      fault: {
+        code: 'BAD_REQUEST',
+        message: expect.stringMatching(/^The message is not codec JSON: Malformed JSON/),
+      },
+    });
+  });
+
+  test('past the payload limit is refused before it is parsed', () => {
+    const text = stringifyForDispatch({ type: 'hello', protocol: 1, pad: 'x'.repeat(100) });
+    expect(decodeMessage(text, 50)).toStrictEqual({
+      ok: false,
+      fault: {
+        code: 'PAYLOAD_TOO_LARGE',
+        message: `The message is ${text.length} bytes, past the 50-byte payload limit.`,
+      },
+    });
+    expect(decodeMessage(text, PAYLOAD_LIMIT).ok).toBe(false);
+  });
+
+  test('is refused on the way out too, past the limit', () => {
+    expect(() => encodeMessage({ type: 'fault', code: 'INTERNAL', message: 'x'.repeat(100) }, 50)).toThrow(
+      /^The fault message is \d+ bytes, past the 50-byte payload limit\.$/,
+    );
+  });
+});
+
+describe('validate', () => {
+  test('throws a BadRequestError naming what was validated', () => {
+    expect(() => validate(ExecuteRequestSchema, { code: 1, timeout: -1 }, 'execute request')).toThrow(
+      'Invalid execute request: code must be a string of source code; timeout must be at least 1 ms.',
+    );
+    try {
+      validate(ExecuteRequestSchema, {}, 'execute request');
+    } catch (error) {
+      expect(error).toMatchObject({ name: 'BadRequestError', code: 'BAD_REQUEST' });
+    }
+  });
+
+  test('passes a valid value through', () => {
+    expect(validate(ExecuteRequestSchema, { code: 'x' }, 'execute request')).toStrictEqual({ code: 'x' });
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Every message that crosses a process or a network, keyed by its `type`. The same messages travel
+ * between the pool and its children and between a remote client and an executor server.
+ *
+ * Adding a message is adding one entry to MESSAGE_SCHEMAS (and its tests): the union, the
+ * Message types and decodeMessage all derive from this table.
+ */
+import { z } from 'zod';
+import { MessageIdSchema } from './schemas/common.ts';
+import { FaultCodeSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
+import {
+  DispatchFrameSchema,
+  HttpRequestSchema,
+  HttpResponseSchema,
+  OutboundFrameSchema,
+} from './schemas/frames.ts';
+import { ExecuteRequestSchema } from './schemas/request.ts';
+
+const callNumber = z
+  .number({ error: 'must be a number' })
+  .int({ error: 'must be a whole number' })
+  .min(0, { error: 'must not be negative' });
+
+const shape = <Type extends string, Shape extends z.core.$ZodLooseShape>(type: Type, fields: Shape) =>
+  z.strictObject({ type: z.literal(type), ...fields });
+
+export const MESSAGE_SCHEMAS = {
+  /** Opens a connection: the protocol version the sender speaks. */
+  hello: shape('hello', {
+    protocol: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }),
+  }),
+  /** Asks for one execution; `id` names it for every message of its conversation. */
+  execute: shape('execute', { id: MessageIdSchema, request: ExecuteRequestSchema }),
+  /** Ends an execution's conversation with its envelope. */
+  result: shape('result', { id: MessageIdSchema, envelope: ResultEnvelopeSchema }),
+  /** One tool call of a running execution, for whoever serves the tools. `args` is codec JSON. */
+  dispatch: shape('dispatch', {
+    id: MessageIdSchema,
+    call: callNumber,
+    provider: z.string({ error: 'must be a string' }),
+    tool: z.string({ error: 'must be a string' }),
+    args: z.string({ error: 'must be a string of codec JSON' }),
+  }),
+  /** The answer to one tool call. */
+  dispatchReply: shape('dispatchReply', {
+    id: MessageIdSchema,
+    call: callNumber,
+    frame: DispatchFrameSchema,
+  }),
+  /** One outbound request of a running execution in proxied mode, for the caller to perform. */
+  outbound: shape('outbound', { id: MessageIdSchema, call: callNumber, request: HttpRequestSchema }),
+  /** The answer to one outbound request. */
+  outboundReply: shape('outboundReply', {
+    id: MessageIdSchema,
+    call: callNumber,
+    frame: OutboundFrameSchema,
+  }),
+  /** Invokes a retained handler of the execution `executionId` with a request. */
+  invoke: shape('invoke', {
+    id: MessageIdSchema,
+    executionId: z.string({ error: 'must be a string' }),
+    handle: z.string({ error: 'must be a string' }),
+    request: HttpRequestSchema,
+  }),
+  /** The response of one invocation. */
+  invokeResult: shape('invokeResult', { id: MessageIdSchema, response: HttpResponseSchema }),
+  /** Ends a retained execution and disposes its isolate. */
+  closeHandles: shape('closeHandles', {
+    id: MessageIdSchema,
+    executionId: z.string({ error: 'must be a string' }),
+  }),
+  /** Confirms a request that has no other answer (closeHandles). */
+  ack: shape('ack', { id: MessageIdSchema }),
+  /** Cancels the running execution `id`; it ends with an envelope whose code is CANCELLED. */
+  cancel: shape('cancel', { id: MessageIdSchema }),
+  /** A request failed, or a message could not be accepted. `id` names the conversation when known. */
+  fault: shape('fault', {
+    id: MessageIdSchema.optional(),
+    code: FaultCodeSchema,
+    message: z.string({ error: 'must be a string' }),
+  }),
+};
+
+export type MessageType = keyof typeof MESSAGE_SCHEMAS;
+export type Message = { [Type in MessageType]: z.infer<(typeof MESSAGE_SCHEMAS)[Type]> }[MessageType];
+export type MessageOf<Type extends MessageType> = z.infer<(typeof MESSAGE_SCHEMAS)[Type]>;
+
+export const MESSAGE_TYPES = Object.keys(MESSAGE_SCHEMAS) as MessageType[];

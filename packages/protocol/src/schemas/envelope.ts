@@ -1,0 +1,26 @@
+/** The result envelope: what every execution comes back as (docs/protocol.md, "Result envelope"). */
+import { z } from 'zod';
+import { FAULT_CODES } from '../errors.ts';
+
+export const LOG_LEVELS = ['log', 'warn', 'error'] as const;
+
+export const LogLineSchema = z.strictObject({
+  level: z.enum(LOG_LEVELS, { error: "must be one of 'log', 'warn', 'error'" }),
+  text: z.string({ error: 'must be a string' }),
+});
+export type LogLine = z.infer<typeof LogLineSchema>;
+
+export const FaultCodeSchema = z.enum(FAULT_CODES, { error: `must be one of ${FAULT_CODES.join(', ')}` });
+
+export const ResultEnvelopeSchema = z.strictObject({
+  /** What the program returned; absent when it failed or returned undefined. */
+  result: z.unknown().optional(),
+  /** Why the run failed, as a message; absent on success. */
+  error: z.string({ error: 'must be a string' }).optional(),
+  /** Present only when the executor, not user code, ended the run. */
+  code: FaultCodeSchema.optional(),
+  logs: z.array(LogLineSchema, { error: 'must be a list of log lines' }),
+  /** Present when the run retained a handler: the id to invoke it by. */
+  executionId: z.string({ error: 'must be a string' }).optional(),
+});
+export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;

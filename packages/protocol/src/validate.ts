@@ -1,0 +1,107 @@
+/**
+ * Validation at every boundary: a value that fails its schema yields one sentence naming each
+ * field and the rule it broke, never a thrown zod dump.
+ */
+import type { z } from 'zod';
+import { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
+import { BadRequestError, PayloadTooLargeError } from './errors.ts';
+import { PAYLOAD_LIMIT } from './limits.ts';
+import { MESSAGE_SCHEMAS, MESSAGE_TYPES, type Message, type MessageType } from './messages.ts';
+import type { Fault } from './schemas/fault.ts';
+
+/** `request.providers[0].name` for the path ['request', 'providers', 0, 'name']. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const key of path) {
+    if (typeof key === 'number') text += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) text += text ? `.${key}` : key;
+    else text += `[${JSON.stringify(String(key))}]`;
+  }
+  return text;
+}
+
+/** One readable sentence per issue, joined: `timeout must be at least 1 ms; code is required`. */
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') {
+        const where = issue.path.length ? ` in ${formatPath(issue.path)}` : '';
+        return `${issue.keys.map((key) => `'${key}'`).join(', ')} ${issue.keys.length === 1 ? 'is not a known field' : 'are not known fields'}${where}`;
+      }
+      const field = formatPath(issue.path) || 'the value';
+      const missing = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined;
+      return `${field} ${missing ? 'is required' : issue.message}`;
+    })
+    .join('; ');
+}
+
+/** Parses `value` against `schema`, or throws a BadRequestError naming `what`, each field and its rule. */
+export function validate<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  what: string,
+): z.output<Schema> {
+  const parsed = schema.safeParse(value, { reportInput: true });
+  if (parsed.success) return parsed.data;
+  throw new BadRequestError(`Invalid ${what}: ${formatIssues(parsed.error.issues)}.`);
+}
+
+export type Decoded =
+  | { readonly ok: true; readonly message: Message }
+  | { readonly ok: false; readonly fault: Fault & { readonly id?: string } };
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Checks a value already parsed from the wire against the schema its `type` names. */
+export function validateMessage(value: unknown): Decoded {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return badRequest(`A message must be an object with a "type"; got ${describe(value)}.`);
+  }
+  const record = value as Record<string, unknown>;
+  const id = typeof record.id === 'string' ? record.id : undefined;
+  const type = record.type;
+  if (typeof type !== 'string' || !Object.hasOwn(MESSAGE_SCHEMAS, type)) {
+    const got = typeof type === 'string' ? `"${type}"` : 'none';
+    return badRequest(`Unknown message type ${got}; expected one of ${MESSAGE_TYPES.join(', ')}.`, id);
+  }
+  const parsed = MESSAGE_SCHEMAS[type as MessageType].safeParse(value, { reportInput: true });
+  if (parsed.success) return { ok: true, message: parsed.data as Message };
+  return badRequest(`Invalid ${type} message: ${formatIssues(parsed.error.issues)}.`, id);
+}
+
+/**
+ * Decodes one message from its wire text: the size bound, then the codec, then the schema.
+ * Never throws: every failure is a fault the receiver can send back.
+ */
+export function decodeMessage(text: string, limit: number = PAYLOAD_LIMIT): Decoded {
+  if (text.length > limit) {
+    const error = new PayloadTooLargeError('message', text.length, limit);
+    return { ok: false, fault: { code: error.code as 'PAYLOAD_TOO_LARGE', message: error.message } };
+  }
+  let value: unknown;
+  try {
+    value = parseForDispatch(text);
+  } catch (error) {
+    if (error instanceof CodecError) return badRequest(`The message is not codec JSON: ${error.message}`);
+    throw error;
+  }
+  return validateMessage(value);
+}
+
+/** Encodes one message for the wire, refusing text past `limit` with a PayloadTooLargeError. */
+export function encodeMessage(message: Message, limit: number = PAYLOAD_LIMIT): string {
+  const text = stringifyForDispatch(message);
+  if (text.length > limit) throw new PayloadTooLargeError(`${message.type} message`, text.length, limit);
+  return text;
+}
+
+function badRequest(message: string, id?: string): Decoded {
+  return {
+    ok: false,
+    fault: id === undefined ? { code: 'BAD_REQUEST', message } : { code: 'BAD_REQUEST', message, id },
+  };
+}
