@@ -1,1 +1,52 @@
-export {};
+/**
+ * The runtime bundle's entry. tools/executor/generate-runtime-bundle.ts bundles this file into
+ * RUNTIME_SOURCE, and the executor runs it once per process to make the V8 startup snapshot every
+ * isolate is restored from. Loading it installs every global that needs nothing from the host.
+ *
+ * Three pieces of state cannot be made while the snapshot is made, so they are installed in a
+ * second step, by the __hostBindings handshake the sandbox calls in every restored isolate
+ * (docs/runtime.md says why each one fails a snapshot):
+ *
+ *   1. the moment the clock starts: a time read now would be the snapshot's own, baked into every
+ *      isolate, so performance.timeOrigin is read when the isolate is prepared;
+ *   2. the listener list of the global object: listeners are kept per EventTarget, and the global
+ *      object user code sees is created with the context, after the snapshot;
+ *   3. the closures over the host references: a Reference is a handle into the host process, which
+ *      V8 cannot serialize (it aborts the process trying).
+ */
+import { atob, btoa } from './base64.ts';
+import { refuseCodeGeneration } from './code-generation.ts';
+import { getRandomValues, randomUUID } from './crypto-random.ts';
+import { DOMException } from './dom-exception.ts';
+import { exposeInterface, exposeMember } from './global-scope.ts';
+import { connectHost, type HostBindings } from './host.ts';
+import { assertRequestScope, scope } from './internals.ts';
+import { startClock } from './performance.ts';
+import { ObjectDefineProperty } from './primordials.ts';
+import { reportException } from './report-exception.ts';
+
+exposeInterface('DOMException', DOMException);
+exposeMember('atob', atob);
+exposeMember('btoa', btoa);
+exposeMember('self', globalThis);
+exposeMember('crypto', { getRandomValues, randomUUID });
+
+function secondStep(bindings: HostBindings): void {
+  delete (globalThis as { __hostBindings?: unknown }).__hostBindings;
+  startClock();
+  connectHost(bindings);
+  refuseCodeGeneration();
+}
+
+ObjectDefineProperty(globalThis, '__hostBindings', {
+  value: secondStep,
+  writable: false,
+  enumerable: false,
+  configurable: true,
+});
+ObjectDefineProperty(globalThis, '__runtimeInternals', {
+  value: { scope, assertRequestScope, reportException },
+  writable: false,
+  enumerable: false,
+  configurable: true,
+});

@@ -1,0 +1,90 @@
+/**
+ * The V8 code cache of one process: identical sources compile once per child while every
+ * execution still gets a fresh isolate. Each source is keyed by its base64url SHA-256. A stored blob
+ * is consumed through an ExternalCopy and released afterwards; a blob V8 rejects is ignored and the
+ * source is parsed in full, and the fresh blob replaces it.
+ */
+import { createHash } from 'node:crypto';
+import ivm from 'isolated-vm';
+
+/** Where blobs live: a Map does, and so does BoundedCodeCache. */
+export interface CodeCache {
+  get(key: string): ArrayBuffer | undefined;
+  set(key: string, blob: ArrayBuffer): unknown;
+}
+
+/**
+ * A code cache that holds at most `budget` bytes, dropping the least recently used blobs first, so
+ * a child that sees endless distinct programs does not grow without bound.
+ */
+export class BoundedCodeCache implements CodeCache {
+  readonly #blobs = new Map<string, ArrayBuffer>();
+  readonly #budget: number;
+  #bytes = 0;
+
+  constructor(budget = 64 * 1024 * 1024) {
+    this.#budget = budget;
+  }
+
+  get(key: string): ArrayBuffer | undefined {
+    const blob = this.#blobs.get(key);
+    if (blob !== undefined) {
+      this.#blobs.delete(key);
+      this.#blobs.set(key, blob);
+    }
+    return blob;
+  }
+
+  set(key: string, blob: ArrayBuffer): this {
+    const previous = this.#blobs.get(key);
+    if (previous !== undefined) {
+      this.#bytes -= previous.byteLength;
+      this.#blobs.delete(key);
+    }
+    this.#blobs.set(key, blob);
+    this.#bytes += blob.byteLength;
+    for (const [oldest, old] of this.#blobs) {
+      if (this.#bytes <= this.#budget) break;
+      this.#blobs.delete(oldest);
+      this.#bytes -= old.byteLength;
+    }
+    return this;
+  }
+
+  get size(): number {
+    return this.#blobs.size;
+  }
+}
+
+export function codeCacheKey(source: string): string {
+  return createHash('sha256').update(source).digest('base64url');
+}
+
+type CompiledModule = ivm.Module & {
+  cachedData?: ivm.ExternalCopy<ArrayBuffer>;
+  cachedDataRejected?: boolean;
+};
+
+export async function compileModuleCached(
+  isolate: ivm.Isolate,
+  source: string,
+  options: { readonly filename: string; readonly cache: CodeCache },
+): Promise<ivm.Module> {
+  const key = codeCacheKey(source);
+  const stored = options.cache.get(key);
+  const cachedData = stored === undefined ? undefined : new ivm.ExternalCopy(stored);
+  try {
+    const module = (await isolate.compileModule(source, {
+      filename: options.filename,
+      produceCachedData: true,
+      ...(cachedData === undefined ? {} : { cachedData }),
+    })) as CompiledModule;
+    if (module.cachedData !== undefined) {
+      options.cache.set(key, module.cachedData.copy());
+      module.cachedData.release();
+    }
+    return module;
+  } finally {
+    cachedData?.release();
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Tool calls across the boundary. A call leaves the isolate as three strings (provider, tool,
+ * codec JSON of the arguments) and comes back as a two-element frame. The host reference always
+ * resolves, never rejects: isolated-vm delivers a rejection into the isolate while the host still
+ * records it as unhandled, so a failure travels inside the frame and is rethrown behind the
+ * boundary, which also keeps host stack traces out of the sandbox.
+ */
+import {
+  type DispatchFrame,
+  EXECUTION_COMPLETED_MESSAGE,
+  PAYLOAD_LIMIT,
+  PayloadTooLargeError,
+  ToolNotFoundError,
+} from '@supolka/codemode-protocol';
+
+/** Serves one tool call: resolves to the result envelope as JSON, `{"result":...}` or `{"error":"..."}`. */
+export type DispatchFunction = (provider: string, tool: string, argsJson: string) => Promise<string> | string;
+
+/** Tool calls one execution may have in flight at once: each holds host memory the isolate's limit cannot see. */
+export const IN_FLIGHT_CALL_LIMIT = 256;
+
+/** What the dispatch reference consults on every call; the sandbox fills it per run. */
+export interface DispatchState {
+  /** Set once the run settled: later calls are refused. */
+  completed: boolean;
+  /** The caller's function, already wrapped to pause the run clock; absent when the request declared none. */
+  dispatch: DispatchFunction | undefined;
+  /** Calls now in flight, and the argument bytes they hold. */
+  inFlight: number;
+  inFlightBytes: number;
+}
+
+export function createDispatchState(): DispatchState {
+  return { completed: false, dispatch: undefined, inFlight: 0, inFlightBytes: 0 };
+}
+
+/**
+ * The host half of __dispatch. Tests, in this order: a call after the run settled; a call whose
+ * strings together pass PAYLOAD_LIMIT; calls past the in-flight bounds; a request with no dispatch
+ * function (every tool is unknown); and otherwise what the caller's function returned or threw.
+ */
+export function hostDispatch(state: DispatchState) {
+  return async (provider: string, tool: string, argsJson: string): Promise<DispatchFrame> => {
+    if (state.completed) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
+    const size = provider.length + tool.length + argsJson.length;
+    if (size > PAYLOAD_LIMIT)
+      return ['thrown', new PayloadTooLargeError('tool call', size, PAYLOAD_LIMIT).message];
+    if (state.inFlight >= IN_FLIGHT_CALL_LIMIT) {
+      return [
+        'thrown',
+        `Too many tool calls are in flight: one execution may have at most ${IN_FLIGHT_CALL_LIMIT} at once.`,
+      ];
+    }
+    if (state.inFlightBytes + size > PAYLOAD_LIMIT) {
+      return [
+        'thrown',
+        new PayloadTooLargeError('set of tool calls in flight', state.inFlightBytes + size, PAYLOAD_LIMIT)
+          .message,
+      ];
+    }
+    const dispatch = state.dispatch;
+    if (dispatch === undefined) {
+      return ['returned', JSON.stringify({ error: new ToolNotFoundError(provider, tool).message })];
+    }
+    state.inFlight++;
+    state.inFlightBytes += size;
+    try {
+      const answer: unknown = await dispatch(provider, tool, argsJson);
+      if (typeof answer !== 'string') {
+        return [
+          'thrown',
+          `The dispatch function answered ${describe(answer)}, not the result envelope as JSON text.`,
+        ];
+      }
+      if (answer.length > PAYLOAD_LIMIT) {
+        return ['thrown', new PayloadTooLargeError('tool result', answer.length, PAYLOAD_LIMIT).message];
+      }
+      return ['returned', answer];
+    } catch (error) {
+      return ['thrown', errorText(error)];
+    } finally {
+      state.inFlight--;
+      state.inFlightBytes -= size;
+    }
+  };
+}
+
+/** The text of a failure as user code will read it: an Error's message, or String of anything else. */
+export function errorText(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'The call failed with a value that cannot be turned into text.';
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * Publishes __dispatch over __hostDispatch, which it reads and deletes. A `thrown` frame becomes
+ * an Error with its text, thrown behind the boundary; a `returned` frame yields its JSON string.
+ * In global scope (a module's top level) the call is refused, as workerd refuses I/O there.
+ */
+export const DISPATCH_SOURCE = `(() => {
+  const hostDispatch = globalThis.__hostDispatch;
+  delete globalThis.__hostDispatch;
+  const assertRequestScope = globalThis.__runtimeInternals.assertRequestScope;
+  const apply = Reflect.apply;
+  const applyHost = hostDispatch.apply;
+  const then = Promise.prototype.then;
+  const Promise_ = Promise;
+  const Error_ = Error;
+  const toString = String;
+  const options = { arguments: { copy: true }, result: { promise: true, copy: true } };
+  const dispatch = function __dispatch(provider, tool, argsJson) {
+    return new Promise_((resolve, reject) => {
+      assertRequestScope();
+      const call = apply(applyHost, hostDispatch, [undefined, [toString(provider), toString(tool), toString(argsJson)], options]);
+      apply(then, call, [
+        (frame) => (frame[0] === 'returned' ? resolve(frame[1]) : reject(new Error_(frame[1]))),
+        (failure) => reject(new Error_(toString(failure && failure.message))),
+      ]);
+    });
+  };
+  Object.defineProperty(globalThis, '__dispatch', { value: dispatch, writable: false, enumerable: false, configurable: false });
+})();`;

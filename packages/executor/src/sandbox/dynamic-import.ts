@@ -1,0 +1,29 @@
+/**
+ * The fallback for an engine without a dynamic-import callback (released isolated-vm rejects every
+ * import() with "Not supported"): each import(...) expression, found with a real module lexer,
+ * becomes a call of the sandbox loader that names the importing module. This is the one rewrite
+ * the sandbox ever makes to code it was given; everything else on the line keeps its position.
+ */
+import { parse } from 'es-module-lexer/js';
+
+/** The global the rewritten expressions call; LOADER_SOURCE defines it before any user code runs. */
+export const LOADER_GLOBAL = '__sandboxImport';
+
+export function rewriteDynamicImports(source: string, referrer: string): string {
+  let imports: ReturnType<typeof parse>[0];
+  try {
+    [imports] = parse(source);
+  } catch {
+    // Source the lexer cannot read fails to compile anyway; the engine reports its own error.
+    return source;
+  }
+  let rewritten = '';
+  let copied = 0;
+  for (const record of imports) {
+    if (record.type !== 'dynamic') continue;
+    // `import (` up to and including the parenthesis becomes `__sandboxImport("referrer", `.
+    rewritten += `${source.slice(copied, record.importStart)}${LOADER_GLOBAL}(${JSON.stringify(referrer)}, `;
+    copied = record.dynamicStart + 1;
+  }
+  return copied === 0 ? source : rewritten + source.slice(copied);
+}

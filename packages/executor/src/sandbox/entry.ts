@@ -1,0 +1,41 @@
+/**
+ * The entry module: the request's imports, the provider namespaces, and the user arrow handed to
+ * __startRun. The arrow is wrapped, never rewritten, and sits on lines of its own, so a trailing
+ * line comment in user code cannot swallow the invocation.
+ *
+ * Two things differ from the Sandbox chapter's listing, both because of released isolated-vm
+ * (docs/sandbox.md, "Deviations"): the codec and the run's machinery come from the internal module
+ * instead of sitting in the entry's own scope (user modules evaluate before the entry body, and
+ * could otherwise replace what the envelope depends on), and the entry has no top-level await, so
+ * its evaluation settles exactly when the static graph has run and a module that threw is reported.
+ * The preludes therefore run at the start of the function __startRun calls, in the run's scope.
+ */
+
+import type { ProviderDescriptor } from '@supolka/codemode-protocol';
+import { executionTimeoutMessage } from '@supolka/codemode-protocol';
+import { INTERNAL_SPECIFIER } from './internal-module.ts';
+import { buildProviderSources } from './proxy-source.ts';
+
+export interface EntryParts {
+  /** The leading import declarations, as separateImports found them. */
+  readonly imports: readonly string[];
+  /** The arrow expression. */
+  readonly body: string;
+  readonly providers: readonly ProviderDescriptor[];
+  /** The run bound, which the timeout message names. */
+  readonly timeout: number;
+}
+
+export function buildEntrySource(parts: EntryParts): string {
+  const { declarations, preludes } = buildProviderSources(parts.providers);
+  return `import { __provider, __startRun } from ${JSON.stringify(INTERNAL_SPECIFIER)};
+${parts.imports.map((declaration) => `${declaration};`).join('\n')}
+${declarations}
+__startRun(async () => {
+${preludes}
+return (
+${parts.body}
+)();
+}, ${JSON.stringify(executionTimeoutMessage(parts.timeout))});
+`;
+}

@@ -1,0 +1,123 @@
+/**
+ * The sandbox's own module inside each isolate. It is compiled and evaluated while the isolate is
+ * prepared, before any user code exists, and the entry imports from it. That matters because user
+ * modules evaluate before the entry's body: anything the envelope depends on (JSON, Promise, the
+ * codec) is bound here, at a time no program could have replaced it yet.
+ *
+ * It holds the dispatch codec (DISPATCH_CODEC_SOURCE), the provider proxies' machinery, and
+ * __startRun, which the entry calls with the user arrow: it leaves global scope, races the arrow
+ * against the run clock's expiry, and reports the outcome through the __resultJson accessor.
+ */
+import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE } from '@supolka/codemode-protocol';
+import { DISPATCH_CODEC_SOURCE } from './codec.ts';
+
+/**
+ * The specifier the entry imports this module by. The resolver serves it to the entry and loader
+ * roots only; a map key of the same name stays reachable from every other module.
+ */
+export const INTERNAL_SPECIFIER = 'codemode:sandbox';
+
+export const INTERNAL_MODULE_SOURCE = `${DISPATCH_CODEC_SOURCE}
+const __global = globalThis;
+const __internals = globalThis.__runtimeInternals;
+const __scope = __internals.scope;
+const __signal = globalThis.__hostSignal;
+const __dispatch = globalThis.__dispatch;
+const __timeoutExpired = globalThis.__timeoutExpired;
+delete globalThis.__runtimeInternals;
+delete globalThis.__hostSignal;
+const __Proxy = Proxy;
+const __Promise = Promise;
+const __Error = Error;
+const __String = String;
+const __apply = Reflect.apply;
+const __then = Promise.prototype.then;
+const __hasOwn = Object.hasOwn;
+const __hasInstance = Function.prototype[Symbol.hasInstance];
+const __loadedNamespaces = __internals.loadedNamespaces;
+const __mapSet = Map.prototype.set;
+const __signalSync = __signal.applySync;
+const __notify = (kind, value) => __apply(__signalSync, __signal, [undefined, [kind, value]]);
+
+/** The text an uncaught failure reports: an Error's message, or String of anything else. */
+const __describe = (error) => {
+  try {
+    if (__apply(__hasInstance, __Error, [error])) return __String(error.message);
+    return __String(error);
+  } catch {
+    return 'The program failed with a value that cannot be turned into text.';
+  }
+};
+
+/** Calls a tool and unwraps its result envelope. */
+const __callTool = async (provider, tool, argsJson) => {
+  const resultJson = await __dispatch(provider, tool, argsJson);
+  let data;
+  try {
+    data = __parseForDispatch(resultJson);
+  } catch {
+    data = null;
+  }
+  if (data === null || typeof data !== 'object') throw new __Error(${JSON.stringify(DISPATCH_OUTSIDE_ENVELOPE_MESSAGE)});
+  if (__hasOwn(data, 'error') && data.error) throw new __Error(data.error);
+  return __hasOwn(data, 'result') ? data.result : undefined;
+};
+
+/**
+ * The namespace object of one provider. A property written onto it wins over a tool of that name;
+ * symbols and 'then' are never tools, so the namespace is not thenable and inspection protocols
+ * find nothing. With positional arguments the tool gets the argument list; otherwise one object.
+ */
+export const __provider = (name, positional) =>
+  new __Proxy({}, {
+    get: (target, toolName) => {
+      if (__hasOwn(target, toolName)) return target[toolName];
+      if (typeof toolName === 'symbol' || toolName === 'then') return undefined;
+      const tool = __String(toolName);
+      return async (...args) =>
+        __callTool(name, tool, __stringifyForDispatch(positional ? args : args.length === 0 || args[0] === undefined ? {} : args[0]));
+    },
+  });
+
+const __race = (first, second) =>
+  new __Promise((resolve, reject) => {
+    __apply(__then, first, [resolve, reject]);
+    __apply(__then, second, [resolve, reject]);
+  });
+
+/** Reports the outcome once: a value the codec cannot carry becomes the error it raised. */
+const __report = (envelope) => {
+  let json;
+  try {
+    json = __stringifyForDispatch(envelope);
+  } catch (error) {
+    json = __stringifyForDispatch({ __proto__: null, error: __describe(error) });
+  }
+  __global.__resultJson = json;
+};
+
+export const __startRun = (start, timeoutMessage) => {
+  __scope.global = false;
+  __notify('started');
+  const expired = __apply(__then, __timeoutExpired, [() => { throw new __Error(timeoutMessage); }]);
+  const running = start();
+  __apply(__then, __race(running, expired), [
+    (result) => __report({ __proto__: null, result }),
+    (error) => __report({ __proto__: null, error: __describe(error) }),
+  ]);
+};
+
+/** A loader root calls this once the module it imports has evaluated: back to the run's scope. */
+export const __loaded = (token, namespace) => {
+  __scope.global = false;
+  __notify('loaded', token);
+  __apply(__mapSet, __loadedNamespaces, [token, namespace]);
+};
+
+/** Called by the scope module each loader root imports first: the loaded module's top level runs in global scope. */
+export const __enterGlobalScope = () => {
+  __scope.global = true;
+};
+
+export { __parseForDispatch, __stringifyForDispatch };
+`;

@@ -1,0 +1,261 @@
+/**
+ * Creating isolates, and the two checks a host process has to pass before it serves executions:
+ * that isolates run in it at all (assertNoNodeSnapshot), and which of the engine behaviours the
+ * Sandbox chapter assumes the installed isolated-vm actually has (assertEngineServesSandbox).
+ */
+import { ENGINE_PROBE_TIMEOUT } from '@supolka/codemode-protocol';
+import ivm from 'isolated-vm';
+
+/**
+ * Loads a module for import(): answers `["loaded", token]` once the module evaluated (its namespace
+ * then waits inside the isolate under that token) or `["thrown", name, message]`.
+ */
+export type Loader = (referrer: string, specifier: string) => Promise<string>;
+
+export interface IsolateHandle {
+  readonly isolate: ivm.Isolate;
+  readonly context: ivm.Context;
+  /** The context's global object, which `globalThis` inside the isolate also names. */
+  readonly jail: ivm.Reference<Record<string, unknown>>;
+  readonly memoryLimit: number;
+  /** The loader slot: linkModules fills it once the linker for the run exists. */
+  loader: Loader | undefined;
+}
+
+export interface CreateIsolateOptions {
+  /** The engine's own heap limit, in megabytes. */
+  readonly memoryLimit: number;
+  /** The startup snapshot every isolate of this process is restored from. */
+  readonly snapshot?: ivm.ExternalCopy<ArrayBuffer>;
+  /** Called when V8 has lost control of an isolate; the default ends the process on purpose. */
+  readonly onCatastrophicError?: (message: string) => void;
+}
+
+/**
+ * A catastrophic error means V8 can no longer vouch for any isolate in the process. Ending the
+ * process deliberately lets the pool replace it, instead of leaving it half alive.
+ */
+export function endProcessOnCatastrophicError(message: string): void {
+  process.stderr.write(`isolated-vm reported a catastrophic engine error; ending the process: ${message}\n`);
+  process.abort();
+}
+
+export function createIsolate(options: CreateIsolateOptions): IsolateHandle {
+  const isolate = new ivm.Isolate({
+    memoryLimit: options.memoryLimit,
+    onCatastrophicError: options.onCatastrophicError ?? endProcessOnCatastrophicError,
+    ...(options.snapshot ? { snapshot: options.snapshot } : {}),
+  });
+  try {
+    const context = isolate.createContextSync();
+    const jail = context.global;
+    // One global object for host-side installs and user code alike.
+    jail.setSync('globalThis', jail.derefInto());
+    return { isolate, context, jail, memoryLimit: options.memoryLimit, loader: undefined };
+  } catch (error) {
+    isolate.dispose();
+    throw error;
+  }
+}
+
+export function disposeIsolate(handle: IsolateHandle): void {
+  if (!handle.isolate.isDisposed) handle.isolate.dispose();
+}
+
+/**
+ * Runs 1 + 1 in a fresh isolate. Whether a process can host isolates shows in whether one runs,
+ * not in process.execArgv; processes that create isolates run with --no-node-snapshot (adr/0002).
+ */
+export function assertNoNodeSnapshot(): void {
+  let isolate: ivm.Isolate | undefined;
+  try {
+    isolate = new ivm.Isolate({ memoryLimit: 8 });
+    const answer = isolate.compileScriptSync('1 + 1').runSync(isolate.createContextSync());
+    if (answer !== 2) throw new Error(`1 + 1 came back as ${String(answer)}`);
+  } catch (cause) {
+    throw new Error(
+      'This process cannot run isolates. Start it with --no-node-snapshot (the pool forks its children with it).',
+      { cause },
+    );
+  } finally {
+    isolate?.dispose();
+  }
+}
+
+/** The engine behaviours the Sandbox chapter assumes, each with the fallback used without it. */
+export const ENGINE_PROBES = {
+  dynamicImportCallback: {
+    behaviour: 'answer import() through the embedder callback',
+    fallback: 'import() expressions are rewritten into calls of the sandbox loader at compile time',
+    probe: probeDynamicImportCallback,
+  },
+  unhandledRejectionCallback: {
+    behaviour: 'report an unhandled rejection to the embedder',
+    fallback: 'a rejection thrown out of a call the sandbox makes for itself is dropped and the call retried',
+    probe: probeUnhandledRejectionCallback,
+  },
+  settleAfterTopLevelAwait: {
+    behaviour: 'settle evaluate once a module has finished',
+    fallback:
+      'completion is read only from the __resultJson accessor; module top levels may not wait on the host',
+    probe: probeSettleAfterTopLevelAwait,
+  },
+} as const;
+
+export type EngineBehaviour = keyof typeof ENGINE_PROBES;
+
+export interface EngineReport {
+  readonly isolatedVm: string;
+  readonly node: string;
+  /** Each behaviour, whether the engine has it, and why not when it does not. */
+  readonly behaviours: Record<EngineBehaviour, { readonly present: boolean; readonly reason?: string }>;
+  /** The fallbacks in force, one sentence each. */
+  readonly fallbacks: readonly string[];
+}
+
+export interface EngineCheckOptions {
+  /** How long all probes together may take; a probe still running then counts as missing. */
+  readonly timeout?: number;
+  /** Replaces probes (tests use this to make one hang). */
+  readonly probes?: Partial<Record<EngineBehaviour, () => Promise<void>>>;
+}
+
+/**
+ * Checks the process can run isolates, then performs each behaviour the chapter assumes. The
+ * probes run together under one deadline. A missing behaviour selects its fallback instead of
+ * failing (adr/0002); the report says which are in force. Only a process that cannot run isolates
+ * at all fails the check.
+ */
+export async function assertEngineServesSandbox(options: EngineCheckOptions = {}): Promise<EngineReport> {
+  assertNoNodeSnapshot();
+  const timeout = options.timeout ?? ENGINE_PROBE_TIMEOUT;
+  const names = Object.keys(ENGINE_PROBES) as EngineBehaviour[];
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeout);
+  });
+  try {
+    const outcomes = await Promise.all(
+      names.map(async (name) => {
+        const probe = options.probes?.[name] ?? ENGINE_PROBES[name].probe;
+        const outcome = await Promise.race([
+          probe().then(
+            () => 'present' as const,
+            (error: unknown) => error,
+          ),
+          deadline,
+        ]);
+        if (outcome === 'present') return [name, { present: true }] as const;
+        const reason =
+          outcome === 'timeout' ? `the probe did not answer within ${timeout} ms` : describe(outcome);
+        return [name, { present: false, reason }] as const;
+      }),
+    );
+    const behaviours = Object.fromEntries(outcomes) as EngineReport['behaviours'];
+    return {
+      isolatedVm: isolatedVmVersion(),
+      node: process.version,
+      behaviours,
+      fallbacks: names
+        .filter((name) => !behaviours[name].present)
+        .map((name) => ENGINE_PROBES[name].fallback),
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function isolatedVmVersion(): string {
+  try {
+    return (ivm as unknown as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Options a release may accept that the typings of 6.2 / 7.0 do not declare. */
+type FutureIsolateOptions = ivm.IsolateOptions & {
+  importModuleDynamically?: (specifier: string, referrer: unknown) => unknown;
+  onUnhandledRejection?: (reason: unknown) => void;
+};
+
+async function withIsolate<T>(
+  options: FutureIsolateOptions,
+  body: (isolate: ivm.Isolate, context: ivm.Context) => Promise<T>,
+): Promise<T> {
+  const isolate = new ivm.Isolate({ memoryLimit: 8, ...options } as ivm.IsolateOptions);
+  try {
+    return await body(isolate, await isolate.createContext());
+  } finally {
+    isolate.dispose();
+  }
+}
+
+async function probeDynamicImportCallback(): Promise<void> {
+  let fired = false;
+  let target: ivm.Module | undefined;
+  const outcome = await withIsolate(
+    {
+      importModuleDynamically: () => {
+        fired = true;
+        return target;
+      },
+    },
+    async (isolate, context) => {
+      target = await isolate.compileModule('export default 1');
+      await target.instantiate(context, () => {
+        throw new Error('the probe module has no imports');
+      });
+      return context.evalClosure(
+        `return import("probe").then(() => 'imported', (error) => String(error))`,
+        [],
+        {
+          result: { promise: true },
+        },
+      );
+    },
+  );
+  if (!fired) throw new Error(`the callback never fired; import() answered ${String(outcome)}`);
+}
+
+async function probeUnhandledRejectionCallback(): Promise<void> {
+  let reported = false;
+  await withIsolate(
+    {
+      onUnhandledRejection: () => {
+        reported = true;
+      },
+    },
+    async (_isolate, context) => {
+      try {
+        await context.eval('Promise.reject(new Error("probe")); undefined');
+        await context.eval('1');
+      } catch (error) {
+        throw new Error(`the rejection was thrown out of a later call: ${describe(error)}`);
+      }
+    },
+  );
+  if (!reported) throw new Error('the callback never fired');
+}
+
+async function probeSettleAfterTopLevelAwait(): Promise<void> {
+  const after = await withIsolate({}, async (isolate, context) => {
+    await context.global.set(
+      'hostWait',
+      new ivm.Reference(() => new Promise((resolve) => setTimeout(resolve, 5))),
+    );
+    const module = await isolate.compileModule(
+      'await hostWait.apply(undefined, [], { result: { promise: true } }); globalThis.after = true;',
+    );
+    await module.instantiate(context, () => {
+      throw new Error('the probe module has no imports');
+    });
+    await module.evaluate({ promise: true });
+    return context.eval('globalThis.after === true');
+  });
+  if (after !== true) throw new Error('evaluate settled before the work past the await ran');
+}

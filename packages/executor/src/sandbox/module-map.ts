@@ -1,0 +1,69 @@
+/**
+ * The module map of one request, keyed by canonical name, and what each entry compiles to.
+ */
+import {
+  type ModuleEntry,
+  ModuleKeyCollisionError,
+  type ModuleMap,
+  ModuleNotFoundError,
+  UnsupportedModuleKindError,
+} from '@supolka/codemode-protocol';
+import { wrapCjs } from './cjs.ts';
+import { normalizeSpecifier } from './resolver.ts';
+
+export type NormalizedModuleMap = ReadonlyMap<string, ModuleEntry>;
+
+/** Normalizes every key; a second key that lands on a name already taken is a collision. */
+export function buildModuleMap(modules: ModuleMap | undefined): NormalizedModuleMap {
+  const map = new Map<string, ModuleEntry>();
+  const spellings = new Map<string, string>();
+  for (const key of Object.keys(modules ?? {})) {
+    const name = normalizeSpecifier(key);
+    const earlier = spellings.get(name);
+    if (earlier !== undefined) throw new ModuleKeyCollisionError(earlier, key, name);
+    spellings.set(name, key);
+    map.set(name, (modules as ModuleMap)[key] as ModuleEntry);
+  }
+  return map;
+}
+
+export type ModuleKind = 'js' | 'cjs' | 'json' | 'text' | 'data';
+
+/** The kind an entry compiles as: a bare string is ES module source, then js, cjs, json, text, data. */
+export function moduleKind(entry: ModuleEntry): ModuleKind | undefined {
+  if (typeof entry === 'string') return 'js';
+  for (const kind of ['js', 'cjs', 'json', 'text', 'data'] as const) {
+    // Object.hasOwn, so a map entry can never resolve to a member of Object.prototype.
+    if (Object.hasOwn(entry, kind) && entry[kind] !== undefined) return kind;
+  }
+  return undefined;
+}
+
+/** The ES module source the entry `name` compiles to. */
+export function moduleSource(map: NormalizedModuleMap, name: string, referrer: string): string {
+  const entry = map.get(name);
+  if (entry === undefined) throw new ModuleNotFoundError(name, referrer);
+  const kind = moduleKind(entry);
+  if (kind === undefined) throw new UnsupportedModuleKindError(name);
+  if (typeof entry === 'string') return entry;
+  switch (kind) {
+    case 'js':
+      return entry.js as string;
+    case 'cjs':
+      return wrapCjs(name, map);
+    case 'json':
+      return `export default ${JSON.stringify(entry.json)};`;
+    case 'text':
+      return `export default ${JSON.stringify(entry.text)};`;
+    case 'data':
+      return dataModule(entry.data as string);
+  }
+}
+
+/** `export default` of an ArrayBuffer holding the base64 payload's bytes, decoded through atob. */
+function dataModule(base64: string): string {
+  return `const binary = globalThis.atob(${JSON.stringify(base64)});
+const bytes = new Uint8Array(binary.length);
+for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
+export default bytes.buffer;`;
+}

@@ -1,0 +1,278 @@
+/**
+ * Sandbox.execute: one execution, end to end, in the order of the Sandbox chapter. Where user code
+ * is at fault the promise resolves and never rejects: a bad provider name, a syntax error, a module
+ * the map cannot resolve, a timeout and a plain throw all come back inside the envelope.
+ */
+import {
+  CancelledError,
+  CodemodeError,
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_TIMEOUT,
+  type FaultCode,
+  isFaultCode,
+  type LogLine,
+  type ModuleMap,
+  type ProviderDescriptor,
+  separateImports,
+  validateProviders,
+} from '@supolka/codemode-protocol';
+import type ivm from 'isolated-vm';
+import { DEFAULT_GRACE } from '../executor/defaults.ts';
+import { RunClock, wrapHostWait } from './clock.ts';
+import { BoundedCodeCache, type CodeCache } from './code-cache.ts';
+import { ConsoleCapture } from './console.ts';
+import type { DispatchFunction } from './dispatch.ts';
+import { buildEntrySource } from './entry.ts';
+import { disposeIsolate, type EngineReport } from './isolate.ts';
+import { buildModuleMap } from './module-map.ts';
+import { linkModules } from './modules.ts';
+import { type PreparedIsolate, prepareIsolate } from './prepared-isolate.ts';
+import { readRuntimeSnapshot } from './runtime.ts';
+import { type RunOutcome, runWithTimeouts } from './timeout.ts';
+
+export interface SandboxExecuteRequest {
+  /** An async arrow expression, optionally preceded by static import declarations. */
+  readonly code: string;
+  readonly modules?: ModuleMap;
+  readonly providers?: readonly ProviderDescriptor[];
+  /** Serves the providers' tool calls; without one every tool is unknown. */
+  readonly dispatch?: DispatchFunction;
+  /** The run bound in ms (default 60000). */
+  readonly timeout?: number;
+  /** Headroom past the bound for the engine's timer and the host race (default DEFAULT_GRACE). */
+  readonly grace?: number;
+  /** The isolate's memory limit in MB (default 128). */
+  readonly memoryLimit?: number;
+  readonly countHostWaits?: boolean;
+  /** Outermost edges of waits on the caller, for the layer above to pause with the run. */
+  readonly onHostWaitChanged?: (waiting: boolean) => void;
+  /** Aborting disposes the isolate at once; the envelope comes back with code CANCELLED. */
+  readonly signal?: AbortSignal;
+}
+
+export interface ExecuteResult {
+  result: unknown;
+  error?: string;
+  code?: FaultCode;
+  logs: LogLine[];
+  executionId?: string;
+}
+
+export interface ExecutionSettled {
+  readonly durationMs: number;
+  readonly outcome: 'success' | 'error';
+  readonly code?: FaultCode;
+}
+
+export interface SandboxOptions {
+  /** The process's V8 code cache; identical sources compile once (default: a bounded cache). */
+  readonly codeCache?: CodeCache;
+  /** The one hook the sandbox offers the layer above: once per execution; a throw from it is dropped. */
+  readonly onExecutionSettled?: (settled: ExecutionSettled) => void;
+  /** Keep one isolate ready for the next request (default true). */
+  readonly prepareAhead?: boolean;
+  /** The engine report; selects the fallbacks. Without one, every fallback is in force. */
+  readonly engine?: EngineReport;
+  readonly onCatastrophicError?: (message: string) => void;
+}
+
+export class Sandbox {
+  // Read in a field initializer, so a process that composes its sandbox at startup holds the
+  // snapshot before its first request arrives.
+  readonly #snapshot = readRuntimeSnapshot();
+  readonly #codeCache: CodeCache;
+  readonly #options: SandboxOptions;
+  #prepared: PreparedIsolate | undefined;
+  #preparing: NodeJS.Immediate | undefined;
+  #disposed = false;
+
+  constructor(options: SandboxOptions = {}) {
+    this.#options = options;
+    this.#codeCache = options.codeCache ?? new BoundedCodeCache();
+    if (options.prepareAhead !== false) this.#scheduleNext();
+  }
+
+  get snapshotBytes(): number {
+    return this.#snapshot.copy().byteLength;
+  }
+
+  async execute(request: SandboxExecuteRequest): Promise<ExecuteResult> {
+    const startedAt = performance.now();
+    // 1. Capture first, so a run the engine kills later still comes back with what it wrote.
+    const capture = new ConsoleCapture();
+    const outcome = await this.#run(request, capture);
+    const envelope: ExecuteResult = { result: outcome.result, logs: capture.lines };
+    if (outcome.error !== undefined) envelope.error = outcome.error;
+    if (outcome.code !== undefined) envelope.code = outcome.code;
+    this.#settled(startedAt, envelope);
+    return envelope;
+  }
+
+  async #run(request: SandboxExecuteRequest, capture: ConsoleCapture): Promise<RunOutcome> {
+    const providers = request.providers ?? [];
+    const timeout = request.timeout ?? DEFAULT_TIMEOUT;
+    const memoryLimit = request.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+    // 2. Provider names, before any isolate exists.
+    try {
+      validateProviders(providers);
+    } catch (error) {
+      return failure(error);
+    }
+    if (request.signal?.aborted) return cancelled(request.signal);
+    if (this.#disposed)
+      return { error: 'The sandbox was disposed before the execution started.', code: 'INTERNAL' };
+
+    // 3. The isolate, restored from the snapshot under the request's memory limit.
+    let prepared: PreparedIsolate;
+    try {
+      prepared = this.#take(memoryLimit);
+    } catch (error) {
+      return failure(error);
+    }
+    const { handle, slots } = prepared;
+    let clock: RunClock | undefined;
+    let abort: (() => void) | undefined;
+    try {
+      // 4. The run clock, in the slot the wrapped host functions pause.
+      clock = new RunClock(handle.isolate, {
+        ...(request.countHostWaits !== undefined ? { countHostWaits: request.countHostWaits } : {}),
+        ...(request.onHostWaitChanged ? { onHostWaitChanged: request.onHostWaitChanged } : {}),
+      });
+      slots.clock.set(clock);
+      // 5. The console sink.
+      slots.console = capture;
+      // 6 and 7: the runtime and the timers were installed when the isolate was prepared.
+      // 8. The caller's dispatch, pausing the clock while it runs.
+      slots.dispatch.dispatch = request.dispatch ? wrapHostWait(slots.clock, request.dispatch) : undefined;
+      // 9. The entry module around the request's imports and arrow.
+      const { imports, body } = separateImports(request.code);
+      const source = buildEntrySource({ imports, body, providers, timeout });
+      // 10. The linker over the module map; the entry compiles as executor.js.
+      const linker = linkModules(handle, {
+        modules: buildModuleMap(request.modules),
+        codeCache: this.#codeCache,
+        internal: prepared.internal,
+        rewriteImports: !this.#options.engine?.behaviours.dynamicImportCallback.present,
+        loaded: (token) => slots.loaded.has(token),
+      });
+      const aborted = new Promise<RunOutcome>((resolve) => {
+        if (!request.signal) return;
+        abort = () => {
+          resolve(cancelled(request.signal as AbortSignal));
+          // Disposal is the only way to stop a wedged isolate; it happens after the outcome is set.
+          queueMicrotask(() => disposeIsolate(handle));
+        };
+        request.signal.addEventListener('abort', abort, { once: true });
+      });
+      const entry = await Promise.race([linker.compileEntry(source), aborted]);
+      if (!isModule(entry)) return entry;
+      const instantiated = await Promise.race([
+        entry.instantiate(handle.context, linker.resolve).then(
+          () => undefined,
+          (error: unknown) => failure(linker.failure ?? error),
+        ),
+        aborted,
+      ]);
+      if (instantiated !== undefined) return instantiated;
+      // 11. Evaluation under both timeouts, and the envelope read back.
+      return await Promise.race([
+        runWithTimeouts({
+          handle,
+          entry,
+          clock,
+          timeout,
+          grace: request.grace ?? DEFAULT_GRACE,
+          expireInIsolate: slots.expire,
+          started: () => slots.started,
+        }),
+        aborted,
+      ]);
+    } catch (error) {
+      return failure(error);
+    } finally {
+      if (abort) request.signal?.removeEventListener('abort', abort);
+      // Guard off, clock slot emptied, clock released, and only then dispose: a host call settling
+      // late meets a released clock instead of a disposed isolate.
+      slots.dispatch.completed = true;
+      slots.clock.clear();
+      clock?.release();
+      slots.timers.cancelAll();
+      disposeIsolate(handle);
+      this.#scheduleNext();
+    }
+  }
+
+  /** The prepared isolate when it fits the request, or a fresh one: never one that served before. */
+  #take(memoryLimit: number): PreparedIsolate {
+    const prepared = this.#prepared;
+    if (
+      prepared !== undefined &&
+      prepared.handle.memoryLimit === memoryLimit &&
+      !prepared.handle.isolate.isDisposed
+    ) {
+      this.#prepared = undefined;
+      return prepared;
+    }
+    return this.#prepare(memoryLimit);
+  }
+
+  #prepare(memoryLimit: number): PreparedIsolate {
+    return prepareIsolate({
+      memoryLimit,
+      ...(this.#options.onCatastrophicError
+        ? { onCatastrophicError: this.#options.onCatastrophicError }
+        : {}),
+    });
+  }
+
+  /** Prepares the next isolate once the current work yields, so a request finds it ready. */
+  #scheduleNext(): void {
+    if (this.#options.prepareAhead === false || this.#disposed || this.#prepared || this.#preparing) return;
+    this.#preparing = setImmediate(() => {
+      this.#preparing = undefined;
+      if (this.#disposed || this.#prepared) return;
+      try {
+        this.#prepared = this.#prepare(DEFAULT_MEMORY_LIMIT);
+      } catch {
+        // The next request prepares its own isolate and reports what fails there.
+      }
+    });
+    this.#preparing.unref();
+  }
+
+  #settled(startedAt: number, envelope: ExecuteResult): void {
+    try {
+      this.#options.onExecutionSettled?.({
+        durationMs: performance.now() - startedAt,
+        outcome: envelope.error === undefined ? 'success' : 'error',
+        ...(envelope.code !== undefined ? { code: envelope.code } : {}),
+      });
+    } catch {
+      // An observer must not fail the execution it observes.
+    }
+  }
+
+  /** Disposes the prepared isolate; executions in flight finish on their own isolates. */
+  dispose(): void {
+    this.#disposed = true;
+    if (this.#preparing) clearImmediate(this.#preparing);
+    if (this.#prepared) disposeIsolate(this.#prepared.handle);
+    this.#prepared = undefined;
+  }
+}
+
+function isModule(value: ivm.Module | RunOutcome): value is ivm.Module {
+  return typeof (value as ivm.Module).instantiate === 'function';
+}
+
+function cancelled(signal: AbortSignal): RunOutcome {
+  const reason = signal.reason instanceof Error ? signal.reason.message : undefined;
+  return { error: new CancelledError(reason).message, code: 'CANCELLED' };
+}
+
+/** A failure before or around the run: the error's message, with its code when the request caused it. */
+function failure(error: unknown): RunOutcome {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof CodemodeError && isFaultCode(error.code)) return { error: message, code: error.code };
+  return { error: message };
+}

@@ -1,0 +1,194 @@
+/**
+ * The two timeouts of a run and how its outcome is read back.
+ *
+ * Layer 1 fires at `timeout`, inside the isolate: the entry races the user arrow against
+ * __timeoutExpired, which the run clock resolves. Layer 2 is the pair at `timeout + grace`: the
+ * engine's own evaluate timeout (it bounds synchronous execution only) and a host race on the clock,
+ * for an isolate that can no longer take a call.
+ */
+import {
+  CLOCK_TOLERANCE,
+  ExecutionTimeoutError,
+  type FaultCode,
+  MAX_DELAY,
+  MemoryLimitError,
+  PAYLOAD_LIMIT,
+  PayloadTooLargeError,
+  parseForDispatch,
+} from '@supolka/codemode-protocol';
+import type ivm from 'isolated-vm';
+import type { RunClock } from './clock.ts';
+import type { IsolateHandle } from './isolate.ts';
+import { callIsolate } from './stray.ts';
+
+/**
+ * Defines the completion names without flags, so user code can replace neither: __resultJson, an
+ * accessor whose setter keeps the first value and resolves __resultReady with it, and
+ * __timeoutExpired, built by calling __hostTimeout once (the script reads and deletes that name).
+ * A value that is not a string reaches the host as undefined; a string past PAYLOAD_LIMIT as its
+ * length, so an oversized answer is never copied out.
+ */
+export const RUN_SOURCE = `(() => {
+  const hostTimeout = globalThis.__hostTimeout;
+  delete globalThis.__hostTimeout;
+  let resolveReady;
+  let reported = false;
+  let value;
+  const ready = new Promise((resolve) => { resolveReady = resolve; });
+  Object.defineProperty(globalThis, '__resultJson', {
+    get() { return value; },
+    set(next) {
+      if (reported) return;
+      reported = true;
+      value = next;
+      resolveReady(typeof next !== 'string' ? undefined : next.length > ${PAYLOAD_LIMIT} ? next.length : next);
+    },
+  });
+  Object.defineProperty(globalThis, '__resultReady', { value: ready });
+  Object.defineProperty(globalThis, '__timeoutExpired', { value: hostTimeout.apply(undefined, [], { result: { promise: true } }) });
+})();`;
+
+/** What a run comes back as, before the logs are attached. */
+export interface RunOutcome {
+  readonly result?: unknown;
+  readonly error?: string;
+  readonly code?: FaultCode;
+}
+
+/**
+ * Reads the string the entry assigned to __resultJson. A string past PAYLOAD_LIMIT (which arrives
+ * as its length) is never sent onward. A value that is not a string, and JSON that is not an
+ * object, collapse to an undefined result: user code owns the payload, and what is not an outcome
+ * must not reach the caller as one. JSON that does not parse is an error.
+ */
+export function parseEnvelope(value: unknown): RunOutcome {
+  if (typeof value === 'number') {
+    return {
+      error: new PayloadTooLargeError("run's answer", value, PAYLOAD_LIMIT).message,
+      code: 'PAYLOAD_TOO_LARGE',
+    };
+  }
+  if (typeof value !== 'string') return { result: undefined };
+  if (value.length > PAYLOAD_LIMIT) {
+    return {
+      error: new PayloadTooLargeError("run's answer", value.length, PAYLOAD_LIMIT).message,
+      code: 'PAYLOAD_TOO_LARGE',
+    };
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseForDispatch(value);
+  } catch (error) {
+    return { error: `The run reported an answer that is not valid JSON: ${(error as Error).message}` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { result: undefined };
+  const envelope = parsed as Record<string, unknown>;
+  if (Object.hasOwn(envelope, 'error') && envelope.error !== undefined && envelope.error !== null) {
+    return { error: String(envelope.error) };
+  }
+  return { result: Object.hasOwn(envelope, 'result') ? envelope.result : undefined };
+}
+
+export const ENGINE_TIMEOUT_TEXT = 'Script execution timed out.';
+export const ENGINE_MEMORY_TEXT = 'Isolate was disposed during execution due to memory limit';
+
+/**
+ * Turns the engine's own words into the executor's, but only when the state of the run
+ * corroborates them, because user code can throw the same words: a timeout text when the counted
+ * time has reached the bound (less CLOCK_TOLERANCE, for the engine's timer thread), a memory text
+ * when the isolate reads disposed. Anything else is kept as it reads; undefined means no rewrite.
+ */
+export function rewriteEngineTermination(
+  message: string,
+  state: {
+    readonly elapsed: number;
+    readonly bound: number;
+    readonly disposed: boolean;
+    readonly timeout: number;
+    readonly memoryLimit: number;
+  },
+): RunOutcome | undefined {
+  if (message.includes(ENGINE_TIMEOUT_TEXT) && state.elapsed >= state.bound - CLOCK_TOLERANCE) {
+    return { error: new ExecutionTimeoutError(state.timeout).message, code: 'TIMEOUT' };
+  }
+  if (message.includes(ENGINE_MEMORY_TEXT) && state.disposed) {
+    return { error: new MemoryLimitError(state.memoryLimit).message, code: 'MEMORY_LIMIT' };
+  }
+  return undefined;
+}
+
+export interface RunWithTimeoutsOptions {
+  readonly handle: IsolateHandle;
+  readonly entry: ivm.Module;
+  readonly clock: RunClock;
+  readonly timeout: number;
+  readonly grace: number;
+  /** Resolves the isolate's __timeoutExpired: layer 1. */
+  readonly expireInIsolate: () => void;
+  /** Whether the entry's body has called __startRun. */
+  readonly started: () => boolean;
+}
+
+/**
+ * Evaluates the entry under both timeouts and reads the outcome: the envelope the entry reports,
+ * a failure of evaluation itself (a module that threw, or the engine ending the run), or the host
+ * expiry at timeout + grace, whichever comes first. Never rejects.
+ */
+export async function runWithTimeouts(options: RunWithTimeoutsOptions): Promise<RunOutcome> {
+  const { handle, entry, clock, timeout } = options;
+  const totalTimeout = Math.min(timeout + options.grace, MAX_DELAY);
+  const engineState = () => ({
+    elapsed: clock.elapsed(),
+    bound: totalTimeout,
+    disposed: handle.isolate.isDisposed,
+    timeout,
+    memoryLimit: handle.memoryLimit,
+  });
+  /** An outcome the isolate can no longer report: the engine's termination, rewritten, or a disposal. */
+  const terminated = (error: unknown): RunOutcome | undefined => {
+    const message = error instanceof Error ? error.message : String(error);
+    const rewritten = rewriteEngineTermination(message, engineState());
+    if (rewritten) return rewritten;
+    if (handle.isolate.isDisposed)
+      return { error: new MemoryLimitError(handle.memoryLimit).message, code: 'MEMORY_LIMIT' };
+    return undefined;
+  };
+
+  let layerOneFired = false;
+  clock.expire(timeout).then(() => {
+    layerOneFired = true;
+    options.expireInIsolate();
+  });
+  const timeoutText = new ExecutionTimeoutError(timeout).message;
+  /** The entry's own report of layer 1 is the executor ending the run, so it carries the code. */
+  const coded = (outcome: RunOutcome): RunOutcome =>
+    layerOneFired && outcome.error === timeoutText && outcome.code === undefined
+      ? { ...outcome, code: 'TIMEOUT' }
+      : outcome;
+  const hostExpiry = clock
+    .expire(totalTimeout)
+    .then((): RunOutcome => ({ error: timeoutText, code: 'TIMEOUT' }));
+
+  // The envelope: the one read that waits on the isolate for the whole run.
+  const delivered = callIsolate(handle, () =>
+    handle.context.eval('globalThis.__resultReady', { promise: true, copy: true }),
+  ).then(
+    (value) => coded(parseEnvelope(value)),
+    (error: unknown) => terminated(error) ?? new Promise<never>(() => {}),
+  );
+
+  // Evaluation settles once the static module graph has run. A rejection is a module that threw
+  // before the body started, the engine ending the run, or a stray rejection of user code, which
+  // is dropped: after the body has started, only the envelope reports the run.
+  const evaluated = entry.evaluate({ promise: true, timeout: totalTimeout }).then(
+    () => new Promise<never>(() => {}),
+    (error: unknown): RunOutcome | Promise<never> => {
+      const ended = terminated(error);
+      if (ended) return ended;
+      if (options.started()) return new Promise<never>(() => {});
+      return { error: error instanceof Error ? error.message : String(error) };
+    },
+  );
+
+  return Promise.race([delivered, evaluated, hostExpiry]);
+}

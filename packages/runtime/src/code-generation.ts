@@ -1,0 +1,105 @@
+/**
+ * Code generation from strings and WebAssembly compiled from bytes are refused, as workerd refuses
+ * them, with workerd's texts. The isolate stays the security boundary either way; refusing keeps
+ * programs portable to Workers and keeps the engine's compilers out of reach of a hostile
+ * program's inputs. Installed in the second step: WebAssembly does not exist while the snapshot
+ * is made.
+ *
+ * Every route to the constructors is replaced: the globals, Function.prototype.constructor (which
+ * every function inherits), and the constructor properties of the async, generator and async
+ * generator function prototypes. WebAssembly.validate stays: it generates no code.
+ */
+import { ObjectDefineProperty, ObjectGetPrototypeOf } from './primordials.ts';
+
+export const CODE_GENERATION_MESSAGE = 'Code generation from strings disallowed for this context';
+
+const refusedConstructor = (name: string, prototype: object) => {
+  // A function expression, so the replacement is a constructor: `x instanceof Function` still holds.
+  const refuse = {
+    [name]: function (this: unknown) {
+      throw new EvalError(CODE_GENERATION_MESSAGE);
+    },
+  }[name] as (...args: unknown[]) => never;
+  ObjectDefineProperty(refuse, 'prototype', {
+    value: prototype,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
+  ObjectDefineProperty(refuse, 'length', { value: 1 });
+  return refuse;
+};
+
+function replaceConstructor(
+  prototype: { constructor: unknown },
+  name: string,
+): (...args: unknown[]) => never {
+  const refuse = refusedConstructor(name, prototype);
+  ObjectDefineProperty(prototype, 'constructor', {
+    value: refuse,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  return refuse;
+}
+
+export function refuseCodeGeneration(): void {
+  const global = globalThis as Record<string, unknown>;
+  const evalReplacement = {
+    eval(source: unknown): unknown {
+      // Per the language, eval of anything but a string returns it untouched: no code is generated.
+      if (typeof source !== 'string') return source;
+      throw new EvalError(CODE_GENERATION_MESSAGE);
+    },
+  }.eval;
+  ObjectDefineProperty(global, 'eval', {
+    value: evalReplacement,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  const FunctionReplacement = replaceConstructor(Function.prototype, 'Function');
+  ObjectDefineProperty(global, 'Function', {
+    value: FunctionReplacement,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  replaceConstructor(ObjectGetPrototypeOf(async () => {}) as { constructor: unknown }, 'AsyncFunction');
+  replaceConstructor(ObjectGetPrototypeOf(function* () {}) as { constructor: unknown }, 'GeneratorFunction');
+  replaceConstructor(
+    ObjectGetPrototypeOf(async function* () {}) as { constructor: unknown },
+    'AsyncGeneratorFunction',
+  );
+  refuseWebAssembly(global.WebAssembly as Record<string, unknown> | undefined);
+}
+
+function refuseWebAssembly(wasm: Record<string, unknown> | undefined): void {
+  if (wasm === undefined) return;
+  const CompileError = wasm.CompileError as new (message: string) => Error;
+  const refusal = (operation: string) =>
+    new CompileError(`WebAssembly.${operation}(): Wasm code generation disallowed by embedder`);
+  const Module = wasm.Module as { prototype: { constructor: unknown } };
+  const ModuleReplacement = {
+    Module: function Module() {
+      throw refusal('Module');
+    },
+  }.Module;
+  ObjectDefineProperty(ModuleReplacement, 'prototype', { value: Module.prototype, writable: false });
+  ObjectDefineProperty(Module.prototype, 'constructor', {
+    value: ModuleReplacement,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  const members: Record<string, unknown> = {
+    Module: ModuleReplacement,
+    compile: { compile: () => Promise.reject(refusal('compile')) }.compile,
+    instantiate: { instantiate: () => Promise.reject(refusal('instantiate')) }.instantiate,
+  };
+  for (const name of ['compileStreaming', 'instantiateStreaming']) delete wasm[name];
+  for (const [name, value] of Object.entries(members)) {
+    ObjectDefineProperty(wasm, name, { value, writable: true, enumerable: false, configurable: true });
+  }
+}

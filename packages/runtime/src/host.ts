@@ -1,0 +1,58 @@
+/**
+ * The runtime's side of the host handshake. The isolate holds no capability of its own: every
+ * operation that needs the host (random bytes, the network, cryptography) goes through a reference
+ * the sandbox hands over once per isolate, in the second install step, and that only this module
+ * keeps, in closures user code cannot reach.
+ */
+import { ErrorCtor, ReflectApply } from './primordials.ts';
+
+/** An isolated-vm Reference as code inside the isolate sees it. */
+export interface HostReference {
+  apply(receiver: undefined, args: readonly unknown[], options?: object): Promise<unknown>;
+  applySync(receiver: undefined, args: readonly unknown[], options?: object): unknown;
+}
+
+/** The references installRuntime hands over, by the name the runtime knows each under. */
+export interface HostBindings {
+  readonly randomUUID: HostReference;
+  readonly randomBytes: HostReference;
+  readonly sendRequest?: HostReference;
+  readonly performSubtleOperation?: HostReference;
+}
+
+type Bound = {
+  sync(args: readonly unknown[], options?: object): unknown;
+  async(args: readonly unknown[], options?: object): Promise<unknown>;
+};
+
+let host:
+  | { randomUUID: Bound; randomBytes: Bound; sendRequest?: Bound; performSubtleOperation?: Bound }
+  | undefined;
+
+/** Methods read once, at the handshake, so a later change to any prototype cannot redirect a call. */
+function bind(reference: HostReference): Bound {
+  const applySync = reference.applySync;
+  const apply = reference.apply;
+  return {
+    sync: (args, options) => ReflectApply(applySync, reference, [undefined, args, options]),
+    async: (args, options) => ReflectApply(apply, reference, [undefined, args, options]) as Promise<unknown>,
+  };
+}
+
+export function connectHost(bindings: HostBindings): void {
+  host = {
+    randomUUID: bind(bindings.randomUUID),
+    randomBytes: bind(bindings.randomBytes),
+    ...(bindings.sendRequest ? { sendRequest: bind(bindings.sendRequest) } : {}),
+    ...(bindings.performSubtleOperation
+      ? { performSubtleOperation: bind(bindings.performSubtleOperation) }
+      : {}),
+  };
+}
+
+/** The connected host, or a clear failure when the isolate never went through the handshake. */
+export function hostOf(): NonNullable<typeof host> {
+  if (host === undefined)
+    throw new ErrorCtor('The runtime was used before the sandbox connected it to the host.');
+  return host;
+}

@@ -1,0 +1,90 @@
+/**
+ * Intrinsics captured when the runtime bundle loads, before any user code exists. Runtime code
+ * calls these instead of reaching through globals or prototypes at call time, so a program that
+ * replaces Array.prototype.push or String.prototype.slice changes only its own code, never the
+ * runtime's behaviour underneath it.
+ */
+
+const { apply, defineProperty, getOwnPropertyDescriptor, ownKeys } = Reflect;
+
+/** `fn.call(self, ...args)` without reading `call` off Function.prototype at call time. */
+export const uncurryThis =
+  <This, Args extends unknown[], Result>(fn: (this: This, ...args: Args) => Result) =>
+  (self: This, ...args: Args): Result =>
+    apply(fn, self, args);
+
+export const ReflectApply = apply;
+export const ReflectDefineProperty = defineProperty;
+export const ReflectGetOwnPropertyDescriptor = getOwnPropertyDescriptor;
+export const ReflectOwnKeys = ownKeys;
+
+export const ObjectCreate = Object.create;
+export const ObjectDefineProperty = Object.defineProperty;
+export const ObjectFreeze = Object.freeze;
+export const ObjectGetPrototypeOf = Object.getPrototypeOf;
+export const ObjectSetPrototypeOf = Object.setPrototypeOf;
+export const ObjectHasOwn = Object.hasOwn;
+export const ObjectPrototypeToString = uncurryThis(Object.prototype.toString);
+
+export const ArrayIsArray = Array.isArray;
+export const ArrayPrototypePush = uncurryThis(Array.prototype.push) as <T>(
+  array: T[],
+  ...items: T[]
+) => number;
+export const ArrayPrototypeJoin = uncurryThis(Array.prototype.join) as (
+  array: unknown[],
+  separator?: string,
+) => string;
+
+export const StringFromCharCode = String.fromCharCode;
+export const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt);
+export const StringPrototypeSlice = uncurryThis(String.prototype.slice);
+export const StringPrototypeToLowerCase = uncurryThis(String.prototype.toLowerCase);
+export const StringPrototypeReplace = uncurryThis(String.prototype.replace) as (
+  text: string,
+  pattern: RegExp | string,
+  replacement: string,
+) => string;
+
+export const RegExpPrototypeTest = uncurryThis(RegExp.prototype.test);
+
+export const NumberIsNaN = Number.isNaN;
+export const MathFloor = Math.floor;
+export const MathMin = Math.min;
+export const MathMax = Math.max;
+
+export const DateNow = Date.now;
+
+export const PromiseCtor = Promise;
+export const PromiseResolve = Promise.resolve.bind(Promise) as <T>(value: T) => Promise<Awaited<T>>;
+export const PromisePrototypeThen = uncurryThis(Promise.prototype.then) as <T, R1 = T, R2 = never>(
+  promise: Promise<T>,
+  onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+  onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+) => Promise<R1 | R2>;
+
+export const ErrorCtor = Error;
+export const TypeErrorCtor = TypeError;
+export const RangeErrorCtor = RangeError;
+
+export const Uint8ArrayCtor = Uint8Array;
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const typedArrayGetter = (key: PropertyKey) =>
+  uncurryThis(getOwnPropertyDescriptor(TypedArrayPrototype, key)?.get as (this: unknown) => unknown);
+/** The typed array's kind (`Uint8Array`, ...), or undefined for anything that is not a typed array. */
+export const TypedArrayPrototypeGetSymbolToStringTag = typedArrayGetter(Symbol.toStringTag) as (
+  value: unknown,
+) => string | undefined;
+export const TypedArrayPrototypeGetByteLength = typedArrayGetter('byteLength') as (value: unknown) => number;
+export const TypedArrayPrototypeGetByteOffset = typedArrayGetter('byteOffset') as (value: unknown) => number;
+export const TypedArrayPrototypeGetBuffer = typedArrayGetter('buffer') as (value: unknown) => ArrayBufferLike;
+
+export const TypedArrayPrototypeSet = uncurryThis(
+  (TypedArrayPrototype as { set: (this: Uint8Array, source: ArrayLike<number>, offset?: number) => void })
+    .set,
+);
+
+export const JSONStringify = JSON.stringify;
+export const JSONParse = JSON.parse;
+
+export const SymbolToStringTag = Symbol.toStringTag;
