@@ -57,6 +57,7 @@ export function forgivingBase64Decode(input: string): string | undefined {
 }
 
 export function atob(data: string): string {
+  // biome-ignore lint/complexity/noArguments: WebIDL counts arguments, and a rest parameter would make atob.length 0.
   requireArguments(arguments.length, 1, 'atob', GLOBAL_SCOPE);
   const decoded = forgivingBase64Decode(toDOMString(data));
   if (decoded === undefined) throw new DOMException(ATOB_INVALID_MESSAGE, 'InvalidCharacterError');
@@ -64,6 +65,7 @@ export function atob(data: string): string {
 }
 
 export function btoa(data: string): string {
+  // biome-ignore lint/complexity/noArguments: WebIDL counts arguments, and a rest parameter would make btoa.length 0.
   requireArguments(arguments.length, 1, 'btoa', GLOBAL_SCOPE);
   const input = toDOMString(data);
   let output = '';

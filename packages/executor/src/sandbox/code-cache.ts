@@ -51,6 +51,10 @@ export class BoundedCodeCache implements CodeCache {
     return this;
   }
 
+  keys(): IterableIterator<string> {
+    return this.#blobs.keys();
+  }
+
   get size(): number {
     return this.#blobs.size;
   }

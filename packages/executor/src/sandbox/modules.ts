@@ -81,10 +81,12 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       if (privileged.has(referrer)) {
         if (specifier === INTERNAL_SPECIFIER) return options.internal;
         if (specifier.startsWith(SCOPE_PREFIX)) {
-          return compile(
+          const scopeModule = await compile(
             specifier,
             `import { __enterGlobalScope } from ${JSON.stringify(INTERNAL_SPECIFIER)};\n__enterGlobalScope();`,
           );
+          privileged.add(scopeModule);
+          return scopeModule;
         }
       }
       const name = resolveSpecifier(specifier, referrerName, (candidate) => options.modules.has(candidate));

@@ -1,0 +1,36 @@
+/**
+ * Builds the real thing for tests: a Sandbox over real isolates, disposed when the file ends, and
+ * dispatch functions that serve tools from plain objects the way a caller would.
+ */
+import { afterAll } from 'vitest';
+import type { DispatchFunction } from '../src/sandbox/dispatch.ts';
+import { Sandbox, type SandboxExecuteRequest, type SandboxOptions } from '../src/sandbox/sandbox.ts';
+
+/** One sandbox per test file, disposed after it. */
+export function useSandbox(options: SandboxOptions = {}): Sandbox {
+  const sandbox = new Sandbox(options);
+  afterAll(() => sandbox.dispose());
+  return sandbox;
+}
+
+type Tools = Record<string, Record<string, (...args: never[]) => unknown>>;
+
+/** A dispatch function over `tools[provider][tool]`, answering the result envelope as JSON. */
+export function serve(tools: Tools): DispatchFunction {
+  return async (provider, tool, argsJson) => {
+    const fn = tools[provider]?.[tool];
+    if (fn === undefined) return JSON.stringify({ error: `Tool ${provider}.${tool} not found` });
+    try {
+      const args = JSON.parse(argsJson) as unknown;
+      const result = await (Array.isArray(args) ? fn(...(args as never[])) : fn(args as never));
+      return JSON.stringify({ result });
+    } catch (error) {
+      return JSON.stringify({ error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+}
+
+/** A request with its providers named after the tools served. */
+export function withTools(tools: Tools, request: SandboxExecuteRequest): SandboxExecuteRequest {
+  return { providers: Object.keys(tools).map((name) => ({ name })), dispatch: serve(tools), ...request };
+}
