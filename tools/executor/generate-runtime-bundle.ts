@@ -28,6 +28,7 @@ const HEADER = (source: string) =>
 
 async function runtimeBundle(): Promise<{ source: string; meta: string }> {
   const result = await build({
+    absWorkingDir: root,
     entryPoints: [join(root, 'packages/runtime/src/index.ts')],
     bundle: true,
     write: false,

@@ -40,7 +40,7 @@ export const StringFromCharCode = String.fromCharCode;
 export const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt);
 export const StringPrototypeSlice = uncurryThis(String.prototype.slice);
 export const StringPrototypeToLowerCase = uncurryThis(String.prototype.toLowerCase);
-export const StringPrototypeReplace = uncurryThis(String.prototype.replace) as (
+export const StringPrototypeReplace = uncurryThis(String.prototype.replace) as unknown as (
   text: string,
   pattern: RegExp | string,
   replacement: string,

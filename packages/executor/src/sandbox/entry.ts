@@ -9,6 +9,8 @@
  * could otherwise replace what the envelope depends on), and the entry has no top-level await, so
  * its evaluation settles exactly when the static graph has run and a module that threw is reported.
  * The preludes therefore run at the start of the function __startRun calls, in the run's scope.
+ * That function awaits the arrow's promise instead of returning it: returning a promise from an
+ * async function resolves through its 'then', which a program may have replaced; await does not.
  */
 
 import type { ProviderDescriptor } from '@supolka/codemode-protocol';
@@ -33,7 +35,7 @@ ${parts.imports.map((declaration) => `${declaration};`).join('\n')}
 ${declarations}
 __startRun(async () => {
 ${preludes}
-return (
+return await (
 ${parts.body}
 )();
 }, ${JSON.stringify(executionTimeoutMessage(parts.timeout))});

@@ -74,10 +74,19 @@ export const __provider = (name, positional) =>
       if (__hasOwn(target, toolName)) return target[toolName];
       if (typeof toolName === 'symbol' || toolName === 'then') return undefined;
       const tool = __String(toolName);
-      return async (...args) =>
-        __callTool(name, tool, __stringifyForDispatch(positional ? args : args.length === 0 || args[0] === undefined ? {} : args[0]));
+      // Not async itself: an async function returning a promise would resolve it through its
+      // observable 'then', which a program may have replaced.
+      return (...args) => {
+        try {
+          return __callTool(name, tool, __stringifyForDispatch(positional ? args : args.length === 0 || args[0] === undefined ? {} : args[0]));
+        } catch (error) {
+          return __reject(error);
+        }
+      };
     },
   });
+
+const __reject = (error) => new __Promise((_resolve, reject) => reject(error));
 
 const __race = (first, second) =>
   new __Promise((resolve, reject) => {

@@ -152,6 +152,7 @@ describe('tool calls from a program', () => {
   test('the namespace: own properties first, undefined for symbols and then, so it is not thenable', async () => {
     const envelope = await sandbox.execute({
       providers: [{ name: 'ns', prelude: 'ns.helper = () => "helped"' }],
+      // biome-ignore lint/suspicious/noThenProperty: a tool named then is exactly what the namespace must not expose.
       dispatch: serve({ ns: { then: () => 'called then', tool: () => 'tool' } }),
       code: 'async () => [ns.helper(), typeof ns.then, typeof ns[Symbol.iterator], (await ns) === ns, await ns.tool()]',
     });

@@ -1,6 +1,6 @@
 /** Sandbox.execute as a whole: its order, its finally clause, its hook, cancellation and prepared isolates. */
 import { describe, expect, test, vi } from 'vitest';
-import { Sandbox } from '../../src/sandbox/sandbox.ts';
+import { type ExecutionSettled, Sandbox } from '../../src/sandbox/sandbox.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();
@@ -63,7 +63,7 @@ test('a request whose memory limit differs from the prepared isolate gets its ow
 
 describe('onExecutionSettled', () => {
   test('fires once per execution, with duration and outcome, and a throw from it is dropped', async () => {
-    const settled = vi.fn(() => {
+    const settled = vi.fn((_info: ExecutionSettled): void => {
       throw new Error('observer failure');
     });
     const observed = new Sandbox({ onExecutionSettled: settled, prepareAhead: false });

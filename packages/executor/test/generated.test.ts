@@ -1,0 +1,7 @@
+/** The generated sources are what their generator produces from the sources today. */
+import { expect, test } from 'vitest';
+import { stale } from '../../../tools/executor/generate-runtime-bundle.ts';
+
+test('regenerating the runtime bundle and the codec source changes nothing', async () => {
+  expect(await stale()).toStrictEqual([]);
+});
