@@ -69,26 +69,62 @@ type CompiledModule = ivm.Module & {
   cachedDataRejected?: boolean;
 };
 
-export async function compileModuleCached(
-  isolate: ivm.Isolate,
+interface CompileOptions {
+  readonly filename: string;
+  readonly cache: CodeCache;
+}
+
+/** Compiles through the cache: a stored blob goes in through an ExternalCopy; a fresh one is kept. */
+function throughCache<Result extends ivm.Module | Promise<ivm.Module>>(
   source: string,
-  options: { readonly filename: string; readonly cache: CodeCache },
-): Promise<ivm.Module> {
+  options: CompileOptions,
+  compile: (options: ivm.CompileModuleOptions) => Result,
+): Result {
   const key = codeCacheKey(source);
   const stored = options.cache.get(key);
   const cachedData = stored === undefined ? undefined : new ivm.ExternalCopy(stored);
+  const keep = (module: ivm.Module): ivm.Module => {
+    const compiled = module as CompiledModule;
+    if (compiled.cachedData !== undefined) {
+      options.cache.set(key, compiled.cachedData.copy());
+      compiled.cachedData.release();
+    }
+    return module;
+  };
+  const release = () => cachedData?.release();
+  let result: Result;
   try {
-    const module = (await isolate.compileModule(source, {
+    result = compile({
       filename: options.filename,
       produceCachedData: true,
       ...(cachedData === undefined ? {} : { cachedData }),
-    })) as CompiledModule;
-    if (module.cachedData !== undefined) {
-      options.cache.set(key, module.cachedData.copy());
-      module.cachedData.release();
-    }
-    return module;
-  } finally {
-    cachedData?.release();
+    });
+  } catch (error) {
+    release();
+    throw error;
   }
+  if (result instanceof Promise) return result.then(keep).finally(release) as Result;
+  release();
+  return keep(result) as Result;
+}
+
+/** For an isolate that is busy or may be: the host stays free while the isolate compiles. */
+export function compileModuleCached(
+  isolate: ivm.Isolate,
+  source: string,
+  options: CompileOptions,
+): Promise<ivm.Module> {
+  return throughCache(source, options, (compileOptions) => isolate.compileModule(source, compileOptions));
+}
+
+/**
+ * For an isolate known to be idle (the entry graph, before the run starts): a synchronous call
+ * costs a tenth of an asynchronous one, which pays a round trip through the event loop.
+ */
+export function compileModuleCachedSync(
+  isolate: ivm.Isolate,
+  source: string,
+  options: CompileOptions,
+): ivm.Module {
+  return throughCache(source, options, (compileOptions) => isolate.compileModuleSync(source, compileOptions));
 }

@@ -37,13 +37,11 @@ export class ConsoleCapture {
 }
 
 /**
- * Builds globalThis.console over __consoleSink, which the script reads and deletes. log, warn and
+ * Builds globalThis.console over the sink reference it is called with. log, warn and
  * error format as the wire does (String of each argument, single spaces); the other methods the
  * Console Standard declares, and Node's profile, profileEnd and timeStamp, exist and write nothing.
  */
-export const CONSOLE_SOURCE = `(() => {
-  const sink = globalThis.__consoleSink;
-  delete globalThis.__consoleSink;
+export const CONSOLE_SOURCE = `((sink) => {
   const applySync = sink.applySync;
   const apply = Reflect.apply;
   const toString = String;
@@ -76,4 +74,4 @@ export const CONSOLE_SOURCE = `(() => {
   }
   Object.defineProperty(console, Symbol.toStringTag, { value: 'console', configurable: true });
   Object.defineProperty(globalThis, 'console', { value: console, writable: true, enumerable: false, configurable: true });
-})();`;
+})`;

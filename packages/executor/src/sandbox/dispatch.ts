@@ -101,13 +101,11 @@ function describe(value: unknown): string {
 }
 
 /**
- * Publishes __dispatch over __hostDispatch, which it reads and deletes. A `thrown` frame becomes
+ * Publishes __dispatch over the dispatch reference it is called with. A `thrown` frame becomes
  * an Error with its text, thrown behind the boundary; a `returned` frame yields its JSON string.
  * In global scope (a module's top level) the call is refused, as workerd refuses I/O there.
  */
-export const DISPATCH_SOURCE = `(() => {
-  const hostDispatch = globalThis.__hostDispatch;
-  delete globalThis.__hostDispatch;
+export const DISPATCH_SOURCE = `((hostDispatch) => {
   const assertRequestScope = globalThis.__runtimeInternals.assertRequestScope;
   const apply = Reflect.apply;
   const applyHost = hostDispatch.apply;
@@ -127,4 +125,4 @@ export const DISPATCH_SOURCE = `(() => {
     });
   };
   Object.defineProperty(globalThis, '__dispatch', { value: dispatch, writable: false, enumerable: false, configurable: false });
-})();`;
+})`;

@@ -1,15 +1,15 @@
 /**
- * The sandbox's own module inside each isolate. It is compiled and evaluated while the isolate is
- * prepared, before any user code exists, and the entry imports from it. That matters because user
- * modules evaluate before the entry's body: anything the envelope depends on (JSON, Promise, the
- * codec) is bound here, at a time no program could have replaced it yet.
- *
- * It holds the dispatch codec (DISPATCH_CODEC_SOURCE), the provider proxies' machinery, and
- * __startRun, which the entry calls with the user arrow: it leaves global scope, races the arrow
+ * The sandbox's machinery for one run, as code inside the isolate: the provider namespaces, and
+ * __startRun, which the entry calls with the user arrow. It leaves global scope, races the arrow
  * against the run clock's expiry, and reports the outcome through the __resultJson accessor.
+ *
+ * RUN_SUPPORT_SOURCE lives in the startup snapshot (sandbox-source.ts) and is called once per
+ * isolate while the isolate is prepared, before any user code exists; the entry imports what it
+ * returns through the small internal module below. That matters because user modules evaluate
+ * before the entry's body: everything the envelope depends on (JSON, Promise, the codec) is bound
+ * at a time no program could have replaced it yet.
  */
 import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE } from '@supolka/codemode-protocol';
-import { DISPATCH_CODEC_SOURCE } from './codec.ts';
 
 /**
  * The specifier the entry imports this module by. The resolver serves it to the entry and loader
@@ -17,15 +17,22 @@ import { DISPATCH_CODEC_SOURCE } from './codec.ts';
  */
 export const INTERNAL_SPECIFIER = 'codemode:sandbox';
 
-export const INTERNAL_MODULE_SOURCE = `${DISPATCH_CODEC_SOURCE}
+/** The internal module: what RUN_SUPPORT_SOURCE returned for this isolate, as bindings. */
+export const INTERNAL_MODULE_SOURCE = `const sandbox = globalThis.__runtimeInternals.sandbox;
+delete globalThis.__runtimeInternals;
+export const __provider = sandbox.provider;
+export const __startRun = sandbox.startRun;
+export const __loaded = sandbox.loaded;
+export const __enterGlobalScope = sandbox.enterGlobalScope;
+`;
+
+export const RUN_SUPPORT_SOURCE = `((internals, signal) => {
 const __global = globalThis;
-const __internals = globalThis.__runtimeInternals;
+const __internals = internals;
 const __scope = __internals.scope;
-const __signal = globalThis.__hostSignal;
+const __signal = signal;
 const __dispatch = globalThis.__dispatch;
 const __timeoutExpired = globalThis.__timeoutExpired;
-delete globalThis.__runtimeInternals;
-delete globalThis.__hostSignal;
 const __Proxy = Proxy;
 const __Promise = Promise;
 const __Error = Error;
@@ -68,7 +75,7 @@ const __callTool = async (provider, tool, argsJson) => {
  * symbols and 'then' are never tools, so the namespace is not thenable and inspection protocols
  * find nothing. With positional arguments the tool gets the argument list; otherwise one object.
  */
-export const __provider = (name, positional) =>
+const __provider = (name, positional) =>
   new __Proxy({}, {
     get: (target, toolName) => {
       if (__hasOwn(target, toolName)) return target[toolName];
@@ -105,7 +112,7 @@ const __report = (envelope) => {
   __global.__resultJson = json;
 };
 
-export const __startRun = (start, timeoutMessage) => {
+const __startRun = (start, timeoutMessage) => {
   __scope.global = false;
   __notify('started');
   const expired = __apply(__then, __timeoutExpired, [() => { throw new __Error(timeoutMessage); }]);
@@ -117,16 +124,16 @@ export const __startRun = (start, timeoutMessage) => {
 };
 
 /** A loader root calls this once the module it imports has evaluated: back to the run's scope. */
-export const __loaded = (token, namespace) => {
+const __loaded = (token, namespace) => {
   __scope.global = false;
   __notify('loaded', token);
   __apply(__mapSet, __loadedNamespaces, [token, namespace]);
 };
 
 /** Called by the scope module each loader root imports first: the loaded module's top level runs in global scope. */
-export const __enterGlobalScope = () => {
+const __enterGlobalScope = () => {
   __scope.global = true;
 };
 
-export { __parseForDispatch, __stringifyForDispatch };
-`;
+return { provider: __provider, startRun: __startRun, loaded: __loaded, enterGlobalScope: __enterGlobalScope };
+})`;

@@ -10,9 +10,7 @@
 export const GLOBAL_SCOPE_IMPORT_MESSAGE =
   'import() cannot run at the top level of a module while modules load: this engine cannot wait on the host there. Use a static import, or call import() inside the program.';
 
-export const LOADER_SOURCE = `(() => {
-  const hostLoad = globalThis.__hostLoad;
-  delete globalThis.__hostLoad;
+export const LOADER_SOURCE = `((hostLoad) => {
   const internals = globalThis.__runtimeInternals;
   const scope = internals.scope;
   const namespaces = new Map();
@@ -45,4 +43,4 @@ export const LOADER_SOURCE = `(() => {
     });
   };
   Object.defineProperty(globalThis, '__sandboxImport', { value: load });
-})();`;
+})`;

@@ -3,14 +3,19 @@
  * resolves every import V8 asks for while it links a graph, and loads modules for import() through
  * the loader slot.
  *
- * Compilation is memoized on the module name, and the memo holds the promise, not the settled
- * module: two branches of a diamond request their shared dependency concurrently, and each must
- * get the same instance. The resolver only compiles. V8 drives linking of the whole graph from
- * instantiate, and a resolver that instantiated on its own would break cycles.
+ * The static graph links before the run starts, while the isolate is idle, so it compiles and
+ * links with synchronous calls, a tenth of the cost of asynchronous ones. The loader runs while the
+ * program runs, when the isolate may be busy, so it only ever makes asynchronous calls: a
+ * synchronous call into a busy isolate would block the host until the isolate is free, and a
+ * spinning program would never free it. Compilation is memoized on the module name; on the
+ * asynchronous path the memo holds the promise, not the settled module, because two branches of a
+ * diamond request their shared dependency concurrently and must get one instance. The resolver
+ * only compiles: V8 drives linking of the whole graph from instantiate, and a resolver that
+ * instantiated on its own would break cycles.
  */
 import { InternalError, ModuleNotFoundError } from '@supolka/codemode-protocol';
 import type ivm from 'isolated-vm';
-import { type CodeCache, compileModuleCached } from './code-cache.ts';
+import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './code-cache.ts';
 import { rewriteDynamicImports } from './dynamic-import.ts';
 import { INTERNAL_SPECIFIER } from './internal-module.ts';
 import type { IsolateHandle } from './isolate.ts';
@@ -22,6 +27,7 @@ export const ENTRY_NAME = 'executor.js';
 
 const LOADER_ROOT_PREFIX = 'codemode:load:';
 const SCOPE_PREFIX = 'codemode:scope:';
+const SCOPE_SOURCE = `import { __enterGlobalScope } from ${JSON.stringify(INTERNAL_SPECIFIER)};\n__enterGlobalScope();`;
 
 export interface LinkOptions {
   readonly modules: NormalizedModuleMap;
@@ -35,66 +41,93 @@ export interface LinkOptions {
 }
 
 export interface Linker {
-  compileEntry(source: string): Promise<ivm.Module>;
-  resolve(specifier: string, referrer: ivm.Module): Promise<ivm.Module>;
+  /** Compiles and links the entry and its static graph; the isolate must be idle. */
+  linkEntry(source: string): ivm.Module;
   /** The first error the resolver raised, which instantiate reports only as a copy. */
   readonly failure: unknown;
 }
 
 /** Builds the linker over the module map and fills the isolate's loader slot. */
 export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker {
-  const memo = new Map<string, Promise<ivm.Module>>();
+  const memo = new Map<string, ivm.Module | Promise<ivm.Module>>();
   const names = new WeakMap<ivm.Module, string>();
+  // The entry, loader roots and scope modules may import the sandbox's own module; nothing else may.
   const privileged = new WeakSet<ivm.Module>();
   let failure: unknown;
 
-  const compile = (name: string, source: string): Promise<ivm.Module> =>
-    compileModuleCached(
-      handle.isolate,
-      options.rewriteImports ? rewriteDynamicImports(source, name) : source,
-      {
-        filename: name,
-        cache: options.codeCache,
-      },
-    ).then((module) => {
-      names.set(module, name);
-      return module;
-    });
-
-  const compileNamed = (name: string, referrer: string): Promise<ivm.Module> => {
-    let compiled = memo.get(name);
-    if (compiled === undefined) {
-      compiled = Promise.resolve().then(() => compile(name, moduleSource(options.modules, name, referrer)));
-      memo.set(name, compiled);
-    }
-    return compiled;
+  const prepare = (name: string, source: string) => ({
+    source: options.rewriteImports ? rewriteDynamicImports(source, name) : source,
+    compileOptions: { filename: name, cache: options.codeCache },
+  });
+  const register = (module: ivm.Module, name: string, trusted = false): ivm.Module => {
+    names.set(module, name);
+    if (trusted) privileged.add(module);
+    return module;
+  };
+  const compileSync = (name: string, source: string, trusted = false): ivm.Module => {
+    const { source: text, compileOptions } = prepare(name, source);
+    return register(compileModuleCachedSync(handle.isolate, text, compileOptions), name, trusted);
+  };
+  const compileAsync = async (name: string, source: string, trusted = false): Promise<ivm.Module> => {
+    const { source: text, compileOptions } = prepare(name, source);
+    return register(await compileModuleCached(handle.isolate, text, compileOptions), name, trusted);
   };
 
-  const resolve = async (specifier: string, referrer: ivm.Module): Promise<ivm.Module> => {
+  /** What `specifier` names from `referrer`: the sandbox's own modules, or a module of the map. */
+  const locate = (
+    specifier: string,
+    referrer: ivm.Module,
+  ): { internal: ivm.Module } | { scope: string } | { name: string; from: string } => {
+    const referrerName = names.get(referrer);
+    if (referrerName === undefined) {
+      throw new InternalError(
+        `The linker was asked to resolve '${specifier}' for a module it never compiled.`,
+      );
+    }
+    if (privileged.has(referrer)) {
+      if (specifier === INTERNAL_SPECIFIER) return { internal: options.internal };
+      if (specifier.startsWith(SCOPE_PREFIX)) return { scope: specifier };
+    }
+    const name = resolveSpecifier(specifier, referrerName, (candidate) => options.modules.has(candidate));
+    if (!options.modules.has(name)) throw new ModuleNotFoundError(specifier, referrerName);
+    return { name, from: referrerName };
+  };
+
+  const recordFailure = (error: unknown): never => {
+    failure ??= error;
+    throw error;
+  };
+
+  const resolveSync = (specifier: string, referrer: ivm.Module): ivm.Module => {
     try {
-      const referrerName = names.get(referrer);
-      if (referrerName === undefined) {
-        throw new InternalError(
-          `The linker was asked to resolve '${specifier}' for a module it never compiled.`,
-        );
-      }
-      if (privileged.has(referrer)) {
-        if (specifier === INTERNAL_SPECIFIER) return options.internal;
-        if (specifier.startsWith(SCOPE_PREFIX)) {
-          const scopeModule = await compile(
-            specifier,
-            `import { __enterGlobalScope } from ${JSON.stringify(INTERNAL_SPECIFIER)};\n__enterGlobalScope();`,
-          );
-          privileged.add(scopeModule);
-          return scopeModule;
-        }
-      }
-      const name = resolveSpecifier(specifier, referrerName, (candidate) => options.modules.has(candidate));
-      if (!options.modules.has(name)) throw new ModuleNotFoundError(specifier, referrerName);
-      return await compileNamed(name, referrerName);
+      const target = locate(specifier, referrer);
+      if ('internal' in target) return target.internal;
+      if ('scope' in target) return compileSync(target.scope, SCOPE_SOURCE, true);
+      const known = memo.get(target.name);
+      if (known !== undefined && !(known instanceof Promise)) return known;
+      const module = compileSync(target.name, moduleSource(options.modules, target.name, target.from));
+      memo.set(target.name, module);
+      return module;
     } catch (error) {
-      failure ??= error;
-      throw error;
+      return recordFailure(error);
+    }
+  };
+
+  const resolveAsync = async (specifier: string, referrer: ivm.Module): Promise<ivm.Module> => {
+    try {
+      const target = locate(specifier, referrer);
+      if ('internal' in target) return target.internal;
+      if ('scope' in target) return await compileAsync(target.scope, SCOPE_SOURCE, true);
+      let module = memo.get(target.name);
+      if (module === undefined) {
+        module = Promise.resolve().then(() =>
+          compileAsync(target.name, moduleSource(options.modules, target.name, target.from)),
+        );
+        memo.set(target.name, module);
+      }
+      return await module;
+    } catch (error) {
+      return recordFailure(error);
     }
   };
 
@@ -105,17 +138,16 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   /** Loads `name` through a root module that reports, from inside the isolate, when it has evaluated. */
   const loadOnce = async (name: string): Promise<string | undefined> => {
     const token = nextToken++;
-    const rootName = `${LOADER_ROOT_PREFIX}${token}`;
-    const root = await compile(
-      rootName,
+    const root = await compileAsync(
+      `${LOADER_ROOT_PREFIX}${token}`,
       `import ${JSON.stringify(`${SCOPE_PREFIX}${token}`)};
 import * as namespace from ${JSON.stringify(name)};
 import { __loaded } from ${JSON.stringify(INTERNAL_SPECIFIER)};
 __loaded(${token}, namespace);`,
+      true,
     );
-    privileged.add(root);
     try {
-      await root.instantiate(handle.context, resolve);
+      await root.instantiate(handle.context, resolveAsync);
       await root.evaluate({ promise: true });
     } catch (error) {
       // A throw after the root reported in is a stray rejection of user code, not this load's.
@@ -142,12 +174,11 @@ __loaded(${token}, namespace);`,
   };
 
   return {
-    compileEntry: async (source: string) => {
-      const entry = await compile(ENTRY_NAME, source);
-      privileged.add(entry);
+    linkEntry: (source: string) => {
+      const entry = compileSync(ENTRY_NAME, source, true);
+      entry.instantiateSync(handle.context, resolveSync);
       return entry;
     },
-    resolve,
     get failure() {
       return failure;
     },

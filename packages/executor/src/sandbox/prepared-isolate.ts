@@ -6,16 +6,15 @@
  * read on every call and Sandbox.execute fills, in the chapter's order, when a request arrives.
  * An isolate serves exactly one execution, prepared or not.
  */
+import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
 import { ClockSlot } from './clock.ts';
-import { CONSOLE_SOURCE, type ConsoleCapture } from './console.ts';
-import { createDispatchState, DISPATCH_SOURCE, type DispatchState, hostDispatch } from './dispatch.ts';
+import type { ConsoleCapture } from './console.ts';
+import { createDispatchState, type DispatchState, hostDispatch } from './dispatch.ts';
 import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
 import { createIsolate, type IsolateHandle } from './isolate.ts';
-import { LOADER_SOURCE } from './loader.ts';
-import { installRuntime, type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
-import { RUN_SOURCE } from './timeout.ts';
-import { never, TIMERS_SOURCE, TimerRegistry } from './timers.ts';
+import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
+import { never, TimerRegistry } from './timers.ts';
 
 /** Per-run state the host references consult on every call. */
 export interface RunSlots {
@@ -45,15 +44,6 @@ export interface PrepareOptions {
   readonly references?: (slots: RunSlots, handle: IsolateHandle) => Partial<RuntimeReferences>;
 }
 
-/** Sets a host reference on the global object for the install script that reads it next. */
-function publish(handle: IsolateHandle, name: string, fn: (...args: never[]) => unknown): void {
-  handle.jail.setSync(name, new ivm.Reference(fn));
-}
-
-function run(handle: IsolateHandle, source: string, filename: string): void {
-  handle.context.evalSync(source, { filename });
-}
-
 export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
   const handle = createIsolate({
     memoryLimit: options.memoryLimit,
@@ -74,40 +64,36 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       loaded: new Set(),
       expire: () => expire(),
     };
-
-    publish(
-      handle,
-      '__consoleSink',
-      (level: 'log' | 'warn' | 'error', text: string) => slots.console?.push(level, text) ?? true,
-    );
-    run(handle, CONSOLE_SOURCE, 'codemode-console.js');
-
-    installRuntime(handle, { ...randomReferences(), ...options.references?.(slots, handle) });
-
-    publish(handle, '__hostDelay', async (ms: number) => {
-      const count = await slots.timers.delay(ms);
-      // No settlement may reach a dead isolate: it would run a callback no execution owns.
-      return handle.isolate.isDisposed ? never() : count;
-    });
-    run(handle, TIMERS_SOURCE, 'codemode-timers.js');
-
-    publish(handle, '__hostDispatch', hostDispatch(slots.dispatch));
-    run(handle, DISPATCH_SOURCE, 'codemode-dispatch.js');
-
-    publish(handle, '__hostLoad', (referrer: string, specifier: string) =>
-      handle.loader === undefined
-        ? JSON.stringify(['thrown', 'Error', 'import() ran before the module map was linked.'])
-        : handle.loader(referrer, specifier),
-    );
-    run(handle, LOADER_SOURCE, 'codemode-loader.js');
-
-    publish(handle, '__hostTimeout', () => expired);
-    run(handle, RUN_SOURCE, 'codemode-run.js');
-
-    publish(handle, '__hostSignal', (kind: 'started' | 'loaded', token?: number) => {
-      if (kind === 'started') slots.started = true;
-      else if (typeof token === 'number') slots.loaded.add(token);
-    });
+    const runtime: RuntimeReferences = { ...randomReferences(), ...options.references?.(slots, handle) };
+    // Every install step is one call of the snapshot's __prepareSandbox (sandbox-source.ts), with
+    // the host reference each step needs: no reference is ever published under a global name.
+    const prepare = handle.jail.getSync('__prepareSandbox', { reference: true }) as ivm.Reference<
+      (...references: unknown[]) => void
+    >;
+    if (prepare.typeof !== 'function') throw new Error(MISSING_SNAPSHOT_MESSAGE);
+    prepare.applySync(undefined, [
+      new ivm.Reference(
+        (level: 'log' | 'warn' | 'error', text: string) => slots.console?.push(level, text) ?? true,
+      ),
+      new ivm.ExternalCopy(runtime).copyInto(),
+      new ivm.Reference(async (ms: number) => {
+        const count = await slots.timers.delay(ms);
+        // No settlement may reach a dead isolate: it would run a callback no execution owns.
+        return handle.isolate.isDisposed ? never() : count;
+      }),
+      new ivm.Reference(hostDispatch(slots.dispatch)),
+      new ivm.Reference((referrer: string, specifier: string) =>
+        handle.loader === undefined
+          ? JSON.stringify(['thrown', 'Error', 'import() ran before the module map was linked.'])
+          : handle.loader(referrer, specifier),
+      ),
+      new ivm.Reference(() => expired),
+      new ivm.Reference((kind: 'started' | 'loaded', token?: number) => {
+        if (kind === 'started') slots.started = true;
+        else if (typeof token === 'number') slots.loaded.add(token);
+      }),
+    ]);
+    prepare.release();
     const internal = handle.isolate.compileModuleSync(INTERNAL_MODULE_SOURCE, {
       filename: 'codemode-sandbox.js',
     });

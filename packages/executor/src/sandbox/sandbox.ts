@@ -147,7 +147,7 @@ export class Sandbox {
       // 9. The entry module around the request's imports and arrow.
       const { imports, body } = separateImports(request.code);
       const source = buildEntrySource({ imports, body, providers, timeout });
-      // 10. The linker over the module map; the entry compiles as executor.js.
+      // 10. The linker over the module map, which fills the loader slot.
       const linker = linkModules(handle, {
         modules: buildModuleMap(request.modules),
         codeCache: this.#codeCache,
@@ -164,16 +164,13 @@ export class Sandbox {
         };
         request.signal.addEventListener('abort', abort, { once: true });
       });
-      const entry = await Promise.race([linker.compileEntry(source), aborted]);
-      if (!isModule(entry)) return entry;
-      const instantiated = await Promise.race([
-        entry.instantiate(handle.context, linker.resolve).then(
-          () => undefined,
-          (error: unknown) => failure(linker.failure ?? error),
-        ),
-        aborted,
-      ]);
-      if (instantiated !== undefined) return instantiated;
+      // The entry compiles as executor.js and instantiates against the linker's resolver.
+      let entry: ivm.Module;
+      try {
+        entry = linker.linkEntry(source);
+      } catch (error) {
+        return failure(linker.failure ?? error);
+      }
       // 11. Evaluation under both timeouts, and the envelope read back.
       return await Promise.race([
         runWithTimeouts({
@@ -197,7 +194,8 @@ export class Sandbox {
       slots.clock.clear();
       clock?.release();
       slots.timers.cancelAll();
-      disposeIsolate(handle);
+      // Off the caller's path: the envelope does not wait for the isolate's teardown.
+      setImmediate(() => disposeIsolate(handle));
       this.#scheduleNext();
     }
   }
@@ -259,10 +257,6 @@ export class Sandbox {
     if (this.#prepared) disposeIsolate(this.#prepared.handle);
     this.#prepared = undefined;
   }
-}
-
-function isModule(value: ivm.Module | RunOutcome): value is ivm.Module {
-  return typeof (value as ivm.Module).instantiate === 'function';
 }
 
 function cancelled(signal: AbortSignal): RunOutcome {

@@ -24,13 +24,11 @@ import { callIsolate } from './stray.ts';
 /**
  * Defines the completion names without flags, so user code can replace neither: __resultJson, an
  * accessor whose setter keeps the first value and resolves __resultReady with it, and
- * __timeoutExpired, built by calling __hostTimeout once (the script reads and deletes that name).
+ * __timeoutExpired, built by calling the timeout reference it is called with, once.
  * A value that is not a string reaches the host as undefined; a string past PAYLOAD_LIMIT as its
  * length, so an oversized answer is never copied out.
  */
-export const RUN_SOURCE = `(() => {
-  const hostTimeout = globalThis.__hostTimeout;
-  delete globalThis.__hostTimeout;
+export const RUN_SOURCE = `((hostTimeout) => {
   let resolveReady;
   let reported = false;
   let value;
@@ -46,7 +44,7 @@ export const RUN_SOURCE = `(() => {
   });
   Object.defineProperty(globalThis, '__resultReady', { value: ready });
   Object.defineProperty(globalThis, '__timeoutExpired', { value: hostTimeout.apply(undefined, [], { result: { promise: true } }) });
-})();`;
+})`;
 
 /** What a run comes back as, before the logs are attached. */
 export interface RunOutcome {

@@ -46,14 +46,12 @@ export class TimerRegistry {
 }
 
 /**
- * Publishes the timer globals over __hostDelay, which it reads and deletes. One id space and one
+ * Publishes the timer globals over the delay reference it is called with. One id space and one
  * cancel set serve both kinds. Settlements can reach the isolate out of order, so each carries the
  * host's expiry count and is held until every lower count has run; each callback then runs in a
  * microtask of its own, so the ones behind a throwing callback still run.
  */
-export const TIMERS_SOURCE = `(() => {
-  const hostDelay = globalThis.__hostDelay;
-  delete globalThis.__hostDelay;
+export const TIMERS_SOURCE = `((hostDelay) => {
   const internals = globalThis.__runtimeInternals;
   const assertRequestScope = internals.assertRequestScope;
   const reportException = internals.reportException;
@@ -134,4 +132,4 @@ export const TIMERS_SOURCE = `(() => {
       } catch {}
     });
   });
-})();`;
+})`;

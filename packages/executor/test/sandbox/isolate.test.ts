@@ -6,7 +6,7 @@ import {
   createIsolate,
   ENGINE_PROBES,
 } from '../../src/sandbox/isolate.ts';
-import { BINDINGS_SOURCE } from '../../src/sandbox/runtime.ts';
+import { BINDINGS_SOURCE } from '../../src/sandbox/runtime-bindings.ts';
 
 describe('the engine check', () => {
   test('isolates run in this process', () => {
@@ -53,7 +53,7 @@ describe('the engine check', () => {
 test('an isolate created without the runtime snapshot names the cause', () => {
   const handle = createIsolate({ memoryLimit: 16 });
   try {
-    expect(() => handle.context.evalSync(BINDINGS_SOURCE)).toThrow(
+    expect(() => handle.context.evalSync(`${BINDINGS_SOURCE}({})`)).toThrow(
       'The isolate was created without the runtime snapshot readRuntimeSnapshot answers.',
     );
   } finally {
