@@ -4,7 +4,7 @@
  *
  *   trivial execution, fresh isolate      Sandbox.execute of `async () => 1`, nothing prepared
  *   trivial execution, prepared isolate   the same, with the isolate made ready between requests
- *   tool call round trip                  per call, in a program making 100 sequential calls
+ *   tool call round trip                  per call, in a program making 1000 sequential calls
  *   raw isolate floor                     new Isolate from the same snapshot + context + eval 1 + dispose
  *   raw apply round trip                  one Reference.apply from the isolate to an async host function
  */
@@ -26,7 +26,7 @@ const rawIsolate = summarize(
   }),
 );
 
-const applyCalls = 100;
+const applyCalls = 1000;
 const rawApply = await (async () => {
   const isolate = new ivm.Isolate({ memoryLimit: 128, snapshot });
   const context = isolate.createContextSync();
@@ -70,7 +70,7 @@ const base = summarize(
   await sample(Math.max(20, iterations / 5), () => prepared.execute({ code: 'async () => 1' }), 5),
 );
 const toolCall = summarize(
-  'tool call round trip (per call, 100 sequential calls)',
+  'tool call round trip (per call, 1000 sequential calls)',
   withTools.map((ms) => (ms - base.median) / applyCalls),
 );
 

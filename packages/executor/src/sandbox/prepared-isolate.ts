@@ -10,7 +10,7 @@ import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
 import { ClockSlot } from './clock.ts';
 import type { ConsoleCapture } from './console.ts';
-import { createDispatchState, type DispatchState, hostDispatch } from './dispatch.ts';
+import { createDispatchState, type DispatchState, encodeFrame, hostDispatch } from './dispatch.ts';
 import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
 import { createIsolate, type IsolateHandle } from './isolate.ts';
 import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
@@ -28,6 +28,8 @@ export interface RunSlots {
   readonly loaded: Set<number>;
   /** Resolves the isolate's __timeoutExpired. */
   expire: () => void;
+  /** Settles with what the entry assigned to __resultJson, the moment it does. */
+  readonly delivered: Promise<unknown>;
 }
 
 export interface PreparedIsolate {
@@ -55,6 +57,10 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     const expired = new Promise<void>((resolve) => {
       expire = resolve;
     });
+    let deliver: (answer: unknown) => void = () => {};
+    const delivered = new Promise<unknown>((resolve) => {
+      deliver = resolve;
+    });
     const slots: RunSlots = {
       console: undefined,
       clock: new ClockSlot(),
@@ -63,6 +69,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       started: false,
       loaded: new Set(),
       expire: () => expire(),
+      delivered,
     };
     const runtime: RuntimeReferences = { ...randomReferences(), ...options.references?.(slots, handle) };
     // Every install step is one call of the snapshot's __prepareSandbox (sandbox-source.ts), with
@@ -81,13 +88,19 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
         // No settlement may reach a dead isolate: it would run a callback no execution owns.
         return handle.isolate.isDisposed ? never() : count;
       }),
-      new ivm.Reference(hostDispatch(slots.dispatch)),
+      new ivm.Reference(
+        (
+          (dispatch) => async (provider: string, tool: string, argsJson: string) =>
+            encodeFrame(await dispatch(provider, tool, argsJson))
+        )(hostDispatch(slots.dispatch)),
+      ),
       new ivm.Reference((referrer: string, specifier: string) =>
         handle.loader === undefined
           ? JSON.stringify(['thrown', 'Error', 'import() ran before the module map was linked.'])
           : handle.loader(referrer, specifier),
       ),
       new ivm.Reference(() => expired),
+      new ivm.Reference((answer: unknown) => deliver(answer)),
       new ivm.Reference((kind: 'started' | 'loaded', token?: number) => {
         if (kind === 'started') slots.started = true;
         else if (typeof token === 'number') slots.loaded.add(token);

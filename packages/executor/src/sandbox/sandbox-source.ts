@@ -21,14 +21,14 @@ import { TIMERS_SOURCE } from './timers.ts';
 export const SANDBOX_SOURCE = `(() => {
 ${DISPATCH_CODEC_SOURCE}
 const runSupport = ${RUN_SUPPORT_SOURCE};
-const prepare = (consoleSink, runtime, hostDelay, hostDispatch, hostLoad, hostTimeout, hostSignal) => {
+const prepare = (consoleSink, runtime, hostDelay, hostDispatch, hostLoad, hostTimeout, hostResult, hostSignal) => {
   delete globalThis.__prepareSandbox;
   ${CONSOLE_SOURCE}(consoleSink);
   ${BINDINGS_SOURCE}(runtime);
   ${TIMERS_SOURCE}(hostDelay);
   ${DISPATCH_SOURCE}(hostDispatch);
   ${LOADER_SOURCE}(hostLoad);
-  ${RUN_SOURCE}(hostTimeout);
+  ${RUN_SOURCE}(hostTimeout, hostResult);
   const internals = globalThis.__runtimeInternals;
   internals.sandbox = runSupport(internals, hostSignal);
 };
@@ -41,7 +41,7 @@ Object.defineProperty(globalThis, '__prepareSandbox', { value: prepare, configur
  */
 export const WARMUP_SOURCE = `(() => {
   const host = { apply: () => new Promise(() => {}), applySync: () => true };
-  globalThis.__prepareSandbox(host, { randomUUID: host, randomBytes: host }, host, host, host, host, host);
+  globalThis.__prepareSandbox(host, { randomUUID: host, randomBytes: host }, host, host, host, host, host, host);
   const sandbox = globalThis.__runtimeInternals.sandbox;
   const tools = sandbox.provider('tools', true);
   console.log('warm', 1);

@@ -180,6 +180,7 @@ export class Sandbox {
           timeout,
           grace: request.grace ?? DEFAULT_GRACE,
           expireInIsolate: slots.expire,
+          delivered: slots.delivered,
           started: () => slots.started,
         }),
         aborted,

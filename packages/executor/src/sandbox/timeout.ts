@@ -12,6 +12,7 @@ import {
   type FaultCode,
   MAX_DELAY,
   MemoryLimitError,
+  PAUSED_RECHECK,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
   parseForDispatch,
@@ -19,16 +20,17 @@ import {
 import type ivm from 'isolated-vm';
 import type { RunClock } from './clock.ts';
 import type { IsolateHandle } from './isolate.ts';
-import { callIsolate } from './stray.ts';
 
 /**
  * Defines the completion names without flags, so user code can replace neither: __resultJson, an
- * accessor whose setter keeps the first value and resolves __resultReady with it, and
- * __timeoutExpired, built by calling the timeout reference it is called with, once.
+ * accessor whose setter keeps the first value, resolves __resultReady with it and hands it to the
+ * host, and __timeoutExpired, built by calling the timeout reference it is called with, once.
  * A value that is not a string reaches the host as undefined; a string past PAYLOAD_LIMIT as its
  * length, so an oversized answer is never copied out.
  */
-export const RUN_SOURCE = `((hostTimeout) => {
+export const RUN_SOURCE = `((hostTimeout, hostResult) => {
+  const apply = Reflect.apply;
+  const deliver = hostResult.applySync;
   let resolveReady;
   let reported = false;
   let value;
@@ -39,7 +41,11 @@ export const RUN_SOURCE = `((hostTimeout) => {
       if (reported) return;
       reported = true;
       value = next;
-      resolveReady(typeof next !== 'string' ? undefined : next.length > ${PAYLOAD_LIMIT} ? next.length : next);
+      const answer = typeof next !== 'string' ? undefined : next.length > ${PAYLOAD_LIMIT} ? next.length : next;
+      resolveReady(answer);
+      try {
+        apply(deliver, hostResult, [undefined, [answer]]);
+      } catch {}
     },
   });
   Object.defineProperty(globalThis, '__resultReady', { value: ready });
@@ -123,14 +129,17 @@ export interface RunWithTimeoutsOptions {
   readonly grace: number;
   /** Resolves the isolate's __timeoutExpired: layer 1. */
   readonly expireInIsolate: () => void;
+  /** Settles with the answer the entry assigned to __resultJson. */
+  readonly delivered: Promise<unknown>;
   /** Whether the entry's body has called __startRun. */
   readonly started: () => boolean;
 }
 
 /**
- * Evaluates the entry under both timeouts and reads the outcome: the envelope the entry reports,
- * a failure of evaluation itself (a module that threw, or the engine ending the run), or the host
- * expiry at timeout + grace, whichever comes first. Never rejects.
+ * Evaluates the entry under both timeouts and reads the outcome: the answer the entry reports
+ * through the __resultJson accessor, a failure of evaluation itself (a module that threw, or the
+ * engine ending the run), a disposal by the engine's memory limit, or the host expiry at
+ * timeout + grace, whichever comes first. Never rejects.
  */
 export async function runWithTimeouts(options: RunWithTimeoutsOptions): Promise<RunOutcome> {
   const { handle, entry, clock, timeout } = options;
@@ -142,15 +151,10 @@ export async function runWithTimeouts(options: RunWithTimeoutsOptions): Promise<
     timeout,
     memoryLimit: handle.memoryLimit,
   });
-  /** An outcome the isolate can no longer report: the engine's termination, rewritten, or a disposal. */
-  const terminated = (error: unknown): RunOutcome | undefined => {
-    const message = error instanceof Error ? error.message : String(error);
-    const rewritten = rewriteEngineTermination(message, engineState());
-    if (rewritten) return rewritten;
-    if (handle.isolate.isDisposed)
-      return { error: new MemoryLimitError(handle.memoryLimit).message, code: 'MEMORY_LIMIT' };
-    return undefined;
-  };
+  const memoryOutcome = (): RunOutcome => ({
+    error: new MemoryLimitError(handle.memoryLimit).message,
+    code: 'MEMORY_LIMIT',
+  });
 
   let layerOneFired = false;
   clock.expire(timeout).then(() => {
@@ -167,26 +171,39 @@ export async function runWithTimeouts(options: RunWithTimeoutsOptions): Promise<
     .expire(totalTimeout)
     .then((): RunOutcome => ({ error: timeoutText, code: 'TIMEOUT' }));
 
-  // The envelope: the one read that waits on the isolate for the whole run.
-  const delivered = callIsolate(handle, () =>
-    handle.context.eval('globalThis.__resultReady', { promise: true, copy: true }),
-  ).then(
-    (value) => coded(parseEnvelope(value)),
-    (error: unknown) => terminated(error) ?? new Promise<never>(() => {}),
-  );
+  // The engine disposes an isolate past its memory limit from its own thread, between any two
+  // calls, and nothing tells the host; only isDisposed does. The sandbox itself disposes only
+  // after the outcome is settled, so a disposal seen here is the memory limit.
+  let watch: NodeJS.Timeout | undefined;
+  const disposal = new Promise<RunOutcome>((resolve) => {
+    watch = setInterval(() => {
+      if (handle.isolate.isDisposed) resolve(memoryOutcome());
+    }, PAUSED_RECHECK);
+  });
 
   // Evaluation settles once the static module graph has run. A rejection is a module that threw
   // before the body started, the engine ending the run, or a stray rejection of user code, which
-  // is dropped: after the body has started, only the envelope reports the run.
+  // is dropped: after the body has started, only the accessor reports the run.
   const evaluated = entry.evaluate({ promise: true, timeout: totalTimeout }).then(
     () => new Promise<never>(() => {}),
     (error: unknown): RunOutcome | Promise<never> => {
-      const ended = terminated(error);
-      if (ended) return ended;
+      const message = error instanceof Error ? error.message : String(error);
+      const rewritten = rewriteEngineTermination(message, engineState());
+      if (rewritten) return rewritten;
+      if (handle.isolate.isDisposed) return memoryOutcome();
       if (options.started()) return new Promise<never>(() => {});
-      return { error: error instanceof Error ? error.message : String(error) };
+      return { error: message };
     },
   );
 
-  return Promise.race([delivered, evaluated, hostExpiry]);
+  try {
+    return await Promise.race([
+      options.delivered.then((answer) => coded(parseEnvelope(answer))),
+      evaluated,
+      hostExpiry,
+      disposal,
+    ]);
+  } finally {
+    clearInterval(watch);
+  }
 }
