@@ -159,7 +159,7 @@ export const RUNTIME_GLOBALS: readonly string[] = [
   'addEventListener',
   'removeEventListener',
   'dispatchEvent',
-  'reportException',
+  'reportError',
   'AbortController',
   'AbortSignal',
   'Headers',
