@@ -1,7 +1,8 @@
 /**
  * The runtime bundle's entry. tools/executor/generate-runtime-bundle.ts bundles this file into
  * RUNTIME_SOURCE, and the executor runs it once per process to make the V8 startup snapshot every
- * isolate is restored from. Loading it installs every global that needs nothing from the host.
+ * isolate is restored from. Loading it installs every global that needs nothing from the host, in
+ * the order of INSTALLERS (later interfaces build on earlier ones).
  *
  * Three pieces of state cannot be made while the snapshot is made, so they are installed in a
  * second step, by the __hostBindings handshake the sandbox calls in every restored isolate
@@ -16,21 +17,32 @@
  */
 import { atob, btoa } from './base64.ts';
 import { refuseCodeGeneration } from './code-generation.ts';
-import { getRandomValues, randomUUID } from './crypto-random.ts';
+import { installCrypto } from './crypto/index.ts';
 import { DOMException } from './dom-exception.ts';
+import { installEncoding } from './encoding/index.ts';
 import { exposeInterface, exposeMember } from './global-scope.ts';
 import { connectHost, type HostBindings } from './host.ts';
 import { assertRequestScope, scope } from './internals.ts';
 import { startClock } from './performance.ts';
 import { ObjectDefineProperty } from './primordials.ts';
 import { reportException } from './report-exception.ts';
+import { installUrl } from './url/index.ts';
 
-exposeInterface('DOMException', DOMException);
-exposeMember('atob', atob);
-exposeMember('btoa', btoa);
-exposeMember('self', globalThis);
-exposeMember('crypto', { getRandomValues, randomUUID });
+const INSTALLERS: readonly (() => void)[] = [
+  () => {
+    exposeInterface('DOMException', DOMException);
+    exposeMember('atob', atob);
+    exposeMember('btoa', btoa);
+    exposeMember('self', globalThis);
+  },
+  installEncoding,
+  installUrl,
+  installCrypto,
+];
 
+for (const install of INSTALLERS) install();
+
+/** The second step: the state a snapshot cannot hold, installed in every restored isolate. */
 function secondStep(bindings: HostBindings): void {
   delete (globalThis as { __hostBindings?: unknown }).__hostBindings;
   startClock();

@@ -24,6 +24,10 @@ export const ObjectFreeze = Object.freeze;
 export const ObjectGetPrototypeOf = Object.getPrototypeOf;
 export const ObjectSetPrototypeOf = Object.setPrototypeOf;
 export const ObjectHasOwn = Object.hasOwn;
+export const ObjectGetOwnPropertyNames = Object.getOwnPropertyNames;
+export const ObjectKeys = Object.keys;
+export const ObjectEntries = Object.entries;
+export const ObjectFromEntries = Object.fromEntries;
 export const ObjectPrototypeToString = uncurryThis(Object.prototype.toString);
 
 export const ArrayIsArray = Array.isArray;
@@ -39,6 +43,16 @@ export const ArrayPrototypeJoin = uncurryThis(Array.prototype.join) as (
 export const StringFromCharCode = String.fromCharCode;
 export const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt);
 export const StringPrototypeSlice = uncurryThis(String.prototype.slice);
+export const StringPrototypeToWellFormed = uncurryThis(String.prototype.toWellFormed);
+export const StringPrototypeIndexOf = uncurryThis(String.prototype.indexOf);
+export const StringPrototypeStartsWith = uncurryThis(String.prototype.startsWith);
+export const StringPrototypeTrim = uncurryThis(String.prototype.trim);
+export const StringPrototypeToUpperCase = uncurryThis(String.prototype.toUpperCase);
+export const StringPrototypeSplit = uncurryThis(String.prototype.split) as (
+  text: string,
+  separator: string | RegExp,
+  limit?: number,
+) => string[];
 export const StringPrototypeToLowerCase = uncurryThis(String.prototype.toLowerCase);
 export const StringPrototypeReplace = uncurryThis(String.prototype.replace) as unknown as (
   text: string,
@@ -49,6 +63,8 @@ export const StringPrototypeReplace = uncurryThis(String.prototype.replace) as u
 export const RegExpPrototypeTest = uncurryThis(RegExp.prototype.test);
 
 export const NumberIsNaN = Number.isNaN;
+export const NumberIsFinite = Number.isFinite;
+export const MathTrunc = Math.trunc;
 export const MathFloor = Math.floor;
 export const MathMin = Math.min;
 export const MathMax = Math.max;
@@ -83,6 +99,40 @@ export const TypedArrayPrototypeSet = uncurryThis(
   (TypedArrayPrototype as { set: (this: Uint8Array, source: ArrayLike<number>, offset?: number) => void })
     .set,
 );
+
+const getter = (target: object, key: PropertyKey) =>
+  uncurryThis(getOwnPropertyDescriptor(target, key)?.get as (this: unknown) => unknown);
+export const ArrayBufferPrototypeGetByteLength = getter(ArrayBuffer.prototype, 'byteLength') as (
+  value: unknown,
+) => number;
+export const ArrayBufferPrototypeSlice = uncurryThis(ArrayBuffer.prototype.slice) as (
+  buffer: ArrayBuffer,
+  begin?: number,
+  end?: number,
+) => ArrayBuffer;
+export const DataViewPrototypeGetBuffer = getter(DataView.prototype, 'buffer') as (
+  value: unknown,
+) => ArrayBufferLike;
+export const DataViewPrototypeGetByteOffset = getter(DataView.prototype, 'byteOffset') as (
+  value: unknown,
+) => number;
+export const DataViewPrototypeGetByteLength = getter(DataView.prototype, 'byteLength') as (
+  value: unknown,
+) => number;
+export const TypedArrayPrototypeSubarray = uncurryThis(
+  (TypedArrayPrototype as { subarray: (this: Uint8Array, begin?: number, end?: number) => Uint8Array })
+    .subarray,
+);
+export const TypedArrayPrototypeSlice = uncurryThis(
+  (TypedArrayPrototype as { slice: (this: Uint8Array, begin?: number, end?: number) => Uint8Array }).slice,
+);
+
+export const MapCtor = Map;
+export const SetCtor = Set;
+export const WeakMapCtor = WeakMap;
+export const SymbolCtor = Symbol;
+export const SymbolIterator = Symbol.iterator;
+export const SymbolAsyncIterator = Symbol.asyncIterator;
 
 export const JSONStringify = JSON.stringify;
 export const JSONParse = JSON.parse;

@@ -1,8 +1,38 @@
 /**
- * The WebIDL pieces every interface shares: argument counts and the conversions, with the error
- * texts workerd writes (https://webidl.spec.whatwg.org/#es-type-mapping).
+ * The WebIDL pieces every interface shares (https://webidl.spec.whatwg.org/#es-type-mapping):
+ * argument counts, conversions, brand checks and the shape an interface presents to user code,
+ * with the error texts workerd writes. Interfaces call these instead of converting by hand, so
+ * a TypeError reads the same everywhere.
  */
-import { TypeErrorCtor } from './primordials.ts';
+import {
+  ArrayBufferPrototypeGetByteLength,
+  DataViewPrototypeGetBuffer,
+  DataViewPrototypeGetByteLength,
+  DataViewPrototypeGetByteOffset,
+  MathTrunc,
+  NumberIsFinite,
+  ObjectDefineProperty,
+  ObjectGetOwnPropertyNames,
+  ReflectGetOwnPropertyDescriptor,
+  StringPrototypeCharCodeAt,
+  StringPrototypeToWellFormed,
+  TypedArrayPrototypeGetBuffer,
+  TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeGetByteOffset,
+  TypedArrayPrototypeGetSymbolToStringTag,
+  TypeErrorCtor,
+  Uint8ArrayCtor,
+} from './primordials.ts';
+
+export const GLOBAL_SCOPE = 'ServiceWorkerGlobalScope';
+
+/** workerd's text for a method called on an object that is not an instance of its interface. */
+export const ILLEGAL_INVOCATION_MESSAGE =
+  'Illegal invocation: function called with incorrect `this` reference. See https://developers.cloudflare.com/workers/observability/errors/#illegal-invocation-errors for details.';
+
+export function illegalInvocation(): TypeError {
+  return new TypeErrorCtor(ILLEGAL_INVOCATION_MESSAGE);
+}
 
 /** Throws workerd's TypeError when an operation got fewer arguments than it requires. */
 export function requireArguments(count: number, required: number, operation: string, owner: string): void {
@@ -13,9 +43,129 @@ export function requireArguments(count: number, required: number, operation: str
   }
 }
 
+/** The TypeError for an argument that is not of the type an operation requires. */
+export function argumentTypeError(
+  operation: string,
+  owner: string,
+  position: number,
+  type: string,
+): TypeError {
+  return new TypeErrorCtor(
+    `Failed to execute '${operation}' on '${owner}': parameter ${position} is not of type '${type}'.`,
+  );
+}
+
 /** DOMString: ToString, which throws a TypeError for a Symbol as the language does. */
 export function toDOMString(value: unknown): string {
   return `${value as string}`;
 }
 
-export const GLOBAL_SCOPE = 'ServiceWorkerGlobalScope';
+/** USVString: a DOMString with lone surrogates replaced by U+FFFD. */
+export function toUSVString(value: unknown): string {
+  return StringPrototypeToWellFormed(toDOMString(value));
+}
+
+/** ByteString: a DOMString whose every code unit is at most 0xFF. */
+export function toByteString(value: unknown, onInvalid: () => Error): string {
+  const text = toDOMString(value);
+  for (let index = 0; index < text.length; index++) {
+    if (StringPrototypeCharCodeAt(text, index) > 0xff) throw onInvalid();
+  }
+  return text;
+}
+
+export function toBoolean(value: unknown): boolean {
+  return !!value;
+}
+
+/**
+ * The integer types (https://webidl.spec.whatwg.org/#abstract-opdef-converttoint): modulo
+ * conversion by default, or the [EnforceRange] / [Clamp] variants.
+ */
+export function toInteger(
+  value: unknown,
+  bits: 8 | 16 | 32 | 64,
+  signed: boolean,
+  options: { enforceRange?: boolean; clamp?: boolean; context?: string } = {},
+): number {
+  const upper = bits === 64 ? 2 ** 53 - 1 : signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1;
+  const lower = bits === 64 ? (signed ? -(2 ** 53) + 1 : 0) : signed ? -(2 ** (bits - 1)) : 0;
+  let number = +(value as number);
+  if (number === 0) number = 0;
+  if (options.enforceRange) {
+    if (!NumberIsFinite(number)) {
+      throw new TypeErrorCtor(`${options.context ?? 'Value'} is not a finite number.`);
+    }
+    number = MathTrunc(number);
+    if (number < lower || number > upper) {
+      throw new TypeErrorCtor(`${options.context ?? 'Value'} is outside the range [${lower}, ${upper}].`);
+    }
+    return number;
+  }
+  if (options.clamp && !Number.isNaN(number)) {
+    number = Math.min(Math.max(number, lower), upper);
+    const floor = Math.floor(number);
+    const rounded = number - floor > 0.5 || (number - floor === 0.5 && floor % 2 !== 0) ? floor + 1 : floor;
+    return rounded === 0 ? 0 : rounded;
+  }
+  if (!NumberIsFinite(number)) return 0;
+  number = MathTrunc(number);
+  if (bits === 64) return number;
+  const modulo = 2 ** bits;
+  number = ((number % modulo) + modulo) % modulo;
+  if (signed && number >= 2 ** (bits - 1)) number -= modulo;
+  return number === 0 ? 0 : number;
+}
+
+/** The bytes an ArrayBuffer, typed array or DataView covers, or undefined for anything else. */
+export function bufferSourceBytes(value: unknown): Uint8Array | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (TypedArrayPrototypeGetSymbolToStringTag(value) !== undefined) {
+    return new Uint8ArrayCtor(
+      TypedArrayPrototypeGetBuffer(value) as ArrayBuffer,
+      TypedArrayPrototypeGetByteOffset(value),
+      TypedArrayPrototypeGetByteLength(value),
+    );
+  }
+  try {
+    return new Uint8ArrayCtor(
+      DataViewPrototypeGetBuffer(value) as ArrayBuffer,
+      DataViewPrototypeGetByteOffset(value),
+      DataViewPrototypeGetByteLength(value),
+    );
+  } catch {}
+  try {
+    ArrayBufferPrototypeGetByteLength(value);
+    return new Uint8ArrayCtor(value as ArrayBuffer);
+  } catch {}
+  return undefined;
+}
+
+/** Whether `value` is an ArrayBuffer, a typed array or a DataView. */
+export function isBufferSource(value: unknown): boolean {
+  return bufferSourceBytes(value) !== undefined;
+}
+
+/**
+ * Gives an interface the shape WebIDL gives it: `Symbol.toStringTag` on the prototype, and every
+ * method and accessor of the prototype enumerable (classes make them non-enumerable). Call it once,
+ * after the class is defined.
+ */
+export function defineInterface(
+  target: { prototype: object; name: string },
+  name: string = target.name,
+): void {
+  const prototype = target.prototype as Record<string, unknown>;
+  for (const key of ObjectGetOwnPropertyNames(prototype)) {
+    if (key === 'constructor') continue;
+    const descriptor = ReflectGetOwnPropertyDescriptor(prototype, key);
+    if (descriptor === undefined) continue;
+    ObjectDefineProperty(prototype, key, { ...descriptor, enumerable: true });
+  }
+  ObjectDefineProperty(prototype, Symbol.toStringTag, {
+    value: name,
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
+}

@@ -10,6 +10,7 @@ import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
 import { ClockSlot } from './clock.ts';
 import type { ConsoleCapture } from './console.ts';
+import { subtleReference } from './crypto.ts';
 import { createDispatchState, type DispatchState, encodeFrame, hostDispatch } from './dispatch.ts';
 import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
 import { createIsolate, type IsolateHandle } from './isolate.ts';
@@ -71,7 +72,11 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       expire: () => expire(),
       delivered,
     };
-    const runtime: RuntimeReferences = { ...randomReferences(), ...options.references?.(slots, handle) };
+    const runtime: RuntimeReferences = {
+      ...randomReferences(),
+      performSubtleOperation: subtleReference(handle),
+      ...options.references?.(slots, handle),
+    };
     // Every install step is one call of the snapshot's __prepareSandbox (sandbox-source.ts), with
     // the host reference each step needs: no reference is ever published under a global name.
     const prepare = handle.jail.getSync('__prepareSandbox', { reference: true }) as ivm.Reference<

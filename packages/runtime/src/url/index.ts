@@ -1,0 +1,3 @@
+/** URL and URLSearchParams (https://url.spec.whatwg.org/). */
+
+export function installUrl(): void {}
