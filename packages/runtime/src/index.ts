@@ -15,17 +15,24 @@
  *   3. the closures over the host references: a Reference is a handle into the host process, which
  *      V8 cannot serialize (it aborts the process trying).
  */
+import { AbortController, AbortSignal } from './abort/abort-signal.ts';
 import { atob, btoa } from './base64.ts';
 import { refuseCodeGeneration } from './code-generation.ts';
 import { installCrypto } from './crypto/index.ts';
 import { DOMException } from './dom-exception.ts';
 import { installEncoding } from './encoding/index.ts';
+import { CustomEvent, ErrorEvent, PromiseRejectionEvent } from './events/error-event.ts';
+import { Event } from './events/event.ts';
+import { EventTarget } from './events/event-target.ts';
+import { connectGlobalEvents, installGlobalEvents } from './events/global-events.ts';
 import { exposeInterface, exposeMember } from './global-scope.ts';
 import { connectHost, type HostBindings } from './host.ts';
 import { assertRequestScope, scope } from './internals.ts';
-import { startClock } from './performance.ts';
+import { createNavigator, Navigator } from './navigator.ts';
+import { performance, startClock } from './performance.ts';
 import { ObjectDefineProperty } from './primordials.ts';
 import { reportException } from './report-exception.ts';
+import { registerPlatformInterface, structuredClone } from './structured-clone.ts';
 import { installUrl } from './url/index.ts';
 
 const INSTALLERS: readonly (() => void)[] = [
@@ -34,6 +41,25 @@ const INSTALLERS: readonly (() => void)[] = [
     exposeMember('atob', atob);
     exposeMember('btoa', btoa);
     exposeMember('self', globalThis);
+    exposeMember('structuredClone', structuredClone);
+    exposeMember('performance', performance);
+    exposeInterface('Navigator', Navigator);
+    exposeMember('navigator', createNavigator());
+  },
+  () => {
+    for (const [name, value] of [
+      ['Event', Event],
+      ['EventTarget', EventTarget],
+      ['ErrorEvent', ErrorEvent],
+      ['CustomEvent', CustomEvent],
+      ['PromiseRejectionEvent', PromiseRejectionEvent],
+      ['AbortController', AbortController],
+      ['AbortSignal', AbortSignal],
+    ] as const) {
+      exposeInterface(name, value);
+      registerPlatformInterface(value);
+    }
+    installGlobalEvents();
   },
   installEncoding,
   installUrl,
@@ -46,6 +72,7 @@ for (const install of INSTALLERS) install();
 function secondStep(bindings: HostBindings): void {
   delete (globalThis as { __hostBindings?: unknown }).__hostBindings;
   startClock();
+  connectGlobalEvents();
   connectHost(bindings);
   refuseCodeGeneration();
 }

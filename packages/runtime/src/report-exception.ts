@@ -1,10 +1,25 @@
 /**
  * "Report an exception" (HTML, https://html.spec.whatwg.org/multipage/webappapis.html#report-the-exception):
- * what happens to an error nobody caught in a callback the runtime ran (a timer, a microtask, an
- * event listener). It ends at console.error, as a line the run's logs capture.
+ * what happens to an error nobody caught in a callback the runtime ran (a timer, an event listener,
+ * reportError). An `error` event is fired at the global scope; when no listener canceled it, the
+ * error ends at console.error, as a line the run's logs capture.
  */
 
+/** Fires the error event and answers whether a listener canceled it; set in the second step. */
+let fireErrorEvent: ((error: unknown) => boolean) | undefined;
+
+export function setReporter(reporter: (error: unknown) => boolean): void {
+  fireErrorEvent = reporter;
+}
+
 export function reportException(error: unknown): void {
+  let canceled = false;
+  try {
+    canceled = fireErrorEvent?.(error) ?? false;
+  } catch {
+    // A failing report must not become a second failure.
+  }
+  if (canceled) return;
   const console = (globalThis as { console?: { error?: (...values: unknown[]) => void } }).console;
   try {
     console?.error?.('Uncaught', error);

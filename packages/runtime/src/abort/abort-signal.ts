@@ -1,0 +1,216 @@
+/**
+ * AbortController and AbortSignal (DOM, https://dom.spec.whatwg.org/#interface-abortcontroller):
+ * abort with a reason, AbortSignal.abort, AbortSignal.timeout, AbortSignal.any, throwIfAborted,
+ * and the onabort handler.
+ */
+import { DOMException } from '../dom-exception.ts';
+import { Event, eventSlots } from '../events/event.ts';
+import { dispatch, EventTarget, setAbortSignalHooks } from '../events/event-target.ts';
+import { assertRequestScope } from '../internals.ts';
+import { ObjectDefineProperty, ReflectApply, TypeErrorCtor } from '../primordials.ts';
+import { defineInterface, illegalInvocation, requireArguments, toInteger } from '../webidl.ts';
+
+const ABORTED_MESSAGE = 'The operation was aborted';
+const TIMED_OUT_MESSAGE = 'The operation was aborted due to timeout';
+
+let constructing = false;
+
+/** Module-only access for fetch, streams and the controller. */
+export let abortSlots: {
+  create(): AbortSignal;
+  signalAbort(signal: AbortSignal, reason: unknown): void;
+  onAbort(signal: AbortSignal, algorithm: () => void): void;
+};
+
+export class AbortSignal extends EventTarget {
+  #aborted = false;
+  #reason: unknown = undefined;
+  #algorithms: (() => void)[] = [];
+  #onabort: ((event: Event) => unknown) | null = null;
+  #onabortListener: ((event: Event) => unknown) | undefined;
+  /** For a signal made by AbortSignal.any: the signals it follows. */
+  #sources: AbortSignal[] = [];
+  /** For a source signal: the dependent signals that follow it. */
+  #dependents = new Set<AbortSignal>();
+
+  constructor() {
+    if (!constructing) throw new TypeErrorCtor('Illegal constructor');
+    super();
+  }
+
+  static #check(value: unknown): AbortSignal {
+    if (typeof value !== 'object' || value === null || !(#aborted in value)) throw illegalInvocation();
+    return value as AbortSignal;
+  }
+
+  static #create(): AbortSignal {
+    constructing = true;
+    try {
+      return new AbortSignal();
+    } finally {
+      constructing = false;
+    }
+  }
+
+  /** https://dom.spec.whatwg.org/#abortsignal-signal-abort */
+  static #signalAbort(signal: AbortSignal, reason: unknown): void {
+    // 1. If signal is aborted, then return.
+    if (signal.#aborted) return;
+    // 2. Set signal's abort reason to reason if it is given; otherwise to a new "AbortError" DOMException.
+    signal.#aborted = true;
+    signal.#reason = reason === undefined ? new DOMException(ABORTED_MESSAGE, 'AbortError') : reason;
+    // 3-4. Collect the dependent signals to abort, and abort them with the same reason.
+    const dependents: AbortSignal[] = [];
+    for (const dependent of signal.#dependents) {
+      if (!dependent.#aborted) {
+        dependent.#aborted = true;
+        dependent.#reason = signal.#reason;
+        dependents.push(dependent);
+      }
+    }
+    // 5-6. Run the abort steps for signal, then for each dependent.
+    AbortSignal.#runAbortSteps(signal);
+    for (const dependent of dependents) AbortSignal.#runAbortSteps(dependent);
+  }
+
+  static #runAbortSteps(signal: AbortSignal): void {
+    const algorithms = signal.#algorithms;
+    signal.#algorithms = [];
+    for (const algorithm of algorithms) {
+      try {
+        algorithm();
+      } catch {}
+    }
+    const event = new Event('abort');
+    eventSlots.setTrusted(event);
+    dispatch(signal, event);
+  }
+
+  static {
+    setAbortSignalHooks({
+      isSignal: (value) => typeof value === 'object' && value !== null && #aborted in value,
+      aborted: (signal) => (signal as AbortSignal).#aborted,
+      onAbort: (signal, algorithm) => (signal as AbortSignal).#algorithms.push(algorithm),
+    });
+    abortSlots = {
+      create: () => AbortSignal.#create(),
+      signalAbort: (signal, reason) => AbortSignal.#signalAbort(signal, reason),
+      onAbort: (signal, algorithm) => {
+        if (signal.#aborted) return;
+        signal.#algorithms.push(algorithm);
+      },
+    };
+  }
+
+  static abort(reason?: unknown): AbortSignal {
+    const signal = AbortSignal.#create();
+    AbortSignal.#signalAbort(signal, reason);
+    return signal;
+  }
+
+  static timeout(milliseconds: number): AbortSignal {
+    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
+    requireArguments(arguments.length, 1, 'timeout', 'AbortSignal');
+    const delay = toInteger(milliseconds, 64, false, {
+      enforceRange: true,
+      context: "Failed to execute 'timeout' on 'AbortSignal': Value",
+    });
+    assertRequestScope();
+    const signal = AbortSignal.#create();
+    const setTimeoutNow = (globalThis as { setTimeout?: (callback: () => void, ms: number) => unknown })
+      .setTimeout;
+    setTimeoutNow?.(
+      () => AbortSignal.#signalAbort(signal, new DOMException(TIMED_OUT_MESSAGE, 'TimeoutError')),
+      delay,
+    );
+    return signal;
+  }
+
+  static any(signals: Iterable<AbortSignal>): AbortSignal {
+    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
+    requireArguments(arguments.length, 1, 'any', 'AbortSignal');
+    const list: AbortSignal[] = [];
+    for (const signal of signals) {
+      if (typeof signal !== 'object' || signal === null || !(#aborted in signal)) {
+        throw new TypeErrorCtor(
+          "Failed to execute 'any' on 'AbortSignal': Failed to convert value to 'AbortSignal'.",
+        );
+      }
+      list.push(signal);
+    }
+    const result = AbortSignal.#create();
+    // https://dom.spec.whatwg.org/#create-a-dependent-abort-signal
+    for (const signal of list) {
+      if (signal.#aborted) {
+        result.#aborted = true;
+        result.#reason = signal.#reason;
+        return result;
+      }
+    }
+    for (const signal of list) {
+      const sources = signal.#sources.length > 0 ? signal.#sources : [signal];
+      for (const source of sources) {
+        if (!result.#sources.includes(source)) {
+          result.#sources.push(source);
+          source.#dependents.add(result);
+        }
+      }
+    }
+    return result;
+  }
+
+  get aborted(): boolean {
+    return AbortSignal.#check(this).#aborted;
+  }
+
+  get reason(): unknown {
+    return AbortSignal.#check(this).#reason;
+  }
+
+  throwIfAborted(): void {
+    const signal = AbortSignal.#check(this);
+    if (signal.#aborted) throw signal.#reason;
+  }
+
+  get onabort(): ((event: Event) => unknown) | null {
+    return AbortSignal.#check(this).#onabort;
+  }
+
+  set onabort(handler: ((event: Event) => unknown) | null) {
+    const signal = AbortSignal.#check(this);
+    signal.#onabort =
+      typeof handler === 'function' || (typeof handler === 'object' && handler !== null) ? handler : null;
+    if (signal.#onabortListener === undefined) {
+      signal.#onabortListener = (event) => {
+        const current = signal.#onabort;
+        if (typeof current === 'function') return ReflectApply(current, signal, [event]);
+      };
+      signal.addEventListener('abort', signal.#onabortListener);
+    }
+  }
+}
+
+export class AbortController {
+  #signal: AbortSignal;
+
+  constructor() {
+    this.#signal = abortSlots.create();
+  }
+
+  static #check(value: unknown): AbortController {
+    if (typeof value !== 'object' || value === null || !(#signal in value)) throw illegalInvocation();
+    return value as AbortController;
+  }
+
+  get signal(): AbortSignal {
+    return AbortController.#check(this).#signal;
+  }
+
+  abort(reason?: unknown): void {
+    abortSlots.signalAbort(AbortController.#check(this).#signal, reason);
+  }
+}
+
+defineInterface(AbortSignal);
+defineInterface(AbortController);
+ObjectDefineProperty(AbortSignal, 'length', { value: 0 });
