@@ -15,16 +15,18 @@
  *   3. the closures over the host references: a Reference is a handle into the host process, which
  *      V8 cannot serialize (it aborts the process trying).
  */
+// First: libraries below read DOMException off the global object when they load.
+import './dom-exception-global.ts';
 import { AbortController, AbortSignal } from './abort/abort-signal.ts';
 import { atob, btoa } from './base64.ts';
 import { refuseCodeGeneration } from './code-generation.ts';
 import { installCrypto } from './crypto/index.ts';
-import { DOMException } from './dom-exception.ts';
 import { installEncoding } from './encoding/index.ts';
 import { CustomEvent, ErrorEvent, PromiseRejectionEvent } from './events/error-event.ts';
 import { Event } from './events/event.ts';
 import { EventTarget } from './events/event-target.ts';
 import { connectGlobalEvents, installGlobalEvents } from './events/global-events.ts';
+import { installFetch } from './fetch/index.ts';
 import { exposeInterface, exposeMember } from './global-scope.ts';
 import { connectHost, type HostBindings } from './host.ts';
 import { assertRequestScope, scope } from './internals.ts';
@@ -32,12 +34,12 @@ import { createNavigator, Navigator } from './navigator.ts';
 import { performance, startClock } from './performance.ts';
 import { ObjectDefineProperty } from './primordials.ts';
 import { reportException } from './report-exception.ts';
+import { installStreams } from './streams/index.ts';
 import { registerPlatformInterface, structuredClone } from './structured-clone.ts';
 import { installUrl } from './url/index.ts';
 
 const INSTALLERS: readonly (() => void)[] = [
   () => {
-    exposeInterface('DOMException', DOMException);
     exposeMember('atob', atob);
     exposeMember('btoa', btoa);
     exposeMember('self', globalThis);
@@ -61,8 +63,10 @@ const INSTALLERS: readonly (() => void)[] = [
     }
     installGlobalEvents();
   },
+  installStreams,
   installEncoding,
   installUrl,
+  installFetch,
   installCrypto,
 ];
 

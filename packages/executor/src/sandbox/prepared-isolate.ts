@@ -12,6 +12,7 @@ import { ClockSlot } from './clock.ts';
 import type { ConsoleCapture } from './console.ts';
 import { subtleReference } from './crypto.ts';
 import { createDispatchState, type DispatchState, encodeFrame, hostDispatch } from './dispatch.ts';
+import { hostSendRequest, type Performer } from './fetch.ts';
 import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
 import { createIsolate, type IsolateHandle } from './isolate.ts';
 import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
@@ -29,6 +30,10 @@ export interface RunSlots {
   readonly loaded: Set<number>;
   /** Resolves the isolate's __timeoutExpired. */
   expire: () => void;
+  /** How this run's fetch reaches the network; undefined until a request arrives and after it ends. */
+  outbound: Performer | undefined;
+  /** Cancels every outbound request still in flight. */
+  abortOutbound: () => void;
   /** Settles with what the entry assigned to __resultJson, the moment it does. */
   readonly delivered: Promise<unknown>;
 }
@@ -71,10 +76,18 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       loaded: new Set(),
       expire: () => expire(),
       delivered,
+      outbound: undefined,
+      abortOutbound: () => {},
     };
+    const outbound = hostSendRequest(
+      () => slots.outbound,
+      () => !handle.isolate.isDisposed,
+    );
+    slots.abortOutbound = outbound.abortAll;
     const runtime: RuntimeReferences = {
       ...randomReferences(),
       performSubtleOperation: subtleReference(handle),
+      sendRequest: new ivm.Reference(outbound.send),
       ...options.references?.(slots, handle),
     };
     // Every install step is one call of the snapshot's __prepareSandbox (sandbox-source.ts), with

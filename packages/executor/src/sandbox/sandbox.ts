@@ -23,6 +23,7 @@ import { BoundedCodeCache, type CodeCache } from './code-cache.ts';
 import { ConsoleCapture } from './console.ts';
 import type { DispatchFunction } from './dispatch.ts';
 import { buildEntrySource } from './entry.ts';
+import { chooseOutbound, type Outbound } from './fetch.ts';
 import { disposeIsolate, type EngineReport } from './isolate.ts';
 import { buildModuleMap } from './module-map.ts';
 import { linkModules } from './modules.ts';
@@ -46,6 +47,13 @@ export interface SandboxExecuteRequest {
   readonly countHostWaits?: boolean;
   /** Outermost edges of waits on the caller, for the layer above to pause with the run. */
   readonly onHostWaitChanged?: (waiting: boolean) => void;
+  /**
+   * How fetch reaches the network: null refuses, a function proxies through the caller, undefined
+   * written explicitly performs natively. A request without the key gets null (no network).
+   */
+  readonly outbound?: Outbound;
+  /** Let native requests reach link-local addresses (cloud metadata endpoints). Off by default. */
+  readonly allowLinkLocal?: boolean;
   /** Aborting disposes the isolate at once; the envelope comes back with code CANCELLED. */
   readonly signal?: AbortSignal;
 }
@@ -141,7 +149,10 @@ export class Sandbox {
       slots.clock.set(clock);
       // 5. The console sink.
       slots.console = capture;
-      // 6 and 7: the runtime and the timers were installed when the isolate was prepared.
+      // 6. The outbound choice (the runtime and, 7., the timers were installed when the isolate was prepared).
+      slots.outbound = chooseOutbound('outbound' in request ? request.outbound : null, slots.clock, {
+        allowLinkLocal: request.allowLinkLocal === true,
+      });
       // 8. The caller's dispatch, pausing the clock while it runs.
       slots.dispatch.dispatch = request.dispatch ? wrapHostWait(slots.clock, request.dispatch) : undefined;
       // 9. The entry module around the request's imports and arrow.
@@ -192,6 +203,8 @@ export class Sandbox {
       // Guard off, clock slot emptied, clock released, and only then dispose: a host call settling
       // late meets a released clock instead of a disposed isolate.
       slots.dispatch.completed = true;
+      slots.outbound = undefined;
+      slots.abortOutbound();
       slots.clock.clear();
       clock?.release();
       slots.timers.cancelAll();

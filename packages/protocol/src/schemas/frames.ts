@@ -18,6 +18,10 @@ export const HttpRequestSchema = z.strictObject({
   url: z.string({ error: 'must be a string' }),
   headers: HeaderPairsSchema,
   body: BytesSchema.nullable(),
+  /** How the requester wants redirects handled: followed (the default), returned as they are, or refused. */
+  redirect: z
+    .enum(['follow', 'manual', 'error'], { error: "must be one of 'follow', 'manual', 'error'" })
+    .optional(),
 });
 export type HttpRequest = z.infer<typeof HttpRequestSchema>;
 

@@ -1,0 +1,235 @@
+/**
+ * The host's half of outbound fetch. chooseOutbound turns the request's outbound setting into one
+ * function of the wire request: null refuses without reading the request; a function the caller
+ * supplied is used as it stands (wrapped to pause the run clock: the caller bounds its own
+ * function); undefined has the executor perform the request natively. Both states that perform a
+ * request measure it first against PAYLOAD_LIMIT, whatever transport follows.
+ *
+ * Native requests never reach link-local addresses (169.254.0.0/16, fe80::/10: cloud metadata
+ * endpoints) unless allowed, follow at most 20 redirects with the same check on each hop, and stop
+ * reading a response past PAYLOAD_LIMIT.
+ */
+import { lookup as dnsLookup } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import zlib from 'node:zlib';
+import {
+  type HttpRequest,
+  type HttpResponse,
+  HttpResponseSchema,
+  OutboundDisabledError,
+  PAYLOAD_LIMIT,
+  PayloadTooLargeError,
+  validate,
+} from '@supolka/codemode-protocol';
+import { type ClockSlot, wrapHostWait } from './clock.ts';
+import { errorText } from './dispatch.ts';
+
+/** The caller's function for proxied outbound: it performs the request and answers the response. */
+export type OutboundFunction = (
+  request: HttpRequest,
+  init: { signal: AbortSignal },
+) => Promise<HttpResponse> | HttpResponse;
+
+/** The tri-state: null disables, a function proxies, undefined performs natively. */
+export type Outbound = OutboundFunction | null | undefined;
+
+export type Performer = (request: HttpRequest, signal: AbortSignal) => Promise<HttpResponse>;
+
+export interface NativeOptions {
+  /** Let native requests reach link-local addresses (cloud metadata endpoints); off by default. */
+  readonly allowLinkLocal?: boolean;
+}
+
+export const MAX_REDIRECTS = 20;
+
+/** Counts the URL, every header name and value, and the body bytes; refuses a request past PAYLOAD_LIMIT. */
+export function measureRequest(request: HttpRequest): void {
+  let size = request.url.length + (request.body?.byteLength ?? 0);
+  for (const [name, value] of request.headers) size += name.length + value.length;
+  if (size > PAYLOAD_LIMIT) throw new PayloadTooLargeError('outbound request', size, PAYLOAD_LIMIT);
+}
+
+export function chooseOutbound(outbound: Outbound, slot: ClockSlot, options: NativeOptions = {}): Performer {
+  if (outbound === null) return () => Promise.reject(new OutboundDisabledError());
+  if (typeof outbound === 'function') {
+    const proxied = wrapHostWait(slot, async (request: HttpRequest, signal: AbortSignal) =>
+      // The caller's answer is checked like any message: a broken one is a clear error, not a crash.
+      validate(HttpResponseSchema, await outbound(request, { signal }), 'outbound response'),
+    );
+    return async (request, signal) => {
+      measureRequest(request);
+      return proxied(request, signal);
+    };
+  }
+  return async (request, signal) => {
+    measureRequest(request);
+    return nativeFetch(request, signal, options);
+  };
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Performs `request` with node:http(s), every connection's address checked as it is resolved. */
+export async function nativeFetch(
+  request: HttpRequest,
+  signal: AbortSignal,
+  options: NativeOptions = {},
+): Promise<HttpResponse> {
+  let current = request;
+  for (let hop = 0; ; hop++) {
+    const response = await send(current, signal, options);
+    const location = response.headers.find(([name]) => name.toLowerCase() === 'location')?.[1];
+    if (!REDIRECTS.has(response.status) || location === undefined || current.redirect === 'manual') {
+      return hop === 0 ? response : { ...response, redirected: true };
+    }
+    if (current.redirect === 'error')
+      throw new TypeError(`Fetch to ${current.url} was redirected while redirect is 'error'.`);
+    if (hop >= MAX_REDIRECTS)
+      throw new TypeError(`Too many redirects: more than ${MAX_REDIRECTS} from ${request.url}.`);
+    const next = new URL(location, current.url);
+    if (next.protocol !== 'http:' && next.protocol !== 'https:')
+      throw new TypeError(`Fetch API cannot load: ${next.href}`);
+    // https://fetch.spec.whatwg.org/#http-redirect-fetch, step 12: 303, and 301/302 after POST, become GET without a body.
+    const becomesGet =
+      response.status === 303
+        ? current.method !== 'HEAD'
+        : (response.status === 301 || response.status === 302) && current.method === 'POST';
+    current = {
+      ...current,
+      url: next.href,
+      ...(becomesGet
+        ? {
+            method: 'GET',
+            body: null,
+            headers: current.headers.filter(([name]) => !/^(content-|transfer-encoding$)/i.test(name)),
+          }
+        : {}),
+    };
+  }
+}
+
+/** Whether an address is link-local: 169.254.0.0/16, fe80::/10, or an IPv4-mapped form of the former. */
+export function isLinkLocal(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const ip = mapped?.[1] ?? address;
+  if (isIP(ip) === 4) return ip.startsWith('169.254.');
+  if (isIP(ip) === 6) return /^fe[89ab][0-9a-f]:/i.test(ip);
+  return false;
+}
+
+function refusal(host: string): Error {
+  return new TypeError(`Outbound requests to link-local addresses are refused (${host}).`);
+}
+
+function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions): Promise<HttpResponse> {
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const url = new URL(request.url);
+    const hostname = url.hostname.replace(/^\[|\]$/g, '');
+    if (!options.allowLinkLocal && isLinkLocal(hostname)) {
+      reject(refusal(hostname));
+      return;
+    }
+    const client = url.protocol === 'https:' ? https : http;
+    const headers: [string, string][] = request.headers.filter(([name]) => name.toLowerCase() !== 'host');
+    if (!headers.some(([name]) => name.toLowerCase() === 'accept-encoding'))
+      headers.push(['accept-encoding', 'gzip, deflate, br']);
+    const outgoing = client.request(
+      url,
+      {
+        method: request.method,
+        headers: headers.flat(),
+        signal,
+        lookup: (host, lookupOptions, callback) =>
+          dnsLookup(host, { ...lookupOptions, all: true }, (error, addresses) => {
+            if (error) return callback(error, '', 4);
+            const list = addresses as { address: string; family: number }[];
+            if (!options.allowLinkLocal && list.some(({ address }) => isLinkLocal(address))) {
+              return callback(refusal(host), '', 4);
+            }
+            if ((lookupOptions as { all?: boolean }).all)
+              return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+            const first = list[0] as { address: string; family: number };
+            callback(null, first.address, first.family);
+          }),
+      },
+      (incoming) => {
+        const status = incoming.statusCode ?? 0;
+        const pairs: [string, string][] = [];
+        for (let index = 0; index < incoming.rawHeaders.length; index += 2) {
+          pairs.push([incoming.rawHeaders[index] as string, incoming.rawHeaders[index + 1] as string]);
+        }
+        const encoding = (incoming.headers['content-encoding'] ?? '').toLowerCase();
+        const decoder =
+          encoding === 'gzip' || encoding === 'x-gzip'
+            ? zlib.createGunzip()
+            : encoding === 'deflate'
+              ? zlib.createInflate()
+              : encoding === 'br'
+                ? zlib.createBrotliDecompress()
+                : undefined;
+        const stream = decoder ? incoming.pipe(decoder) : incoming;
+        const chunks: Buffer[] = [];
+        let received = 0;
+        stream.on('data', (chunk: Buffer) => {
+          received += chunk.byteLength;
+          if (received > PAYLOAD_LIMIT) {
+            outgoing.destroy();
+            stream.destroy();
+            reject(new PayloadTooLargeError('outbound response', received, PAYLOAD_LIMIT));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        stream.on('error', (error) => reject(error));
+        stream.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({
+            status: status < 100 || status > 599 ? 502 : status,
+            statusText: incoming.statusMessage ?? '',
+            // The body arrives decoded, so the encoding and length of the wire no longer describe it.
+            headers: decoder ? pairs.filter(([name]) => !/^content-(encoding|length)$/i.test(name)) : pairs,
+            body:
+              request.method === 'HEAD' || [101, 103, 204, 205, 304].includes(status)
+                ? null
+                : new Uint8Array(body),
+            url: request.url,
+          });
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    if (request.body !== null && request.body.byteLength > 0) outgoing.end(request.body);
+    else outgoing.end();
+  });
+}
+
+/**
+ * The reference the runtime's fetch calls: answers ['returned', response] or ['thrown', text] and
+ * never rejects. `abortAll` cancels what is still in flight when the run ends.
+ */
+export function hostSendRequest(perform: () => Performer | undefined, alive: () => boolean) {
+  const inFlight = new Map<number, AbortController>();
+  const abortAll = () => {
+    for (const controller of inFlight.values()) controller.abort();
+  };
+  const send = async (operation: 'send' | 'abort', id: number, request?: HttpRequest) => {
+    if (operation === 'abort') {
+      inFlight.get(id)?.abort();
+      return ['returned', null];
+    }
+    const performer = perform();
+    if (performer === undefined || !alive()) return ['thrown', 'The execution has ended.'];
+    const controller = new AbortController();
+    inFlight.set(id, controller);
+    try {
+      return ['returned', await performer(request as HttpRequest, controller.signal)];
+    } catch (error) {
+      return ['thrown', errorText(error)];
+    } finally {
+      inFlight.delete(id);
+    }
+  };
+  return { send, abortAll };
+}

@@ -1,0 +1,183 @@
+/**
+ * The body of a Request or Response (Fetch, https://fetch.spec.whatwg.org/#bodies): what each kind
+ * of init becomes, the stream that carries it, and the mixin's readers. A body made from bytes keeps
+ * them until something asks for its stream, so reading it whole never builds a stream at all.
+ */
+
+import { TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
+import { ReadableStream } from '../streams/index.ts';
+import { utf8Decode, utf8Encode } from '../utf8.ts';
+import { bufferSourceBytes, toDOMString } from '../webidl.ts';
+import { Blob, blobBytes, concatBytes, isBlob } from './blob.ts';
+import { formDataSlots, isFormData, parseMultipart, parseUrlEncoded } from './form-data.ts';
+
+export const BODY_USED_MESSAGE =
+  'Body has already been used. It can only be used once. Use tee() first if you need to read it twice.';
+export const STREAM_LOCKED_MESSAGE = 'This ReadableStream is currently locked to a reader.';
+export const STREAM_DISTURBED_MESSAGE =
+  'This ReadableStream is disturbed (has already been read from), and cannot be used as a body.';
+
+type Stream = ReadableStream<Uint8Array> & { locked: boolean };
+
+/** web-streams-polyfill keeps "disturbed" as an own property; the standard's check reads it. */
+function disturbed(stream: Stream): boolean {
+  return (stream as unknown as { _disturbed?: boolean })._disturbed === true;
+}
+
+function streamOf(bytes: Uint8Array): Stream {
+  return new ReadableStream({
+    type: 'bytes',
+    start(controller: { enqueue(chunk: Uint8Array): void; close(): void }) {
+      if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
+      controller.close();
+    },
+  }) as unknown as Stream;
+}
+
+export class Body {
+  /** Known content, while no stream has been made for it. */
+  #bytes: Uint8Array | null;
+  #stream: Stream | null;
+  #consumed = false;
+
+  constructor(bytes: Uint8Array | null, stream: Stream | null = null) {
+    this.#bytes = bytes;
+    this.#stream = stream;
+  }
+
+  get stream(): Stream {
+    if (this.#stream === null) {
+      this.#stream = streamOf(this.#bytes ?? new Uint8ArrayCtor(0));
+      this.#bytes = null;
+    }
+    return this.#stream;
+  }
+
+  get used(): boolean {
+    return this.#consumed || (this.#stream !== null && disturbed(this.#stream));
+  }
+
+  /** The length when it is known without reading. */
+  get knownBytes(): Uint8Array | null {
+    return this.#bytes;
+  }
+
+  /** https://fetch.spec.whatwg.org/#concept-body-consume-body */
+  async consume(): Promise<Uint8Array> {
+    if (this.used) throw new TypeErrorCtor(BODY_USED_MESSAGE);
+    if (this.#stream?.locked) throw new TypeErrorCtor(STREAM_LOCKED_MESSAGE);
+    this.#consumed = true;
+    if (this.#stream === null) return this.#bytes ?? new Uint8ArrayCtor(0);
+    const reader = this.#stream.getReader();
+    const chunks: Uint8Array[] = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const bytes = bufferSourceBytes(value);
+      if (bytes === undefined) throw new TypeErrorCtor('The body stream produced a chunk that is not bytes.');
+      chunks.push(bytes);
+    }
+    return concatBytes(chunks);
+  }
+
+  /** https://fetch.spec.whatwg.org/#concept-body-clone */
+  clone(): Body {
+    if (this.used || this.#stream?.locked) {
+      throw new TypeErrorCtor('This ReadableStream is currently locked to a reader,');
+    }
+    if (this.#stream === null) return new Body(this.#bytes);
+    const [mine, theirs] = this.#stream.tee() as [Stream, Stream];
+    this.#stream = mine;
+    return new Body(null, theirs);
+  }
+}
+
+/** https://fetch.spec.whatwg.org/#concept-bodyinit-extract: the body and the Content-Type it implies. */
+export function extractBody(init: unknown): { body: Body; type: string | null } {
+  if (typeof init === 'string') return { body: new Body(utf8Encode(init)), type: 'text/plain;charset=UTF-8' };
+  if (isBlob(init)) {
+    const type = (init as Blob).type;
+    return { body: new Body(blobBytes(init as Blob).slice()), type: type === '' ? null : type };
+  }
+  const bytes = bufferSourceBytes(init);
+  if (bytes !== undefined) return { body: new Body(bytes.slice()), type: null };
+  if (isFormData(init)) {
+    const { bytes: encoded, boundary } = formDataSlots.serialize(init);
+    return { body: new Body(encoded), type: `multipart/form-data; boundary=${boundary}` };
+  }
+  if (isSearchParams(init)) {
+    return {
+      body: new Body(utf8Encode(String(init))),
+      type: 'application/x-www-form-urlencoded;charset=UTF-8',
+    };
+  }
+  if (isReadableStream(init)) {
+    const stream = init as Stream;
+    if (disturbed(stream)) throw new TypeErrorCtor(STREAM_DISTURBED_MESSAGE);
+    if (stream.locked) throw new TypeErrorCtor(STREAM_LOCKED_MESSAGE);
+    return { body: new Body(null, stream), type: null };
+  }
+  return { body: new Body(utf8Encode(toDOMString(init))), type: 'text/plain;charset=UTF-8' };
+}
+
+function isReadableStream(value: unknown): boolean {
+  return value instanceof ReadableStream;
+}
+
+function isSearchParams(value: unknown): boolean {
+  const URLSearchParams = (globalThis as { URLSearchParams?: abstract new () => unknown }).URLSearchParams;
+  return URLSearchParams !== undefined && value instanceof URLSearchParams;
+}
+
+/** The essence of a Content-Type value: its type/subtype, lowercased; and its boundary parameter. */
+export function parseContentType(value: string | null): { essence: string; boundary: string | undefined } {
+  if (value === null) return { essence: '', boundary: undefined };
+  const [essence = '', ...parameters] = value.split(';');
+  let boundary: string | undefined;
+  for (const parameter of parameters) {
+    const equals = parameter.indexOf('=');
+    if (equals === -1) continue;
+    if (parameter.slice(0, equals).trim().toLowerCase() === 'boundary') {
+      boundary = parameter
+        .slice(equals + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
+    }
+  }
+  return { essence: essence.trim().toLowerCase(), boundary };
+}
+
+/** The Body mixin's readers, over a body getter and the owner's Content-Type. */
+export const bodyReaders = {
+  async arrayBuffer(body: Body): Promise<ArrayBuffer> {
+    const bytes = await body.consume();
+    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+      ? (bytes.buffer as ArrayBuffer)
+      : bytes.slice().buffer;
+  },
+  async bytes(body: Body): Promise<Uint8Array> {
+    return new Uint8ArrayCtor(await bodyReaders.arrayBuffer(body));
+  },
+  async text(body: Body): Promise<string> {
+    return utf8Decode(await body.consume());
+  },
+  async json(body: Body): Promise<unknown> {
+    return JSON.parse(await bodyReaders.text(body));
+  },
+  async blob(body: Body, contentType: string | null): Promise<Blob> {
+    const bytes = await body.consume();
+    return new Blob([bytes], { type: contentType ?? '' });
+  },
+  async formData(body: Body, contentType: string | null): Promise<unknown> {
+    const { essence, boundary } = parseContentType(contentType);
+    if (essence === 'multipart/form-data') {
+      if (boundary === undefined) throw new TypeErrorCtor('The multipart/form-data body has no boundary.');
+      return parseMultipart(await body.consume(), boundary);
+    }
+    if (essence === 'application/x-www-form-urlencoded')
+      return parseUrlEncoded(utf8Decode(await body.consume()));
+    throw new TypeErrorCtor(
+      'Unrecognized Content-Type header value. FormData can only parse the following MIME types: multipart/form-data, application/x-www-form-urlencoded.',
+    );
+  },
+};

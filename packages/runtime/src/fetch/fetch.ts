@@ -1,0 +1,100 @@
+/**
+ * fetch (Fetch, https://fetch.spec.whatwg.org/#fetch-method), over the host's __sendRequest
+ * reference. The request body is read whole and the response body arrives whole: bodies are
+ * buffered across the boundary. The host answers with a frame and never rejects; a thrown frame
+ * becomes a TypeError carrying its text, as a network error does. An aborted signal rejects at
+ * once with its reason and tells the host to cancel the request.
+ */
+import { abortSlots } from '../abort/abort-signal.ts';
+import { hostOf } from '../host.ts';
+import { assertRequestScope } from '../internals.ts';
+import { PromiseCtor, TypeErrorCtor } from '../primordials.ts';
+import { Body } from './body.ts';
+import { headerSlots } from './headers.ts';
+import { Request, type RequestInit, requestSlots } from './request.ts';
+import { type Response, responseSlots } from './response.ts';
+import { parseUrl } from './url.ts';
+
+interface WireResponse {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: Uint8Array | null;
+  url?: string;
+  redirected?: boolean;
+}
+
+let nextRequest = 1;
+
+export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
+  return new PromiseCtor((resolve, reject) => {
+    let request: Request;
+    try {
+      assertRequestScope();
+      request = new Request(input, init);
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    const state = requestSlots.state(request);
+    const signal = state.signal;
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const url = parseUrl(state.url);
+    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      reject(new TypeErrorCtor(`Fetch API cannot load: ${state.url}`));
+      return;
+    }
+    const host = hostOf().sendRequest;
+    if (host === undefined) {
+      reject(new TypeErrorCtor('fetch is not connected to the host in this isolate.'));
+      return;
+    }
+    const id = nextRequest++;
+    let settled = false;
+    abortSlots.onAbort(signal, () => {
+      if (settled) return;
+      settled = true;
+      reject(signal.reason);
+      host.async(['abort', id]).catch(() => {});
+    });
+    (async () => {
+      const body = state.body === null ? null : await state.body.consume();
+      const wire = {
+        method: state.method,
+        url: state.url,
+        headers: headerSlots.pairs(state.headers),
+        body,
+        redirect: state.redirect,
+      };
+      const frame = (await host.async(['send', id, wire], {
+        arguments: { copy: true },
+        result: { promise: true, copy: true },
+      })) as ['returned', WireResponse] | ['thrown', string];
+      if (settled) return;
+      settled = true;
+      if (frame[0] === 'thrown') {
+        reject(new TypeErrorCtor(frame[1]));
+        return;
+      }
+      const response = frame[1];
+      resolve(
+        responseSlots.create({
+          type: 'basic',
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+          body: response.body === null ? null : new Body(response.body),
+          url: response.url ?? state.url,
+          redirected: response.redirected ?? false,
+        }),
+      );
+    })().catch((error: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+  });
+}

@@ -1,0 +1,200 @@
+/**
+ * Response (Fetch, https://fetch.spec.whatwg.org/#response-class), with workerd's texts for the
+ * status rules.
+ */
+import { RangeErrorCtor, TypeErrorCtor } from '../primordials.ts';
+import type { ReadableStream } from '../streams/index.ts';
+import { utf8Encode } from '../utf8.ts';
+import { defineInterface, illegalInvocation, toByteString, toDOMString, toInteger } from '../webidl.ts';
+import { Body, bodyReaders, extractBody } from './body.ts';
+import { type Headers, headerSlots } from './headers.ts';
+import { parseUrl } from './url.ts';
+
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+/** RFC 9110 reason-phrase: HTAB, SP, VCHAR, obs-text. */
+const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+export type ResponseType = 'basic' | 'cors' | 'default' | 'error' | 'opaque' | 'opaqueredirect';
+
+interface ResponseState {
+  type: ResponseType;
+  status: number;
+  statusText: string;
+  headers: Headers;
+  body: Body | null;
+  url: string;
+  redirected: boolean;
+}
+
+export let responseSlots: {
+  create(state: Omit<ResponseState, 'headers'> & { headers: [string, string][] }): Response;
+  body(response: Response): Body | null;
+  state(response: Response): ResponseState;
+};
+
+export class Response {
+  #state: ResponseState;
+
+  constructor(body?: unknown, init?: { status?: number; statusText?: string; headers?: unknown }) {
+    const status = init?.status === undefined ? 200 : toInteger(init.status, 16, false);
+    if (status < 200 || status > 599) {
+      throw new RangeErrorCtor(
+        'Responses may only be constructed with status codes in the range 200 to 599, inclusive.',
+      );
+    }
+    const statusText =
+      init?.statusText === undefined
+        ? ''
+        : toByteString(init.statusText, () => new TypeErrorCtor('Invalid statusText'));
+    if (!REASON_PHRASE.test(statusText)) throw new TypeErrorCtor('Invalid statusText');
+    const headers = headerSlots.create('response');
+    if (init?.headers !== undefined) headerSlots.fill(headers, init.headers);
+    let extracted: { body: Body; type: string | null } | null = null;
+    if (body !== undefined && body !== null) {
+      if (NULL_BODY_STATUS.has(status)) {
+        throw new TypeErrorCtor('Response with null body status (101, 204, 205, or 304) cannot have a body.');
+      }
+      extracted = extractBody(body);
+      if (extracted.type !== null && !headers.has('content-type'))
+        headers.append('content-type', extracted.type);
+    }
+    this.#state = {
+      type: 'default',
+      status,
+      statusText,
+      headers,
+      body: extracted?.body ?? null,
+      url: '',
+      redirected: false,
+    };
+  }
+
+  static {
+    responseSlots = {
+      create: (state) => {
+        const response = new Response();
+        const headers = headerSlots.create('immutable', state.headers);
+        response.#state = { ...state, headers };
+        return response;
+      },
+      body: (response) => response.#state.body,
+      state: (response) => response.#state,
+    };
+  }
+
+  static #check(value: unknown): Response {
+    if (typeof value !== 'object' || value === null || !(#state in value)) throw illegalInvocation();
+    return value as Response;
+  }
+
+  static error(): Response {
+    return responseSlots.create({
+      type: 'error',
+      status: 0,
+      statusText: '',
+      headers: [],
+      body: null,
+      url: '',
+      redirected: false,
+    });
+  }
+
+  static redirect(url: string, status = 302): Response {
+    const code = toInteger(status, 16, false);
+    const target = parseUrl(toDOMString(url));
+    if (target === null) throw new TypeErrorCtor(`Unable to parse URL: ${toDOMString(url)}`);
+    if (!REDIRECT_STATUS.has(code)) {
+      throw new RangeErrorCtor(
+        `${code} is not a redirect status code. It must be one of: 301, 302, 303, 307, or 308.`,
+      );
+    }
+    return responseSlots.create({
+      type: 'default',
+      status: code,
+      statusText: '',
+      headers: [['location', String(target)]],
+      body: null,
+      url: '',
+      redirected: false,
+    });
+  }
+
+  static json(data: unknown, init?: { status?: number; statusText?: string; headers?: unknown }): Response {
+    const text = JSON.stringify(data);
+    if (text === undefined) throw new TypeErrorCtor('The value cannot be converted to JSON.');
+    const response = new Response(utf8Encode(text), init);
+    const headers = response.#state.headers;
+    if (!headers.has('content-type')) headers.append('content-type', 'application/json');
+    return response;
+  }
+
+  get type(): ResponseType {
+    return Response.#check(this).#state.type;
+  }
+  get url(): string {
+    return Response.#check(this).#state.url;
+  }
+  get redirected(): boolean {
+    return Response.#check(this).#state.redirected;
+  }
+  get status(): number {
+    return Response.#check(this).#state.status;
+  }
+  get ok(): boolean {
+    const { status } = Response.#check(this).#state;
+    return status >= 200 && status <= 299;
+  }
+  get statusText(): string {
+    return Response.#check(this).#state.statusText;
+  }
+  get headers(): Headers {
+    return Response.#check(this).#state.headers;
+  }
+  get body(): ReadableStream | null {
+    return (Response.#check(this).#state.body?.stream ?? null) as ReadableStream | null;
+  }
+  get bodyUsed(): boolean {
+    return Response.#check(this).#state.body?.used ?? false;
+  }
+
+  clone(): Response {
+    const state = Response.#check(this).#state;
+    const copy = responseSlots.create({
+      ...state,
+      headers: headerSlots.pairs(state.headers),
+      body: state.body?.clone() ?? null,
+    });
+    headerSlots.setGuard(copy.#state.headers, headerSlots.guard(state.headers));
+    return copy;
+  }
+
+  arrayBuffer(): Promise<ArrayBuffer> {
+    return read(this, (body) => bodyReaders.arrayBuffer(body));
+  }
+  bytes(): Promise<Uint8Array> {
+    return read(this, (body) => bodyReaders.bytes(body));
+  }
+  text(): Promise<string> {
+    return read(this, (body) => bodyReaders.text(body));
+  }
+  json(): Promise<unknown> {
+    return read(this, (body) => bodyReaders.json(body));
+  }
+  blob(): Promise<unknown> {
+    return read(this, (body, type) => bodyReaders.blob(body, type));
+  }
+  formData(): Promise<unknown> {
+    return read(this, (body, type) => bodyReaders.formData(body, type));
+  }
+}
+
+async function read<T>(
+  response: Response,
+  reader: (body: Body, type: string | null) => Promise<T>,
+): Promise<T> {
+  const state = responseSlots.state(response);
+  return reader(state.body ?? new Body(null), state.headers.get('content-type'));
+}
+
+defineInterface(Response);
