@@ -27,6 +27,7 @@ import { Event } from './events/event.ts';
 import { EventTarget } from './events/event-target.ts';
 import { connectGlobalEvents, installGlobalEvents } from './events/global-events.ts';
 import { installFetch } from './fetch/index.ts';
+import { isResponse, requestFromWire, responseToWire } from './fetch/wire.ts';
 import { exposeInterface, exposeMember } from './global-scope.ts';
 import { connectHost, type HostBindings } from './host.ts';
 import { assertRequestScope, scope } from './internals.ts';
@@ -88,7 +89,12 @@ ObjectDefineProperty(globalThis, '__hostBindings', {
   configurable: true,
 });
 ObjectDefineProperty(globalThis, '__runtimeInternals', {
-  value: { scope, assertRequestScope, reportException },
+  value: {
+    scope,
+    assertRequestScope,
+    reportException,
+    http: { requestFromWire, responseToWire, isResponse },
+  },
   writable: false,
   enumerable: false,
   configurable: true,

@@ -26,6 +26,8 @@ export interface EntryParts {
   readonly providers: readonly ProviderDescriptor[];
   /** The run bound, which the timeout message names. */
   readonly timeout: number;
+  /** Retain the isolate when the arrow resolves to a fetch handler. */
+  readonly retainHandles?: boolean;
 }
 
 export function buildEntrySource(parts: EntryParts): string {
@@ -38,6 +40,6 @@ ${preludes}
 return await (
 ${parts.body}
 )();
-}, ${JSON.stringify(executionTimeoutMessage(parts.timeout))});
+}, ${JSON.stringify(executionTimeoutMessage(parts.timeout))}, ${parts.retainHandles === true});
 `;
 }

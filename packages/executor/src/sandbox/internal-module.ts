@@ -41,6 +41,8 @@ const __apply = Reflect.apply;
 const __then = Promise.prototype.then;
 const __hasOwn = Object.hasOwn;
 const __hasInstance = Function.prototype[Symbol.hasInstance];
+const __defineProperty = Object.defineProperty;
+const __http = __internals.http;
 const __loadedNamespaces = __internals.loadedNamespaces;
 const __mapSet = Map.prototype.set;
 const __signalSync = __signal.applySync;
@@ -112,13 +114,55 @@ const __report = (envelope) => {
   __global.__resultJson = json;
 };
 
-const __startRun = (start, timeoutMessage) => {
+/**
+ * The retained-handler invoker: builds a Request from the wire shape, calls the handler, and
+ * answers a frame, ['returned', response] or ['thrown', text]. It never rejects. It refuses an
+ * answer that is not a Response, reading the runtime's own state rather than public getters.
+ */
+const __invoker = (handler) => async (wire) => {
+  try {
+    const answer = await handler(__http.requestFromWire(wire));
+    if (!__http.isResponse(answer)) return ['thrown', 'The handler answered something other than a Response.'];
+    return ['returned', await __http.responseToWire(answer)];
+  } catch (error) {
+    return ['thrown', __describe(error)];
+  }
+};
+
+/**
+ * The tail of a run that asked to retain handles: a bare function or an object with a fetch method
+ * becomes the invoker, and the envelope stays empty. Anything else reports as usual. It opens by
+ * deleting __invokeHandle, so a program cannot plant its own invoker and pass for a grant; a plant
+ * the delete cannot remove throws (this code is strict) and the run reports that error. The name is
+ * then defined for good, so nothing can be planted afterwards either.
+ */
+const __retain = (result) => {
+  delete __global.__invokeHandle;
+  const handler =
+    typeof result === 'function'
+      ? result
+      : result !== null && typeof result === 'object' && typeof result.fetch === 'function'
+        ? (request) => result.fetch(request)
+        : undefined;
+  __defineProperty(__global, '__invokeHandle', { value: handler === undefined ? undefined : __invoker(handler) });
+  return handler === undefined ? { __proto__: null, result } : { __proto__: null };
+};
+
+const __startRun = (start, timeoutMessage, retain) => {
   __scope.global = false;
   __notify('started');
   const expired = __apply(__then, __timeoutExpired, [() => { throw new __Error(timeoutMessage); }]);
   const running = start();
   __apply(__then, __race(running, expired), [
-    (result) => __report({ __proto__: null, result }),
+    (result) => {
+      let envelope;
+      try {
+        envelope = retain ? __retain(result) : { __proto__: null, result };
+      } catch (error) {
+        envelope = { __proto__: null, error: __describe(error) };
+      }
+      __report(envelope);
+    },
     (error) => __report({ __proto__: null, error: __describe(error) }),
   ]);
 };

@@ -19,6 +19,7 @@ import { RUN_SOURCE } from './timeout.ts';
 import { TIMERS_SOURCE } from './timers.ts';
 
 export const SANDBOX_SOURCE = `(() => {
+'use strict';
 ${DISPATCH_CODEC_SOURCE}
 const runSupport = ${RUN_SUPPORT_SOURCE};
 const prepare = (consoleSink, runtime, hostDelay, hostDispatch, hostLoad, hostTimeout, hostResult, hostSignal) => {

@@ -9,8 +9,11 @@ import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
   type FaultCode,
+  type HttpRequest,
+  type HttpResponse,
   isFaultCode,
   type LogLine,
+  MAX_DELAY,
   type ModuleMap,
   type ProviderDescriptor,
   separateImports,
@@ -24,6 +27,7 @@ import { ConsoleCapture } from './console.ts';
 import type { DispatchFunction } from './dispatch.ts';
 import { buildEntrySource } from './entry.ts';
 import { chooseOutbound, type Outbound } from './fetch.ts';
+import { captureInvokeReference, RetainedHandles } from './handles.ts';
 import { disposeIsolate, type EngineReport } from './isolate.ts';
 import { buildModuleMap } from './module-map.ts';
 import { linkModules } from './modules.ts';
@@ -54,6 +58,8 @@ export interface SandboxExecuteRequest {
   readonly outbound?: Outbound;
   /** Let native requests reach link-local addresses (cloud metadata endpoints). Off by default. */
   readonly allowLinkLocal?: boolean;
+  /** Keep the isolate when the program resolves to a fetch handler (docs/handles.md). */
+  readonly retainHandles?: boolean;
   /** Aborting disposes the isolate at once; the envelope comes back with code CANCELLED. */
   readonly signal?: AbortSignal;
 }
@@ -93,6 +99,7 @@ export class Sandbox {
   #prepared: PreparedIsolate | undefined;
   #preparing: NodeJS.Immediate | undefined;
   #disposed = false;
+  readonly #handles = new RetainedHandles();
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
@@ -112,6 +119,7 @@ export class Sandbox {
     const envelope: ExecuteResult = { result: outcome.result, logs: capture.lines };
     if (outcome.error !== undefined) envelope.error = outcome.error;
     if (outcome.code !== undefined) envelope.code = outcome.code;
+    if (outcome.executionId !== undefined) envelope.executionId = outcome.executionId;
     this.#settled(startedAt, envelope);
     return envelope;
   }
@@ -140,6 +148,7 @@ export class Sandbox {
     const { handle, slots } = prepared;
     let clock: RunClock | undefined;
     let abort: (() => void) | undefined;
+    let retained = false;
     try {
       // 4. The run clock, in the slot the wrapped host functions pause.
       clock = new RunClock(handle.isolate, {
@@ -157,7 +166,13 @@ export class Sandbox {
       slots.dispatch.dispatch = request.dispatch ? wrapHostWait(slots.clock, request.dispatch) : undefined;
       // 9. The entry module around the request's imports and arrow.
       const { imports, body } = separateImports(request.code);
-      const source = buildEntrySource({ imports, body, providers, timeout });
+      const source = buildEntrySource({
+        imports,
+        body,
+        providers,
+        timeout,
+        retainHandles: request.retainHandles === true,
+      });
       // 10. The linker over the module map, which fills the loader slot.
       const linker = linkModules(handle, {
         modules: buildModuleMap(request.modules),
@@ -183,33 +198,62 @@ export class Sandbox {
         return failure(linker.failure ?? error);
       }
       // 11. Evaluation under both timeouts, and the envelope read back.
-      return await Promise.race([
+      const grace = request.grace ?? DEFAULT_GRACE;
+      const outcome = await Promise.race([
         runWithTimeouts({
           handle,
           entry,
           clock,
           timeout,
-          grace: request.grace ?? DEFAULT_GRACE,
+          grace,
           expireInIsolate: slots.expire,
           delivered: slots.delivered,
           started: () => slots.started,
         }),
         aborted,
       ]);
+      // 12. A run that asked to retain handles and succeeded: the invoker's presence is the grant.
+      if (request.retainHandles === true && outcome.error === undefined && outcome.result === undefined) {
+        const expiry = clock.expire(Math.min(timeout + grace, MAX_DELAY)).then(() => undefined);
+        const invoker = await Promise.race([
+          captureInvokeReference(handle).catch(() => undefined),
+          expiry,
+          aborted.then(() => undefined),
+        ]);
+        if (invoker !== undefined) {
+          retained = true;
+          capture.stop();
+          const executionId = this.#handles.retain(prepared, invoker, {
+            timeout,
+            grace,
+            countHostWaits: request.countHostWaits === true,
+          });
+          return { ...outcome, executionId };
+        }
+      }
+      return outcome;
     } catch (error) {
       return failure(error);
     } finally {
       if (abort) request.signal?.removeEventListener('abort', abort);
-      // Guard off, clock slot emptied, clock released, and only then dispose: a host call settling
-      // late meets a released clock instead of a disposed isolate.
-      slots.dispatch.completed = true;
-      slots.outbound = undefined;
-      slots.abortOutbound();
-      slots.clock.clear();
-      clock?.release();
-      slots.timers.cancelAll();
-      // Off the caller's path: the envelope does not wait for the isolate's teardown.
-      setImmediate(() => disposeIsolate(handle));
+      if (retained) {
+        // A retained execution keeps its isolate, its timers and its outbound choice; between
+        // invocations no clock owns it and tool calls are refused.
+        slots.dispatch.completed = true;
+        slots.clock.clear();
+        clock?.release();
+      } else {
+        // Guard off, clock slot emptied, clock released, and only then dispose: a host call settling
+        // late meets a released clock instead of a disposed isolate.
+        slots.dispatch.completed = true;
+        slots.outbound = undefined;
+        slots.abortOutbound();
+        slots.clock.clear();
+        clock?.release();
+        slots.timers.cancelAll();
+        // Off the caller's path: the envelope does not wait for the isolate's teardown.
+        setImmediate(() => disposeIsolate(handle));
+      }
       this.#scheduleNext();
     }
   }
@@ -264,8 +308,28 @@ export class Sandbox {
     }
   }
 
-  /** Disposes the prepared isolate; executions in flight finish on their own isolates. */
+  /**
+   * Invokes a granted handle of a retained execution with a request. Rejects with coded errors:
+   * HANDLES_CLOSED for an execution that is gone, HANDLE_NOT_FOUND for a handle it did not grant,
+   * TIMEOUT and MEMORY_LIMIT when the invocation ended the execution.
+   */
+  invoke(executionId: string, request: HttpRequest, handle = 'fetch'): Promise<HttpResponse> {
+    return this.#handles.invoke(executionId, request, handle);
+  }
+
+  /** Ends a retained execution and disposes its isolate; answers whether it existed. */
+  closeHandles(executionId: string): boolean {
+    return this.#handles.close(executionId);
+  }
+
+  /** How many retained executions this sandbox holds. */
+  get retainedCount(): number {
+    return this.#handles.size;
+  }
+
+  /** Disposes the prepared isolate and every retained execution; executions in flight finish on their own isolates. */
   dispose(): void {
+    this.#handles.closeAll();
     this.#disposed = true;
     if (this.#preparing) clearImmediate(this.#preparing);
     if (this.#prepared) disposeIsolate(this.#prepared.handle);

@@ -57,6 +57,8 @@ export interface RunOutcome {
   readonly result?: unknown;
   readonly error?: string;
   readonly code?: FaultCode;
+  /** Present when the run retained a handler. */
+  readonly executionId?: string;
 }
 
 /**

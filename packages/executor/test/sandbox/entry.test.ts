@@ -33,7 +33,7 @@ return await (
 
 async () => greet(await files.read('notes.txt')) // trailing
 )();
-}, "Execution timed out at its 60000 ms bound. Do less work per run and return the part that is already finished.");
+}, "Execution timed out at its 60000 ms bound. Do less work per run and return the part that is already finished.", false);
 `);
   expect(source).toContain(body);
 });

@@ -79,7 +79,7 @@ export class Response {
         return response;
       },
       body: (response) => response.#state.body,
-      state: (response) => response.#state,
+      state: (response) => Response.#check(response).#state,
     };
   }
 
