@@ -132,7 +132,11 @@ function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions)
       return;
     }
     const client = url.protocol === 'https:' ? https : http;
-    const headers: [string, string][] = request.headers.filter(([name]) => name.toLowerCase() !== 'host');
+    // Given as raw pairs (so repeated names survive), Node adds no Host header of its own.
+    const headers: [string, string][] = [
+      ['host', url.host],
+      ...request.headers.filter(([name]) => name.toLowerCase() !== 'host'),
+    ];
     if (!headers.some(([name]) => name.toLowerCase() === 'accept-encoding'))
       headers.push(['accept-encoding', 'gzip, deflate, br']);
     const outgoing = client.request(
