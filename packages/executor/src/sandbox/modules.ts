@@ -21,6 +21,7 @@ import { INTERNAL_SPECIFIER } from './internal-module.ts';
 import type { IsolateHandle } from './isolate.ts';
 import { moduleSource, type NormalizedModuleMap } from './module-map.ts';
 import { resolveSpecifier } from './resolver.ts';
+import { eraseTypes, isTypeScriptModule } from './typescript.ts';
 
 /** The file name the entry compiles under; relative imports in it resolve from the root. */
 export const ENTRY_NAME = 'executor.js';
@@ -36,6 +37,8 @@ export interface LinkOptions {
   readonly internal: ivm.Module;
   /** Rewrite import() into loader calls: on while the engine lacks a dynamic-import callback. */
   readonly rewriteImports: boolean;
+  /** Erase types from modules whose keys end in .ts, .mts or .cts. */
+  readonly typescript: boolean;
   /** Whether the loader root `token` reported its module evaluated (the host signal). */
   readonly loaded: (token: number) => boolean;
 }
@@ -56,7 +59,9 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   let failure: unknown;
 
   const prepare = (name: string, source: string) => ({
-    source: options.rewriteImports ? rewriteDynamicImports(source, name) : source,
+    source: ((text) => (options.rewriteImports ? rewriteDynamicImports(text, name) : text))(
+      options.typescript && isTypeScriptModule(name) ? eraseTypes(source, name) : source,
+    ),
     compileOptions: { filename: name, cache: options.codeCache },
   });
   const register = (module: ivm.Module, name: string, trusted = false): ivm.Module => {

@@ -30,10 +30,11 @@ import { chooseOutbound, type Outbound } from './fetch.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
 import { disposeIsolate, type EngineReport } from './isolate.ts';
 import { buildModuleMap } from './module-map.ts';
-import { linkModules } from './modules.ts';
+import { ENTRY_NAME, linkModules } from './modules.ts';
 import { type PreparedIsolate, prepareIsolate } from './prepared-isolate.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
 import { type RunOutcome, runWithTimeouts } from './timeout.ts';
+import { eraseTypes } from './typescript.ts';
 
 export interface SandboxExecuteRequest {
   /** An async arrow expression, optionally preceded by static import declarations. */
@@ -58,6 +59,8 @@ export interface SandboxExecuteRequest {
   readonly outbound?: Outbound;
   /** Let native requests reach link-local addresses (cloud metadata endpoints). Off by default. */
   readonly allowLinkLocal?: boolean;
+  /** Erase TypeScript types from the code and from .ts modules (default true). */
+  readonly typescript?: boolean;
   /** Keep the isolate when the program resolves to a fetch handler (docs/handles.md). */
   readonly retainHandles?: boolean;
   /** Aborting disposes the isolate at once; the envelope comes back with code CANCELLED. */
@@ -165,7 +168,10 @@ export class Sandbox {
       // 8. The caller's dispatch, pausing the clock while it runs.
       slots.dispatch.dispatch = request.dispatch ? wrapHostWait(slots.clock, request.dispatch) : undefined;
       // 9. The entry module around the request's imports and arrow.
-      const { imports, body } = separateImports(request.code);
+      const typescript = request.typescript !== false;
+      const { imports, body } = separateImports(
+        typescript ? eraseTypes(request.code, ENTRY_NAME) : request.code,
+      );
       const source = buildEntrySource({
         imports,
         body,
@@ -179,6 +185,7 @@ export class Sandbox {
         codeCache: this.#codeCache,
         internal: prepared.internal,
         rewriteImports: !this.#options.engine?.behaviours.dynamicImportCallback.present,
+        typescript,
         loaded: (token) => slots.loaded.has(token),
       });
       const aborted = new Promise<RunOutcome>((resolve) => {
