@@ -4,7 +4,7 @@
  */
 import { DOMException } from './dom-exception.ts';
 import { StringFromCharCode, StringPrototypeCharCodeAt } from './primordials.ts';
-import { GLOBAL_SCOPE, requireArguments, toDOMString } from './webidl.ts';
+import { argumentTypeError, GLOBAL_SCOPE, toDOMString } from './webidl.ts';
 
 /** workerd's texts for the two failures. */
 export const ATOB_INVALID_MESSAGE =
@@ -14,7 +14,10 @@ export const BTOA_INVALID_MESSAGE =
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 /** The 6-bit value of each code unit below 128, or -1 for one outside the alphabet. */
-const DECODE = new Int8Array(128).fill(-1);
+// A plain array, not a typed one: the snapshot must hold no buffer over 64 bytes
+// (test/runtime/snapshot-limits.test.ts says why).
+const DECODE: number[] = [];
+for (let index = 0; index < 128; index++) DECODE[index] = -1;
 for (let index = 0; index < ALPHABET.length; index++) DECODE[ALPHABET.charCodeAt(index)] = index;
 
 /** ASCII whitespace: TAB, LF, FF, CR, SPACE. */
@@ -56,17 +59,26 @@ export function forgivingBase64Decode(input: string): string | undefined {
   return output;
 }
 
-export function atob(data: string): string {
-  // biome-ignore lint/complexity/noArguments: WebIDL counts arguments, and a rest parameter would make atob.length 0.
-  requireArguments(arguments.length, 1, 'atob', GLOBAL_SCOPE);
+/** https://html.spec.whatwg.org/multipage/webappapis.html#dom-atob */
+export function atob(data: unknown = undefined): string {
+  // workerd names a missing argument as 'string' here, and gives atob a length of 0.
+  // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
+  if (arguments.length < 1) throw argumentTypeError('atob', GLOBAL_SCOPE, 1, 'string');
+  // 1. Let decodedData be the result of running forgiving-base64 decode on data.
   const decoded = forgivingBase64Decode(toDOMString(data));
+  // 2. If decodedData is failure, then throw an "InvalidCharacterError" DOMException.
   if (decoded === undefined) throw new DOMException(ATOB_INVALID_MESSAGE, 'InvalidCharacterError');
+  // 3. Return decodedData.
   return decoded;
 }
 
-export function btoa(data: string): string {
-  // biome-ignore lint/complexity/noArguments: WebIDL counts arguments, and a rest parameter would make btoa.length 0.
-  requireArguments(arguments.length, 1, 'btoa', GLOBAL_SCOPE);
+/** https://html.spec.whatwg.org/multipage/webappapis.html#dom-btoa */
+export function btoa(data: unknown = undefined): string {
+  // workerd names a missing argument as 'String' here (capitalized, unlike atob's).
+  // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
+  if (arguments.length < 1) throw argumentTypeError('btoa', GLOBAL_SCOPE, 1, 'String');
+  // 1-2. Throw an "InvalidCharacterError" DOMException for a code point above U+00FF (byteAt);
+  //      otherwise return the forgiving-base64 encoding of the bytes.
   const input = toDOMString(data);
   let output = '';
   let index = 0;
