@@ -138,3 +138,20 @@ export const JSONStringify = JSON.stringify;
 export const JSONParse = JSON.parse;
 
 export const SymbolToStringTag = Symbol.toStringTag;
+
+// Encoding and URL (encoding/, url/).
+export const Uint16ArrayCtor = Uint16Array;
+export const ArrayPrototypeSplice = uncurryThis(Array.prototype.splice) as <T>(
+  array: T[],
+  start: number,
+  deleteCount?: number,
+  ...items: T[]
+) => T[];
+export const ArrayPrototypeSort = uncurryThis(Array.prototype.sort) as <T>(
+  array: T[],
+  compare?: (a: T, b: T) => number,
+) => T[];
+/** %IteratorPrototype%, which every built-in iterator's prototype inherits. */
+export const IteratorPrototype = Object.getPrototypeOf(
+  Object.getPrototypeOf([][Symbol.iterator]()),
+) as object;

@@ -169,3 +169,106 @@ export function defineInterface(
     configurable: true,
   });
 }
+
+/**
+ * Get a copy of the bytes held by the buffer source
+ * (https://webidl.spec.whatwg.org/#dfn-get-buffer-source-copy): a new ArrayBuffer with the bytes an
+ * ArrayBuffer, typed array or DataView covers now (none for a detached buffer), or undefined for
+ * anything else. The copy is made without reading anything user code can replace.
+ */
+export function copyBufferSource(value: unknown): ArrayBuffer | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  let source: Uint8Array | undefined;
+  let length = 0;
+  if (TypedArrayPrototypeGetSymbolToStringTag(value) !== undefined) {
+    length = TypedArrayPrototypeGetByteLength(value);
+    if (length > 0) {
+      source = new Uint8ArrayCtor(
+        TypedArrayPrototypeGetBuffer(value) as ArrayBuffer,
+        TypedArrayPrototypeGetByteOffset(value),
+        length,
+      );
+    }
+  } else if (isDataView(value)) {
+    try {
+      length = DataViewPrototypeGetByteLength(value);
+    } catch {
+      length = 0; // detached
+    }
+    if (length > 0) {
+      source = new Uint8ArrayCtor(
+        DataViewPrototypeGetBuffer(value) as ArrayBuffer,
+        DataViewPrototypeGetByteOffset(value),
+        length,
+      );
+    }
+  } else {
+    try {
+      length = ArrayBufferPrototypeGetByteLength(value);
+    } catch {
+      return undefined; // not an ArrayBuffer (a SharedArrayBuffer is not a BufferSource)
+    }
+    if (length > 0) source = new Uint8ArrayCtor(value as ArrayBuffer);
+  }
+  // A typed array constructed from a typed array copies its bytes into a new %ArrayBuffer%.
+  const copy = source === undefined ? new Uint8ArrayCtor(0) : new Uint8ArrayCtor(source);
+  return TypedArrayPrototypeGetBuffer(copy) as ArrayBuffer;
+}
+
+function isDataView(value: object): boolean {
+  try {
+    DataViewPrototypeGetBuffer(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** workerd's TypeError for a constructor argument that is missing or not of the type required. */
+export function constructorArgumentTypeError(owner: string, position: number, type: string): TypeError {
+  return new TypeErrorCtor(
+    `Failed to construct '${owner}': constructor parameter ${position} is not of type '${type}'.`,
+  );
+}
+
+/**
+ * defineInterface, then the details workerd's interfaces show (observed on workerd 2026-11-17):
+ * every operation, static operation and the constructor have `length` 0, accessors' functions
+ * have the name "", static operations are enumerable, and `constructor` comes after the members
+ * among the prototype's keys, with Symbol.toStringTag first among its symbols. It runs while the
+ * bundle loads, before any user code exists, so it may use Reflect and Symbol directly.
+ */
+export function defineWorkerdInterface(
+  target: { prototype: object; name: string },
+  name: string = target.name,
+): void {
+  defineInterface(target, name);
+  const prototype = target.prototype as Record<PropertyKey, unknown>;
+  for (const key of Reflect.ownKeys(prototype)) {
+    if (key === 'constructor') continue;
+    const descriptor = ReflectGetOwnPropertyDescriptor(prototype, key);
+    if (typeof descriptor?.value === 'function')
+      ObjectDefineProperty(descriptor.value, 'length', { value: 0 });
+    if (descriptor?.get) ObjectDefineProperty(descriptor.get, 'name', { value: '' });
+    if (descriptor?.set) ObjectDefineProperty(descriptor.set, 'name', { value: '' });
+  }
+  for (const key of Reflect.ownKeys(target)) {
+    if (key === 'length' || key === 'name' || key === 'prototype') continue;
+    const descriptor = ReflectGetOwnPropertyDescriptor(target, key);
+    if (typeof descriptor?.value !== 'function') continue;
+    ObjectDefineProperty(descriptor.value, 'length', { value: 0 });
+    ObjectDefineProperty(target, key, { ...descriptor, enumerable: true });
+  }
+  ObjectDefineProperty(target, 'length', { value: 0 });
+  // Re-adding a key moves it to the end of its kind (strings, then symbols).
+  const moveLast = (key: PropertyKey) => {
+    const descriptor = ReflectGetOwnPropertyDescriptor(prototype, key);
+    if (descriptor === undefined) return;
+    delete prototype[key];
+    ObjectDefineProperty(prototype, key, descriptor);
+  };
+  moveLast('constructor');
+  for (const key of Reflect.ownKeys(prototype)) {
+    if (typeof key === 'symbol' && key !== Symbol.toStringTag) moveLast(key);
+  }
+}

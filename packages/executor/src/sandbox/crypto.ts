@@ -1,15 +1,331 @@
 /**
- * The host's half of crypto.subtle: the crypto bridge (docs/sandbox.md, "Crypto bridge").
- * One bridge belongs to one isolate; keys never enter the isolate.
+ * The host's half of crypto.subtle: the crypto bridge (the seed's "Crypto bridge" section; the
+ * runtime's half is packages/runtime/src/crypto/bridge.ts). The isolate has no cryptography of its
+ * own: it names an operation and hands the arguments over as data, the bridge performs it on the
+ * host's webcrypto, and the outcome goes back as a frame.
+ *
+ * Key material never enters the isolate. A key the host produced stays in this bridge's Map and
+ * the isolate gets a description (type, extractable, algorithm, usages) beside the number that
+ * names it. On the way in, one walk over the arguments swaps every `{ cryptoKey: n }` back for
+ * the key, nested ones too (the public key of ECDH); on the way out, one level of a record is
+ * walked, which is what generateKey's key pair needs. A non-extractable key stays so whatever the
+ * program does to the object it holds, because there is nothing in that object to read.
+ *
+ * The work runs on the host's thread pool, where the isolate's memory limit never meters it and no
+ * interrupt reaches a started operation, so the bridge has bounds of its own: KEY_LIMIT keys per
+ * execution, and one operation at a time on a per-execution chain. An operation still queued when
+ * the isolate is gone never starts. The reference never rejects: a failure crosses as a frame with
+ * the exception's name, since isolated-vm would report a rejection as unhandled on the host.
  */
+import { webcrypto } from 'node:crypto';
+import { EXECUTION_ENDED_MESSAGE, KEY_LIMIT, NOT_A_CRYPTO_KEY_MESSAGE } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
 import type { IsolateHandle } from './isolate.ts';
 
-/** The reference the runtime's crypto.subtle calls, for one isolate. */
-export function subtleReference(_handle: IsolateHandle): ivm.Reference<unknown> {
-  return new ivm.Reference(async () => [
-    'thrown',
-    'NotSupportedError',
-    'crypto.subtle is not available yet.',
-  ]);
+type HostKey = webcrypto.CryptoKey;
+type Subtle = webcrypto.SubtleCrypto;
+
+/**
+ * What crosses back: `["returned", value]`, or `["thrown", name, message, isDOMException]` so the
+ * isolate rebuilds a DOMException for DOMException names and the language's error for the rest
+ * (a SyntaxError is either, in WebCrypto usually the DOMException).
+ */
+export type SubtleFrame = readonly ['returned', unknown] | readonly ['thrown', string, string, boolean];
+
+/** A key as the isolate knows it: the number that names it and its description. */
+export interface KeyDescription {
+  readonly cryptoKey: number;
+  readonly type: string;
+  readonly extractable: boolean;
+  readonly algorithm: Record<string, unknown>;
+  readonly usages: string[];
+}
+
+/** The text a key beyond KEY_LIMIT fails with (a QuotaExceededError inside the isolate). */
+export function keyLimitMessage(limit: number): string {
+  return `This execution has created ${limit} CryptoKeys, the most one execution may create.`;
+}
+
+/** The TypeError text for an operation name outside SubtleCrypto's declared methods. */
+export function unknownOperationMessage(name: string): string {
+  return `"${name}" is not an operation of SubtleCrypto.`;
+}
+
+type Perform = (subtle: Subtle, args: readonly unknown[]) => Promise<unknown>;
+
+/**
+ * The methods SubtleCrypto declares (https://w3c.github.io/webcrypto/#subtlecrypto-interface), each
+ * called with exactly its declared arguments. The name from the isolate is looked up here and never
+ * reached on the host's object, whose implementation has members the standard does not declare.
+ * Each entry says how many keys a success may create.
+ */
+const OPERATIONS = new Map<string, { readonly perform: Perform; readonly createsKeys: boolean }>([
+  [
+    'encrypt',
+    { perform: (s, a) => s.encrypt(a[0] as never, a[1] as never, a[2] as never), createsKeys: false },
+  ],
+  [
+    'decrypt',
+    { perform: (s, a) => s.decrypt(a[0] as never, a[1] as never, a[2] as never), createsKeys: false },
+  ],
+  ['sign', { perform: (s, a) => s.sign(a[0] as never, a[1] as never, a[2] as never), createsKeys: false }],
+  [
+    'verify',
+    {
+      perform: (s, a) => s.verify(a[0] as never, a[1] as never, a[2] as never, a[3] as never),
+      createsKeys: false,
+    },
+  ],
+  ['digest', { perform: (s, a) => s.digest(a[0] as never, a[1] as never), createsKeys: false }],
+  [
+    'generateKey',
+    { perform: (s, a) => s.generateKey(a[0] as never, a[1] as never, a[2] as never), createsKeys: true },
+  ],
+  [
+    'deriveKey',
+    {
+      perform: (s, a) =>
+        s.deriveKey(a[0] as never, a[1] as never, a[2] as never, a[3] as never, a[4] as never),
+      createsKeys: true,
+    },
+  ],
+  [
+    'deriveBits',
+    { perform: (s, a) => s.deriveBits(a[0] as never, a[1] as never, a[2] as never), createsKeys: false },
+  ],
+  [
+    'importKey',
+    {
+      perform: (s, a) =>
+        s.importKey(a[0] as never, a[1] as never, a[2] as never, a[3] as never, a[4] as never),
+      createsKeys: true,
+    },
+  ],
+  ['exportKey', { perform: (s, a) => s.exportKey(a[0] as never, a[1] as never), createsKeys: false }],
+  [
+    'wrapKey',
+    {
+      perform: (s, a) => s.wrapKey(a[0] as never, a[1] as never, a[2] as never, a[3] as never),
+      createsKeys: false,
+    },
+  ],
+  [
+    'unwrapKey',
+    {
+      perform: (s, a) =>
+        s.unwrapKey(
+          a[0] as never,
+          a[1] as never,
+          a[2] as never,
+          a[3] as never,
+          a[4] as never,
+          a[5] as never,
+          a[6] as never,
+        ),
+      createsKeys: true,
+    },
+  ],
+]);
+
+/** The names of the operations the bridge serves. */
+export const SUBTLE_OPERATIONS: readonly string[] = [...OPERATIONS.keys()];
+
+/** How deep the argument walk goes; what the runtime sends is at most four levels deep. */
+const WALK_DEPTH = 8;
+
+/** A failure that crosses with the name it carries. */
+class BridgeError extends Error {
+  readonly errorName: string;
+  readonly isDOMException: boolean;
+
+  constructor(errorName: string, message: string, isDOMException: boolean) {
+    super(message);
+    this.errorName = errorName;
+    this.isDOMException = isDOMException;
+  }
+}
+
+export interface CryptoBridgeOptions {
+  /** The webcrypto the operations run on (default: Node's). */
+  readonly subtle?: Subtle;
+  /** Keys one execution may create (default KEY_LIMIT). */
+  readonly keyLimit?: number;
+}
+
+/** One bridge per isolate: its keys, its count of keys created, and its chain of operations. */
+export class CryptoBridge {
+  readonly #isAlive: () => boolean;
+  readonly #subtle: Subtle;
+  readonly #keyLimit: number;
+  readonly #keys = new Map<number, HostKey>();
+  #created = 0;
+  #chain: Promise<unknown> = Promise.resolve();
+
+  constructor(isAlive: () => boolean, options: CryptoBridgeOptions = {}) {
+    this.#isAlive = isAlive;
+    this.#subtle = options.subtle ?? webcrypto.subtle;
+    this.#keyLimit = options.keyLimit ?? KEY_LIMIT;
+  }
+
+  /** Keys this bridge holds. */
+  get keyCount(): number {
+    return this.#keys.size;
+  }
+
+  /**
+   * Performs one operation after every operation the execution asked for before it has settled.
+   * Never rejects.
+   */
+  perform(operation: unknown, args: unknown): Promise<SubtleFrame> {
+    const turn = this.#chain.then(() => this.#run(operation, args));
+    this.#chain = turn;
+    return turn;
+  }
+
+  async #run(operation: unknown, args: unknown): Promise<SubtleFrame> {
+    try {
+      // An operation whose isolate is gone never starts.
+      if (!this.#isAlive()) throw new BridgeError('Error', EXECUTION_ENDED_MESSAGE, false);
+      const entry = typeof operation === 'string' ? OPERATIONS.get(operation) : undefined;
+      if (entry === undefined)
+        throw new BridgeError('TypeError', unknownOperationMessage(String(operation)), false);
+      if (!Array.isArray(args))
+        throw new BridgeError('TypeError', 'The operation arguments are not a list.', false);
+      if (entry.createsKeys && this.#created >= this.#keyLimit) throw this.#keyLimitError();
+      const result = await entry.perform(this.#subtle, this.#swapKeys(args, 0) as unknown[]);
+      return ['returned', this.#describeResult(result)];
+    } catch (error) {
+      return failureFrame(error, operation, args);
+    }
+  }
+
+  /** The walk in: every `{ cryptoKey: n }`, at any depth, becomes the key the number names. */
+  #swapKeys(value: unknown, depth: number): unknown {
+    if (typeof value !== 'object' || value === null) return value;
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value;
+    if (depth > WALK_DEPTH)
+      throw new BridgeError('TypeError', 'The operation arguments are nested too deeply.', false);
+    if (Array.isArray(value)) return value.map((item) => this.#swapKeys(item, depth + 1));
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === 'cryptoKey') {
+      const number = (value as { cryptoKey: unknown }).cryptoKey;
+      const key = typeof number === 'number' ? this.#keys.get(number) : undefined;
+      if (key === undefined) throw new BridgeError('TypeError', NOT_A_CRYPTO_KEY_MESSAGE, false);
+      return key;
+    }
+    const swapped: Record<string, unknown> = {};
+    for (const key of keys) swapped[key] = this.#swapKeys((value as Record<string, unknown>)[key], depth + 1);
+    return swapped;
+  }
+
+  /** The walk out: a key, or the keys one level down in a record (a CryptoKeyPair), become descriptions. */
+  #describeResult(result: unknown): unknown {
+    if (isHostKey(result)) return this.#register([result])[0];
+    if (
+      typeof result !== 'object' ||
+      result === null ||
+      result instanceof ArrayBuffer ||
+      Array.isArray(result)
+    )
+      return result;
+    const entries = Object.entries(result);
+    const keys = entries.filter(([, value]) => isHostKey(value)).map(([, value]) => value as HostKey);
+    if (keys.length === 0) return result;
+    const descriptions = this.#register(keys);
+    let next = 0;
+    return Object.fromEntries(
+      entries.map(([name, value]) => [name, isHostKey(value) ? descriptions[next++] : value]),
+    );
+  }
+
+  /** Holds new keys, all or none, within the execution's KEY_LIMIT. */
+  #register(keys: readonly HostKey[]): KeyDescription[] {
+    if (this.#created + keys.length > this.#keyLimit) throw this.#keyLimitError();
+    return keys.map((key) => {
+      const number = this.#created++;
+      this.#keys.set(number, key);
+      return describeKey(number, key);
+    });
+  }
+
+  #keyLimitError(): BridgeError {
+    return new BridgeError('QuotaExceededError', keyLimitMessage(this.#keyLimit), true);
+  }
+}
+
+// Node's CryptoKey class, which its webcrypto namespace types but does not export as a value.
+const HostCryptoKey = (globalThis as unknown as { CryptoKey: new () => HostKey }).CryptoKey;
+
+function isHostKey(value: unknown): value is HostKey {
+  return value instanceof HostCryptoKey;
+}
+
+/** A key's description, as plain data: what the isolate's CryptoKey shows. */
+export function describeKey(number: number, key: HostKey): KeyDescription {
+  const source = key.algorithm as unknown as Record<string, unknown>;
+  const algorithm: Record<string, unknown> = { name: source.name };
+  if (typeof source.modulusLength === 'number') algorithm.modulusLength = source.modulusLength;
+  if (source.publicExponent instanceof Uint8Array)
+    algorithm.publicExponent = new Uint8Array(source.publicExponent);
+  const hash = source.hash as { name?: unknown } | undefined;
+  if (hash !== undefined) algorithm.hash = { name: hash.name };
+  if (typeof source.namedCurve === 'string') algorithm.namedCurve = source.namedCurve;
+  if (typeof source.length === 'number') algorithm.length = source.length;
+  return {
+    cryptoKey: number,
+    type: key.type,
+    extractable: key.extractable,
+    algorithm,
+    usages: [...key.usages],
+  };
+}
+
+/** Node's text for every OperationError of a cipher, which says nothing of the cause. */
+const NODE_OPERATION_FAILED = 'The operation failed for an operation-specific reason';
+
+/** workerd's texts for the failures Node reports with NODE_OPERATION_FAILED, by operation and algorithm. */
+function workerdText(operation: unknown, args: unknown): string | undefined {
+  const algorithmOf = (index: number) => {
+    const algorithm = Array.isArray(args) ? (args[index] as { name?: unknown } | undefined) : undefined;
+    return typeof algorithm === 'object' && algorithm !== null ? algorithm.name : undefined;
+  };
+  if (operation === 'decrypt' || operation === 'encrypt') {
+    const name = algorithmOf(0);
+    if (name === 'RSA-OAEP') return 'RSA-OAEP failed encrypt/decrypt.';
+    if (operation === 'decrypt' && (name === 'AES-GCM' || name === 'AES-CBC' || name === 'AES-CTR'))
+      return 'Decryption failed. This could be due to a ciphertext authentication failure, bad padding, incorrect CryptoKey, or another algorithm-specific reason.';
+  }
+  if (operation === 'unwrapKey' && algorithmOf(3) === 'AES-KW') return 'AES-KW key unwrapping failed.';
+  return undefined;
+}
+
+/** A failure as it crosses: its name beside its text, and whether it was a DOMException. */
+function failureFrame(error: unknown, operation?: unknown, args?: unknown): SubtleFrame {
+  if (error instanceof BridgeError) return ['thrown', error.errorName, error.message, error.isDOMException];
+  if (error instanceof DOMException) {
+    const text =
+      error.name === 'OperationError' && error.message === NODE_OPERATION_FAILED
+        ? (workerdText(operation, args) ?? error.message)
+        : error.message;
+    return ['thrown', error.name, text, true];
+  }
+  if (error instanceof Error) {
+    const name = typeof error.name === 'string' && error.name !== '' ? error.name : 'Error';
+    return ['thrown', name, error.message, false];
+  }
+  return ['thrown', 'Error', safeText(error), false];
+}
+
+function safeText(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return 'The operation failed with a value that cannot be turned into text.';
+  }
+}
+
+/** The reference the runtime's crypto.subtle calls, for one isolate: a bridge of its own. */
+export function subtleReference(handle: IsolateHandle): ivm.Reference<unknown> {
+  const bridge = new CryptoBridge(() => !handle.isolate.isDisposed);
+  return new ivm.Reference((operation: unknown, args: unknown) => bridge.perform(operation, args));
 }

@@ -51,4 +51,11 @@ export const WARMUP_SOURCE = `(() => {
     return { bytes: new Uint8Array(1), text: atob(btoa('warm')) };
   }, 'warm');
   tools.call(1).catch(() => {});
+  const url = new URL('https://user@a.example:81/b/../c?d=e f#g');
+  url.searchParams.get('d');
+  String(url.searchParams);
+  url.href;
+  url.origin;
+  new TextDecoder().decode(new TextEncoder().encode('héllo'));
+  new Response('warm').headers.get('content-type');
 })();`;

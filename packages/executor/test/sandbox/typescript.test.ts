@@ -24,10 +24,11 @@ async (): Promise<number[]> => {
 });
 
 test('enums, namespaces and parameter properties are refused, naming the construct and the line', async () => {
-  for (const [code, construct] of [
+  const cases: [string, string][] = [
     ['enum Color { Red }\nasync () => Color.Red', 'TypeScript enum'],
     ['async () => { class A { constructor(private x: number) {} } }', 'TypeScript parameter property'],
-  ]) {
+  ];
+  for (const [code, construct] of cases) {
     const envelope = await sandbox.execute({ code });
     expect(envelope.error).toMatch(
       new RegExp(`^${construct} \\(executor.js, line \\d+\\) needs more than type erasure`),

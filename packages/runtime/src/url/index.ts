@@ -1,3 +1,20 @@
-/** URL and URLSearchParams (https://url.spec.whatwg.org/). */
+/**
+ * URL and URLSearchParams (https://url.spec.whatwg.org/): the runtime's own classes over
+ * whatwg-url's parser (whatwg-url.ts).
+ */
+import { exposeInterface } from '../global-scope.ts';
+import { registerPlatformInterface } from '../structured-clone.ts';
+import { URL } from './url.ts';
+import { URLSearchParams } from './url-search-params.ts';
 
-export function installUrl(): void {}
+export { URL, URLSearchParams };
+
+export function installUrl(): void {
+  for (const [name, value] of [
+    ['URL', URL],
+    ['URLSearchParams', URLSearchParams],
+  ] as const) {
+    exposeInterface(name, value);
+    registerPlatformInterface(value);
+  }
+}

@@ -1,0 +1,178 @@
+/** Retained handles: the grant, the plant defenses, invocations and every row of the invocation table. */
+import { executionTimeoutMessage, memoryLimitMessage } from '@supolka/codemode-protocol';
+import { describe, expect, test } from 'vitest';
+import { assertResponseWireShape } from '../../src/sandbox/handles.ts';
+import { useSandbox } from '../helpers.ts';
+
+const sandbox = useSandbox();
+const get = (path: string) => ({
+  method: 'GET',
+  url: `https://handler.example${path}`,
+  headers: [] as [string, string][],
+  body: null,
+});
+const text = (body: Uint8Array | null) => new TextDecoder().decode(body ?? new Uint8Array());
+
+describe('the grant', () => {
+  test('a fetch handler object is retained; the envelope carries only the executionId', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      code: `async () => { let hits = 0; return { async fetch(request) { hits++; return new Response('hit ' + hits + ' ' + new URL(request.url).pathname, { headers: { 'x-hits': String(hits) } }) } } }`,
+    });
+    expect(envelope).toStrictEqual({ result: undefined, logs: [], executionId: expect.any(String) });
+    const first = await sandbox.invoke(envelope.executionId as string, get('/a'));
+    const second = await sandbox.invoke(envelope.executionId as string, get('/b'));
+    expect([first.status, text(first.body), text(second.body), second.headers]).toStrictEqual([
+      200,
+      'hit 1 /a',
+      'hit 2 /b',
+      [
+        ['x-hits', '2'],
+        ['content-type', 'text/plain;charset=UTF-8'],
+      ],
+    ]);
+    expect(sandbox.closeHandles(envelope.executionId as string)).toBe(true);
+    await expect(sandbox.invoke(envelope.executionId as string, get('/c'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+    });
+  });
+
+  test('a bare function is a handler; any other result reports as usual and retains nothing', async () => {
+    const bare = await sandbox.execute({
+      retainHandles: true,
+      code: `async () => (request) => new Response(request.method)`,
+    });
+    expect(text((await sandbox.invoke(bare.executionId as string, get('/'))).body)).toBe('GET');
+    sandbox.closeHandles(bare.executionId as string);
+    const plain = await sandbox.execute({ retainHandles: true, code: `async () => ({ not: 'a handler' })` });
+    expect(plain).toStrictEqual({ result: { not: 'a handler' }, logs: [] });
+  });
+
+  test('a planted invoker does not pass for a grant; one that cannot be deleted fails the run', async () => {
+    const planted = await sandbox.execute({
+      retainHandles: true,
+      code: `async () => { globalThis.__invokeHandle = () => 'mine'; return 42 }`,
+    });
+    expect(planted).toStrictEqual({ result: 42, logs: [] });
+    const stuck = await sandbox.execute({
+      retainHandles: true,
+      code: `async () => { Object.defineProperty(globalThis, '__invokeHandle', { value: () => 'mine' }); return 42 }`,
+    });
+    expect(stuck.error).toMatch(/Cannot delete property '__invokeHandle'/);
+    expect(stuck.executionId).toBeUndefined();
+  });
+});
+
+describe('the invocation table', () => {
+  test('a throw from the handler comes back as its message and the execution survives', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      code: `async () => ({ fetch: (request) => { if (request.url.endsWith('/boom')) throw new Error('handler failed'); return new Response('fine') } })`,
+    });
+    const id = envelope.executionId as string;
+    await expect(sandbox.invoke(id, get('/boom'))).rejects.toThrow('handler failed');
+    expect(text((await sandbox.invoke(id, get('/ok'))).body)).toBe('fine');
+    sandbox.closeHandles(id);
+  });
+
+  test('an answer that is not a Response is refused inside the isolate', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      code: `async () => ({ fetch: () => ({ status: 200 }) })`,
+    });
+    await expect(sandbox.invoke(envelope.executionId as string, get('/'))).rejects.toThrow(
+      'The handler answered something other than a Response.',
+    );
+    sandbox.closeHandles(envelope.executionId as string);
+  });
+
+  test('the clock expiring on a parked invocation is a timeout and disposes the execution', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      timeout: 150,
+      code: `async () => ({ fetch: () => new Promise(() => {}) })`,
+    });
+    await expect(sandbox.invoke(envelope.executionId as string, get('/'))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: executionTimeoutMessage(150),
+    });
+    await expect(sandbox.invoke(envelope.executionId as string, get('/'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+    });
+  });
+
+  test('a spinning invocation is ended by the engine timeout, rewritten', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      timeout: 100,
+      grace: 50,
+      code: `async () => ({ fetch: () => { for (;;) {} } })`,
+    });
+    await expect(sandbox.invoke(envelope.executionId as string, get('/'))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+    });
+    expect(sandbox.retainedCount).toBe(0);
+  });
+
+  test('an invocation that exhausts memory is a memory error and disposes the execution', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      memoryLimit: 32,
+      code: `async () => ({ fetch: () => { const keep = []; for (;;) keep.push(new Array(100000).fill({ a: 1 })) } })`,
+    });
+    await expect(sandbox.invoke(envelope.executionId as string, get('/'))).rejects.toMatchObject({
+      code: 'MEMORY_LIMIT',
+      message: memoryLimitMessage(32),
+    });
+  });
+
+  test('a closeHandles that arrives while an invocation waits its turn ends it with HANDLES_CLOSED', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      code: `async () => ({ fetch: () => new Promise((resolve) => setTimeout(() => resolve(new Response('late')), 50)) })`,
+    });
+    const id = envelope.executionId as string;
+    const first = sandbox.invoke(id, get('/1'));
+    const second = sandbox.invoke(id, get('/2'));
+    sandbox.closeHandles(id);
+    await expect(second).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
+    await first.catch(() => undefined);
+  });
+
+  test('a handle other than fetch is not found; invocations run one at a time in order', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      code: `async () => { const order = []; return { fetch: async (request) => { const n = new URL(request.url).pathname; order.push('start ' + n); await new Promise((r) => setTimeout(r, 5)); order.push('end ' + n); return new Response(order.join(',')) } } }`,
+    });
+    const id = envelope.executionId as string;
+    await expect(sandbox.invoke(id, get('/'), 'scheduled')).rejects.toMatchObject({
+      code: 'HANDLE_NOT_FOUND',
+    });
+    const [, second] = await Promise.all([sandbox.invoke(id, get('/a')), sandbox.invoke(id, get('/b'))]);
+    expect(text(second.body)).toBe('start /a,end /a,start /b,end /b');
+    sandbox.closeHandles(id);
+  });
+
+  test('tool calls work during an invocation and are refused between them', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      providers: [{ name: 'tools' }],
+      dispatch: async () => JSON.stringify({ result: 'tool answer' }),
+      code: `async () => ({ fetch: async () => new Response(await tools.ask()) })`,
+    });
+    expect(text((await sandbox.invoke(envelope.executionId as string, get('/'))).body)).toBe('tool answer');
+    sandbox.closeHandles(envelope.executionId as string);
+  });
+});
+
+test('assertResponseWireShape validates the handler answer again on the host', () => {
+  expect(() => assertResponseWireShape({ status: 700, statusText: '', headers: [], body: null })).toThrow(
+    /status must be at most 599/,
+  );
+  expect(assertResponseWireShape({ status: 200, statusText: 'OK', headers: [], body: null })).toStrictEqual({
+    status: 200,
+    statusText: 'OK',
+    headers: [],
+    body: null,
+  });
+});

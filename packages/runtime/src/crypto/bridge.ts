@@ -1,0 +1,83 @@
+/**
+ * The isolate's half of the crypto bridge (executor src/sandbox/crypto.ts is the host's). An
+ * operation crosses as its name and its arguments as data, keys as `{ cryptoKey: n }`; it comes back
+ * as a frame, `["returned", value]` or `["thrown", name, message, isDOMException]`, and a failure is
+ * rebuilt here with its name, so `catch (e) { e.name === 'OperationError' }` works inside.
+ *
+ * crypto.subtle waits on the host, so in global scope it is refused as the other host waits are.
+ * It opens no host wait of the run clock: the run's time counts straight through it.
+ */
+import { DOMException } from '../dom-exception.ts';
+import { hostOf } from '../host.ts';
+import { assertRequestScope } from '../internals.ts';
+import {
+  ErrorCtor,
+  ObjectDefineProperty,
+  PromiseCtor,
+  PromisePrototypeThen,
+  RangeErrorCtor,
+  TypeErrorCtor,
+} from '../primordials.ts';
+import { ownValue } from './records.ts';
+
+/** The operations the host serves, by the names SubtleCrypto declares them under. */
+export type SubtleOperation =
+  | 'encrypt'
+  | 'decrypt'
+  | 'sign'
+  | 'verify'
+  | 'digest'
+  | 'generateKey'
+  | 'deriveKey'
+  | 'deriveBits'
+  | 'importKey'
+  | 'exportKey'
+  | 'wrapKey'
+  | 'unwrapKey';
+
+// Arguments and the answer are structured-cloned across, so ArrayBuffers and records cross whole.
+const CROSSING = { arguments: { copy: true }, result: { promise: true, copy: true } };
+
+const SyntaxErrorCtor = SyntaxError;
+const ReferenceErrorCtor = ReferenceError;
+const JS_ERRORS: Record<string, new (message: string) => Error> = {
+  __proto__: null,
+  Error: ErrorCtor,
+  TypeError: TypeErrorCtor,
+  RangeError: RangeErrorCtor,
+  SyntaxError: SyntaxErrorCtor,
+  ReferenceError: ReferenceErrorCtor,
+} as unknown as Record<string, new (message: string) => Error>;
+
+/** The failure a thrown frame describes, as the type it had on the host. */
+function rebuildError(name: unknown, message: unknown, isDOMException: unknown): Error {
+  const text = `${message as string}`;
+  const kind = `${name as string}`;
+  if (isDOMException === true) return new DOMException(text, kind);
+  const Ctor = JS_ERRORS[kind];
+  if (Ctor !== undefined) return new Ctor(text);
+  const error = new ErrorCtor(text);
+  ObjectDefineProperty(error, 'name', { value: kind, writable: true, enumerable: false, configurable: true });
+  return error;
+}
+
+/**
+ * Performs one operation on the host: settles with the frame's value, or rejects with the error it
+ * describes. Throws (for the caller to turn into a rejection) in global scope.
+ */
+export function performOnHost(operation: SubtleOperation, args: readonly unknown[]): Promise<unknown> {
+  assertRequestScope();
+  const reference = hostOf().performSubtleOperation;
+  if (reference === undefined) throw new ErrorCtor('crypto.subtle is not connected to the host.');
+  const crossing = reference.async([operation, args], CROSSING);
+  return new PromiseCtor((resolve, reject) => {
+    PromisePrototypeThen(
+      crossing,
+      (frame) => {
+        if (ownValue(frame, '0') === 'returned') resolve(ownValue(frame, '1'));
+        else reject(rebuildError(ownValue(frame, '1'), ownValue(frame, '2'), ownValue(frame, '3')));
+      },
+      (failure) => reject(new ErrorCtor(`${ownValue(failure, 'message') ?? failure}`)),
+    );
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Crypto (WebCrypto, https://w3c.github.io/webcrypto/#crypto-interface): getRandomValues and
+ * randomUUID, served by the host's random source, and the one SubtleCrypto. The texts of the
+ * errors are workerd's. Both methods wait on the host, so they throw in global scope, as in workerd.
+ */
+import { DOMException } from '../dom-exception.ts';
+import { hostOf } from '../host.ts';
+import { assertRequestScope } from '../internals.ts';
+import {
+  DataViewPrototypeGetBuffer,
+  TypedArrayPrototypeGetBuffer,
+  TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeGetByteOffset,
+  TypedArrayPrototypeGetSymbolToStringTag,
+  TypedArrayPrototypeSet,
+  TypeErrorCtor,
+  Uint8ArrayCtor,
+} from '../primordials.ts';
+import { defineWorkerdInterface, illegalInvocation } from '../webidl.ts';
+import { dataRecord } from './records.ts';
+import { createSubtleCrypto, type SubtleCrypto } from './subtle-crypto.ts';
+
+/** The most bytes one call may ask for. */
+export const RANDOM_VALUES_LIMIT = 65536;
+
+/** The integer typed arrays getRandomValues accepts (https://w3c.github.io/webcrypto/#Crypto-method-getRandomValues, step 1). */
+const INTEGER_ARRAYS = dataRecord<Record<string, true>>();
+for (const kind of [
+  'Int8Array',
+  'Uint8Array',
+  'Uint8ClampedArray',
+  'Int16Array',
+  'Uint16Array',
+  'Int32Array',
+  'Uint32Array',
+  'BigInt64Array',
+  'BigUint64Array',
+]) {
+  INTEGER_ARRAYS[kind] = true;
+}
+
+function isDataView(value: unknown): boolean {
+  try {
+    DataViewPrototypeGetBuffer(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const CONSTRUCTING = {};
+let isCrypto: (value: unknown) => boolean;
+
+export class Crypto {
+  #subtle: SubtleCrypto;
+
+  constructor(token: unknown = undefined) {
+    if (token !== CONSTRUCTING) throw new TypeErrorCtor('Illegal constructor');
+    this.#subtle = createSubtleCrypto();
+  }
+
+  get subtle(): SubtleCrypto {
+    if (!isCrypto(this)) throw illegalInvocation();
+    return this.#subtle;
+  }
+
+  /** https://w3c.github.io/webcrypto/#Crypto-method-getRandomValues */
+  getRandomValues<T extends ArrayBufferView | null>(array: T = undefined as unknown as T): T {
+    if (!isCrypto(this)) throw illegalInvocation();
+    assertRequestScope();
+    const kind = TypedArrayPrototypeGetSymbolToStringTag(array);
+    if (kind === undefined && !isDataView(array)) {
+      throw new TypeErrorCtor(
+        "Failed to execute 'getRandomValues' on 'Crypto': parameter 1 is not of type 'ArrayBufferView'.",
+      );
+    }
+    // 1. Not an integer type (a float array, a DataView): TypeMismatchError.
+    if (kind === undefined || INTEGER_ARRAYS[kind] !== true) {
+      throw new DOMException(
+        'ArrayBufferView argument to getRandomValues() must be an integer-typed view.',
+        'TypeMismatchError',
+      );
+    }
+    // 2. More than 65536 bytes: QuotaExceededError.
+    const length = TypedArrayPrototypeGetByteLength(array);
+    if (length > RANDOM_VALUES_LIMIT) {
+      throw new DOMException(
+        `getRandomValues() only accepts buffers of size <= 64K but provided ${length} bytes.`,
+        'QuotaExceededError',
+      );
+    }
+    // 3-4. Overwrite the elements with random values, and return the same array.
+    if (length === 0) return array;
+    const bytes = hostOf().randomBytes.sync([length], { result: { copy: true } }) as Uint8Array;
+    const target = new Uint8ArrayCtor(
+      TypedArrayPrototypeGetBuffer(array) as ArrayBuffer,
+      TypedArrayPrototypeGetByteOffset(array),
+      length,
+    );
+    TypedArrayPrototypeSet(target, bytes);
+    return array;
+  }
+
+  /** https://w3c.github.io/webcrypto/#Crypto-method-randomUUID */
+  randomUUID(): string {
+    if (!isCrypto(this)) throw illegalInvocation();
+    assertRequestScope();
+    return hostOf().randomUUID.sync([]) as string;
+  }
+
+  static {
+    isCrypto = (value) => typeof value === 'object' && value !== null && #subtle in value;
+  }
+}
+
+defineWorkerdInterface(Crypto);
+
+/** The global scope's `crypto`. */
+export function createCrypto(): Crypto {
+  return new Crypto(CONSTRUCTING);
+}

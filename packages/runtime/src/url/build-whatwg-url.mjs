@@ -1,0 +1,170 @@
+/**
+ * Usage: node packages/runtime/src/url/build-whatwg-url.mjs [--check]
+ *
+ * Writes packages/runtime/src/url/generated/whatwg-url.generated.ts: whatwg-url's URL parser and
+ * application/x-www-form-urlencoded parser and serializer (not its URL and URLSearchParams classes,
+ * which url.ts and url-search-params.ts replace), with tr46 and punycode, bundled by esbuild into
+ * one ES module. The runtime bundle (tools/executor/generate-runtime-bundle.ts) then takes it like
+ * any other source file. Bundling here, once, is what lets that build stay a plain one:
+ *
+ *   - tr46 and punycode name their entry point only in "main", which esbuild's neutral platform
+ *     does not read;
+ *   - whatwg-url's lib/encoding.js builds a TextEncoder and a TextDecoder when it loads, before
+ *     the runtime has installed them, and @exodus/bytes brings every legacy encoding's tables
+ *     (about 180 KB) for percent-encoding in a document's encoding, which the URL API never does:
+ *     both imports are pointed at ../whatwg-url-glue.ts;
+ *   - tr46 (UTS 46 mapping table and regular expressions, most of the size) is needed only for a
+ *     host that is not ASCII, so it loads on first use and stays out of the snapshot's heap: the
+ *     snapshot holds its source text only.
+ *
+ * With --check nothing is written: the run fails when the committed file differs from what the
+ * installed packages produce now (the executor's test/runtime/url-generated.test.ts runs it).
+ */
+// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
+import { readFileSync, writeFileSync } from 'node:fs';
+// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
+import { createRequire } from 'node:module';
+// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
+import { dirname, join, relative } from 'node:path';
+// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const runtimeRoot = join(here, '..', '..');
+const repositoryRoot = join(runtimeRoot, '..', '..');
+const output = join(here, 'generated', 'whatwg-url.generated.ts');
+const GLUE = '../whatwg-url-glue.ts';
+
+const requireFromRuntime = createRequire(join(runtimeRoot, 'package.json'));
+const whatwgUrlDir = dirname(requireFromRuntime.resolve('whatwg-url/package.json'));
+const requireFromWhatwgUrl = createRequire(join(whatwgUrlDir, 'package.json'));
+const packageDir = (name) => dirname(requireFromWhatwgUrl.resolve(`${name}/package.json`));
+const tr46Dir = packageDir('tr46');
+const punycodeDir = dirname(createRequire(join(tr46Dir, 'package.json')).resolve('punycode/package.json'));
+const version = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
+
+const ENTRY = `
+export {
+  basicURLParse,
+  cannotHaveAUsernamePasswordPort,
+  hasAnOpaquePath,
+  serializeHost,
+  serializeInteger,
+  serializePath,
+  serializeURL,
+  serializeURLOrigin,
+  setThePassword,
+  setTheUsername,
+} from 'whatwg-url/lib/url-state-machine.js';
+export { parseUrlencodedString, serializeUrlencoded } from 'whatwg-url/lib/urlencoded.js';
+`;
+
+const MODULES = {
+  // whatwg-url's lib/encoding.js: the runtime's UTF-8.
+  encoding: `import { utf8Encode, utf8DecodeWithoutBOM } from '${GLUE}';\nexport { utf8Encode, utf8DecodeWithoutBOM };\n`,
+  // @exodus/bytes/whatwg.js: UTF-8 percent-encoding only.
+  'percent-encode': `import { percentEncodeAfterEncoding } from '${GLUE}';\nexport { percentEncodeAfterEncoding };\n`,
+  // @exodus/bytes/encoding.js, imported only to register the legacy multi-byte encoders.
+  'legacy-encodings': '',
+  // tr46, loaded by the first host that is not ASCII.
+  'lazy-tr46': `let tr46;\nexports.toASCII = (domain, options) => {\n  tr46 ??= require('tr46');\n  return tr46.toASCII(domain, options);\n};\n`,
+};
+
+const glue = {
+  name: 'codemode-whatwg-url-glue',
+  setup(plugin) {
+    const virtual = (name) => ({ path: name, namespace: 'codemode' });
+    plugin.onResolve({ filter: /^\.\/encoding$/ }, (args) =>
+      args.importer.startsWith(join(whatwgUrlDir, 'lib')) ? virtual('encoding') : undefined,
+    );
+    plugin.onResolve({ filter: /^@exodus\/bytes\/whatwg\.js$/ }, () => virtual('percent-encode'));
+    plugin.onResolve({ filter: /^@exodus\/bytes\/encoding\.js$/ }, () => virtual('legacy-encodings'));
+    plugin.onResolve({ filter: /^tr46$/ }, (args) =>
+      args.namespace === 'codemode' ? { path: join(tr46Dir, 'index.js') } : virtual('lazy-tr46'),
+    );
+    plugin.onResolve({ filter: /^\.\.\/whatwg-url-glue\.ts$/ }, (args) => ({
+      path: args.path,
+      external: true,
+    }));
+    plugin.onLoad({ filter: /.*/, namespace: 'codemode' }, (args) => ({
+      contents: MODULES[args.path],
+      loader: 'js',
+      resolveDir: whatwgUrlDir,
+    }));
+  },
+};
+
+const LICENSES = [
+  ['whatwg-url', whatwgUrlDir, 'LICENSE.txt'],
+  ['tr46', tr46Dir, 'LICENSE.md'],
+  ['punycode', punycodeDir, 'LICENSE-MIT.txt'],
+];
+
+export async function generate() {
+  const result = await build({
+    // Paths in the output and the metafile are relative to this, whatever the caller's directory.
+    absWorkingDir: repositoryRoot,
+    stdin: { contents: ENTRY, resolveDir: whatwgUrlDir, sourcefile: 'whatwg-url-entry.js' },
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['main'],
+    target: 'es2024',
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'silent',
+    plugins: [glue],
+  });
+  const code = result.outputFiles[0].text;
+  const inputs = Object.values(result.metafile.outputs)[0].inputs;
+  const sizes = Object.entries(inputs)
+    .map(([path, input]) => [
+      path.replace(/^.*node_modules\//, '').replace(/^codemode:/, 'glue: '),
+      input.bytesInOutput,
+    ])
+    .sort((a, b) => b[1] - a[1])
+    .map(([path, bytes]) => ` *   ${String(bytes).padStart(7)}  ${path}`)
+    .join('\n');
+  const licenses = LICENSES.map(
+    ([name, dir, file]) =>
+      ` * ${name} ${version(dir)}:\n *\n${readFileSync(join(dir, file), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => ` *   ${line}`.trimEnd())
+        .join('\n')}`,
+  ).join('\n *\n');
+  const header = `// Generated by packages/runtime/src/url/build-whatwg-url.mjs from whatwg-url ${version(whatwgUrlDir)}, tr46 ${version(tr46Dir)} and punycode ${version(punycodeDir)}. Do not edit; regenerate.
+// @ts-nocheck: third-party JavaScript; whatwg-url.ts gives it types.
+/*
+ * Bytes each input contributes (unminified):
+${sizes}
+ *
+${licenses}
+ */
+`;
+  return header + code;
+}
+
+function readOrEmpty(path) {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const text = await generate();
+  if (process.argv.includes('--check')) {
+    if (readOrEmpty(output) !== text) {
+      console.error(
+        `Stale ${relative(process.cwd(), output)}. Run: node packages/runtime/src/url/build-whatwg-url.mjs`,
+      );
+      process.exit(1);
+    }
+  } else {
+    writeFileSync(output, text);
+  }
+}
