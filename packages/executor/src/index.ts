@@ -2,7 +2,29 @@
  * @supolka/codemode-executor: runs programs that language models write in V8 isolates.
  */
 
-export { DEFAULT_GRACE } from './executor/defaults.ts';
+export {
+  DEFAULT_CHILD_EXEC_ARGV,
+  DEFAULT_CHILD_RSS_LIMIT,
+  DEFAULT_GRACE,
+  DEFAULT_HEARTBEAT_INTERVAL,
+  DEFAULT_HEARTBEAT_TIMEOUT,
+  DEFAULT_KILL_TIMEOUT,
+  DEFAULT_MAX_CHILD_AGE,
+  DEFAULT_MAX_EXECUTIONS_PER_CHILD,
+  DEFAULT_MAX_RETAINED_PER_CHILD,
+  DEFAULT_QUEUE_LIMIT,
+  DEFAULT_START_TIMEOUT,
+} from './executor/defaults.ts';
+export {
+  type ExecuteOptions,
+  type HandleName,
+  IsolateExecutor,
+} from './executor/isolate-executor.ts';
+export { type IsolateExecutorOptions, OptionError, type OutboundSetting } from './executor/options.ts';
+export type { HostProvider, ToolFunction } from './executor/providers.ts';
+export type { IsolateExecuteRequest } from './executor/request.ts';
+export type { ChildStats, PoolEvent, PoolStats } from './pool/events.ts';
+export type { OutboundFunction } from './pool/execution.ts';
 export { BoundedCodeCache, type CodeCache } from './sandbox/code-cache.ts';
 export type { DispatchFunction } from './sandbox/dispatch.ts';
 export {

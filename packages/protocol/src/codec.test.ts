@@ -99,6 +99,23 @@ describe('the dispatch codec', () => {
     expect(stringifyForDispatch([Buffer.from('hi')])).toBe('[{"$binary":"Uint8Array","base64":"aGk="}]');
   });
 
+  test('only real binary values are binary: tags, proxies and borrowed prototypes are objects', () => {
+    const claimsTag = { [Symbol.toStringTag]: 'ArrayBuffer', a: 1 };
+    const proxied = new Proxy(bytes(1, 2), {});
+    const borrowed = Object.create(ArrayBuffer.prototype);
+    expect(stringifyForDispatch([claimsTag, borrowed])).toBe('[{"a":1},{}]');
+    expect(stringifyForDispatch(Object.setPrototypeOf(new ArrayBuffer(1), Array.prototype))).toBe(
+      '{"$binary":"ArrayBuffer","base64":"AA=="}',
+    );
+    expect(stringifyForDispatch(proxied)).toBe('{"0":1,"1":2}');
+    // The one loss: a buffer a program stripped of its prototype is no longer recognised.
+    const stripped = Object.setPrototypeOf(new ArrayBuffer(2), Object.prototype);
+    expect(stringifyForDispatch(stripped)).toBe('{}');
+    // A view keeps its slot whatever its prototype says.
+    const view = Object.setPrototypeOf(new DataView(bytes(7).buffer), null);
+    expect(stringifyForDispatch(view)).toBe('{"$binary":"DataView","base64":"Bw=="}');
+  });
+
   test('decoded views own a fresh buffer of exactly their bytes', () => {
     const decoded = parseForDispatch(
       stringifyForDispatch(new Uint16Array(bytes(0, 0, 1, 2, 3, 4).buffer, 2, 2)),

@@ -27,6 +27,9 @@ const __codecEntries = Object.entries;
 const __codecDefineProperty = Reflect.defineProperty;
 const __codecIsArray = Array.isArray;
 const __codecSetPrototypeOf = Object.setPrototypeOf;
+const __codecGetPrototypeOf = Reflect.getPrototypeOf;
+const __codecIsView = ArrayBuffer.isView;
+const __codecObjectPrototype = Object.prototype;
 const __codecString = String;
 const __codecError = Error;
 const __codecFromCharCode = String.fromCharCode;
@@ -113,20 +116,19 @@ class __CodecError extends __codecError {
 /** The bytes a binary value views, or undefined when the value is not binary. */
 function __codecBytesOf(value: unknown): { type: string; bytes: Uint8Array } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const tag = __codecApply(__codecTypedArrayTag, value, []) as string | undefined;
-  if (tag !== undefined) {
-    return {
-      type: tag,
-      bytes: new __codecUint8Array(
-        __codecApply(__codecTypedArrayBuffer, value, []) as ArrayBuffer,
-        __codecApply(__codecTypedArrayOffset, value, []) as number,
-        __codecApply(__codecTypedArrayLength, value, []) as number,
-      ),
-    };
-  }
-  // The brand getters throw for anything that is not their kind, which is the one check a
-  // program cannot fake with Symbol.toStringTag or Symbol.hasInstance.
-  try {
+  // isView reads an internal slot, so neither Symbol.toStringTag nor a Proxy can fake a view.
+  if (__codecIsView(value)) {
+    const tag = __codecApply(__codecTypedArrayTag, value, []) as string | undefined;
+    if (tag !== undefined) {
+      return {
+        type: tag,
+        bytes: new __codecUint8Array(
+          __codecApply(__codecTypedArrayBuffer, value, []) as ArrayBuffer,
+          __codecApply(__codecTypedArrayOffset, value, []) as number,
+          __codecApply(__codecTypedArrayLength, value, []) as number,
+        ),
+      };
+    }
     return {
       type: 'DataView',
       bytes: new __codecUint8Array(
@@ -135,7 +137,14 @@ function __codecBytesOf(value: unknown): { type: string; bytes: Uint8Array } | u
         __codecApply(__codecDataViewLength, value, []) as number,
       ),
     };
-  } catch {}
+  }
+  // An ArrayBuffer has no such slot test: its byteLength getter, which throws for anything else,
+  // is the brand check. A throw costs tens of microseconds, so the shapes plain data takes (arrays,
+  // objects of Object.prototype or of none) skip it; a buffer a program gave one of those
+  // prototypes crosses as {}. Buffers of another realm still have a prototype of their own.
+  if (__codecIsArray(value)) return undefined;
+  const prototype = __codecGetPrototypeOf(value);
+  if (prototype === null || prototype === __codecObjectPrototype) return undefined;
   try {
     __codecApply(__codecArrayBufferLength, value, []);
     return { type: 'ArrayBuffer', bytes: new __codecUint8Array(value as ArrayBuffer) };

@@ -67,6 +67,29 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
   closeHandles: [{ type: 'closeHandles', id: 'c1', executionId: 'abc' }],
   ack: [{ type: 'ack', id: 'c1' }],
   cancel: [{ type: 'cancel', id: 'e1' }],
+  hostWait: [
+    { type: 'hostWait', id: 'e1', waiting: true },
+    { type: 'hostWait', id: 'e1', waiting: false },
+  ],
+  heartbeat: [{ type: 'heartbeat', id: 'h1' }],
+  health: [
+    {
+      type: 'health',
+      id: 'h1',
+      engine: {
+        isolatedVm: '6.2.0',
+        node: 'v24.22.3',
+        behaviours: {
+          dynamicImportCallback: { present: false, reason: 'the callback never fired' },
+          settleAfterTopLevelAwait: { present: true },
+        },
+        fallbacks: ['import() expressions are rewritten'],
+      },
+      rss: 73_400_320,
+      executions: 12,
+      retained: 0,
+    },
+  ],
   fault: [
     { type: 'fault', code: 'BAD_REQUEST', message: 'bad' },
     { type: 'fault', id: 'e1', code: 'HANDLES_CLOSED', message: 'gone' },
@@ -95,7 +118,7 @@ const malformed: [string, unknown, string][] = [
   [
     'no type',
     { id: 'x' },
-    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, fault.',
+    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, heartbeat, health, fault.',
   ],
   ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
   ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],
@@ -200,6 +223,36 @@ const malformed: [string, unknown, string][] = [
     'a status out of range',
     { type: 'invokeResult', id: 'i', response: { ...httpResponse, status: 600 } },
     'response.status must be at most 599',
+  ],
+  [
+    'a host-wait edge that is not a boolean',
+    { type: 'hostWait', id: 'e', waiting: 1 },
+    'Invalid hostWait message: waiting must be a boolean.',
+  ],
+  ['a heartbeat without an id', { type: 'heartbeat' }, 'Invalid heartbeat message: id is required.'],
+  [
+    'health whose behaviour lacks present',
+    {
+      type: 'health',
+      id: 'h',
+      engine: { isolatedVm: '6', node: 'v24', behaviours: { probe: {} }, fallbacks: [] },
+      rss: 1,
+      executions: 0,
+      retained: 0,
+    },
+    'engine.behaviours.probe.present is required',
+  ],
+  [
+    'health with a negative rss',
+    {
+      type: 'health',
+      id: 'h',
+      engine: { isolatedVm: '6', node: 'v24', behaviours: {}, fallbacks: [] },
+      rss: -1,
+      executions: 0,
+      retained: 0,
+    },
+    'rss must not be negative',
   ],
   [
     'a fault without a message',

@@ -14,6 +14,7 @@ import {
   HttpResponseSchema,
   OutboundFrameSchema,
 } from './schemas/frames.ts';
+import { HealthSchema } from './schemas/health.ts';
 import { ExecuteRequestSchema } from './schemas/request.ts';
 
 const callNumber = z
@@ -73,6 +74,18 @@ export const MESSAGE_SCHEMAS = {
   ack: shape('ack', { id: MessageIdSchema }),
   /** Cancels the running execution `id`; it ends with an envelope whose code is CANCELLED. */
   cancel: shape('cancel', { id: MessageIdSchema }),
+  /**
+   * The outermost edges of the execution's waits on its caller (a tool call, a proxied fetch):
+   * `true` when the first opens, `false` when the last closes, so the layer above pauses with the run.
+   */
+  hostWait: shape('hostWait', {
+    id: MessageIdSchema,
+    waiting: z.boolean({ error: 'must be a boolean' }),
+  }),
+  /** Asks a worker whether it can serve; answered by `health`, or by a `fault` saying why it cannot. */
+  heartbeat: shape('heartbeat', { id: MessageIdSchema }),
+  /** A worker's answer to `heartbeat`: its engine report and what it holds. */
+  health: shape('health', { id: MessageIdSchema, ...HealthSchema }),
   /** A request failed, or a message could not be accepted. `id` names the conversation when known. */
   fault: shape('fault', {
     id: MessageIdSchema.optional(),

@@ -5,3 +5,41 @@
 
 /** Headroom past a run's timeout for the engine's own timer and the host race (docs/sandbox.md). */
 export const DEFAULT_GRACE = 1000;
+
+// The pool's defaults (docs/pool.md says why each is what it is).
+
+/** Executions waiting for a child before execute answers OVERLOADED at once. */
+export const DEFAULT_QUEUE_LIMIT = 256;
+
+/** Executions a child serves before it is retired, once idle. */
+export const DEFAULT_MAX_EXECUTIONS_PER_CHILD = 1000;
+
+/** How long a child serves before it is retired, once idle (ms). */
+export const DEFAULT_MAX_CHILD_AGE = 30 * 60_000;
+
+/** How often each child is asked for its health (ms). */
+export const DEFAULT_HEARTBEAT_INTERVAL = 1000;
+
+/** How long a heartbeat may go unanswered before the child is ended and replaced (ms). */
+export const DEFAULT_HEARTBEAT_TIMEOUT = 5000;
+
+/**
+ * How long a new child may take to report healthy (ms): the engine probes may take
+ * ENGINE_PROBE_TIMEOUT (5 s), and the startup snapshot is made before that.
+ */
+export const DEFAULT_START_TIMEOUT = 15_000;
+
+/** How long a child has to exit after SIGTERM before SIGKILL follows (ms). */
+export const DEFAULT_KILL_TIMEOUT = 2000;
+
+/**
+ * Resident memory past which an idle child is recycled (MB). Native memory an isolate used goes
+ * back to the system only with its process; a child at rest holds about 100 MB.
+ */
+export const DEFAULT_CHILD_RSS_LIMIT = 1024;
+
+/** Retained executions one child may hold at once: each keeps an isolate alive. */
+export const DEFAULT_MAX_RETAINED_PER_CHILD = 16;
+
+/** Node flags of every child: each creates isolates from the runtime snapshot (adr/0002). */
+export const DEFAULT_CHILD_EXEC_ARGV: readonly string[] = Object.freeze(['--no-node-snapshot']);

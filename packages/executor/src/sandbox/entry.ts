@@ -38,8 +38,18 @@ ${declarations}
 __startRun(async () => {
 ${preludes}
 return await (
-${parts.body}
+${withoutTrailingSemicolons(parts.body)}
 )();
 }, ${JSON.stringify(executionTimeoutMessage(parts.timeout))}, ${parts.retainHandles === true});
 `;
+}
+
+/**
+ * Code as an editor leaves it often ends its arrow with a semicolon (so does docs/protocol.md's
+ * example); inside the call's parentheses that is a syntax error. An expression cannot end in a
+ * semicolon of its own, so trailing ones are dropped; one at the end of a trailing line comment
+ * is dropped harmlessly.
+ */
+function withoutTrailingSemicolons(body: string): string {
+  return body.replace(/[\s;]+$/, '');
 }

@@ -100,6 +100,7 @@ export class Sandbox {
   readonly #codeCache: CodeCache;
   readonly #options: SandboxOptions;
   #prepared: PreparedIsolate | undefined;
+  #nextMemoryLimit = DEFAULT_MEMORY_LIMIT;
   #preparing: NodeJS.Immediate | undefined;
   #disposed = false;
   readonly #handles = new RetainedHandles();
@@ -108,6 +109,11 @@ export class Sandbox {
     this.#options = options;
     this.#codeCache = options.codeCache ?? new BoundedCodeCache();
     if (options.prepareAhead !== false) this.#scheduleNext();
+  }
+
+  /** The memory limit of the isolate prepared for the next request, or undefined when none is ready. */
+  get preparedMemoryLimit(): number | undefined {
+    return this.#prepared?.handle.memoryLimit;
   }
 
   get snapshotBytes(): number {
@@ -265,16 +271,18 @@ export class Sandbox {
     }
   }
 
-  /** The prepared isolate when it fits the request, or a fresh one: never one that served before. */
+  /**
+   * The prepared isolate when it fits the request, or a fresh one: never one that served before.
+   * The next isolate is prepared at the limit of the latest request, so a caller that always asks
+   * for the same limit always finds one ready; one prepared at another limit is disposed here.
+   */
   #take(memoryLimit: number): PreparedIsolate {
+    this.#nextMemoryLimit = memoryLimit;
     const prepared = this.#prepared;
-    if (
-      prepared !== undefined &&
-      prepared.handle.memoryLimit === memoryLimit &&
-      !prepared.handle.isolate.isDisposed
-    ) {
-      this.#prepared = undefined;
-      return prepared;
+    this.#prepared = undefined;
+    if (prepared !== undefined && !prepared.handle.isolate.isDisposed) {
+      if (prepared.handle.memoryLimit === memoryLimit) return prepared;
+      disposeIsolate(prepared.handle);
     }
     return this.#prepare(memoryLimit);
   }
@@ -295,7 +303,7 @@ export class Sandbox {
       this.#preparing = undefined;
       if (this.#disposed || this.#prepared) return;
       try {
-        this.#prepared = this.#prepare(DEFAULT_MEMORY_LIMIT);
+        this.#prepared = this.#prepare(this.#nextMemoryLimit);
       } catch {
         // The next request prepares its own isolate and reports what fails there.
       }

@@ -37,3 +37,13 @@ async () => greet(await files.read('notes.txt')) // trailing
 `);
   expect(source).toContain(body);
 });
+
+test('an arrow that ends with semicolons, as editors leave it, is the arrow', () => {
+  const source = buildEntrySource({
+    imports: [],
+    body: 'async () => 1; ;\n\n',
+    providers: [],
+    timeout: 1000,
+  });
+  expect(source).toContain('return await (\nasync () => 1\n)();');
+});

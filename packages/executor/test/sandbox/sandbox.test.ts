@@ -9,6 +9,10 @@ test('a trailing line comment in user code cannot swallow the invocation', async
   expect(await sandbox.execute({ code: 'async () => 1 // done' })).toStrictEqual({ result: 1, logs: [] });
 });
 
+test('a program that ends its arrow with a semicolon runs', async () => {
+  expect((await sandbox.execute({ code: 'async () => { return 2 };\n' })).result).toBe(2);
+});
+
 test('a bad provider name comes back in the envelope with BAD_REQUEST, and no isolate is created', async () => {
   const envelope = await sandbox.execute({ code: 'async () => 1', providers: [{ name: 'my-tools' }] });
   expect(envelope).toStrictEqual({
@@ -59,6 +63,23 @@ test('a request whose memory limit differs from the prepared isolate gets its ow
   });
   expect(envelope.code).toBe('MEMORY_LIMIT');
   expect((await sandbox.execute({ code: 'async () => "after"' })).result).toBe('after');
+});
+
+test('the next isolate is prepared at the memory limit the latest request asked for', async () => {
+  const prepared = new Sandbox();
+  const ready = () => new Promise((resolve) => setImmediate(resolve));
+  try {
+    await ready();
+    expect(prepared.preparedMemoryLimit).toBe(128);
+    await prepared.execute({ memoryLimit: 48, code: 'async () => 1' });
+    await ready();
+    expect(prepared.preparedMemoryLimit).toBe(48);
+    await prepared.execute({ memoryLimit: 48, code: 'async () => 2' });
+    await ready();
+    expect(prepared.preparedMemoryLimit).toBe(48);
+  } finally {
+    prepared.dispose();
+  }
 });
 
 describe('onExecutionSettled', () => {

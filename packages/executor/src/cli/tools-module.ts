@@ -1,0 +1,23 @@
+/**
+ * Loads the providers a --tools module exports: its default export (or a named `providers`) is
+ * either the list IsolateExecutor takes or an object of namespaces, each an object of functions.
+ */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { HostProvider, ToolFunction } from '../executor/providers.ts';
+import { UsageError } from './args.ts';
+
+export async function loadTools(path: string): Promise<HostProvider[]> {
+  const module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+  const exported = module.default ?? module.providers;
+  if (Array.isArray(exported)) return exported as HostProvider[];
+  if (typeof exported === 'object' && exported !== null) {
+    return Object.entries(exported).map(([name, fns]) => ({
+      name,
+      fns: fns as Record<string, ToolFunction>,
+    }));
+  }
+  throw new UsageError(
+    `--tools ${path} exports no providers: export default a list of { name, fns } or an object { provider: { tool: fn } }.`,
+  );
+}

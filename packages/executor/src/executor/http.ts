@@ -1,0 +1,27 @@
+/**
+ * Standard Request and Response objects on the caller's side, the wire shapes across the process
+ * boundary: headers as ordered pairs, bodies buffered whole as bytes.
+ */
+import type { HttpRequest, HttpResponse } from '@supolka/codemode-protocol';
+
+export async function toWireRequest(request: Request): Promise<HttpRequest> {
+  return {
+    method: request.method,
+    url: request.url,
+    headers: [...request.headers],
+    body: request.body === null ? null : new Uint8Array(await request.arrayBuffer()),
+    redirect: request.redirect,
+  };
+}
+
+/** Statuses whose Response may carry no body, as the Fetch standard defines them. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+export function fromWireResponse(response: HttpResponse): Response {
+  const body = NULL_BODY_STATUSES.has(response.status) ? null : response.body;
+  return new Response(body as Uint8Array<ArrayBuffer> | null, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * IsolateExecutor: the public face of the executor. It validates each request, keeps the caller's
+ * functions in this process and sends the rest to a pool of supervised children, each running the
+ * program in a fresh isolate.
+ *
+ *   const executor = new IsolateExecutor({ timeout: 5_000 })
+ *   const { result, error, code, logs } = await executor.execute({ code: 'async () => 1 + 1' })
+ *   await executor.dispose()
+ *
+ * execute never rejects (DESIGN.md, "Outcomes"): a bad request, a full queue, a lost child and a
+ * cancellation all come back as envelopes with their code. invoke and closeHandles are calls, not
+ * executions, and reject with errors carrying a code.
+ */
+import { BadRequestError } from '@supolka/codemode-protocol';
+import type { PoolStats } from '../pool/events.ts';
+import { faultEnvelope } from '../pool/execution.ts';
+import { Pool } from '../pool/pool.ts';
+import type { EngineReport } from '../sandbox/isolate.ts';
+import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import { fromWireResponse, toWireRequest } from './http.ts';
+import { type IsolateExecutorOptions, type ResolvedOptions, resolveOptions } from './options.ts';
+import { type IsolateExecuteRequest, splitRequest } from './request.ts';
+
+export interface ExecuteOptions {
+  /** Aborting ends the execution at once; its envelope comes back with code CANCELLED. */
+  readonly signal?: AbortSignal;
+  /**
+   * The outermost edges of the run's waits on this process (a tool call, a proxied fetch): true
+   * when the first opens, false when the last closes. The run clock pauses over the same span.
+   */
+  readonly onHostWaitChanged?: (waiting: boolean) => void;
+}
+
+/** The handles a retained execution may grant. */
+export type HandleName = 'fetch';
+
+export class IsolateExecutor {
+  readonly #options: ResolvedOptions;
+  readonly #pool: Pool;
+
+  /** Throws BadRequestError naming the option when one does not hold. */
+  constructor(options: IsolateExecutorOptions = {}) {
+    this.#options = resolveOptions(options);
+    this.#pool = new Pool(this.#options.pool);
+  }
+
+  /**
+   * Runs `request.code` in a fresh isolate in one of the children. Resolves to
+   * `{ result, error?, code?, logs, executionId? }`; never rejects.
+   */
+  async execute(request: IsolateExecuteRequest, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    let split: ReturnType<typeof splitRequest>;
+    try {
+      split = splitRequest(request, this.#options);
+    } catch (error) {
+      if (error instanceof BadRequestError) return faultEnvelope('BAD_REQUEST', error.message);
+      return faultEnvelope('INTERNAL', `The request could not be read: ${String(error)}`);
+    }
+    return this.#pool.execute(split.wire, {
+      ...split.host,
+      signal: options.signal,
+      onHostWaitChanged: options.onHostWaitChanged,
+    });
+  }
+
+  /**
+   * Calls a handler a retained execution granted, in the child that holds it. Rejects with code
+   * HANDLES_CLOSED when the execution holds no handles (closed, idle too long, never granted), and
+   * HANDLE_NOT_FOUND for a handle it did not grant.
+   */
+  async invoke(executionId: string, request: Request, handle: HandleName = 'fetch'): Promise<Response> {
+    const response = await this.#pool.invoke(executionId, handle, await toWireRequest(request));
+    return fromWireResponse(response);
+  }
+
+  /** Ends a retained execution and frees its isolate; rejects with code HANDLES_CLOSED when it holds none. */
+  closeHandles(executionId: string): Promise<void> {
+    return this.#pool.closeHandles(executionId);
+  }
+
+  /**
+   * The engine report of the children: the isolated-vm in use, which behaviours it has and which
+   * fallbacks are in force. Waits for the first child to report healthy; rejects when none can.
+   */
+  engine(): Promise<EngineReport> {
+    return this.#pool.engine() as Promise<EngineReport>;
+  }
+
+  /** The children as the last heartbeats saw them, and the queue. */
+  stats(): PoolStats {
+    return this.#pool.stats();
+  }
+
+  /**
+   * Ends every child (SIGTERM, then SIGKILL) and resolves once all have exited. Executions still
+   * queued or running end with a CANCELLED envelope saying the executor was disposed; later ones
+   * are answered the same way.
+   */
+  dispose(): Promise<void> {
+    return this.#pool.dispose();
+  }
+
+  /** `await using executor = new IsolateExecutor()` disposes it at the end of the block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+}

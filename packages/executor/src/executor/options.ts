@@ -1,0 +1,204 @@
+/**
+ * IsolateExecutor's options: their defaults, and the checks that refuse a bad one at construction
+ * with a message naming the option, the rule and the value, so a typo fails where it was written
+ * and not in the first execution.
+ */
+
+import { availableParallelism } from 'node:os';
+import {
+  BadRequestError,
+  DEFAULT_HANDLES_IDLE_TIMEOUT,
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_TIMEOUT,
+  MAX_DELAY,
+  MAX_MEMORY_LIMIT,
+  MIN_MEMORY_LIMIT,
+  type ModuleMap,
+  ModuleMapSchema,
+  validate,
+} from '@supolka/codemode-protocol';
+import type { PoolEvent } from '../pool/events.ts';
+import type { OutboundFunction } from '../pool/execution.ts';
+import type { PoolOptions } from '../pool/pool.ts';
+import {
+  DEFAULT_CHILD_EXEC_ARGV,
+  DEFAULT_CHILD_RSS_LIMIT,
+  DEFAULT_GRACE,
+  DEFAULT_HEARTBEAT_INTERVAL,
+  DEFAULT_HEARTBEAT_TIMEOUT,
+  DEFAULT_KILL_TIMEOUT,
+  DEFAULT_MAX_CHILD_AGE,
+  DEFAULT_MAX_EXECUTIONS_PER_CHILD,
+  DEFAULT_MAX_RETAINED_PER_CHILD,
+  DEFAULT_QUEUE_LIMIT,
+} from './defaults.ts';
+
+/**
+ * The outbound tri-state: `null` disables fetch, a function of the wire request proxies it through
+ * the caller, and `undefined` written explicitly has the executor perform it natively.
+ */
+export type OutboundSetting = null | undefined | OutboundFunction;
+
+export interface IsolateExecutorOptions {
+  /** Run bound in ms, on the run clock (default 60000). A request's own `timeout` wins. */
+  readonly timeout?: number;
+  /** Isolate memory limit in MB (default 128). A request's own `memoryLimit` wins. */
+  readonly memoryLimit?: number;
+  /** Headroom past the bound for the engine's timer and the host race, in ms (default 1000). */
+  readonly grace?: number;
+  /** Child processes (default: the machine's cores). */
+  readonly poolSize?: number;
+  /** Executions that may wait for a child; past it execute answers OVERLOADED (default 256). */
+  readonly queueLimit?: number;
+  /** Service life: executions a child serves before it retires once idle (default 1000). */
+  readonly maxExecutionsPerChild?: number;
+  /** Service life: ms a child serves before it retires once idle (default 30 minutes). */
+  readonly maxChildAge?: number;
+  /** How often each child is asked for its health, in ms (default 1000). */
+  readonly heartbeatInterval?: number;
+  /** How long a heartbeat may go unanswered before the child is replaced, in ms (default 5000). */
+  readonly heartbeatTimeout?: number;
+  /** How long a child has after SIGTERM before SIGKILL, in ms (default 2000). */
+  readonly killTimeout?: number;
+  /** Resident memory in MB past which an idle child is recycled (default 1024). */
+  readonly childRssLimit?: number;
+  /** Retained executions one child may hold (default 16). */
+  readonly maxRetainedPerChild?: number;
+  /** How long a retained execution may go without an invocation before it is closed, in ms (default 60000). */
+  readonly handlesIdleTimeout?: number;
+  /** Let native outbound requests reach link-local addresses (cloud metadata endpoints); default false. */
+  readonly allowLinkLocal?: boolean;
+  /** The outbound mode of a request that has no `outbound` key (default null: no network). */
+  readonly outbound?: OutboundSetting;
+  /** Modules every request gets, under the request's own (whose keys win). */
+  readonly modules?: ModuleMap;
+  /** Node flags of the children (default `['--no-node-snapshot']`, which every child needs). */
+  readonly childExecArgv?: readonly string[];
+  /** Supervision events: forks, health, retirements, terminations, exits. */
+  readonly onPoolEvent?: (event: PoolEvent) => void;
+}
+
+export interface ResolvedOptions {
+  readonly timeout: number;
+  readonly memoryLimit: number;
+  readonly outbound: OutboundSetting;
+  readonly modules: ModuleMap;
+  readonly pool: PoolOptions;
+}
+
+type WholeNumberOption = {
+  [Key in keyof IsolateExecutorOptions]-?: IsolateExecutorOptions[Key] extends number | undefined
+    ? Key
+    : never;
+}[keyof IsolateExecutorOptions];
+
+/** The range each whole-number option accepts, and its default. */
+const RANGES: Record<WholeNumberOption, readonly [min: number, max: number, fallback: () => number]> = {
+  timeout: [1, MAX_DELAY, () => DEFAULT_TIMEOUT],
+  memoryLimit: [MIN_MEMORY_LIMIT, MAX_MEMORY_LIMIT, () => DEFAULT_MEMORY_LIMIT],
+  grace: [0, MAX_DELAY, () => DEFAULT_GRACE],
+  poolSize: [1, 1024, () => availableParallelism()],
+  queueLimit: [0, 1_000_000, () => DEFAULT_QUEUE_LIMIT],
+  maxExecutionsPerChild: [1, Number.MAX_SAFE_INTEGER, () => DEFAULT_MAX_EXECUTIONS_PER_CHILD],
+  maxChildAge: [1, Number.MAX_SAFE_INTEGER, () => DEFAULT_MAX_CHILD_AGE],
+  heartbeatInterval: [1, MAX_DELAY, () => DEFAULT_HEARTBEAT_INTERVAL],
+  heartbeatTimeout: [1, MAX_DELAY, () => DEFAULT_HEARTBEAT_TIMEOUT],
+  killTimeout: [1, MAX_DELAY, () => DEFAULT_KILL_TIMEOUT],
+  childRssLimit: [1, Number.MAX_SAFE_INTEGER, () => DEFAULT_CHILD_RSS_LIMIT],
+  maxRetainedPerChild: [1, 1_000_000, () => DEFAULT_MAX_RETAINED_PER_CHILD],
+  handlesIdleTimeout: [1, MAX_DELAY, () => DEFAULT_HANDLES_IDLE_TIMEOUT],
+};
+
+const OTHER_OPTIONS = ['outbound', 'allowLinkLocal', 'modules', 'childExecArgv', 'onPoolEvent'] as const;
+const KNOWN = new Set<string>([...Object.keys(RANGES), ...OTHER_OPTIONS]);
+
+export class OptionError extends BadRequestError {
+  override name = 'OptionError';
+  readonly option: string;
+  constructor(option: string, rule: string, value?: unknown) {
+    super(`IsolateExecutor option ${option} ${rule}${value === undefined ? '' : `; got ${show(value)}`}.`);
+    this.option = option;
+  }
+}
+
+export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new BadRequestError(`IsolateExecutor options must be an object; got ${show(options)}.`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new OptionError(key, 'is not a known option');
+  }
+  const number = (name: WholeNumberOption): number => {
+    const [min, max, fallback] = RANGES[name];
+    const value: unknown = options[name];
+    if (value === undefined) return fallback();
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new OptionError(name, `must be a whole number from ${min} to ${max}`, value);
+    }
+    return value;
+  };
+  const heartbeatInterval = number('heartbeatInterval');
+  const heartbeatTimeout = number('heartbeatTimeout');
+  if (heartbeatTimeout <= heartbeatInterval) {
+    throw new OptionError(
+      'heartbeatTimeout',
+      `must be longer than heartbeatInterval (${heartbeatInterval} ms), or every heartbeat would time out`,
+      heartbeatTimeout,
+    );
+  }
+  const outbound = Object.hasOwn(options, 'outbound') ? options.outbound : null;
+  if (outbound !== null && outbound !== undefined && typeof outbound !== 'function') {
+    throw new OptionError(
+      'outbound',
+      'must be null (disabled), a function (proxied) or undefined (native)',
+      outbound,
+    );
+  }
+  let modules: ModuleMap = {};
+  if (options.modules !== undefined) {
+    try {
+      modules = validate(ModuleMapSchema, options.modules, 'modules');
+    } catch (error) {
+      throw new OptionError('modules', `is not a module map: ${(error as Error).message}`);
+    }
+  }
+  const childExecArgv = options.childExecArgv ?? DEFAULT_CHILD_EXEC_ARGV;
+  if (!Array.isArray(childExecArgv) || !childExecArgv.every((flag) => typeof flag === 'string')) {
+    throw new OptionError('childExecArgv', 'must be a list of strings', childExecArgv);
+  }
+  if (options.allowLinkLocal !== undefined && typeof options.allowLinkLocal !== 'boolean') {
+    throw new OptionError('allowLinkLocal', 'must be a boolean', options.allowLinkLocal);
+  }
+  if (options.onPoolEvent !== undefined && typeof options.onPoolEvent !== 'function') {
+    throw new OptionError('onPoolEvent', 'must be a function', options.onPoolEvent);
+  }
+  return {
+    timeout: number('timeout'),
+    memoryLimit: number('memoryLimit'),
+    outbound,
+    modules,
+    pool: {
+      size: number('poolSize'),
+      queueLimit: number('queueLimit'),
+      maxExecutionsPerChild: number('maxExecutionsPerChild'),
+      maxChildAge: number('maxChildAge'),
+      heartbeatInterval,
+      heartbeatTimeout,
+      killTimeout: number('killTimeout'),
+      rssLimit: number('childRssLimit'),
+      maxRetainedPerChild: number('maxRetainedPerChild'),
+      handlesIdleTimeout: number('handlesIdleTimeout'),
+      grace: number('grace'),
+      childExecArgv,
+      allowLinkLocal: options.allowLinkLocal ?? false,
+      ...(options.onPoolEvent ? { onEvent: options.onPoolEvent } : {}),
+    },
+  };
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'a list';
+  if (value === null) return 'null';
+  return typeof value === 'object' || typeof value === 'function' ? `a ${typeof value}` : String(value);
+}

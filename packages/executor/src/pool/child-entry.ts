@@ -1,0 +1,213 @@
+/**
+ * The pool's child process. It composes exactly one Sandbox, with a code cache of its own, and
+ * serves the parent's messages over the IPC channel: executions one at a time, heartbeats, cancels.
+ *
+ * The engine check starts here, at construction, and every heartbeat awaits it, so a child on an
+ * engine that cannot serve the sandbox never reports healthy: its heartbeat is answered with a
+ * fault naming why, and the reason reaches the caller instead of this process's stderr alone. The
+ * sandbox is built from the report, so the fallbacks it selects are the ones the report names, and
+ * it keeps an isolate prepared ahead of the next request.
+ *
+ * Started by pool.ts with `fork(child-entry, [settings])` under the parent's own Node and
+ * `--no-node-snapshot`; never imported.
+ */
+import {
+  type ExecuteRequest,
+  encodeMessage,
+  type FaultCode,
+  handlesClosedMessage,
+  isFaultCode,
+  type Message,
+  type MessageOf,
+} from '@supolka/codemode-protocol';
+import { BoundedCodeCache } from '../sandbox/code-cache.ts';
+import { assertEngineServesSandbox, type EngineReport } from '../sandbox/isolate.ts';
+import { type ExecuteResult, Sandbox } from '../sandbox/sandbox.ts';
+import { receiveMessage, sendMessage, sendText } from './channel.ts';
+import { ChildRun } from './child-run.ts';
+import { parseSettings } from './settings.ts';
+
+const settings = parseSettings(process.argv[2]);
+const hooks = settings.testHooks ?? {};
+
+interface Ready {
+  readonly engine: EngineReport;
+  readonly sandbox: Sandbox;
+}
+
+// Started now and awaited by every heartbeat; the rejection is reported there, not as unhandled.
+const ready: Promise<Ready> = checkEngine().then((engine) => ({
+  engine,
+  sandbox: new Sandbox({ engine, codeCache: new BoundedCodeCache() }),
+}));
+ready.catch(() => {});
+
+const runs = new Map<string, ChildRun>();
+let executions = 0;
+
+function checkEngine(): Promise<EngineReport> {
+  if (hooks.failEngineCheck !== undefined) return Promise.reject(new Error(hooks.failEngineCheck));
+  return assertEngineServesSandbox();
+}
+
+process.on('message', (value: unknown) => {
+  const decoded = receiveMessage(value);
+  if (!decoded.ok) {
+    sendMessage(process, { type: 'fault', ...decoded.fault });
+    return;
+  }
+  handle(decoded.message);
+});
+
+function handle(message: Message): void {
+  switch (message.type) {
+    case 'heartbeat':
+      void answerHeartbeat(message.id);
+      return;
+    case 'execute':
+      void execute(message.id, message.request);
+      return;
+    case 'dispatchReply':
+      runs.get(message.id)?.answerDispatch(message.call, message.frame);
+      return;
+    case 'outboundReply':
+      runs.get(message.id)?.answerOutbound(message.call, message.frame);
+      return;
+    case 'cancel':
+      runs.get(message.id)?.cancel();
+      return;
+    case 'invoke':
+      void invoke(message);
+      return;
+    case 'closeHandles':
+      void closeHandles(message);
+      return;
+    default:
+      sendMessage(process, {
+        type: 'fault',
+        ...('id' in message && message.id !== undefined ? { id: message.id } : {}),
+        code: 'BAD_REQUEST',
+        message: `A pool child does not accept ${message.type} messages.`,
+      });
+  }
+}
+
+async function answerHeartbeat(id: string): Promise<void> {
+  let engine: EngineReport;
+  try {
+    ({ engine } = await ready);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    sendMessage(process, {
+      type: 'fault',
+      id,
+      code: 'INTERNAL',
+      message: `The engine cannot serve the sandbox: ${reason}`,
+    });
+    return;
+  }
+  sendMessage(process, {
+    type: 'health',
+    id,
+    engine: { ...engine, fallbacks: [...engine.fallbacks] },
+    rss: process.memoryUsage.rss(),
+    executions,
+    retained: (await ready).sandbox.retainedCount,
+  });
+}
+
+async function execute(id: string, request: ExecuteRequest): Promise<void> {
+  const run = new ChildRun(id, process, hooks);
+  runs.set(id, run);
+  let envelope: ExecuteResult;
+  try {
+    const { sandbox } = await ready;
+    envelope = await sandbox.execute({
+      code: request.code,
+      ...(request.modules !== undefined ? { modules: request.modules } : {}),
+      ...(request.providers !== undefined ? { providers: request.providers } : {}),
+      ...(request.timeout !== undefined ? { timeout: request.timeout } : {}),
+      ...(request.memoryLimit !== undefined ? { memoryLimit: request.memoryLimit } : {}),
+      ...(request.countHostWaits !== undefined ? { countHostWaits: request.countHostWaits } : {}),
+      ...(request.retainHandles !== undefined ? { retainHandles: request.retainHandles } : {}),
+      // The mode crossed the wire; the tri-state is rebuilt here, with the parent as the proxy.
+      outbound:
+        request.outbound === 'proxied' ? run.outbound : request.outbound === 'native' ? undefined : null,
+      allowLinkLocal: settings.allowLinkLocal,
+      grace: settings.grace,
+      dispatch: run.dispatch,
+      onHostWaitChanged: run.hostWaitChanged,
+      signal: run.signal,
+    });
+  } catch (error) {
+    // The sandbox resolves where user code is at fault; a rejection is a defect of this process.
+    envelope = {
+      result: undefined,
+      error: `The worker failed: ${String(error)}`,
+      code: 'INTERNAL',
+      logs: [],
+    };
+  } finally {
+    run.end();
+    runs.delete(id);
+    executions++;
+  }
+  sendResult(id, envelope);
+}
+
+/** Invokes a retained execution this child holds; a failure crosses as a fault with its code. */
+async function invoke(message: MessageOf<'invoke'>): Promise<void> {
+  try {
+    const { sandbox } = await ready;
+    const response = await sandbox.invoke(message.executionId, message.request, message.handle);
+    sendText(process, encodeMessage({ type: 'invokeResult', id: message.id, response }));
+  } catch (error) {
+    sendMessage(process, { type: 'fault', id: message.id, ...faultOf(error) });
+  }
+}
+
+async function closeHandles(message: MessageOf<'closeHandles'>): Promise<void> {
+  const { sandbox } = await ready;
+  if (sandbox.closeHandles(message.executionId)) sendMessage(process, { type: 'ack', id: message.id });
+  else {
+    sendMessage(process, {
+      type: 'fault',
+      id: message.id,
+      code: 'HANDLES_CLOSED',
+      message: handlesClosedMessage(message.executionId),
+    });
+  }
+}
+
+function faultOf(error: unknown): { code: FaultCode; message: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  return { code: isFaultCode(code) ? code : 'INTERNAL', message };
+}
+
+/** Sends the envelope; one that does not fit in a message is replaced by the error saying so. */
+function sendResult(id: string, envelope: ExecuteResult): void {
+  const message: MessageOf<'result'> = { type: 'result', id, envelope };
+  let text: string;
+  try {
+    text = encodeMessage(message);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    text = encodeMessage({
+      type: 'result',
+      id,
+      envelope: { error: reason, code: 'PAYLOAD_TOO_LARGE', logs: [] },
+    });
+  }
+  sendText(process, text);
+}
+
+/**
+ * The parent retired or replaced this child (SIGTERM), or went away (the channel closed). Every
+ * isolate lives in this process and goes with it, so there is nothing to drain.
+ */
+function shutdown(): void {
+  process.exit(0);
+}
+process.on('SIGTERM', shutdown);
+process.on('disconnect', shutdown);

@@ -1,0 +1,107 @@
+/**
+ * One execution as the child sees it: the crossings its sandbox run makes to the parent. A tool
+ * call leaves as a `dispatch` message and its answer comes back as a `dispatchReply` frame; an
+ * outbound request of a proxied run leaves as `outbound` and comes back as `outboundReply`. Calls
+ * carry a number, so answers may arrive in any order. Both host-wait edges go to the parent too,
+ * so the layer above pauses with the run.
+ */
+import type { DispatchFrame, HttpRequest, HttpResponse, OutboundFrame } from '@supolka/codemode-protocol';
+import { type MessageEndpoint, sendMessage } from './channel.ts';
+import type { ChildTestHooks } from './settings.ts';
+
+export class ChildRun {
+  readonly #id: string;
+  readonly #parent: MessageEndpoint;
+  readonly #hooks: ChildTestHooks;
+  readonly #controller = new AbortController();
+  readonly #dispatches = new Map<number, (frame: DispatchFrame) => void>();
+  readonly #outbounds = new Map<number, (frame: OutboundFrame) => void>();
+  #calls = 0;
+
+  constructor(id: string, parent: MessageEndpoint, hooks: ChildTestHooks = {}) {
+    this.#id = id;
+    this.#parent = parent;
+    this.#hooks = hooks;
+  }
+
+  /** Aborting it ends the sandbox run at once with CANCELLED. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  cancel(): void {
+    this.#controller.abort(new Error('its caller cancelled it'));
+  }
+
+  /** The sandbox's dispatch function: resolves to the tool's envelope JSON, or throws the text of a thrown frame. */
+  readonly dispatch = async (provider: string, tool: string, args: string): Promise<string> => {
+    this.#injectFault(tool);
+    const call = this.#calls++;
+    const frame = await new Promise<DispatchFrame>((resolve) => {
+      this.#dispatches.set(call, resolve);
+      try {
+        sendMessage(this.#parent, { type: 'dispatch', id: this.#id, call, provider, tool, args });
+      } catch (error) {
+        // Past PAYLOAD_LIMIT once framed: the sandbox turns the throw into a thrown frame.
+        this.#dispatches.delete(call);
+        resolve(['thrown', error instanceof Error ? error.message : String(error)]);
+      }
+    });
+    if (frame[0] === 'thrown') throw new Error(frame[1]);
+    return frame[1];
+  };
+
+  /**
+   * A proxied run's outbound function: the request crosses to the parent, which asks the caller.
+   * The sandbox's own signal is not forwarded: the parent aborts the caller's when the run settles.
+   */
+  readonly outbound = async (request: HttpRequest): Promise<HttpResponse> => {
+    const call = this.#calls++;
+    const frame = await new Promise<OutboundFrame>((resolve) => {
+      this.#outbounds.set(call, resolve);
+      try {
+        sendMessage(this.#parent, { type: 'outbound', id: this.#id, call, request });
+      } catch (error) {
+        this.#outbounds.delete(call);
+        resolve(['thrown', error instanceof Error ? error.message : String(error)]);
+      }
+    });
+    if (frame[0] === 'thrown') throw new TypeError(frame[1]);
+    return frame[1];
+  };
+
+  readonly hostWaitChanged = (waiting: boolean): void => {
+    sendMessage(this.#parent, { type: 'hostWait', id: this.#id, waiting });
+  };
+
+  /** Delivers an answer; one for a call this run does not wait on (any more) is dropped. */
+  answerDispatch(call: number, frame: DispatchFrame): void {
+    const resolve = this.#dispatches.get(call);
+    this.#dispatches.delete(call);
+    resolve?.(frame);
+  }
+
+  answerOutbound(call: number, frame: OutboundFrame): void {
+    const resolve = this.#outbounds.get(call);
+    this.#outbounds.delete(call);
+    resolve?.(frame);
+  }
+
+  /** The run settled: answers still on their way are dropped on arrival. */
+  end(): void {
+    this.#dispatches.clear();
+    this.#outbounds.clear();
+  }
+
+  /** Test-only faults in the child's own host code (settings.ts); inert unless a test set them. */
+  #injectFault(tool: string): void {
+    if (tool === this.#hooks.hangOnTool) {
+      // A synchronous loop on the child's main thread: no heartbeat, no signal handler, no message.
+      for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    }
+    if (tool === this.#hooks.exhaustMemoryOnTool) {
+      const held: number[][] = [];
+      for (;;) held.push(new Array(1 << 20).fill(held.length));
+    }
+  }
+}

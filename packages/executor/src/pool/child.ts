@@ -1,0 +1,181 @@
+/**
+ * The parent's handle on one child process: forking it, its channel, its health as the heartbeat
+ * last saw it, and ending it (SIGTERM, then SIGKILL when that goes unanswered). The pool decides
+ * what to do; this file knows how to do it to one process.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import type { Message, MessageOf } from '@supolka/codemode-protocol';
+import { receiveMessage, sendMessage, sendText } from './channel.ts';
+import type { PoolExecution } from './execution.ts';
+import { describeEnd, type Termination } from './exit-cause.ts';
+import { type ChildSettings, encodeSettings } from './settings.ts';
+
+/** How much of a child's stderr is kept to explain its end. */
+const STDERR_TAIL = 16 * 1024;
+
+export type EngineReportMessage = MessageOf<'health'>['engine'];
+
+export interface ChildEvents {
+  /** A message that passed validation. */
+  message(child: PoolChild, message: Message): void;
+  /** A message that did not: the child is not speaking the protocol. */
+  invalid(child: PoolChild, reason: string): void;
+  /** The process is gone; `cause` says how, in words for WORKER_LOST. */
+  exit(child: PoolChild, cause: string): void;
+}
+
+export interface ForkOptions {
+  readonly entry: URL;
+  readonly execArgv: readonly string[];
+  readonly settings: ChildSettings;
+  readonly killTimeout: number;
+}
+
+/**
+ * The child entry sits next to the pool module, with the module's own extension: `.ts` when the
+ * pool was loaded from source (Node strips the types in the child too), `.js` from the build.
+ */
+export function childEntryUrl(poolModuleUrl: string): URL {
+  const extension = new URL(poolModuleUrl).pathname.endsWith('.ts') ? '.ts' : '.js';
+  return new URL(`./child-entry${extension}`, poolModuleUrl);
+}
+
+export class PoolChild {
+  readonly process: ChildProcess;
+  readonly pid: number;
+  readonly spawnedAt = performance.now();
+  /** Set by the first healthy heartbeat answer; until then the child takes no work. */
+  engine: EngineReportMessage | undefined;
+  /** Executions assigned to it over its life. */
+  executions = 0;
+  /** Resident memory at the last heartbeat, in bytes. */
+  rss = 0;
+  /** The one execution it runs; it stays set after a cancel until the child answers. */
+  current: PoolExecution | undefined;
+  /** When it last became idle; the pool hands work to the child idle longest. */
+  idleSince = performance.now();
+  /** Retained executions it holds: it is not retired while it holds any. */
+  readonly retained = new Set<string>();
+  /** Why it could not start, once the pool gave up on it. */
+  startFailure: string | undefined;
+  /** Why it is leaving service, once it is; it takes no new work then. */
+  retiring: string | undefined;
+  /** The heartbeat waiting for an answer, and when it was sent. */
+  heartbeat: { readonly id: string; readonly sentAt: number } | undefined;
+  /** Resolves once the process has exited. */
+  readonly exited: Promise<void>;
+  #heartbeats = 0;
+  #termination: Termination | undefined;
+  #killTimer: NodeJS.Timeout | undefined;
+  #stderr = '';
+  #gone = false;
+  readonly #killTimeout: number;
+
+  constructor(options: ForkOptions, events: ChildEvents) {
+    this.#killTimeout = options.killTimeout;
+    this.process = fork(options.entry, [encodeSettings(options.settings)], {
+      execPath: process.execPath,
+      execArgv: [...options.execArgv],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    this.pid = this.process.pid ?? -1;
+    (this.process.stderr as Readable).setEncoding('utf8');
+    (this.process.stderr as Readable).on('data', (chunk: string) => {
+      this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
+    });
+    this.process.on('message', (value: unknown) => {
+      const decoded = receiveMessage(value);
+      if (decoded.ok) events.message(this, decoded.message);
+      else events.invalid(this, decoded.fault.message);
+    });
+    let resolveExited: () => void = () => {};
+    this.exited = new Promise((resolve) => {
+      resolveExited = resolve;
+    });
+    const gone = (code: number | null, signal: NodeJS.Signals | null, failure?: Error) => {
+      if (this.#gone) return;
+      this.#gone = true;
+      clearTimeout(this.#killTimer);
+      const cause = failure
+        ? `its process could not be started: ${failure.message}`
+        : describeEnd({
+            code,
+            signal,
+            stderr: this.#stderr,
+            termination: this.#termination,
+            lastRss: this.rss || undefined,
+          });
+      events.exit(this, cause);
+      resolveExited();
+    };
+    this.process.on('exit', (code, signal) => gone(code, signal));
+    // Only a process that never started reports 'error' without an 'exit' after it.
+    this.process.on('error', (error) => {
+      if (this.process.pid === undefined) gone(null, null, error);
+    });
+  }
+
+  get alive(): boolean {
+    return !this.#gone;
+  }
+
+  get healthy(): boolean {
+    return this.engine !== undefined;
+  }
+
+  /** Whether the pool is ending it; it takes no work and no heartbeat then. */
+  get terminating(): boolean {
+    return this.#termination !== undefined;
+  }
+
+  get idle(): boolean {
+    return this.current === undefined;
+  }
+
+  send(message: Message): void {
+    sendMessage(this.process, message);
+  }
+
+  sendText(text: string): void {
+    sendText(this.process, text);
+  }
+
+  /** Sends a heartbeat unless one is still waiting for its answer. */
+  beat(): void {
+    if (this.heartbeat || this.terminating || !this.alive) return;
+    const id = `h${this.#heartbeats++}`;
+    this.heartbeat = { id, sentAt: performance.now() };
+    this.send({ type: 'heartbeat', id });
+  }
+
+  /**
+   * Ends the process: SIGTERM first, so a responsive child exits on its own, then SIGKILL after
+   * killTimeout for one that cannot (a blocked event loop never runs its signal handler).
+   */
+  terminate(reason: string): void {
+    if (this.#termination || !this.alive) return;
+    const termination: Termination = { reason, killed: false };
+    this.#termination = termination;
+    this.process.kill('SIGTERM');
+    this.#killTimer = setTimeout(() => {
+      if (!this.alive) return;
+      termination.killed = true;
+      this.process.kill('SIGKILL');
+    }, this.#killTimeout);
+  }
+
+  /** Whether the process may keep the parent's event loop alive: only while it has work. */
+  setRef(ref: boolean): void {
+    const handles = [this.process, this.process.channel, this.process.stderr] as (
+      | { ref?: () => void; unref?: () => void }
+      | null
+      | undefined
+    )[];
+    for (const handle of handles) {
+      if (ref) handle?.ref?.();
+      else handle?.unref?.();
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Requests to a child that are not executions (invoke, closeHandles): each has an id of its own,
+ * and settles with the child's answer, a fault, or the child's end. They reject with errors that
+ * carry a code, since they are calls and not executions (DESIGN.md, "Outcomes").
+ */
+import { CodemodeError, type FaultCode, type Message } from '@supolka/codemode-protocol';
+import type { PoolChild } from './child.ts';
+
+interface Pending {
+  readonly child: PoolChild;
+  readonly resolve: (message: Message) => void;
+  readonly reject: (error: Error) => void;
+}
+
+/** Names each code's error the way the protocol's classes do, for callers that match on `name`. */
+const ERROR_NAMES: Partial<Record<FaultCode, string>> = {
+  BAD_REQUEST: 'BadRequestError',
+  PAYLOAD_TOO_LARGE: 'PayloadTooLargeError',
+  HANDLES_CLOSED: 'HandlesClosedError',
+  HANDLE_NOT_FOUND: 'HandleNotFoundError',
+  TIMEOUT: 'ExecutionTimeoutError',
+  MEMORY_LIMIT: 'MemoryLimitError',
+  CANCELLED: 'CancelledError',
+  WORKER_LOST: 'WorkerLostError',
+  INTERNAL: 'InternalError',
+};
+
+/** The error a fault from a child becomes on this side. */
+export function faultError(code: FaultCode, message: string): CodemodeError {
+  const error = new CodemodeError(code, message);
+  error.name = ERROR_NAMES[code] ?? 'CodemodeError';
+  return error;
+}
+
+export class Conversations {
+  readonly #pending = new Map<string, Pending>();
+  #next = 0;
+
+  /** Sends the message `build` makes with a fresh id, and waits for its answer. */
+  start(child: PoolChild, build: (id: string) => Message): Promise<Message> {
+    const id = `c${this.#next++}`;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { child, resolve, reject });
+      try {
+        child.send(build(id));
+      } catch (error) {
+        this.#pending.delete(id);
+        reject(error);
+      }
+    });
+  }
+
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Settles the conversation `id` of `child` with its answer; false when there is none. */
+  answer(child: PoolChild, id: string, message: Message): boolean {
+    const pending = this.#take(child, id);
+    if (!pending) return false;
+    if (message.type === 'fault') pending.reject(faultError(message.code, message.message));
+    else pending.resolve(message);
+    return true;
+  }
+
+  dropChild(child: PoolChild, error: () => Error): void {
+    for (const [id, pending] of this.#pending) {
+      if (pending.child !== child) continue;
+      this.#pending.delete(id);
+      pending.reject(error());
+    }
+  }
+
+  clear(error: () => Error): void {
+    for (const pending of this.#pending.values()) pending.reject(error());
+    this.#pending.clear();
+  }
+
+  #take(child: PoolChild, id: string): Pending | undefined {
+    const pending = this.#pending.get(id);
+    if (pending?.child !== child) return undefined;
+    this.#pending.delete(id);
+    return pending;
+  }
+}

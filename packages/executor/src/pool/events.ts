@@ -1,0 +1,33 @@
+/**
+ * What the pool reports about its children, for logs and metrics and for tests that watch
+ * supervision happen. Every event names the child's pid.
+ */
+import type { EngineReportMessage } from './child.ts';
+
+export type PoolEvent =
+  /** A child process was forked. */
+  | { readonly type: 'spawned'; readonly pid: number }
+  /** It answered its first heartbeat: its engine serves the sandbox, and it takes work. */
+  | { readonly type: 'healthy'; readonly pid: number; readonly engine: EngineReportMessage }
+  /** Its engine cannot serve the sandbox; it never takes work. */
+  | { readonly type: 'unhealthy'; readonly pid: number; readonly reason: string }
+  /** It leaves service once idle (service life, age, resident memory); a replacement is forked. */
+  | { readonly type: 'retiring'; readonly pid: number; readonly reason: string }
+  /** The pool is ending it, and why (an unanswered heartbeat, a protocol violation, retirement, dispose). */
+  | { readonly type: 'terminating'; readonly pid: number; readonly reason: string }
+  /** The process is gone, and how. */
+  | { readonly type: 'exited'; readonly pid: number; readonly cause: string };
+
+export interface ChildStats {
+  readonly pid: number;
+  readonly state: 'starting' | 'idle' | 'busy' | 'retiring';
+  readonly executions: number;
+  /** Resident memory at the last heartbeat, in bytes. */
+  readonly rss: number;
+  readonly retained: number;
+}
+
+export interface PoolStats {
+  readonly children: readonly ChildStats[];
+  readonly queued: number;
+}

@@ -1,0 +1,109 @@
+/**
+ * One execution as the parent holds it: what the child was asked, the caller's host side (tools,
+ * outbound, host-wait edges, signal), and the one envelope it settles with. Whatever ends it (the
+ * child's answer, a cancel, a lost child, dispose) settles it exactly once, and later outcomes are
+ * dropped: execute never rejects and never answers twice.
+ */
+import { CancelledError, type FaultCode, type ResultEnvelope } from '@supolka/codemode-protocol';
+import type { DispatchFunction } from '../sandbox/dispatch.ts';
+import type { OutboundFunction } from '../sandbox/fetch.ts';
+import type { ExecuteResult } from '../sandbox/sandbox.ts';
+
+export type { OutboundFunction };
+
+/** The pieces of an execution that stay in the caller's process. */
+export interface ExecutionHost {
+  /** Serves the tool calls; without one every tool is unknown. */
+  readonly dispatch?: DispatchFunction | undefined;
+  /** Serves outbound requests of a proxied run. */
+  readonly outbound?: OutboundFunction | undefined;
+  /** The outermost edges of the run's waits on the caller, forwarded from the child. */
+  readonly onHostWaitChanged?: ((waiting: boolean) => void) | undefined;
+  /** Aborting ends the execution at once with CANCELLED. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export class PoolExecution {
+  readonly id: string;
+  /** The execute message, already encoded: measured against PAYLOAD_LIMIT before it queued. */
+  readonly text: string;
+  readonly host: ExecutionHost;
+  /** Whether it asked to retain handles: it needs a child with room for one more. */
+  readonly retainHandles: boolean;
+  readonly promise: Promise<ExecuteResult>;
+  #resolve: (envelope: ExecuteResult) => void = () => {};
+  #settled = false;
+  #onAbort: (() => void) | undefined;
+  /** Aborted when the execution settles: outbound requests still in flight are no longer wanted. */
+  readonly #ended = new AbortController();
+
+  constructor(id: string, text: string, host: ExecutionHost, retainHandles: boolean) {
+    this.id = id;
+    this.text = text;
+    this.host = host;
+    this.retainHandles = retainHandles;
+    this.promise = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /** The signal handed to the caller's outbound function. */
+  get endedSignal(): AbortSignal {
+    return this.#ended.signal;
+  }
+
+  /** Calls `onAbort` once when the caller's signal aborts, until the execution settles. */
+  watchSignal(onAbort: () => void): void {
+    const signal = this.host.signal;
+    if (!signal) return;
+    this.#onAbort = onAbort;
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  settle(envelope: ExecuteResult): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    this.#ended.abort(new Error('The execution has ended.'));
+    if (this.#onAbort) this.host.signal?.removeEventListener('abort', this.#onAbort);
+    this.#resolve(envelope);
+    return true;
+  }
+
+  /** Passes a host-wait edge on; an observer's throw must not fail the run it observes. */
+  hostWaitChanged(waiting: boolean): void {
+    if (this.#settled) return;
+    try {
+      this.host.onHostWaitChanged?.(waiting);
+    } catch {
+      // Dropped, as the sandbox drops a throwing subscriber.
+    }
+  }
+}
+
+/** An envelope the executor itself composes: no result, the error, its code, no logs. */
+export function faultEnvelope(code: FaultCode, error: string): ExecuteResult {
+  return { result: undefined, error, code, logs: [] };
+}
+
+export function cancelledEnvelope(signal: AbortSignal | undefined): ExecuteResult {
+  const reason = signal?.reason instanceof Error ? signal.reason.message : undefined;
+  return faultEnvelope('CANCELLED', new CancelledError(reason).message);
+}
+
+/**
+ * The envelope as the caller reads it, keys in the order the Sandbox chapter prints them:
+ * result (always present, even when undefined), error, code, logs, executionId.
+ */
+export function shapeEnvelope(envelope: ResultEnvelope): ExecuteResult {
+  return {
+    result: envelope.result,
+    ...(envelope.error !== undefined ? { error: envelope.error } : {}),
+    ...(envelope.code !== undefined ? { code: envelope.code } : {}),
+    logs: envelope.logs,
+    ...(envelope.executionId !== undefined ? { executionId: envelope.executionId } : {}),
+  };
+}

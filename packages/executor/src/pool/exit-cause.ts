@@ -1,0 +1,64 @@
+/**
+ * Why a child ended, in words a caller can act on: the cause of WORKER_LOST. A child that died of
+ * memory says so, because the fix (a smaller program, a lower memoryLimit, fewer children) differs
+ * from the fix for a crash or a hang.
+ */
+
+/** What the pool itself did to the child, when it ended it on purpose. */
+export interface Termination {
+  readonly reason: string;
+  /** Whether SIGKILL had to follow the SIGTERM. */
+  killed: boolean;
+}
+
+export interface ChildEnd {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** The last of what the child wrote to stderr. */
+  readonly stderr: string;
+  readonly termination?: Termination | undefined;
+  /** Resident memory at the last heartbeat, in bytes. */
+  readonly lastRss?: number | undefined;
+}
+
+// V8's own fatal heap errors, and the engine's catastrophic-error report (sandbox/isolate.ts).
+const MEMORY_DEATH =
+  /JavaScript heap out of memory|Reached heap limit|Fatal process out of memory|Cannot allocate memory/i;
+const CATASTROPHIC = /catastrophic engine error/i;
+
+export function describeEnd(end: ChildEnd): string {
+  const how = end.signal ? `ended on ${end.signal}` : `exited with code ${end.code}`;
+  if (end.termination) {
+    const { reason, killed } = end.termination;
+    return killed
+      ? `${reason}; the pool sent SIGTERM, and SIGKILL when that went unanswered`
+      : `${reason}; the pool ended it with SIGTERM`;
+  }
+  const memory = lineMatching(end.stderr, MEMORY_DEATH);
+  if (memory) return `its process ran out of memory (${memory}) and ${how}`;
+  const catastrophic = lineMatching(end.stderr, CATASTROPHIC);
+  if (catastrophic) return `${catastrophic.replace(/;.*$/, '')}, and the process ${how}`;
+  if (end.signal === 'SIGKILL') {
+    const rss = end.lastRss
+      ? `; its resident memory was ${Math.round(end.lastRss / 2 ** 20)} MB at the last heartbeat`
+      : '';
+    return `its process was killed with SIGKILL from outside the pool (the system's out-of-memory killer sends this signal too${rss})`;
+  }
+  const last = lastLine(end.stderr);
+  return last ? `its process ${how} after writing: ${last}` : `its process ${how}`;
+}
+
+function lineMatching(text: string, pattern: RegExp): string | undefined {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .find((line) => pattern.test(line));
+}
+
+function lastLine(text: string): string | undefined {
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  return lines.at(-1);
+}

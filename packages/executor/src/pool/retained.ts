@@ -1,0 +1,69 @@
+/**
+ * Where each retained execution lives. A retained execution stays in the child that ran it, so
+ * invocations route there by executionId; one left without an invocation for handlesIdleTimeout
+ * is closed, and a caller after that meets HANDLES_CLOSED. A child holding any is not retired until
+ * they close, and holds at most maxRetainedPerChild.
+ */
+import type { PoolChild } from './child.ts';
+
+interface Route {
+  readonly child: PoolChild;
+  timer: NodeJS.Timeout;
+}
+
+export class RetainedRoutes {
+  readonly #routes = new Map<string, Route>();
+  readonly #idleTimeout: number;
+  readonly #onIdle: (executionId: string, child: PoolChild) => void;
+
+  constructor(idleTimeout: number, onIdle: (executionId: string, child: PoolChild) => void) {
+    this.#idleTimeout = idleTimeout;
+    this.#onIdle = onIdle;
+  }
+
+  add(executionId: string, child: PoolChild): void {
+    child.retained.add(executionId);
+    this.#routes.set(executionId, { child, timer: this.#idleTimer(executionId) });
+  }
+
+  /** The child holding the execution, its idle clock restarted: an invocation is activity. */
+  touch(executionId: string): PoolChild | undefined {
+    const route = this.#routes.get(executionId);
+    if (!route) return undefined;
+    clearTimeout(route.timer);
+    route.timer = this.#idleTimer(executionId);
+    return route.child;
+  }
+
+  get(executionId: string): PoolChild | undefined {
+    return this.#routes.get(executionId)?.child;
+  }
+
+  remove(executionId: string): PoolChild | undefined {
+    const route = this.#routes.get(executionId);
+    if (!route) return undefined;
+    clearTimeout(route.timer);
+    this.#routes.delete(executionId);
+    route.child.retained.delete(executionId);
+    return route.child;
+  }
+
+  /** A child that left takes its retained executions with it. */
+  dropChild(child: PoolChild): void {
+    for (const executionId of [...child.retained]) this.remove(executionId);
+  }
+
+  clear(): void {
+    for (const executionId of [...this.#routes.keys()]) this.remove(executionId);
+  }
+
+  #idleTimer(executionId: string): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      const child = this.remove(executionId);
+      if (child) this.#onIdle(executionId, child);
+    }, this.#idleTimeout);
+    // An idle retained execution must not keep the caller's process alive on its own.
+    timer.unref();
+    return timer;
+  }
+}

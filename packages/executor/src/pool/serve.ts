@@ -1,0 +1,69 @@
+/**
+ * The parent's half of a run's calls: a tool call or an outbound request arrives from the child as
+ * a message, the caller's function serves it in this process, and the outcome goes back as a
+ * frame. Nothing here rejects: a failure is a `thrown` frame, which the sandbox rethrows behind the
+ * isolate boundary without any stack of this process.
+ */
+import {
+  type DispatchFrame,
+  EXECUTION_COMPLETED_MESSAGE,
+  HttpResponseSchema,
+  type MessageOf,
+  OUTBOUND_DISABLED_MESSAGE,
+  type OutboundFrame,
+  toolNotFoundMessage,
+  validate,
+} from '@supolka/codemode-protocol';
+import { errorText } from '../sandbox/dispatch.ts';
+import type { PoolExecution } from './execution.ts';
+
+export async function serveDispatch(
+  execution: PoolExecution,
+  message: MessageOf<'dispatch'>,
+): Promise<DispatchFrame> {
+  // A run the caller already cancelled must not reach the caller's tools any more.
+  if (execution.settled) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
+  const dispatch = execution.host.dispatch;
+  if (!dispatch) {
+    return ['returned', JSON.stringify({ error: toolNotFoundMessage(message.provider, message.tool) })];
+  }
+  try {
+    const answer: unknown = await dispatch(message.provider, message.tool, message.args);
+    if (typeof answer === 'string') return ['returned', answer];
+    return [
+      'thrown',
+      `The dispatch function answered ${describe(answer)}, not the result envelope as JSON text.`,
+    ];
+  } catch (error) {
+    return ['thrown', errorText(error)];
+  }
+}
+
+export async function serveOutbound(
+  execution: PoolExecution,
+  message: MessageOf<'outbound'>,
+): Promise<OutboundFrame> {
+  if (execution.settled) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
+  const outbound = execution.host.outbound;
+  // Only a proxied run sends outbound messages; any other is refused as its mode says.
+  if (!outbound) return ['thrown', OUTBOUND_DISABLED_MESSAGE];
+  try {
+    // Checked here, so a malformed response fails the program's fetch and not the child's channel.
+    return [
+      'returned',
+      validate(
+        HttpResponseSchema,
+        await outbound(message.request, { signal: execution.endedSignal }),
+        'outbound response',
+      ),
+    ];
+  } catch (error) {
+    return ['thrown', errorText(error)];
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}

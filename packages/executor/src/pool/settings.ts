@@ -1,0 +1,58 @@
+/**
+ * What a child is started with: the executor settings that are not part of any request. They reach
+ * the child as one JSON argument at fork, before the channel opens, and the child refuses to start
+ * on settings that do not hold (its exit code and stderr then tell the pool why).
+ */
+
+/**
+ * Faults a test injects into a child, so supervision can be driven against a real process. Each
+ * acts in the child's own host code, outside any isolate: exactly where a defect of the executor or
+ * of the engine would show.
+ */
+export interface ChildTestHooks {
+  /** A tool call of this name blocks the child's event loop for ever, as a hung host would. */
+  readonly hangOnTool?: string;
+  /** A tool call of this name allocates host memory until the child's own V8 heap gives out. */
+  readonly exhaustMemoryOnTool?: string;
+  /** The engine check fails with this text, as on an engine that cannot serve the sandbox. */
+  readonly failEngineCheck?: string;
+}
+
+export interface ChildSettings {
+  /** Headroom past each run's timeout for the engine's own timer and the host race (ms). */
+  readonly grace: number;
+  /** Retained executions the child may hold at once. */
+  readonly maxRetained: number;
+  /** Whether native outbound requests may reach link-local addresses (cloud metadata endpoints). */
+  readonly allowLinkLocal: boolean;
+  readonly testHooks?: ChildTestHooks;
+}
+
+export function encodeSettings(settings: ChildSettings): string {
+  return JSON.stringify(settings);
+}
+
+/** Parses and checks the settings argument; throws a message naming the field that does not hold. */
+export function parseSettings(text: string | undefined): ChildSettings {
+  if (text === undefined) throw new Error('The child was started without its settings argument.');
+  const value = JSON.parse(text) as unknown;
+  if (typeof value !== 'object' || value === null) throw new Error('The child settings must be an object.');
+  const record = value as Record<string, unknown>;
+  for (const field of ['grace', 'maxRetained'] as const) {
+    const number = record[field];
+    if (typeof number !== 'number' || !Number.isInteger(number) || number < 0) {
+      throw new Error(`The child setting ${field} must be a whole number, not negative.`);
+    }
+  }
+  if (typeof record.allowLinkLocal !== 'boolean')
+    throw new Error('The child setting allowLinkLocal must be a boolean.');
+  const hooks = record.testHooks;
+  if (hooks !== undefined) {
+    if (typeof hooks !== 'object' || hooks === null)
+      throw new Error('The child setting testHooks must be an object.');
+    for (const [name, hook] of Object.entries(hooks)) {
+      if (typeof hook !== 'string') throw new Error(`The test hook ${name} must be a string.`);
+    }
+  }
+  return value as ChildSettings;
+}

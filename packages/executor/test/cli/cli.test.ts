@@ -1,0 +1,109 @@
+/**
+ * `codemode-executor run FILE` from source, as a real process: the envelope printed, the exit code
+ * following it, the flags reaching the request, a tools module, and usage errors.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+
+const main = new URL('../../src/cli/main.ts', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function cli(...args: string[]) {
+  const run = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('codemode-executor run', () => {
+  test('prints the envelope and exits 0 for a result, with the built-in example tools', () => {
+    const program = file(
+      'ok.js',
+      `async () => ({ sum: await math.add(1, 2, 3), first: (await notes.list())[0] })\n`,
+    );
+    expect(cli('run', program)).toStrictEqual({
+      status: 0,
+      stdout: "{ result: { sum: 6, first: 'groceries' }, logs: [] }\n",
+      stderr: '',
+    });
+  });
+
+  test('exits 1 for an error envelope, still printing it', () => {
+    const program = file(
+      'throws.js',
+      `async () => { console.error('about to fail'); await notes.read('missing') }`,
+    );
+    const run = cli('run', program);
+    expect(run.status).toBe(1);
+    expect(run.stdout).toBe(
+      "{\n  result: undefined,\n  error: 'No note is named missing.',\n  logs: [ { level: 'error', text: 'about to fail' } ]\n}\n",
+    );
+  });
+
+  test('--timeout and --memory reach the request', () => {
+    const spin = file('spin.js', 'async () => new Promise(() => {})');
+    const timedOut = cli('run', spin, '--timeout', '150');
+    expect(timedOut.status).toBe(1);
+    expect(timedOut.stdout).toContain("error: 'Execution timed out at its 150 ms bound.");
+    expect(timedOut.stdout).toContain("code: 'TIMEOUT'");
+    const hog = file('hog.js', 'async () => { const held = []; for (;;) held.push(new Array(1e5).fill(1)) }');
+    const killed = cli('run', hog, '--memory', '16');
+    expect(killed.status).toBe(1);
+    expect(killed.stdout).toContain('16 MB limit');
+    expect(killed.stdout).toContain("code: 'MEMORY_LIMIT'");
+  });
+
+  test('--outbound disabled is the default; native has the child perform fetch, never toward link-local', () => {
+    const program = file(
+      'fetch.js',
+      `async () => fetch('http://169.254.169.254/').then(() => 'reached', (error) => error.message)`,
+    );
+    const disabled =
+      "{\n  result: 'Outbound network access is disabled for this execution, so fetch cannot reach the network.',\n  logs: []\n}\n";
+    expect(cli('run', program).stdout).toBe(disabled);
+    expect(cli('run', program, '--outbound', 'disabled').stdout).toBe(disabled);
+    expect(cli('run', program, '--outbound', 'native').stdout).toBe(
+      "{\n  result: 'Outbound requests to link-local addresses are refused (169.254.169.254).',\n  logs: []\n}\n",
+    );
+  });
+
+  test('--tools names a module of providers, as a list or as an object of namespaces', () => {
+    const listed = file(
+      'listed.mjs',
+      `export default [{ name: 'kv', fns: { get: (key) => 'value of ' + key } }]`,
+    );
+    const program = file('kv.js', `async () => kv.get('a')`);
+    expect(cli('run', program, '--tools', listed).stdout).toBe("{ result: 'value of a', logs: [] }\n");
+    const object = file('object.mjs', `export default { kv: { get: (key) => key.toUpperCase() } }`);
+    expect(cli('run', program, '--tools', object).stdout).toBe("{ result: 'A', logs: [] }\n");
+  });
+
+  test.each([
+    [[], 'No command given.'],
+    [['go', 'x.js'], "Unknown command 'go'."],
+    [['run'], 'run needs the FILE of the program to run.'],
+    [['run', '/nonexistent/program.js'], 'Cannot read /nonexistent/program.js: ENOENT.'],
+    [['run', 'x.js', '--timeout', '5s'], "--timeout must be a whole number; got '5s'."],
+    [['run', 'x.js', '--outbound', 'proxied'], "--outbound must be disabled or native; got 'proxied'."],
+    [['run', 'x.js', '--bogus'], "Unknown option '--bogus'"],
+  ])('%j is a usage error: exit 2 naming what is wrong', (args, message) => {
+    const run = cli(...args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`codemode-executor: ${message}`);
+    expect(run.stderr).toContain('Usage: codemode-executor run FILE [options]');
+  });
+
+  test('--help prints the usage and exits 0', () => {
+    const run = cli('--help');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: codemode-executor run FILE/);
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Retained handles across the pool: the execution lives in the child that ran it, invocations route
+ * there, and everything that ends a retained execution (closeHandles, the idle timeout, a lost
+ * child, an invocation that times out) leaves callers meeting HANDLES_CLOSED.
+ */
+import { describe, expect, test } from 'vitest';
+import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
+import type { IsolateExecutorOptions } from '../../src/executor/options.ts';
+import { EventLog } from '../pool/helpers.ts';
+
+const COUNTER = `async () => {
+  let hits = 0
+  return { async fetch(request) { hits++; return new Response('hit ' + hits + ' ' + new URL(request.url).pathname + ' ' + (await request.text())) } }
+}`;
+
+function useExecutor(options: IsolateExecutorOptions = {}) {
+  const log = new EventLog();
+  const executor = new IsolateExecutor({ poolSize: 1, ...options, onPoolEvent: log.record });
+  return { executor, log, [Symbol.asyncDispose]: () => executor.dispose() };
+}
+
+async function retain(executor: IsolateExecutor, code = COUNTER): Promise<string> {
+  const envelope = await executor.execute({ code, retainHandles: true });
+  expect(envelope).toStrictEqual({ result: undefined, logs: [], executionId: expect.any(String) });
+  return envelope.executionId as string;
+}
+
+describe('a retained execution', () => {
+  test('is invoked with standard Requests in the child that holds it, keeping its state, until closed', async () => {
+    await using setup = useExecutor({ poolSize: 2 });
+    const { executor } = setup;
+    const id = await retain(executor);
+    const first = await executor.invoke(
+      id,
+      new Request('https://handler.test/a', { method: 'POST', body: 'one' }),
+    );
+    expect(first).toBeInstanceOf(Response);
+    expect([first.status, await first.text()]).toStrictEqual([200, 'hit 1 /a one']);
+    expect(await (await executor.invoke(id, new Request('https://handler.test/b'))).text()).toBe('hit 2 /b ');
+    await expect(
+      executor.invoke(id, new Request('https://handler.test/'), 'scheduled' as never),
+    ).rejects.toMatchObject({
+      code: 'HANDLE_NOT_FOUND',
+      name: 'HandleNotFoundError',
+    });
+    await executor.closeHandles(id);
+    await expect(executor.invoke(id, new Request('https://handler.test/c'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+      message: `Execution ${id} holds no handles: they were closed, expired, or never granted.`,
+    });
+    await expect(executor.closeHandles(id)).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
+  });
+
+  test('left idle past handlesIdleTimeout is closed in its child; a caller after that meets HANDLES_CLOSED', async () => {
+    await using setup = useExecutor({
+      handlesIdleTimeout: 100,
+      heartbeatInterval: 20,
+      heartbeatTimeout: 5000,
+    });
+    const { executor } = setup;
+    const id = await retain(executor);
+    await waitUntil(() => executor.stats().children[0]?.retained === 1);
+    // The child reports through its heartbeat that it holds nothing any more.
+    await waitUntil(() => executor.stats().children[0]?.retained === 0);
+    await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+    });
+  });
+
+  test('keeps its child in service past the child service life until it closes', async () => {
+    await using setup = useExecutor({ maxExecutionsPerChild: 1 });
+    const { executor, log } = setup;
+    const id = await retain(executor);
+    const holder = (await log.next('retiring', () => true, true)).pid;
+    // Retiring, yet alive and serving its handler; a replacement takes the new executions.
+    expect(await (await executor.invoke(id, new Request('https://handler.test/still'))).text()).toBe(
+      'hit 1 /still ',
+    );
+    expect((await executor.execute({ code: 'async () => "on the replacement"' })).result).toBe(
+      'on the replacement',
+    );
+    expect(log.events.some((event) => event.type === 'exited' && event.pid === holder)).toBe(false);
+    const exited = log.next('exited', (event) => event.pid === holder, true);
+    await executor.closeHandles(id);
+    await exited;
+  });
+
+  test('a child at maxRetainedPerChild takes no retaining execution until one of its own closes', async () => {
+    await using setup = useExecutor({ maxRetainedPerChild: 1 });
+    const { executor } = setup;
+    const first = await retain(executor);
+    const second = executor.execute({ code: COUNTER, retainHandles: true });
+    await waitUntil(() => executor.stats().queued === 1);
+    // An execution that retains nothing still runs on the same child.
+    expect((await executor.execute({ code: 'async () => 1' })).result).toBe(1);
+    expect(executor.stats().queued).toBe(1);
+    await executor.closeHandles(first);
+    const granted = await second;
+    expect(granted.executionId).toEqual(expect.any(String));
+    await executor.closeHandles(granted.executionId as string);
+  });
+
+  test('goes with its child: after the child is killed, invoke meets HANDLES_CLOSED', async () => {
+    await using setup = useExecutor();
+    const { executor, log } = setup;
+    const id = await retain(executor);
+    const [pid] = log.pids('spawned');
+    const exited = log.next('exited', (event) => event.pid === pid);
+    process.kill(pid as number, 'SIGKILL');
+    await exited;
+    await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+    });
+  });
+
+  test('an invocation that times out ends it: TIMEOUT, then HANDLES_CLOSED', async () => {
+    await using setup = useExecutor({ timeout: 200, grace: 100 });
+    const { executor } = setup;
+    const id = await retain(executor, `async () => ({ fetch: () => new Promise(() => {}) })`);
+    await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+    });
+    await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+    });
+  });
+});
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -1,0 +1,91 @@
+/**
+ * How a request is split into the wire half and the host half, and DESIGN.md's outbound rule: an
+ * explicit `outbound` decides the mode, a missing key takes the executor's configured default.
+ */
+import { describe, expect, test } from 'vitest';
+import { resolveOptions } from '../../src/executor/options.ts';
+import { splitRequest } from '../../src/executor/request.ts';
+
+const proxy = async () => ({ status: 200, statusText: 'OK', headers: [], body: null });
+
+describe('the outbound mode of a request', () => {
+  const disabledByDefault = resolveOptions({ poolSize: 1 });
+  test.each([
+    ['null disables', { outbound: null }, 'disabled'],
+    ['explicit undefined performs natively', { outbound: undefined }, 'native'],
+    ['a function proxies', { outbound: proxy }, 'proxied'],
+    ['no key takes the default, which is disabled', {}, 'disabled'],
+  ])('%s', (_, fields, mode) => {
+    const { wire, host } = splitRequest({ code: 'async () => 1', ...fields }, disabledByDefault);
+    expect(wire.outbound).toBe(mode);
+    expect(host.outbound).toBe(mode === 'proxied' ? proxy : undefined);
+  });
+
+  test('no key takes a configured default, native or proxied', () => {
+    expect(splitRequest({ code: '' }, resolveOptions({ outbound: undefined })).wire.outbound).toBe('native');
+    expect(splitRequest({ code: '' }, resolveOptions({ outbound: proxy })).wire.outbound).toBe('proxied');
+    expect(
+      splitRequest({ code: '', outbound: null }, resolveOptions({ outbound: proxy })).wire.outbound,
+    ).toBe('disabled');
+  });
+
+  test('anything else is refused', () => {
+    expect(() => splitRequest({ code: '', outbound: 'native' as never }, disabledByDefault)).toThrow(
+      'Invalid execute request: outbound must be null (disabled), a function (proxied) or undefined (native).',
+    );
+  });
+});
+
+describe('the wire half', () => {
+  test('takes the executor defaults for timeout and memory limit, and merges modules under the request', () => {
+    const defaults = resolveOptions({
+      timeout: 5000,
+      memoryLimit: 64,
+      modules: { a: 'export default 1', b: 'export default 2' },
+    });
+    const { wire } = splitRequest({ code: 'x', modules: { b: 'export default 3' } }, defaults);
+    expect(wire).toStrictEqual({
+      code: 'x',
+      modules: { a: 'export default 1', b: 'export default 3' },
+      providers: [],
+      timeout: 5000,
+      memoryLimit: 64,
+      outbound: 'disabled',
+    });
+    expect(splitRequest({ code: 'x', timeout: 10, memoryLimit: 8 }, defaults).wire).toMatchObject({
+      timeout: 10,
+      memoryLimit: 8,
+    });
+  });
+
+  test('carries provider descriptors without their functions', () => {
+    const { wire, host } = splitRequest(
+      {
+        code: 'x',
+        providers: [{ name: 'db', positionalArgs: false, prelude: 'db.x = 1', fns: { get: () => 1 } }],
+      },
+      resolveOptions(),
+    );
+    expect(wire.providers).toStrictEqual([{ name: 'db', positionalArgs: false, prelude: 'db.x = 1' }]);
+    expect(typeof host.dispatch).toBe('function');
+  });
+
+  test.each([
+    ['a misspelt field', { code: 'x', timout: 1 }, "Invalid execute request: 'timout' is not a known field."],
+    ['code that is not text', { code: 1 }, 'Invalid execute request: code must be a string of source code.'],
+    [
+      'a misspelt provider field',
+      { code: 'x', providers: [{ name: 'a', tools: {} }] },
+      "'tools' is not a known field in providers[0]",
+    ],
+    [
+      'a tool that is not a function',
+      { code: 'x', providers: [{ name: 'a', fns: { t: 1 } }] },
+      'providers[0].fns.t must be a function',
+    ],
+    ['a dispatch that is not a function', { code: 'x', dispatch: 'no' }, 'dispatch must be a function'],
+    ['a bad timeout', { code: 'x', timeout: -1 }, 'timeout must be at least 1 ms'],
+  ])('refuses %s naming it', (_, request, message) => {
+    expect(() => splitRequest(request as never, resolveOptions())).toThrow(message);
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * The child entry on its own, driven over a raw channel: every message is codec text validated on
+ * arrival, and what fails validation is answered with a fault, never a crash. A heartbeat is
+ * answered with the engine report once the engine check finished.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { decodeMessage, encodeMessage, type Message } from '@supolka/codemode-protocol';
+import { afterAll, describe, expect, test } from 'vitest';
+import { childEntryUrl } from '../../src/pool/child.ts';
+import { encodeSettings } from '../../src/pool/settings.ts';
+
+const child: ChildProcess = fork(
+  childEntryUrl(new URL('../../src/pool/pool.ts', import.meta.url).href),
+  [encodeSettings({ grace: 100, maxRetained: 4, allowLinkLocal: false })],
+  {
+    execArgv: ['--no-node-snapshot'],
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  },
+);
+const exited = new Promise((resolve) => child.once('exit', resolve));
+afterAll(async () => {
+  child.kill('SIGTERM');
+  await exited;
+});
+
+/** Sends raw, then reads messages until one matches; a child that exits first fails the test at once. */
+function exchange(raw: unknown, match: (message: Message) => boolean): Promise<Message> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null, signal: string | null) =>
+      reject(new Error(`the child exited (${signal ?? code}) before answering`));
+    const onMessage = (value: unknown) => {
+      const decoded = decodeMessage(value as string);
+      if (!decoded.ok) return reject(new Error(decoded.fault.message));
+      if (!match(decoded.message)) return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(decoded.message);
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.send(raw as string);
+  });
+}
+const withId = (id: string) => (message: Message) => 'id' in message && message.id === id;
+
+describe('a child', () => {
+  test('answers a heartbeat with its engine report and its resident memory', async () => {
+    const health = await exchange(encodeMessage({ type: 'heartbeat', id: 'h1' }), withId('h1'));
+    expect(health).toMatchObject({ type: 'health', id: 'h1', executions: 0, retained: 0 });
+    if (health.type !== 'health') return;
+    expect(health.engine.node).toBe(process.version);
+    expect(health.rss).toBeGreaterThan(0);
+  });
+
+  test('refuses text that is not codec JSON with a fault', async () => {
+    expect(await exchange('{"type":', (message) => message.type === 'fault')).toMatchObject({
+      type: 'fault',
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^The message is not codec JSON/),
+    });
+  });
+
+  test('refuses a value that is not text', async () => {
+    expect(
+      await exchange({ type: 'heartbeat', id: 'h' }, (message) => message.type === 'fault'),
+    ).toStrictEqual({
+      type: 'fault',
+      code: 'BAD_REQUEST',
+      message: 'A message must arrive as codec text; got object.',
+    });
+  });
+
+  test('refuses a malformed message naming the field, keeping its conversation id', async () => {
+    const raw = JSON.stringify({ type: 'execute', id: 'e1', request: { code: 7 } });
+    expect(await exchange(raw, withId('e1'))).toStrictEqual({
+      type: 'fault',
+      id: 'e1',
+      code: 'BAD_REQUEST',
+      message: 'Invalid execute message: request.code must be a string of source code.',
+    });
+  });
+
+  test('refuses a message a child never receives', async () => {
+    const raw = encodeMessage({ type: 'result', id: 'r1', envelope: { logs: [] } });
+    expect(await exchange(raw, withId('r1'))).toStrictEqual({
+      type: 'fault',
+      id: 'r1',
+      code: 'BAD_REQUEST',
+      message: 'A pool child does not accept result messages.',
+    });
+  });
+
+  test('runs an execution, asking the parent for each tool call and waiting for its frame', async () => {
+    const request = encodeMessage({
+      type: 'execute',
+      id: 'e2',
+      request: { code: 'async () => (await t.add(2, 3)) * 10', providers: [{ name: 't' }] },
+    });
+    const dispatch = await exchange(request, (message) => message.type === 'dispatch');
+    expect(dispatch).toStrictEqual({
+      type: 'dispatch',
+      id: 'e2',
+      call: 0,
+      provider: 't',
+      tool: 'add',
+      args: '[2,3]',
+    });
+    const reply = encodeMessage({
+      type: 'dispatchReply',
+      id: 'e2',
+      call: 0,
+      frame: ['returned', '{"result":5}'],
+    });
+    expect(await exchange(reply, (message) => message.type === 'result')).toStrictEqual({
+      type: 'result',
+      id: 'e2',
+      envelope: { result: 50, logs: [] },
+    });
+  });
+
+  test('answers invoke and closeHandles for an execution it does not hold with HANDLES_CLOSED', async () => {
+    const raw = encodeMessage({ type: 'closeHandles', id: 'c1', executionId: 'nope' });
+    expect(await exchange(raw, withId('c1'))).toStrictEqual({
+      type: 'fault',
+      id: 'c1',
+      code: 'HANDLES_CLOSED',
+      message: 'Execution nope holds no handles: they were closed, expired, or never granted.',
+    });
+  });
+});

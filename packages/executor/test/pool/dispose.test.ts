@@ -1,0 +1,72 @@
+/** dispose: in-flight and queued executions end with a clear envelope, and every child is gone. */
+import { expect, test } from 'vitest';
+import { Pool } from '../../src/pool/pool.ts';
+import { EventLog, processAlive, TOOLS_PROVIDER, Tools } from './helpers.ts';
+
+test('ends running and queued executions with CANCELLED saying so, kills every child, and refuses later work', async () => {
+  const log = new EventLog();
+  const pool = new Pool({ size: 2, onEvent: log.record });
+  const tools = new Tools();
+  const run = (name: string) =>
+    pool.execute(
+      { code: `async () => tools.gate('${name}')`, providers: TOOLS_PROVIDER },
+      { dispatch: tools.dispatch },
+    );
+  const running = [run('a'), run('b')];
+  await Promise.all([tools.arrived('a'), tools.arrived('b')]);
+  const queued = run('c');
+  const pids = pool.stats().children.map((child) => child.pid);
+
+  const disposed = pool.dispose();
+  expect(pool.dispose()).toBe(disposed);
+  for (const envelope of await Promise.all(running)) {
+    expect(envelope).toStrictEqual({
+      result: undefined,
+      error: 'Execution was cancelled: the executor was disposed while it ran',
+      code: 'CANCELLED',
+      logs: [],
+    });
+  }
+  expect(await queued).toMatchObject({
+    error: 'Execution was cancelled: the executor was disposed before it started',
+    code: 'CANCELLED',
+  });
+  await disposed;
+  for (const pid of pids) expect(processAlive(pid)).toBe(false);
+  expect(log.pids('spawned').sort()).toStrictEqual([...pids].sort());
+  expect(await pool.execute({ code: 'async () => 1' })).toMatchObject({ code: 'CANCELLED' });
+  await expect(pool.engine()).rejects.toMatchObject({ code: 'CANCELLED' });
+  expect(pool.stats().children).toStrictEqual([]);
+});
+
+test('a pool disposed while its children still start leaves no process behind', async () => {
+  const log = new EventLog();
+  const pool = new Pool({ size: 2, onEvent: log.record });
+  await pool.dispose();
+  for (const pid of log.pids('spawned')) expect(processAlive(pid)).toBe(false);
+});
+
+test('an idle pool does not keep its process alive, and its children leave with it', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const poolModule = new URL('../../src/pool/pool.ts', import.meta.url).pathname;
+  const script = `
+    import { Pool } from ${JSON.stringify(poolModule)};
+    const pids = [];
+    const pool = new Pool({ size: 1, onEvent: (event) => event.type === 'spawned' && pids.push(event.pid) });
+    const envelope = await pool.execute({ code: 'async () => 6 * 7' });
+    console.log(JSON.stringify({ result: envelope.result, pids }));
+  `;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  expect(child.status).toBe(0);
+  const { result, pids } = JSON.parse(child.stdout) as { result: number; pids: number[] };
+  expect(result).toBe(42);
+  // The child notices its channel closed and exits; give it the moment that takes.
+  for (const pid of pids) await waitUntil(() => !processAlive(pid));
+});
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
+}

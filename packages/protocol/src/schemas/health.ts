@@ -1,0 +1,40 @@
+/**
+ * What a worker reports about itself when asked: the engine it runs on (which behaviours the
+ * installed isolated-vm has, which fallbacks are in force) and what it holds. The pool asks every
+ * child; a remote executor can answer the same question.
+ */
+import { z } from 'zod';
+
+const text = z.string({ error: 'must be a string' });
+const count = z
+  .number({ error: 'must be a number' })
+  .int({ error: 'must be a whole number' })
+  .min(0, { error: 'must not be negative' });
+
+/** One engine behaviour the sandbox assumes: whether the engine has it, and why not when it does not. */
+export const EngineBehaviourSchema = z.strictObject({
+  present: z.boolean({ error: 'must be a boolean' }),
+  reason: text.optional(),
+});
+
+/** The engine report of docs/sandbox.md: behaviours by name and the fallbacks in force, one sentence each. */
+export const EngineReportSchema = z.strictObject({
+  isolatedVm: text,
+  node: text,
+  behaviours: z.record(z.string(), EngineBehaviourSchema, {
+    error: 'must be an object mapping behaviour names to { present, reason? }',
+  }),
+  fallbacks: z.array(text, { error: 'must be a list of sentences' }),
+});
+export type EngineReportMessage = z.infer<typeof EngineReportSchema>;
+
+/** A worker's health: its engine report and the resources it holds now. */
+export const HealthSchema = {
+  engine: EngineReportSchema,
+  /** Resident set size of the worker's process, in bytes. */
+  rss: count,
+  /** Executions the worker has served since it started. */
+  executions: count,
+  /** Retained executions it holds (their isolates stay alive). */
+  retained: count,
+};
