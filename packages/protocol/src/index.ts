@@ -57,6 +57,7 @@ export {
 export {
   type Decoded,
   decodeMessage,
+  describeValue,
   encodeMessage,
   formatIssues,
   formatPath,

@@ -50,7 +50,8 @@ export type Decoded =
   | { readonly ok: true; readonly message: Message }
   | { readonly ok: false; readonly fault: Fault & { readonly id?: string } };
 
-function describe(value: unknown): string {
+/** A value's kind in words, for messages that say what arrived instead of what was expected. */
+export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
@@ -59,7 +60,7 @@ function describe(value: unknown): string {
 /** Checks a value already parsed from the wire against the schema its `type` names. */
 export function validateMessage(value: unknown): Decoded {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return badRequest(`A message must be an object with a "type"; got ${describe(value)}.`);
+    return badRequest(`A message must be an object with a "type"; got ${describeValue(value)}.`);
   }
   const record = value as Record<string, unknown>;
   const id = typeof record.id === 'string' ? record.id : undefined;

@@ -26,10 +26,9 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
       output.out(USAGE);
       return 0;
     }
-    code = await readFile(command.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(
-        `Cannot read ${command === 'help' ? '' : command.file}: ${error.code ?? error.message}.`,
-      );
+    const file = command.file;
+    code = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(`Cannot read ${file}: ${error.code ?? error.message}.`);
     });
     providers = command.tools === undefined ? exampleTools() : await loadTools(command.tools);
   } catch (error) {

@@ -5,10 +5,17 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { HostProvider, ToolFunction } from '../executor/providers.ts';
+import { errorText } from '../sandbox/dispatch.ts';
 import { UsageError } from './args.ts';
 
 export async function loadTools(path: string): Promise<HostProvider[]> {
-  const module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+  } catch (error) {
+    // A missing file and a module that throws while loading are both a command line that cannot run.
+    throw new UsageError(`--tools ${path} could not be loaded: ${errorText(error)}`);
+  }
   const exported = module.default ?? module.providers;
   if (Array.isArray(exported)) return exported as HostProvider[];
   if (typeof exported === 'object' && exported !== null) {

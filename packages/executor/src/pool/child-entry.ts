@@ -11,6 +11,7 @@
  * Started by pool.ts with `fork(child-entry, [settings])` under the parent's own Node and
  * `--no-node-snapshot`; never imported.
  */
+import { closeSync, openSync } from 'node:fs';
 import {
   type ExecuteRequest,
   encodeMessage,
@@ -45,8 +46,21 @@ ready.catch(() => {});
 const runs = new Map<string, ChildRun>();
 let executions = 0;
 
+/** Creates the file if nobody has: of the children sharing one path, exactly one claims it. */
+function claimFile(path: string): boolean {
+  try {
+    closeSync(openSync(path, 'wx'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function checkEngine(): Promise<EngineReport> {
   if (hooks.failEngineCheck !== undefined) return Promise.reject(new Error(hooks.failEngineCheck));
+  if (hooks.failFirstEngineCheck !== undefined && claimFile(hooks.failFirstEngineCheck)) {
+    return Promise.reject(new Error('this child claimed the failFirstEngineCheck marker'));
+  }
   return assertEngineServesSandbox();
 }
 

@@ -24,7 +24,10 @@ export interface ChildStats {
   readonly executions: number;
   /** Resident memory at the last heartbeat, in bytes. */
   readonly rss: number;
+  /** Retained executions the pool routes to it. */
   readonly retained: number;
+  /** Retained executions (isolates kept alive) the child reported at its last heartbeat. */
+  readonly heldRetained: number;
 }
 
 export interface PoolStats {

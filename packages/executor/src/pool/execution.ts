@@ -31,8 +31,11 @@ export class PoolExecution {
   /** Whether it asked to retain handles: it needs a child with room for one more. */
   readonly retainHandles: boolean;
   readonly promise: Promise<ExecuteResult>;
+  /** Set once the child sent a message about the run (a tool call, an outbound request, a wait edge). */
+  started = false;
   #resolve: (envelope: ExecuteResult) => void = () => {};
   #settled = false;
+  #waiting = false;
   #onAbort: (() => void) | undefined;
   /** Aborted when the execution settles: outbound requests still in flight are no longer wanted. */
   readonly #ended = new AbortController();
@@ -69,6 +72,8 @@ export class PoolExecution {
     this.#settled = true;
     this.#ended.abort(new Error('The execution has ended.'));
     if (this.#onAbort) this.host.signal?.removeEventListener('abort', this.#onAbort);
+    // Ended during a wait (a cancel, a lost child): the caller still gets the closing edge.
+    if (this.#waiting) this.#notifyWait(false);
     this.#resolve(envelope);
     return true;
   }
@@ -76,6 +81,11 @@ export class PoolExecution {
   /** Passes a host-wait edge on; an observer's throw must not fail the run it observes. */
   hostWaitChanged(waiting: boolean): void {
     if (this.#settled) return;
+    this.#notifyWait(waiting);
+  }
+
+  #notifyWait(waiting: boolean): void {
+    this.#waiting = waiting;
     try {
       this.host.onHostWaitChanged?.(waiting);
     } catch {

@@ -39,7 +39,7 @@ import {
 } from '../executor/defaults.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { childEntryUrl, type EngineReportMessage, PoolChild } from './child.ts';
-import { Conversations } from './conversations.ts';
+import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import {
   cancelledEnvelope,
@@ -155,7 +155,7 @@ export class Pool {
     } catch (error) {
       return Promise.resolve(faultEnvelope('PAYLOAD_TOO_LARGE', (error as Error).message));
     }
-    if (this.#startFailure !== undefined && !this.#children.some((child) => child.healthy)) {
+    if (this.#startFailure !== undefined && !this.#canServeSoon()) {
       return Promise.resolve(faultEnvelope('INTERNAL', noChildMessage(this.#startFailure)));
     }
     const execution = new PoolExecution(id, text, host, request.retainHandles === true);
@@ -170,17 +170,35 @@ export class Pool {
 
   /** Invokes a retained handler in the child holding it. Rejects with HANDLES_CLOSED when none does. */
   async invoke(executionId: string, handle: string, request: HttpRequest): Promise<HttpResponse> {
-    const child = this.#routes.touch(executionId);
-    if (!child || this.#disposed) throw new HandlesClosedError(executionId);
-    const answer = await this.#converse(child, (id) => ({
-      type: 'invoke',
-      id,
-      executionId,
-      handle,
-      request,
-    }));
-    if (answer.type !== 'invokeResult') throw new Error(`The worker answered an invoke with ${answer.type}.`);
-    return answer.response;
+    if (this.#disposed) throw new HandlesClosedError(executionId);
+    const child = this.#routes.beginInvocation(executionId);
+    if (!child) throw new HandlesClosedError(executionId);
+    try {
+      const answer = await this.#converse(child, (id) => ({
+        type: 'invoke',
+        id,
+        executionId,
+        handle,
+        request,
+      }));
+      if (answer.type !== 'invokeResult') {
+        throw faultError('INTERNAL', `The worker answered an invoke with ${answer.type}.`);
+      }
+      return answer.response;
+    } catch (error) {
+      // These end the retained execution in the child (docs/handles.md), so its route goes too.
+      const code = (error as { code?: unknown } | null)?.code;
+      if (
+        (code === 'TIMEOUT' || code === 'MEMORY_LIMIT' || code === 'HANDLES_CLOSED') &&
+        this.#routes.get(executionId) === child
+      ) {
+        this.#routes.remove(executionId);
+        this.#afterRetainedClosed(child);
+      }
+      throw error;
+    } finally {
+      this.#routes.endInvocation(executionId, child);
+    }
   }
 
   /** Ends a retained execution and frees its isolate. Rejects with HANDLES_CLOSED when none is held. */
@@ -199,7 +217,7 @@ export class Pool {
     const healthy = this.#children.find((child) => child.healthy);
     if (healthy?.engine) return Promise.resolve(healthy.engine);
     if (this.#disposed) return Promise.reject(new CancelledError('the executor was disposed'));
-    if (this.#startFailure !== undefined)
+    if (this.#startFailure !== undefined && !this.#canServeSoon())
       return Promise.reject(new Error(noChildMessage(this.#startFailure)));
     const report = new Promise<EngineReportMessage>((resolve, reject) =>
       this.#engineWaiters.push({ resolve, reject }),
@@ -334,6 +352,9 @@ export class Pool {
     }
     child.heartbeat = undefined;
     child.rss = health.rss;
+    child.heldRetained = health.retained;
+    // Too late: a child already given up on (its start timed out) stays given up on.
+    if (child.terminating) return;
     if (!child.healthy) {
       child.engine = health.engine;
       this.#startFailures = 0;
@@ -372,8 +393,10 @@ export class Pool {
       return;
     }
     if (id !== undefined && this.#conversations.answer(child, id, fault)) return;
-    // The child refused an execute message: the request failed the schema on arrival.
-    if (id !== undefined && child.current?.id === id) {
+    // The child refused an execute message: the request failed the schema on arrival. Once the run
+    // has spoken, a fault naming it concerns a reply of ours, and the run may still be going, so
+    // the child cannot count as free: that is a violation.
+    if (id !== undefined && child.current?.id === id && !child.current.started) {
       child.current.settle(faultEnvelope(fault.code, fault.message));
       this.#finished(child);
       return;
@@ -395,8 +418,11 @@ export class Pool {
   }
 
   /** The execution `id` if `child` is running it; a message for any other is dropped. */
+  /** The child's current execution when `id` names it; a message about it shows the run started. */
   #running(child: PoolChild, id: string): PoolExecution | undefined {
-    return child.current?.id === id ? child.current : undefined;
+    const execution = child.current?.id === id ? child.current : undefined;
+    if (execution) execution.started = true;
+    return execution;
   }
 
   #reply(child: PoolChild, message: Message, tooLarge: (text: string) => Message): void {
@@ -442,8 +468,9 @@ export class Pool {
     this.#startFailure = reason;
     this.#emit({ type: 'unhealthy', pid: child.pid, reason });
     this.#terminate(child, `it could not start: ${reason}`);
-    if (this.#children.some((other) => other.healthy && other.alive && !other.terminating)) return;
-    // No child can take work: what waits would wait for ever, so it is answered now.
+    if (this.#canServeSoon()) return;
+    // No child can take work, nor will one that is starting: what waits would wait for ever, so it
+    // is answered now. A replacement is still forked (with backoff) and may serve later requests.
     const envelope = faultEnvelope('INTERNAL', noChildMessage(reason));
     for (const execution of this.#queue) execution.settle(envelope);
     this.#queue = [];
@@ -483,6 +510,13 @@ export class Pool {
   }
 
   /** Children still starting: each will take one queued execution, so they add to the queue's room. */
+  /** A child in service now, or one still starting that may yet report healthy. */
+  #canServeSoon(): boolean {
+    return this.#children.some(
+      (child) => child.alive && !child.terminating && !child.retiring && child.startFailure === undefined,
+    );
+  }
+
   #starting(): number {
     return this.#children.filter((child) => child.alive && !child.healthy && !child.terminating).length;
   }
@@ -624,5 +658,6 @@ function childStats(child: PoolChild): ChildStats {
     executions: child.executions,
     rss: child.rss,
     retained: child.retained.size,
+    heldRetained: child.heldRetained,
   };
 }

@@ -8,7 +8,9 @@ import type { PoolChild } from './child.ts';
 
 interface Route {
   readonly child: PoolChild;
-  timer: NodeJS.Timeout;
+  /** Armed only while no invocation is in flight: a long invocation is not idleness. */
+  timer: NodeJS.Timeout | undefined;
+  invocations: number;
 }
 
 export class RetainedRoutes {
@@ -23,16 +25,25 @@ export class RetainedRoutes {
 
   add(executionId: string, child: PoolChild): void {
     child.retained.add(executionId);
-    this.#routes.set(executionId, { child, timer: this.#idleTimer(executionId) });
+    this.#routes.set(executionId, { child, timer: this.#idleTimer(executionId), invocations: 0 });
   }
 
-  /** The child holding the execution, its idle clock restarted: an invocation is activity. */
-  touch(executionId: string): PoolChild | undefined {
+  /** The child holding the execution; its idle clock stops until the invocation ends. */
+  beginInvocation(executionId: string): PoolChild | undefined {
     const route = this.#routes.get(executionId);
     if (!route) return undefined;
     clearTimeout(route.timer);
-    route.timer = this.#idleTimer(executionId);
+    route.timer = undefined;
+    route.invocations++;
     return route.child;
+  }
+
+  /** Restarts the idle clock once the last invocation in flight ended, if the route is still there. */
+  endInvocation(executionId: string, child: PoolChild): void {
+    const route = this.#routes.get(executionId);
+    if (!route || route.child !== child) return;
+    route.invocations--;
+    if (route.invocations === 0) route.timer = this.#idleTimer(executionId);
   }
 
   get(executionId: string): PoolChild | undefined {

@@ -6,6 +6,7 @@
  */
 import {
   type DispatchFrame,
+  describeValue,
   EXECUTION_COMPLETED_MESSAGE,
   HttpResponseSchema,
   type MessageOf,
@@ -32,7 +33,7 @@ export async function serveDispatch(
     if (typeof answer === 'string') return ['returned', answer];
     return [
       'thrown',
-      `The dispatch function answered ${describe(answer)}, not the result envelope as JSON text.`,
+      `The dispatch function answered ${describeValue(answer)}, not the result envelope as JSON text.`,
     ];
   } catch (error) {
     return ['thrown', errorText(error)];
@@ -60,10 +61,4 @@ export async function serveOutbound(
   } catch (error) {
     return ['thrown', errorText(error)];
   }
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

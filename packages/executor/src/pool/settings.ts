@@ -16,6 +16,8 @@ export interface ChildTestHooks {
   readonly exhaustMemoryOnTool?: string;
   /** The engine check fails with this text, as on an engine that cannot serve the sandbox. */
   readonly failEngineCheck?: string;
+  /** A file path: the first child to create the file fails its engine check; the others pass. */
+  readonly failFirstEngineCheck?: string;
 }
 
 export interface ChildSettings {

@@ -7,6 +7,7 @@
  */
 import {
   type DispatchFrame,
+  describeValue,
   EXECUTION_COMPLETED_MESSAGE,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
@@ -69,7 +70,7 @@ export function hostDispatch(state: DispatchState) {
       if (typeof answer !== 'string') {
         return [
           'thrown',
-          `The dispatch function answered ${describe(answer)}, not the result envelope as JSON text.`,
+          `The dispatch function answered ${describeValue(answer)}, not the result envelope as JSON text.`,
         ];
       }
       if (answer.length > PAYLOAD_LIMIT) {
@@ -88,16 +89,12 @@ export function hostDispatch(state: DispatchState) {
 /** The text of a failure as user code will read it: an Error's message, or String of anything else. */
 export function errorText(error: unknown): string {
   try {
-    return error instanceof Error ? error.message : String(error);
+    // A message is only a string by convention; a frame must carry one whatever the caller threw.
+    const text: unknown = error instanceof Error ? error.message : error;
+    return typeof text === 'string' ? text : String(text);
   } catch {
     return 'The call failed with a value that cannot be turned into text.';
   }
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /**

@@ -24,7 +24,7 @@ import {
   validate,
 } from '@supolka/codemode-protocol';
 import { type ClockSlot, wrapHostWait } from './clock.ts';
-import { errorText } from './dispatch.ts';
+import { errorText, IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
 
 /** The caller's function for proxied outbound: it performs the request and answers the response. */
 export type OutboundFunction = (
@@ -44,10 +44,16 @@ export interface NativeOptions {
 
 export const MAX_REDIRECTS = 20;
 
-/** Counts the URL, every header name and value, and the body bytes; refuses a request past PAYLOAD_LIMIT. */
-export function measureRequest(request: HttpRequest): void {
+/** The URL, every header name and value, and the body bytes. */
+function requestSize(request: HttpRequest): number {
   let size = request.url.length + (request.body?.byteLength ?? 0);
   for (const [name, value] of request.headers) size += name.length + value.length;
+  return size;
+}
+
+/** Refuses a request past PAYLOAD_LIMIT. */
+export function measureRequest(request: HttpRequest): void {
+  const size = requestSize(request);
   if (size > PAYLOAD_LIMIT) throw new PayloadTooLargeError('outbound request', size, PAYLOAD_LIMIT);
 }
 
@@ -212,9 +218,14 @@ function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions)
 /**
  * The reference the runtime's fetch calls: answers ['returned', response] or ['thrown', text] and
  * never rejects. `abortAll` cancels what is still in flight when the run ends.
+ *
+ * Requests in flight are bounded as tool calls are (IN_FLIGHT_CALL_LIMIT, and PAYLOAD_LIMIT bytes
+ * together): each one is held on the host until its answer, where the isolate's memory limit no
+ * longer meters it, so without a bound a program could park gigabytes on the host.
  */
 export function hostSendRequest(perform: () => Performer | undefined, alive: () => boolean) {
   const inFlight = new Map<number, AbortController>();
+  let inFlightBytes = 0;
   const abortAll = () => {
     for (const controller of inFlight.values()) controller.abort();
   };
@@ -225,14 +236,30 @@ export function hostSendRequest(perform: () => Performer | undefined, alive: () 
     }
     const performer = perform();
     if (performer === undefined || !alive()) return ['thrown', 'The execution has ended.'];
+    const size = requestSize(request as HttpRequest);
+    if (inFlight.size >= IN_FLIGHT_CALL_LIMIT) {
+      return [
+        'thrown',
+        `Too many fetch requests are in flight: one execution may have at most ${IN_FLIGHT_CALL_LIMIT} at once.`,
+      ];
+    }
+    if (inFlightBytes + size > PAYLOAD_LIMIT && inFlight.size > 0) {
+      return [
+        'thrown',
+        new PayloadTooLargeError('set of fetch requests in flight', inFlightBytes + size, PAYLOAD_LIMIT)
+          .message,
+      ];
+    }
     const controller = new AbortController();
     inFlight.set(id, controller);
+    inFlightBytes += size;
     try {
       return ['returned', await performer(request as HttpRequest, controller.signal)];
     } catch (error) {
       return ['thrown', errorText(error)];
     } finally {
       inFlight.delete(id);
+      inFlightBytes -= size;
     }
   };
   return { send, abortAll };

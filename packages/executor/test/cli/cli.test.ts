@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { memoryLimitMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 
 const main = new URL('../../src/cli/main.ts', import.meta.url).pathname;
@@ -56,7 +57,7 @@ describe('codemode-executor run', () => {
     const hog = file('hog.js', 'async () => { const held = []; for (;;) held.push(new Array(1e5).fill(1)) }');
     const killed = cli('run', hog, '--memory', '16');
     expect(killed.status).toBe(1);
-    expect(killed.stdout).toContain('16 MB limit');
+    expect(killed.stdout).toContain(`error: '${memoryLimitMessage(16)}'`);
     expect(killed.stdout).toContain("code: 'MEMORY_LIMIT'");
   });
 
@@ -90,6 +91,10 @@ describe('codemode-executor run', () => {
     [['go', 'x.js'], "Unknown command 'go'."],
     [['run'], 'run needs the FILE of the program to run.'],
     [['run', '/nonexistent/program.js'], 'Cannot read /nonexistent/program.js: ENOENT.'],
+    [
+      ['run', main, '--tools', '/nonexistent/tools.mjs'],
+      '--tools /nonexistent/tools.mjs could not be loaded: ',
+    ],
     [['run', 'x.js', '--timeout', '5s'], "--timeout must be a whole number; got '5s'."],
     [['run', 'x.js', '--outbound', 'proxied'], "--outbound must be disabled or native; got 'proxied'."],
     [['run', 'x.js', '--bogus'], "Unknown option '--bogus'"],

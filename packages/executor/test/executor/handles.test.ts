@@ -59,12 +59,25 @@ describe('a retained execution', () => {
     });
     const { executor } = setup;
     const id = await retain(executor);
-    await waitUntil(() => executor.stats().children[0]?.retained === 1);
-    // The child reports through its heartbeat that it holds nothing any more.
+    await waitUntil(() => executor.stats().children[0]?.heldRetained === 1);
+    // The pool stops routing to it, and the child reports through its heartbeat that it disposed it.
     await waitUntil(() => executor.stats().children[0]?.retained === 0);
+    await waitUntil(() => executor.stats().children[0]?.heldRetained === 0);
     await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
       code: 'HANDLES_CLOSED',
     });
+  });
+
+  test('is not idle while an invocation runs, however long it takes within its bound', async () => {
+    await using setup = useExecutor({ handlesIdleTimeout: 100 });
+    const { executor } = setup;
+    const id = await retain(
+      executor,
+      `async () => ({ fetch: async () => { await new Promise((r) => setTimeout(r, 400)); return new Response('slow') } })`,
+    );
+    expect(await (await executor.invoke(id, new Request('https://handler.test/'))).text()).toBe('slow');
+    expect(executor.stats().children[0]?.retained).toBe(1);
+    await executor.closeHandles(id);
   });
 
   test('keeps its child in service past the child service life until it closes', async () => {
@@ -120,6 +133,8 @@ describe('a retained execution', () => {
     await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
       code: 'TIMEOUT',
     });
+    // The route went with it, so the slot is free and a retiring child is not pinned.
+    expect(executor.stats().children[0]?.retained).toBe(0);
     await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
       code: 'HANDLES_CLOSED',
     });

@@ -61,13 +61,36 @@ describe('providers', () => {
     expect(envelope.result).toBe('kv.get["k"]');
   });
 
-  test('a bad provider name is the caller fault BAD_REQUEST, and no child ran anything', async () => {
+  test('a dispatch that throws something without a text message fails that call, not the run', async () => {
+    const odd = new Error('replaced below');
+    (odd as { message: unknown }).message = undefined;
+    const thrown = [odd, Symbol('s'), { toString: () => 'as text' }];
+    const envelope = await executor.execute({
+      code: `async () => {
+        const texts = []
+        for (let i = 0; i < 3; i++) texts.push(await kv.get(i).catch((e) => e.message))
+        return texts
+      }`,
+      providers: [{ name: 'kv' }],
+      dispatch: async (_provider, _tool, args) => {
+        throw thrown[JSON.parse(args)[0]];
+      },
+    });
+    expect(envelope).toStrictEqual({ result: ['undefined', 'Symbol(s)', 'as text'], logs: [] });
+    expect((await executor.execute({ code: 'async () => "next"' })).result).toBe('next');
+  });
+
+  test('a bad provider name is the caller fault BAD_REQUEST, named in full', async () => {
     const envelope = await executor.execute({
       code: 'async () => 1',
       providers: [{ name: 'console', fns: {} }],
     });
-    expect(envelope).toMatchObject({ result: undefined, code: 'BAD_REQUEST', logs: [] });
-    expect(envelope.error).toMatch(/console/);
+    expect(envelope).toStrictEqual({
+      result: undefined,
+      error: 'Provider name "console" is reserved: it would hide the global console that programs rely on.',
+      code: 'BAD_REQUEST',
+      logs: [],
+    });
   });
 });
 

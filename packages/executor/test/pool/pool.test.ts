@@ -121,6 +121,25 @@ describe('an execution in a child', () => {
     expect(seen).toStrictEqual(['wait', 'tool', 'resume', 'wait', 'tool', 'resume']);
   });
 
+  test('a cancel during a tool call still closes the host wait for the caller', async () => {
+    const { pool } = usePool({ size: 1 });
+    const tools = new Tools();
+    const seen: string[] = [];
+    const controller = new AbortController();
+    const running = pool.execute(
+      { code: 'async () => tools.gate("held")', providers: TOOLS_PROVIDER },
+      {
+        dispatch: tools.dispatch,
+        signal: controller.signal,
+        onHostWaitChanged: (waiting) => seen.push(waiting ? 'wait' : 'resume'),
+      },
+    );
+    await tools.arrived('held');
+    controller.abort();
+    expect((await running).code).toBe('CANCELLED');
+    expect(seen).toStrictEqual(['wait', 'resume']);
+  });
+
   test('a tool answer past PAYLOAD_LIMIT is refused on the way back, and the program meets the error', async () => {
     const { pool } = usePool({ size: 1 });
     const envelope = await pool.execute(

@@ -4,6 +4,9 @@
  * age, recycling past the resident-memory bound, and an engine that cannot serve. Each test waits
  * on the pool's own events, never on time.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { busyChild, processAlive, TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
@@ -179,5 +182,15 @@ describe('an engine that cannot serve the sandbox', () => {
     expect(log.events.find((event) => event.type === 'unhealthy')).toMatchObject({
       reason: 'The engine cannot serve the sandbox: the probes found no isolates',
     });
+  });
+
+  test('one child that cannot start fails nothing while another can still serve', async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), 'codemode-pool-')), 'claimed');
+    const { pool, log } = usePool({ size: 2, testHooks: { failFirstEngineCheck: marker } });
+    // Asked at once, before either child reported: it waits for the one that comes up.
+    const envelopes = await Promise.all([1, 2, 3].map((n) => pool.execute({ code: `async () => ${n}` })));
+    expect(envelopes.map((envelope) => envelope.result)).toStrictEqual([1, 2, 3]);
+    expect(log.events.filter((event) => event.type === 'unhealthy')).toHaveLength(1);
+    expect(await pool.engine()).toMatchObject({ fallbacks: expect.any(Array) });
   });
 });

@@ -126,6 +126,35 @@ describe('proxied (outbound is a function of the caller)', () => {
     expect(seen).toStrictEqual([{ method: 'PUT', url: 'https://api.example.com/items', body: 'item' }]);
   });
 
+  test('requests in flight are bounded in number and bytes, as tool calls are', async () => {
+    let reached = 0;
+    const parked: OutboundFunction = (_request, { signal }) => {
+      reached++;
+      return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+    };
+    const count = await sandbox.execute({
+      outbound: parked,
+      code: `async () => {
+        for (let i = 0; i < 256; i++) fetch('https://example.com/' + i).catch(() => {})
+        try { await fetch('https://example.com/one-too-many'); return 'not refused' } catch (e) { return [e.name, e.message] }
+      }`,
+    });
+    expect(count.result).toStrictEqual([
+      'TypeError',
+      'Too many fetch requests are in flight: one execution may have at most 256 at once.',
+    ]);
+    expect(reached).toBe(256);
+    const bytes = await sandbox.execute({
+      outbound: parked,
+      code: `async () => {
+        const body = new Uint8Array(20 * 1024 * 1024)
+        fetch('https://example.com/a', { method: 'POST', body }).catch(() => {})
+        try { await fetch('https://example.com/b', { method: 'POST', body }); return 'not refused' } catch (e) { return e.message }
+      }`,
+    });
+    expect(bytes.result).toMatch(/^The set of fetch requests in flight is \d+ bytes/);
+  });
+
   test('a thrown caller answer is a TypeError with its text; a broken answer names what is wrong', async () => {
     const failing = await sandbox.execute({
       outbound: () => {
