@@ -1,6 +1,14 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    alias: {
+      // @cloudflare/codemode's root entry and /ai import cloudflare:workers at load, which only
+      // workerd provides; the package's stand-ins let them load here (docs/codemode.md).
+      'cloudflare:workers': fileURLToPath(new URL('./src/codemode/workers-stub.ts', import.meta.url)),
+    },
+  },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Child processes, not worker threads: an isolate that takes its host down must take only
@@ -8,5 +16,7 @@ export default defineConfig({
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],
     testTimeout: 30_000,
+    // An alias applies only to modules Vite processes; the package is inlined so it is one of them.
+    server: { deps: { inline: ['@cloudflare/codemode'] } },
   },
 });

@@ -2,6 +2,17 @@
  * @supolka/codemode-executor: runs programs that language models write in V8 isolates.
  */
 
+export type {
+  CodeModeConnector,
+  CodeModeExecuteOptions,
+  CodeModeFns,
+  CodeModeProvider,
+  CodeModeProviders,
+  CodeModeResult,
+} from './codemode/contract.ts';
+export * as codeModeTexts from './codemode/errors.ts';
+export { CLOUDFLARE_WORKERS_SPECIFIER, registerCloudflareWorkersStub } from './codemode/node-hooks.ts';
+export { sanitizeToolName } from './codemode/sanitize.ts';
 export {
   DEFAULT_CHILD_EXEC_ARGV,
   DEFAULT_CHILD_RSS_LIMIT,

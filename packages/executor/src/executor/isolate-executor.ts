@@ -10,8 +10,14 @@
  * execute never rejects (DESIGN.md, "Outcomes"): a bad request, a full queue, a lost child and a
  * cancellation all come back as envelopes with their code. invoke and closeHandles are calls, not
  * executions, and reject with errors carrying a code.
+ *
+ * execute also takes the Code Mode form, `execute(code, providersOrFns, options?)`, which makes it
+ * an `Executor` for `@cloudflare/codemode` (docs/codemode.md): a string first argument selects it.
  */
 import { BadRequestError } from '@supolka/codemode-protocol';
+import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '../codemode/contract.ts';
+import { codeModeRequest } from '../codemode/request.ts';
+import { toCodeModeResult } from '../codemode/result.ts';
 import type { PoolStats } from '../pool/events.ts';
 import { faultEnvelope } from '../pool/execution.ts';
 import { Pool } from '../pool/pool.ts';
@@ -48,19 +54,41 @@ export class IsolateExecutor {
    * Runs `request.code` in a fresh isolate in one of the children. Resolves to
    * `{ result, error?, code?, logs, executionId? }`; never rejects.
    */
-  async execute(request: IsolateExecuteRequest, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+  execute(request: IsolateExecuteRequest, options?: ExecuteOptions): Promise<ExecuteResult>;
+  /**
+   * The Code Mode form: `providersOrFns` is a list of `{ name, fns, prelude? }` or a record of fns
+   * served as `codemode`, `options.connectors` namespaces served by `binding.callTool`. Resolves to
+   * `{ result, error?, code?, logs }` with logs as strings; never rejects.
+   */
+  execute(
+    code: string,
+    providersOrFns?: CodeModeProviders,
+    options?: CodeModeExecuteOptions,
+  ): Promise<CodeModeResult>;
+  async execute(
+    first: IsolateExecuteRequest | string,
+    second?: ExecuteOptions | CodeModeProviders,
+    third?: CodeModeExecuteOptions,
+  ): Promise<ExecuteResult | CodeModeResult> {
+    if (typeof first === 'string') {
+      const read = () => codeModeRequest(first, second, third, this.#options.typescript);
+      return toCodeModeResult(await this.#run(read));
+    }
+    return this.#run(() => first, second as ExecuteOptions | undefined);
+  }
+
+  /** Reads and splits the request (one that does not hold is BAD_REQUEST), then runs it on the pool. */
+  async #run(read: () => IsolateExecuteRequest, options?: ExecuteOptions | null): Promise<ExecuteResult> {
     let split: ReturnType<typeof splitRequest>;
+    const { signal, onHostWaitChanged } = options ?? {};
     try {
-      split = splitRequest(request, this.#options);
+      checkExecuteOptions(signal, onHostWaitChanged);
+      split = splitRequest(read(), this.#options);
     } catch (error) {
       if (error instanceof BadRequestError) return faultEnvelope('BAD_REQUEST', error.message);
       return faultEnvelope('INTERNAL', `The request could not be read: ${String(error)}`);
     }
-    return this.#pool.execute(split.wire, {
-      ...split.host,
-      signal: options.signal,
-      onHostWaitChanged: options.onHostWaitChanged,
-    });
+    return this.#pool.execute(split.wire, { ...split.host, signal, onHostWaitChanged });
   }
 
   /**
@@ -103,5 +131,15 @@ export class IsolateExecutor {
   /** `await using executor = new IsolateExecutor()` disposes it at the end of the block. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
+  }
+}
+
+/** The second argument is checked like the request: a wrong one is BAD_REQUEST, not a rejection. */
+function checkExecuteOptions(signal: unknown, onHostWaitChanged: unknown): void {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new BadRequestError('options.signal must be an AbortSignal.');
+  }
+  if (onHostWaitChanged !== undefined && typeof onHostWaitChanged !== 'function') {
+    throw new BadRequestError('options.onHostWaitChanged must be a function.');
   }
 }

@@ -72,6 +72,11 @@ export interface IsolateExecutorOptions {
   readonly outbound?: OutboundSetting;
   /** Modules every request gets, under the request's own (whose keys win). */
   readonly modules?: ModuleMap;
+  /**
+   * Erase TypeScript types from the code and from `.ts` modules (default true). A request's own
+   * `typescript` wins; `false` runs sources exactly as written.
+   */
+  readonly typescript?: boolean;
   /** Node flags of the children (default `['--no-node-snapshot']`, which every child needs). */
   readonly childExecArgv?: readonly string[];
   /** Supervision events: forks, health, retirements, terminations, exits. */
@@ -83,6 +88,7 @@ export interface ResolvedOptions {
   readonly memoryLimit: number;
   readonly outbound: OutboundSetting;
   readonly modules: ModuleMap;
+  readonly typescript: boolean;
   readonly pool: PoolOptions;
 }
 
@@ -109,7 +115,14 @@ const RANGES: Record<WholeNumberOption, readonly [min: number, max: number, fall
   handlesIdleTimeout: [1, MAX_DELAY, () => DEFAULT_HANDLES_IDLE_TIMEOUT],
 };
 
-const OTHER_OPTIONS = ['outbound', 'allowLinkLocal', 'modules', 'childExecArgv', 'onPoolEvent'] as const;
+const OTHER_OPTIONS = [
+  'outbound',
+  'allowLinkLocal',
+  'modules',
+  'typescript',
+  'childExecArgv',
+  'onPoolEvent',
+] as const;
 const KNOWN = new Set<string>([...Object.keys(RANGES), ...OTHER_OPTIONS]);
 
 export class OptionError extends BadRequestError {
@@ -169,6 +182,9 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   if (options.allowLinkLocal !== undefined && typeof options.allowLinkLocal !== 'boolean') {
     throw new OptionError('allowLinkLocal', 'must be a boolean', options.allowLinkLocal);
   }
+  if (options.typescript !== undefined && typeof options.typescript !== 'boolean') {
+    throw new OptionError('typescript', 'must be a boolean', options.typescript);
+  }
   if (options.onPoolEvent !== undefined && typeof options.onPoolEvent !== 'function') {
     throw new OptionError('onPoolEvent', 'must be a function', options.onPoolEvent);
   }
@@ -177,6 +193,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     memoryLimit: number('memoryLimit'),
     outbound,
     modules,
+    typescript: options.typescript ?? true,
     pool: {
       size: number('poolSize'),
       queueLimit: number('queueLimit'),

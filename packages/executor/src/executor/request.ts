@@ -37,6 +37,8 @@ export interface IsolateExecuteRequest {
   readonly retainHandles?: boolean;
   /** Count time spent waiting on the caller's tools against the bound too. */
   readonly countHostWaits?: boolean;
+  /** Erase TypeScript types from the code and `.ts` modules; the executor's `typescript` otherwise. */
+  readonly typescript?: boolean;
 }
 
 const FIELDS = new Set([
@@ -49,6 +51,7 @@ const FIELDS = new Set([
   'outbound',
   'retainHandles',
   'countHostWaits',
+  'typescript',
 ]);
 
 export interface SplitRequest {
@@ -75,6 +78,7 @@ export function splitRequest(request: IsolateExecuteRequest, defaults: ResolvedO
     throw new BadRequestError('Invalid execute request: dispatch must be a function.');
   }
   const outbound = chooseOutbound(request, defaults.outbound);
+  const typescript = request.typescript ?? defaults.typescript;
   const wire = validate(
     ExecuteRequestSchema,
     {
@@ -86,6 +90,8 @@ export function splitRequest(request: IsolateExecuteRequest, defaults: ResolvedO
       outbound: outbound.mode,
       ...(request.retainHandles !== undefined ? { retainHandles: request.retainHandles } : {}),
       ...(request.countHostWaits !== undefined ? { countHostWaits: request.countHostWaits } : {}),
+      // Absent on the wire means on, so only "off" travels; a non-boolean reaches the schema and is named.
+      ...(typescript !== true ? { typescript } : {}),
     },
     'execute request',
   );

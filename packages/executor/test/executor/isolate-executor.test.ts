@@ -95,6 +95,21 @@ describe('providers', () => {
 });
 
 describe('every ending is an envelope', () => {
+  test('options that are not options: null is none, a wrong signal is BAD_REQUEST', async () => {
+    expect(await executor.execute({ code: 'async () => 1' }, null as never)).toStrictEqual({
+      result: 1,
+      logs: [],
+    });
+    expect(
+      await executor.execute({ code: 'async () => 1' }, { signal: { aborted: false } as AbortSignal }),
+    ).toStrictEqual({
+      result: undefined,
+      error: 'options.signal must be an AbortSignal.',
+      code: 'BAD_REQUEST',
+      logs: [],
+    });
+  });
+
   test('a malformed request: BAD_REQUEST naming the field', async () => {
     expect(await executor.execute({ code: 'async () => 1', timout: 5 } as never)).toStrictEqual({
       result: undefined,

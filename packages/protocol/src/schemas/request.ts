@@ -75,5 +75,10 @@ export const ExecuteRequestSchema = z.strictObject({
   retainHandles: z.boolean({ error: 'must be a boolean' }).optional(),
   /** Count time spent waiting on the caller's tools against the run bound too. */
   countHostWaits: z.boolean({ error: 'must be a boolean' }).optional(),
+  /**
+   * Erase TypeScript types from the code and from `.ts`, `.mts` and `.cts` modules before running
+   * them. Absent means true; `false` runs the sources exactly as written.
+   */
+  typescript: z.boolean({ error: 'must be a boolean' }).optional(),
 });
 export type ExecuteRequest = z.infer<typeof ExecuteRequestSchema>;

@@ -1,0 +1,45 @@
+/**
+ * The Code Mode executor contract, as `@cloudflare/codemode` (0.5.x) defines its `Executor`:
+ * `execute(code, providersOrFns, options?)` resolving to `{ result, error?, logs? }`. These are this
+ * package's own declarations of it, written so that `IsolateExecutor` is assignable to the
+ * package's `Executor` without depending on its types (its root types import `cloudflare:workers`).
+ */
+import type { FaultCode } from '@supolka/codemode-protocol';
+
+/** A namespace's tools by name, each called with the argument list the program passed. */
+export type CodeModeFns = Readonly<Record<string, (...args: never[]) => unknown>>;
+
+/** `ResolvedProvider`: a namespace the program calls tools through, `name.tool(...)`. */
+export interface CodeModeProvider {
+  readonly name: string;
+  /** Keyed by the tools' raw names; the program calls each under its sanitized name. */
+  readonly fns: CodeModeFns;
+  /** Source run in the program's scope once every namespace exists, e.g. to add local helpers. */
+  readonly prelude?: string;
+}
+
+/** A provider list, or (deprecated in the contract) a bare record of fns served as `codemode`. */
+export type CodeModeProviders = readonly CodeModeProvider[] | CodeModeFns;
+
+/** `ConnectorBinding`: a namespace whose every call goes to `binding.callTool(tool, firstArgument)`. */
+export interface CodeModeConnector {
+  readonly name: string;
+  readonly binding: { callTool(method: string, args: unknown): unknown };
+}
+
+/** The contract's third argument. Keys it does not know are ignored, as the contract's own executor does. */
+export interface CodeModeExecuteOptions {
+  readonly connectors?: readonly CodeModeConnector[];
+}
+
+/**
+ * The contract's result: `logs` as strings, a warning prefixed `[warn] ` and an error `[error] `.
+ * `code` is this executor's addition: present only when the executor ended the run (TIMEOUT,
+ * MEMORY_LIMIT, BAD_REQUEST, ...), as in every envelope it returns.
+ */
+export interface CodeModeResult {
+  result: unknown;
+  error?: string;
+  code?: FaultCode;
+  logs: string[];
+}

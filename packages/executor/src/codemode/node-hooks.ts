@@ -1,0 +1,28 @@
+/**
+ * registerCloudflareWorkersStub: lets Node load `@cloudflare/codemode/ai` and the package's root
+ * entry, which import `cloudflare:workers` at load and fail there with ERR_UNSUPPORTED_ESM_URL_SCHEME.
+ * A synchronous module hook (Node's `module.registerHooks`) resolves that one specifier to the
+ * stand-ins of workers-stub.ts, for `import` and `require` alike, in this thread. Call it before the
+ * first import of those entries: in a module loaded with `node --import`, or ahead of a dynamic
+ * `import()`.
+ */
+import { registerHooks } from 'node:module';
+import { DurableObject, RpcTarget, WorkerEntrypoint } from './workers-stub.ts';
+
+export const CLOUDFLARE_WORKERS_SPECIFIER = 'cloudflare:workers';
+
+let registered = false;
+
+/** Idempotent: the hook is registered once per thread. */
+export function registerCloudflareWorkersStub(): void {
+  if (registered) return;
+  registered = true;
+  // The module is built from the classes' own source, so the aliased file and this hook serve
+  // exactly the same stand-ins.
+  const source = [WorkerEntrypoint, DurableObject, RpcTarget].map((stub) => `export ${stub}`).join('\n');
+  const url = `data:text/javascript,${encodeURIComponent(source)}`;
+  registerHooks({
+    resolve: (specifier, context, next) =>
+      specifier === CLOUDFLARE_WORKERS_SPECIFIER ? { url, shortCircuit: true } : next(specifier, context),
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * Code as the Code Mode form receives it, made into the entry this executor runs: static imports
+ * first, then one function expression (docs/codemode.md, "Code").
+ *
+ * Two producers matter. `createCodeTool` runs `@cloudflare/codemode`'s normalizeCode before the
+ * executor sees the code, and for code that opens with imports that puts them inside a wrapper
+ * arrow, `async () => {\n<imports and statements>return (<last expression>)\n}`, where no engine
+ * accepts them; the wrapper is recognised here and the imports go back to the top, so the module
+ * map serves them. `codeMcpServer` hands over the model's text untouched, which the contract's own
+ * executor normalizes itself, so this does too: a markdown fence is dropped, statements are wrapped
+ * in an async arrow, and a last expression statement becomes the value returned.
+ *
+ * The shapes are read with acorn, the parser normalizeCode itself uses. Code acorn cannot read goes
+ * on unchanged, so the engine reports its own syntax error; with TypeScript on, the types are
+ * erased first, so annotated statements are read too.
+ */
+import { type Program, parse } from 'acorn';
+import { eraseTypes } from '../sandbox/typescript.ts';
+
+type TopLevel = Program['body'][number];
+
+interface ReadProgram {
+  /** The text the node positions index: the code, or the code with its types erased. */
+  readonly text: string;
+  readonly body: readonly TopLevel[];
+}
+
+const WRAPPER_HEAD = 'async () => {';
+const FENCE = '```';
+const FENCE_LANGUAGES = new Set(['', 'js', 'javascript', 'jsx', 'ts', 'typescript', 'tsx']);
+
+export function toEntryCode(code: string, typescript: boolean): string {
+  const source = withoutFence(code.trim()).trim();
+  if (source === '') return 'async () => {}';
+  const program = read(source, typescript);
+  if (program) return fromProgram(program, false);
+  // Imports inside a function body are a syntax error, which is how the wrapper shows itself.
+  if (source.startsWith(WRAPPER_HEAD) && source.endsWith('}')) {
+    const inner = read(source.slice(WRAPPER_HEAD.length, -1), typescript);
+    if (inner?.body[0]?.type === 'ImportDeclaration') return fromProgram(inner, true);
+  }
+  return source;
+}
+
+/** Models often answer in a markdown block: ```js ... ```. */
+function withoutFence(code: string): string {
+  if (code.length < 2 * FENCE.length || !code.startsWith(FENCE) || !code.endsWith(FENCE)) return code;
+  const lineEnd = code.indexOf('\n');
+  if (lineEnd === -1 || !FENCE_LANGUAGES.has(code.slice(FENCE.length, lineEnd).trim())) return code;
+  return code.slice(lineEnd + 1, -FENCE.length);
+}
+
+function read(text: string, typescript: boolean): ReadProgram | undefined {
+  const body = parseBody(text);
+  if (body) return { text, body };
+  const erased = typescript ? erase(text) : undefined;
+  const erasedBody = erased === undefined ? undefined : parseBody(erased);
+  return erased !== undefined && erasedBody ? { text: erased, body: erasedBody } : undefined;
+}
+
+/**
+ * The text with its types erased (positions kept), or undefined when erasure changes nothing.
+ * Statements that end in a top-level `return` do not parse as a module, so they are erased inside
+ * a function, where they do.
+ */
+function erase(text: string): string | undefined {
+  for (const [head, tail] of [
+    ['', ''],
+    [`${WRAPPER_HEAD}\n`, '\n}'],
+  ] as const) {
+    const source = head + text + tail;
+    let erased: string;
+    try {
+      erased = eraseTypes(source, 'code.ts');
+    } catch {
+      // A construct erasure refuses (an enum): the sandbox names it when it erases the code itself.
+      return undefined;
+    }
+    if (erased !== source) return erased.slice(head.length, erased.length - tail.length);
+  }
+  return undefined;
+}
+
+function parseBody(text: string): readonly TopLevel[] | undefined {
+  try {
+    return parse(text, {
+      ecmaVersion: 'latest',
+      sourceType: 'module',
+      // A model's statements often end in `return x`; they become the body of the arrow.
+      allowReturnOutsideFunction: true,
+      allowHashBang: true,
+    }).body;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Imports anywhere at the top level go first (a module hoists them anyway); what remains becomes
+ * the function. `wrapped` marks the contents of normalizeCode's wrapper, whose `return (f)` of a
+ * lone function is the program the model wrote as `imports; f`.
+ */
+function fromProgram({ text, body }: ReadProgram, wrapped: boolean): string {
+  const imports = body.filter((node) => node.type === 'ImportDeclaration');
+  // A stray `;` (formatters put one before a line that opens with a bracket) is no statement.
+  const statements = body.filter(
+    (node) => node.type !== 'ImportDeclaration' && node.type !== 'EmptyStatement',
+  );
+  // An import between statements is blanked out, which keeps every other node's position valid.
+  let rest = text;
+  for (const { start, end } of imports) {
+    rest = rest.slice(0, start) + rest.slice(start, end).replace(/[^\n]/g, ' ') + rest.slice(end);
+  }
+  const program = toFunction(rest, statements, wrapped);
+  const head = imports.map((node) => text.slice(node.start, node.end)).join('\n');
+  return head === '' ? program : `${head}\n${program}`;
+}
+
+function toFunction(text: string, statements: readonly TopLevel[], wrapped: boolean): string {
+  const slice = (node: { start: number; end: number }) => text.slice(node.start, node.end);
+  if (statements.length === 0) return 'async () => {}';
+  const [only] = statements.length === 1 ? statements : [];
+  // A lone function, however written, is the program: the entry calls it.
+  if (only?.type === 'ExpressionStatement' && isFunction(only.expression)) return slice(only.expression);
+  if (only?.type === 'FunctionDeclaration') return slice(only);
+  if (only?.type === 'ExportDefaultDeclaration' && isFunction(only.declaration)) {
+    return slice(only.declaration);
+  }
+  if (wrapped && only?.type === 'ReturnStatement' && only.argument && isFunction(only.argument)) {
+    return slice(only.argument);
+  }
+  const last = statements.at(-1) as TopLevel;
+  const first = statements[0] as TopLevel;
+  if (last.type === 'ExpressionStatement') {
+    // The newline ends a line comment the statements before may close with.
+    return `async () => {\n${text.slice(first.start, last.start)}\nreturn (${slice(last.expression)});\n}`;
+  }
+  return `async () => {\n${text.slice(first.start, last.end)}\n}`;
+}
+
+function isFunction(node: { type: string }): boolean {
+  return (
+    node.type === 'ArrowFunctionExpression' ||
+    node.type === 'FunctionExpression' ||
+    node.type === 'FunctionDeclaration'
+  );
+}

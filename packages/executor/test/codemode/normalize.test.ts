@@ -1,0 +1,79 @@
+/**
+ * The code of the Code Mode form made into this executor's entry. Code createCodeTool hands over is
+ * produced here by the real package's normalizeCode, so the wrapper recognised is the one it makes.
+ * What runs is checked end to end in execute.test.ts; this file pins the text.
+ */
+import { normalizeCode } from '@cloudflare/codemode';
+import { describe, expect, test } from 'vitest';
+import { toEntryCode } from '../../src/codemode/normalize.ts';
+
+const entry = (code: string) => toEntryCode(code, true);
+
+describe("createCodeTool's wrapper", () => {
+  test('imports inside it go back to the top, and its lone returned arrow is the program', () => {
+    const wrapped = normalizeCode(`import { twice } from 'lib.js';\nasync () => twice(2)`);
+    expect(wrapped).toBe(`async () => {\nimport { twice } from 'lib.js';\nreturn (async () => twice(2))\n}`);
+    expect(entry(wrapped)).toBe(`import { twice } from 'lib.js';\nasync () => twice(2)`);
+  });
+
+  test('with statements after the imports, the statements stay in an arrow', () => {
+    const wrapped = normalizeCode(`import a from 'a';\nimport b from 'b';\nconst sum = a + b;\nsum * 2`);
+    expect(entry(wrapped)).toBe(
+      `import a from 'a';\nimport b from 'b';\nasync () => {\nconst sum = a + b;\nreturn (sum * 2)\n}`,
+    );
+  });
+
+  test('with TypeScript in it (which it wraps whole), the types are erased in place', () => {
+    const wrapped = normalizeCode(`import a from 'a';\nconst n: number = a;\nn`);
+    expect(wrapped).toBe(`async () => {\nimport a from 'a';\nconst n: number = a;\nn\n}`);
+    expect(entry(wrapped)).toBe(`import a from 'a';\nasync () => {\nconst n         = a;\n\nreturn (n);\n}`);
+  });
+
+  test('without imports it is already an arrow, and stays as it is', () => {
+    const wrapped = normalizeCode('const x = 1;\nx + 1');
+    expect(entry(wrapped)).toBe(wrapped);
+  });
+});
+
+describe('code as a model writes it (codeMcpServer passes it on untouched)', () => {
+  test.each([
+    ['an arrow stays as it is', 'async () => 1', 'async () => 1'],
+    [
+      'imports then an arrow stay as they are',
+      "import a from 'a'\nasync () => a",
+      "import a from 'a'\nasync () => a",
+    ],
+    ['a lone function is called', 'async function main() { return 1 }', 'async function main() { return 1 }'],
+    ['a default export of a function is the function', 'export default async () => 2', 'async () => 2'],
+    ['statements are wrapped', 'const a = 1;\nreturn a', 'async () => {\nconst a = 1;\nreturn a\n}'],
+    [
+      'a last expression is returned',
+      'const a = await codemode.x(); // one\na',
+      'async () => {\nconst a = await codemode.x(); // one\n\nreturn (a);\n}',
+    ],
+    ['stray semicolons are dropped', ';async () => 1;', 'async () => 1'],
+    ['a markdown fence is dropped', '```js\nasync () => 1\n```', 'async () => 1'],
+    ['a fence naming TypeScript is dropped', '```ts\nasync () => 1\n```', 'async () => 1'],
+    ['empty code is an empty arrow', '  \n', 'async () => {}'],
+    ['code acorn cannot read goes on unchanged', 'async () => {', 'async () => {'],
+    ['a typed arrow is erased in place', 'async (x: number) => x', 'async (x        ) => x'],
+  ])('%s', (_what, code, expected) => {
+    expect(entry(code)).toBe(expected);
+  });
+
+  test('an import between statements goes first too (a module hoists it anyway)', () => {
+    expect(entry("const a = 1;\nimport b from 'b';\na + b")).toBe(
+      `import b from 'b';\nasync () => {\nconst a = 1;\n${' '.repeat(18)}\n\nreturn (a + b);\n}`,
+    );
+  });
+
+  test('typed statements ending in a return are erased, then wrapped', () => {
+    expect(entry('const a: string = "x";\nreturn a')).toBe(
+      'async () => {\nconst a         = "x";\nreturn a\n}',
+    );
+  });
+
+  test('with TypeScript off, typed statements go on unchanged, to fail as written', () => {
+    expect(toEntryCode('const a: string = "x";\nreturn a', false)).toBe('const a: string = "x";\nreturn a');
+  });
+});
