@@ -17,9 +17,8 @@ import { availableParallelism } from 'node:os';
 import vm from 'node:vm';
 import ivm from 'isolated-vm';
 import { IsolateExecutor, Sandbox } from '../packages/executor/src/index.ts';
-import { encode } from '../packages/executor/src/pool/channel.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
-import { decodeMessage } from '../packages/protocol/src/index.ts';
+import { decodeMessage, encodeMessage } from '../packages/protocol/src/index.ts';
 import { printTable, type Summary, sample, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
@@ -78,12 +77,12 @@ const executeMessage = {
   },
 } as const;
 const resultMessage = { type: 'result', id: 'x1', envelope: { result: 1, logs: [] } } as const;
-const executeText = encode(executeMessage);
+const executeText = encodeMessage(executeMessage);
 const codec = summarize(
   'breakdown: encode + validate-and-decode of an execute and a result message',
   await sample(iterations * 10, () => {
-    decodeMessage(encode(executeMessage));
-    decodeMessage(encode(resultMessage));
+    decodeMessage(encodeMessage(executeMessage));
+    decodeMessage(encodeMessage(resultMessage));
   }),
 );
 const ipc = await (async () => {

@@ -51,3 +51,16 @@ export {
   type SandboxExecuteRequest,
   type SandboxOptions,
 } from './sandbox/sandbox.ts';
+export { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from './server/auth.ts';
+export { type CallOutcome, type Gauges as ServerStats, ServerMetrics } from './server/metrics.ts';
+export {
+  DEFAULT_DRAIN_TIMEOUT,
+  DEFAULT_HELLO_TIMEOUT,
+  DEFAULT_MAX_EXECUTIONS_PER_CONNECTION,
+  DEFAULT_PORT,
+  ServerOptionError,
+  type ServerOptions,
+} from './server/options.ts';
+export { createServer, ExecutorServer } from './server/server.ts';
+export * as serverTexts from './server/texts.ts';
+export { readToken, TOKEN_ENV, TOKEN_FILE_ENV, TokenSourceError } from './server/token.ts';

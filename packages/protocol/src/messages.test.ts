@@ -15,7 +15,11 @@ const httpResponse = { status: 200, statusText: 'OK', headers: [], body: null };
 
 /** One valid instance of every message type, so a new type without one fails here. */
 const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
-  hello: [{ type: 'hello', protocol: 1 }],
+  hello: [
+    { type: 'hello', protocol: 1 },
+    { type: 'hello', protocol: 1, token: 'secret' },
+    { type: 'hello', protocol: 1, instance: 'executor-a' },
+  ],
   execute: [
     { type: 'execute', id: 'e1', request: { code: 'async () => 1' } },
     {
@@ -122,6 +126,11 @@ const malformed: [string, unknown, string][] = [
   ],
   ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
   ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],
+  [
+    'hello with a token that is not text',
+    { type: 'hello', protocol: 1, token: 7 },
+    'Invalid hello message: token must be a string.',
+  ],
   [
     'execute without code',
     { type: 'execute', id: 'e', request: {} },

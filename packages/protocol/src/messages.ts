@@ -26,9 +26,15 @@ const shape = <Type extends string, Shape extends z.core.$ZodLooseShape>(type: T
   z.strictObject({ type: z.literal(type), ...fields });
 
 export const MESSAGE_SCHEMAS = {
-  /** Opens a connection: the protocol version the sender speaks. */
+  /**
+   * Opens a connection: the protocol version the sender speaks. A client whose WebSocket cannot set
+   * headers (a browser's) carries its bearer `token` here instead; a server that has a name for
+   * load-balancer routing states it as `instance`.
+   */
   hello: shape('hello', {
     protocol: z.number({ error: 'must be a number' }).int({ error: 'must be a whole number' }),
+    token: z.string({ error: 'must be a string' }).optional(),
+    instance: z.string({ error: 'must be a string' }).optional(),
   }),
   /** Asks for one execution; `id` names it for every message of its conversation. */
   execute: shape('execute', { id: MessageIdSchema, request: ExecuteRequestSchema }),

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 
 export const USAGE = `Usage: codemode-executor run FILE [options]
+       codemode-executor serve [options]   (see codemode-executor serve --help)
 
 Runs the program in FILE (an async arrow expression, optionally preceded by static imports) in a
 fresh V8 isolate, prints its envelope, and exits with 1 when the envelope carries an error.
@@ -75,4 +76,97 @@ function wholeNumber(flag: string, text: string | undefined): number | undefined
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number; got '${text}'.`);
   return Number(text);
+}
+
+export const SERVE_USAGE = `Usage: codemode-executor serve [options]
+
+Serves the executor protocol over WebSocket (docs/server.md), with GET /healthz and GET /metrics
+beside it. Stops on SIGTERM or SIGINT: no new work, executions in flight finish (up to
+--drain-timeout), then the pool is disposed.
+
+The bearer token is read from the environment variable CODEMODE_EXECUTOR_TOKEN, or from the file
+that --token-file or CODEMODE_EXECUTOR_TOKEN_FILE names; never from the command line, where other
+users of the machine could read it. Without a token only a loopback --host is served.
+
+Options:
+  --host HOST                        the address to listen on (default 127.0.0.1)
+  --port PORT                        the port (default 8790; 0 picks a free one)
+  --token-file PATH                  a file holding the bearer token
+  --allow-origin ORIGIN              a browser origin allowed to connect; repeat for several
+  --allow-native-outbound            let clients ask the server to perform their fetches
+  --instance NAME                    this server's name behind a load balancer
+  --pool-size N                      child processes (default: the machine's cores)
+  --max-executions-per-connection N  executions one connection may have in flight (default 64)
+  --dispatch-timeout MS              how long a tool call waits for the client (default: the run's timeout)
+  --drain-timeout MS                 how long shutdown lets executions finish (default 30000)
+  --timeout MS                       the default run bound (default 60000)
+  --memory MB                        the default isolate memory limit (default 128)
+  -h, --help                         this text
+`;
+
+export interface ServeCommand {
+  readonly host: string | undefined;
+  readonly port: number | undefined;
+  readonly tokenFile: string | undefined;
+  readonly allowedOrigins: readonly string[];
+  readonly allowNativeOutbound: boolean;
+  readonly instance: string | undefined;
+  readonly poolSize: number | undefined;
+  readonly maxExecutionsPerConnection: number | undefined;
+  readonly dispatchTimeout: number | undefined;
+  readonly drainTimeout: number | undefined;
+  readonly timeout: number | undefined;
+  readonly memoryLimit: number | undefined;
+}
+
+/** The `serve` command (argv after the word serve), or `'help'`. */
+export function parseServeCommandLine(argv: readonly string[]): ServeCommand | 'help' {
+  let parsed: ReturnType<typeof parseServe>;
+  try {
+    parsed = parseServe(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length > 0) throw new UsageError(`serve takes no arguments; got ${positionals.join(' ')}.`);
+  return {
+    host: values.host,
+    port: wholeNumber('--port', values.port),
+    tokenFile: values['token-file'],
+    allowedOrigins: values['allow-origin'] ?? [],
+    allowNativeOutbound: values['allow-native-outbound'] === true,
+    instance: values.instance,
+    poolSize: wholeNumber('--pool-size', values['pool-size']),
+    maxExecutionsPerConnection: wholeNumber(
+      '--max-executions-per-connection',
+      values['max-executions-per-connection'],
+    ),
+    dispatchTimeout: wholeNumber('--dispatch-timeout', values['dispatch-timeout']),
+    drainTimeout: wholeNumber('--drain-timeout', values['drain-timeout']),
+    timeout: wholeNumber('--timeout', values.timeout),
+    memoryLimit: wholeNumber('--memory', values.memory),
+  };
+}
+
+function parseServe(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      'token-file': { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true },
+      'allow-native-outbound': { type: 'boolean' },
+      instance: { type: 'string' },
+      'pool-size': { type: 'string' },
+      'max-executions-per-connection': { type: 'string' },
+      'dispatch-timeout': { type: 'string' },
+      'drain-timeout': { type: 'string' },
+      timeout: { type: 'string' },
+      memory: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 }

@@ -3,10 +3,14 @@
  * The `codemode-executor` command. This process only supervises: the program runs in a child the
  * pool forks with --no-node-snapshot, so this one needs no flags of its own.
  */
+import { runServe } from '../server/serve-command.ts';
 import { runCli } from './run.ts';
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+const output = {
+  out: (text: string) => process.stdout.write(text),
+  err: (text: string) => process.stderr.write(text),
   colors: process.stdout.isTTY === true,
-});
+};
+const [command, ...rest] = process.argv.slice(2);
+process.exitCode =
+  command === 'serve' ? await runServe(rest, output) : await runCli(process.argv.slice(2), output);

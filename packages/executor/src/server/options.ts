@@ -1,0 +1,132 @@
+/**
+ * The server's options, their defaults and their checks. A bad option fails createServer with a
+ * message naming it, the rule and the value.
+ */
+import { BadRequestError, DEFAULT_TIMEOUT, MAX_DELAY } from '@supolka/codemode-protocol';
+import type { IsolateExecutorOptions } from '../executor/options.ts';
+import { isLoopback, MIN_TOKEN_LENGTH } from './auth.ts';
+import { notLoopbackMessage } from './texts.ts';
+
+export interface ServerOptions {
+  /** The address to listen on (default 127.0.0.1). Anything but loopback needs a token. */
+  readonly host?: string;
+  /** The port (default 8790); 0 picks a free one. */
+  readonly port?: number;
+  /** The bearer token clients must present; without one the server serves loopback only. */
+  readonly token?: string;
+  /** Origins a browser page may connect from; a request with any other Origin is refused with 403. */
+  readonly allowedOrigins?: readonly string[];
+  /** Let remote clients ask for outbound 'native' (the server performs their fetches); default false. */
+  readonly allowNativeOutbound?: boolean;
+  /** Executions one connection may have in flight, queued or running (default 64). */
+  readonly maxExecutionsPerConnection?: number;
+  /** How long a tool call or proxied fetch waits for the client's answer, in ms (default: the execution's timeout). */
+  readonly dispatchTimeout?: number;
+  /** How long a new connection has to send its hello (and token), in ms (default 5000). */
+  readonly helloTimeout?: number;
+  /** On close, how long executions in flight may run before they are cancelled, in ms (default 30000). */
+  readonly drainTimeout?: number;
+  /** This server's name behind a load balancer; it prefixes retained execution ids (docs/server.md). */
+  readonly instance?: string;
+  /** The IsolateExecutor that runs the executions (its own defaults apply). */
+  readonly executor?: IsolateExecutorOptions;
+}
+
+export interface ResolvedServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly token: string | undefined;
+  readonly allowedOrigins: ReadonlySet<string>;
+  readonly allowNativeOutbound: boolean;
+  readonly maxExecutionsPerConnection: number;
+  /** A fixed deadline, or undefined for each execution's own timeout. */
+  readonly dispatchTimeout: number | undefined;
+  /** The executor's run bound, the deadline of requests that name none. */
+  readonly defaultTimeout: number;
+  readonly helloTimeout: number;
+  readonly drainTimeout: number;
+  readonly instance: string | undefined;
+  readonly executor: IsolateExecutorOptions;
+}
+
+export const DEFAULT_PORT = 8790;
+export const DEFAULT_MAX_EXECUTIONS_PER_CONNECTION = 64;
+export const DEFAULT_HELLO_TIMEOUT = 5_000;
+export const DEFAULT_DRAIN_TIMEOUT = 30_000;
+
+const KNOWN = new Set([
+  'host',
+  'port',
+  'token',
+  'allowedOrigins',
+  'allowNativeOutbound',
+  'maxExecutionsPerConnection',
+  'dispatchTimeout',
+  'helloTimeout',
+  'drainTimeout',
+  'instance',
+  'executor',
+]);
+
+export class ServerOptionError extends BadRequestError {
+  override name = 'ServerOptionError';
+  readonly option: string;
+  constructor(option: string, message: string) {
+    super(message);
+    this.option = option;
+  }
+}
+
+/** `Server option port must be ...; got 70000.` */
+function broken(option: string, rule: string, value?: unknown): ServerOptionError {
+  const got = value === undefined ? '' : `; got ${JSON.stringify(value)}`;
+  return new ServerOptionError(option, `Server option ${option} ${rule}${got}.`);
+}
+
+export function resolveServerOptions(options: ServerOptions): ResolvedServerOptions {
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw broken(key, 'is not a known option');
+  }
+  const whole = (name: keyof ServerOptions, min: number, max: number, fallback: number): number => {
+    const value: unknown = options[name];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw broken(name, `must be a whole number from ${min} to ${max}`, value);
+    }
+    return value;
+  };
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token;
+  if (token !== undefined && (typeof token !== 'string' || token.length < MIN_TOKEN_LENGTH)) {
+    throw broken('token', `must be a string of at least ${MIN_TOKEN_LENGTH} characters`);
+  }
+  if (token === undefined && !isLoopback(host)) throw new ServerOptionError('host', notLoopbackMessage(host));
+  const origins = options.allowedOrigins ?? [];
+  if (!Array.isArray(origins) || !origins.every((origin) => typeof origin === 'string')) {
+    throw broken('allowedOrigins', 'must be a list of origins', origins);
+  }
+  const instance = options.instance;
+  if (instance !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(instance)) {
+    throw broken('instance', 'must be 1 to 64 letters, digits, _ or -', instance);
+  }
+  return {
+    host,
+    port: whole('port', 0, 65535, DEFAULT_PORT),
+    token,
+    allowedOrigins: new Set(origins),
+    allowNativeOutbound: options.allowNativeOutbound === true,
+    maxExecutionsPerConnection: whole(
+      'maxExecutionsPerConnection',
+      1,
+      1_000_000,
+      DEFAULT_MAX_EXECUTIONS_PER_CONNECTION,
+    ),
+    dispatchTimeout:
+      options.dispatchTimeout === undefined ? undefined : whole('dispatchTimeout', 1, MAX_DELAY, 0),
+    defaultTimeout: options.executor?.timeout ?? DEFAULT_TIMEOUT,
+    helloTimeout: whole('helloTimeout', 1, MAX_DELAY, DEFAULT_HELLO_TIMEOUT),
+    drainTimeout: whole('drainTimeout', 0, MAX_DELAY, DEFAULT_DRAIN_TIMEOUT),
+    instance,
+    executor: options.executor ?? {},
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * One execution of a remote client, as the server holds it: the dispatch and outbound functions
+ * IsolateExecutor calls, each of which asks the client over the connection and waits for its
+ * answer under a deadline, and the signal that cancels the run.
+ *
+ * The deadline exists because waits on the caller do not count on the run clock: a client that
+ * never answers would otherwise park the run, and its isolate, for ever.
+ */
+import type {
+  DispatchFrame,
+  HttpRequest,
+  HttpResponse,
+  Message,
+  OutboundFrame,
+} from '@supolka/codemode-protocol';
+import { errorText } from '../sandbox/dispatch.ts';
+import type { CallOutcome, ServerMetrics } from './metrics.ts';
+import { dispatchUnansweredMessage, outboundUnansweredMessage } from './texts.ts';
+
+type Kind = 'dispatch' | 'outbound';
+
+interface PendingCall {
+  readonly kind: Kind;
+  answer(frame: DispatchFrame | OutboundFrame): void;
+  fail(text: string, outcome: CallOutcome): void;
+}
+
+export class RemoteExecution {
+  readonly id: string;
+  readonly #controller = new AbortController();
+  readonly #calls = new Map<number, PendingCall>();
+  readonly #send: (message: Message) => void;
+  readonly #deadline: number;
+  readonly #metrics: ServerMetrics;
+  #next = 0;
+  #ended: string | undefined;
+
+  /** `send` throws (PayloadTooLargeError) when a message cannot go; the call then fails with its text. */
+  constructor(id: string, send: (message: Message) => void, deadline: number, metrics: ServerMetrics) {
+    this.id = id;
+    this.#send = send;
+    this.#deadline = deadline;
+    this.#metrics = metrics;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** IsolateExecutor's raw dispatch: the result envelope as codec JSON, or a throw with the client's text. */
+  readonly dispatch = async (provider: string, tool: string, args: string): Promise<string> => {
+    const frame = await this.#ask(
+      'dispatch',
+      (call) => ({ type: 'dispatch', id: this.id, call, provider, tool, args }),
+      dispatchUnansweredMessage(provider, tool, this.#deadline),
+    );
+    if (frame[0] === 'thrown') throw new Error(frame[1]);
+    return frame[1] as string;
+  };
+
+  /** IsolateExecutor's outbound function, for proxied runs: the client performs the fetch. */
+  readonly outbound = async (request: HttpRequest): Promise<HttpResponse> => {
+    const frame = await this.#ask(
+      'outbound',
+      (call) => ({ type: 'outbound', id: this.id, call, request }),
+      outboundUnansweredMessage(request.url, this.#deadline),
+    );
+    if (frame[0] === 'thrown') throw new Error(frame[1]);
+    return frame[1] as HttpResponse;
+  };
+
+  /** A reply from the client. One for a call that is not waiting (late, or of the other kind) is dropped. */
+  answer(kind: Kind, call: number, frame: DispatchFrame | OutboundFrame): void {
+    const pending = this.#calls.get(call);
+    if (pending?.kind === kind) pending.answer(frame);
+  }
+
+  /** Ends the run at once; its envelope comes back with code CANCELLED and this reason. */
+  cancel(reason: string): void {
+    this.#controller.abort(new Error(reason));
+  }
+
+  /** Fails every call still waiting, and any later one, with `reason`. */
+  end(reason: string, outcome: CallOutcome = 'lost'): void {
+    this.#ended ??= reason;
+    for (const pending of [...this.#calls.values()]) pending.fail(`The call failed: ${reason}.`, outcome);
+  }
+
+  #ask(
+    kind: Kind,
+    build: (call: number) => Message,
+    unanswered: string,
+  ): Promise<DispatchFrame | OutboundFrame> {
+    const metric = kind === 'dispatch' ? 'tool' : 'outbound';
+    if (this.#ended !== undefined) {
+      this.#metrics.call(metric, 'lost');
+      return Promise.resolve(['thrown', `The call failed: ${this.#ended}.`]);
+    }
+    const call = this.#next++;
+    return new Promise((resolve) => {
+      const settle = (frame: DispatchFrame | OutboundFrame, outcome: CallOutcome) => {
+        clearTimeout(timer);
+        this.#calls.delete(call);
+        this.#metrics.call(metric, outcome);
+        resolve(frame);
+      };
+      const timer = setTimeout(() => settle(['thrown', unanswered], 'unanswered'), this.#deadline);
+      this.#calls.set(call, {
+        kind,
+        answer: (frame) => settle(frame, frame[0]),
+        fail: (text, outcome) => settle(['thrown', text], outcome),
+      });
+      try {
+        this.#send(build(call));
+      } catch (error) {
+        settle(['thrown', errorText(error)], 'thrown');
+      }
+    });
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The plain HTTP side of the server: GET /healthz (the engine report and the pool) and GET
+ * /metrics (Prometheus text), for the load balancer and the monitoring that run beside it.
+ * Neither needs the token: they say nothing a client could use against the executor.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PROTOCOL_VERSION } from '@supolka/codemode-protocol';
+import type { IsolateExecutor } from '../executor/isolate-executor.ts';
+import type { Gauges, ServerMetrics } from './metrics.ts';
+
+export interface RouteContext {
+  readonly executor: IsolateExecutor;
+  readonly metrics: ServerMetrics;
+  readonly gauges: () => Gauges;
+  readonly draining: () => boolean;
+  readonly instance: string | undefined;
+}
+
+/** How long /healthz waits for a child's engine report before answering 503. */
+const ENGINE_WAIT = 2_000;
+
+export async function serveRoute(
+  request: IncomingMessage,
+  response: ServerResponse,
+  context: RouteContext,
+): Promise<void> {
+  const path = new URL(request.url ?? '/', 'http://server').pathname;
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    reply(response, 405, 'text/plain', 'Only GET /healthz and GET /metrics are served over plain HTTP.\n');
+    return;
+  }
+  if (path === '/metrics') {
+    reply(response, 200, 'text/plain; version=0.0.4', context.metrics.render(context.gauges()));
+    return;
+  }
+  if (path === '/healthz') {
+    const { pool, connections, inFlight } = context.gauges();
+    const engine = await engineReport(context.executor);
+    const status = context.draining() ? 'draining' : 'error' in engine ? 'unavailable' : 'ok';
+    const body = {
+      status,
+      protocol: PROTOCOL_VERSION,
+      ...(context.instance ? { instance: context.instance } : {}),
+      engine,
+      pool,
+      connections,
+      inFlight,
+    };
+    reply(response, status === 'ok' ? 200 : 503, 'application/json', `${JSON.stringify(body, null, 2)}\n`);
+    return;
+  }
+  reply(
+    response,
+    404,
+    'text/plain',
+    'Not found: the executor serves WebSocket upgrades, /healthz and /metrics.\n',
+  );
+}
+
+async function engineReport(executor: IsolateExecutor): Promise<object> {
+  let timer: NodeJS.Timeout | undefined;
+  const wait = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no child reported healthy within ${ENGINE_WAIT} ms`)),
+      ENGINE_WAIT,
+    );
+  });
+  try {
+    return await Promise.race([executor.engine(), wait]);
+  } catch (error) {
+    return { error: (error as Error).message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function reply(response: ServerResponse, status: number, type: string, body: string): void {
+  response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  response.end(body);
+}

@@ -1,0 +1,69 @@
+/**
+ * `codemode-executor serve`: the server as a service. Prints the address once it listens, and
+ * on SIGTERM or SIGINT shuts down gracefully (createServer's close) and exits 0. Returns 2 for a
+ * command line or an option that cannot run, naming what is wrong.
+ */
+import { BadRequestError } from '@supolka/codemode-protocol';
+import { parseServeCommandLine, SERVE_USAGE, UsageError } from '../cli/args.ts';
+import type { Output } from '../cli/run.ts';
+import type { IsolateExecutorOptions } from '../executor/options.ts';
+import { createServer, type ExecutorServer } from './server.ts';
+import { readToken, TokenSourceError } from './token.ts';
+
+export async function runServe(
+  argv: readonly string[],
+  output: Output,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  let server: ExecutorServer;
+  try {
+    const command = parseServeCommandLine(argv);
+    if (command === 'help') {
+      output.out(SERVE_USAGE);
+      return 0;
+    }
+    const token = await readToken(env, command.tokenFile);
+    const executor: IsolateExecutorOptions = {
+      ...(command.poolSize !== undefined ? { poolSize: command.poolSize } : {}),
+      ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
+      ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
+    };
+    server = await createServer({
+      ...(command.host !== undefined ? { host: command.host } : {}),
+      ...(command.port !== undefined ? { port: command.port } : {}),
+      ...(token !== undefined ? { token } : {}),
+      allowedOrigins: command.allowedOrigins,
+      allowNativeOutbound: command.allowNativeOutbound,
+      ...(command.instance !== undefined ? { instance: command.instance } : {}),
+      ...(command.maxExecutionsPerConnection !== undefined
+        ? { maxExecutionsPerConnection: command.maxExecutionsPerConnection }
+        : {}),
+      ...(command.dispatchTimeout !== undefined ? { dispatchTimeout: command.dispatchTimeout } : {}),
+      ...(command.drainTimeout !== undefined ? { drainTimeout: command.drainTimeout } : {}),
+      executor,
+    });
+  } catch (error) {
+    const known =
+      error instanceof UsageError ||
+      error instanceof TokenSourceError ||
+      error instanceof BadRequestError ||
+      (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    if (!known) throw error;
+    const usage = error instanceof UsageError ? `\n\n${SERVE_USAGE}` : '\n';
+    output.err(`codemode-executor serve: ${(error as Error).message}${usage}`);
+    return 2;
+  }
+  output.out(`codemode-executor serving on ${server.url}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      output.out(`codemode-executor: ${signal}, shutting down\n`);
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      void server.close().then(resolve);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  output.out('codemode-executor: stopped\n');
+  return 0;
+}

@@ -1,0 +1,208 @@
+/**
+ * The executor server: one IsolateExecutor behind an HTTP server whose WebSocket upgrades carry
+ * the protocol to remote clients (docs/server.md).
+ *
+ *   const server = await createServer({ port: 0, token: process.env.CODEMODE_EXECUTOR_TOKEN });
+ *   console.log(server.url);   // ws://127.0.0.1:PORT
+ *   await server.close();      // stop accepting, drain, dispose
+ *
+ * The upgrade is where a client is let in or refused: a browser Origin not on the list gets 403,
+ * a wrong Authorization header 401. A client that cannot set headers is let in unauthenticated
+ * and must send the token in its hello (ServerConnection).
+ */
+import { createServer as createHttpServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import { CLOSE_CODES } from '@supolka/codemode-protocol/client';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { IsolateExecutor } from '../executor/isolate-executor.ts';
+import { bearerToken, tokenMatches } from './auth.ts';
+import { ServerConnection } from './connection.ts';
+import { type Gauges, ServerMetrics } from './metrics.ts';
+import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.ts';
+import { serveRoute } from './routes.ts';
+import { DRAINING_REFUSED, ORIGIN_REFUSED, SERVER_SHUT_DOWN, TOKEN_REFUSED } from './texts.ts';
+
+/**
+ * The largest frame ws accepts, in bytes. PAYLOAD_LIMIT counts characters of JSON text and one
+ * character takes up to 3 bytes of UTF-8, so every message within the limit fits; a frame between
+ * the two is answered PAYLOAD_TOO_LARGE with the connection kept, and only a larger one closes it.
+ */
+const MAX_FRAME = 3 * PAYLOAD_LIMIT + 1024;
+
+/** How long shutdown waits for clients to answer its close before dropping their sockets. */
+const CLOSE_GRACE = 1_000;
+
+/** Starts a server listening on `options.host`:`options.port`; resolves once it listens. */
+export async function createServer(options: ServerOptions = {}): Promise<ExecutorServer> {
+  const server = new ExecutorServer(resolveServerOptions(options));
+  await server.listen();
+  return server;
+}
+
+export class ExecutorServer {
+  readonly executor: IsolateExecutor;
+  readonly #options: ResolvedServerOptions;
+  readonly #http: Server;
+  readonly #sockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME,
+    perMessageDeflate: false,
+  });
+  readonly #connections = new Set<ServerConnection>();
+  readonly #runs = new Set<Promise<unknown>>();
+  readonly #metrics = new ServerMetrics();
+  #draining = false;
+  #closing: Promise<void> | undefined;
+
+  /** Use createServer, which also listens. */
+  constructor(options: ResolvedServerOptions) {
+    this.#options = options;
+    this.executor = new IsolateExecutor(options.executor);
+    this.#http = createHttpServer((request, response) => {
+      serveRoute(request, response, {
+        executor: this.executor,
+        metrics: this.#metrics,
+        gauges: () => this.#gauges(),
+        draining: () => this.#draining,
+        instance: options.instance,
+      }).catch(() => response.destroy());
+    });
+    this.#http.on('upgrade', (request, socket, head) => this.#upgrade(request, socket, head));
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#http.once('error', reject);
+      this.#http.listen(this.#options.port, this.#options.host, () => {
+        this.#http.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  get port(): number {
+    return (this.#http.address() as AddressInfo).port;
+  }
+
+  get host(): string {
+    return this.#options.host;
+  }
+
+  /** The address clients connect to. */
+  get url(): string {
+    const host = this.#options.host.includes(':') ? `[${this.#options.host}]` : this.#options.host;
+    return `ws://${host}:${this.port}/`;
+  }
+
+  /**
+   * Graceful shutdown: stop accepting connections and executions, let the ones in flight finish
+   * for up to drainTimeout, cancel the rest, close every connection with 1001, dispose the
+   * executor. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutDown();
+    return this.#closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #shutDown(): Promise<void> {
+    this.#draining = true;
+    const stopped = new Promise<void>((resolve) => this.#http.close(() => resolve()));
+    this.#http.closeIdleConnections();
+    await Promise.race([Promise.allSettled([...this.#runs]), pause(this.#options.drainTimeout)]);
+    for (const connection of this.#connections) connection.cancelAll(SERVER_SHUT_DOWN);
+    // Cancelled runs settle at once; their CANCELLED envelopes go out before the sockets close.
+    await Promise.allSettled([...this.#runs]);
+    const connections = [...this.#connections];
+    for (const connection of connections) connection.close(CLOSE_CODES.goingAway, 'server shutting down');
+    // A peer that never answers the closing handshake would hold shutdown for ws's 30 s.
+    const ended = Promise.all(connections.map((connection) => connection.ended));
+    if ((await Promise.race([ended, pause(CLOSE_GRACE)])) === 'timeout') {
+      for (const connection of connections) connection.terminate();
+    }
+    await ended;
+    await this.executor.dispose();
+    this.#http.closeAllConnections();
+    await stopped;
+  }
+
+  #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // A peer that resets mid-handshake must not take the process down.
+    socket.on('error', () => socket.destroy());
+    const { token, allowedOrigins } = this.#options;
+    if (this.#draining) {
+      refuse(socket, 503, DRAINING_REFUSED);
+      return;
+    }
+    // Browsers always send Origin; other clients need not. A page on an origin not listed is refused.
+    const origin = request.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin)) {
+      refuse(socket, 403, ORIGIN_REFUSED(origin));
+      return;
+    }
+    const header = request.headers.authorization;
+    let authenticated = token === undefined;
+    if (token !== undefined && header !== undefined) {
+      if (!tokenMatches(token, bearerToken(header))) {
+        refuse(socket, 401, TOKEN_REFUSED);
+        return;
+      }
+      authenticated = true;
+    }
+    this.#sockets.handleUpgrade(request, socket, head, (webSocket: WebSocket) => {
+      const connection = new ServerConnection(
+        webSocket,
+        {
+          executor: this.executor,
+          options: this.#options,
+          metrics: this.#metrics,
+          draining: () => this.#draining,
+          track: (run) => {
+            this.#runs.add(run);
+            void run.finally(() => this.#runs.delete(run));
+          },
+        },
+        authenticated,
+      );
+      this.#connections.add(connection);
+      void connection.ended.then(() => this.#connections.delete(connection));
+    });
+  }
+
+  /** Open connections, executions of remote clients in flight, and the pool as its heartbeats saw it. */
+  stats(): Gauges {
+    return this.#gauges();
+  }
+
+  #gauges(): Gauges {
+    let inFlight = 0;
+    for (const connection of this.#connections) inFlight += connection.inFlight;
+    return { pool: this.executor.stats(), connections: this.#connections.size, inFlight };
+  }
+}
+
+/** Answers an upgrade with a plain HTTP status: a WebSocket client sees the handshake fail. */
+function refuse(socket: Duplex, status: number, text: string): void {
+  const body = `${text}\n`;
+  socket.end(
+    [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      'Connection: close',
+      'Content-Type: text/plain; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      ...(status === 401 ? ['WWW-Authenticate: Bearer'] : []),
+      '',
+      body,
+    ].join('\r\n'),
+  );
+}
+
+/** Resolves to 'timeout' after `ms`, without holding the process open. */
+function pause(ms: number): Promise<'timeout'> {
+  return new Promise((resolve) => setTimeout(resolve, ms, 'timeout').unref());
+}

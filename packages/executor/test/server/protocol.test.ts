@@ -1,0 +1,416 @@
+/**
+ * The server as a hand-driven peer sees it: the upgrade's refusals, the hello and the first-message
+ * token, every message kind crossing as raw codec text, and what malformed, oversized or
+ * out-of-place messages get. The connection survives every fault that is not about who it is.
+ */
+import { request as httpRequest } from 'node:http';
+import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import {
+  CLOSE_CODES,
+  ConnectionClosedError,
+  ExecutorClient,
+  HELLO_FIRST_MESSAGE,
+  UNAUTHORIZED_MESSAGE,
+  versionMismatchMessage,
+} from '@supolka/codemode-protocol/client';
+import { describe, expect, test } from 'vitest';
+import { createServer } from '../../src/server/server.ts';
+import {
+  ALREADY_OPEN_MESSAGE,
+  BINARY_FRAME_MESSAGE,
+  duplicateIdMessage,
+  foreignInstanceMessage,
+  notFromClientMessage,
+  notLoopbackMessage,
+  ORIGIN_REFUSED,
+  TOKEN_REFUSED,
+} from '../../src/server/texts.ts';
+import { openSocket, RawPeer, TOKEN, useServer } from './helpers.ts';
+
+const INSTANCE = 'exec-a';
+const setup = useServer({ helloTimeout: 400, allowedOrigins: ['https://app.test'], instance: INSTANCE });
+
+/** Opens a raw peer and checks the server's hello, which names the instance. */
+async function open(): Promise<RawPeer> {
+  const peer = new RawPeer(setup.server.url, { authorization: `Bearer ${TOKEN}` });
+  await peer.opened;
+  peer.send({ type: 'hello', protocol: 1 });
+  expect(await peer.next()).toStrictEqual({ type: 'hello', protocol: 1, instance: INSTANCE });
+  return peer;
+}
+
+/** The HTTP answer to a WebSocket upgrade request with these headers. */
+function upgrade(
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string; authenticate?: string }> {
+  const url = new URL(setup.server.url);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...headers,
+      },
+    });
+    request.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve({ status: response.statusCode ?? 0, body: '' });
+    });
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk) => {
+        body += chunk;
+      });
+      response.on('end', () => {
+        const authenticate = response.headers['www-authenticate'];
+        resolve({ status: response.statusCode ?? 0, body, ...(authenticate ? { authenticate } : {}) });
+      });
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+describe('the upgrade', () => {
+  test('refuses a wrong bearer token with 401 and a browser origin not listed with 403', async () => {
+    expect(await upgrade({ authorization: 'Bearer not-the-token-at-all' })).toStrictEqual({
+      status: 401,
+      body: `${TOKEN_REFUSED}\n`,
+      authenticate: 'Bearer',
+    });
+    expect(await upgrade({ authorization: `Bearer ${TOKEN}`, origin: 'https://evil.test' })).toStrictEqual({
+      status: 403,
+      body: `${ORIGIN_REFUSED('https://evil.test')}\n`,
+    });
+    expect(await upgrade({ authorization: `Bearer ${TOKEN}`, origin: 'https://app.test' })).toStrictEqual({
+      status: 101,
+      body: '',
+    });
+  });
+
+  test('a client refused at the upgrade fails to connect with the close it saw', async () => {
+    const socket = openSocket(setup.server.url, { authorization: 'Bearer not-the-token-at-all' });
+    const failure = await ExecutorClient.connect(socket).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConnectionClosedError);
+    expect(failure).toMatchObject({ code: 'CONNECTION_CLOSED', closeCode: 1006 });
+  });
+});
+
+describe('the opening', () => {
+  test('a client without headers authenticates with the token in its hello', async () => {
+    const peer = new RawPeer(setup.server.url);
+    await peer.opened;
+    peer.send({ type: 'hello', protocol: 1, token: TOKEN });
+    expect(await peer.next()).toStrictEqual({ type: 'hello', protocol: 1, instance: INSTANCE });
+    peer.send({ type: 'execute', id: 'x', request: { code: 'async () => "in"' } });
+    expect(await peer.next()).toStrictEqual({
+      type: 'result',
+      id: 'x',
+      envelope: { logs: [], result: 'in' },
+    });
+  });
+
+  test.each([
+    ['a wrong token', { type: 'hello', protocol: 1, token: 'not-the-token-at-all' }],
+    ['no token', { type: 'hello', protocol: 1 }],
+    ['another message first', { type: 'cancel', id: 'x' }],
+  ])('a client without headers that sends %s is closed with 4401', async (_, first) => {
+    const peer = new RawPeer(setup.server.url);
+    await peer.opened;
+    peer.send(first);
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      code: 'BAD_REQUEST',
+      message: UNAUTHORIZED_MESSAGE,
+    });
+    expect(await peer.closed).toStrictEqual({ code: CLOSE_CODES.unauthorized, reason: 'unauthorized' });
+  });
+
+  test('a client that sends nothing is closed once the hello timeout passes', async () => {
+    const silent = new RawPeer(setup.server.url);
+    expect(await silent.next()).toStrictEqual({
+      type: 'fault',
+      code: 'BAD_REQUEST',
+      message: UNAUTHORIZED_MESSAGE,
+    });
+    expect((await silent.closed).code).toBe(CLOSE_CODES.unauthorized);
+    const authenticated = new RawPeer(setup.server.url, { authorization: `Bearer ${TOKEN}` });
+    expect(await authenticated.next()).toStrictEqual({
+      type: 'fault',
+      code: 'BAD_REQUEST',
+      message: HELLO_FIRST_MESSAGE,
+    });
+    expect((await authenticated.closed).code).toBe(CLOSE_CODES.protocol);
+  });
+
+  test('another protocol version is refused naming both, and the client says so', async () => {
+    const peer = new RawPeer(setup.server.url, { authorization: `Bearer ${TOKEN}` });
+    await peer.opened;
+    peer.send({ type: 'hello', protocol: 2 });
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      code: 'BAD_REQUEST',
+      message: versionMismatchMessage(1, 2),
+    });
+    expect(versionMismatchMessage(1, 2)).toBe(
+      "The executor speaks protocol version 1; the client speaks version 2. Use a client of the executor's version.",
+    );
+    expect(await peer.closed).toStrictEqual({
+      code: CLOSE_CODES.protocol,
+      reason: 'protocol version mismatch',
+    });
+  });
+
+  test('a server without a token refuses to listen anywhere but loopback', async () => {
+    await expect(createServer({ host: '0.0.0.0', port: 0 })).rejects.toMatchObject({
+      name: 'ServerOptionError',
+      code: 'BAD_REQUEST',
+      message: notLoopbackMessage('0.0.0.0'),
+    });
+    await expect(createServer({ port: 0, token: 'short' })).rejects.toMatchObject({
+      message: 'Server option token must be a string of at least 16 characters.',
+    });
+  });
+});
+
+describe('every message kind, by hand', () => {
+  test('execute, dispatch and dispatchReply in any order, outbound and outboundReply, result', async () => {
+    const peer = await open();
+    peer.send({
+      type: 'execute',
+      id: 'run',
+      request: {
+        code: `async () => {
+          const [a, b] = await Promise.all([math.add(1, 2), math.add(3, 4)]);
+          const response = await fetch('https://api.test/');
+          return [a, b, await response.text()];
+        }`,
+        providers: [{ name: 'math' }],
+        outbound: 'proxied',
+      },
+    });
+    const first = await peer.next();
+    const second = await peer.next();
+    expect([first, second]).toStrictEqual([
+      { type: 'dispatch', id: 'run', call: 0, provider: 'math', tool: 'add', args: '[1,2]' },
+      { type: 'dispatch', id: 'run', call: 1, provider: 'math', tool: 'add', args: '[3,4]' },
+    ]);
+    // Answered out of order, and one answer for a call nobody waits on, which is dropped.
+    peer.send({ type: 'dispatchReply', id: 'run', call: 1, frame: ['returned', '{"result":7}'] });
+    peer.send({ type: 'dispatchReply', id: 'run', call: 99, frame: ['returned', '{"result":0}'] });
+    peer.send({ type: 'dispatchReply', id: 'run', call: 0, frame: ['returned', '{"result":3}'] });
+    expect(await peer.next()).toStrictEqual({
+      type: 'outbound',
+      id: 'run',
+      call: 2,
+      request: { method: 'GET', url: 'https://api.test/', headers: [], body: null, redirect: 'follow' },
+    });
+    peer.send({
+      type: 'outboundReply',
+      id: 'run',
+      call: 2,
+      frame: [
+        'returned',
+        { status: 200, statusText: 'OK', headers: [], body: new TextEncoder().encode('ok') },
+      ],
+    });
+    expect(await peer.next()).toStrictEqual({
+      type: 'result',
+      id: 'run',
+      envelope: { logs: [], result: [3, 7, 'ok'] },
+    });
+  });
+
+  test('invoke, invokeResult, closeHandles and ack, with retained ids prefixed by the instance', async () => {
+    const peer = await open();
+    peer.send({
+      type: 'execute',
+      id: 'keep',
+      request: {
+        code: 'async () => ({ fetch: (request) => new Response(request.method + " " + request.url) })',
+        retainHandles: true,
+      },
+    });
+    const result = await peer.next();
+    const executionId = (result.envelope as { executionId: string }).executionId;
+    expect(executionId).toMatch(new RegExp(`^${INSTANCE}\\.[0-9a-f-]{36}$`));
+    const request = { method: 'PUT', url: 'https://h.test/x', headers: [], body: new Uint8Array([104, 105]) };
+    peer.send({ type: 'invoke', id: 'i1', executionId, handle: 'fetch', request });
+    expect(await peer.next()).toStrictEqual({
+      type: 'invokeResult',
+      id: 'i1',
+      response: {
+        status: 200,
+        statusText: '',
+        headers: [['content-type', 'text/plain;charset=UTF-8']],
+        body: new TextEncoder().encode('PUT https://h.test/x'),
+      },
+    });
+    const foreign = `exec-b.${executionId.slice(INSTANCE.length + 1)}`;
+    peer.send({ type: 'invoke', id: 'i2', executionId: foreign, handle: 'fetch', request });
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      id: 'i2',
+      code: 'HANDLES_CLOSED',
+      message: foreignInstanceMessage(foreign, INSTANCE),
+    });
+    peer.send({
+      type: 'invoke',
+      id: 'i3',
+      executionId,
+      handle: 'fetch',
+      request: { ...request, method: 'GET' },
+    });
+    expect(await peer.next()).toMatchObject({
+      type: 'fault',
+      id: 'i3',
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/^Invalid invoke message: request .*body/),
+    });
+    peer.send({ type: 'closeHandles', id: 'c1', executionId });
+    expect(await peer.next()).toStrictEqual({ type: 'ack', id: 'c1' });
+  });
+
+  test('cancel ends the execution it names; a cancel for none is ignored', async () => {
+    const peer = await open();
+    peer.send({ type: 'cancel', id: 'nothing' });
+    peer.send({
+      type: 'execute',
+      id: 'slow',
+      request: { code: 'async () => wait.long()', providers: [{ name: 'wait' }] },
+    });
+    expect(await peer.next()).toMatchObject({ type: 'dispatch', id: 'slow', call: 0 });
+    peer.send({ type: 'cancel', id: 'slow' });
+    expect(await peer.next()).toStrictEqual({
+      type: 'result',
+      id: 'slow',
+      envelope: { logs: [], error: 'Execution was cancelled: its client cancelled it', code: 'CANCELLED' },
+    });
+  });
+});
+
+describe('a message the server cannot accept gets a fault, and the connection serves on', () => {
+  async function expectStillServing(peer: RawPeer): Promise<void> {
+    peer.send({ type: 'execute', id: 'after', request: { code: 'async () => "alive"' } });
+    expect(await peer.next()).toStrictEqual({
+      type: 'result',
+      id: 'after',
+      envelope: { logs: [], result: 'alive' },
+    });
+  }
+
+  test.each([
+    [
+      'text that is not JSON',
+      '{"type":',
+      { code: 'BAD_REQUEST', message: expect.stringMatching(/^The message is not codec JSON: /) },
+    ],
+    [
+      'a message failing validation, naming the field',
+      { type: 'execute', id: 'bad', request: { code: 1 } },
+      {
+        id: 'bad',
+        code: 'BAD_REQUEST',
+        message: 'Invalid execute message: request.code must be a string of source code.',
+      },
+    ],
+    [
+      'an unknown type',
+      { type: 'shout' },
+      {
+        code: 'BAD_REQUEST',
+        message: expect.stringMatching(/^Unknown message type "shout"; expected one of hello, /),
+      },
+    ],
+    [
+      'a message only the executor sends',
+      { type: 'ack', id: 'a' },
+      { code: 'BAD_REQUEST', message: notFromClientMessage('ack') },
+    ],
+    [
+      'a second hello',
+      { type: 'hello', protocol: 1 },
+      { code: 'BAD_REQUEST', message: ALREADY_OPEN_MESSAGE },
+    ],
+  ])('%s', async (_, message, fault) => {
+    const peer = await open();
+    peer.send(message);
+    expect(await peer.next()).toStrictEqual({ type: 'fault', ...fault });
+    await expectStillServing(peer);
+  });
+
+  test('a binary frame', async () => {
+    const peer = await open();
+    peer.socket.send(new Uint8Array([1, 2, 3]));
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      code: 'BAD_REQUEST',
+      message: BINARY_FRAME_MESSAGE,
+    });
+    await expectStillServing(peer);
+  });
+
+  test('an execute whose id is already in flight', async () => {
+    const peer = await open();
+    peer.send({
+      type: 'execute',
+      id: 'twice',
+      request: { code: 'async () => wait.long()', providers: [{ name: 'wait' }] },
+    });
+    expect(await peer.next()).toMatchObject({ type: 'dispatch', id: 'twice' });
+    peer.send({ type: 'execute', id: 'twice', request: { code: 'async () => 2' } });
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      id: 'twice',
+      code: 'BAD_REQUEST',
+      message: duplicateIdMessage('twice'),
+    });
+    peer.send({ type: 'dispatchReply', id: 'twice', call: 0, frame: ['thrown', 'stopped'] });
+    expect(await peer.next()).toStrictEqual({
+      type: 'result',
+      id: 'twice',
+      envelope: { logs: [], error: 'stopped' },
+    });
+  });
+
+  test('a message past PAYLOAD_LIMIT', async () => {
+    const peer = await open();
+    const text = JSON.stringify({ type: 'execute', id: 'big', request: { code: 'x'.repeat(PAYLOAD_LIMIT) } });
+    peer.send(text);
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `The message is ${text.length} bytes, past the ${PAYLOAD_LIMIT}-byte payload limit.`,
+    });
+    await expectStillServing(peer);
+  });
+});
+
+describe('plain HTTP', () => {
+  test('GET /healthz answers the engine report and the pool; GET /metrics the Prometheus text', async () => {
+    const base = setup.server.url.replace('ws:', 'http:');
+    const health = await fetch(new URL('/healthz', base));
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({
+      status: 'ok',
+      protocol: 1,
+      instance: INSTANCE,
+      engine: { isolatedVm: expect.any(String), behaviours: expect.any(Object) },
+      pool: { queued: 0, children: [expect.objectContaining({ pid: expect.any(Number) })] },
+    });
+    const metrics = await fetch(new URL('/metrics', base));
+    expect(metrics.headers.get('content-type')).toBe('text/plain; version=0.0.4');
+    const text = await metrics.text();
+    expect(text).toContain('# TYPE codemode_executions_total counter\n');
+    expect(text).toMatch(/^codemode_executions_total\{outcome="ok"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^codemode_tool_calls_total\{outcome="returned"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^codemode_execution_duration_seconds_count [1-9]\d*$/m);
+    expect(text).toMatch(/^codemode_pool_children\{state="idle"\} 1$/m);
+    expect(text).toContain('codemode_pool_queue_depth 0\n');
+    expect((await fetch(new URL('/elsewhere', base))).status).toBe(404);
+  });
+});

@@ -1,0 +1,581 @@
+/**
+ * ExecutorClient: drives a remote executor server over one WebSocket while serving the program's
+ * tools and proxied fetches on this side. It runs wherever a standard WebSocket exists (browsers,
+ * Deno, Workers, Node 22+) and imports nothing beyond this package.
+ *
+ *   const client = await ExecutorClient.connect(new WebSocket(url), { token });
+ *   const { result } = await client.execute({
+ *     code: 'async () => math.add(1, 2)',
+ *     providers: [{ name: 'math', fns: { add: (a, b) => a + b } }],
+ *   });
+ *
+ * Executions multiplex over the socket, each under its own id. execute never rejects: a bad
+ * request, a cancellation and a dropped socket all come back as envelopes with their code.
+ * Reconnecting is the caller's choice: a closed client stays closed.
+ */
+import { parseForDispatch, stringifyForDispatch } from '../codec.ts';
+import {
+  BadRequestError,
+  CodemodeError,
+  cancelledMessage,
+  EXECUTION_COMPLETED_MESSAGE,
+  type FaultCode,
+  PayloadTooLargeError,
+  toolNotFoundMessage,
+  workerLostMessage,
+} from '../errors.ts';
+import type { Message, MessageOf } from '../messages.ts';
+import type { LogLine, ResultEnvelope } from '../schemas/envelope.ts';
+import type { Fault } from '../schemas/fault.ts';
+import {
+  type DispatchFrame,
+  type HttpRequest,
+  type HttpResponse,
+  HttpResponseSchema,
+  type OutboundFrame,
+} from '../schemas/frames.ts';
+import {
+  type ExecuteRequest,
+  ExecuteRequestSchema,
+  type OutboundMode,
+  type ProviderDescriptor,
+} from '../schemas/request.ts';
+import { decodeMessage, encodeMessage, validate } from '../validate.ts';
+import { PROTOCOL_VERSION } from '../version.ts';
+import { fromWireResponse, isResponseLike, toWireRequest, toWireResponse } from './http.ts';
+import { CLOSE_CODES, connectionClosedCause, connectionClosedMessage } from './texts.ts';
+import {
+  type AbortSignalLike,
+  type CloseEventLike,
+  CONNECTING,
+  type MessageEventLike,
+  OPEN,
+  platform,
+  type RequestLike,
+  type ResponseLike,
+  type WebSocketLike,
+} from './web.ts';
+
+/** A tool: called with the argument list, or with one object when its provider sets `positionalArgs: false`. */
+export type ToolFunction = (...args: never[]) => unknown;
+
+export interface ClientProvider extends ProviderDescriptor {
+  /** The tools of this namespace, by name; own properties only. */
+  readonly fns?: Readonly<Record<string, ToolFunction>>;
+}
+
+/** Performs one proxied fetch of the program: answers the wire response or a standard Response. */
+export type OutboundHandler = (
+  request: HttpRequest,
+  init: { readonly signal: AbortSignalLike },
+) => HttpResponse | ResponseLike | Promise<HttpResponse | ResponseLike>;
+
+export interface ClientExecuteRequest extends Omit<ExecuteRequest, 'providers' | 'outbound'> {
+  readonly providers?: readonly ClientProvider[];
+  /**
+   * A function proxies the program's fetch through it; `null` or no key disables fetch;
+   * `undefined` written out asks the server to fetch natively, which it refuses unless enabled.
+   */
+  readonly outbound?: OutboundHandler | null | undefined;
+}
+
+export interface ClientExecuteOptions {
+  /** Aborting sends `cancel`; the envelope comes back with code CANCELLED. */
+  readonly signal?: AbortSignalLike;
+}
+
+/** The envelope as IsolateExecutor returns it: `result` always present, the rest only when set. */
+export interface ExecuteResult {
+  result: unknown;
+  error?: string;
+  code?: FaultCode;
+  logs: LogLine[];
+  executionId?: string;
+}
+
+export interface ConnectOptions {
+  /**
+   * The bearer token, sent in the first message. Leave it out when the socket's upgrade already
+   * carried it in an Authorization header (runtimes whose WebSocket takes headers).
+   */
+  readonly token?: string;
+  /** How long to wait for the server's hello, in ms (default 10000). */
+  readonly helloTimeout?: number;
+  /** Faults the server sends outside any conversation (a message of ours it could not accept). */
+  readonly onFault?: (fault: Fault) => void;
+}
+
+/** What a call meets when the connection ends before its answer, or what connect meets before the hello. */
+export class ConnectionClosedError extends Error {
+  override name = 'ConnectionClosedError';
+  readonly code = 'CONNECTION_CLOSED';
+  readonly closeCode: number;
+  readonly reason: string;
+  constructor(closeCode: number, reason: string) {
+    super(connectionClosedMessage(closeCode, reason));
+    this.closeCode = closeCode;
+    this.reason = reason;
+  }
+}
+
+const DEFAULT_HELLO_TIMEOUT = 10_000;
+
+interface Execution {
+  readonly kind: 'execute';
+  readonly fns: ReadonlyMap<string, Readonly<Record<string, ToolFunction>>>;
+  readonly outbound: OutboundHandler | undefined;
+  /** Aborted when the execution ends: proxied fetches still running are no longer wanted. */
+  readonly ended: { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
+  finish(envelope: ExecuteResult): void;
+}
+
+interface Call {
+  readonly kind: 'call';
+  readonly expects: 'invokeResult' | 'ack';
+  resolve(message: Message): void;
+  reject(error: Error): void;
+}
+
+interface Handshake {
+  resolve(hello: MessageOf<'hello'>): void;
+  reject(error: Error): void;
+}
+
+export class ExecutorClient {
+  readonly #socket: WebSocketLike;
+  readonly #onFault: ((fault: Fault) => void) | undefined;
+  readonly #conversations = new Map<string, Execution | Call>();
+  #handshake: Handshake | undefined;
+  #next = 0;
+  #closed: { code: number; reason: string } | undefined;
+  #instance: string | undefined;
+
+  /**
+   * Opens a session over `socket` (connecting or open): sends the hello, with the token when
+   * given, and resolves once the server answers with its own. Rejects with the server's fault
+   * (a wrong token, another protocol version), or ConnectionClosedError when the socket closes
+   * first: a server that refused the upgrade (401 for a bad token, 403 for an origin it does not
+   * allow) shows as a close with code 1006, since WebSocket reports no HTTP status.
+   */
+  static connect(socket: WebSocketLike, options: ConnectOptions = {}): Promise<ExecutorClient> {
+    const client = new ExecutorClient(socket, options.onFault);
+    return client.#open(options).then(() => client);
+  }
+
+  private constructor(socket: WebSocketLike, onFault: ((fault: Fault) => void) | undefined) {
+    this.#socket = socket;
+    this.#onFault = onFault;
+    socket.addEventListener('message', this.#onMessage);
+    socket.addEventListener('close', this.#onClose);
+  }
+
+  /** The server's name for load-balancer routing, when it has one (docs/server.md). */
+  get instance(): string | undefined {
+    return this.#instance;
+  }
+
+  get closed(): boolean {
+    return this.#closed !== undefined;
+  }
+
+  /**
+   * Runs `request.code` on the server, serving its tool calls from `providers[].fns` and its
+   * proxied fetches from `outbound`. Resolves to the envelope; never rejects.
+   */
+  execute(request: ClientExecuteRequest, options: ClientExecuteOptions = {}): Promise<ExecuteResult> {
+    if (this.#closed) return Promise.resolve(this.#lostEnvelope());
+    let split: ReturnType<typeof splitRequest>;
+    try {
+      split = splitRequest(request);
+    } catch (error) {
+      return Promise.resolve(envelopeOf('BAD_REQUEST', (error as Error).message));
+    }
+    const { signal } = options;
+    if (signal?.aborted) return Promise.resolve(envelopeOf('CANCELLED', cancelledMessage()));
+    const id = this.#id();
+    return new Promise<ExecuteResult>((resolve) => {
+      const cancel = () => this.#trySend({ type: 'cancel', id });
+      const execution: Execution = {
+        kind: 'execute',
+        fns: split.fns,
+        outbound: split.outbound,
+        ended: new platform.AbortController(),
+        finish: (envelope) => {
+          if (this.#conversations.get(id) !== execution) return;
+          this.#conversations.delete(id);
+          signal?.removeEventListener('abort', cancel);
+          execution.ended.abort(new Error('The execution has ended.'));
+          resolve(envelope);
+        },
+      };
+      this.#conversations.set(id, execution);
+      try {
+        this.#send({ type: 'execute', id, request: split.wire });
+      } catch (error) {
+        execution.finish(envelopeFromError(error));
+        return;
+      }
+      signal?.addEventListener('abort', cancel, { once: true });
+    });
+  }
+
+  /**
+   * Calls a handler the retained execution `executionId` granted, with a standard Request.
+   * Rejects with the server's coded error (HANDLES_CLOSED, HANDLE_NOT_FOUND, ...) or
+   * ConnectionClosedError.
+   */
+  async invoke(executionId: string, request: RequestLike, handle = 'fetch'): Promise<ResponseLike> {
+    const wire = await toWireRequest(request);
+    const answer = await this.#call('invokeResult', (id) => ({
+      type: 'invoke',
+      id,
+      executionId,
+      handle,
+      request: wire,
+    }));
+    return fromWireResponse((answer as MessageOf<'invokeResult'>).response);
+  }
+
+  /** Ends a retained execution and frees its isolate. */
+  async closeHandles(executionId: string): Promise<void> {
+    await this.#call('ack', (id) => ({ type: 'closeHandles', id, executionId }));
+  }
+
+  /**
+   * Closes the socket. Executions still in flight resolve at once with a WORKER_LOST envelope
+   * and pending calls reject; the server ends the executions and closes their handles.
+   */
+  close(): void {
+    this.#end(CLOSE_CODES.normal, 'closed by the client');
+    try {
+      this.#socket.close(CLOSE_CODES.normal, 'closed by the client');
+    } catch {
+      // Already closing: nothing is left to end.
+    }
+  }
+
+  #open(options: ConnectOptions): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timeout = options.helloTimeout ?? DEFAULT_HELLO_TIMEOUT;
+      const timer = platform.setTimeout(() => {
+        const reason = `no hello from the executor within ${timeout} ms`;
+        this.#end(CLOSE_CODES.protocol, reason);
+        this.#socket.close(CLOSE_CODES.protocol, reason);
+      }, timeout);
+      this.#handshake = {
+        resolve: (hello) => {
+          platform.clearTimeout(timer);
+          this.#instance = hello.instance;
+          resolve();
+        },
+        reject: (error) => {
+          platform.clearTimeout(timer);
+          reject(error);
+        },
+      };
+      const hello = () =>
+        this.#send({
+          type: 'hello',
+          protocol: PROTOCOL_VERSION,
+          ...(options.token !== undefined ? { token: options.token } : {}),
+        });
+      if (this.#socket.readyState === OPEN) hello();
+      else if (this.#socket.readyState === CONNECTING) {
+        const onOpen = () => {
+          this.#socket.removeEventListener('open', onOpen);
+          if (!this.#closed) hello();
+        };
+        this.#socket.addEventListener('open', onOpen);
+      } else this.#end(1006, 'the socket was closed before connect');
+    });
+  }
+
+  #id(): string {
+    this.#next += 1;
+    return `c${this.#next}`;
+  }
+
+  /** Encodes and sends; throws PayloadTooLargeError past the limit and ConnectionClosedError when closed. */
+  #send(message: Message): void {
+    const text = encodeMessage(message);
+    if (this.#closed || this.#socket.readyState !== OPEN) {
+      throw new ConnectionClosedError(this.#closed?.code ?? 1006, this.#closed?.reason ?? 'not open');
+    }
+    this.#socket.send(text);
+  }
+
+  /** Sends an answer or a cancel; one that can no longer go anywhere is dropped. */
+  #trySend(message: Message): void {
+    try {
+      this.#send(message);
+    } catch {
+      // The connection ended: the close already settled everything this message was about.
+    }
+  }
+
+  #call(expects: Call['expects'], build: (id: string) => Message): Promise<Message> {
+    if (this.#closed) {
+      return Promise.reject(new ConnectionClosedError(this.#closed.code, this.#closed.reason));
+    }
+    const id = this.#id();
+    return new Promise<Message>((resolve, reject) => {
+      const settle =
+        <Value>(then: (value: Value) => void) =>
+        (value: Value) => {
+          this.#conversations.delete(id);
+          then(value);
+        };
+      this.#conversations.set(id, {
+        kind: 'call',
+        expects,
+        resolve: settle(resolve),
+        reject: settle(reject),
+      });
+      try {
+        this.#send(build(id));
+      } catch (error) {
+        this.#conversations.delete(id);
+        reject(error as Error);
+      }
+    });
+  }
+
+  readonly #onMessage = (event: MessageEventLike): void => {
+    if (this.#closed) return;
+    if (typeof event.data !== 'string') {
+      this.#onFault?.({
+        code: 'BAD_REQUEST',
+        message: 'The executor sent a binary frame; messages are text.',
+      });
+      return;
+    }
+    const decoded = decodeMessage(event.data);
+    if (!decoded.ok) {
+      this.#onFault?.(decoded.fault);
+      return;
+    }
+    const message = decoded.message;
+    switch (message.type) {
+      case 'hello':
+        this.#onHello(message);
+        return;
+      case 'dispatch':
+        void this.#serveDispatch(message);
+        return;
+      case 'outbound':
+        void this.#serveOutbound(message);
+        return;
+      case 'result':
+        this.#execution(message.id)?.finish(shapeEnvelope(message.envelope));
+        return;
+      case 'invokeResult':
+      case 'ack': {
+        const call = this.#conversations.get(message.id);
+        if (call?.kind === 'call' && call.expects === message.type) call.resolve(message);
+        return;
+      }
+      case 'fault':
+        this.#onServerFault(message);
+        return;
+      default:
+        this.#onFault?.({
+          code: 'BAD_REQUEST',
+          message: `The executor sent a ${message.type} message, which a client does not expect.`,
+        });
+    }
+  };
+
+  #onHello(hello: MessageOf<'hello'>): void {
+    const handshake = this.#handshake;
+    if (!handshake) return;
+    this.#handshake = undefined;
+    if (hello.protocol === PROTOCOL_VERSION) {
+      handshake.resolve(hello);
+      return;
+    }
+    const reason = `the executor speaks protocol version ${hello.protocol}; this client speaks ${PROTOCOL_VERSION}`;
+    handshake.reject(new BadRequestError(`${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`));
+    this.#end(CLOSE_CODES.protocol, reason);
+    this.#socket.close(CLOSE_CODES.protocol, reason);
+  }
+
+  #onServerFault(fault: MessageOf<'fault'>): void {
+    const conversation = fault.id === undefined ? undefined : this.#conversations.get(fault.id);
+    if (conversation?.kind === 'execute') conversation.finish(envelopeOf(fault.code, fault.message));
+    else if (conversation?.kind === 'call') conversation.reject(new CodemodeError(fault.code, fault.message));
+    else if (this.#handshake) {
+      const handshake = this.#handshake;
+      this.#handshake = undefined;
+      handshake.reject(new CodemodeError(fault.code, fault.message));
+    } else this.#onFault?.({ code: fault.code, message: fault.message });
+  }
+
+  #execution(id: string): Execution | undefined {
+    const conversation = this.#conversations.get(id);
+    return conversation?.kind === 'execute' ? conversation : undefined;
+  }
+
+  async #serveDispatch(message: MessageOf<'dispatch'>): Promise<void> {
+    const execution = this.#execution(message.id);
+    const frame: DispatchFrame = execution
+      ? ['returned', await serveTool(execution.fns, message)]
+      : ['thrown', EXECUTION_COMPLETED_MESSAGE];
+    this.#answer({ type: 'dispatchReply', id: message.id, call: message.call, frame });
+  }
+
+  async #serveOutbound(message: MessageOf<'outbound'>): Promise<void> {
+    const execution = this.#execution(message.id);
+    let frame: OutboundFrame;
+    if (!execution?.outbound) frame = ['thrown', EXECUTION_COMPLETED_MESSAGE];
+    else {
+      try {
+        const answer = await execution.outbound(message.request, { signal: execution.ended.signal });
+        const wire = isResponseLike(answer) ? await toWireResponse(answer) : answer;
+        frame = ['returned', validate(HttpResponseSchema, wire, 'outbound response')];
+      } catch (error) {
+        frame = ['thrown', errorText(error)];
+      }
+    }
+    this.#answer({ type: 'outboundReply', id: message.id, call: message.call, frame });
+  }
+
+  /** Sends a reply; one past the payload limit goes as a `thrown` frame naming the size instead. */
+  #answer(reply: MessageOf<'dispatchReply'> | MessageOf<'outboundReply'>): void {
+    try {
+      this.#send(reply);
+    } catch (error) {
+      if (error instanceof PayloadTooLargeError) {
+        this.#trySend({ ...reply, frame: ['thrown', error.message] } as Message);
+      }
+    }
+  }
+
+  readonly #onClose = (event: CloseEventLike): void => {
+    this.#end(event.code, event.reason);
+  };
+
+  /** Settles everything in flight, once: executions with WORKER_LOST, calls and connect with ConnectionClosedError. */
+  #end(code: number, reason: string): void {
+    if (this.#closed) return;
+    this.#closed = { code, reason };
+    this.#socket.removeEventListener('message', this.#onMessage);
+    this.#socket.removeEventListener('close', this.#onClose);
+    const error = new ConnectionClosedError(code, reason);
+    this.#handshake?.reject(error);
+    this.#handshake = undefined;
+    const lost = this.#lostEnvelope();
+    for (const conversation of [...this.#conversations.values()]) {
+      if (conversation.kind === 'execute') conversation.finish(lost);
+      else conversation.reject(error);
+    }
+    this.#conversations.clear();
+  }
+
+  #lostEnvelope(): ExecuteResult {
+    const { code, reason } = this.#closed ?? { code: 1006, reason: '' };
+    return envelopeOf('WORKER_LOST', workerLostMessage(connectionClosedCause(code, reason)));
+  }
+}
+
+/** Splits the caller's request into the wire request and the functions that stay here. */
+function splitRequest(request: ClientExecuteRequest): {
+  wire: ExecuteRequest;
+  fns: Map<string, Readonly<Record<string, ToolFunction>>>;
+  outbound: OutboundHandler | undefined;
+} {
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+    throw new BadRequestError('The execute request must be an object with a `code` string.');
+  }
+  const { providers = [], outbound, ...rest } = request;
+  if (!Array.isArray(providers))
+    throw new BadRequestError('Invalid execute request: providers must be a list.');
+  const fns = new Map<string, Readonly<Record<string, ToolFunction>>>();
+  const descriptors = providers.map((provider: ClientProvider, index) => {
+    if (typeof provider !== 'object' || provider === null) {
+      throw new BadRequestError(`Invalid execute request: providers[${index}] must be an object.`);
+    }
+    const { fns: tools, ...descriptor } = provider;
+    if (tools !== undefined) {
+      if (typeof tools !== 'object' || tools === null) {
+        throw new BadRequestError(
+          `Invalid execute request: providers[${index}].fns must be an object of functions.`,
+        );
+      }
+      for (const [tool, fn] of Object.entries(tools)) {
+        if (typeof fn !== 'function') {
+          throw new BadRequestError(
+            `Invalid execute request: providers[${index}].fns.${tool} must be a function.`,
+          );
+        }
+      }
+      fns.set(descriptor.name, tools);
+    }
+    return descriptor;
+  });
+  let mode: OutboundMode | undefined;
+  if (Object.hasOwn(request, 'outbound')) {
+    if (outbound === null) mode = 'disabled';
+    else if (outbound === undefined) mode = 'native';
+    else if (typeof outbound === 'function') mode = 'proxied';
+    else {
+      throw new BadRequestError(
+        'Invalid execute request: outbound must be null (disabled), a function (proxied) or undefined (native).',
+      );
+    }
+  }
+  const wire = validate(
+    ExecuteRequestSchema,
+    { ...rest, providers: descriptors, ...(mode !== undefined ? { outbound: mode } : {}) },
+    'execute request',
+  );
+  return { wire, fns, outbound: typeof outbound === 'function' ? outbound : undefined };
+}
+
+/** One tool call served from `fns`, answered as the result envelope in codec JSON. */
+async function serveTool(
+  fns: ReadonlyMap<string, Readonly<Record<string, ToolFunction>>>,
+  { provider, tool, args }: MessageOf<'dispatch'>,
+): Promise<string> {
+  const tools = fns.get(provider);
+  // Own properties only: `toString` or `constructor` must not resolve to Object.prototype's.
+  const fn = tools && Object.hasOwn(tools, tool) ? tools[tool] : undefined;
+  if (typeof fn !== 'function') return stringifyForDispatch({ error: toolNotFoundMessage(provider, tool) });
+  try {
+    const parsed = parseForDispatch(args);
+    const result = await (Array.isArray(parsed) ? fn(...(parsed as never[])) : fn(parsed as never));
+    return stringifyForDispatch({ result });
+  } catch (error) {
+    return stringifyForDispatch({ error: errorText(error) });
+  }
+}
+
+function errorText(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return 'The call failed with a value that cannot be turned into text.';
+  }
+}
+
+function envelopeOf(code: FaultCode, error: string): ExecuteResult {
+  return { result: undefined, error, code, logs: [] };
+}
+
+function envelopeFromError(error: unknown): ExecuteResult {
+  if (error instanceof PayloadTooLargeError) return envelopeOf('PAYLOAD_TOO_LARGE', error.message);
+  if (error instanceof ConnectionClosedError) {
+    return envelopeOf('WORKER_LOST', workerLostMessage(connectionClosedCause(error.closeCode, error.reason)));
+  }
+  return envelopeOf('INTERNAL', `The execute message could not be sent: ${errorText(error)}`);
+}
+
+/** Keys in the order IsolateExecutor prints them: result (always), error, code, logs, executionId. */
+function shapeEnvelope(envelope: ResultEnvelope): ExecuteResult {
+  return {
+    result: envelope.result,
+    ...(envelope.error !== undefined ? { error: envelope.error } : {}),
+    ...(envelope.code !== undefined ? { code: envelope.code } : {}),
+    logs: envelope.logs,
+    ...(envelope.executionId !== undefined ? { executionId: envelope.executionId } : {}),
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * @supolka/codemode-protocol/client: drive a remote executor server from any JavaScript runtime
+ * with a standard WebSocket, serving the tools on the client's side. docs/server.md describes
+ * the conversation; the same module is built as one self-contained ESM file,
+ * `@supolka/codemode-protocol/client.bundle.js`, for runtimes without a package manager.
+ */
+export { CodecError, parseForDispatch, stringifyForDispatch } from '../codec.ts';
+export { CodemodeError, FAULT_CODES, type FaultCode } from '../errors.ts';
+export type { LogLine } from '../schemas/envelope.ts';
+export type { Fault } from '../schemas/fault.ts';
+export type { HttpRequest, HttpResponse } from '../schemas/frames.ts';
+export { PROTOCOL_VERSION } from '../version.ts';
+export {
+  type ClientExecuteOptions,
+  type ClientExecuteRequest,
+  type ClientProvider,
+  ConnectionClosedError,
+  type ConnectOptions,
+  type ExecuteResult,
+  ExecutorClient,
+  type OutboundHandler,
+  type ToolFunction,
+} from './executor-client.ts';
+export { fromWireResponse, toWireRequest, toWireResponse } from './http.ts';
+export {
+  CLOSE_CODES,
+  connectionClosedCause,
+  connectionClosedMessage,
+  HELLO_FIRST_MESSAGE,
+  UNAUTHORIZED_MESSAGE,
+  versionMismatchMessage,
+} from './texts.ts';
+export type {
+  AbortSignalLike,
+  HeadersLike,
+  RequestLike,
+  ResponseLike,
+  WebSocketLike,
+} from './web.ts';

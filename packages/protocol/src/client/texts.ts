@@ -1,0 +1,42 @@
+/**
+ * The connection's own texts and close codes, shared by the client and the executor server so both
+ * ends name a failure in the same words. Every text here is asserted verbatim by the tests.
+ */
+
+/** Close codes a server ends a connection with (4000-4999 is the range RFC 6455 leaves to applications). */
+export const CLOSE_CODES = {
+  /** Normal end: the client or the server closed on purpose. */
+  normal: 1000,
+  /** The server is shutting down. */
+  goingAway: 1001,
+  /** The connection did not open with a hello, or spoke another protocol version. */
+  protocol: 4400,
+  /** No valid bearer token: none in the upgrade, and none (or a wrong one) in the first message in time. */
+  unauthorized: 4401,
+} as const;
+
+/** Sent (as a fault) before closing with CLOSE_CODES.unauthorized. */
+export const UNAUTHORIZED_MESSAGE =
+  'The connection is not authenticated: send the bearer token in the Authorization header of the upgrade, or as the token of the first message, a hello.';
+
+/** The server's answer to a hello that speaks another version. */
+export function versionMismatchMessage(server: number, client: number): string {
+  return `The executor speaks protocol version ${server}; the client speaks version ${client}. Use a client of the executor's version.`;
+}
+
+/** Sent (as a fault) before closing with CLOSE_CODES.protocol when the first message is not a hello. */
+export const HELLO_FIRST_MESSAGE = 'The connection opens with a hello stating the protocol version.';
+
+function closed(code: number, reason: string): string {
+  return `connection to the executor closed (code ${code}${reason ? `: ${reason}` : ''})`;
+}
+
+/** The cause an execution in flight meets when its connection ends (inside workerLostMessage). */
+export function connectionClosedCause(code: number, reason: string): string {
+  return `the ${closed(code, reason)}`;
+}
+
+/** What a call (connect, invoke, closeHandles) rejects with when its connection ends first. */
+export function connectionClosedMessage(code: number, reason: string): string {
+  return `The ${closed(code, reason)}.`;
+}
