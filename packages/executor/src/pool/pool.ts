@@ -21,6 +21,7 @@ import {
   type Message,
   type MessageOf,
   OVERLOADED_MESSAGE,
+  PayloadTooLargeError,
   WorkerLostError,
   workerLostMessage,
 } from '@supolka/codemode-protocol';
@@ -37,6 +38,7 @@ import {
   DEFAULT_QUEUE_LIMIT,
   DEFAULT_START_TIMEOUT,
 } from '../executor/defaults.ts';
+import { errorText } from '../sandbox/dispatch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { childEntryUrl, type EngineReportMessage, PoolChild } from './child.ts';
 import { Conversations, faultError } from './conversations.ts';
@@ -105,7 +107,8 @@ export class Pool {
   #startFailures = 0;
   /** Why the last child failed to start, while no child is healthy. */
   #startFailure: string | undefined;
-  #engineWaiters: { resolve: (engine: EngineReportMessage) => void; reject: (error: Error) => void }[] = [];
+  /** One promise for every engine() caller while no child has reported: callers share it, never pile up. */
+  #engineWaiter: ReturnType<typeof Promise.withResolvers<EngineReportMessage>> | undefined;
   #disposal: Promise<void> | undefined;
   #disposed = false;
   #referenced = true;
@@ -153,7 +156,13 @@ export class Pool {
       // Measured once, here: a request past PAYLOAD_LIMIT never queues.
       text = encodeMessage({ type: 'execute', id, request });
     } catch (error) {
-      return Promise.resolve(faultEnvelope('PAYLOAD_TOO_LARGE', (error as Error).message));
+      if (error instanceof PayloadTooLargeError) {
+        return Promise.resolve(faultEnvelope('PAYLOAD_TOO_LARGE', error.message));
+      }
+      // A value the encoder cannot walk (a JSON module nested past the stack) is the request's fault.
+      return Promise.resolve(
+        faultEnvelope('BAD_REQUEST', `The request could not be encoded: ${errorText(error)}`),
+      );
     }
     if (this.#startFailure !== undefined && !this.#canServeSoon()) {
       return Promise.resolve(faultEnvelope('INTERNAL', noChildMessage(this.#startFailure)));
@@ -219,11 +228,11 @@ export class Pool {
     if (this.#disposed) return Promise.reject(new CancelledError('the executor was disposed'));
     if (this.#startFailure !== undefined && !this.#canServeSoon())
       return Promise.reject(new Error(noChildMessage(this.#startFailure)));
-    const report = new Promise<EngineReportMessage>((resolve, reject) =>
-      this.#engineWaiters.push({ resolve, reject }),
-    );
-    this.#updateRef();
-    return report;
+    if (!this.#engineWaiter) {
+      this.#engineWaiter = Promise.withResolvers<EngineReportMessage>();
+      this.#updateRef();
+    }
+    return this.#engineWaiter.promise;
   }
 
   stats(): PoolStats {
@@ -360,8 +369,8 @@ export class Pool {
       this.#startFailures = 0;
       this.#startFailure = undefined;
       this.#emit({ type: 'healthy', pid: child.pid, engine: health.engine });
-      for (const waiter of this.#engineWaiters) waiter.resolve(health.engine);
-      this.#engineWaiters = [];
+      this.#engineWaiter?.resolve(health.engine);
+      this.#engineWaiter = undefined;
       this.#pump();
       this.#updateRef();
       return;
@@ -621,7 +630,7 @@ export class Pool {
     const busy =
       this.#queue.length > 0 ||
       this.#conversations.size > 0 ||
-      this.#engineWaiters.length > 0 ||
+      this.#engineWaiter !== undefined ||
       this.#children.some((child) => child.current !== undefined && !child.current.settled);
     if (busy === this.#referenced) return;
     this.#referenced = busy;
@@ -629,8 +638,8 @@ export class Pool {
   }
 
   #rejectEngineWaiters(error: Error): void {
-    for (const waiter of this.#engineWaiters) waiter.reject(error);
-    this.#engineWaiters = [];
+    this.#engineWaiter?.reject(error);
+    this.#engineWaiter = undefined;
     this.#updateRef();
   }
 

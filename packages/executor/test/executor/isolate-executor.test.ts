@@ -95,6 +95,19 @@ describe('providers', () => {
 });
 
 describe('every ending is an envelope', () => {
+  test('a request too deep to encode is BAD_REQUEST, not a payload fault', async () => {
+    let deep: unknown = 1;
+    for (let depth = 0; depth < 200_000; depth++) deep = [deep];
+    expect(
+      await executor.execute({ code: 'async () => 1', modules: { 'deep.json': { json: deep } } }),
+    ).toStrictEqual({
+      result: undefined,
+      error: 'The request could not be encoded: Maximum call stack size exceeded',
+      code: 'BAD_REQUEST',
+      logs: [],
+    });
+  });
+
   test('options that are not options: null is none, a wrong signal is BAD_REQUEST', async () => {
     expect(await executor.execute({ code: 'async () => 1' }, null as never)).toStrictEqual({
       result: 1,

@@ -282,6 +282,13 @@ describe('cancellation through a signal', () => {
 });
 
 describe('the engine report', () => {
+  test('callers before the first report share one wait, however many ask', async () => {
+    const { pool } = usePool({ size: 1 });
+    const asked = Array.from({ length: 50 }, () => pool.engine());
+    expect(new Set(asked).size).toBe(1);
+    expect((await asked[0])?.node).toBe(process.version);
+  });
+
   test('reaches the parent through the heartbeat, with every fallback in force on released isolated-vm', async () => {
     const { pool } = usePool({ size: 1 });
     const report = await pool.engine();
