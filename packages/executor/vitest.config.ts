@@ -12,9 +12,10 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // Child processes, not worker threads: an isolate that takes its host down must take only
-    // one test file with it. Every process that creates isolates needs --no-node-snapshot.
+    // one test file with it. Every process that creates isolates needs --no-node-snapshot and
+    // --no-wasm-code-gc (adr/0002).
     pool: 'forks',
-    execArgv: ['--no-node-snapshot'],
+    execArgv: ['--no-node-snapshot', '--no-wasm-code-gc'],
     testTimeout: 30_000,
     // An alias applies only to modules Vite processes; the package is inlined so it is one of them.
     server: { deps: { inline: ['@cloudflare/codemode'] } },

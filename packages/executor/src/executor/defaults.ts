@@ -42,4 +42,7 @@ export const DEFAULT_CHILD_RSS_LIMIT = 1024;
 export const DEFAULT_MAX_RETAINED_PER_CHILD = 16;
 
 /** Node flags of every child: each creates isolates from the runtime snapshot (adr/0002). */
-export const DEFAULT_CHILD_EXEC_ARGV: readonly string[] = Object.freeze(['--no-node-snapshot']);
+export const DEFAULT_CHILD_EXEC_ARGV: readonly string[] = Object.freeze([
+  '--no-node-snapshot',
+  '--no-wasm-code-gc',
+]);

@@ -77,7 +77,7 @@ export interface IsolateExecutorOptions {
    * `typescript` wins; `false` runs sources exactly as written.
    */
   readonly typescript?: boolean;
-  /** Node flags of the children (default `['--no-node-snapshot']`, which every child needs). */
+  /** Node flags of the children (default `['--no-node-snapshot', '--no-wasm-code-gc']`, which every child needs: adr/0002). */
   readonly childExecArgv?: readonly string[];
   /** Supervision events: forks, health, retirements, terminations, exits. */
   readonly onPoolEvent?: (event: PoolEvent) => void;

@@ -78,7 +78,7 @@ export interface PoolOptions {
   readonly allowLinkLocal?: boolean;
   /** Headroom past each run's timeout (ms), handed to every child's sandbox. */
   readonly grace?: number;
-  /** Node flags of the children (default `['--no-node-snapshot']`). */
+  /** Node flags of the children (default DEFAULT_CHILD_EXEC_ARGV: adr/0002). */
   readonly childExecArgv?: readonly string[];
   /** Supervision as it happens: forks, health, retirements, terminations, exits. */
   readonly onEvent?: (event: PoolEvent) => void;

@@ -6,6 +6,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { decodeMessage, encodeMessage, type Message } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
+import { DEFAULT_CHILD_EXEC_ARGV } from '../../src/executor/defaults.ts';
 import { childEntryUrl } from '../../src/pool/child.ts';
 import { encodeSettings } from '../../src/pool/settings.ts';
 
@@ -13,7 +14,7 @@ const child: ChildProcess = fork(
   childEntryUrl(new URL('../../src/pool/pool.ts', import.meta.url).href),
   [encodeSettings({ grace: 100, maxRetained: 4, allowLinkLocal: false })],
   {
-    execArgv: ['--no-node-snapshot'],
+    execArgv: [...DEFAULT_CHILD_EXEC_ARGV],
     serialization: 'advanced',
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   },

@@ -3,6 +3,7 @@
  * and back as frames, binary values, host-wait edges, spreading work, the payload bound on each
  * crossing, and cancellation.
  */
+import { readFileSync } from 'node:fs';
 import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { busyChild, TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
@@ -282,6 +283,14 @@ describe('cancellation through a signal', () => {
 });
 
 describe('the engine report', () => {
+  test('children run with the flags every process hosting isolates needs (adr/0002)', async () => {
+    const { pool, log } = usePool({ size: 1 });
+    await pool.engine();
+    const [pid] = log.pids('spawned');
+    const flags = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(flags).toEqual(expect.arrayContaining(['--no-node-snapshot', '--no-wasm-code-gc']));
+  });
+
   test('callers before the first report share one wait, however many ask', async () => {
     const { pool } = usePool({ size: 1 });
     const asked = Array.from({ length: 50 }, () => pool.engine());

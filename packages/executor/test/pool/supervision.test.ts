@@ -8,6 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { DEFAULT_CHILD_EXEC_ARGV } from '../../src/executor/defaults.ts';
 import { busyChild, processAlive, TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
 const gateProgram = (name: string) => ({
@@ -79,7 +80,7 @@ describe('a child that dies of memory', () => {
   test('says so: the WORKER_LOST message names the memory death', async () => {
     const { pool } = usePool({
       size: 1,
-      childExecArgv: ['--no-node-snapshot', '--max-old-space-size=64'],
+      childExecArgv: [...DEFAULT_CHILD_EXEC_ARGV, '--max-old-space-size=64'],
       testHooks: { exhaustMemoryOnTool: 'allocate' },
     });
     const envelope = await pool.execute(
