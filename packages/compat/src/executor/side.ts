@@ -1,0 +1,76 @@
+/**
+ * Runs a case in this executor, through the Sandbox over real isolates: the same program text and
+ * module map, the same fake answering its tools, outbound fetch performed natively (the request
+ * says `outbound: undefined` explicitly, the Sandbox chapter's native mode), and, for a case that
+ * retains a handler, the same requests through Sandbox.invoke.
+ */
+import type { Sandbox, SandboxExecuteRequest } from '@supolka/codemode-executor';
+import type { HttpRequest } from '@supolka/codemode-protocol';
+import type { Case, InvokeRequest } from '../case.ts';
+import { prepareCase } from '../prepare.ts';
+import type { InvocationRecord, RunRecord } from '../record.ts';
+import { FakeTools } from '../tools/fake.ts';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function toHttpRequest(spec: InvokeRequest): HttpRequest {
+  return {
+    method: spec.method ?? 'GET',
+    url: spec.url,
+    headers: (spec.headers ?? []).map(([name, value]) => [name, value]),
+    body: spec.body === undefined ? null : encoder.encode(spec.body),
+  };
+}
+
+export async function runOnExecutor(
+  item: Case,
+  sandbox: Sandbox,
+  loopbackOrigin: string,
+): Promise<RunRecord> {
+  const prepared = prepareCase(item, loopbackOrigin);
+  const fake = new FakeTools();
+  const request: SandboxExecuteRequest = {
+    code: prepared.code,
+    ...(prepared.modules !== undefined ? { modules: prepared.modules } : {}),
+    providers: prepared.providers,
+    dispatch: (provider, tool, argsJson) => fake.dispatch(provider, tool, argsJson),
+    timeout: prepared.timeout,
+    // Written explicitly: native mode, as workerd's own fetch reaches the loopback server.
+    outbound: undefined,
+    ...(item.invoke !== undefined ? { retainHandles: true } : {}),
+  };
+  const envelope = await sandbox.execute(request);
+  const record: {
+    -readonly [K in keyof RunRecord]: RunRecord[K];
+  } = { logs: envelope.logs };
+  if ('result' in envelope && envelope.result !== undefined) record.result = envelope.result;
+  if (envelope.error !== undefined) record.error = envelope.error;
+  if (envelope.code !== undefined) record.code = envelope.code;
+  if (item.invoke === undefined) return record;
+
+  const executionId = envelope.executionId;
+  record.retained = executionId !== undefined;
+  if (executionId === undefined) return record;
+  const responses: InvocationRecord[] = [];
+  try {
+    for (const spec of item.invoke) {
+      try {
+        const response = await sandbox.invoke(executionId, toHttpRequest(spec), 'fetch');
+        responses.push({
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+          body: response.body === null ? '' : decoder.decode(response.body),
+        });
+      } catch (error) {
+        responses.push({ error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  } finally {
+    sandbox.closeHandles(executionId);
+  }
+  record.retained = true;
+  record.responses = responses;
+  return record;
+}
