@@ -3,11 +3,25 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   resolve: {
-    alias: {
+    alias: [
       // @cloudflare/codemode's root entry and /ai import cloudflare:workers at load, which only
       // workerd provides; the package's stand-ins let them load here (docs/codemode.md).
-      'cloudflare:workers': fileURLToPath(new URL('./src/codemode/workers-stub.ts', import.meta.url)),
-    },
+      {
+        find: 'cloudflare:workers',
+        replacement: fileURLToPath(new URL('./src/codemode/workers-stub.ts', import.meta.url)),
+      },
+      // Tests run the protocol package (and the client) from source, so a change there is tested
+      // without a build. Matched exactly: client.bundle.js stays the built file, which the bundle
+      // and Deno tests load on purpose, and the pool's children (plain Node) load dist/ anyway.
+      {
+        find: /^@supolka\/codemode-protocol$/,
+        replacement: fileURLToPath(new URL('../protocol/src/index.ts', import.meta.url)),
+      },
+      {
+        find: /^@supolka\/codemode-protocol\/client$/,
+        replacement: fileURLToPath(new URL('../protocol/src/client/index.ts', import.meta.url)),
+      },
+    ],
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],

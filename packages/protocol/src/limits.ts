@@ -15,6 +15,17 @@ export const CONSOLE_CAPTURE_LIMIT = 1024 * 1024;
  */
 export const LINE_COST = '{"level":"error","text":}'.length;
 
+/**
+ * Entries a list or map in a message may hold. Bounded so a hostile peer cannot make validation
+ * report one issue per element (a 32 MiB list of wrong entries is 16 million of them); each bound is
+ * far past any real request.
+ */
+export const PROVIDER_LIMIT = 1024;
+export const MODULE_LIMIT = 10_000;
+export const HEADER_LIMIT = 4096;
+/** Lines a result's logs can hold: every line costs at least LINE_COST, plus the truncation notice. */
+export const LOG_LINE_LIMIT = Math.ceil(CONSOLE_CAPTURE_LIMIT / LINE_COST) + 1;
+
 /** CryptoKeys one execution may create: each lives in host memory the isolate's limit cannot see. */
 export const KEY_LIMIT = 1000;
 

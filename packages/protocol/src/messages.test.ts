@@ -285,6 +285,30 @@ describe('a malformed message', () => {
     expect(decoded).toMatchObject({ ok: false, fault: { id: 'e9', code: 'BAD_REQUEST' } });
   });
 
+  test('with millions of wrong entries costs one issue, not one per entry', () => {
+    const ones = Array.from({ length: 1_000_000 }, () => 1);
+    const modules = Object.fromEntries(Array.from({ length: 20_000 }, (_, index) => [`m${index}`, 1]));
+    const request = { code: 'async () => 1', providers: ones, modules };
+    expect(validateMessage({ type: 'execute', id: 'e1', request })).toStrictEqual({
+      ok: false,
+      fault: {
+        id: 'e1',
+        code: 'BAD_REQUEST',
+        message:
+          'Invalid execute message: request.modules must hold at most 10000 entries; request.providers must hold at most 1024 providers.',
+      },
+    });
+  });
+
+  test('names the first ten issues and counts the rest', () => {
+    const request = { code: 'async () => 1', providers: Array.from({ length: 30 }, () => 1) };
+    const decoded = validateMessage({ type: 'execute', id: 'e2', request });
+    expect(decoded.ok).toBe(false);
+    if (decoded.ok) return;
+    expect(decoded.fault.message.split('; ')).toHaveLength(11);
+    expect(decoded.fault.message).toMatch(/; and 20 more\.$/);
+  });
+
   test('that is not JSON is refused as such', () => {
     expect(decodeMessage('{"type":')).toMatchObject({
       ok: false,

@@ -22,7 +22,10 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** One readable sentence per issue, joined: `timeout must be at least 1 ms; code is required`. */
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
+  // The first few name the problem; the rest would only make the fault as large as the input.
+  const shown = issues.slice(0, ISSUES_SHOWN);
+  const more = issues.length - shown.length;
+  const text = shown
     .map((issue) => {
       if (issue.code === 'unrecognized_keys') {
         const where = issue.path.length ? ` in ${formatPath(issue.path)}` : '';
@@ -33,7 +36,11 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
       return `${field} ${missing ? 'is required' : issue.message}`;
     })
     .join('; ');
+  return more > 0 ? `${text}; and ${more} more` : text;
 }
+
+/** Issues a fault names one by one. */
+const ISSUES_SHOWN = 10;
 
 /** Parses `value` against `schema`, or throws a BadRequestError naming `what`, each field and its rule. */
 export function validate<Schema extends z.ZodType>(

@@ -1,34 +1,31 @@
 /**
- * One client connection: its authentication and hello, then every conversation multiplexed over
- * it (executions, their tool calls and proxied fetches, invocations, closeHandles), each message
+ * One client connection: its opening (opening.ts), then every conversation multiplexed over it
+ * (executions, their tool calls and proxied fetches, invokes, closeHandles), each message
  * validated on arrival. A malformed message gets a fault and the connection serves on; a
  * connection that ends takes its executions (cancelled, isolates disposed) and its retained
- * handles (closed) with it.
+ * handles (closed) with it. The socket itself, and what guards it, is channel.ts.
  */
+import type { Duplex } from 'node:stream';
 import {
   decodeMessage,
   type ExecuteRequest,
-  encodeMessage,
+  type HttpResponse,
   isFaultCode,
   type Message,
   type MessageOf,
+  PAYLOAD_LIMIT,
   PayloadTooLargeError,
-  PROTOCOL_VERSION,
 } from '@supolka/codemode-protocol';
-import {
-  CLOSE_CODES,
-  HELLO_FIRST_MESSAGE,
-  UNAUTHORIZED_MESSAGE,
-  versionMismatchMessage,
-} from '@supolka/codemode-protocol/client';
 import type { RawData, WebSocket } from 'ws';
 import type { HandleName, IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { IsolateExecuteRequest } from '../executor/request.ts';
+import { faultEnvelope } from '../pool/execution.ts';
 import { errorText } from '../sandbox/dispatch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
-import { tokenMatches } from './auth.ts';
+import { byteLengthOf, Channel, textOf } from './channel.ts';
 import { requestFromWire, responseToWire } from './invoke.ts';
 import type { ServerMetrics } from './metrics.ts';
+import { Opening } from './opening.ts';
 import type { ResolvedServerOptions } from './options.ts';
 import { RemoteExecution } from './remote-execution.ts';
 import {
@@ -36,12 +33,16 @@ import {
   BINARY_FRAME_MESSAGE,
   CLIENT_CANCELLED,
   CLIENT_DISCONNECTED,
+  congestedMessage,
   connectionCapMessage,
   duplicateIdMessage,
   foreignInstanceMessage,
+  memoryLimitPastMaxMessage,
   NATIVE_OUTBOUND_REFUSED_MESSAGE,
   notFromClientMessage,
   SHUTTING_DOWN_MESSAGE,
+  timeoutPastMaxMessage,
+  wallClockMessage,
 } from './texts.ts';
 
 /** What a connection needs from the server that holds it. */
@@ -56,36 +57,45 @@ export interface ConnectionContext {
 }
 
 export class ServerConnection {
-  readonly #socket: WebSocket;
+  readonly #channel: Channel;
+  readonly #opening: Opening;
   readonly #context: ConnectionContext;
-  #authenticated: boolean;
-  #opened = false;
   #closed = false;
-  readonly #helloTimer: NodeJS.Timeout;
   readonly #executions = new Map<string, RemoteExecution>();
+  /** Invokes and closeHandles awaiting the executor: they count toward the cap like executions. */
+  #calls = 0;
   /** Executions this connection retained, by the executor's own id: closed when it ends. */
   readonly #retained = new Set<string>();
   /** Resolves once the connection has ended and its retained handles are closed. */
   readonly ended: Promise<void>;
   #onEnded: () => void = () => {};
 
-  /** `authenticated` is true when the upgrade carried the token, or the server has none. */
-  constructor(socket: WebSocket, context: ConnectionContext, authenticated: boolean) {
-    this.#socket = socket;
+  /**
+   * `raw` is the socket under `socket`, for the opening's byte count; `authenticated` is true when
+   * the upgrade carried the token, or the server has none.
+   */
+  constructor(socket: WebSocket, raw: Duplex, context: ConnectionContext, authenticated: boolean) {
     this.#context = context;
-    this.#authenticated = authenticated;
+    const { options } = context;
+    this.#channel = new Channel(socket, options);
+    this.#opening = new Opening(this.#channel, raw, options, authenticated);
     this.ended = new Promise((resolve) => {
       this.#onEnded = resolve;
     });
-    this.#helloTimer = setTimeout(() => this.#refuseOpening(), context.options.helloTimeout);
     socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     socket.on('close', () => void this.#onClose());
     // ws reports a protocol violation (a frame past maxPayload, bad UTF-8) here and then closes.
     socket.on('error', () => {});
   }
 
+  /** Executions in flight, queued or running. */
   get inFlight(): number {
     return this.#executions.size;
+  }
+
+  /** Still in its opening with no token seen (maxUnauthenticatedConnections counts these). */
+  get unauthenticated(): boolean {
+    return this.#opening.unauthenticated;
   }
 
   /** Cancels every execution in flight; their CANCELLED envelopes still go to the client. */
@@ -93,27 +103,30 @@ export class ServerConnection {
     for (const execution of this.#executions.values()) execution.cancel(reason);
   }
 
+  /** The closing handshake; the socket is dropped if the client does not answer it in time. */
   close(code: number, reason: string): void {
-    this.#socket.close(code, reason);
-  }
-
-  /** Drops the socket without the closing handshake, for a peer that never answers one. */
-  terminate(): void {
-    this.#socket.terminate();
+    this.#channel.close(code, reason);
   }
 
   #onMessage(data: RawData, isBinary: boolean): void {
-    if (this.#closed) return;
+    // A refused connection is over: ws delivers what was in flight, and none of it is read.
+    if (this.#closed || this.#opening.state === 'refused') return;
+    if (this.#opening.state === 'waiting') {
+      this.#opening.receive(data, isBinary);
+      return;
+    }
     if (isBinary) {
-      if (!this.#opened) this.#refuseOpening();
-      else this.#send({ type: 'fault', code: 'BAD_REQUEST', message: BINARY_FRAME_MESSAGE });
+      this.#send({ type: 'fault', code: 'BAD_REQUEST', message: BINARY_FRAME_MESSAGE });
+      return;
+    }
+    // Measured as bytes, as PAYLOAD_LIMIT is, before the text is decoded at all.
+    const bytes = byteLengthOf(data);
+    if (bytes > PAYLOAD_LIMIT) {
+      const error = new PayloadTooLargeError('message', bytes, PAYLOAD_LIMIT);
+      this.#send({ type: 'fault', code: 'PAYLOAD_TOO_LARGE', message: error.message });
       return;
     }
     const decoded = decodeMessage(textOf(data));
-    if (!this.#opened) {
-      this.#open(decoded.ok ? decoded.message : undefined);
-      return;
-    }
     if (!decoded.ok) {
       // The client will settle the conversation the fault names, so the server ends it too.
       if (decoded.fault.id !== undefined)
@@ -122,46 +135,6 @@ export class ServerConnection {
       return;
     }
     this.#route(decoded.message);
-  }
-
-  /** The first message: a hello, carrying the token unless the upgrade did, in this protocol version. */
-  #open(message: Message | undefined): void {
-    const hello = message?.type === 'hello' ? message : undefined;
-    if (!this.#authenticated) {
-      const token = this.#context.options.token;
-      if (hello === undefined || token === undefined || !tokenMatches(token, hello.token)) {
-        this.#refuseOpening();
-        return;
-      }
-      this.#authenticated = true;
-    }
-    if (hello === undefined) {
-      this.#refuseOpening();
-      return;
-    }
-    if (hello.protocol !== PROTOCOL_VERSION) {
-      this.#send({
-        type: 'fault',
-        code: 'BAD_REQUEST',
-        message: versionMismatchMessage(PROTOCOL_VERSION, hello.protocol),
-      });
-      this.close(CLOSE_CODES.protocol, 'protocol version mismatch');
-      return;
-    }
-    clearTimeout(this.#helloTimer);
-    this.#opened = true;
-    const instance = this.#context.options.instance;
-    this.#send({ type: 'hello', protocol: PROTOCOL_VERSION, ...(instance ? { instance } : {}) });
-  }
-
-  /** No valid opening in time, or a wrong one: say why, then close. */
-  #refuseOpening(): void {
-    if (this.#opened || this.#closed) return;
-    const [code, message] = this.#authenticated
-      ? [CLOSE_CODES.protocol, HELLO_FIRST_MESSAGE]
-      : [CLOSE_CODES.unauthorized, UNAUTHORIZED_MESSAGE];
-    this.#send({ type: 'fault', code: 'BAD_REQUEST', message });
-    this.close(code, code === CLOSE_CODES.unauthorized ? 'unauthorized' : 'no hello');
   }
 
   #route(message: Message): void {
@@ -195,30 +168,36 @@ export class ServerConnection {
   async #execute({ id, request }: MessageOf<'execute'>): Promise<void> {
     const { options, executor, metrics } = this.#context;
     if (this.#executions.has(id)) {
-      this.#send({ type: 'fault', id, code: 'BAD_REQUEST', message: duplicateIdMessage(id) });
+      this.#fault(id, 'BAD_REQUEST', duplicateIdMessage(id));
       return;
     }
-    const refusal = this.#context.draining()
-      ? envelope('OVERLOADED', SHUTTING_DOWN_MESSAGE)
-      : this.#executions.size >= options.maxExecutionsPerConnection
-        ? envelope('OVERLOADED', connectionCapMessage(options.maxExecutionsPerConnection))
-        : request.outbound === 'native' && !options.allowNativeOutbound
-          ? envelope('BAD_REQUEST', NATIVE_OUTBOUND_REFUSED_MESSAGE)
-          : undefined;
+    const refusal = this.#refusal(request);
     if (refusal) {
       metrics.execution(refusal, 0);
       this.#sendResult(id, refusal);
       return;
     }
-    const deadline = options.dispatchTimeout ?? request.timeout ?? options.defaultTimeout;
-    const execution = new RemoteExecution(id, (message) => this.#sendOrThrow(message), deadline, metrics);
+    const execution = new RemoteExecution(
+      id,
+      (message) => this.#channel.sendOrThrow(message),
+      {
+        deadline: options.dispatchTimeout ?? request.timeout ?? options.defaultTimeout,
+        wallClockLimit: options.wallClockLimit,
+      },
+      metrics,
+    );
     this.#executions.set(id, execution);
     const started = performance.now();
     const run = executor.execute(hostRequest(request, execution), { signal: execution.signal });
     this.#context.track(run);
-    const result = await run;
+    const settled = await run;
     execution.end('the execution has ended');
     this.#executions.delete(id);
+    // The wall clock ends the run by cancelling it; the client is told the bound it reached.
+    const result =
+      execution.expired && settled.code === 'CANCELLED'
+        ? { ...settled, code: 'TIMEOUT' as const, error: wallClockMessage(options.wallClockLimit) }
+        : settled;
     metrics.execution(result, (performance.now() - started) / 1000);
     if (result.executionId !== undefined) {
       if (this.#closed) {
@@ -231,9 +210,49 @@ export class ServerConnection {
     this.#sendResult(id, result);
   }
 
+  /** Why an execute is answered at once instead of run, if it is. */
+  #refusal(request: ExecuteRequest): ExecuteResult | undefined {
+    const { options, draining } = this.#context;
+    if (draining()) return faultEnvelope('OVERLOADED', SHUTTING_DOWN_MESSAGE);
+    const busy = this.#busy();
+    if (busy) return faultEnvelope('OVERLOADED', busy);
+    if (request.outbound === 'native' && !options.allowNativeOutbound) {
+      return faultEnvelope('BAD_REQUEST', NATIVE_OUTBOUND_REFUSED_MESSAGE);
+    }
+    if (request.timeout !== undefined && request.timeout > options.maxTimeout) {
+      return faultEnvelope('BAD_REQUEST', timeoutPastMaxMessage(request.timeout, options.maxTimeout));
+    }
+    if (request.memoryLimit !== undefined && request.memoryLimit > options.maxMemoryLimit) {
+      return faultEnvelope(
+        'BAD_REQUEST',
+        memoryLimitPastMaxMessage(request.memoryLimit, options.maxMemoryLimit),
+      );
+    }
+    return undefined;
+  }
+
+  /**
+   * Why the connection takes no new request now: its client is not reading what it was sent,
+   * or it has as many requests in flight as the cap allows.
+   */
+  #busy(): string | undefined {
+    const { sendBufferLimit, maxExecutionsPerConnection: cap } = this.#context.options;
+    if (this.#channel.congested) return congestedMessage(sendBufferLimit);
+    if (this.#executions.size + this.#calls >= cap) return connectionCapMessage(cap);
+    return undefined;
+  }
+
   async #invoke(message: MessageOf<'invoke'>): Promise<void> {
-    const executionId = this.#ownId(message.id, message.executionId);
+    const executionId = this.#admitCall(message.id, message.executionId);
     if (executionId === undefined) return;
+    try {
+      await this.#answerInvoke(message, executionId);
+    } finally {
+      this.#calls -= 1;
+    }
+  }
+
+  async #answerInvoke(message: MessageOf<'invoke'>, executionId: string): Promise<void> {
     let request: Request;
     try {
       request = requestFromWire(message.request);
@@ -241,20 +260,19 @@ export class ServerConnection {
       this.#fault(message.id, 'BAD_REQUEST', `Invalid invoke message: request ${errorText(error)}`);
       return;
     }
+    let response: HttpResponse;
     try {
-      const response = await this.#context.executor.invoke(
-        executionId,
-        request,
-        message.handle as HandleName,
-      );
-      this.#send({ type: 'invokeResult', id: message.id, response: await responseToWire(response) });
+      const handle = message.handle as HandleName;
+      response = await responseToWire(await this.#context.executor.invoke(executionId, request, handle));
     } catch (error) {
       this.#fault(message.id, codeOf(error), errorText(error));
+      return;
     }
+    this.#send({ type: 'invokeResult', id: message.id, response });
   }
 
   async #closeHandles(message: MessageOf<'closeHandles'>): Promise<void> {
-    const executionId = this.#ownId(message.id, message.executionId);
+    const executionId = this.#admitCall(message.id, message.executionId);
     if (executionId === undefined) return;
     this.#retained.delete(executionId);
     try {
@@ -262,7 +280,24 @@ export class ServerConnection {
       this.#send({ type: 'ack', id: message.id });
     } catch (error) {
       this.#fault(message.id, codeOf(error), errorText(error));
+    } finally {
+      this.#calls -= 1;
     }
+  }
+
+  /**
+   * Admits an invoke or closeHandles under the cap and counts it, answering a fault when it is
+   * refused; resolves the executor's id behind the one the client holds.
+   */
+  #admitCall(conversation: string, executionId: string): string | undefined {
+    const busy = this.#busy();
+    if (busy) {
+      this.#fault(conversation, 'OVERLOADED', busy);
+      return undefined;
+    }
+    const own = this.#ownId(conversation, executionId);
+    if (own !== undefined) this.#calls += 1;
+    return own;
   }
 
   /** The executor's id behind the one the client holds: with an instance name, it carries a prefix. */
@@ -276,7 +311,7 @@ export class ServerConnection {
 
   async #onClose(): Promise<void> {
     this.#closed = true;
-    clearTimeout(this.#helloTimer);
+    this.#opening.end();
     for (const execution of this.#executions.values()) {
       execution.cancel(CLIENT_DISCONNECTED);
       execution.end(CLIENT_DISCONNECTED);
@@ -292,12 +327,13 @@ export class ServerConnection {
     return this.#context.executor.closeHandles(executionId).catch(() => {});
   }
 
+  /** A result past PAYLOAD_LIMIT is replaced by an envelope saying so, so the execution still settles. */
   #sendResult(id: string, result: ExecuteResult): void {
     try {
-      this.#sendOrThrow({ type: 'result', id, envelope: result });
+      this.#channel.sendOrThrow({ type: 'result', id, envelope: result });
     } catch (error) {
       const code = error instanceof PayloadTooLargeError ? 'PAYLOAD_TOO_LARGE' : 'INTERNAL';
-      this.#send({ type: 'result', id, envelope: envelope(code, errorText(error)) });
+      this.#send({ type: 'result', id, envelope: faultEnvelope(code, errorText(error)) });
     }
   }
 
@@ -305,42 +341,72 @@ export class ServerConnection {
     this.#send({ type: 'fault', id, code, message });
   }
 
-  /** Sends what can go; a message that cannot (closed socket) is dropped, and one past the limit is not sent. */
+  /**
+   * Sends a message. One past PAYLOAD_LIMIT (an invokeResult with a large body, a fault naming
+   * every error of a large message) is replaced by a PAYLOAD_TOO_LARGE fault for its id, so the
+   * client's conversation still settles.
+   */
   #send(message: Message): void {
     try {
-      this.#sendOrThrow(message);
-    } catch {
-      // Only a message past PAYLOAD_LIMIT throws here, and the senders above that can meet one
-      // use #sendOrThrow and answer with a smaller message instead.
+      this.#channel.sendOrThrow(message);
+    } catch (error) {
+      const id = 'id' in message ? message.id : undefined;
+      const code = error instanceof PayloadTooLargeError ? 'PAYLOAD_TOO_LARGE' : 'INTERNAL';
+      this.#channel.sendOrThrow({
+        type: 'fault',
+        ...(id !== undefined ? { id } : {}),
+        code,
+        message: errorText(error),
+      });
     }
   }
-
-  #sendOrThrow(message: Message): void {
-    const text = encodeMessage(message);
-    if (this.#socket.readyState === this.#socket.OPEN) this.#socket.send(text);
-  }
 }
 
-/** The request IsolateExecutor runs: the wire request, the client's dispatch, and the outbound rule. */
+/**
+ * The request IsolateExecutor runs: the wire request, the client's dispatch, and the outbound
+ * rule. zod types an absent optional field as `undefined`, which IsolateExecuteRequest (under
+ * exactOptionalPropertyTypes) does not take, so each field is carried over only when present.
+ */
 function hostRequest(request: ExecuteRequest, execution: RemoteExecution): IsolateExecuteRequest {
-  const { outbound, ...rest } = request;
-  // A request without an outbound mode is disabled, whatever the executor's own default.
-  const setting = outbound === 'proxied' ? execution.outbound : outbound === 'native' ? undefined : null;
-  // zod types optional keys as possibly undefined; a parsed request simply lacks absent ones.
-  return { ...rest, dispatch: execution.dispatch, outbound: setting } as IsolateExecuteRequest;
-}
-
-function envelope(code: ExecuteResult['code'] & string, error: string): ExecuteResult {
-  return { result: undefined, error, code, logs: [] };
+  const {
+    code,
+    modules,
+    providers,
+    timeout,
+    memoryLimit,
+    retainHandles,
+    countHostWaits,
+    typescript,
+    outbound,
+  } = request;
+  // A field the schema gains fails to compile here until it is carried over below.
+  const carried: Record<Exclude<keyof ExecuteRequest, 'outbound'>, true> = {
+    code: true,
+    modules: true,
+    providers: true,
+    timeout: true,
+    memoryLimit: true,
+    retainHandles: true,
+    countHostWaits: true,
+    typescript: true,
+  };
+  void carried;
+  return {
+    code,
+    ...(modules !== undefined ? { modules } : {}),
+    ...(providers !== undefined ? { providers } : {}),
+    ...(timeout !== undefined ? { timeout } : {}),
+    ...(memoryLimit !== undefined ? { memoryLimit } : {}),
+    ...(retainHandles !== undefined ? { retainHandles } : {}),
+    ...(countHostWaits !== undefined ? { countHostWaits } : {}),
+    ...(typescript !== undefined ? { typescript } : {}),
+    dispatch: execution.dispatch,
+    // A request without an outbound mode is disabled, whatever the executor's own default.
+    outbound: outbound === 'proxied' ? execution.outbound : outbound === 'native' ? undefined : null,
+  };
 }
 
 function codeOf(error: unknown): MessageOf<'fault'>['code'] {
   const code = (error as { code?: unknown } | null)?.code;
   return isFaultCode(code) ? code : 'INTERNAL';
-}
-
-function textOf(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  return Buffer.from(data).toString('utf8');
 }

@@ -2,7 +2,15 @@
  * The server's options, their defaults and their checks. A bad option fails createServer with a
  * message naming it, the rule and the value.
  */
-import { BadRequestError, DEFAULT_TIMEOUT, MAX_DELAY } from '@supolka/codemode-protocol';
+import {
+  BadRequestError,
+  DEFAULT_MEMORY_LIMIT,
+  DEFAULT_TIMEOUT,
+  MAX_DELAY,
+  MAX_MEMORY_LIMIT,
+  MIN_MEMORY_LIMIT,
+  PAYLOAD_LIMIT,
+} from '@supolka/codemode-protocol';
 import type { IsolateExecutorOptions } from '../executor/options.ts';
 import { isLoopback, MIN_TOKEN_LENGTH } from './auth.ts';
 import { notLoopbackMessage } from './texts.ts';
@@ -18,12 +26,28 @@ export interface ServerOptions {
   readonly allowedOrigins?: readonly string[];
   /** Let remote clients ask for outbound 'native' (the server performs their fetches); default false. */
   readonly allowNativeOutbound?: boolean;
-  /** Executions one connection may have in flight, queued or running (default 64). */
+  /** Requests one connection may have in flight: executions, invokes and closeHandles (default 64). */
   readonly maxExecutionsPerConnection?: number;
   /** How long a tool call or proxied fetch waits for the client's answer, in ms (default: the execution's timeout). */
   readonly dispatchTimeout?: number;
   /** How long a new connection has to send its hello (and token), in ms (default 5000). */
   readonly helloTimeout?: number;
+  /** Open connections, beyond which an upgrade is answered 503 (default 1024). */
+  readonly maxConnections?: number;
+  /** Connections whose upgrade carried no token and that have not sent it in a hello yet (default 128). */
+  readonly maxUnauthenticatedConnections?: number;
+  /** The largest `timeout` a request may ask for, in ms (default 300000, or the executor's timeout if larger). */
+  readonly maxTimeout?: number;
+  /** The largest `memoryLimit` a request may ask for, in MB (default 512, or the executor's if larger). */
+  readonly maxMemoryLimit?: number;
+  /** Wall-clock time one execution may take, queued and waiting on tools included, in ms (default 2 × maxTimeout). */
+  readonly wallClockLimit?: number;
+  /** How often the server pings each connection; one that has not answered the last ping is dropped (default 30000 ms). */
+  readonly pingInterval?: number;
+  /** Bytes sent but not yet read by the client beyond which its connection takes no new work (default 64 MiB). */
+  readonly sendBufferLimit?: number;
+  /** How long a connection may stay past sendBufferLimit before it is dropped, in ms (default 30000). */
+  readonly congestionTimeout?: number;
   /** On close, how long executions in flight may run before they are cancelled, in ms (default 30000). */
   readonly drainTimeout?: number;
   /** This server's name behind a load balancer; it prefixes retained execution ids (docs/server.md). */
@@ -45,6 +69,14 @@ export interface ResolvedServerOptions {
   readonly defaultTimeout: number;
   readonly helloTimeout: number;
   readonly drainTimeout: number;
+  readonly maxConnections: number;
+  readonly maxUnauthenticatedConnections: number;
+  readonly maxTimeout: number;
+  readonly maxMemoryLimit: number;
+  readonly wallClockLimit: number;
+  readonly pingInterval: number;
+  readonly sendBufferLimit: number;
+  readonly congestionTimeout: number;
   readonly instance: string | undefined;
   readonly executor: IsolateExecutorOptions;
 }
@@ -53,6 +85,16 @@ export const DEFAULT_PORT = 8790;
 export const DEFAULT_MAX_EXECUTIONS_PER_CONNECTION = 64;
 export const DEFAULT_HELLO_TIMEOUT = 5_000;
 export const DEFAULT_DRAIN_TIMEOUT = 30_000;
+export const DEFAULT_MAX_CONNECTIONS = 1024;
+export const DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 128;
+/** Five times the default run bound: room for real work, not for a run that parks a child for days. */
+export const DEFAULT_MAX_TIMEOUT = 300_000;
+/** Four times the default heap: a child holds several isolates, each up to its limit. */
+export const DEFAULT_MAX_MEMORY_LIMIT = 512;
+export const DEFAULT_PING_INTERVAL = 30_000;
+/** Two full messages: a client reading at all never reaches it; one that stopped soon does. */
+export const DEFAULT_SEND_BUFFER_LIMIT = 2 * PAYLOAD_LIMIT;
+export const DEFAULT_CONGESTION_TIMEOUT = 30_000;
 
 const KNOWN = new Set([
   'host',
@@ -64,6 +106,14 @@ const KNOWN = new Set([
   'dispatchTimeout',
   'helloTimeout',
   'drainTimeout',
+  'maxConnections',
+  'maxUnauthenticatedConnections',
+  'maxTimeout',
+  'maxMemoryLimit',
+  'wallClockLimit',
+  'pingInterval',
+  'sendBufferLimit',
+  'congestionTimeout',
   'instance',
   'executor',
 ]);
@@ -109,6 +159,25 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
   if (instance !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(instance)) {
     throw broken('instance', 'must be 1 to 64 letters, digits, _ or -', instance);
   }
+  const defaultTimeout = options.executor?.timeout ?? DEFAULT_TIMEOUT;
+  const maxTimeout = whole('maxTimeout', 1, MAX_DELAY, Math.max(DEFAULT_MAX_TIMEOUT, defaultTimeout));
+  if (maxTimeout < defaultTimeout) {
+    throw broken('maxTimeout', `must be at least the executor's timeout, ${defaultTimeout} ms`, maxTimeout);
+  }
+  const defaultMemoryLimit = options.executor?.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+  const maxMemoryLimit = whole(
+    'maxMemoryLimit',
+    MIN_MEMORY_LIMIT,
+    MAX_MEMORY_LIMIT,
+    Math.max(DEFAULT_MAX_MEMORY_LIMIT, defaultMemoryLimit),
+  );
+  if (maxMemoryLimit < defaultMemoryLimit) {
+    throw broken(
+      'maxMemoryLimit',
+      `must be at least the executor's memoryLimit, ${defaultMemoryLimit} MB`,
+      maxMemoryLimit,
+    );
+  }
   return {
     host,
     port: whole('port', 0, 65535, DEFAULT_PORT),
@@ -123,9 +192,24 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     ),
     dispatchTimeout:
       options.dispatchTimeout === undefined ? undefined : whole('dispatchTimeout', 1, MAX_DELAY, 0),
-    defaultTimeout: options.executor?.timeout ?? DEFAULT_TIMEOUT,
+    defaultTimeout,
     helloTimeout: whole('helloTimeout', 1, MAX_DELAY, DEFAULT_HELLO_TIMEOUT),
     drainTimeout: whole('drainTimeout', 0, MAX_DELAY, DEFAULT_DRAIN_TIMEOUT),
+    maxConnections: whole('maxConnections', 1, 1_000_000, DEFAULT_MAX_CONNECTIONS),
+    maxUnauthenticatedConnections: whole(
+      'maxUnauthenticatedConnections',
+      1,
+      1_000_000,
+      DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS,
+    ),
+    maxTimeout,
+    maxMemoryLimit,
+    // Host waits do not count on the run clock, so a run may spend as long waiting on its tools as
+    // computing; past twice its largest bound it is parked, not working.
+    wallClockLimit: whole('wallClockLimit', 1, MAX_DELAY, Math.min(2 * maxTimeout, MAX_DELAY)),
+    pingInterval: whole('pingInterval', 1, MAX_DELAY, DEFAULT_PING_INTERVAL),
+    sendBufferLimit: whole('sendBufferLimit', 1, Number.MAX_SAFE_INTEGER, DEFAULT_SEND_BUFFER_LIMIT),
+    congestionTimeout: whole('congestionTimeout', 1, MAX_DELAY, DEFAULT_CONGESTION_TIMEOUT),
     instance,
     executor: options.executor ?? {},
   };

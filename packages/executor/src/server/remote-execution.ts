@@ -4,7 +4,9 @@
  * answer under a deadline, and the signal that cancels the run.
  *
  * The deadline exists because waits on the caller do not count on the run clock: a client that
- * never answers would otherwise park the run, and its isolate, for ever.
+ * never answers would otherwise park the run, and its isolate, for ever. The deadline alone does
+ * not end that: a program that catches each failed call and calls again parks its child just as
+ * well, so a wall-clock bound over the whole execution (queue, run and waits) ends it too.
  */
 import type {
   DispatchFrame,
@@ -15,7 +17,7 @@ import type {
 } from '@supolka/codemode-protocol';
 import { errorText } from '../sandbox/dispatch.ts';
 import type { CallOutcome, ServerMetrics } from './metrics.ts';
-import { dispatchUnansweredMessage, outboundUnansweredMessage } from './texts.ts';
+import { dispatchUnansweredMessage, outboundUnansweredMessage, wallClockMessage } from './texts.ts';
 
 type Kind = 'dispatch' | 'outbound';
 
@@ -25,6 +27,13 @@ interface PendingCall {
   fail(text: string, outcome: CallOutcome): void;
 }
 
+export interface RemoteExecutionBounds {
+  /** How long each tool call or proxied fetch waits for the client's answer, in ms. */
+  readonly deadline: number;
+  /** How long the whole execution may take, in ms, before it is cancelled. */
+  readonly wallClockLimit: number;
+}
+
 export class RemoteExecution {
   readonly id: string;
   readonly #controller = new AbortController();
@@ -32,19 +41,38 @@ export class RemoteExecution {
   readonly #send: (message: Message) => void;
   readonly #deadline: number;
   readonly #metrics: ServerMetrics;
+  readonly #wallClock: NodeJS.Timeout;
   #next = 0;
   #ended: string | undefined;
+  #expired = false;
 
-  /** `send` throws (PayloadTooLargeError) when a message cannot go; the call then fails with its text. */
-  constructor(id: string, send: (message: Message) => void, deadline: number, metrics: ServerMetrics) {
+  /**
+   * Starts the wall clock. `send` throws (PayloadTooLargeError) when a message cannot go; the call
+   * then fails with its text.
+   */
+  constructor(
+    id: string,
+    send: (message: Message) => void,
+    bounds: RemoteExecutionBounds,
+    metrics: ServerMetrics,
+  ) {
     this.id = id;
     this.#send = send;
-    this.#deadline = deadline;
+    this.#deadline = bounds.deadline;
     this.#metrics = metrics;
+    this.#wallClock = setTimeout(() => {
+      this.#expired = true;
+      this.cancel(wallClockMessage(bounds.wallClockLimit));
+    }, bounds.wallClockLimit);
   }
 
   get signal(): AbortSignal {
     return this.#controller.signal;
+  }
+
+  /** Whether the wall-clock bound cancelled the run (its envelope then says CANCELLED, not why). */
+  get expired(): boolean {
+    return this.#expired;
   }
 
   /** IsolateExecutor's raw dispatch: the result envelope as codec JSON, or a throw with the client's text. */
@@ -82,6 +110,7 @@ export class RemoteExecution {
 
   /** Fails every call still waiting, and any later one, with `reason`. */
   end(reason: string, outcome: CallOutcome = 'lost'): void {
+    clearTimeout(this.#wallClock);
     this.#ended ??= reason;
     for (const pending of [...this.#calls.values()]) pending.fail(`The call failed: ${reason}.`, outcome);
   }

@@ -7,8 +7,9 @@
  *   await server.close();      // stop accepting, drain, dispose
  *
  * The upgrade is where a client is let in or refused: a browser Origin not on the list gets 403,
- * a wrong Authorization header 401. A client that cannot set headers is let in unauthenticated
- * and must send the token in its hello (ServerConnection).
+ * a wrong Authorization header 401, a server holding maxConnections (or, for a client with no
+ * token in the upgrade, maxUnauthenticatedConnections of those) 503. A client that cannot set
+ * headers is let in unauthenticated and must send the token in its hello (opening.ts).
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,17 +23,22 @@ import { ServerConnection } from './connection.ts';
 import { type Gauges, ServerMetrics } from './metrics.ts';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.ts';
 import { serveRoute } from './routes.ts';
-import { DRAINING_REFUSED, ORIGIN_REFUSED, SERVER_SHUT_DOWN, TOKEN_REFUSED } from './texts.ts';
+import {
+  DRAINING_REFUSED_MESSAGE,
+  originRefusedMessage,
+  SERVER_SHUT_DOWN,
+  TOKEN_REFUSED_MESSAGE,
+  tooManyConnectionsMessage,
+  tooManyUnauthenticatedMessage,
+} from './texts.ts';
 
 /**
- * The largest frame ws accepts, in bytes. PAYLOAD_LIMIT counts characters of JSON text and one
- * character takes up to 3 bytes of UTF-8, so every message within the limit fits; a frame between
- * the two is answered PAYLOAD_TOO_LARGE with the connection kept, and only a larger one closes it.
+ * The largest frame ws accepts, in bytes: ws closes the connection with 1009 past it, before
+ * buffering the frame. A message a little past PAYLOAD_LIMIT is answered PAYLOAD_TOO_LARGE with
+ * the connection kept (a client that measured characters instead of bytes can be that far off);
+ * nothing larger is worth receiving. Before the hello, opening.ts allows far less.
  */
-const MAX_FRAME = 3 * PAYLOAD_LIMIT + 1024;
-
-/** How long shutdown waits for clients to answer its close before dropping their sockets. */
-const CLOSE_GRACE = 1_000;
+export const MAX_FRAME = PAYLOAD_LIMIT + 1024 * 1024;
 
 /** Starts a server listening on `options.host`:`options.port`; resolves once it listens. */
 export async function createServer(options: ServerOptions = {}): Promise<ExecutorServer> {
@@ -119,13 +125,9 @@ export class ExecutorServer {
     // Cancelled runs settle at once; their CANCELLED envelopes go out before the sockets close.
     await Promise.allSettled([...this.#runs]);
     const connections = [...this.#connections];
+    // Each connection drops its socket when the peer does not answer the close (channel.ts).
     for (const connection of connections) connection.close(CLOSE_CODES.goingAway, 'server shutting down');
-    // A peer that never answers the closing handshake would hold shutdown for ws's 30 s.
-    const ended = Promise.all(connections.map((connection) => connection.ended));
-    if ((await Promise.race([ended, pause(CLOSE_GRACE)])) === 'timeout') {
-      for (const connection of connections) connection.terminate();
-    }
-    await ended;
+    await Promise.all(connections.map((connection) => connection.ended));
     await this.executor.dispose();
     this.#http.closeAllConnections();
     await stopped;
@@ -134,29 +136,40 @@ export class ExecutorServer {
   #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     // A peer that resets mid-handshake must not take the process down.
     socket.on('error', () => socket.destroy());
-    const { token, allowedOrigins } = this.#options;
+    const { token, allowedOrigins, maxConnections, maxUnauthenticatedConnections } = this.#options;
     if (this.#draining) {
-      refuse(socket, 503, DRAINING_REFUSED);
+      refuse(socket, 503, DRAINING_REFUSED_MESSAGE);
       return;
     }
     // Browsers always send Origin; other clients need not. A page on an origin not listed is refused.
     const origin = request.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) {
-      refuse(socket, 403, ORIGIN_REFUSED(origin));
+      refuse(socket, 403, originRefusedMessage(origin));
       return;
     }
     const header = request.headers.authorization;
     let authenticated = token === undefined;
     if (token !== undefined && header !== undefined) {
       if (!tokenMatches(token, bearerToken(header))) {
-        refuse(socket, 401, TOKEN_REFUSED);
+        refuse(socket, 401, TOKEN_REFUSED_MESSAGE);
         return;
       }
       authenticated = true;
     }
+    if (this.#connections.size >= maxConnections) {
+      refuse(socket, 503, tooManyConnectionsMessage(maxConnections));
+      return;
+    }
+    // Only clients that have not shown the token are capped here, so a flood of them cannot keep
+    // out a client whose upgrade carries it.
+    if (!authenticated && this.#unauthenticated() >= maxUnauthenticatedConnections) {
+      refuse(socket, 503, tooManyUnauthenticatedMessage(maxUnauthenticatedConnections));
+      return;
+    }
     this.#sockets.handleUpgrade(request, socket, head, (webSocket: WebSocket) => {
       const connection = new ServerConnection(
         webSocket,
+        socket,
         {
           executor: this.executor,
           options: this.#options,
@@ -172,6 +185,12 @@ export class ExecutorServer {
       this.#connections.add(connection);
       void connection.ended.then(() => this.#connections.delete(connection));
     });
+  }
+
+  #unauthenticated(): number {
+    let count = 0;
+    for (const connection of this.#connections) if (connection.unauthenticated) count += 1;
+    return count;
   }
 
   /** Open connections, executions of remote clients in flight, and the pool as its heartbeats saw it. */

@@ -13,7 +13,25 @@ export function outboundUnansweredMessage(url: string, ms: number): string {
 }
 
 export function connectionCapMessage(cap: number): string {
-  return `This connection already has ${cap} executions in flight, the most the server allows per connection. Wait for one to finish, or open another connection.`;
+  return `This connection already has ${cap} requests in flight (executions, invokes and closeHandles), the most the server allows per connection. Wait for one to finish, or open another connection.`;
+}
+
+/** Why a connection whose client stopped reading takes no new work (docs/server.md, "Backpressure"). */
+export function congestedMessage(limit: number): string {
+  return `The client has left more than ${limit} bytes unread on this connection (the server's sendBufferLimit), so the connection takes no new work until the client reads them.`;
+}
+
+export function timeoutPastMaxMessage(timeout: number, max: number): string {
+  return `Invalid execute request: timeout ${timeout} ms is past this server's maxTimeout of ${max} ms.`;
+}
+
+export function memoryLimitPastMaxMessage(memoryLimit: number, max: number): string {
+  return `Invalid execute request: memoryLimit ${memoryLimit} MB is past this server's maxMemoryLimit of ${max} MB.`;
+}
+
+/** The error of an execution the wall-clock bound ended (its code is TIMEOUT). */
+export function wallClockMessage(ms: number): string {
+  return `Execution took longer than this server's wallClockLimit of ${ms} ms, which counts time spent queued and waiting on tools, so the server ended it.`;
 }
 
 export const SHUTTING_DOWN_MESSAGE =
@@ -43,10 +61,20 @@ export const CLIENT_DISCONNECTED = 'its client disconnected';
 export const CLIENT_CANCELLED = 'its client cancelled it';
 export const SERVER_SHUT_DOWN = 'the server shut down';
 
-export const ORIGIN_REFUSED = (origin: string) =>
-  `Origin ${origin} is not allowed to connect: add it to the server's allowed origins.`;
-export const TOKEN_REFUSED = "The bearer token in the Authorization header is not this server's.";
-export const DRAINING_REFUSED = 'The server is shutting down and takes no new connections.';
+/** The bodies of the HTTP answers that refuse an upgrade. */
+export function originRefusedMessage(origin: string): string {
+  return `Origin ${origin} is not allowed to connect: add it to the server's allowed origins.`;
+}
+export const TOKEN_REFUSED_MESSAGE = "The bearer token in the Authorization header is not this server's.";
+export const DRAINING_REFUSED_MESSAGE = 'The server is shutting down and takes no new connections.';
+
+export function tooManyConnectionsMessage(max: number): string {
+  return `The server already holds ${max} connections, its maxConnections. Retry later, or on another server.`;
+}
+
+export function tooManyUnauthenticatedMessage(max: number): string {
+  return `The server already holds ${max} connections that have not authenticated yet, its maxUnauthenticatedConnections. Retry shortly, or send the token in the Authorization header of the upgrade.`;
+}
 
 export function notLoopbackMessage(host: string): string {
   return `Refusing to listen on ${host} without a token: only a loopback address (127.0.0.1, ::1, localhost) may be served unauthenticated. Set CODEMODE_EXECUTOR_TOKEN or --token-file.`;

@@ -4,6 +4,7 @@
  * retained handles, cancellation, the dispatch deadline, the per-connection cap, and 50
  * concurrent executions over one connection.
  */
+import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import {
   connectionCapMessage,
@@ -155,6 +156,26 @@ describe('an execution over the socket', () => {
       result: undefined,
       error: 'Provider name "console" is reserved: it would hide the global console that programs rely on.',
       code: 'BAD_REQUEST',
+      logs: [],
+    });
+  });
+
+  test('a request past PAYLOAD_LIMIT in bytes, though not in characters, is refused by the client', async () => {
+    const client = await connect(setup.server);
+    // Two bytes of UTF-8 per character: what the server measures, so the client measures it too.
+    const envelope = await client.execute({ code: `async () => "${'é'.repeat(PAYLOAD_LIMIT / 2)}"` });
+    expect(envelope).toStrictEqual({
+      result: undefined,
+      error: expect.stringMatching(
+        /^The execute message is \d+ bytes, past the 33554432-byte payload limit\.$/,
+      ),
+      code: 'PAYLOAD_TOO_LARGE',
+      logs: [],
+    });
+    const bytes = Number(/is (\d+) bytes/.exec(envelope.error as string)?.[1]);
+    expect(bytes).toBeGreaterThan(PAYLOAD_LIMIT);
+    expect(await client.execute({ code: 'async () => "still open"' })).toStrictEqual({
+      result: 'still open',
       logs: [],
     });
   });

@@ -1,9 +1,11 @@
 /**
  * Builds the real thing for server tests: an ExecutorServer on 127.0.0.1 with an ephemeral port
  * and a small pool, shared by one test file and closed after it; clients over Node's own
- * WebSocket; and a raw peer that speaks the protocol by hand, for the messages a well-behaved
- * client never sends.
+ * WebSocket; a raw peer that speaks the protocol by hand, for the messages a well-behaved client
+ * never sends; and a TCP relay that can cut a connection the way a network does.
  */
+import { request as httpRequest } from 'node:http';
+import { connect as connectTcp, createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { parseForDispatch, stringifyForDispatch } from '@supolka/codemode-protocol';
 import { type ConnectOptions, ExecutorClient } from '@supolka/codemode-protocol/client';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -48,10 +50,57 @@ export async function connect(server: ExecutorServer, options: ConnectOptions = 
   return client;
 }
 
+/** The HTTP answer to a WebSocket upgrade request with these headers; a 101 is hung up at once. */
+export function upgrade(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string; authenticate?: string }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({
+      host: hostname,
+      port,
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...headers,
+      },
+    });
+    request.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve({ status: response.statusCode ?? 0, body: '' });
+    });
+    request.on('response', (response) => {
+      let body = '';
+      response.on('data', (chunk) => {
+        body += chunk;
+      });
+      response.on('end', () => {
+        const authenticate = response.headers['www-authenticate'];
+        resolve({ status: response.statusCode ?? 0, body, ...(authenticate ? { authenticate } : {}) });
+      });
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+/** How many executions the server has counted as ended (GET /metrics), refusals included. */
+export async function executionsEnded(server: ExecutorServer): Promise<number> {
+  const text = await (await fetch(new URL('/metrics', server.url.replace('ws:', 'http:')))).text();
+  return Number(/^codemode_execution_duration_seconds_count (\d+)$/m.exec(text)?.[1]);
+}
+
 /** Waits until `check` holds, polling; fails naming `what` after `ms`. */
-export async function waitUntil(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 10_000,
+): Promise<void> {
   const until = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > until) throw new Error(`Timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -132,5 +181,54 @@ export class RawPeer {
     const queued = this.#queue.shift();
     if (queued) return Promise.resolve(queued);
     return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Messages received and not yet taken by next(). */
+  unread(): Received[] {
+    return [...this.#queue];
+  }
+}
+
+/**
+ * A TCP relay in front of a server: clients connect to `url` and reach the server through it.
+ * `cut()` resets every relayed connection at once, as a network that drops them would: neither
+ * end gets a closing handshake.
+ */
+export class Relay {
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+
+  private constructor(server: Server) {
+    this.#server = server;
+  }
+
+  static async start(target: string): Promise<Relay> {
+    const { hostname, port } = new URL(target);
+    const relay = new Relay(
+      createTcpServer((client) => {
+        const upstream = connectTcp(Number(port), hostname);
+        for (const socket of [client, upstream]) {
+          relay.#sockets.add(socket);
+          socket.on('error', () => {});
+          socket.on('close', () => relay.#sockets.delete(socket));
+        }
+        client.pipe(upstream).pipe(client);
+      }),
+    );
+    await new Promise<void>((resolve) => relay.#server.listen(0, '127.0.0.1', resolve));
+    afterAll(() => {
+      relay.cut();
+      relay.#server.close();
+    });
+    return relay;
+  }
+
+  get url(): string {
+    const address = this.#server.address() as { port: number };
+    return `ws://127.0.0.1:${address.port}/`;
+  }
+
+  cut(): void {
+    for (const socket of this.#sockets) socket.resetAndDestroy();
   }
 }

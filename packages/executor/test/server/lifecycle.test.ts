@@ -1,8 +1,9 @@
 /**
  * How connections and the server end: a client that disconnects mid-execution leaves nothing
- * behind in the pool, an execution in flight when its socket drops resolves with a clear error,
- * and shutdown (the serve command on SIGTERM, or close()) stops taking work, lets what runs finish
- * up to its bound, and cancels the rest.
+ * behind in the pool, an execution in flight when its socket drops (closed, or cut by the network
+ * with no closing handshake) resolves with a clear error, and shutdown (the serve command on
+ * SIGTERM, or close()) stops taking work, lets what runs finish up to its bound, and cancels the
+ * rest.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,16 @@ import { describe, expect, test } from 'vitest';
 import { createServer } from '../../src/server/server.ts';
 import { SHUTTING_DOWN_MESSAGE } from '../../src/server/texts.ts';
 import { readToken } from '../../src/server/token.ts';
-import { connect, deferred, expectPoolClean, openSocket, TOKEN, useServer, waitUntil } from './helpers.ts';
+import {
+  connect,
+  deferred,
+  expectPoolClean,
+  openSocket,
+  Relay,
+  TOKEN,
+  useServer,
+  waitUntil,
+} from './helpers.ts';
 
 const setup = useServer();
 const main = new URL('../../src/cli/main.ts', import.meta.url).pathname;
@@ -67,6 +77,44 @@ describe('a client that disconnects', () => {
     ).rejects.toMatchObject({
       code: 'HANDLES_CLOSED',
     });
+  });
+});
+
+describe('a connection the network cuts', () => {
+  test('settles what the client has in flight at once, and the server ends its work too', async () => {
+    const connections = setup.server.stats().connections;
+    const relay = await Relay.start(setup.server.url);
+    const client = await ExecutorClient.connect(openSocket(relay.url, { authorization: `Bearer ${TOKEN}` }));
+    const retained = await client.execute({
+      code: 'async () => ({ fetch: () => new Promise((resolve) => setTimeout(() => resolve(new Response("late")), 60_000)) })',
+      retainHandles: true,
+    });
+    const invoked = client.invoke(retained.executionId as string, new Request('https://h.test/'));
+    const called = deferred();
+    const running = client.execute({
+      code: 'async () => { await never.answer(); return "finished" }',
+      providers: [
+        { name: 'never', fns: { answer: () => called.resolve().then(() => new Promise(() => {})) } },
+      ],
+    });
+    await called.promise;
+    relay.cut();
+    // No closing handshake reached either end: the client learns of it as a close with 1006.
+    expect(await running).toStrictEqual({
+      result: undefined,
+      error: 'The worker running this execution was lost: the connection to the executor closed (code 1006).',
+      code: 'WORKER_LOST',
+      logs: [],
+    });
+    await expect(invoked).rejects.toMatchObject({
+      name: 'ConnectionClosedError',
+      message: 'The connection to the executor closed (code 1006).',
+    });
+    await waitUntil(
+      () => setup.server.stats().connections === connections,
+      'the server drops the connection',
+    );
+    await expectPoolClean(setup.server);
   });
 });
 

@@ -1,10 +1,12 @@
 /**
  * The server as a hand-driven peer sees it: the upgrade's refusals, the hello and the first-message
- * token, every message kind crossing as raw codec text, and what malformed, oversized or
- * out-of-place messages get. The connection survives every fault that is not about who it is.
+ * token, a browser's way in, every message kind crossing as raw codec text, and what malformed,
+ * oversized or out-of-place messages get. The connection survives every fault that is not about
+ * who it is; a refused one reads nothing more.
  */
-import { request as httpRequest } from 'node:http';
-import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { encodeMessage, PAYLOAD_LIMIT, stringifyForDispatch } from '@supolka/codemode-protocol';
 import {
   CLOSE_CODES,
   ConnectionClosedError,
@@ -13,8 +15,9 @@ import {
   UNAUTHORIZED_MESSAGE,
   versionMismatchMessage,
 } from '@supolka/codemode-protocol/client';
-import { describe, expect, test } from 'vitest';
-import { createServer } from '../../src/server/server.ts';
+import { afterAll, describe, expect, test } from 'vitest';
+import { type WebSocket as PeerSocket, WebSocketServer } from 'ws';
+import { createServer, MAX_FRAME } from '../../src/server/server.ts';
 import {
   ALREADY_OPEN_MESSAGE,
   BINARY_FRAME_MESSAGE,
@@ -22,10 +25,10 @@ import {
   foreignInstanceMessage,
   notFromClientMessage,
   notLoopbackMessage,
-  ORIGIN_REFUSED,
-  TOKEN_REFUSED,
+  originRefusedMessage,
+  TOKEN_REFUSED_MESSAGE,
 } from '../../src/server/texts.ts';
-import { openSocket, RawPeer, TOKEN, useServer } from './helpers.ts';
+import { executionsEnded, openSocket, RawPeer, TOKEN, upgrade, useServer, waitUntil } from './helpers.ts';
 
 const INSTANCE = 'exec-a';
 const setup = useServer({ helloTimeout: 400, allowedOrigins: ['https://app.test'], instance: INSTANCE });
@@ -39,54 +42,22 @@ async function open(): Promise<RawPeer> {
   return peer;
 }
 
-/** The HTTP answer to a WebSocket upgrade request with these headers. */
-function upgrade(
-  headers: Record<string, string>,
-): Promise<{ status: number; body: string; authenticate?: string }> {
-  const url = new URL(setup.server.url);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({
-      host: url.hostname,
-      port: url.port,
-      headers: {
-        connection: 'Upgrade',
-        upgrade: 'websocket',
-        'sec-websocket-version': '13',
-        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
-        ...headers,
-      },
-    });
-    request.on('upgrade', (response, socket) => {
-      socket.destroy();
-      resolve({ status: response.statusCode ?? 0, body: '' });
-    });
-    request.on('response', (response) => {
-      let body = '';
-      response.on('data', (chunk) => {
-        body += chunk;
-      });
-      response.on('end', () => {
-        const authenticate = response.headers['www-authenticate'];
-        resolve({ status: response.statusCode ?? 0, body, ...(authenticate ? { authenticate } : {}) });
-      });
-    });
-    request.on('error', reject);
-    request.end();
-  });
-}
-
 describe('the upgrade', () => {
   test('refuses a wrong bearer token with 401 and a browser origin not listed with 403', async () => {
-    expect(await upgrade({ authorization: 'Bearer not-the-token-at-all' })).toStrictEqual({
+    expect(await upgrade(setup.server.url, { authorization: 'Bearer not-the-token-at-all' })).toStrictEqual({
       status: 401,
-      body: `${TOKEN_REFUSED}\n`,
+      body: `${TOKEN_REFUSED_MESSAGE}\n`,
       authenticate: 'Bearer',
     });
-    expect(await upgrade({ authorization: `Bearer ${TOKEN}`, origin: 'https://evil.test' })).toStrictEqual({
+    expect(
+      await upgrade(setup.server.url, { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.test' }),
+    ).toStrictEqual({
       status: 403,
-      body: `${ORIGIN_REFUSED('https://evil.test')}\n`,
+      body: `${originRefusedMessage('https://evil.test')}\n`,
     });
-    expect(await upgrade({ authorization: `Bearer ${TOKEN}`, origin: 'https://app.test' })).toStrictEqual({
+    expect(
+      await upgrade(setup.server.url, { authorization: `Bearer ${TOKEN}`, origin: 'https://app.test' }),
+    ).toStrictEqual({
       status: 101,
       body: '',
     });
@@ -97,6 +68,28 @@ describe('the upgrade', () => {
     const failure = await ExecutorClient.connect(socket).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConnectionClosedError);
     expect(failure).toMatchObject({ code: 'CONNECTION_CLOSED', closeCode: 1006 });
+  });
+});
+
+describe('a browser', () => {
+  // Node's WebSocket sends what a browser's does here: an Origin, and no Authorization header.
+  test('on an allowed origin connects with the token in its hello and runs an execution', async () => {
+    const socket = openSocket(setup.server.url, { origin: 'https://app.test' });
+    const client = await ExecutorClient.connect(socket, { token: TOKEN });
+    afterAll(() => client.close());
+    expect(client.instance).toBe(INSTANCE);
+    const envelope = await client.execute({
+      code: 'async () => page.title()',
+      providers: [{ name: 'page', fns: { title: () => 'served by the page' } }],
+    });
+    expect(envelope).toStrictEqual({ result: 'served by the page', logs: [] });
+  });
+
+  test('on an origin not allowed is refused at the upgrade, whatever token it holds', async () => {
+    const socket = openSocket(setup.server.url, { origin: 'https://evil.test' });
+    const failure = await ExecutorClient.connect(socket, { token: TOKEN }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConnectionClosedError);
+    expect(failure).toMatchObject({ closeCode: 1006 });
   });
 });
 
@@ -165,6 +158,30 @@ describe('the opening', () => {
     });
   });
 
+  test('a client meeting an executor of another version rejects connect with what the executor said', async () => {
+    const refusing = await handDrivenExecutor((socket) => {
+      socket.send(
+        stringifyForDispatch({ type: 'fault', code: 'BAD_REQUEST', message: versionMismatchMessage(2, 1) }),
+      );
+      socket.close(CLOSE_CODES.protocol, 'protocol version mismatch');
+    });
+    const refused = await ExecutorClient.connect(new WebSocket(refusing)).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      name: 'CodemodeError',
+      code: 'BAD_REQUEST',
+      message: versionMismatchMessage(2, 1),
+    });
+    const newer = await handDrivenExecutor((socket) =>
+      socket.send(stringifyForDispatch({ type: 'hello', protocol: 2 })),
+    );
+    const mismatched = await ExecutorClient.connect(new WebSocket(newer)).catch((error: unknown) => error);
+    expect(mismatched).toMatchObject({
+      name: 'BadRequestError',
+      code: 'BAD_REQUEST',
+      message: 'The executor speaks protocol version 2; this client speaks 1.',
+    });
+  });
+
   test('a server without a token refuses to listen anywhere but loopback', async () => {
     await expect(createServer({ host: '0.0.0.0', port: 0 })).rejects.toMatchObject({
       name: 'ServerOptionError',
@@ -174,6 +191,45 @@ describe('the opening', () => {
     await expect(createServer({ port: 0, token: 'short' })).rejects.toMatchObject({
       message: 'Server option token must be a string of at least 16 characters.',
     });
+  });
+});
+
+describe('a refused connection reads nothing more', () => {
+  test.each([
+    [
+      'a hello of another version, then one of this version',
+      { authorization: `Bearer ${TOKEN}` },
+      [
+        { type: 'hello', protocol: 2 },
+        { type: 'hello', protocol: 1 },
+      ],
+      versionMismatchMessage(1, 2),
+      { code: CLOSE_CODES.protocol, reason: 'protocol version mismatch' },
+    ],
+    [
+      'a wrong token, then the right one',
+      {},
+      [
+        { type: 'hello', protocol: 1, token: 'not-the-token-at-all' },
+        { type: 'hello', protocol: 1, token: TOKEN },
+      ],
+      UNAUTHORIZED_MESSAGE,
+      { code: CLOSE_CODES.unauthorized, reason: 'unauthorized' },
+    ],
+  ])('after %s, not even an execute', async (_, headers, hellos, fault, close) => {
+    const ended = await executionsEnded(setup.server);
+    const peer = new RawPeer(setup.server.url, headers);
+    await peer.opened;
+    for (const hello of hellos) peer.send(hello);
+    peer.send({ type: 'execute', id: 'sneaked', request: { code: 'async () => "ran"' } });
+    expect(await peer.next()).toStrictEqual({ type: 'fault', code: 'BAD_REQUEST', message: fault });
+    expect(await peer.closed).toStrictEqual(close);
+    expect(peer.unread()).toStrictEqual([]);
+    // With a pool of one, an execution of another connection ends after any the refused one started.
+    const other = await open();
+    other.send({ type: 'execute', id: 'counted', request: { code: 'async () => 1' } });
+    expect(await other.next()).toMatchObject({ type: 'result', id: 'counted' });
+    expect(await executionsEnded(setup.server)).toBe(ended + 1);
   });
 });
 
@@ -377,21 +433,82 @@ describe('a message the server cannot accept gets a fault, and the connection se
     });
   });
 
-  test('a message past PAYLOAD_LIMIT', async () => {
+  test('a message past PAYLOAD_LIMIT, measured in bytes', async () => {
     const peer = await open();
-    const text = JSON.stringify({ type: 'execute', id: 'big', request: { code: 'x'.repeat(PAYLOAD_LIMIT) } });
+    // Two bytes of UTF-8 per character: within the limit in characters, past it in bytes.
+    const text = JSON.stringify({
+      type: 'execute',
+      id: 'big',
+      request: { code: 'é'.repeat(PAYLOAD_LIMIT / 2) },
+    });
+    expect(text.length).toBeLessThan(PAYLOAD_LIMIT);
     peer.send(text);
     expect(await peer.next()).toStrictEqual({
       type: 'fault',
       code: 'PAYLOAD_TOO_LARGE',
-      message: `The message is ${text.length} bytes, past the ${PAYLOAD_LIMIT}-byte payload limit.`,
+      message: `The message is ${Buffer.byteLength(text)} bytes, past the ${PAYLOAD_LIMIT}-byte payload limit.`,
     });
     await expectStillServing(peer);
+  });
+
+  test('an invoke whose answer would pass PAYLOAD_LIMIT gets a PAYLOAD_TOO_LARGE fault', async () => {
+    const peer = await open();
+    const id = 'i'.repeat(128);
+    const empty = { status: 200, statusText: '', headers: [], body: new Uint8Array(0) };
+    const bare = encodeMessage({ type: 'invokeResult', id, response: empty }).length;
+    // Base64 takes 4 characters for 3 bytes: the smallest body whose answer passes the limit. The
+    // child's own answer, under a short id, stays within it.
+    const size = 3 * (Math.floor((PAYLOAD_LIMIT - bare) / 4) + 1);
+    peer.send({
+      type: 'execute',
+      id: 'large',
+      request: {
+        code: `async () => ({ fetch: () => new Response(new Uint8Array(${size})) })`,
+        retainHandles: true,
+      },
+    });
+    const { envelope } = await peer.next();
+    const executionId = (envelope as { executionId: string }).executionId;
+    const request = { method: 'GET', url: 'https://h.test/', headers: [], body: null };
+    peer.send({ type: 'invoke', id, executionId, handle: 'fetch', request });
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      id,
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `The invokeResult message is ${bare + (size / 3) * 4} bytes, past the ${PAYLOAD_LIMIT}-byte payload limit.`,
+    });
+    peer.send({ type: 'closeHandles', id: 'closed', executionId });
+    expect(await peer.next()).toStrictEqual({ type: 'ack', id: 'closed' });
+    await expectStillServing(peer);
+  });
+
+  test('a frame past the largest the server reads closes the connection with 1009', async () => {
+    const peer = await open();
+    peer.send('x'.repeat(MAX_FRAME + 1));
+    expect((await peer.closed).code).toBe(1009);
   });
 });
 
 describe('plain HTTP', () => {
   test('GET /healthz answers the engine report and the pool; GET /metrics the Prometheus text', async () => {
+    // An execution with a tool call of its own, so the counters below hold whatever ran before.
+    const peer = await open();
+    peer.send({
+      type: 'execute',
+      id: 'counted',
+      request: { code: 'async () => tally.add(1, 2)', providers: [{ name: 'tally' }] },
+    });
+    expect(await peer.next()).toMatchObject({ type: 'dispatch', id: 'counted', call: 0 });
+    peer.send({ type: 'dispatchReply', id: 'counted', call: 0, frame: ['returned', '{"result":3}'] });
+    expect(await peer.next()).toStrictEqual({
+      type: 'result',
+      id: 'counted',
+      envelope: { logs: [], result: 3 },
+    });
+    await waitUntil(
+      () => setup.server.stats().pool.children.every((child) => child.state === 'idle'),
+      'the child reports itself idle',
+    );
     const base = setup.server.url.replace('ws:', 'http:');
     const health = await fetch(new URL('/healthz', base));
     expect(health.status).toBe(200);
@@ -414,3 +531,15 @@ describe('plain HTTP', () => {
     expect((await fetch(new URL('/elsewhere', base))).status).toBe(404);
   });
 });
+
+/**
+ * A hand-driven executor for what a server of this version never says: answers a client's first
+ * message with `answer`. Closed after the file.
+ */
+async function handDrivenExecutor(answer: (socket: PeerSocket) => void): Promise<string> {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await once(server, 'listening');
+  server.on('connection', (socket) => socket.once('message', () => answer(socket)));
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+}

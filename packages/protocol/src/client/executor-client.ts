@@ -24,6 +24,7 @@ import {
   toolNotFoundMessage,
   workerLostMessage,
 } from '../errors.ts';
+import { PAYLOAD_LIMIT } from '../limits.ts';
 import type { Message, MessageOf } from '../messages.ts';
 import type { LogLine, ResultEnvelope } from '../schemas/envelope.ts';
 import type { Fault } from '../schemas/fault.ts';
@@ -295,9 +296,17 @@ export class ExecutorClient {
     return `c${this.#next}`;
   }
 
-  /** Encodes and sends; throws PayloadTooLargeError past the limit and ConnectionClosedError when closed. */
+  /**
+   * Encodes and sends; throws PayloadTooLargeError past PAYLOAD_LIMIT bytes of UTF-8 (what the
+   * server measures) and ConnectionClosedError when closed.
+   */
   #send(message: Message): void {
-    const text = encodeMessage(message);
+    const text = encodeMessage(message, Number.POSITIVE_INFINITY);
+    // A UTF-16 unit takes at most 3 bytes, so only a text past a third of the limit needs counting.
+    const bytes = text.length * 3 > PAYLOAD_LIMIT ? utf8Length(text) : 0;
+    if (bytes > PAYLOAD_LIMIT) {
+      throw new PayloadTooLargeError(`${message.type} message`, bytes, PAYLOAD_LIMIT);
+    }
     if (this.#closed || this.#socket.readyState !== OPEN) {
       throw new ConnectionClosedError(this.#closed?.code ?? 1006, this.#closed?.reason ?? 'not open');
     }
@@ -475,6 +484,28 @@ export class ExecutorClient {
     const { code, reason } = this.#closed ?? { code: 1006, reason: '' };
     return envelopeOf('WORKER_LOST', workerLostMessage(connectionClosedCause(code, reason)));
   }
+}
+
+/**
+ * The UTF-8 length of `text` as a WebSocket sends it (a lone surrogate becomes U+FFFD, 3 bytes),
+ * counted without encoding it.
+ */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) bytes += 1;
+    else if (unit >= 0xd800 && unit <= 0xdbff && isLowSurrogate(text.charCodeAt(index + 1))) {
+      bytes += 2; // the pair's two units take 4 bytes
+      index++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
 /** Splits the caller's request into the wire request and the functions that stay here. */

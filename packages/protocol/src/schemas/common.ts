@@ -1,6 +1,6 @@
 /** Building blocks the message schemas share. */
 import { z } from 'zod';
-import { MAX_DELAY } from '../limits.ts';
+import { HEADER_LIMIT, MAX_DELAY } from '../limits.ts';
 
 /** Bytes on the wire: a Uint8Array (a Node Buffer is one too), as the codec decodes binary values. */
 export const BytesSchema = z.custom<Uint8Array>((value) => value instanceof Uint8Array, {
@@ -8,9 +8,25 @@ export const BytesSchema = z.custom<Uint8Array>((value) => value instanceof Uint
 });
 
 /** HTTP header list, in order, repeated names allowed. */
-export const HeaderPairsSchema = z.array(z.tuple([z.string(), z.string()]), {
-  error: 'must be a list of [name, value] string pairs',
-});
+export const HeaderPairsSchema = z
+  .array(z.tuple([z.string(), z.string()]), { error: 'must be a list of [name, value] string pairs' })
+  .max(HEADER_LIMIT, { error: `must hold at most ${HEADER_LIMIT} header pairs` });
+
+/**
+ * A record of at most `limit` entries. zod checks a record's size only after it has parsed every
+ * entry, reporting one issue per bad one, so the count is checked first and stops the parse.
+ */
+export function boundedRecord<Value extends z.ZodType>(value: Value, limit: number, error: string) {
+  return z
+    .unknown()
+    .check(
+      z.refine((input) => typeof input !== 'object' || input === null || Object.keys(input).length <= limit, {
+        error: `must hold at most ${limit} entries`,
+        abort: true,
+      }),
+    )
+    .pipe(z.record(z.string(), value, { error }));
+}
 
 /** An identifier a peer picks for one conversation (an execution, an invocation) on a connection. */
 export const MessageIdSchema = z

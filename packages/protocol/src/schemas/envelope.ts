@@ -1,6 +1,7 @@
 /** The result envelope: what every execution comes back as (docs/protocol.md, "Result envelope"). */
 import { z } from 'zod';
 import { FAULT_CODES } from '../errors.ts';
+import { LOG_LINE_LIMIT } from '../limits.ts';
 
 export const LOG_LEVELS = ['log', 'warn', 'error'] as const;
 
@@ -19,7 +20,9 @@ export const ResultEnvelopeSchema = z.strictObject({
   error: z.string({ error: 'must be a string' }).optional(),
   /** Present only when the executor, not user code, ended the run. */
   code: FaultCodeSchema.optional(),
-  logs: z.array(LogLineSchema, { error: 'must be a list of log lines' }),
+  logs: z
+    .array(LogLineSchema, { error: 'must be a list of log lines' })
+    .max(LOG_LINE_LIMIT, { error: `must hold at most ${LOG_LINE_LIMIT} lines` }),
   /** Present when the run retained a handler: the id to invoke it by. */
   executionId: z.string({ error: 'must be a string' }).optional(),
 });

@@ -4,6 +4,7 @@
  * child; a remote executor can answer the same question.
  */
 import { z } from 'zod';
+import { boundedRecord } from './common.ts';
 
 const text = z.string({ error: 'must be a string' });
 const count = z
@@ -21,10 +22,14 @@ export const EngineBehaviourSchema = z.strictObject({
 export const EngineReportSchema = z.strictObject({
   isolatedVm: text,
   node: text,
-  behaviours: z.record(z.string(), EngineBehaviourSchema, {
-    error: 'must be an object mapping behaviour names to { present, reason? }',
-  }),
-  fallbacks: z.array(text, { error: 'must be a list of sentences' }),
+  behaviours: boundedRecord(
+    EngineBehaviourSchema,
+    64,
+    'must be an object mapping behaviour names to { present, reason? }',
+  ),
+  fallbacks: z
+    .array(text, { error: 'must be a list of sentences' })
+    .max(64, { error: 'must hold at most 64 sentences' }),
 });
 export type EngineReportMessage = z.infer<typeof EngineReportSchema>;
 

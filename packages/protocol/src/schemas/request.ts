@@ -1,7 +1,7 @@
 /** The execute request: what a caller may ask the executor to run (docs/protocol.md, "Execute"). */
 import { z } from 'zod';
-import { MAX_MEMORY_LIMIT, MIN_MEMORY_LIMIT } from '../limits.ts';
-import { MillisecondsSchema } from './common.ts';
+import { MAX_MEMORY_LIMIT, MIN_MEMORY_LIMIT, MODULE_LIMIT, PROVIDER_LIMIT } from '../limits.ts';
+import { boundedRecord, MillisecondsSchema } from './common.ts';
 
 /**
  * One provider as it crosses the wire: its namespace name and how its proxy is built.
@@ -39,9 +39,11 @@ export const ModuleEntrySchema = z.union(
 );
 export type ModuleEntry = z.infer<typeof ModuleEntrySchema>;
 
-export const ModuleMapSchema = z.record(z.string(), ModuleEntrySchema, {
-  error: 'must be an object mapping module names to modules',
-});
+export const ModuleMapSchema = boundedRecord(
+  ModuleEntrySchema,
+  MODULE_LIMIT,
+  'must be an object mapping module names to modules',
+);
 export type ModuleMap = z.infer<typeof ModuleMapSchema>;
 
 /**
@@ -60,6 +62,7 @@ export const ExecuteRequestSchema = z.strictObject({
   modules: ModuleMapSchema.optional(),
   providers: z
     .array(ProviderDescriptorSchema, { error: 'must be a list of provider descriptors' })
+    .max(PROVIDER_LIMIT, { error: `must hold at most ${PROVIDER_LIMIT} providers` })
     .optional(),
   /** The run bound in milliseconds, on the run clock (time spent waiting on the caller does not count). */
   timeout: MillisecondsSchema.optional(),

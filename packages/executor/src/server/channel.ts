@@ -1,0 +1,117 @@
+/**
+ * The socket under one connection, and what keeps it honest whatever the peer does: every message
+ * measured in UTF-8 bytes against PAYLOAD_LIMIT, the send buffer watched (a peer that stops
+ * reading gets no new work, then loses the socket), a ping on an interval (a peer that stopped
+ * answering, a half-open TCP connection among them, loses the socket), and a close that drops the
+ * socket when the peer does not answer the closing handshake.
+ */
+import { encodeMessage, type Message, PAYLOAD_LIMIT, PayloadTooLargeError } from '@supolka/codemode-protocol';
+import type { RawData, WebSocket } from 'ws';
+
+/** How long a peer has to answer our close before its socket is dropped: ws alone waits 30 s. */
+export const CLOSE_GRACE = 1_000;
+
+export interface ChannelLimits {
+  /** Bytes sent and not yet read past which the connection is congested. */
+  readonly sendBufferLimit: number;
+  /** How long the connection may stay congested before the socket is dropped. */
+  readonly congestionTimeout: number;
+  readonly pingInterval: number;
+}
+
+export class Channel {
+  readonly #socket: WebSocket;
+  readonly #limits: ChannelLimits;
+  readonly #pinger: NodeJS.Timeout;
+  /** Whether the peer answered the last ping. */
+  #answered = true;
+  #congestion: NodeJS.Timeout | undefined;
+  #grace: NodeJS.Timeout | undefined;
+
+  constructor(socket: WebSocket, limits: ChannelLimits) {
+    this.#socket = socket;
+    this.#limits = limits;
+    socket.on('pong', () => {
+      this.#answered = true;
+    });
+    this.#pinger = setInterval(() => this.#ping(), limits.pingInterval);
+    socket.on('close', () => {
+      clearInterval(this.#pinger);
+      clearTimeout(this.#congestion);
+      clearTimeout(this.#grace);
+    });
+  }
+
+  get open(): boolean {
+    return this.#socket.readyState === this.#socket.OPEN;
+  }
+
+  /**
+   * The peer leaves more unread than sendBufferLimit: bytes sent and still held here, beyond what
+   * the kernels' buffers took. It gets no new work until it reads.
+   */
+  get congested(): boolean {
+    return this.#socket.bufferedAmount > this.#limits.sendBufferLimit;
+  }
+
+  /**
+   * Encodes and sends. Throws PayloadTooLargeError when the text is past PAYLOAD_LIMIT bytes, so
+   * the caller can answer with a smaller message; a socket no longer open takes nothing.
+   */
+  sendOrThrow(message: Message): void {
+    const text = encodeMessage(message, Number.POSITIVE_INFINITY);
+    // A UTF-8 character takes at most 3 bytes, so shorter texts need no count.
+    if (text.length * 3 > PAYLOAD_LIMIT) {
+      const bytes = Buffer.byteLength(text, 'utf8');
+      if (bytes > PAYLOAD_LIMIT)
+        throw new PayloadTooLargeError(`${message.type} message`, bytes, PAYLOAD_LIMIT);
+    }
+    if (!this.open) return;
+    this.#socket.send(text);
+    if (this.congested) this.#watchCongestion();
+  }
+
+  /** The closing handshake, with CLOSE_GRACE for the peer to answer it. */
+  close(code: number, reason: string): void {
+    if (this.#socket.readyState === this.#socket.CLOSED) return;
+    this.#socket.close(code, reason);
+    this.#grace ??= setTimeout(() => this.terminate(), CLOSE_GRACE);
+  }
+
+  /** Drops the socket at once, without the closing handshake; the close event still follows. */
+  terminate(): void {
+    this.#socket.terminate();
+  }
+
+  /** A peer still congested when congestionTimeout has passed is not reading: its socket goes. */
+  #watchCongestion(): void {
+    if (this.#congestion !== undefined) return;
+    this.#congestion = setTimeout(() => {
+      this.#congestion = undefined;
+      if (this.congested) this.terminate();
+    }, this.#limits.congestionTimeout);
+  }
+
+  /** No pong since the last ping means the peer, or the path to it, is gone. */
+  #ping(): void {
+    if (!this.open) return;
+    if (!this.#answered) {
+      this.terminate();
+      return;
+    }
+    this.#answered = false;
+    this.#socket.ping();
+  }
+}
+
+/** The bytes of a received message, as ws hands them over. */
+export function byteLengthOf(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, chunk) => sum + chunk.length, 0);
+  return data.byteLength;
+}
+
+export function textOf(data: RawData): string {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.from(data).toString('utf8');
+}

@@ -1,0 +1,148 @@
+/**
+ * The opening of a connection, up to an accepted hello. Until then the peer may be anybody, so it
+ * gets little: OPENING_BYTE_LIMIT bytes in all, counted off the raw socket before ws buffers a
+ * frame whole; helloTimeout to send its hello; and one message to get it right. The hello states
+ * the protocol version and, when the upgrade carried no Authorization header, the token.
+ *
+ * A refusal is final. The state turns 'refused' before anything is sent, the connection ignores
+ * every later message unread (ws goes on delivering them until the peer answers the close), and
+ * the socket is dropped when the peer does not answer the close within CLOSE_GRACE. Otherwise a
+ * refused peer could go on guessing tokens, or open with a second hello, for ws's 30 s.
+ */
+import type { Duplex } from 'node:stream';
+import { decodeMessage, type MessageOf, PROTOCOL_VERSION } from '@supolka/codemode-protocol';
+import {
+  CLOSE_CODES,
+  HELLO_FIRST_MESSAGE,
+  UNAUTHORIZED_MESSAGE,
+  versionMismatchMessage,
+} from '@supolka/codemode-protocol/client';
+import type { RawData } from 'ws';
+import { tokenMatches } from './auth.ts';
+import { byteLengthOf, type Channel, textOf } from './channel.ts';
+
+/** Everything a peer may send before its hello is accepted: a hello is a few hundred bytes. */
+export const OPENING_BYTE_LIMIT = 64 * 1024;
+
+export type OpeningState = 'waiting' | 'open' | 'refused';
+
+export interface OpeningSettings {
+  /** The token a hello must carry when the upgrade did not; undefined when the server has none. */
+  readonly token: string | undefined;
+  readonly helloTimeout: number;
+  /** The server's name, stated in its hello. */
+  readonly instance: string | undefined;
+}
+
+export class Opening {
+  readonly #channel: Channel;
+  readonly #raw: Duplex;
+  readonly #settings: OpeningSettings;
+  readonly #timer: NodeJS.Timeout;
+  #state: OpeningState = 'waiting';
+  #authenticated: boolean;
+  #received = 0;
+
+  /**
+   * `raw` is the socket under the WebSocket; `authenticated` is true when the upgrade carried the
+   * token or the server has none.
+   */
+  constructor(channel: Channel, raw: Duplex, settings: OpeningSettings, authenticated: boolean) {
+    this.#channel = channel;
+    this.#raw = raw;
+    this.#settings = settings;
+    this.#authenticated = authenticated;
+    // Ahead of ws's own listener, so a peer past the budget is cut off before ws parses the chunk.
+    raw.prependListener('data', this.#count);
+    this.#timer = setTimeout(() => this.#refuse(), settings.helloTimeout);
+  }
+
+  get state(): OpeningState {
+    return this.#state;
+  }
+
+  /** Still waiting, with no token seen: what maxUnauthenticatedConnections counts. */
+  get unauthenticated(): boolean {
+    return this.#state === 'waiting' && !this.#authenticated;
+  }
+
+  /** The peer's first message decides: an accepted hello opens the connection, anything else refuses it. */
+  receive(data: RawData, isBinary: boolean): void {
+    if (this.#state !== 'waiting') return;
+    // The count of arriving bytes has usually cut such a peer off already. Checking the message as
+    // well means nothing past the budget is ever parsed or hashed, whatever arrived before the count
+    // began (bytes that came with the upgrade request).
+    if (byteLengthOf(data) > OPENING_BYTE_LIMIT) {
+      this.#drop();
+      return;
+    }
+    const decoded = isBinary ? undefined : decodeMessage(textOf(data));
+    const hello = decoded?.ok && decoded.message.type === 'hello' ? decoded.message : undefined;
+    if (!this.#authenticated) {
+      const token = this.#settings.token;
+      if (hello === undefined || token === undefined || !tokenMatches(token, hello.token)) {
+        this.#refuse();
+        return;
+      }
+      this.#authenticated = true;
+    }
+    if (hello === undefined) this.#refuse();
+    else if (hello.protocol !== PROTOCOL_VERSION) this.#refuseVersion(hello);
+    else this.#open();
+  }
+
+  /** The connection ended before the opening did. */
+  end(): void {
+    if (this.#state === 'waiting') this.#finish('refused');
+  }
+
+  #open(): void {
+    this.#finish('open');
+    const instance = this.#settings.instance;
+    this.#channel.sendOrThrow({
+      type: 'hello',
+      protocol: PROTOCOL_VERSION,
+      ...(instance ? { instance } : {}),
+    });
+  }
+
+  /**
+   * No valid opening in time, or a wrong one: say how to open, then close. (The opening sends only
+   * fixed texts, far below PAYLOAD_LIMIT, so sendOrThrow cannot throw here.)
+   */
+  #refuse(): void {
+    if (this.#state !== 'waiting') return;
+    this.#finish('refused');
+    if (this.#authenticated) {
+      this.#channel.sendOrThrow({ type: 'fault', code: 'BAD_REQUEST', message: HELLO_FIRST_MESSAGE });
+      this.#channel.close(CLOSE_CODES.protocol, 'no hello');
+    } else {
+      this.#channel.sendOrThrow({ type: 'fault', code: 'BAD_REQUEST', message: UNAUTHORIZED_MESSAGE });
+      this.#channel.close(CLOSE_CODES.unauthorized, 'unauthorized');
+    }
+  }
+
+  #refuseVersion(hello: MessageOf<'hello'>): void {
+    this.#finish('refused');
+    const message = versionMismatchMessage(PROTOCOL_VERSION, hello.protocol);
+    this.#channel.sendOrThrow({ type: 'fault', code: 'BAD_REQUEST', message });
+    this.#channel.close(CLOSE_CODES.protocol, 'protocol version mismatch');
+  }
+
+  /** Past the byte budget: nothing it says is worth an answer. */
+  #drop(): void {
+    this.#finish('refused');
+    this.#channel.terminate();
+  }
+
+  readonly #count = (chunk: Buffer): void => {
+    this.#received += chunk.length;
+    if (this.#received > OPENING_BYTE_LIMIT && this.#state === 'waiting') this.#drop();
+  };
+
+  #finish(state: 'open' | 'refused'): void {
+    this.#state = state;
+    clearTimeout(this.#timer);
+    this.#raw.off('data', this.#count);
+  }
+}
