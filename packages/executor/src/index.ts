@@ -54,10 +54,17 @@ export {
 export { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from './server/auth.ts';
 export { type CallOutcome, type Gauges as ServerStats, ServerMetrics } from './server/metrics.ts';
 export {
+  DEFAULT_CONGESTION_TIMEOUT,
   DEFAULT_DRAIN_TIMEOUT,
   DEFAULT_HELLO_TIMEOUT,
+  DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_EXECUTIONS_PER_CONNECTION,
+  DEFAULT_MAX_MEMORY_LIMIT,
+  DEFAULT_MAX_TIMEOUT,
+  DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS,
+  DEFAULT_PING_INTERVAL,
   DEFAULT_PORT,
+  DEFAULT_SEND_BUFFER_LIMIT,
   ServerOptionError,
   type ServerOptions,
 } from './server/options.ts';

@@ -97,6 +97,11 @@ Options:
   --instance NAME                    this server's name behind a load balancer
   --pool-size N                      child processes (default: the machine's cores)
   --max-executions-per-connection N  executions one connection may have in flight (default 64)
+  --max-connections N                connections at once (default 1024)
+  --max-timeout MS                   the largest run bound a client may ask for (default 300000)
+  --max-memory MB                    the largest memory limit a client may ask for (default 512)
+  --wall-clock-limit MS              wall time one remote execution may take, waits included
+                                     (default twice --max-timeout)
   --dispatch-timeout MS              how long a tool call waits for the client (default: the run's timeout)
   --drain-timeout MS                 how long shutdown lets executions finish (default 30000)
   --timeout MS                       the default run bound (default 60000)
@@ -113,6 +118,10 @@ export interface ServeCommand {
   readonly instance: string | undefined;
   readonly poolSize: number | undefined;
   readonly maxExecutionsPerConnection: number | undefined;
+  readonly maxConnections: number | undefined;
+  readonly maxTimeout: number | undefined;
+  readonly maxMemoryLimit: number | undefined;
+  readonly wallClockLimit: number | undefined;
   readonly dispatchTimeout: number | undefined;
   readonly drainTimeout: number | undefined;
   readonly timeout: number | undefined;
@@ -142,6 +151,10 @@ export function parseServeCommandLine(argv: readonly string[]): ServeCommand | '
       '--max-executions-per-connection',
       values['max-executions-per-connection'],
     ),
+    maxConnections: wholeNumber('--max-connections', values['max-connections']),
+    maxTimeout: wholeNumber('--max-timeout', values['max-timeout']),
+    maxMemoryLimit: wholeNumber('--max-memory', values['max-memory']),
+    wallClockLimit: wholeNumber('--wall-clock-limit', values['wall-clock-limit']),
     dispatchTimeout: wholeNumber('--dispatch-timeout', values['dispatch-timeout']),
     drainTimeout: wholeNumber('--drain-timeout', values['drain-timeout']),
     timeout: wholeNumber('--timeout', values.timeout),
@@ -163,6 +176,10 @@ function parseServe(argv: readonly string[]) {
       'pool-size': { type: 'string' },
       'max-executions-per-connection': { type: 'string' },
       'dispatch-timeout': { type: 'string' },
+      'max-connections': { type: 'string' },
+      'max-timeout': { type: 'string' },
+      'max-memory': { type: 'string' },
+      'wall-clock-limit': { type: 'string' },
       'drain-timeout': { type: 'string' },
       timeout: { type: 'string' },
       memory: { type: 'string' },

@@ -39,6 +39,10 @@ export async function runServe(
         ? { maxExecutionsPerConnection: command.maxExecutionsPerConnection }
         : {}),
       ...(command.dispatchTimeout !== undefined ? { dispatchTimeout: command.dispatchTimeout } : {}),
+      ...(command.maxConnections !== undefined ? { maxConnections: command.maxConnections } : {}),
+      ...(command.maxTimeout !== undefined ? { maxTimeout: command.maxTimeout } : {}),
+      ...(command.maxMemoryLimit !== undefined ? { maxMemoryLimit: command.maxMemoryLimit } : {}),
+      ...(command.wallClockLimit !== undefined ? { wallClockLimit: command.wallClockLimit } : {}),
       ...(command.drainTimeout !== undefined ? { drainTimeout: command.drainTimeout } : {}),
       executor,
     });

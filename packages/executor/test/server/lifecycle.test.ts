@@ -209,6 +209,12 @@ describe('the serve command line', () => {
     });
   }
 
+  test('a bound below the executor default is refused by name', async () => {
+    const refused = await serve(['--max-timeout', '1000']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^codemode-executor serve: .*maxTimeout/);
+  });
+
   test('refuses a public host without a token, a token file it cannot read, and a stray argument', async () => {
     expect(await serve(['--host', '0.0.0.0'])).toStrictEqual({
       status: 2,
