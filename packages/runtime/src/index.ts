@@ -4,15 +4,13 @@
  * isolate is restored from. Loading it installs every global that needs nothing from the host, in
  * the order of INSTALLERS (later interfaces build on earlier ones).
  *
- * Three pieces of state cannot be made while the snapshot is made, so they are installed in a
+ * Two pieces of state cannot be made while the snapshot is made, so they are installed in a
  * second step, by the __hostBindings handshake the sandbox calls in every restored isolate
  * (docs/runtime.md says why each one fails a snapshot):
  *
- *   1. the moment the clock starts: a time read now would be the snapshot's own, baked into every
- *      isolate, so performance.timeOrigin is read when the isolate is prepared;
- *   2. the listener list of the global object: listeners are kept per EventTarget, and the global
+ *   1. the listener list of the global object: listeners are kept per EventTarget, and the global
  *      object user code sees is created with the context, after the snapshot;
- *   3. the closures over the host references: a Reference is a handle into the host process, which
+ *   2. the closures over the host references: a Reference is a handle into the host process, which
  *      V8 cannot serialize (it aborts the process trying).
  */
 // First: libraries below read DOMException off the global object when they load.
@@ -21,6 +19,7 @@ import { AbortController, AbortSignal } from './abort/abort-signal.ts';
 import { atob, btoa } from './base64.ts';
 import { refuseCodeGeneration } from './code-generation.ts';
 import { installCrypto } from './crypto/index.ts';
+import { installDate } from './date.ts';
 import { installEncoding } from './encoding/index.ts';
 import { CustomEvent, ErrorEvent, PromiseRejectionEvent } from './events/error-event.ts';
 import { Event } from './events/event.ts';
@@ -28,22 +27,37 @@ import { EventTarget } from './events/event-target.ts';
 import { connectGlobalEvents, installGlobalEvents } from './events/global-events.ts';
 import { installFetch } from './fetch/index.ts';
 import { isResponse, requestFromWire, responseToWire } from './fetch/wire.ts';
-import { exposeInterface, exposeMember } from './global-scope.ts';
+import { exposeInterface, exposeMember, markPublishedNative, nativeSource } from './global-scope.ts';
 import { connectHost, type HostBindings } from './host.ts';
 import { assertRequestScope, scope } from './internals.ts';
 import { createNavigator, Navigator } from './navigator.ts';
-import { performance, startClock } from './performance.ts';
+import { performance } from './performance.ts';
 import { ObjectDefineProperty } from './primordials.ts';
 import { reportException } from './report-exception.ts';
 import { installStreams } from './streams/index.ts';
 import { registerPlatformInterface, structuredClone } from './structured-clone.ts';
 import { installUrl } from './url/index.ts';
+import { GLOBAL_SCOPE } from './webidl.ts';
 
 const INSTALLERS: readonly (() => void)[] = [
+  installDate,
   () => {
     exposeMember('atob', atob);
     exposeMember('btoa', btoa);
     exposeMember('self', globalThis);
+    // What workerd's global scope says it is: its tag, and the opaque origin a Worker has.
+    ObjectDefineProperty(globalThis, Symbol.toStringTag, {
+      value: GLOBAL_SCOPE,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+    ObjectDefineProperty(globalThis, 'origin', {
+      value: 'null',
+      writable: false,
+      enumerable: true,
+      configurable: true,
+    });
     exposeMember('structuredClone', structuredClone);
     exposeMember('performance', performance);
     exposeInterface('Navigator', Navigator);
@@ -72,11 +86,12 @@ const INSTALLERS: readonly (() => void)[] = [
 ];
 
 for (const install of INSTALLERS) install();
+// Last: every function published above shows workerd's native shape (length 0, native source).
+markPublishedNative();
 
 /** The second step: the state a snapshot cannot hold, installed in every restored isolate. */
 function secondStep(bindings: HostBindings): void {
   delete (globalThis as { __hostBindings?: unknown }).__hostBindings;
-  startClock();
   connectGlobalEvents();
   connectHost(bindings);
   refuseCodeGeneration();
@@ -93,6 +108,7 @@ ObjectDefineProperty(globalThis, '__runtimeInternals', {
     scope,
     assertRequestScope,
     reportException,
+    nativeSource,
     http: { requestFromWire, responseToWire, isResponse },
   },
   writable: false,

@@ -1,27 +1,21 @@
-/** performance.now and performance.timeOrigin (High Resolution Time, https://w3c.github.io/hr-time/). */
-import { DateNow, ObjectDefineProperty } from './primordials.ts';
+/**
+ * performance.now and performance.timeOrigin (High Resolution Time, https://w3c.github.io/hr-time/)
+ * as workerd has them: the time origin is 0, so now() is the time since the epoch, and at a
+ * module's top level (global scope) it reads 0, as Date.now() does there (date.ts).
+ */
+import { clockNow } from './date.ts';
+import { ObjectDefineProperty } from './primordials.ts';
 import { defineInterface } from './webidl.ts';
-
-let timeOrigin = 0;
-
-/** Reads the time origin when the isolate is prepared, never when the snapshot is made. */
-export function startClock(): void {
-  timeOrigin = DateNow();
-}
-
-export function now(): number {
-  return DateNow() - timeOrigin;
-}
 
 class Performance {
   get timeOrigin(): number {
-    return timeOrigin;
+    return 0;
   }
   now(): number {
-    return now();
+    return clockNow();
   }
   toJSON(): { timeOrigin: number } {
-    return { timeOrigin };
+    return { timeOrigin: 0 };
   }
 }
 defineInterface(Performance);

@@ -5,7 +5,7 @@
  * runtime's behaviour underneath it.
  */
 
-const { apply, defineProperty, getOwnPropertyDescriptor, ownKeys } = Reflect;
+const { apply, construct, defineProperty, getOwnPropertyDescriptor, ownKeys } = Reflect;
 
 /** `fn.call(self, ...args)` without reading `call` off Function.prototype at call time. */
 export const uncurryThis =
@@ -14,6 +14,7 @@ export const uncurryThis =
     apply(fn, self, args);
 
 export const ReflectApply = apply;
+export const ReflectConstruct = construct;
 export const ReflectDefineProperty = defineProperty;
 export const ReflectGetOwnPropertyDescriptor = getOwnPropertyDescriptor;
 export const ReflectOwnKeys = ownKeys;
@@ -61,6 +62,10 @@ export const StringPrototypeReplace = uncurryThis(String.prototype.replace) as u
 ) => string;
 
 export const RegExpPrototypeTest = uncurryThis(RegExp.prototype.test);
+export const RegExpPrototypeExec = uncurryThis(RegExp.prototype.exec) as (
+  pattern: RegExp,
+  text: string,
+) => RegExpExecArray | null;
 
 export const NumberIsNaN = Number.isNaN;
 export const NumberIsFinite = Number.isFinite;

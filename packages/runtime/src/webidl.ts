@@ -34,13 +34,39 @@ export function illegalInvocation(): TypeError {
   return new TypeErrorCtor(ILLEGAL_INVOCATION_MESSAGE);
 }
 
-/** Throws workerd's TypeError when an operation got fewer arguments than it requires. */
-export function requireArguments(count: number, required: number, operation: string, owner: string): void {
-  if (count < required) {
-    throw new TypeErrorCtor(
-      `Failed to execute '${operation}' on '${owner}': ${required} argument${required === 1 ? '' : 's'} required, but only ${count} present.`,
-    );
-  }
+/**
+ * The parameter types of the fetch interfaces' operations, for callers that name none: the text
+ * of a missing argument names its type. `null` marks a parameter that accepts undefined.
+ */
+const PARAMETER_TYPES: Record<string, readonly (string | null)[]> = {
+  __proto__: null,
+  'FormData.append': ['string', 'File or Blob or string'],
+  'FormData.set': ['string', 'File or Blob or string'],
+  'File.constructor': [null, 'string'],
+} as unknown as Record<string, readonly (string | null)[]>;
+
+/**
+ * Throws workerd's TypeError when an operation got fewer arguments than it requires. workerd
+ * converts a missing argument as undefined, so its text names the first missing parameter that
+ * undefined does not convert to, and that parameter's type: `Failed to execute 'get' on 'Headers':
+ * parameter 1 is not of type 'string'.`, or for a constructor `Failed to construct 'Event':
+ * constructor parameter 1 is not of type 'string'.` `types` lists the parameters' types (null for
+ * one that accepts undefined); without it the type is looked up, or is 'string'.
+ */
+export function requireArguments(
+  count: number,
+  required: number,
+  operation: string,
+  owner: string,
+  types: readonly (string | null)[] | undefined = PARAMETER_TYPES[`${owner}.${operation}`],
+): void {
+  if (count >= required) return;
+  let position = count;
+  while (position < required - 1 && types?.[position] === null) position++;
+  const type = types?.[position] ?? 'string';
+  throw operation === 'constructor'
+    ? constructorArgumentTypeError(owner, position + 1, type)
+    : argumentTypeError(operation, owner, position + 1, type);
 }
 
 /** The TypeError for an argument that is not of the type an operation requires. */
@@ -233,10 +259,11 @@ export function constructorArgumentTypeError(owner: string, position: number, ty
 
 /**
  * defineInterface, then the details workerd's interfaces show (observed on workerd 2026-11-17):
- * every operation, static operation and the constructor have `length` 0, accessors' functions
- * have the name "", static operations are enumerable, and `constructor` comes after the members
- * among the prototype's keys, with Symbol.toStringTag first among its symbols. It runs while the
- * bundle loads, before any user code exists, so it may use Reflect and Symbol directly.
+ * accessors' functions have the name "", static operations are enumerable, and `constructor` comes
+ * after the members among the prototype's keys, with Symbol.toStringTag first among its symbols.
+ * (`length` 0 and the native source come to every published function at once: markNative in
+ * global-scope.ts.) It runs while the bundle loads, before any user code exists, so it may use
+ * Reflect and Symbol directly.
  */
 export function defineWorkerdInterface(
   target: { prototype: object; name: string },
@@ -247,8 +274,6 @@ export function defineWorkerdInterface(
   for (const key of Reflect.ownKeys(prototype)) {
     if (key === 'constructor') continue;
     const descriptor = ReflectGetOwnPropertyDescriptor(prototype, key);
-    if (typeof descriptor?.value === 'function')
-      ObjectDefineProperty(descriptor.value, 'length', { value: 0 });
     if (descriptor?.get) ObjectDefineProperty(descriptor.get, 'name', { value: '' });
     if (descriptor?.set) ObjectDefineProperty(descriptor.set, 'name', { value: '' });
   }
@@ -256,10 +281,8 @@ export function defineWorkerdInterface(
     if (key === 'length' || key === 'name' || key === 'prototype') continue;
     const descriptor = ReflectGetOwnPropertyDescriptor(target, key);
     if (typeof descriptor?.value !== 'function') continue;
-    ObjectDefineProperty(descriptor.value, 'length', { value: 0 });
     ObjectDefineProperty(target, key, { ...descriptor, enumerable: true });
   }
-  ObjectDefineProperty(target, 'length', { value: 0 });
   // Re-adding a key moves it to the end of its kind (strings, then symbols).
   const moveLast = (key: PropertyKey) => {
     const descriptor = ReflectGetOwnPropertyDescriptor(prototype, key);

@@ -37,41 +37,47 @@ export class ConsoleCapture {
 }
 
 /**
- * Builds globalThis.console over the sink reference it is called with. log, warn and
- * error format as the wire does (String of each argument, single spaces); the other methods the
- * Console Standard declares, and Node's profile, profileEnd and timeStamp, exist and write nothing.
+ * Builds globalThis.console over the sink reference it is called with (and the runtime's
+ * nativeSource, which shows a function as native code), in workerd's shape: its keys
+ * in workerd's order, a prototype of its own, methods named "" that show as native code, and
+ * console.context. log, warn and error format as the wire does: String of each argument, single
+ * spaces; an argument String cannot convert throws into the program, as that rule does (workerd's
+ * console throws too), and nothing is written. The other methods exist and write nothing, as the
+ * Sandbox chapter specifies.
  */
-export const CONSOLE_SOURCE = `((sink) => {
+export const CONSOLE_SOURCE = `((sink, nativeSource) => {
   const applySync = sink.applySync;
   const apply = Reflect.apply;
   const toString = String;
-  const describe = Object.prototype.toString;
+  const defineProperty = Object.defineProperty;
   let open = true;
-  const format = (value) => {
-    try {
-      return toString(value);
-    } catch {
-      return apply(describe, value, []);
-    }
-  };
   const write = (level, values) => {
-    if (!open) return;
     let text = '';
-    for (let index = 0; index < values.length; index++) text += (index === 0 ? '' : ' ') + format(values[index]);
+    for (let index = 0; index < values.length; index++) text += (index === 0 ? '' : ' ') + toString(values[index]);
+    if (!open) return;
     try {
       if (apply(applySync, sink, [undefined, [level, text]]) === false) open = false;
     } catch {}
   };
-  const silent = () => {};
-  const console = {
-    log: (...values) => write('log', values),
-    warn: (...values) => write('warn', values),
-    error: (...values) => write('error', values),
+  const WRITING = { __proto__: null, error: 'error', log: 'log', warn: 'warn' };
+  const NAMES = ['debug', 'error', 'info', 'log', 'warn', 'dir', 'dirxml', 'table', 'trace', 'group', 'groupCollapsed',
+    'groupEnd', 'clear', 'count', 'countReset', 'assert', 'profile', 'profileEnd', 'time', 'timeLog', 'timeEnd', 'timeStamp'];
+  const methods = (target) => {
+    for (const name of NAMES) {
+      const level = WRITING[name];
+      // A conditional gives the arrow no name: workerd's console methods are named "".
+      const method = level === undefined ? () => {} : (...values) => write(level, values);
+      nativeSource(method, '');
+      defineProperty(target, name, { value: method, writable: true, enumerable: true, configurable: true });
+    }
+    return target;
   };
-  for (const name of ['debug', 'info', 'dir', 'dirxml', 'table', 'trace', 'group', 'groupCollapsed', 'groupEnd',
-    'clear', 'count', 'countReset', 'assert', 'profile', 'profileEnd', 'time', 'timeLog', 'timeEnd', 'timeStamp']) {
-    console[name] = silent;
-  }
-  Object.defineProperty(console, Symbol.toStringTag, { value: 'console', configurable: true });
-  Object.defineProperty(globalThis, 'console', { value: console, writable: true, enumerable: false, configurable: true });
+  const console = methods({ __proto__: { __proto__: Object.prototype } });
+  const context = function context(_label) {
+    return methods({ __proto__: { __proto__: Object.prototype } });
+  };
+  nativeSource(context, 'context');
+  defineProperty(console, 'context', { value: context, writable: true, enumerable: true, configurable: true });
+  defineProperty(console, Symbol.toStringTag, { value: 'console', configurable: true });
+  defineProperty(globalThis, 'console', { value: console, writable: true, enumerable: false, configurable: true });
 })`;

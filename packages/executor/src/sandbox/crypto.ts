@@ -17,7 +17,7 @@
  * the isolate is gone never starts. The reference never rejects: a failure crosses as a frame with
  * the exception's name, since isolated-vm would report a rejection as unhandled on the host.
  */
-import { webcrypto } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import { EXECUTION_ENDED_MESSAGE, KEY_LIMIT, NOT_A_CRYPTO_KEY_MESSAGE } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
 import type { IsolateHandle } from './isolate.ts';
@@ -76,7 +76,17 @@ const OPERATIONS = new Map<string, { readonly perform: Perform; readonly creates
       createsKeys: false,
     },
   ],
-  ['digest', { perform: (s, a) => s.digest(a[0] as never, a[1] as never), createsKeys: false }],
+  [
+    'digest',
+    {
+      // MD5 is not WebCrypto's, so Node's webcrypto refuses it; workerd digests it, and so does this.
+      perform: (s, a) =>
+        nameOf(a[0]) === 'MD5'
+          ? Promise.resolve(hashBytes('md5', a[1]))
+          : s.digest(a[0] as never, a[1] as never),
+      createsKeys: false,
+    },
+  ],
   [
     'generateKey',
     { perform: (s, a) => s.generateKey(a[0] as never, a[1] as never, a[2] as never), createsKeys: true },
@@ -193,6 +203,7 @@ export class CryptoBridge {
         throw new BridgeError('TypeError', 'The operation arguments are not a list.', false);
       if (entry.createsKeys && this.#created >= this.#keyLimit) throw this.#keyLimitError();
       const result = await entry.perform(this.#subtle, this.#swapKeys(args, 0) as unknown[]);
+      if (operation === 'exportKey' && args[0] === 'jwk') return ['returned', inWorkerdOrder(result)];
       return ['returned', this.#describeResult(result)];
     } catch (error) {
       return failureFrame(error, operation, args);
@@ -280,22 +291,95 @@ export function describeKey(number: number, key: HostKey): KeyDescription {
   };
 }
 
+/** The name of an algorithm as the isolate sends it (a normalized dictionary). */
+function nameOf(algorithm: unknown): unknown {
+  return typeof algorithm === 'object' && algorithm !== null
+    ? (algorithm as { name?: unknown }).name
+    : undefined;
+}
+
+function byteLength(data: unknown): number {
+  return ArrayBuffer.isView(data) || data instanceof ArrayBuffer ? data.byteLength : 0;
+}
+
+/** The digest of `data` (an ArrayBuffer or a view) with Node's synchronous hash `hash`. */
+function hashBytes(hash: string, data: unknown): ArrayBuffer {
+  const bytes = ArrayBuffer.isView(data)
+    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+    : new Uint8Array(data instanceof ArrayBuffer ? data : new ArrayBuffer(0));
+  const digest = createHash(hash).update(bytes).digest();
+  return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
+}
+
+/** workerd's order of a JWK's members (observed): kty, key_ops, alg, ext, then the key's own. */
+const JWK_ORDER = [
+  'kty',
+  'key_ops',
+  'alg',
+  'ext',
+  'crv',
+  'x',
+  'y',
+  'd',
+  'n',
+  'e',
+  'p',
+  'q',
+  'dp',
+  'dq',
+  'qi',
+  'oth',
+  'k',
+];
+
+/** An exported JWK with its members in workerd's order, so JSON.stringify of it reads the same. */
+function inWorkerdOrder(jwk: unknown): unknown {
+  if (typeof jwk !== 'object' || jwk === null) return jwk;
+  const source = jwk as Record<string, unknown>;
+  const ordered: Record<string, unknown> = {};
+  for (const name of JWK_ORDER) if (Object.hasOwn(source, name)) ordered[name] = source[name];
+  for (const name of Object.keys(source)) if (!Object.hasOwn(ordered, name)) ordered[name] = source[name];
+  return ordered;
+}
+
+const DECRYPTION_FAILED =
+  'Decryption failed. This could be due to a ciphertext authentication failure, bad padding, incorrect CryptoKey, or another algorithm-specific reason.';
+
 /** Node's text for every OperationError of a cipher, which says nothing of the cause. */
 const NODE_OPERATION_FAILED = 'The operation failed for an operation-specific reason';
 
-/** workerd's texts for the failures Node reports with NODE_OPERATION_FAILED, by operation and algorithm. */
+/**
+ * workerd's texts for the failures Node reports with NODE_OPERATION_FAILED, by operation and
+ * algorithm, with the lengths workerd reports (observed on workerd 2026-11-17).
+ */
 function workerdText(operation: unknown, args: unknown): string | undefined {
-  const algorithmOf = (index: number) => {
-    const algorithm = Array.isArray(args) ? (args[index] as { name?: unknown } | undefined) : undefined;
-    return typeof algorithm === 'object' && algorithm !== null ? algorithm.name : undefined;
-  };
+  const list = Array.isArray(args) ? args : [];
   if (operation === 'decrypt' || operation === 'encrypt') {
-    const name = algorithmOf(0);
+    const name = nameOf(list[0]);
     if (name === 'RSA-OAEP') return 'RSA-OAEP failed encrypt/decrypt.';
-    if (operation === 'decrypt' && (name === 'AES-GCM' || name === 'AES-CBC' || name === 'AES-CTR'))
-      return 'Decryption failed. This could be due to a ciphertext authentication failure, bad padding, incorrect CryptoKey, or another algorithm-specific reason.';
+    if (operation !== 'decrypt') return undefined;
+    const length = byteLength(list[2]);
+    if (name === 'AES-GCM') {
+      const tagLength = (list[0] as { tagLength?: unknown }).tagLength;
+      const tagBits = typeof tagLength === 'number' ? tagLength : 128;
+      if (length * 8 < tagBits)
+        return `Ciphertext length of ${length * 8} bits must be greater than or equal to the size of the AES-GCM tag length of ${tagBits} bits.`;
+      const plaintext = length - tagBits / 8;
+      return `${DECRYPTION_FAILED} Input length was ${plaintext}, output length expected to be ${plaintext} for AES-GCM`;
+    }
+    if (name === 'AES-CBC') {
+      // What workerd expects to write: every whole block but the padded last one.
+      const output = Math.max(0, Math.floor((length - 1) / 16) * 16);
+      return `${DECRYPTION_FAILED} Input length was ${length}, output length expected to be ${output} for AES-CBC`;
+    }
+    if (name === 'AES-CTR') return DECRYPTION_FAILED;
   }
-  if (operation === 'unwrapKey' && algorithmOf(3) === 'AES-KW') return 'AES-KW key unwrapping failed.';
+  if (operation === 'unwrapKey' && nameOf(list[3]) === 'AES-KW') {
+    const length = byteLength(list[1]);
+    if (length % 8 !== 0)
+      return `Provided a wrapped key to unwrap that is ${length * 8} bits which isn't a multiple of 64 bits.`;
+    return 'AES-KW key unwrapping failed.';
+  }
   return undefined;
 }
 
@@ -324,8 +408,42 @@ function safeText(value: unknown): string {
   }
 }
 
-/** The reference the runtime's crypto.subtle calls, for one isolate: a bridge of its own. */
+/**
+ * digest at a module's top level, where the isolate may not wait on the host: hashed now, with
+ * Node's synchronous hashes, and answered as a frame. workerd digests there too.
+ */
+export function digestNow(args: unknown): SubtleFrame {
+  try {
+    const list = Array.isArray(args) ? args : [];
+    const hash = SYNC_HASHES[String(nameOf(list[0]))];
+    if (hash === undefined)
+      throw new BridgeError(
+        'NotSupportedError',
+        'Unrecognized or unimplemented digest algorithm requested.',
+        true,
+      );
+    return ['returned', hashBytes(hash, list[1])];
+  } catch (error) {
+    return failureFrame(error);
+  }
+}
+
+const SYNC_HASHES: Record<string, string> = {
+  __proto__: null,
+  MD5: 'md5',
+  'SHA-1': 'sha1',
+  'SHA-256': 'sha256',
+  'SHA-384': 'sha384',
+  'SHA-512': 'sha512',
+} as unknown as Record<string, string>;
+
+/**
+ * The reference the runtime's crypto.subtle calls, for one isolate: a bridge of its own. A call
+ * with `now` is a digest in global scope, made with applySync and answered at once.
+ */
 export function subtleReference(handle: IsolateHandle): ivm.Reference<unknown> {
   const bridge = new CryptoBridge(() => !handle.isolate.isDisposed);
-  return new ivm.Reference((operation: unknown, args: unknown) => bridge.perform(operation, args));
+  return new ivm.Reference((operation: unknown, args: unknown, now?: unknown) =>
+    now === true && operation === 'digest' ? digestNow(args) : bridge.perform(operation, args),
+  );
 }

@@ -7,7 +7,10 @@
  *
  * Native requests never reach link-local addresses (169.254.0.0/16, fe80::/10: cloud metadata
  * endpoints) unless allowed, follow at most 20 redirects with the same check on each hop, and stop
- * reading a response past PAYLOAD_LIMIT.
+ * reading a response past PAYLOAD_LIMIT. On the wire they look like workerd's: Host, the
+ * program's headers and a Content-Length the body implies, nothing of Node's own; a gzip or br
+ * body is decoded and keeps its Content-Encoding; a failed connection is workerd's plain Error,
+ * "Network connection lost.".
  */
 import { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
@@ -43,6 +46,16 @@ export interface NativeOptions {
 }
 
 export const MAX_REDIRECTS = 20;
+
+/** workerd's text for a request whose connection failed: refused, reset, unreachable, TLS. */
+export const NETWORK_LOST_MESSAGE = 'Network connection lost.';
+
+/** A failure of the connection itself, which the program sees as workerd's plain Error. */
+export class NetworkError extends Error {
+  constructor(cause: unknown) {
+    super(NETWORK_LOST_MESSAGE, { cause });
+  }
+}
 
 /** The URL, every header name and value, and the body bytes. */
 function requestSize(request: HttpRequest): number {
@@ -84,35 +97,34 @@ export async function nativeFetch(
   options: NativeOptions = {},
 ): Promise<HttpResponse> {
   let current = request;
-  for (let hop = 0; ; hop++) {
+  /** Every URL requested so far, which workerd's redirect-limit error lists. */
+  const urls = [request.url];
+  for (;;) {
     const response = await send(current, signal, options);
     const location = response.headers.find(([name]) => name.toLowerCase() === 'location')?.[1];
     if (!REDIRECTS.has(response.status) || location === undefined || current.redirect === 'manual') {
-      return hop === 0 ? response : { ...response, redirected: true };
+      return urls.length === 1 ? response : { ...response, redirected: true };
     }
     if (current.redirect === 'error')
       throw new TypeError(`Fetch to ${current.url} was redirected while redirect is 'error'.`);
-    if (hop >= MAX_REDIRECTS)
-      throw new TypeError(`Too many redirects: more than ${MAX_REDIRECTS} from ${request.url}.`);
-    const next = new URL(location, current.url);
+    const next = URL.parse(location, current.url);
+    if (next === null) throw new TypeError('Invalid Location header; unable to follow redirect.');
+    if (urls.length > MAX_REDIRECTS) throw new TypeError(`Too many redirects.${urls.join(', ')}`);
     if (next.protocol !== 'http:' && next.protocol !== 'https:')
       throw new TypeError(`Fetch API cannot load: ${next.href}`);
-    // https://fetch.spec.whatwg.org/#http-redirect-fetch, step 12: 303, and 301/302 after POST, become GET without a body.
+    urls.push(next.href);
+    // https://fetch.spec.whatwg.org/#http-redirect-fetch, step 13: credentials stay with their origin.
+    const headers =
+      next.origin === new URL(current.url).origin
+        ? current.headers
+        : current.headers.filter(([name]) => name.toLowerCase() !== 'authorization');
+    // https://fetch.spec.whatwg.org/#http-redirect-fetch, step 12: 303, and 301/302 after POST, become
+    // GET without a body. The standard also drops the Content-* headers; workerd keeps them.
     const becomesGet =
       response.status === 303
         ? current.method !== 'HEAD'
         : (response.status === 301 || response.status === 302) && current.method === 'POST';
-    current = {
-      ...current,
-      url: next.href,
-      ...(becomesGet
-        ? {
-            method: 'GET',
-            body: null,
-            headers: current.headers.filter(([name]) => !/^(content-|transfer-encoding$)/i.test(name)),
-          }
-        : {}),
-    };
+    current = { ...current, url: next.href, headers, ...(becomesGet ? { method: 'GET', body: null } : {}) };
   }
 }
 
@@ -129,6 +141,40 @@ function refusal(host: string): Error {
   return new TypeError(`Outbound requests to link-local addresses are refused (${host}).`);
 }
 
+/**
+ * A header value as bytes on the wire, in the latin1 string Node writes: Latin-1 text byte for
+ * byte and anything wider as UTF-8, which is what workerd sends for either.
+ */
+function wireValue(value: string): string {
+  return /[\u0100-\uffff]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value;
+}
+
+/**
+ * The request's headers as Node sets them: Host from the URL, then the program's, repeated names
+ * as one list; Content-Length and Transfer-Encoding are the body's to decide, never the program's.
+ */
+function outgoingHeaders(request: HttpRequest, url: URL): Map<string, { name: string; values: string[] }> {
+  const headers = new Map([['host', { name: 'host', values: [url.host] }]]);
+  for (const [name, value] of request.headers) {
+    const key = name.toLowerCase();
+    if (key === 'host' || key === 'content-length' || key === 'transfer-encoding') continue;
+    const entry = headers.get(key);
+    if (entry === undefined) headers.set(key, { name, values: [wireValue(value)] });
+    else entry.values.push(wireValue(value));
+  }
+  if (request.body !== null) {
+    headers.set('content-length', { name: 'content-length', values: [String(request.body.byteLength)] });
+  }
+  return headers;
+}
+
+/** A decoder for the encodings workerd decodes: exactly `gzip`, and `br`. */
+function decoderFor(encoding: string | undefined) {
+  if (encoding === 'gzip') return zlib.createGunzip();
+  if (encoding === 'br') return zlib.createBrotliDecompress();
+  return undefined;
+}
+
 function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
     const url = new URL(request.url);
@@ -138,18 +184,10 @@ function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions)
       return;
     }
     const client = url.protocol === 'https:' ? https : http;
-    // Given as raw pairs (so repeated names survive), Node adds no Host header of its own.
-    const headers: [string, string][] = [
-      ['host', url.host],
-      ...request.headers.filter(([name]) => name.toLowerCase() !== 'host'),
-    ];
-    if (!headers.some(([name]) => name.toLowerCase() === 'accept-encoding'))
-      headers.push(['accept-encoding', 'gzip, deflate, br']);
     const outgoing = client.request(
       url,
       {
         method: request.method,
-        headers: headers.flat(),
         signal,
         lookup: (host, lookupOptions, callback) =>
           dnsLookup(host, { ...lookupOptions, all: true }, (error, addresses) => {
@@ -170,15 +208,10 @@ function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions)
         for (let index = 0; index < incoming.rawHeaders.length; index += 2) {
           pairs.push([incoming.rawHeaders[index] as string, incoming.rawHeaders[index + 1] as string]);
         }
-        const encoding = (incoming.headers['content-encoding'] ?? '').toLowerCase();
-        const decoder =
-          encoding === 'gzip' || encoding === 'x-gzip'
-            ? zlib.createGunzip()
-            : encoding === 'deflate'
-              ? zlib.createInflate()
-              : encoding === 'br'
-                ? zlib.createBrotliDecompress()
-                : undefined;
+        incoming.on('error', (error) => reject(new NetworkError(error)));
+        const decoder = decoderFor(incoming.headers['content-encoding']);
+        // A body that does not decode fails with the decoder's text.
+        decoder?.on('error', reject);
         const stream = decoder ? incoming.pipe(decoder) : incoming;
         const chunks: Buffer[] = [];
         let received = 0;
@@ -192,14 +225,13 @@ function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions)
           }
           chunks.push(chunk);
         });
-        stream.on('error', (error) => reject(error));
         stream.on('end', () => {
           const body = Buffer.concat(chunks);
           resolve({
             status: status < 100 || status > 599 ? 502 : status,
             statusText: incoming.statusMessage ?? '',
-            // The body arrives decoded, so the encoding and length of the wire no longer describe it.
-            headers: decoder ? pairs.filter(([name]) => !/^content-(encoding|length)$/i.test(name)) : pairs,
+            // As workerd's: the headers as they came, Content-Encoding and Content-Length included.
+            headers: pairs,
             body:
               request.method === 'HEAD' || [101, 103, 204, 205, 304].includes(status)
                 ? null
@@ -209,7 +241,21 @@ function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions)
         });
       },
     );
-    outgoing.on('error', reject);
+    // The link-local refusal arrives as a TypeError of ours; every other error is the connection's.
+    outgoing.on('error', (error) => reject(error instanceof TypeError ? error : new NetworkError(error)));
+    try {
+      // Set here rather than as options, so Node adds no header of its own: removing Connection
+      // (when the program set none) keeps Node's default Connection: keep-alive off the wire.
+      for (const { name, values } of outgoingHeaders(request, url).values()) {
+        outgoing.setHeader(name, values.length === 1 ? (values[0] as string) : values);
+      }
+      if (!outgoing.hasHeader('connection')) outgoing.removeHeader('connection');
+    } catch (error) {
+      // Node refuses a name that is not an RFC 9110 token, or a control character in a value.
+      outgoing.destroy();
+      reject(error);
+      return;
+    }
     if (request.body !== null && request.body.byteLength > 0) outgoing.end(request.body);
     else outgoing.end();
   });
@@ -256,7 +302,10 @@ export function hostSendRequest(perform: () => Performer | undefined, alive: () 
     try {
       return ['returned', await performer(request as HttpRequest, controller.signal)];
     } catch (error) {
-      return ['thrown', errorText(error)];
+      // The runtime raises a network failure as workerd does, a plain Error; the rest as TypeError.
+      return error instanceof NetworkError
+        ? ['thrown', error.message, 'Error']
+        : ['thrown', errorText(error)];
     } finally {
       inFlight.delete(id);
       inFlightBytes -= size;

@@ -122,7 +122,7 @@ const __report = (envelope) => {
 const __invoker = (handler) => async (wire) => {
   try {
     const answer = await handler(__http.requestFromWire(wire));
-    if (!__http.isResponse(answer)) return ['thrown', 'The handler answered something other than a Response.'];
+    if (!__http.isResponse(answer)) return ['thrown', "Incorrect type for Promise: the Promise did not resolve to 'Response'."];
     return ['returned', await __http.responseToWire(answer)];
   } catch (error) {
     return ['thrown', __describe(error)];

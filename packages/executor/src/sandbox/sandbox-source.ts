@@ -24,7 +24,7 @@ ${DISPATCH_CODEC_SOURCE}
 const runSupport = ${RUN_SUPPORT_SOURCE};
 const prepare = (consoleSink, runtime, hostDelay, hostDispatch, hostLoad, hostTimeout, hostResult, hostSignal) => {
   delete globalThis.__prepareSandbox;
-  ${CONSOLE_SOURCE}(consoleSink);
+  ${CONSOLE_SOURCE}(consoleSink, globalThis.__runtimeInternals.nativeSource);
   ${BINDINGS_SOURCE}(runtime);
   ${TIMERS_SOURCE}(hostDelay);
   ${DISPATCH_SOURCE}(hostDispatch);

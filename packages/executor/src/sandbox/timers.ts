@@ -119,17 +119,26 @@ export const TIMERS_SOURCE = `((hostDelay) => {
     if (count === 0) throw new TypeError_("Failed to execute '" + method + "' on 'ServiceWorkerGlobalScope': parameter 1 is not of type 'Number'.");
     apply(mapDelete, timers, [+id]);
   };
-  const define = (name, value) => Object.defineProperty(globalThis, name, { value, writable: true, enumerable: true, configurable: true });
-  define('setTimeout', function setTimeout(callback, delay, ...args) { return add('setTimeout', false, callback, delay, args); });
-  define('setInterval', function setInterval(callback, delay, ...args) { return add('setInterval', true, callback, delay, args); });
-  define('clearTimeout', function clearTimeout(id) { clear('clearTimeout', arguments.length, id); });
-  define('clearInterval', function clearInterval(id) { clear('clearInterval', arguments.length, id); });
-  define('queueMicrotask', function queueMicrotask(callback) {
+  // Rest parameters give each workerd's length 0, and nativeSource its native source: workerd's shape.
+  const slice = Array.prototype.slice;
+  const define = (name, value) => {
+    internals.nativeSource(value, name);
+    Object.defineProperty(globalThis, name, { value, writable: true, enumerable: true, configurable: true });
+  };
+  define('setTimeout', function setTimeout(...values) { return add('setTimeout', false, values[0], values[1], apply(slice, values, [2])); });
+  define('setInterval', function setInterval(...values) { return add('setInterval', true, values[0], values[1], apply(slice, values, [2])); });
+  define('clearTimeout', function clearTimeout(...values) { clear('clearTimeout', values.length, values[0]); });
+  define('clearInterval', function clearInterval(...values) { clear('clearInterval', values.length, values[0]); });
+  define('queueMicrotask', function queueMicrotask(...values) {
+    const callback = values[0];
     if (typeof callback !== 'function') throw new TypeError_("Failed to execute 'queueMicrotask' on 'ServiceWorkerGlobalScope': parameter 1 is not of type 'function'.");
     runLater(() => {
       try {
         apply(callback, undefined, []);
-      } catch {}
+      } catch (error) {
+        // An error event for listeners, as workerd fires; no console line, as the chapter drops it.
+        reportException(error, false);
+      }
     });
   });
 })`;

@@ -235,7 +235,7 @@ describe('one operation at a time per execution', () => {
 
   test('a failed operation does not stop the chain', async () => {
     const bridge = new CryptoBridge(alive);
-    const failed = bridge.perform('digest', [{ name: 'MD5' }, new ArrayBuffer(0)]);
+    const failed = bridge.perform('digest', [{ name: 'SHA-3' }, new ArrayBuffer(0)]);
     const next = bridge.perform('digest', [{ name: 'SHA-256' }, new ArrayBuffer(0)]);
     expect((await failed)[0]).toBe('thrown');
     expect((await next)[0]).toBe('returned');
@@ -277,9 +277,59 @@ describe('failures cross with their names', () => {
     ).toStrictEqual([
       'thrown',
       'OperationError',
-      'Decryption failed. This could be due to a ciphertext authentication failure, bad padding, incorrect CryptoKey, or another algorithm-specific reason.',
+      'Decryption failed. This could be due to a ciphertext authentication failure, bad padding, incorrect CryptoKey, or another algorithm-specific reason. Input length was 16, output length expected to be 16 for AES-GCM',
       true,
     ]);
+  });
+
+  test('the lengths workerd reports: too short for the GCM tag, AES-CBC blocks, an AES-KW key of a wrong size', async () => {
+    const bridge = new CryptoBridge(alive);
+    const key = async (name: string, usages: string[]) =>
+      (
+        returned(
+          await bridge.perform('generateKey', [{ name, length: 128 }, false, usages]),
+        ) as KeyDescription
+      ).cryptoKey;
+    const gcm = await key('AES-GCM', ['decrypt']);
+    const cbc = await key('AES-CBC', ['decrypt']);
+    const kw = await key('AES-KW', ['unwrapKey']);
+    const message = async (operation: string, args: unknown[]) => (await bridge.perform(operation, args))[2];
+    expect(
+      await message('decrypt', [
+        { name: 'AES-GCM', iv: new ArrayBuffer(12), tagLength: 96 },
+        { cryptoKey: gcm },
+        new ArrayBuffer(11),
+      ]),
+    ).toBe(
+      'Ciphertext length of 88 bits must be greater than or equal to the size of the AES-GCM tag length of 96 bits.',
+    );
+    expect(
+      await message('decrypt', [
+        { name: 'AES-CBC', iv: new ArrayBuffer(16) },
+        { cryptoKey: cbc },
+        new ArrayBuffer(48),
+      ]),
+    ).toMatch(/ Input length was 48, output length expected to be 32 for AES-CBC$/);
+    expect(
+      await message('unwrapKey', [
+        'raw',
+        new ArrayBuffer(20),
+        { cryptoKey: kw },
+        { name: 'AES-KW' },
+        { name: 'AES-GCM' },
+        true,
+        ['encrypt'],
+      ]),
+    ).toBe("Provided a wrapped key to unwrap that is 160 bits which isn't a multiple of 64 bits.");
+  });
+
+  test('exportKey jwk answers the members in workerd’s order; MD5 digests', async () => {
+    const bridge = new CryptoBridge(alive);
+    const key = await hmacKey(bridge, true);
+    const jwk = returned(await bridge.perform('exportKey', ['jwk', { cryptoKey: key.cryptoKey }]));
+    expect(Object.keys(jwk as object)).toStrictEqual(['kty', 'key_ops', 'alg', 'ext', 'k']);
+    const md5 = returned(await bridge.perform('digest', [{ name: 'MD5' }, new TextEncoder().encode('abc')]));
+    expect(Buffer.from(md5 as ArrayBuffer).toString('hex')).toBe('900150983cd24fb0d6963f7d28e17f72');
   });
 
   test('a language error crosses as one, its name beside its text', async () => {

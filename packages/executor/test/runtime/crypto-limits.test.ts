@@ -75,24 +75,29 @@ describe('the run clock', () => {
 });
 
 describe('global scope', () => {
-  test('every operation that reaches the host rejects with workerd’s global-scope error at a module’s top level', async () => {
+  test('at a module’s top level digest resolves, hashed at once, and every other operation rejects with workerd’s global-scope error', async () => {
     const envelope = await sandbox.execute({
       modules: {
         'top.js': `
           const reason = (promise) => promise.then(() => 'resolved', (e) => e.name + ': ' + e.message);
-          export const digest = reason(crypto.subtle.digest('SHA-256', new Uint8Array(1)));
+          const hex = (buffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
+          export const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode('abc')).then(hex);
+          export const md5 = await crypto.subtle.digest('MD5', new TextEncoder().encode('abc')).then(hex);
+          export const unknown = await reason(crypto.subtle.digest('SHA-3', new Uint8Array(1)));
           export const generate = reason(crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, true, ['sign']));
           export const importing = reason(crypto.subtle.importKey('raw', new Uint8Array(16), 'AES-GCM', true, ['encrypt']));
           export const conversion = reason(crypto.subtle.digest('SHA-256', 'not bytes'));
           export const equal = crypto.subtle.timingSafeEqual(new Uint8Array(1), new Uint8Array(1));
         `,
       },
-      code: `import { digest, generate, importing, conversion, equal } from './top.js';
-async () => [await digest, await generate, await importing, await conversion, equal, (await crypto.subtle.digest('SHA-256', new Uint8Array(1))).byteLength]`,
+      code: `import { digest, md5, unknown, generate, importing, conversion, equal } from './top.js';
+async () => [digest, md5, unknown, await generate, await importing, await conversion, equal, (await crypto.subtle.digest('SHA-256', new Uint8Array(1))).byteLength]`,
     });
     expect(envelope.error).toBeUndefined();
     expect(envelope.result).toStrictEqual([
-      `Error: ${GLOBAL_SCOPE}`,
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      '900150983cd24fb0d6963f7d28e17f72',
+      'NotSupportedError: Unrecognized or unimplemented digest algorithm requested.',
       `Error: ${GLOBAL_SCOPE}`,
       `Error: ${GLOBAL_SCOPE}`,
       "TypeError: Failed to execute 'digest' on 'SubtleCrypto': parameter 2 is not of type 'BufferSource'.",

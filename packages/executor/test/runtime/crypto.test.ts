@@ -153,7 +153,7 @@ describe('AES', () => {
       true,
       true,
       0,
-      'Decryption failed. This could be due to a ciphertext authentication failure, bad padding, incorrect CryptoKey, or another algorithm-specific reason.',
+      'Decryption failed. This could be due to a ciphertext authentication failure, bad padding, incorrect CryptoKey, or another algorithm-specific reason. Input length was 6, output length expected to be 6 for AES-GCM',
     ]);
   });
 

@@ -5,8 +5,8 @@ import { useSandbox } from '../helpers.ts';
 const sandbox = useSandbox();
 const run = async (code: string) => sandbox.execute({ code });
 
-describe('Event (DOM "Event" interface)', () => {
-  test('constructor reads EventInit; flags and phases', async () => {
+describe('Event (DOM "Event" interface, as workerd implements it)', () => {
+  test('constructor reads EventInit; flags and phases; no own properties, isTrusted on the prototype', async () => {
     const envelope = await run(`async () => {
   const event = new Event('ping', { bubbles: true, cancelable: true });
   return [event.type, event.bubbles, event.cancelable, event.composed, event.eventPhase, event.defaultPrevented,
@@ -20,14 +20,40 @@ describe('Event (DOM "Event" interface)', () => {
       0,
       false,
       false,
-      ['isTrusted'],
+      [],
       2,
       'number',
       '[object Event]',
     ]);
   });
 
-  test('preventDefault only cancels a cancelable event, and not from a passive listener', async () => {
+  test("workerd's state around a dispatch: target undefined before it and kept after, stop flags never reset, timeStamp 0", async () => {
+    const envelope = await run(`async () => {
+  const target = new EventTarget();
+  const event = new Event('x');
+  const before = [String(event.target), String(event.currentTarget), event.timeStamp, typeof Object.getOwnPropertyDescriptor(Event.prototype, 'isTrusted').get];
+  let runs = 0;
+  target.addEventListener('x', (e) => { runs++; e.stopImmediatePropagation(); });
+  target.dispatchEvent(event);
+  target.dispatchEvent(event);
+  const custom = new CustomEvent('c');
+  return [before, event.target === target, event.currentTarget === target, event.eventPhase, event.cancelBubble, runs,
+    String(custom.detail), 'initEvent' in event, JSON.stringify(event)];
+}`);
+    expect(envelope.result).toStrictEqual([
+      ['undefined', 'undefined', 0, 'function'],
+      true,
+      true,
+      0,
+      true,
+      1,
+      'undefined',
+      false,
+      '{}',
+    ]);
+  });
+
+  test('dispatchEvent answers false once a listener called preventDefault, cancelable or not (workerd); a passive one cannot', async () => {
     const envelope = await run(`async () => {
   const target = new EventTarget();
   target.addEventListener('a', (e) => e.preventDefault());
@@ -38,7 +64,7 @@ describe('Event (DOM "Event" interface)', () => {
     target.dispatchEvent(new Event('b', { cancelable: true })),
   ];
 }`);
-    expect(envelope.result).toStrictEqual([false, true, true]);
+    expect(envelope.result).toStrictEqual([false, false, true]);
   });
 
   test('the constructor requires a type, and brand checks throw the illegal-invocation error', async () => {
@@ -49,7 +75,7 @@ describe('Event (DOM "Event" interface)', () => {
   return out;
 }`);
     expect(envelope.result).toStrictEqual([
-      "Failed to execute 'constructor' on 'Event': 1 argument required, but only 0 present.",
+      "Failed to construct 'Event': constructor parameter 1 is not of type 'string'.",
       'Illegal invocation:',
     ]);
   });
@@ -78,19 +104,53 @@ describe('EventTarget (DOM "dispatch" for a target with no tree)', () => {
     ]);
   });
 
-  test('a throwing listener is reported to console.error and the others still run', async () => {
+  test('a throwing listener throws out of dispatchEvent and the others do not run, as in workerd', async () => {
     const envelope = await run(`async () => {
   const target = new EventTarget();
   const seen = [];
   target.addEventListener('x', () => { throw new TypeError('listener broke') });
   target.addEventListener('x', () => seen.push('second'));
-  target.dispatchEvent(new Event('x'));
+  try { target.dispatchEvent(new Event('x')) } catch (e) { seen.push(e.message) }
+  const controller = new AbortController();
+  controller.signal.addEventListener('abort', () => { throw new Error('abort listener') });
+  try { controller.abort() } catch (e) { seen.push(e.message, controller.signal.aborted) }
   return seen;
 }`);
-    expect(envelope).toStrictEqual({
-      result: ['second'],
-      logs: [{ level: 'error', text: 'Uncaught TypeError: listener broke' }],
-    });
+    expect(envelope).toStrictEqual({ result: ['listener broke', 'abort listener', true], logs: [] });
+  });
+
+  test("workerd's argument checks: texts of missing and wrong arguments, no capture, handleEvent read when added", async () => {
+    const envelope = await run(`async () => {
+  const target = new EventTarget();
+  const out = [];
+  const attempt = (f) => { try { f(); out.push('ok') } catch (e) { out.push(e.message) } };
+  attempt(() => target.addEventListener('x'));
+  attempt(() => target.removeEventListener('x', 5));
+  attempt(() => target.addEventListener('x', () => {}, true));
+  attempt(() => target.addEventListener('x', () => {}, { capture: true }));
+  attempt(() => target.addEventListener('x', { handleEvent: 5 }));
+  attempt(() => new ErrorEvent());
+  attempt(() => new CustomEvent('x', 5));
+  attempt(() => new PromiseRejectionEvent('x', { promise: Promise.resolve() }));
+  attempt(() => reportError());
+  const handler = { handleEvent: () => out.push('first') };
+  target.addEventListener('y', handler);
+  handler.handleEvent = () => out.push('replaced');
+  target.dispatchEvent(new Event('y'));
+  return out;
+}`);
+    expect(envelope.result).toStrictEqual([
+      "Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'function or HandlerObject'.",
+      "Failed to execute 'removeEventListener' on 'EventTarget': parameter 2 is not of type 'Object'.",
+      'addEventListener(): useCapture must be false.',
+      'addEventListener(): options.capture must be false.',
+      "Incorrect type for the 'handleEvent' field on 'HandlerObject': the provided value is not of type 'function'.",
+      "Failed to construct 'ErrorEvent': constructor parameter 1 is not of type 'string'.",
+      "Failed to construct 'CustomEvent': constructor parameter 2 is not of type 'CustomEventInit'.",
+      'Illegal constructor',
+      "Failed to execute 'reportError' on 'ServiceWorkerGlobalScope': parameter 1 is not of type 'Value'.",
+      'first',
+    ]);
   });
 
   test('stopImmediatePropagation ends the listener list; an aborted signal removes its listener', async () => {
@@ -145,6 +205,21 @@ describe('the global scope', () => {
     });
   });
 
+  test('an exception of a queueMicrotask callback reaches error listeners, and without one is dropped', async () => {
+    const envelope = await run(`async () => {
+  const seen = [];
+  const listener = (event) => { seen.push([event.message, event.error.message]); event.preventDefault() };
+  addEventListener('error', listener);
+  queueMicrotask(() => { throw new TypeError('boom') });
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  removeEventListener('error', listener);
+  queueMicrotask(() => { throw new TypeError('dropped') });
+  await new Promise((resolve) => setTimeout(resolve, 1));
+  return seen;
+}`);
+    expect(envelope).toStrictEqual({ result: [['Uncaught TypeError: boom', 'boom']], logs: [] });
+  });
+
   test('ErrorEvent and CustomEvent carry their members', async () => {
     const envelope = await run(`async () => {
   const error = new ErrorEvent('error', { message: 'm', filename: 'f.js', lineno: 3, colno: 4, error: 42 });
@@ -191,6 +266,28 @@ describe('AbortController and AbortSignal (DOM)', () => {
   return [timed.reason.name, any.aborted, any.reason, nested.reason, AbortSignal.any([AbortSignal.abort('pre')]).reason];
 }`);
     expect(envelope.result).toStrictEqual(['TimeoutError', true, 'from b', 'from b', 'pre']);
+  });
+
+  test('AbortSignal.timeout converts its delay as workerd does; AbortSignal.any takes an Array only', async () => {
+    const envelope = await run(`async () => {
+  const out = [];
+  const attempt = (f) => { try { out.push(f()) } catch (e) { out.push(e.message) } };
+  attempt(() => AbortSignal.timeout(-1).aborted);
+  attempt(() => AbortSignal.timeout('abc').aborted);
+  attempt(() => AbortSignal.timeout());
+  attempt(() => AbortSignal.any(new Set()));
+  attempt(() => AbortSignal.any([5]));
+  attempt(() => AbortSignal.timeout(1n));
+  return out;
+}`);
+    expect(envelope.result).toStrictEqual([
+      false,
+      false,
+      "Failed to execute 'timeout' on 'AbortSignal': parameter 1 is not of type 'number'.",
+      "Failed to execute 'any' on 'AbortSignal': parameter 1 is not of type 'Array'.",
+      "Incorrect type for array element 0: the provided value is not of type 'AbortSignal'.",
+      'Cannot convert a BigInt value to a number',
+    ]);
   });
 
   test('AbortSignal cannot be constructed', async () => {

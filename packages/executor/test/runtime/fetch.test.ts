@@ -82,6 +82,27 @@ describe('native (outbound: undefined, written explicitly)', () => {
     expect(envelope.result).toStrictEqual([true, { ok: true }]);
   });
 
+  test("a fetched response is of type 'default' with immutable headers, as workerd's", async () => {
+    const envelope = await sandbox.execute({
+      outbound: undefined,
+      code: `async () => {
+  const response = await fetch(${JSON.stringify(`${base}/json`)});
+  let mutated;
+  try { response.headers.set('x', '1'); mutated = 'mutated' } catch (e) { mutated = e.message }
+  return [response.type, response.clone().type, mutated];
+}`,
+    });
+    expect(envelope.result).toStrictEqual(['default', 'default', "Can't modify immutable headers."]);
+  });
+
+  test("a failed connection rejects with workerd's plain Error", async () => {
+    const envelope = await sandbox.execute({
+      outbound: undefined,
+      code: `async () => { try { await fetch('http://127.0.0.1:1/') } catch (e) { return [e.constructor.name, e.name, e.message] } }`,
+    });
+    expect(envelope.result).toStrictEqual(['Error', 'Error', 'Network connection lost.']);
+  });
+
   test('its latency counts against the run bound', async () => {
     const envelope = await sandbox.execute({
       outbound: undefined,

@@ -63,3 +63,81 @@ test('queuing strategies and aborting a pipe with a signal', async () => {
 }`);
   expect(envelope.result).toStrictEqual([3, 1, 5, ['AbortError', true]]);
 });
+
+test("the errors carry workerd's texts: locked, released, closed, wrong arguments, illegal invocation", async () => {
+  const envelope = await run(`async () => {
+  const out = [];
+  const attempt = async (f) => { try { await f(); out.push('ok') } catch (e) { out.push(e.name + ': ' + e.message) } };
+  const locked = new ReadableStream();
+  locked.getReader();
+  await attempt(() => locked.getReader());
+  await attempt(() => locked.cancel());
+  await attempt(() => locked[Symbol.asyncIterator]().next());
+  const writable = new WritableStream();
+  writable.getWriter();
+  await attempt(() => writable.getWriter());
+  const released = new ReadableStream().getReader();
+  released.releaseLock();
+  await attempt(() => released.read());
+  await attempt(() => released.closed);
+  let controller;
+  new ReadableStream({ start(c) { controller = c } });
+  controller.close();
+  await attempt(() => controller.enqueue(1));
+  await attempt(() => new ReadableStream({ type: 'nope' }));
+  await attempt(() => new ReadableStream().getReader({ mode: 'nope' }));
+  await attempt(() => new ReadableStream({ start: 5 }));
+  await attempt(() => new WritableStream(5));
+  await attempt(() => new ReadableStream().pipeTo({}));
+  await attempt(() => ReadableStream.prototype.getReader.call({}));
+  await attempt(() => new ReadableStream({ start() { throw new TypeError('mine') } }));
+  return out;
+}`);
+  expect(envelope.result).toStrictEqual([
+    'TypeError: This ReadableStream is currently locked to a reader.',
+    'TypeError: This ReadableStream is currently locked to a reader.',
+    'TypeError: This ReadableStream is currently locked to a reader.',
+    'TypeError: This WritableStream is currently locked to a writer.',
+    'TypeError: This ReadableStream reader has been released.',
+    'TypeError: This ReadableStream reader has been released.',
+    'TypeError: Unable to enqueue',
+    'TypeError: "nope" is not a valid type of ReadableStream.',
+    "TypeError: mode must be undefined or 'byob' in call to getReader().",
+    "TypeError: Incorrect type for the 'start' field on 'UnderlyingSource': the provided value is not of type 'function'.",
+    "TypeError: Failed to construct 'WritableStream': constructor parameter 1 is not of type 'UnderlyingSink'.",
+    "TypeError: Failed to execute 'pipeTo' on 'ReadableStream': parameter 1 is not of type 'WritableStream'.",
+    expect.stringMatching(
+      /^TypeError: Illegal invocation: function called with incorrect `this` reference\./,
+    ),
+    'TypeError: mine',
+  ]);
+});
+
+test('the global classes are the ones the streams are made of: branches, sides, subclasses, identity', async () => {
+  const envelope = await run(`async () => {
+  const [left] = new ReadableStream().tee();
+  const transform = new TransformStream();
+  class Numbers extends ReadableStream {
+    constructor() { super({ start(c) { c.enqueue(1); c.close() } }) }
+  }
+  const numbers = new Numbers();
+  const reader = transform.readable.getReader();
+  const closed = reader.closed;
+  let called;
+  try { ReadableStream() } catch (e) { called = e.message }
+  return [left instanceof ReadableStream, transform.readable instanceof ReadableStream, transform.writable instanceof WritableStream,
+    reader instanceof ReadableStreamDefaultReader, numbers instanceof Numbers, (await numbers.getReader().read()).value,
+    ReadableStream.prototype.constructor === ReadableStream, closed === reader.closed, called];
+}`);
+  expect(envelope.result).toStrictEqual([
+    true,
+    true,
+    true,
+    true,
+    true,
+    1,
+    true,
+    true,
+    "Failed to construct 'ReadableStream': Please use the 'new' operator, this object constructor cannot be called as a function.",
+  ]);
+});

@@ -14,14 +14,68 @@ describe('formatting', () => {
   console.log('text', 42, null, undefined, true, [1, [2, 3]], { a: 1 }, Symbol('s'), 10n, () => 1);
   console.warn(new Error('boom'));
   console.error();
-  console.log({ toString() { throw new Error('unprintable') } });
 }`,
     });
     expect(envelope.logs).toStrictEqual([
       { level: 'log', text: 'text 42 null undefined true 1,2,3 [object Object] Symbol(s) 10 () => 1' },
       { level: 'warn', text: 'Error: boom' },
       { level: 'error', text: '' },
-      { level: 'log', text: '[object Object]' },
+    ]);
+  });
+
+  test('an argument String cannot convert throws into the program, as workerd does, and writes nothing', async () => {
+    const envelope = await sandbox.execute({
+      code: `async () => {
+  const out = [];
+  for (const value of [{ toString() { throw new Error('unprintable') } }, Object.create(null)]) {
+    try { console.log('before', value) } catch (e) { out.push(e.name + ': ' + e.message) }
+  }
+  return out;
+}`,
+    });
+    expect(envelope).toStrictEqual({
+      result: ['Error: unprintable', 'TypeError: Cannot convert object to primitive value'],
+      logs: [],
+    });
+  });
+
+  test("workerd's shape: key order, a prototype of its own, methods named '' that read as native code", async () => {
+    const envelope = await sandbox.execute({
+      code: `async () => [Object.keys(console), Object.getPrototypeOf(console) === Object.prototype, console.log.name,
+  String(console.info), String(console.context), console.context.length, Object.keys(console.context('x')).length]`,
+    });
+    expect(envelope.result).toStrictEqual([
+      [
+        'debug',
+        'error',
+        'info',
+        'log',
+        'warn',
+        'dir',
+        'dirxml',
+        'table',
+        'trace',
+        'group',
+        'groupCollapsed',
+        'groupEnd',
+        'clear',
+        'count',
+        'countReset',
+        'assert',
+        'profile',
+        'profileEnd',
+        'time',
+        'timeLog',
+        'timeEnd',
+        'timeStamp',
+        'context',
+      ],
+      false,
+      '',
+      'function () { [native code] }',
+      'function context() { [native code] }',
+      1,
+      22,
     ]);
   });
 
@@ -35,7 +89,7 @@ describe('formatting', () => {
 }`,
     });
     expect(envelope).toStrictEqual({
-      result: [true, 'undefined', 'undefined', '[object console]'],
+      result: [true, 'function', 'undefined', '[object console]'],
       logs: [],
     });
   });
@@ -90,7 +144,7 @@ describe('ConsoleCapture', () => {
           return capture.push(level, text);
         }),
       );
-      context.evalSync(`${CONSOLE_SOURCE}(__consoleSink)`);
+      context.evalSync(`${CONSOLE_SOURCE}(__consoleSink, () => {})`);
       context.evalSync(`const line = 'x'.repeat(100000); for (let i = 0; i < 1000; i++) console.log(line)`);
       const fitting = Math.floor(CONSOLE_CAPTURE_LIMIT / (LINE_COST + 100002));
       expect(crossings).toBe(fitting + 1);

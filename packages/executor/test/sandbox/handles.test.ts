@@ -75,13 +75,13 @@ describe('the invocation table', () => {
     sandbox.closeHandles(id);
   });
 
-  test('an answer that is not a Response is refused inside the isolate', async () => {
+  test("an answer that is not a Response is refused inside the isolate, with workerd's text", async () => {
     const envelope = await sandbox.execute({
       retainHandles: true,
       code: `async () => ({ fetch: () => ({ status: 200 }) })`,
     });
     await expect(sandbox.invoke(envelope.executionId as string, get('/'))).rejects.toThrow(
-      'The handler answered something other than a Response.',
+      "Incorrect type for Promise: the Promise did not resolve to 'Response'.",
     );
     sandbox.closeHandles(envelope.executionId as string);
   });

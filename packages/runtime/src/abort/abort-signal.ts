@@ -7,8 +7,8 @@ import { DOMException } from '../dom-exception.ts';
 import { Event, eventSlots } from '../events/event.ts';
 import { dispatch, EventTarget, setAbortSignalHooks } from '../events/event-target.ts';
 import { assertRequestScope } from '../internals.ts';
-import { ObjectDefineProperty, ReflectApply, TypeErrorCtor } from '../primordials.ts';
-import { defineInterface, illegalInvocation, requireArguments, toInteger } from '../webidl.ts';
+import { ArrayIsArray, ReflectApply, TypeErrorCtor } from '../primordials.ts';
+import { argumentTypeError, defineWorkerdInterface, illegalInvocation, requireArguments } from '../webidl.ts';
 
 const ABORTED_MESSAGE = 'The operation was aborted';
 const TIMED_OUT_MESSAGE = 'The operation was aborted due to timeout';
@@ -110,11 +110,10 @@ export class AbortSignal extends EventTarget {
 
   static timeout(milliseconds: number): AbortSignal {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 1, 'timeout', 'AbortSignal');
-    const delay = toInteger(milliseconds, 64, false, {
-      enforceRange: true,
-      context: "Failed to execute 'timeout' on 'AbortSignal': Value",
-    });
+    requireArguments(arguments.length, 1, 'timeout', 'AbortSignal', ['number']);
+    // workerd converts the delay as setTimeout does (-1, NaN, 'abc' are accepted), where the DOM
+    // standard's [EnforceRange] unsigned long long would throw; a Symbol or BigInt throws in both.
+    const delay = +milliseconds;
     assertRequestScope();
     const signal = AbortSignal.#create();
     const setTimeoutNow = (globalThis as { setTimeout?: (callback: () => void, ms: number) => unknown })
@@ -126,14 +125,15 @@ export class AbortSignal extends EventTarget {
     return signal;
   }
 
-  static any(signals: Iterable<AbortSignal>): AbortSignal {
-    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 1, 'any', 'AbortSignal');
+  static any(signals: AbortSignal[]): AbortSignal {
+    // workerd takes an Array only, where WebIDL's sequence would take any iterable.
+    if (!ArrayIsArray(signals)) throw argumentTypeError('any', 'AbortSignal', 1, 'Array');
     const list: AbortSignal[] = [];
-    for (const signal of signals) {
+    for (let index = 0; index < signals.length; index++) {
+      const signal = signals[index];
       if (typeof signal !== 'object' || signal === null || !(#aborted in signal)) {
         throw new TypeErrorCtor(
-          "Failed to execute 'any' on 'AbortSignal': Failed to convert value to 'AbortSignal'.",
+          `Incorrect type for array element ${index}: the provided value is not of type 'AbortSignal'.`,
         );
       }
       list.push(signal);
@@ -167,11 +167,6 @@ export class AbortSignal extends EventTarget {
     return AbortSignal.#check(this).#reason;
   }
 
-  throwIfAborted(): void {
-    const signal = AbortSignal.#check(this);
-    if (signal.#aborted) throw signal.#reason;
-  }
-
   get onabort(): ((event: Event) => unknown) | null {
     return AbortSignal.#check(this).#onabort;
   }
@@ -187,6 +182,11 @@ export class AbortSignal extends EventTarget {
       };
       signal.addEventListener('abort', signal.#onabortListener);
     }
+  }
+
+  throwIfAborted(): void {
+    const signal = AbortSignal.#check(this);
+    if (signal.#aborted) throw signal.#reason;
   }
 }
 
@@ -211,6 +211,5 @@ export class AbortController {
   }
 }
 
-defineInterface(AbortSignal);
-defineInterface(AbortController);
-ObjectDefineProperty(AbortSignal, 'length', { value: 0 });
+defineWorkerdInterface(AbortSignal);
+defineWorkerdInterface(AbortController);

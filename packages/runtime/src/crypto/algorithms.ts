@@ -128,6 +128,8 @@ const REGISTERED: Record<Operation, Record<string, Dictionary>> = {
   sign: SIGN,
   verify: SIGN,
   digest: table([
+    // Not in WebCrypto; workerd digests it, and the host answers it with Node's MD5.
+    ['MD5', ALGORITHM],
     ['SHA-1', ALGORITHM],
     ['SHA-256', ALGORITHM],
     ['SHA-384', ALGORITHM],
@@ -298,7 +300,10 @@ function normalize(operation: Operation, algorithm: unknown, context: AlgorithmC
   for (let index = 0; index < desiredType.length; index++) {
     const { name: memberName, type } = desiredType[index] as Member;
     if (type === 'HashAlgorithmIdentifier' && normalized[memberName] !== undefined) {
-      normalized[memberName] = normalize('digest', normalized[memberName], context);
+      const hash = normalize('digest', normalized[memberName], context);
+      // MD5 is a digest only: the host's webcrypto keys no HMAC or signature with it.
+      if (hash.name === 'MD5') throw unrecognized('digest', 'MD5');
+      normalized[memberName] = hash;
     }
   }
   return normalized as NormalizedAlgorithm;

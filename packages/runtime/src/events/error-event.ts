@@ -3,9 +3,15 @@
  * CustomEvent (DOM) and PromiseRejectionEvent (HTML): the event kinds the runtime fires or a
  * program may build.
  */
-import { ObjectDefineProperty } from '../primordials.ts';
-import { defineInterface, illegalInvocation, requireArguments, toDOMString, toInteger } from '../webidl.ts';
-import { Event, type EventInit } from './event.ts';
+import { TypeErrorCtor } from '../primordials.ts';
+import {
+  defineWorkerdInterface,
+  illegalInvocation,
+  requireArguments,
+  toDOMString,
+  toInteger,
+} from '../webidl.ts';
+import { Event, type EventInit, readEventInit } from './event.ts';
 
 export interface ErrorEventInit extends EventInit {
   message?: string;
@@ -24,13 +30,15 @@ export class ErrorEvent extends Event {
 
   constructor(type: string, init?: ErrorEventInit) {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 1, 'constructor', 'ErrorEvent');
+    requireArguments(arguments.length, 1, 'constructor', 'ErrorEvent', ['string']);
+    readEventInit(init, 'ErrorEvent', 'ErrorEventInit');
     super(type, init);
     const dictionary = (init ?? {}) as ErrorEventInit;
     this.#message = dictionary.message === undefined ? '' : toDOMString(dictionary.message);
     this.#filename = dictionary.filename === undefined ? '' : toDOMString(dictionary.filename);
-    this.#lineno = dictionary.lineno === undefined ? 0 : toInteger(dictionary.lineno, 32, false);
-    this.#colno = dictionary.colno === undefined ? 0 : toInteger(dictionary.colno, 32, false);
+    // workerd keeps a negative line or column (a signed conversion), where WebIDL's is unsigned.
+    this.#lineno = dictionary.lineno === undefined ? 0 : toInteger(dictionary.lineno, 32, true);
+    this.#colno = dictionary.colno === undefined ? 0 : toInteger(dictionary.colno, 32, true);
     this.#error = dictionary.error;
   }
 
@@ -39,11 +47,11 @@ export class ErrorEvent extends Event {
     return value as ErrorEvent;
   }
 
-  get message(): string {
-    return ErrorEvent.#check(this).#message;
-  }
   get filename(): string {
     return ErrorEvent.#check(this).#filename;
+  }
+  get message(): string {
+    return ErrorEvent.#check(this).#message;
   }
   get lineno(): number {
     return ErrorEvent.#check(this).#lineno;
@@ -61,9 +69,11 @@ export class CustomEvent extends Event {
 
   constructor(type: string, init?: EventInit & { detail?: unknown }) {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 1, 'constructor', 'CustomEvent');
+    requireArguments(arguments.length, 1, 'constructor', 'CustomEvent', ['string']);
+    readEventInit(init, 'CustomEvent', 'CustomEventInit');
     super(type, init);
-    this.#detail = init?.detail ?? null;
+    // workerd leaves a missing detail undefined; the DOM standard's default is null.
+    this.#detail = init?.detail;
   }
 
   get detail(): unknown {
@@ -72,16 +82,18 @@ export class CustomEvent extends Event {
   }
 }
 
+/**
+ * The event of unhandled rejections. Nothing here fires it (the engine does not report unhandled
+ * rejections), and as in workerd a program cannot construct one.
+ */
 export class PromiseRejectionEvent extends Event {
   #promise: unknown;
   #reason: unknown;
 
-  constructor(type: string, init: EventInit & { promise: unknown; reason?: unknown }) {
-    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 2, 'constructor', 'PromiseRejectionEvent');
-    super(type, init);
-    this.#promise = init.promise;
-    this.#reason = init.reason;
+  constructor() {
+    throw new TypeErrorCtor('Illegal constructor');
+    // biome-ignore lint/correctness/noUnreachable: a derived constructor must name super.
+    super('');
   }
 
   static #check(value: unknown): PromiseRejectionEvent {
@@ -97,6 +109,4 @@ export class PromiseRejectionEvent extends Event {
   }
 }
 
-for (const target of [ErrorEvent, CustomEvent, PromiseRejectionEvent]) defineInterface(target);
-// The constructors' length counts required arguments only.
-ObjectDefineProperty(PromiseRejectionEvent, 'length', { value: 2 });
+for (const target of [ErrorEvent, CustomEvent, PromiseRejectionEvent]) defineWorkerdInterface(target);

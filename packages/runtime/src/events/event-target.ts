@@ -1,12 +1,18 @@
 /**
  * EventTarget (DOM, https://dom.spec.whatwg.org/#interface-eventtarget), for events with no tree:
- * dispatch runs the target's listeners for the type, in order, and nothing else. A listener that
- * throws is reported (reportException) and the others still run.
+ * dispatch runs the target's listeners for the type, in order, and nothing else. As in workerd, an
+ * exception a listener throws leaves dispatchEvent and the remaining listeners do not run (the DOM
+ * standard reports it and goes on).
  */
 import { DOMException } from '../dom-exception.ts';
 import { ArrayPrototypePush, ReflectApply, TypeErrorCtor } from '../primordials.ts';
-import { reportException } from '../report-exception.ts';
-import { defineInterface, illegalInvocation, requireArguments, toBoolean, toDOMString } from '../webidl.ts';
+import {
+  defineWorkerdInterface,
+  illegalInvocation,
+  requireArguments,
+  toBoolean,
+  toDOMString,
+} from '../webidl.ts';
 import { type Event, eventSlots } from './event.ts';
 
 const ArraySplice = Array.prototype.splice;
@@ -15,7 +21,8 @@ type Callback = ((event: Event) => unknown) | { handleEvent(event: Event): unkno
 
 interface Listener {
   readonly callback: Callback;
-  readonly capture: boolean;
+  /** What runs: the callback, or the handleEvent it had when it was added (workerd reads it once). */
+  readonly handler: (event: Event) => unknown;
   readonly once: boolean;
   readonly passive: boolean;
   removed: boolean;
@@ -37,22 +44,47 @@ export function setAbortSignalHooks(hooks: typeof abortSignalHooks): void {
   abortSignalHooks = hooks;
 }
 
-function flatten(options: unknown): { capture: boolean; once: boolean; passive: boolean; signal: unknown } {
-  if (typeof options !== 'object' || options === null)
-    return { capture: toBoolean(options), once: false, passive: false, signal: undefined };
+/**
+ * Reads the options of addEventListener or removeEventListener. There is no capture phase, and
+ * workerd refuses a capturing listener rather than ignoring it, with its texts.
+ */
+function flatten(
+  options: unknown,
+  operation: 'addEventListener' | 'removeEventListener',
+): { once: boolean; passive: boolean; signal: unknown } {
+  if (typeof options !== 'object' || options === null) {
+    if (toBoolean(options)) throw new TypeErrorCtor(`${operation}(): useCapture must be false.`);
+    return { once: false, passive: false, signal: undefined };
+  }
   const record = options as Record<string, unknown>;
+  if (toBoolean(record.capture)) throw new TypeErrorCtor(`${operation}(): options.capture must be false.`);
+  if (operation === 'removeEventListener') return { once: false, passive: false, signal: undefined };
+  const once = toBoolean(record.once);
+  const passive = toBoolean(record.passive);
   const signal = record.signal;
   if (signal !== undefined && !abortSignalHooks.isSignal(signal)) {
     throw new TypeErrorCtor(
-      "Failed to execute 'addEventListener' on 'EventTarget': member signal is not of type 'AbortSignal'.",
+      "Incorrect type for the 'signal' field on 'AddEventListenerOptions': the provided value is not of type 'AbortSignal'.",
     );
   }
-  return {
-    capture: toBoolean(record.capture),
-    once: toBoolean(record.once),
-    passive: toBoolean(record.passive),
-    signal,
-  };
+  return { once, passive, signal };
+}
+
+/** The function a listener runs, checked when it is added as workerd checks it. */
+function handlerOf(callback: unknown): (event: Event) => unknown {
+  if (typeof callback === 'function') return callback as (event: Event) => unknown;
+  if (typeof callback !== 'object' || callback === null) {
+    throw new TypeErrorCtor(
+      "Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'function or HandlerObject'.",
+    );
+  }
+  const handleEvent = (callback as { handleEvent?: unknown }).handleEvent;
+  if (typeof handleEvent !== 'function') {
+    throw new TypeErrorCtor(
+      "Incorrect type for the 'handleEvent' field on 'HandlerObject': the provided value is not of type 'function'.",
+    );
+  }
+  return (event) => ReflectApply(handleEvent, callback, [event]);
 }
 
 let invokeListeners: (target: EventTarget, presented: object, event: Event) => void;
@@ -76,15 +108,11 @@ export class EventTarget {
   ): void {
     const target = check(this);
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 2, 'addEventListener', 'EventTarget');
+    requireArguments(arguments.length, 2, 'addEventListener', 'EventTarget', LISTENER_PARAMETERS);
     const name = toDOMString(type);
-    const { capture, once, passive, signal } = flatten(options);
     if (callback === null || callback === undefined) return;
-    if (typeof callback !== 'function' && typeof callback !== 'object') {
-      throw new TypeErrorCtor(
-        "Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'EventListener'.",
-      );
-    }
+    const handler = handlerOf(callback);
+    const { once, passive, signal } = flatten(options, 'addEventListener');
     if (signal !== undefined && abortSignalHooks.aborted(signal)) return;
     let list = target.#listeners.get(name);
     if (list === undefined) {
@@ -92,10 +120,9 @@ export class EventTarget {
       target.#listeners.set(name, list);
     }
     for (let index = 0; index < list.length; index++) {
-      const existing = list[index] as Listener;
-      if (existing.callback === callback && existing.capture === capture) return;
+      if ((list[index] as Listener).callback === callback) return;
     }
-    const listener: Listener = { callback, capture, once, passive, removed: false };
+    const listener: Listener = { callback, handler, once, passive, removed: false };
     ArrayPrototypePush(list, listener);
     if (signal !== undefined) abortSignalHooks.onAbort(signal, () => target.#remove(name, listener));
   }
@@ -107,15 +134,24 @@ export class EventTarget {
   ): void {
     const target = check(this);
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 2, 'removeEventListener', 'EventTarget');
+    requireArguments(arguments.length, 2, 'removeEventListener', 'EventTarget', REMOVE_PARAMETERS);
     const name = toDOMString(type);
-    const capture =
-      typeof options === 'object' && options !== null ? toBoolean(options.capture) : toBoolean(options);
+    if (
+      callback !== null &&
+      callback !== undefined &&
+      typeof callback !== 'object' &&
+      typeof callback !== 'function'
+    ) {
+      throw new TypeErrorCtor(
+        "Failed to execute 'removeEventListener' on 'EventTarget': parameter 2 is not of type 'Object'.",
+      );
+    }
+    flatten(options, 'removeEventListener');
     const list = target.#listeners.get(name);
     if (list === undefined) return;
     for (let index = list.length - 1; index >= 0; index--) {
       const listener = list[index] as Listener;
-      if (listener.callback === callback && listener.capture === capture) target.#remove(name, listener);
+      if (listener.callback === callback) target.#remove(name, listener);
     }
   }
 
@@ -132,19 +168,7 @@ export class EventTarget {
   }
 
   dispatchEvent(event: Event): boolean {
-    const target = check(this);
-    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 1, 'dispatchEvent', 'EventTarget');
-    if (!eventSlots.isEvent(event)) {
-      throw new TypeErrorCtor(
-        "Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.",
-      );
-    }
-    if (eventSlots.dispatching(event)) {
-      throw new DOMException('The event is already being dispatched.', 'InvalidStateError');
-    }
-    dispatch(target, event);
-    return !event.defaultPrevented;
+    return dispatchEvent(check(this), event, this as object);
   }
 
   /**
@@ -159,25 +183,44 @@ export class EventTarget {
     const snapshot: Listener[] = [];
     for (let index = 0; index < list.length; index++) snapshot[index] = list[index] as Listener;
     for (let index = 0; index < snapshot.length; index++) {
+      // The flag outlives a dispatch in workerd, so an event stopped before it runs no listener.
+      if (eventSlots.stoppedImmediately(event)) break;
       const listener = snapshot[index] as Listener;
       if (listener.removed) continue;
       if (listener.once) target.#remove(event.type, listener);
       eventSlots.inPassiveListener(event, listener.passive);
       try {
-        const callback = listener.callback;
-        if (typeof callback === 'function') ReflectApply(callback, presented, [event]);
-        else ReflectApply(callback.handleEvent, callback, [event]);
-      } catch (error) {
-        reportException(error);
+        // A throw leaves dispatch, and the remaining listeners do not run: workerd's behaviour.
+        ReflectApply(listener.handler, presented, [event]);
+      } finally {
+        eventSlots.inPassiveListener(event, false);
       }
-      eventSlots.inPassiveListener(event, false);
-      if (eventSlots.stoppedImmediately(event)) break;
     }
   }
 
   static {
     invokeListeners = (target, presented, event) => EventTarget.#invoke(target, presented, event);
   }
+}
+
+const LISTENER_PARAMETERS = ['string', 'function or HandlerObject'];
+const REMOVE_PARAMETERS = ['string', 'Object'];
+
+/**
+ * EventTarget.prototype.dispatchEvent for `target` (the global scope's too): the argument checks,
+ * then dispatch. It answers false when a listener called preventDefault, as workerd does.
+ */
+export function dispatchEvent(target: EventTarget, event: unknown, presented: object): boolean {
+  if (!eventSlots.isEvent(event)) {
+    throw new TypeErrorCtor(
+      "Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.",
+    );
+  }
+  if (eventSlots.dispatching(event)) {
+    throw new DOMException('The event is already being dispatched.', 'InvalidStateError');
+  }
+  dispatch(target, event, presented);
+  return !eventSlots.preventDefaultCalled(event);
 }
 
 /** Dispatches `event` at `target`: the target's listeners, with the event's state set around them. */
@@ -196,4 +239,4 @@ function check(value: unknown): EventTarget {
   return value;
 }
 
-defineInterface(EventTarget);
+defineWorkerdInterface(EventTarget);

@@ -1,11 +1,23 @@
 /**
- * Event (DOM, https://dom.spec.whatwg.org/#interface-event). There is no tree here: an event is
- * dispatched at one target, so composedPath is that target or nothing, and the phase is AT_TARGET
- * while it runs.
+ * Event (DOM, https://dom.spec.whatwg.org/#interface-event) as workerd implements it. There is no
+ * tree here: an event is dispatched at one target, so composedPath is that target or nothing, and
+ * the phase is AT_TARGET while it runs.
+ *
+ * Where workerd departs from the DOM standard, this follows workerd (observed on workerd
+ * 2026-11-17): target and currentTarget are undefined until the first dispatch and keep their
+ * values after it; the stop-propagation flags are never reset, so an event stopped once runs no
+ * listener again; dispatch clears a cancelation made before it; dispatchEvent answers false when a
+ * listener called preventDefault, even on an event that is not cancelable; returnValue is read-only;
+ * timeStamp is 0; there is no initEvent.
  */
-import { now } from '../performance.ts';
 import { ObjectDefineProperty, TypeErrorCtor } from '../primordials.ts';
-import { defineInterface, illegalInvocation, requireArguments, toBoolean, toDOMString } from '../webidl.ts';
+import {
+  defineWorkerdInterface,
+  illegalInvocation,
+  requireArguments,
+  toBoolean,
+  toDOMString,
+} from '../webidl.ts';
 
 export interface EventInit {
   bubbles?: boolean;
@@ -14,9 +26,11 @@ export interface EventInit {
 }
 
 /** Reads an EventInit dictionary member by member, in the order WebIDL reads them. */
-export function readEventInit(init: unknown): Required<EventInit> {
+export function readEventInit(init: unknown, owner = 'Event', type = 'Init'): Required<EventInit> {
   if (init !== undefined && init !== null && typeof init !== 'object' && typeof init !== 'function') {
-    throw new TypeErrorCtor("Failed to construct 'Event': The provided value is not of type 'EventInit'.");
+    throw new TypeErrorCtor(
+      `Failed to construct '${owner}': constructor parameter 2 is not of type '${type}'.`,
+    );
   }
   const dictionary = (init ?? {}) as Record<string, unknown>;
   return {
@@ -30,10 +44,11 @@ export function readEventInit(init: unknown): Required<EventInit> {
 export let eventSlots: {
   isEvent(value: unknown): value is Event;
   beginDispatch(event: Event, target: object): void;
-  setCurrentTarget(event: Event, target: object | null): void;
+  setCurrentTarget(event: Event, target: object): void;
   endDispatch(event: Event): void;
-  stopped(event: Event): boolean;
   stoppedImmediately(event: Event): boolean;
+  /** Whether a listener of the current dispatch called preventDefault: dispatchEvent's answer. */
+  preventDefaultCalled(event: Event): boolean;
   inPassiveListener(event: Event, passive: boolean): void;
   dispatching(event: Event): boolean;
   setTrusted(event: Event): void;
@@ -49,27 +64,23 @@ export class Event {
   #bubbles: boolean;
   #cancelable: boolean;
   #composed: boolean;
-  #target: object | null = null;
-  #currentTarget: object | null = null;
+  #target: object | undefined = undefined;
+  #currentTarget: object | undefined = undefined;
   #phase = 0;
-  #canceled = false;
+  #preventDefaultCalled = false;
   #stopPropagation = false;
   #stopImmediate = false;
   #passive = false;
   #dispatching = false;
-  #timeStamp: number;
 
   constructor(type: string, init?: EventInit) {
-    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments; a rest parameter would change Event.length.
-    requireArguments(arguments.length, 1, 'constructor', 'Event');
+    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
+    requireArguments(arguments.length, 1, 'constructor', 'Event', ['string']);
     this.#type = toDOMString(type);
     const { bubbles, cancelable, composed } = readEventInit(init);
     this.#bubbles = bubbles;
     this.#cancelable = cancelable;
     this.#composed = composed;
-    this.#timeStamp = now();
-    // isTrusted is [LegacyUnforgeable]: an own accessor of every instance, false unless the runtime fired it.
-    ObjectDefineProperty(this, 'isTrusted', { get: isTrustedGetter, enumerable: true, configurable: false });
   }
 
   static {
@@ -79,6 +90,7 @@ export class Event {
         event.#dispatching = true;
         event.#target = target;
         event.#phase = Event.AT_TARGET;
+        event.#preventDefaultCalled = false;
       },
       setCurrentTarget: (event, target) => {
         event.#currentTarget = target;
@@ -86,12 +98,9 @@ export class Event {
       endDispatch: (event) => {
         event.#dispatching = false;
         event.#phase = Event.NONE;
-        event.#currentTarget = null;
-        event.#stopPropagation = false;
-        event.#stopImmediate = false;
       },
-      stopped: (event) => event.#stopPropagation,
       stoppedImmediately: (event) => event.#stopImmediate,
+      preventDefaultCalled: (event) => event.#preventDefaultCalled,
       inPassiveListener: (event, passive) => {
         event.#passive = passive;
       },
@@ -102,38 +111,15 @@ export class Event {
     };
   }
 
+  // The members in workerd's order of the prototype's keys.
   get type(): string {
     return check(this).#type;
-  }
-  get target(): object | null {
-    return check(this).#target;
-  }
-  get srcElement(): object | null {
-    return check(this).#target;
-  }
-  get currentTarget(): object | null {
-    return check(this).#currentTarget;
-  }
-  composedPath(): object[] {
-    const event = check(this);
-    return event.#dispatching && event.#currentTarget !== null ? [event.#currentTarget] : [];
   }
   get eventPhase(): number {
     return check(this).#phase;
   }
-  stopPropagation(): void {
-    check(this).#stopPropagation = true;
-  }
-  get cancelBubble(): boolean {
-    return check(this).#stopPropagation;
-  }
-  set cancelBubble(value: boolean) {
-    if (value) check(this).#stopPropagation = true;
-  }
-  stopImmediatePropagation(): void {
-    const event = check(this);
-    event.#stopPropagation = true;
-    event.#stopImmediate = true;
+  get composed(): boolean {
+    return check(this).#composed;
   }
   get bubbles(): boolean {
     return check(this).#bubbles;
@@ -141,45 +127,55 @@ export class Event {
   get cancelable(): boolean {
     return check(this).#cancelable;
   }
-  get returnValue(): boolean {
-    return !check(this).#canceled;
+  get defaultPrevented(): boolean {
+    const event = check(this);
+    return event.#cancelable && event.#preventDefaultCalled;
   }
-  set returnValue(value: boolean) {
-    if (!value) this.preventDefault();
+  get returnValue(): boolean {
+    const event = check(this);
+    return !(event.#cancelable && event.#preventDefaultCalled);
+  }
+  get currentTarget(): object | undefined {
+    return check(this).#currentTarget;
+  }
+  get target(): object | undefined {
+    return check(this).#target;
+  }
+  get srcElement(): object | undefined {
+    return check(this).#target;
+  }
+  get timeStamp(): number {
+    check(this);
+    return 0;
+  }
+  get isTrusted(): boolean {
+    return trusted.has(check(this));
+  }
+  get cancelBubble(): boolean {
+    return check(this).#stopPropagation;
+  }
+  set cancelBubble(value: boolean) {
+    check(this).#stopPropagation = toBoolean(value);
+  }
+  stopImmediatePropagation(): void {
+    const event = check(this);
+    event.#stopPropagation = true;
+    event.#stopImmediate = true;
   }
   preventDefault(): void {
     const event = check(this);
-    if (event.#cancelable && !event.#passive) event.#canceled = true;
+    if (!event.#passive) event.#preventDefaultCalled = true;
   }
-  get defaultPrevented(): boolean {
-    return check(this).#canceled;
+  stopPropagation(): void {
+    check(this).#stopPropagation = true;
   }
-  get composed(): boolean {
-    return check(this).#composed;
-  }
-  get timeStamp(): number {
-    return check(this).#timeStamp;
-  }
-  initEvent(type: string, bubbles = false, cancelable = false): void {
+  composedPath(): object[] {
     const event = check(this);
-    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 1, 'initEvent', 'Event');
-    if (event.#dispatching) return;
-    event.#stopPropagation = false;
-    event.#stopImmediate = false;
-    event.#canceled = false;
-    event.#type = toDOMString(type);
-    event.#bubbles = toBoolean(bubbles);
-    event.#cancelable = toBoolean(cancelable);
-    event.#target = null;
+    return event.#dispatching && event.#currentTarget !== undefined ? [event.#currentTarget] : [];
   }
 }
 
 const trusted = new WeakSet<object>();
-
-function isTrustedGetter(this: unknown): boolean {
-  return trusted.has(this as object);
-}
 
 function check(value: unknown): Event {
   if (!eventSlots.isEvent(value)) throw illegalInvocation();
@@ -192,12 +188,8 @@ for (const [name, value] of [
   ['AT_TARGET', 2],
   ['BUBBLING_PHASE', 3],
 ] as const) {
-  ObjectDefineProperty(Event.prototype, name, {
-    value,
-    writable: false,
-    enumerable: true,
-    configurable: false,
-  });
-  ObjectDefineProperty(Event, name, { value, writable: false, enumerable: true, configurable: false });
+  for (const target of [Event.prototype, Event]) {
+    ObjectDefineProperty(target, name, { value, writable: false, enumerable: true, configurable: true });
+  }
 }
-defineInterface(Event);
+defineWorkerdInterface(Event);

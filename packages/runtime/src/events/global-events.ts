@@ -7,12 +7,12 @@
  * state keyed on the snapshot's global would belong to an object no program ever touches.
  */
 import { exposeMember } from '../global-scope.ts';
-import { TypeErrorCtor } from '../primordials.ts';
+import { ReflectApply, TypeErrorCtor } from '../primordials.ts';
 import { reportException, setReporter } from '../report-exception.ts';
 import { GLOBAL_SCOPE, requireArguments } from '../webidl.ts';
 import { ErrorEvent } from './error-event.ts';
 import { eventSlots } from './event.ts';
-import { dispatch, EventTarget } from './event-target.ts';
+import { dispatch, dispatchEvent as dispatchEventAt, EventTarget } from './event-target.ts';
 
 let target: EventTarget | undefined;
 
@@ -44,33 +44,20 @@ function describe(error: unknown): string {
 
 export function installGlobalEvents(): void {
   const global = globalThis as unknown as EventTarget;
-  exposeMember('addEventListener', function addEventListener(type: string, callback: never, options?: never) {
-    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 2, 'addEventListener', 'EventTarget');
-    listeners().addEventListener(type, callback, options);
+  const { addEventListener: addListener, removeEventListener: removeListener } = EventTarget.prototype;
+  // Each delegates to the listener list, so its argument checks and texts are EventTarget's.
+  exposeMember('addEventListener', function addEventListener(...args: unknown[]) {
+    ReflectApply(addListener, listeners(), args);
   });
-  exposeMember(
-    'removeEventListener',
-    function removeEventListener(type: string, callback: never, options?: never) {
-      // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-      requireArguments(arguments.length, 2, 'removeEventListener', 'EventTarget');
-      listeners().removeEventListener(type, callback, options);
-    },
-  );
+  exposeMember('removeEventListener', function removeEventListener(...args: unknown[]) {
+    ReflectApply(removeListener, listeners(), args);
+  });
   exposeMember('dispatchEvent', function dispatchEvent(event: never) {
-    // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 1, 'dispatchEvent', 'EventTarget');
-    if (!eventSlots.isEvent(event)) {
-      throw new TypeErrorCtor(
-        "Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.",
-      );
-    }
-    dispatch(listeners(), event, global);
-    return !(event as { defaultPrevented: boolean }).defaultPrevented;
+    return dispatchEventAt(listeners(), event, global);
   });
   exposeMember('reportError', function reportError(error: unknown) {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 1, 'reportError', GLOBAL_SCOPE);
+    requireArguments(arguments.length, 1, 'reportError', GLOBAL_SCOPE, ['Value']);
     reportException(error);
   });
 }

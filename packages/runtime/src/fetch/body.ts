@@ -16,8 +16,14 @@ export const BODY_USED_MESSAGE =
 export const STREAM_LOCKED_MESSAGE = 'This ReadableStream is currently locked to a reader.';
 export const STREAM_DISTURBED_MESSAGE =
   'This ReadableStream is disturbed (has already been read from), and cannot be used as a body.';
+const STREAM_LOCKED_BODY_MESSAGE = 'This ReadableStream is locked to a reader, and cannot be used as a body.';
+const CLONE_USED_MESSAGE = 'This ReadableStream is currently locked to a reader,';
 
 type Stream = ReadableStream<Uint8Array> & { locked: boolean };
+type Reader = {
+  read(): Promise<{ done: boolean; value?: unknown }>;
+  cancel(reason?: unknown): Promise<void>;
+};
 
 /** web-streams-polyfill keeps "disturbed" as an own property; the standard's check reads it. */
 function disturbed(stream: Stream): boolean {
@@ -34,6 +40,29 @@ function streamOf(bytes: Uint8Array): Stream {
   }) as unknown as Stream;
 }
 
+/**
+ * The stream of a body that was read whole before anything asked for its stream: as after reading
+ * a real one, it is disturbed and stays locked to the reader that read it.
+ */
+function spentStream(): Stream {
+  const stream = streamOf(new Uint8ArrayCtor(0));
+  (stream.getReader() as unknown as Reader).read();
+  return stream;
+}
+
+/** A stream that reads `source` through a reader it holds, so `source` stays locked to it. */
+function proxyStream(source: Stream): Stream {
+  const reader = source.getReader() as unknown as Reader;
+  return new ReadableStream({
+    async pull(controller: { enqueue(chunk: unknown): void; close(): void }) {
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason: unknown) => reader.cancel(reason),
+  }) as unknown as Stream;
+}
+
 export class Body {
   /** Known content, while no stream has been made for it. */
   #bytes: Uint8Array | null;
@@ -47,7 +76,7 @@ export class Body {
 
   get stream(): Stream {
     if (this.#stream === null) {
-      this.#stream = streamOf(this.#bytes ?? new Uint8ArrayCtor(0));
+      this.#stream = this.#consumed ? spentStream() : streamOf(this.#bytes ?? new Uint8ArrayCtor(0));
       this.#bytes = null;
     }
     return this.#stream;
@@ -57,17 +86,16 @@ export class Body {
     return this.#consumed || (this.#stream !== null && disturbed(this.#stream));
   }
 
-  /** The length when it is known without reading. */
-  get knownBytes(): Uint8Array | null {
-    return this.#bytes;
-  }
-
   /** https://fetch.spec.whatwg.org/#concept-body-consume-body */
   async consume(): Promise<Uint8Array> {
     if (this.used) throw new TypeErrorCtor(BODY_USED_MESSAGE);
     if (this.#stream?.locked) throw new TypeErrorCtor(STREAM_LOCKED_MESSAGE);
     this.#consumed = true;
-    if (this.#stream === null) return this.#bytes ?? new Uint8ArrayCtor(0);
+    if (this.#stream === null) {
+      const bytes = this.#bytes ?? new Uint8ArrayCtor(0);
+      this.#bytes = null;
+      return bytes;
+    }
     const reader = this.#stream.getReader();
     const chunks: Uint8Array[] = [];
     for (;;) {
@@ -82,13 +110,26 @@ export class Body {
 
   /** https://fetch.spec.whatwg.org/#concept-body-clone */
   clone(): Body {
-    if (this.used || this.#stream?.locked) {
-      throw new TypeErrorCtor('This ReadableStream is currently locked to a reader,');
-    }
+    if (this.used || this.#stream?.locked) throw new TypeErrorCtor(CLONE_USED_MESSAGE);
     if (this.#stream === null) return new Body(this.#bytes);
     const [mine, theirs] = this.#stream.tee() as [Stream, Stream];
     this.#stream = mine;
     return new Body(null, theirs);
+  }
+
+  /**
+   * Moves the content to a new body (new Request(request) takes its input's body): this one is
+   * used from then on, and its stream stays locked to whatever reads the content now.
+   */
+  transfer(): Body {
+    if (this.#stream?.locked) throw new TypeErrorCtor('The ReadableStream has been locked to a reader.');
+    this.#consumed = true;
+    if (this.#stream === null) {
+      const bytes = this.#bytes;
+      this.#bytes = null;
+      return new Body(bytes);
+    }
+    return new Body(null, proxyStream(this.#stream));
   }
 }
 
@@ -114,7 +155,7 @@ export function extractBody(init: unknown): { body: Body; type: string | null } 
   if (isReadableStream(init)) {
     const stream = init as Stream;
     if (disturbed(stream)) throw new TypeErrorCtor(STREAM_DISTURBED_MESSAGE);
-    if (stream.locked) throw new TypeErrorCtor(STREAM_LOCKED_MESSAGE);
+    if (stream.locked) throw new TypeErrorCtor(STREAM_LOCKED_BODY_MESSAGE);
     return { body: new Body(null, stream), type: null };
   }
   return { body: new Body(utf8Encode(toDOMString(init))), type: 'text/plain;charset=UTF-8' };

@@ -2,17 +2,19 @@
  * fetch (Fetch, https://fetch.spec.whatwg.org/#fetch-method), over the host's __sendRequest
  * reference. The request body is read whole and the response body arrives whole: bodies are
  * buffered across the boundary. The host answers with a frame and never rejects; a thrown frame
- * becomes a TypeError carrying its text, as a network error does. An aborted signal rejects at
- * once with its reason and tells the host to cancel the request.
+ * becomes the error it names (a TypeError unless the host says Error, as workerd's "Network
+ * connection lost." is) carrying its text. An aborted signal rejects at once with its reason and
+ * tells the host to cancel the request. A data: URL is answered here, without the host.
  */
 import { abortSlots } from '../abort/abort-signal.ts';
 import { hostOf } from '../host.ts';
 import { assertRequestScope } from '../internals.ts';
-import { PromiseCtor, TypeErrorCtor } from '../primordials.ts';
+import { ErrorCtor, PromiseCtor, TypeErrorCtor } from '../primordials.ts';
 import { Body } from './body.ts';
+import { processDataUrl } from './data-url.ts';
 import { headerSlots } from './headers.ts';
 import { Request, type RequestInit, requestSlots } from './request.ts';
-import { type Response, responseSlots } from './response.ts';
+import { Response, responseSlots } from './response.ts';
 import { parseUrl } from './url.ts';
 
 interface WireResponse {
@@ -37,6 +39,11 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       return;
     }
     const state = requestSlots.state(request);
+    const dataUrl = state.url.startsWith('data:') ? processDataUrl(state.url) : null;
+    if (dataUrl !== null) {
+      resolve(dataUrlResponse(state.method, dataUrl));
+      return;
+    }
     const signal = state.signal;
     if (signal.aborted) {
       reject(signal.reason);
@@ -72,17 +79,17 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       const frame = (await host.async(['send', id, wire], {
         arguments: { copy: true },
         result: { promise: true, copy: true },
-      })) as ['returned', WireResponse] | ['thrown', string];
+      })) as ['returned', WireResponse] | ['thrown', string, 'Error'?];
       if (settled) return;
       settled = true;
       if (frame[0] === 'thrown') {
-        reject(new TypeErrorCtor(frame[1]));
+        reject(frame[2] === 'Error' ? new ErrorCtor(frame[1]) : new TypeErrorCtor(frame[1]));
         return;
       }
       const response = frame[1];
       resolve(
         responseSlots.create({
-          type: 'basic',
+          type: 'default',
           status: response.status,
           statusText: response.statusText,
           headers: response.headers,
@@ -96,5 +103,18 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       settled = true;
       reject(error);
     });
+  });
+}
+
+/**
+ * The response to a data: URL, as workerd builds it: 200 OK, the MIME type as Content-Type in
+ * headers the program may change, the payload as the body of a GET (any other method gets none),
+ * and no URL. workerd answers before it looks at the request's signal, so an aborted one is ignored.
+ */
+function dataUrlResponse(method: string, dataUrl: { mimeType: string; body: Uint8Array }): Response {
+  return new Response(method === 'GET' ? dataUrl.body : null, {
+    status: 200,
+    statusText: 'OK',
+    headers: [['content-type', dataUrl.mimeType]],
   });
 }

@@ -17,14 +17,17 @@ export let formDataSlots: {
   append(form: FormData, name: string, value: string | File): void;
 };
 
-/** https://xhr.spec.whatwg.org/#create-an-entry */
+/**
+ * https://xhr.spec.whatwg.org/#create-an-entry, except that a Blob given without a filename is
+ * named after the entry, as workerd names it, where the standard says "blob".
+ */
 function createEntry(name: unknown, value: unknown, filename?: unknown): Entry {
   const entryName = toUSVString(name);
   if (!isBlob(value)) return [entryName, toUSVString(value)];
   const blob = value as Blob;
   if (blob instanceof File && filename === undefined) return [entryName, blob];
-  const name2 = filename !== undefined ? toUSVString(filename) : 'blob';
-  return [entryName, new File([blob], name2, { type: blob.type })];
+  const fileName = filename !== undefined ? toUSVString(filename) : entryName;
+  return [entryName, new File([blob], fileName, { type: blob.type })];
 }
 
 export class FormData {
@@ -124,8 +127,10 @@ function escapeParameter(text: string): string {
 }
 
 function serialize(entries: readonly Entry[]): { bytes: Uint8Array; boundary: string } {
-  const random = hostOf().randomUUID.sync([]) as string;
-  const boundary = `----formdata-codemode-${random.replace(/-/g, '')}`;
+  // workerd's form: 16 random bytes as 32 hex digits.
+  const random = hostOf().randomBytes.sync([16], { result: { copy: true } }) as Uint8Array;
+  let boundary = '';
+  for (const byte of random) boundary += (byte < 16 ? '0' : '') + byte.toString(16);
   const parts: Uint8Array[] = [];
   for (const [name, value] of entries) {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escapeParameter(name.replace(/\r\n|\r|\n/g, '\r\n'))}"`;

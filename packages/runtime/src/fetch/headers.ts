@@ -1,7 +1,7 @@
 /**
  * Headers (Fetch, https://fetch.spec.whatwg.org/#headers-class): a header list with a guard, names
  * compared case-insensitively, values normalized, iteration sorted and combined with set-cookie
- * kept apart. Texts follow workerd.
+ * kept apart. Which names and values are valid, how an init converts, and the texts follow workerd.
  */
 import { TypeErrorCtor } from '../primordials.ts';
 import { defineInterface, illegalInvocation, requireArguments, toDOMString } from '../webidl.ts';
@@ -11,12 +11,39 @@ export type Guard = 'none' | 'request' | 'response' | 'immutable';
 const INVALID_NAME = 'Invalid header name.';
 const INVALID_VALUE = 'Invalid header value.';
 const IMMUTABLE = "Can't modify immutable headers.";
+const PAIR_LENGTH =
+  'To initialize a Headers object from a sequence, each inner sequence must have exactly two elements.';
+const NOT_A_SEQUENCE = "Incorrect type: the provided value is not of type 'Sequence'.";
+const BAD_INIT =
+  "Failed to construct 'Headers': constructor parameter 1 is not of type 'Headers or Sequence or object'.";
 
-/** RFC 9110 token characters. */
+/** RFC 9110 token characters: what a method must consist of. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export function isToken(text: string): boolean {
   return TOKEN.test(text);
+}
+
+const SEPARATORS = '()<>@,;:\\"/[]?={}';
+
+/**
+ * A header name as workerd accepts it (RFC 2616's token read over bytes): no control character,
+ * DEL, whitespace or separator, so nothing that could split a header line; characters past ASCII
+ * are allowed, where the Fetch standard's RFC 9110 token refuses them. workerd also accepts an
+ * empty name, which no HTTP message can carry; that stays refused.
+ */
+function isHeaderName(text: string): boolean {
+  if (text === '') return false;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit <= 0x20 || unit === 0x7f || SEPARATORS.includes(text[index] as string)) return false;
+  }
+  return true;
+}
+
+/** Byte-lowercase (Fetch): names compare case-insensitively in ASCII only, as workerd's do. */
+function lowerName(name: string): string {
+  return name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
 }
 
 /** Strips leading and trailing HTTP whitespace (tab, LF, CR, space). */
@@ -26,16 +53,14 @@ function normalizeValue(value: string): string {
 
 function validName(name: unknown): string {
   const text = toDOMString(name);
-  if (!isToken(text)) throw new TypeErrorCtor(INVALID_NAME);
+  if (!isHeaderName(text)) throw new TypeErrorCtor(INVALID_NAME);
   return text;
 }
 
+/** A value may hold anything but NUL, CR and LF once trimmed (workerd's rule: no header splitting). */
 function validValue(value: unknown): string {
   const text = normalizeValue(toDOMString(value));
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit === 0 || unit === 0x0a || unit === 0x0d || unit > 0xff) throw new TypeErrorCtor(INVALID_VALUE);
-  }
+  if (/[\0\r\n]/.test(text)) throw new TypeErrorCtor(INVALID_VALUE);
   return text;
 }
 
@@ -79,23 +104,33 @@ export class Headers {
     return value as Headers;
   }
 
-  /** https://fetch.spec.whatwg.org/#concept-headers-fill */
+  /**
+   * https://fetch.spec.whatwg.org/#concept-headers-fill, converting as workerd does: another
+   * Headers is copied as it stands, a sequence is converted whole (every pair an object, then
+   * every pair of length two) before its first header is appended, anything else is a record.
+   */
   #fill(init: unknown): void {
-    if (typeof init !== 'object' || init === null) {
-      throw new TypeErrorCtor(
-        "Failed to construct 'Headers': The provided value is not of type '(record<ByteString, ByteString> or sequence<sequence<ByteString>>)'.",
-      );
+    if ((typeof init !== 'object' && typeof init !== 'function') || init === null) {
+      throw new TypeErrorCtor(BAD_INIT);
+    }
+    if (#list in init) {
+      for (const [name, value] of (init as Headers).#list) this.#append(name, value);
+      return;
     }
     const iterator = (init as { [Symbol.iterator]?: unknown })[Symbol.iterator];
     if (typeof iterator === 'function') {
+      const pairs: unknown[][] = [];
       for (const pair of init as Iterable<unknown>) {
-        const items =
-          typeof pair === 'object' && pair !== null ? [...(pair as Iterable<unknown>)] : undefined;
-        if (items === undefined || items.length !== 2) {
-          throw new TypeErrorCtor('Header pairs must contain exactly two items.');
+        if ((typeof pair !== 'object' && typeof pair !== 'function') || pair === null) {
+          throw new TypeErrorCtor(NOT_A_SEQUENCE);
         }
-        this.#append(items[0], items[1]);
+        if (typeof (pair as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') {
+          throw new TypeErrorCtor(NOT_A_SEQUENCE);
+        }
+        pairs.push([...(pair as Iterable<unknown>)]);
       }
+      for (const pair of pairs) if (pair.length !== 2) throw new TypeErrorCtor(PAIR_LENGTH);
+      for (const [name, value] of pairs) this.#append(name, value);
       return;
     }
     for (const key of Reflect.ownKeys(init)) {
@@ -127,30 +162,30 @@ export class Headers {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
     requireArguments(arguments.length, 1, 'delete', 'Headers');
     const headers = Headers.#check(this);
-    const key = validName(name).toLowerCase();
+    const key = lowerName(validName(name));
     headers.#writable();
-    headers.#list = headers.#list.filter(([existing]) => existing.toLowerCase() !== key);
+    headers.#list = headers.#list.filter(([existing]) => lowerName(existing) !== key);
   }
 
   get(name: string): string | null {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
     requireArguments(arguments.length, 1, 'get', 'Headers');
     const headers = Headers.#check(this);
-    const key = validName(name).toLowerCase();
+    const key = lowerName(validName(name));
     const values = headers.#list
-      .filter(([existing]) => existing.toLowerCase() === key)
+      .filter(([existing]) => lowerName(existing) === key)
       .map(([, value]) => value);
     return values.length === 0 ? null : values.join(', ');
   }
 
   getSetCookie(): string[] {
     return Headers.#check(this)
-      .#list.filter(([name]) => name.toLowerCase() === 'set-cookie')
+      .#list.filter(([name]) => lowerName(name) === 'set-cookie')
       .map(([, value]) => value);
   }
 
   getAll(name: string): string[] {
-    const key = validName(name).toLowerCase();
+    const key = lowerName(validName(name));
     if (key !== 'set-cookie')
       throw new TypeErrorCtor('getAll() can only be used with the header name "Set-Cookie".');
     return this.getSetCookie();
@@ -160,8 +195,8 @@ export class Headers {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
     requireArguments(arguments.length, 1, 'has', 'Headers');
     const headers = Headers.#check(this);
-    const key = validName(name).toLowerCase();
-    return headers.#list.some(([existing]) => existing.toLowerCase() === key);
+    const key = lowerName(validName(name));
+    return headers.#list.some(([existing]) => lowerName(existing) === key);
   }
 
   set(name: string, value: string): void {
@@ -171,31 +206,30 @@ export class Headers {
     const validatedName = validName(name);
     const validatedValue = validValue(value);
     headers.#writable();
-    const key = validatedName.toLowerCase();
-    const index = headers.#list.findIndex(([existing]) => existing.toLowerCase() === key);
+    const key = lowerName(validatedName);
+    const index = headers.#list.findIndex(([existing]) => lowerName(existing) === key);
     if (index === -1) {
       headers.#list.push([validatedName, validatedValue]);
       return;
     }
     headers.#list[index] = [(headers.#list[index] as [string, string])[0], validatedValue];
     headers.#list = headers.#list.filter(
-      ([existing], position) => position <= index || existing.toLowerCase() !== key,
+      ([existing], position) => position <= index || lowerName(existing) !== key,
     );
   }
 
   /** https://fetch.spec.whatwg.org/#concept-header-list-sort-and-combine */
   #sorted(): [string, string][] {
-    const names = [...new Set(this.#list.map(([name]) => name.toLowerCase()))].sort();
+    const names = [...new Set(this.#list.map(([name]) => lowerName(name)))].sort();
     const out: [string, string][] = [];
     for (const name of names) {
       if (name === 'set-cookie') {
-        for (const [existing, value] of this.#list)
-          if (existing.toLowerCase() === name) out.push([name, value]);
+        for (const [existing, value] of this.#list) if (lowerName(existing) === name) out.push([name, value]);
       } else {
         out.push([
           name,
           this.#list
-            .filter(([existing]) => existing.toLowerCase() === name)
+            .filter(([existing]) => lowerName(existing) === name)
             .map(([, value]) => value)
             .join(', '),
         ]);
@@ -227,7 +261,7 @@ export class Headers {
   }
 
   [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
+    return new HeadersIterator(Headers.#check(this).#sorted(), 'entries');
   }
 }
 
@@ -263,9 +297,5 @@ Object.defineProperty(HeadersIterator.prototype, Symbol.toStringTag, {
 });
 
 defineInterface(Headers);
-Object.defineProperty(Headers.prototype, Symbol.iterator, {
-  value: Headers.prototype.entries,
-  writable: true,
-  enumerable: false,
-  configurable: true,
-});
+// workerd's @@iterator is a function of its own, not entries, and named "".
+Object.defineProperty(Headers.prototype[Symbol.iterator], 'name', { value: '' });

@@ -1,9 +1,10 @@
 /**
  * Request (Fetch, https://fetch.spec.whatwg.org/#request-class), the parts a Worker has: method,
- * url, headers, body, signal and redirect, with workerd's texts.
+ * url, headers, body, signal and redirect, and workerd's cf and fetcher, with workerd's texts.
+ * A request made from another takes its body, which leaves the other's used.
  */
 import { AbortSignal, abortSlots } from '../abort/abort-signal.ts';
-import { TypeErrorCtor } from '../primordials.ts';
+import { JSONParse, JSONStringify, TypeErrorCtor } from '../primordials.ts';
 import type { ReadableStream } from '../streams/index.ts';
 import { defineInterface, illegalInvocation, toDOMString, toUSVString } from '../webidl.ts';
 import { Body, bodyReaders, extractBody } from './body.ts';
@@ -12,6 +13,7 @@ import { parseUrl } from './url.ts';
 
 const NORMALIZED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
 const REDIRECT_MODES = new Set(['follow', 'error', 'manual']);
+const GET_WITH_BODY = 'Request with a GET or HEAD method cannot have a body.';
 
 export interface RequestInit {
   method?: string;
@@ -19,6 +21,7 @@ export interface RequestInit {
   body?: unknown;
   redirect?: string;
   signal?: AbortSignal | null;
+  cf?: unknown;
   [key: string]: unknown;
 }
 
@@ -29,12 +32,31 @@ interface RequestState {
   body: Body | null;
   redirect: string;
   signal: AbortSignal;
+  cf: unknown;
 }
 
 export let requestSlots: {
   state(request: Request): RequestState;
   isRequest(value: unknown): value is Request;
 };
+
+/**
+ * The `cf` member workerd's Request and Response carry: a JSON copy of the init's object, kept
+ * and answered as it is. Nothing here reads it; programs written for Workers may.
+ */
+export function cfFromInit(cf: unknown, dictionary: string): unknown {
+  if (cf === undefined) return undefined;
+  if (typeof cf !== 'object' || cf === null) {
+    throw new TypeErrorCtor(
+      `Incorrect type for the 'cf' field on '${dictionary}': the provided value is not of type 'Object'.`,
+    );
+  }
+  return copyCf(cf);
+}
+
+export function copyCf(cf: unknown): unknown {
+  return cf === undefined ? undefined : JSONParse(JSONStringify(cf) as string);
+}
 
 export class Request {
   #state: RequestState;
@@ -56,6 +78,10 @@ export class Request {
       if (parsed === null) throw new TypeErrorCtor(`Invalid URL: ${text}`);
       url = parsed.href;
     }
+    // The input's body carries over unless init names a body of its own; workerd counts
+    // `body: null` as one (https://github.com/whatwg/fetch/issues/674).
+    const inputBody = options.body === undefined ? (base?.body ?? null) : null;
+    if (inputBody?.used) throw new TypeErrorCtor('Cannot reconstruct a Request with a used body.');
     let method = base?.method ?? 'GET';
     if (options.method !== undefined) {
       const given = toDOMString(options.method);
@@ -78,26 +104,26 @@ export class Request {
       for (const name of [...new Set(headerSlots.pairs(headers).map(([key]) => key))]) headers.delete(name);
       for (const [name, value] of headerSlots.pairs(fresh)) headers.append(name, value);
     }
+    const cf = options.cf === undefined ? copyCf(base?.cf) : cfFromInit(options.cf, 'RequestInitializerDict');
     let body: Body | null = null;
     const givenBody = options.body;
     if (givenBody !== undefined && givenBody !== null) {
-      if (method === 'GET' || method === 'HEAD')
-        throw new TypeErrorCtor('Request with a GET or HEAD method cannot have a body.');
       const extracted = extractBody(givenBody);
+      if (method === 'GET' || method === 'HEAD') throw new TypeErrorCtor(GET_WITH_BODY);
       body = extracted.body;
       if (extracted.type !== null && !headers.has('content-type'))
         headers.append('content-type', extracted.type);
-    } else if (base?.body) {
-      if (base.body.used)
-        throw new TypeErrorCtor(
-          'Cannot construct a Request with a Request object that has already been used.',
-        );
-      body = base.body;
     }
+    // As workerd: a GET or HEAD request keeps its input's body only while init changes neither.
+    const changesMethodOrBody = options.method !== undefined || options.body !== undefined;
+    if (inputBody !== null && changesMethodOrBody && (method === 'GET' || method === 'HEAD'))
+      throw new TypeErrorCtor(GET_WITH_BODY);
     // The new request follows the given signal, or the input request's.
     const follow = options.signal !== undefined ? options.signal : (base?.signal ?? null);
     const signal = follow === null ? abortSlots.create() : AbortSignal.any([follow]);
-    this.#state = { method, url, headers, body, redirect, signal };
+    // Last, once nothing can throw: the input's body moves here and the input's is used.
+    if (inputBody !== null) body = inputBody.transfer();
+    this.#state = { method, url, headers, body, redirect, signal, cf };
   }
 
   static {
@@ -145,14 +171,25 @@ export class Request {
     Request.#check(this);
     return undefined;
   }
+  get cf(): unknown {
+    return Request.#check(this).#state.cf;
+  }
+  /** workerd's service binding the request goes through; a program's own requests have none. */
+  get fetcher(): null {
+    Request.#check(this);
+    return null;
+  }
 
   clone(): Request {
     const state = Request.#check(this).#state;
-    const copy = new Request(this);
+    const body = state.body?.clone() ?? null;
+    // Built from the URL alone, so the constructor takes nothing from this request.
+    const copy = new Request(state.url);
     copy.#state = {
       ...state,
       headers: headerSlots.create('request', headerSlots.pairs(state.headers)),
-      body: state.body?.clone() ?? null,
+      body,
+      cf: copyCf(state.cf),
     };
     return copy;
   }

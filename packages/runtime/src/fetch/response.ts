@@ -8,6 +8,7 @@ import { utf8Encode } from '../utf8.ts';
 import { defineInterface, illegalInvocation, toByteString, toDOMString, toInteger } from '../webidl.ts';
 import { Body, bodyReaders, extractBody } from './body.ts';
 import { type Headers, headerSlots } from './headers.ts';
+import { cfFromInit, copyCf } from './request.ts';
 import { parseUrl } from './url.ts';
 
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
@@ -25,10 +26,13 @@ interface ResponseState {
   body: Body | null;
   url: string;
   redirected: boolean;
+  cf: unknown;
 }
 
 export let responseSlots: {
-  create(state: Omit<ResponseState, 'headers'> & { headers: [string, string][] }): Response;
+  create(
+    state: Omit<ResponseState, 'headers' | 'cf'> & { headers: [string, string][]; cf?: unknown },
+  ): Response;
   body(response: Response): Body | null;
   state(response: Response): ResponseState;
 };
@@ -36,7 +40,10 @@ export let responseSlots: {
 export class Response {
   #state: ResponseState;
 
-  constructor(body?: unknown, init?: { status?: number; statusText?: string; headers?: unknown }) {
+  constructor(
+    body?: unknown,
+    init?: { status?: number; statusText?: string; headers?: unknown; cf?: unknown },
+  ) {
     const status = init?.status === undefined ? 200 : toInteger(init.status, 16, false);
     if (status < 200 || status > 599) {
       throw new RangeErrorCtor(
@@ -67,6 +74,7 @@ export class Response {
       body: extracted?.body ?? null,
       url: '',
       redirected: false,
+      cf: cfFromInit(init?.cf, 'ResponseInitializerDict'),
     };
   }
 
@@ -75,7 +83,7 @@ export class Response {
       create: (state) => {
         const response = new Response();
         const headers = headerSlots.create('immutable', state.headers);
-        response.#state = { ...state, headers };
+        response.#state = { ...state, headers, cf: state.cf };
         return response;
       },
       body: (response) => response.#state.body,
@@ -89,7 +97,7 @@ export class Response {
   }
 
   static error(): Response {
-    return responseSlots.create({
+    const response = responseSlots.create({
       type: 'error',
       status: 0,
       statusText: '',
@@ -98,6 +106,9 @@ export class Response {
       url: '',
       redirected: false,
     });
+    // The standard makes these headers immutable; workerd lets them change, and nothing reads them.
+    headerSlots.setGuard(response.#state.headers, 'response');
+    return response;
   }
 
   static redirect(url: string, status = 302): Response {
@@ -157,6 +168,9 @@ export class Response {
   get bodyUsed(): boolean {
     return Response.#check(this).#state.body?.used ?? false;
   }
+  get cf(): unknown {
+    return Response.#check(this).#state.cf;
+  }
 
   clone(): Response {
     const state = Response.#check(this).#state;
@@ -164,6 +178,7 @@ export class Response {
       ...state,
       headers: headerSlots.pairs(state.headers),
       body: state.body?.clone() ?? null,
+      cf: copyCf(state.cf),
     });
     headerSlots.setGuard(copy.#state.headers, headerSlots.guard(state.headers));
     return copy;

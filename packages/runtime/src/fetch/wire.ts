@@ -25,6 +25,10 @@ export function requestFromWire(wire: WireRequest): Request {
   });
 }
 
+/** workerd's text for a fetch handler that answered something other than a Response. */
+export const NOT_A_RESPONSE_MESSAGE =
+  "Incorrect type for Promise: the Promise did not resolve to 'Response'.";
+
 export function isResponse(value: unknown): boolean {
   try {
     responseSlots.state(value as never);
@@ -40,7 +44,7 @@ export async function responseToWire(response: unknown): Promise<{
   headers: [string, string][];
   body: Uint8Array | null;
 }> {
-  if (!isResponse(response)) throw new TypeErrorCtor('The handler answered something other than a Response.');
+  if (!isResponse(response)) throw new TypeErrorCtor(NOT_A_RESPONSE_MESSAGE);
   const state = responseSlots.state(response as never);
   const body = state.body === null ? null : await (state.body as Body).consume();
   return {

@@ -4,6 +4,8 @@
  * The iterators have workerd's shape: one class per kind (KeyIterator, ValueIterator,
  * EntryIterator) whose prototype inherits %IteratorPrototype%.
  */
+
+import { markNative } from '../global-scope.ts';
 import {
   ArrayPrototypePush,
   ArrayPrototypeSort,
@@ -330,7 +332,6 @@ function iteratorClass(name: string, kind: Kind) {
     enumerable: true,
     configurable: true,
   });
-  ObjectDefineProperty(Iterator.prototype.next, 'length', { value: 0 });
   // workerd lists `constructor` after `next`.
   const constructorDescriptor = ReflectGetOwnPropertyDescriptor(
     prototype,
@@ -357,6 +358,8 @@ function iteratorClass(name: string, kind: Kind) {
     enumerable: false,
     configurable: true,
   });
+  // Not published, so the last step of loading never sees it: native shape here.
+  markNative(Iterator);
   return Iterator;
 }
 
