@@ -4,8 +4,10 @@
  *
  *   pnpm try 'async () => new URL("http://a/b?c=d").search'
  *   pnpm try --tools github,kv --file program.js
+ *   pnpm try --modules map.json 'async () => (await import("probe.js")).default'
  *
- * Usage: node --no-node-snapshot scripts/try.ts [--tools a,b] [--timeout ms] (--file path | code)
+ * Usage: node --no-node-snapshot scripts/try.ts [--tools a,b] [--timeout ms] [--modules map.json]
+ *        (--file path | code)
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -21,7 +23,12 @@ import { runOnWorkerd } from '../src/workerd/side.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { tools: { type: 'string' }, timeout: { type: 'string' }, file: { type: 'string' } },
+  options: {
+    tools: { type: 'string' },
+    timeout: { type: 'string' },
+    file: { type: 'string' },
+    modules: { type: 'string' },
+  },
 });
 const code = values.file !== undefined ? readFileSync(values.file, 'utf8') : positionals.join(' ');
 if (code.trim() === '') {
@@ -35,6 +42,7 @@ const item: AreaCase = {
   code,
   ...(values.tools ? { tools: values.tools.split(',') as ProviderName[] } : {}),
   ...(values.timeout ? { timeout: Number(values.timeout) } : {}),
+  ...(values.modules ? { modules: JSON.parse(readFileSync(values.modules, 'utf8')) } : {}),
 };
 
 const loopback = await startLoopbackServer();

@@ -396,3 +396,26 @@ describe('Blob, File and FormData', () => {
     ]);
   });
 });
+
+test('Blob, File and FormData argument failures read as workerd reads them', async () => {
+  const envelope = await sandbox.execute({
+    code: `async () => {
+      const t = (make) => { try { make(); return 'ok' } catch (error) { return error.message } }
+      return [
+        t(() => new Blob(5)), t(() => new Blob([], 5)), t(() => new File(['a'], 'a', 5)),
+        t(() => new FormData('ignored')), t(() => new FormData().get()), t(() => new FormData().getAll()),
+        t(() => new FormData().has()), t(() => new FormData().delete()),
+      ]
+    }`,
+  });
+  expect(envelope.result).toStrictEqual([
+    "Failed to construct 'Blob': constructor parameter 1 is not of type 'Array'.",
+    "Failed to construct 'Blob': constructor parameter 2 is not of type 'Options'.",
+    "Failed to construct 'File': constructor parameter 3 is not of type 'Options'.",
+    'ok',
+    "Failed to execute 'get' on 'FormData': parameter 1 is not of type 'string'.",
+    "Failed to execute 'getAll' on 'FormData': parameter 1 is not of type 'string'.",
+    "Failed to execute 'has' on 'FormData': parameter 1 is not of type 'string'.",
+    "Failed to execute 'delete' on 'FormData': parameter 1 is not of type 'string'.",
+  ]);
+});

@@ -82,3 +82,25 @@ async () => {
     });
   });
 });
+
+describe('bodies', () => {
+  test("at a module's top level a body is refused as workerd refuses it; a bodiless Response and a stream are not", async () => {
+    const envelope = await sandbox.execute({
+      modules: {
+        'bodies.js': `const t = (make) => { try { make(); return 'allowed' } catch (error) { return error.message.slice(0, 48) } };
+export const top = [
+  t(() => new Response('x')), t(() => Response.json({})), t(() => Response.redirect('http://a.test/')),
+  t(() => new Request('http://a.test/', { method: 'POST', body: 'x' })), t(() => new Blob(['x']).stream()),
+  t(() => new Response(null)), t(() => new Response(new ReadableStream())), t(() => new Request('http://a.test/')),
+];`,
+      },
+      code: `import { top } from './bodies.js';
+async () => ({ top, run: (await new Response('x').text()) })`,
+    });
+    const refused = 'Disallowed operation called within global scope.';
+    expect(envelope.result).toStrictEqual({
+      top: [refused, refused, refused, refused, refused, 'allowed', 'allowed', 'allowed'],
+      run: 'x',
+    });
+  });
+});

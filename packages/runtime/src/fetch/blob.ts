@@ -3,11 +3,13 @@
  * type. The bytes are held whole; a Blob's parts are flattened when it is made.
  */
 
+import { assertRequestScope } from '../internals.ts';
 import { MathMax, MathMin, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
 import { ReadableStream } from '../streams/index.ts';
 import { utf8Decode, utf8Encode } from '../utf8.ts';
 import {
   bufferSourceBytes,
+  constructorArgumentTypeError,
   defineInterface,
   illegalInvocation,
   requireArguments,
@@ -56,15 +58,20 @@ export class Blob {
         typeof parts !== 'object' ||
         typeof (parts as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function'
       ) {
-        throw new TypeErrorCtor(
-          "Failed to construct 'Blob': The provided value cannot be converted to a sequence.",
-        );
+        throw constructorArgumentTypeError('Blob', 1, 'Array');
       }
       for (const part of parts) {
         if (isBlob(part)) chunks.push(part.#bytes);
         else chunks.push(bufferSourceBytes(part)?.slice() ?? utf8Encode(toDOMString(part)));
       }
     }
+    // A File passes its options here too, where they are its third parameter.
+    if (!isDictionary(options))
+      throw constructorArgumentTypeError(
+        new.target === Blob ? 'Blob' : 'File',
+        new.target === Blob ? 2 : 3,
+        'Options',
+      );
     this.#bytes = concatBytes(chunks);
     this.#type = options?.type === undefined ? '' : normalizeType(toDOMString(options.type));
   }
@@ -117,6 +124,7 @@ export class Blob {
 
   stream(): ReadableStream {
     const bytes = Blob.#check(this).#bytes;
+    assertRequestScope();
     return new ReadableStream({
       type: 'bytes',
       start(controller: { enqueue(chunk: Uint8Array): void; close(): void }) {
@@ -156,3 +164,8 @@ export class File extends Blob {
 
 defineInterface(Blob);
 defineInterface(File);
+
+/** What a WebIDL dictionary argument accepts: undefined, null, or an object. */
+function isDictionary(value: unknown): boolean {
+  return value === undefined || value === null || typeof value === 'object' || typeof value === 'function';
+}

@@ -4,6 +4,7 @@
  * them until something asks for its stream, so reading it whole never builds a stream at all.
  */
 
+import { assertRequestScope } from '../internals.ts';
 import { TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
 import { ReadableStream } from '../streams/index.ts';
 import { utf8Decode, utf8Encode } from '../utf8.ts';
@@ -135,6 +136,8 @@ export class Body {
 
 /** https://fetch.spec.whatwg.org/#concept-bodyinit-extract: the body and the Content-Type it implies. */
 export function extractBody(init: unknown): { body: Body; type: string | null } {
+  // workerd refuses to make a body at a module's top level unless it is a stream handed over.
+  if (!isReadableStream(init)) assertRequestScope();
   if (typeof init === 'string') return { body: new Body(utf8Encode(init)), type: 'text/plain;charset=UTF-8' };
   if (isBlob(init)) {
     const type = (init as Blob).type;

@@ -2,6 +2,7 @@
  * Response (Fetch, https://fetch.spec.whatwg.org/#response-class), with workerd's texts for the
  * status rules.
  */
+import { assertRequestScope } from '../internals.ts';
 import { RangeErrorCtor, TypeErrorCtor } from '../primordials.ts';
 import type { ReadableStream } from '../streams/index.ts';
 import { utf8Encode } from '../utf8.ts';
@@ -120,6 +121,8 @@ export class Response {
         `${code} is not a redirect status code. It must be one of: 301, 302, 303, 307, or 308.`,
       );
     }
+    // workerd refuses a redirect at a module's top level, as it refuses a body there.
+    assertRequestScope();
     return responseSlots.create({
       type: 'default',
       status: code,
