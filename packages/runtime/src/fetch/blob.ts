@@ -4,7 +4,7 @@
  */
 
 import { assertRequestScope } from '../internals.ts';
-import { MathMax, MathMin, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
+import { MathMax, MathMin, Uint8ArrayCtor } from '../primordials.ts';
 import { ReadableStream } from '../streams/index.ts';
 import { utf8Decode, utf8Encode } from '../utf8.ts';
 import {

@@ -30,11 +30,9 @@ function createEntry(name: unknown, value: unknown, filename?: unknown): Entry {
   return [entryName, new File([blob], fileName, { type: blob.type })];
 }
 
+// There are no form elements here: the constructor ignores its argument, as workerd's does.
 export class FormData {
   #entries: Entry[] = [];
-
-  // There are no form elements here; workerd ignores the argument, and so does this.
-  constructor(_form?: unknown) {}
 
   static {
     isFormData = (value): value is FormData =>

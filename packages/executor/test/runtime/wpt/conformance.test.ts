@@ -1,5 +1,5 @@
 /**
- * The WPT data tables of ../shared/wpt, run inside real isolates (harness.ts), with pass counts
+ * The WPT data tables of vendor/wpt, run inside real isolates (harness.ts), with pass counts
  * printed per area and checked against expectations.json. The tables not run here:
  * fetch/data-urls/resources/data-urls.json belongs to fetch (data: URLs), and percent-encoding.json's
  * outputs for encodings other than UTF-8 need a document encoding, which the URL API never has.

@@ -1,5 +1,5 @@
 /**
- * Runs web-platform-tests data tables (../shared/wpt, beside the repository) inside a real isolate:
+ * Runs web-platform-tests data tables (vendor/wpt at the repository's root) inside a real isolate:
  * the table crosses as a JSON module, an area's runner module (runners.ts) turns each entry into
  * WPT's own subtests with WPT's names, and a small testharness subset (HARNESS_SOURCE) records
  * every result. One execution runs a whole table, so the suite stays fast.
@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import type { Sandbox } from '../../../src/sandbox/sandbox.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The shared WPT data: `shared/` sits beside the repository's root. */
-export const WPT_ROOT = join(here, '..', '..', '..', '..', '..', '..', 'shared', 'wpt');
+/** The vendored WPT data (vendor/wpt/README.md says where each file came from). */
+export const WPT_ROOT = join(here, '..', '..', '..', '..', '..', 'vendor', 'wpt');
 
 export function readWptJson(path: string): unknown {
   return JSON.parse(readFileSync(join(WPT_ROOT, path), 'utf8'));
