@@ -24,6 +24,7 @@ export {
 } from './reserved.ts';
 export { BytesSchema, HeaderPairsSchema, MessageIdSchema, MillisecondsSchema } from './schemas/common.ts';
 export {
+  type ExecuteResult,
   FaultCodeSchema,
   LOG_LEVELS,
   type LogLine,

@@ -8,11 +8,11 @@ import {
   CodemodeError,
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
+  type ExecuteResult,
   type FaultCode,
   type HttpRequest,
   type HttpResponse,
   isFaultCode,
-  type LogLine,
   MAX_DELAY,
   type ModuleMap,
   type ProviderDescriptor,
@@ -67,13 +67,7 @@ export interface SandboxExecuteRequest {
   readonly signal?: AbortSignal;
 }
 
-export interface ExecuteResult {
-  result: unknown;
-  error?: string;
-  code?: FaultCode;
-  logs: LogLine[];
-  executionId?: string;
-}
+export type { ExecuteResult };
 
 export interface ExecutionSettled {
   readonly durationMs: number;

@@ -26,7 +26,7 @@ import {
 } from '../errors.ts';
 import { PAYLOAD_LIMIT } from '../limits.ts';
 import type { Message, MessageOf } from '../messages.ts';
-import type { LogLine, ResultEnvelope } from '../schemas/envelope.ts';
+import type { ExecuteResult, ResultEnvelope } from '../schemas/envelope.ts';
 import type { Fault } from '../schemas/fault.ts';
 import {
   type DispatchFrame,
@@ -83,15 +83,6 @@ export interface ClientExecuteRequest extends Omit<ExecuteRequest, 'providers' |
 export interface ClientExecuteOptions {
   /** Aborting sends `cancel`; the envelope comes back with code CANCELLED. */
   readonly signal?: AbortSignalLike;
-}
-
-/** The envelope as IsolateExecutor returns it: `result` always present, the rest only when set. */
-export interface ExecuteResult {
-  result: unknown;
-  error?: string;
-  code?: FaultCode;
-  logs: LogLine[];
-  executionId?: string;
 }
 
 export interface ConnectOptions {

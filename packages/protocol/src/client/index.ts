@@ -6,7 +6,7 @@
  */
 export { CodecError, parseForDispatch, stringifyForDispatch } from '../codec.ts';
 export { CodemodeError, FAULT_CODES, type FaultCode } from '../errors.ts';
-export type { LogLine } from '../schemas/envelope.ts';
+export type { ExecuteResult, LogLine } from '../schemas/envelope.ts';
 export type { Fault } from '../schemas/fault.ts';
 export type { HttpRequest, HttpResponse } from '../schemas/frames.ts';
 export { PROTOCOL_VERSION } from '../version.ts';
@@ -16,7 +16,6 @@ export {
   type ClientProvider,
   ConnectionClosedError,
   type ConnectOptions,
-  type ExecuteResult,
   ExecutorClient,
   type OutboundHandler,
   type ToolFunction,

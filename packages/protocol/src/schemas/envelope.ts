@@ -1,6 +1,6 @@
 /** The result envelope: what every execution comes back as (docs/protocol.md, "Result envelope"). */
 import { z } from 'zod';
-import { FAULT_CODES } from '../errors.ts';
+import { FAULT_CODES, type FaultCode } from '../errors.ts';
 import { LOG_LINE_LIMIT } from '../limits.ts';
 
 export const LOG_LEVELS = ['log', 'warn', 'error'] as const;
@@ -27,3 +27,15 @@ export const ResultEnvelopeSchema = z.strictObject({
   executionId: z.string({ error: 'must be a string' }).optional(),
 });
 export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;
+
+/**
+ * The envelope as a caller reads it (IsolateExecutor, Sandbox, ExecutorClient): `result` is always
+ * present, even when undefined; the rest only when set.
+ */
+export interface ExecuteResult {
+  result: unknown;
+  error?: string;
+  code?: FaultCode;
+  logs: LogLine[];
+  executionId?: string;
+}
