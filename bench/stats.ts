@@ -41,7 +41,7 @@ export function printTable(
   for (const { summary, baseline, target } of rows) {
     const ratio = baseline ? `${(summary.median / baseline.median).toFixed(2)}x` : '—';
     console.log(
-      `| ${summary.name} | ${format(summary.median)} | ${format(summary.p99)} | ${summary.samples} | ${ratio} | ${baseline?.name ?? '—'} | ${target ?? '—'} |`,
+      `| ${summary.name} | ${format(summary.median)} | ${Number.isNaN(summary.p99) ? '—' : format(summary.p99)} | ${summary.samples} | ${ratio} | ${baseline?.name ?? '—'} | ${target ?? '—'} |`,
     );
   }
 }
