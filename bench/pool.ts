@@ -19,7 +19,7 @@ import ivm from 'isolated-vm';
 import { IsolateExecutor, Sandbox } from '../packages/executor/src/index.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
 import { decodeMessage, encodeMessage } from '../packages/protocol/src/index.ts';
-import { printTable, type Summary, sample, summarize } from './stats.ts';
+import { printTable, type Summary, sample, samplePaced, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
 const cores = availableParallelism();
@@ -48,7 +48,7 @@ for (let index = 0; index < iterations; index++) {
   sandboxSamples.push(performance.now() - started);
 }
 const inProcess = summarize('breakdown: Sandbox.execute in process, prepared isolate', sandboxSamples);
-const sandboxToolRuns = await sample(
+const sandboxToolRuns = await samplePaced(
   30,
   () =>
     sandbox.execute({
@@ -124,7 +124,7 @@ const toolRequest = {
   code: `async () => { for (let i = 0; i < ${calls}; i++) await tools.echo(i); return 'done' }`,
   providers: [{ name: 'tools', fns: { echo: (value: number) => value } }],
 };
-const toolRuns = await sample(Math.max(30, iterations / 5), () => executor.execute(toolRequest), 5);
+const toolRuns = await samplePaced(Math.max(30, iterations / 5), () => executor.execute(toolRequest), 20);
 const toolCall = summarize(
   `tool call through the pool (per call, ${calls} sequential calls)`,
   toolRuns.map((ms) => (ms - paced.median) / calls),

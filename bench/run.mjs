@@ -7,9 +7,13 @@ const here = new URL('.', import.meta.url);
 const benches = readdirSync(here).filter((file) => file.endsWith('.ts') && file !== 'stats.ts');
 let failed = false;
 for (const bench of benches) {
-  const { status } = spawnSync(process.execPath, ['--no-node-snapshot', '--no-wasm-code-gc', new URL(bench, here).pathname], {
-    stdio: 'inherit',
-  });
+  const { status } = spawnSync(
+    process.execPath,
+    ['--no-node-snapshot', '--no-wasm-code-gc', new URL(bench, here).pathname],
+    {
+      stdio: 'inherit',
+    },
+  );
   if (status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);

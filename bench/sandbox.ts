@@ -10,6 +10,7 @@
  */
 import ivm from 'isolated-vm';
 import { Sandbox } from '../packages/executor/src/index.ts';
+import { isolatedVmVersion } from '../packages/executor/src/sandbox/isolate.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
 import { printTable, sample, summarize } from './stats.ts';
 
@@ -74,20 +75,13 @@ const toolCall = summarize(
   withTools.map((ms) => (ms - base.median) / applyCalls),
 );
 
-printTable(
-  'Sandbox, in process (Node ' +
-    process.version +
-    ', isolated-vm ' +
-    (ivm as unknown as { version?: string }).version +
-    ')',
-  [
-    { summary: rawIsolate },
-    { summary: trivialFresh, baseline: rawIsolate, target: '≤ 1.3x the raw isolate floor' },
-    { summary: trivialPrepared, target: '< 1.5 ms' },
-    { summary: rawApply },
-    { summary: toolCall, baseline: rawApply, target: '≤ 1.5x the raw apply' },
-  ],
-);
+printTable('Sandbox, in process (Node ' + process.version + ', isolated-vm ' + isolatedVmVersion() + ')', [
+  { summary: rawIsolate },
+  { summary: trivialFresh, baseline: rawIsolate, target: '≤ 1.3x the raw isolate floor' },
+  { summary: trivialPrepared, target: '< 1.5 ms' },
+  { summary: rawApply },
+  { summary: toolCall, baseline: rawApply, target: '≤ 1.5x the raw apply' },
+]);
 console.log(`\nsnapshot: ${fresh.snapshotBytes} bytes`);
 fresh.dispose();
 prepared.dispose();

@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { createServer } from '../packages/executor/src/index.ts';
 import { ExecutorClient } from '../packages/protocol/src/client/index.ts';
-import { printTable, type Summary, sample, summarize } from './stats.ts';
+import { printTable, type Summary, sample, samplePaced, summarize } from './stats.ts';
 
 // ws is the executor package's dependency, not the root's: resolve it from there.
 const { WebSocketServer } = createRequire(new URL('../packages/executor/package.json', import.meta.url))(
@@ -70,19 +70,19 @@ const perCall = (name: string, samples: number[], trivial: Summary) =>
   );
 const localTool = perCall(
   `in process: tool call (per call, ${calls} sequential)`,
-  await sample(
+  await samplePaced(
     toolRuns,
     () => executor.execute({ code: toolCode, providers: [{ name: 'tools', fns: echo }] }),
-    5,
+    20,
   ),
   localTrivial,
 );
 const remoteTool = perCall(
   `over WebSocket: tool call (per call, ${calls} sequential)`,
-  await sample(
+  await samplePaced(
     toolRuns,
     () => client.execute({ code: toolCode, providers: [{ name: 'tools', fns: echo }] }),
-    5,
+    20,
   ),
   remoteTrivial,
 );

@@ -28,6 +28,28 @@ export async function sample(
   return samples;
 }
 
+/**
+ * Like sample, with `gapMs` of idle time before each run. An execution prepares the next isolate
+ * once the event loop is free; back to back, every other run would pay for a fresh one, and a
+ * per-call figure computed against a paced baseline would carry that cost.
+ */
+export async function samplePaced(
+  iterations: number,
+  run: () => Promise<unknown> | unknown,
+  gapMs: number,
+  warmup = 5,
+): Promise<number[]> {
+  for (let index = 0; index < warmup; index++) await run();
+  const samples: number[] = [];
+  for (let index = 0; index < iterations; index++) {
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+    const started = performance.now();
+    await run();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
 const format = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(3)} ms`);
 
 /** Prints one table: each row's median and p99, and its ratio to the baseline row it names. */

@@ -37,7 +37,12 @@ export const MESSAGE_SCHEMAS = {
     instance: z.string({ error: 'must be a string' }).optional(),
   }),
   /** Asks for one execution; `id` names it for every message of its conversation. */
-  execute: shape('execute', { id: MessageIdSchema, request: ExecuteRequestSchema }),
+  execute: shape('execute', {
+    id: MessageIdSchema,
+    request: ExecuteRequestSchema,
+    /** Send hostWait messages for this execution; without it the edges stay in the executor. */
+    reportHostWaits: z.boolean({ error: 'must be a boolean' }).optional(),
+  }),
   /** Ends an execution's conversation with its envelope. */
   result: shape('result', { id: MessageIdSchema, envelope: ResultEnvelopeSchema }),
   /** One tool call of a running execution, for whoever serves the tools. `args` is codec JSON. */

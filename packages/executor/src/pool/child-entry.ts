@@ -79,7 +79,7 @@ function handle(message: Message): void {
       void answerHeartbeat(message.id);
       return;
     case 'execute':
-      void execute(message.id, message.request);
+      void execute(message.id, message.request, message.reportHostWaits === true);
       return;
     case 'dispatchReply':
       runs.get(message.id)?.answerDispatch(message.call, message.frame);
@@ -130,7 +130,7 @@ async function answerHeartbeat(id: string): Promise<void> {
   });
 }
 
-async function execute(id: string, request: ExecuteRequest): Promise<void> {
+async function execute(id: string, request: ExecuteRequest, reportHostWaits: boolean): Promise<void> {
   const run = new ChildRun(id, process, hooks);
   runs.set(id, run);
   let envelope: ExecuteResult;
@@ -151,7 +151,8 @@ async function execute(id: string, request: ExecuteRequest): Promise<void> {
       allowLinkLocal: settings.allowLinkLocal,
       grace: settings.grace,
       dispatch: run.dispatch,
-      onHostWaitChanged: run.hostWaitChanged,
+      // Two messages per tool call nobody reads cost about a fifth of a pooled call: sent only when asked.
+      ...(reportHostWaits ? { onHostWaitChanged: run.hostWaitChanged } : {}),
       signal: run.signal,
     });
   } catch (error) {

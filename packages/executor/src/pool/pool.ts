@@ -154,7 +154,12 @@ export class Pool {
     let text: string;
     try {
       // Measured once, here: a request past PAYLOAD_LIMIT never queues.
-      text = encodeMessage({ type: 'execute', id, request });
+      text = encodeMessage({
+        type: 'execute',
+        id,
+        request,
+        ...(host.onHostWaitChanged ? { reportHostWaits: true } : {}),
+      });
     } catch (error) {
       if (error instanceof PayloadTooLargeError) {
         return Promise.resolve(faultEnvelope('PAYLOAD_TOO_LARGE', error.message));

@@ -3,6 +3,7 @@
  * that isolates run in it at all (assertNoNodeSnapshot), and which of the engine behaviours the
  * Sandbox chapter assumes the installed isolated-vm actually has (assertEngineServesSandbox).
  */
+import { createRequire } from 'node:module';
 import { ENGINE_PROBE_TIMEOUT } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
 
@@ -169,9 +170,11 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function isolatedVmVersion(): string {
+/** The isolated-vm release in use, from its package.json: the module itself exports no version. */
+export function isolatedVmVersion(): string {
   try {
-    return (ivm as unknown as { version?: string }).version ?? 'unknown';
+    const manifest = createRequire(import.meta.url)('isolated-vm/package.json') as { version?: unknown };
+    return typeof manifest.version === 'string' ? manifest.version : 'unknown';
   } catch {
     return 'unknown';
   }

@@ -120,6 +120,35 @@ describe('a child', () => {
     });
   });
 
+  test('sends hostWait edges only for an execution that asked for them', async () => {
+    const seen: string[] = [];
+    const record = (value: unknown) => {
+      const decoded = decodeMessage(value as string);
+      if (decoded.ok && decoded.message.type === 'hostWait')
+        seen.push(`${decoded.message.id}:${decoded.message.waiting}`);
+    };
+    child.on('message', record);
+    try {
+      for (const [id, reportHostWaits] of [
+        ['quiet', false],
+        ['told', true],
+      ] as const) {
+        const request = { code: 'async () => t.one()', providers: [{ name: 't' }] };
+        await exchange(encodeMessage({ type: 'execute', id, request, reportHostWaits }), withId(id));
+        const reply = encodeMessage({
+          type: 'dispatchReply',
+          id,
+          call: 0,
+          frame: ['returned', '{"result":1}'],
+        });
+        await exchange(reply, (message) => message.type === 'result' && message.id === id);
+      }
+    } finally {
+      child.off('message', record);
+    }
+    expect(seen).toStrictEqual(['told:true', 'told:false']);
+  });
+
   test('answers invoke and closeHandles for an execution it does not hold with HANDLES_CLOSED', async () => {
     const raw = encodeMessage({ type: 'closeHandles', id: 'c1', executionId: 'nope' });
     expect(await exchange(raw, withId('c1'))).toStrictEqual({

@@ -1,4 +1,5 @@
 /** assertNoNodeSnapshot, assertEngineServesSandbox and the probes, on the installed isolated-vm. */
+import { createRequire } from 'node:module';
 import { describe, expect, test } from 'vitest';
 import {
   assertEngineServesSandbox,
@@ -25,6 +26,8 @@ describe('the engine check', () => {
     expect(report.behaviours.settleAfterTopLevelAwait).toMatchObject({ present: false });
     expect(report.fallbacks).toStrictEqual(Object.values(ENGINE_PROBES).map((probe) => probe.fallback));
     expect(report.node).toBe(process.version);
+    expect(report.isolatedVm).toBe(createRequire(import.meta.url)('isolated-vm/package.json').version);
+    expect(report.isolatedVm).toMatch(/^\d+\.\d+\.\d+/);
   });
 
   test('the probes run together under one deadline; a hanging probe counts as missing', async () => {
