@@ -75,6 +75,7 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
     { type: 'hostWait', id: 'e1', waiting: true },
     { type: 'hostWait', id: 'e1', waiting: false },
   ],
+  prepared: [{ type: 'prepared' }],
   heartbeat: [{ type: 'heartbeat', id: 'h1' }],
   health: [
     {
@@ -122,7 +123,7 @@ const malformed: [string, unknown, string][] = [
   [
     'no type',
     { id: 'x' },
-    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, heartbeat, health, fault.',
+    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, heartbeat, health, fault.',
   ],
   ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
   ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],

@@ -93,6 +93,8 @@ export const MESSAGE_SCHEMAS = {
     id: MessageIdSchema,
     waiting: z.boolean({ error: 'must be a boolean' }),
   }),
+  /** A worker has an isolate ready for its next execution (it prepares one after each). */
+  prepared: shape('prepared', {}),
   /** Asks a worker whether it can serve; answered by `health`, or by a `fault` saying why it cannot. */
   heartbeat: shape('heartbeat', { id: MessageIdSchema }),
   /** A worker's answer to `heartbeat`: its engine report and what it holds. */

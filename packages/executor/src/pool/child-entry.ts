@@ -39,7 +39,12 @@ interface Ready {
 // Started now and awaited by every heartbeat; the rejection is reported there, not as unhandled.
 const ready: Promise<Ready> = checkEngine().then((engine) => ({
   engine,
-  sandbox: new Sandbox({ engine, codeCache: new BoundedCodeCache() }),
+  sandbox: new Sandbox({
+    engine,
+    codeCache: new BoundedCodeCache(),
+    // The pool prefers a child whose next isolate is ready (pool.ts, #idleChild).
+    onPrepared: () => sendMessage(process, { type: 'prepared' }),
+  }),
 }));
 ready.catch(() => {});
 

@@ -55,8 +55,10 @@ export class PoolChild {
   heldRetained = 0;
   /** The one execution it runs; it stays set after a cancel until the child answers. */
   current: PoolExecution | undefined;
-  /** When it last became idle; the pool hands work to the child idle longest. */
+  /** When it last became idle. */
   idleSince = performance.now();
+  /** Whether its isolate for the next execution is ready (it said so since its last execution). */
+  prepared = false;
   /** Retained executions it holds: it is not retired while it holds any. */
   readonly retained = new Set<string>();
   /** Why it could not start, once the pool gave up on it. */

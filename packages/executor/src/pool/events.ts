@@ -22,6 +22,8 @@ export interface ChildStats {
   readonly pid: number;
   readonly state: 'starting' | 'idle' | 'busy' | 'retiring';
   readonly executions: number;
+  /** Whether its isolate for the next execution is ready. */
+  readonly prepared: boolean;
   /** Resident memory at the last heartbeat, in bytes. */
   readonly rss: number;
   /** Retained executions the pool routes to it. */

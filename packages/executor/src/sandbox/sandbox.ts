@@ -82,6 +82,8 @@ export interface SandboxOptions {
   readonly onExecutionSettled?: (settled: ExecutionSettled) => void;
   /** Keep one isolate ready for the next request (default true). */
   readonly prepareAhead?: boolean;
+  /** Called each time an isolate prepared ahead is ready; a throw from it is dropped. */
+  readonly onPrepared?: () => void;
   /** The engine report; selects the fallbacks. Without one, every fallback is in force. */
   readonly engine?: EngineReport;
   readonly onCatastrophicError?: (message: string) => void;
@@ -300,6 +302,12 @@ export class Sandbox {
         this.#prepared = this.#prepare(this.#nextMemoryLimit);
       } catch {
         // The next request prepares its own isolate and reports what fails there.
+        return;
+      }
+      try {
+        this.#options.onPrepared?.();
+      } catch {
+        // An observer's failure is not the sandbox's.
       }
     });
     this.#preparing.unref();

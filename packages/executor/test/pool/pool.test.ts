@@ -197,6 +197,26 @@ describe('spreading work', () => {
     expect(await second).toStrictEqual({ result: 'b', logs: [] });
   });
 
+  test('at light load the warm child whose isolate is ready takes all the work', async () => {
+    const { pool } = usePool({ size: 2 });
+    const allPrepared = async () => {
+      while (!pool.stats().children.every((child) => child.prepared)) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await pool.engine();
+    await allPrepared();
+    for (let index = 0; index < 4; index++) {
+      await pool.execute({ code: 'async () => 1' });
+      await allPrepared();
+    }
+    const counts = pool
+      .stats()
+      .children.map((child) => child.executions)
+      .sort();
+    expect(counts).toStrictEqual([0, 4]);
+  });
+
   test('a child runs one execution at a time; the next waits in the queue in order', async () => {
     const { pool } = usePool({ size: 1 });
     const tools = new Tools();

@@ -65,6 +65,26 @@ test('a request whose memory limit differs from the prepared isolate gets its ow
   expect((await sandbox.execute({ code: 'async () => "after"' })).result).toBe('after');
 });
 
+test('onPrepared fires each time an isolate is ready ahead, and a throw from it is dropped', async () => {
+  let fired = 0;
+  const observed = new Sandbox({
+    onPrepared: () => {
+      fired++;
+      throw new Error('observer failure');
+    },
+  });
+  const ready = () => new Promise((resolve) => setImmediate(resolve));
+  try {
+    await ready();
+    expect([fired, observed.preparedMemoryLimit]).toStrictEqual([1, 128]);
+    expect((await observed.execute({ code: 'async () => 1' })).result).toBe(1);
+    await ready();
+    expect([fired, observed.preparedMemoryLimit]).toStrictEqual([2, 128]);
+  } finally {
+    observed.dispose();
+  }
+});
+
 test('the next isolate is prepared at the memory limit the latest request asked for', async () => {
   const prepared = new Sandbox();
   const ready = () => new Promise((resolve) => setImmediate(resolve));
