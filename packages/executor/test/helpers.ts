@@ -34,3 +34,17 @@ export function serve(tools: Tools): DispatchFunction {
 export function withTools(tools: Tools, request: SandboxExecuteRequest): SandboxExecuteRequest {
   return { providers: Object.keys(tools).map((name) => ({ name })), dispatch: serve(tools), ...request };
 }
+
+/** The result of an async arrow run in a fresh isolate of `sandbox`; an error envelope fails the test. */
+export async function resultOf(sandbox: Sandbox, code: string): Promise<unknown> {
+  const envelope = await sandbox.execute({ code });
+  if (envelope.error !== undefined) throw new Error(envelope.error);
+  return envelope.result;
+}
+
+/** `t(fn)` in the isolate: the value, or `Name: message` of what fn threw. */
+export const T = `const t = (f) => { try { return f(); } catch (e) { return e.name + ': ' + e.message; } };`;
+
+/** workerd's text for a method or accessor called on the wrong object. */
+export const ILLEGAL =
+  'TypeError: Illegal invocation: function called with incorrect `this` reference. See https://developers.cloudflare.com/workers/observability/errors/#illegal-invocation-errors for details.';

@@ -4,15 +4,11 @@
  * whitespace and padding rules, and btoa over every Latin-1 code point.
  */
 import { expect, test } from 'vitest';
-import { useSandbox } from '../helpers.ts';
+import { resultOf, useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();
 
-async function run(code: string): Promise<unknown> {
-  const envelope = await sandbox.execute({ code });
-  if (envelope.error !== undefined) throw new Error(envelope.error);
-  return envelope.result;
-}
+const run = (code: string) => resultOf(sandbox, code);
 
 const ATOB_MESSAGE =
   "atob() called with invalid base64-encoded data. (Only whitespace, '+', '/', alphanumeric ASCII, and up to two terminal '=' signs when the input data length is divisible by 4 are allowed.)";

@@ -6,14 +6,13 @@
  */
 import { NOT_A_CRYPTO_KEY_MESSAGE } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
-import { useSandbox } from '../helpers.ts';
+import { ILLEGAL, useSandbox } from '../helpers.ts';
 import { runProgram } from './crypto-helpers.ts';
 
 const sandbox = useSandbox();
 const run = (body: string, input?: unknown) => runProgram(sandbox, body, input);
 
-const ILLEGAL_INVOCATION =
-  'Illegal invocation: function called with incorrect `this` reference. See https://developers.cloudflare.com/workers/observability/errors/#illegal-invocation-errors for details.';
+const ILLEGAL_INVOCATION = ILLEGAL.slice('TypeError: '.length);
 
 describe('the interfaces (WebCrypto "Crypto", "SubtleCrypto" and "CryptoKey" interfaces, WebIDL)', () => {
   test('crypto is a Crypto whose subtle is the one SubtleCrypto; the members are workerd’s', async () => {

@@ -6,20 +6,12 @@
  */
 import { expect, test } from 'vitest';
 import { getEncoding, UNDECODED_ENCODINGS } from '../../../runtime/src/encoding/encodings.ts';
-import { useSandbox } from '../helpers.ts';
+import { ILLEGAL, resultOf, T, useSandbox } from '../helpers.ts';
 import { readWptJson } from './wpt/harness.ts';
 
 const sandbox = useSandbox();
 
-async function run(code: string): Promise<unknown> {
-  const envelope = await sandbox.execute({ code });
-  if (envelope.error !== undefined) throw new Error(envelope.error);
-  return envelope.result;
-}
-
-const T = `const t = (f) => { try { return f(); } catch (e) { return e.name + ': ' + e.message; } };`;
-const ILLEGAL =
-  'TypeError: Illegal invocation: function called with incorrect `this` reference. See https://developers.cloudflare.com/workers/observability/errors/#illegal-invocation-errors for details.';
+const run = (code: string) => resultOf(sandbox, code);
 
 test('every label of the standard selects its encoding (the name is lowercased), whatever the case and ASCII whitespace', () => {
   const sections = readWptJson('whatwg-encoding/encodings.json') as {

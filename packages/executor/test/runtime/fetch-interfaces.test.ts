@@ -419,3 +419,16 @@ test('Blob, File and FormData argument failures read as workerd reads them', asy
     "Failed to execute 'delete' on 'FormData': parameter 1 is not of type 'string'.",
   ]);
 });
+
+test('Response.json and the json() body method keep working after a program replaces JSON', async () => {
+  const envelope = await sandbox.execute({
+    code: `async () => {
+      JSON.parse = () => 'replaced'
+      JSON.stringify = () => 'replaced'
+      const response = Response.json({ a: [1, 2] })
+      return [await response.clone().text(), await response.json()]
+    }`,
+  });
+  // The envelope itself crosses with the codec's own JSON, bound before the program ran.
+  expect(envelope.result).toStrictEqual(['{"a":[1,2]}', { a: [1, 2] }]);
+});

@@ -6,22 +6,11 @@
  * covered by the WPT tables (wpt/conformance.test.ts).
  */
 import { expect, test } from 'vitest';
-import { useSandbox } from '../helpers.ts';
+import { ILLEGAL, resultOf, T, useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();
 
-/** Runs an async arrow in a fresh isolate and returns its result; a thrown error fails the test. */
-async function run(code: string): Promise<unknown> {
-  const envelope = await sandbox.execute({ code });
-  if (envelope.error !== undefined) throw new Error(envelope.error);
-  return envelope.result;
-}
-
-/** `t(fn)` in the isolate: the value, or `Name: message` of what fn threw. */
-const T = `const t = (f) => { try { return f(); } catch (e) { return e.name + ': ' + e.message; } };`;
-
-const ILLEGAL =
-  'TypeError: Illegal invocation: function called with incorrect `this` reference. See https://developers.cloudflare.com/workers/observability/errors/#illegal-invocation-errors for details.';
+const run = (code: string) => resultOf(sandbox, code);
 
 test("URL's prototype and statics have workerd's keys, in workerd's order, with its lengths and names", async () => {
   const result = await run(`async () => {

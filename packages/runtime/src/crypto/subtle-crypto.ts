@@ -282,6 +282,34 @@ function keyOrPair(answer: unknown): CryptoKey | object {
   return pair;
 }
 
+/**
+ * The steps encrypt, decrypt, sign and verify share: convert the algorithm, the key and each
+ * buffer argument in order (parameters 3 and on), normalize the algorithm for the operation,
+ * check the key's algorithm and usages against it, and run the operation on the host.
+ */
+function keyedOperation(
+  operation: 'encrypt' | 'decrypt' | 'sign' | 'verify',
+  algorithmType: string,
+  algorithm: unknown,
+  key: unknown,
+  buffers: readonly unknown[],
+): Promise<unknown> {
+  return attempt(() => {
+    const identifier = toAlgorithmIdentifier(algorithm, operation, 1, algorithmType);
+    const slots = toCryptoKey(key, operation, 2);
+    // Index loops, not spread: a program may have replaced the array iterator.
+    const bytes: unknown[] = [];
+    for (let index = 0; index < buffers.length; index++) {
+      bytes[index] = toBufferSource(buffers[index], operation, index + 3);
+    }
+    const normalized = normalizeAlgorithm(operation, identifier, context(operation, 1, algorithmType));
+    checkKey(normalized, slots, operation);
+    const args: unknown[] = [algorithmForHost(normalized), keyReference(slots)];
+    for (let index = 0; index < bytes.length; index++) args[index + 2] = bytes[index];
+    return performOnHost(operation, args);
+  });
+}
+
 const CONSTRUCTING = {};
 let isSubtle: (value: unknown) => boolean;
 
@@ -303,18 +331,7 @@ export class SubtleCrypto {
     data: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => {
-      // 1-2. The arguments, and a copy of the bytes of data.
-      const identifier = toAlgorithmIdentifier(algorithm, 'encrypt', 1, ENCRYPT_ALGORITHM);
-      const slots = toCryptoKey(key, 'encrypt', 2);
-      const bytes = toBufferSource(data, 'encrypt', 3);
-      // 3-4. Normalize with op "encrypt".
-      const normalized = normalizeAlgorithm('encrypt', identifier, context('encrypt', 1, ENCRYPT_ALGORITHM));
-      // 8-9. The key's algorithm and usages.
-      checkKey(normalized, slots, 'encrypt');
-      // 10. The encrypt operation, on the host.
-      return performOnHost('encrypt', [algorithmForHost(normalized), keyReference(slots), bytes]);
-    });
+    return keyedOperation('encrypt', ENCRYPT_ALGORITHM, algorithm, key, [data]);
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-decrypt */
@@ -324,14 +341,7 @@ export class SubtleCrypto {
     data: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => {
-      const identifier = toAlgorithmIdentifier(algorithm, 'decrypt', 1, ENCRYPT_ALGORITHM);
-      const slots = toCryptoKey(key, 'decrypt', 2);
-      const bytes = toBufferSource(data, 'decrypt', 3);
-      const normalized = normalizeAlgorithm('decrypt', identifier, context('decrypt', 1, ENCRYPT_ALGORITHM));
-      checkKey(normalized, slots, 'decrypt');
-      return performOnHost('decrypt', [algorithmForHost(normalized), keyReference(slots), bytes]);
-    });
+    return keyedOperation('decrypt', ENCRYPT_ALGORITHM, algorithm, key, [data]);
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-sign */
@@ -341,14 +351,7 @@ export class SubtleCrypto {
     data: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => {
-      const identifier = toAlgorithmIdentifier(algorithm, 'sign', 1, SIGN_ALGORITHM);
-      const slots = toCryptoKey(key, 'sign', 2);
-      const bytes = toBufferSource(data, 'sign', 3);
-      const normalized = normalizeAlgorithm('sign', identifier, context('sign', 1, SIGN_ALGORITHM));
-      checkKey(normalized, slots, 'sign');
-      return performOnHost('sign', [algorithmForHost(normalized), keyReference(slots), bytes]);
-    });
+    return keyedOperation('sign', SIGN_ALGORITHM, algorithm, key, [data]);
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-verify */
@@ -359,21 +362,7 @@ export class SubtleCrypto {
     data: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => {
-      const identifier = toAlgorithmIdentifier(algorithm, 'verify', 1, SIGN_ALGORITHM);
-      const slots = toCryptoKey(key, 'verify', 2);
-      // 2-3. Copies of the bytes of signature and of data.
-      const signatureBytes = toBufferSource(signature, 'verify', 3);
-      const bytes = toBufferSource(data, 'verify', 4);
-      const normalized = normalizeAlgorithm('verify', identifier, context('verify', 1, SIGN_ALGORITHM));
-      checkKey(normalized, slots, 'verify');
-      return performOnHost('verify', [
-        algorithmForHost(normalized),
-        keyReference(slots),
-        signatureBytes,
-        bytes,
-      ]);
-    });
+    return keyedOperation('verify', SIGN_ALGORITHM, algorithm, key, [signature, data]);
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-digest */

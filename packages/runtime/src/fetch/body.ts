@@ -5,7 +5,7 @@
  */
 
 import { assertRequestScope } from '../internals.ts';
-import { TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
+import { JSONParse, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
 import { ReadableStream } from '../streams/index.ts';
 import { utf8Decode, utf8Encode } from '../utf8.ts';
 import { bufferSourceBytes, toDOMString } from '../webidl.ts';
@@ -192,34 +192,54 @@ export function parseContentType(value: string | null): { essence: string; bound
 }
 
 /** The Body mixin's readers, over a body getter and the owner's Content-Type. */
+/** What a Request or a Response holds that the body methods read: the body and its Content-Type. */
+export interface BodyHolder {
+  readonly body: Body | null;
+  readonly headers: { get(name: string): string | null };
+}
+
+/**
+ * A holder read lazily, inside the async reader: a method called on the wrong object then rejects,
+ * as it always has, instead of throwing.
+ */
+export type HolderOf = () => BodyHolder;
+
+function consume(holder: BodyHolder): Promise<Uint8Array> {
+  return (holder.body ?? new Body(null)).consume();
+}
+
+/** The Body mixin's reading methods, shared by Request and Response (Fetch, "Body mixin"). */
 export const bodyReaders = {
-  async arrayBuffer(body: Body): Promise<ArrayBuffer> {
-    const bytes = await body.consume();
+  async arrayBuffer(holderOf: HolderOf): Promise<ArrayBuffer> {
+    const bytes = await consume(holderOf());
     return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
       ? (bytes.buffer as ArrayBuffer)
       : bytes.slice().buffer;
   },
-  async bytes(body: Body): Promise<Uint8Array> {
-    return new Uint8ArrayCtor(await bodyReaders.arrayBuffer(body));
+  async bytes(holderOf: HolderOf): Promise<Uint8Array> {
+    return new Uint8ArrayCtor(await bodyReaders.arrayBuffer(holderOf));
   },
-  async text(body: Body): Promise<string> {
-    return utf8Decode(await body.consume());
+  async text(holderOf: HolderOf): Promise<string> {
+    return utf8Decode(await consume(holderOf()));
   },
-  async json(body: Body): Promise<unknown> {
-    return JSON.parse(await bodyReaders.text(body));
+  async json(holderOf: HolderOf): Promise<unknown> {
+    return JSONParse(await bodyReaders.text(holderOf));
   },
-  async blob(body: Body, contentType: string | null): Promise<Blob> {
-    const bytes = await body.consume();
-    return new Blob([bytes], { type: contentType ?? '' });
+  async blob(holderOf: HolderOf): Promise<Blob> {
+    const holder = holderOf();
+    // The type as it stood when blob() was called, before the body is read.
+    const type = holder.headers.get('content-type') ?? '';
+    return new Blob([await consume(holder)], { type });
   },
-  async formData(body: Body, contentType: string | null): Promise<unknown> {
-    const { essence, boundary } = parseContentType(contentType);
+  async formData(holderOf: HolderOf): Promise<unknown> {
+    const holder = holderOf();
+    const { essence, boundary } = parseContentType(holder.headers.get('content-type'));
     if (essence === 'multipart/form-data') {
       if (boundary === undefined) throw new TypeErrorCtor('The multipart/form-data body has no boundary.');
-      return parseMultipart(await body.consume(), boundary);
+      return parseMultipart(await consume(holder), boundary);
     }
     if (essence === 'application/x-www-form-urlencoded')
-      return parseUrlEncoded(utf8Decode(await body.consume()));
+      return parseUrlEncoded(utf8Decode(await consume(holder)));
     throw new TypeErrorCtor(
       'Unrecognized Content-Type header value. FormData can only parse the following MIME types: multipart/form-data, application/x-www-form-urlencoded.',
     );

@@ -7,7 +7,7 @@ import { AbortSignal, abortSlots } from '../abort/abort-signal.ts';
 import { JSONParse, JSONStringify, TypeErrorCtor } from '../primordials.ts';
 import type { ReadableStream } from '../streams/index.ts';
 import { defineInterface, illegalInvocation, toDOMString, toUSVString } from '../webidl.ts';
-import { Body, bodyReaders, extractBody } from './body.ts';
+import { type Body, bodyReaders, extractBody } from './body.ts';
 import { type Headers, headerSlots, isToken } from './headers.ts';
 import { parseUrl } from './url.ts';
 
@@ -195,31 +195,23 @@ export class Request {
   }
 
   arrayBuffer(): Promise<ArrayBuffer> {
-    return read(this, (body) => bodyReaders.arrayBuffer(body));
+    return bodyReaders.arrayBuffer(() => requestSlots.state(this));
   }
   bytes(): Promise<Uint8Array> {
-    return read(this, (body) => bodyReaders.bytes(body));
+    return bodyReaders.bytes(() => requestSlots.state(this));
   }
   text(): Promise<string> {
-    return read(this, (body) => bodyReaders.text(body));
+    return bodyReaders.text(() => requestSlots.state(this));
   }
   json(): Promise<unknown> {
-    return read(this, (body) => bodyReaders.json(body));
+    return bodyReaders.json(() => requestSlots.state(this));
   }
   blob(): Promise<unknown> {
-    return read(this, (body, type) => bodyReaders.blob(body, type));
+    return bodyReaders.blob(() => requestSlots.state(this));
   }
   formData(): Promise<unknown> {
-    return read(this, (body, type) => bodyReaders.formData(body, type));
+    return bodyReaders.formData(() => requestSlots.state(this));
   }
-}
-
-async function read<T>(
-  request: Request,
-  reader: (body: Body, type: string | null) => Promise<T>,
-): Promise<T> {
-  const state = requestSlots.state(request);
-  return reader(state.body ?? new Body(null), state.headers.get('content-type'));
 }
 
 defineInterface(Request);

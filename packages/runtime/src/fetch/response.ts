@@ -3,11 +3,11 @@
  * status rules.
  */
 import { assertRequestScope } from '../internals.ts';
-import { RangeErrorCtor, TypeErrorCtor } from '../primordials.ts';
+import { JSONStringify, RangeErrorCtor, TypeErrorCtor } from '../primordials.ts';
 import type { ReadableStream } from '../streams/index.ts';
 import { utf8Encode } from '../utf8.ts';
 import { defineInterface, illegalInvocation, toByteString, toDOMString, toInteger } from '../webidl.ts';
-import { Body, bodyReaders, extractBody } from './body.ts';
+import { type Body, bodyReaders, extractBody } from './body.ts';
 import { type Headers, headerSlots } from './headers.ts';
 import { cfFromInit, copyCf } from './request.ts';
 import { parseUrl } from './url.ts';
@@ -135,7 +135,7 @@ export class Response {
   }
 
   static json(data: unknown, init?: { status?: number; statusText?: string; headers?: unknown }): Response {
-    const text = JSON.stringify(data);
+    const text = JSONStringify(data);
     if (text === undefined) throw new TypeErrorCtor('The value cannot be converted to JSON.');
     const response = new Response(utf8Encode(text), init);
     const headers = response.#state.headers;
@@ -188,31 +188,23 @@ export class Response {
   }
 
   arrayBuffer(): Promise<ArrayBuffer> {
-    return read(this, (body) => bodyReaders.arrayBuffer(body));
+    return bodyReaders.arrayBuffer(() => responseSlots.state(this));
   }
   bytes(): Promise<Uint8Array> {
-    return read(this, (body) => bodyReaders.bytes(body));
+    return bodyReaders.bytes(() => responseSlots.state(this));
   }
   text(): Promise<string> {
-    return read(this, (body) => bodyReaders.text(body));
+    return bodyReaders.text(() => responseSlots.state(this));
   }
   json(): Promise<unknown> {
-    return read(this, (body) => bodyReaders.json(body));
+    return bodyReaders.json(() => responseSlots.state(this));
   }
   blob(): Promise<unknown> {
-    return read(this, (body, type) => bodyReaders.blob(body, type));
+    return bodyReaders.blob(() => responseSlots.state(this));
   }
   formData(): Promise<unknown> {
-    return read(this, (body, type) => bodyReaders.formData(body, type));
+    return bodyReaders.formData(() => responseSlots.state(this));
   }
-}
-
-async function read<T>(
-  response: Response,
-  reader: (body: Body, type: string | null) => Promise<T>,
-): Promise<T> {
-  const state = responseSlots.state(response);
-  return reader(state.body ?? new Body(null), state.headers.get('content-type'));
 }
 
 defineInterface(Response);
