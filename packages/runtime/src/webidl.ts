@@ -35,30 +35,19 @@ export function illegalInvocation(): TypeError {
 }
 
 /**
- * The parameter types of the fetch interfaces' operations, for callers that name none: the text
- * of a missing argument names its type. `null` marks a parameter that accepts undefined.
- */
-const PARAMETER_TYPES: Record<string, readonly (string | null)[]> = {
-  __proto__: null,
-  'FormData.append': ['string', 'File or Blob or string'],
-  'FormData.set': ['string', 'File or Blob or string'],
-  'File.constructor': [null, 'string'],
-} as unknown as Record<string, readonly (string | null)[]>;
-
-/**
  * Throws workerd's TypeError when an operation got fewer arguments than it requires. workerd
  * converts a missing argument as undefined, so its text names the first missing parameter that
  * undefined does not convert to, and that parameter's type: `Failed to execute 'get' on 'Headers':
  * parameter 1 is not of type 'string'.`, or for a constructor `Failed to construct 'Event':
  * constructor parameter 1 is not of type 'string'.` `types` lists the parameters' types (null for
- * one that accepts undefined); without it the type is looked up, or is 'string'.
+ * one that accepts undefined); without it every parameter is a 'string'.
  */
 export function requireArguments(
   count: number,
   required: number,
   operation: string,
   owner: string,
-  types: readonly (string | null)[] | undefined = PARAMETER_TYPES[`${owner}.${operation}`],
+  types?: readonly (string | null)[],
 ): void {
   if (count >= required) return;
   let position = count;

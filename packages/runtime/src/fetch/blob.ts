@@ -141,7 +141,7 @@ export class File extends Blob {
 
   constructor(bits: Iterable<unknown>, name: string, options?: BlobPropertyBag & { lastModified?: number }) {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 2, 'constructor', 'File');
+    requireArguments(arguments.length, 2, 'constructor', 'File', [null, 'string']);
     super(bits, options);
     this.#name = toDOMString(name);
     this.#lastModified =

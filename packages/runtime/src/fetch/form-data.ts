@@ -30,6 +30,9 @@ function createEntry(name: unknown, value: unknown, filename?: unknown): Entry {
   return [entryName, new File([blob], fileName, { type: blob.type })];
 }
 
+/** The parameter types of append and set, as workerd names a missing one. */
+const ENTRY_TYPES = ['string', 'File or Blob or string'];
+
 // There are no form elements here: the constructor ignores its argument, as workerd's does.
 export class FormData {
   #entries: Entry[] = [];
@@ -50,7 +53,7 @@ export class FormData {
 
   append(name: string, value: string | Blob, filename?: string): void {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 2, 'append', 'FormData');
+    requireArguments(arguments.length, 2, 'append', 'FormData', ENTRY_TYPES);
     FormData.#check(this).#entries.push(createEntry(name, value, filename));
   }
 
@@ -87,7 +90,7 @@ export class FormData {
 
   set(name: string, value: string | Blob, filename?: string): void {
     // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
-    requireArguments(arguments.length, 2, 'set', 'FormData');
+    requireArguments(arguments.length, 2, 'set', 'FormData', ENTRY_TYPES);
     const form = FormData.#check(this);
     const entry = createEntry(name, value, filename);
     const index = form.#entries.findIndex(([existing]) => existing === entry[0]);
