@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import * as errors from './errors.ts';
+import { errorText } from './errors.ts';
+import { faultEnvelope, shapeEnvelope } from './schemas/envelope.ts';
 
 describe('texts the Sandbox chapter pins word for word', () => {
   test.each([
@@ -98,4 +100,28 @@ describe('the project texts name their cause', () => {
     expect(errors.isFaultCode('TOOL_NOT_FOUND')).toBe(false);
     expect(errors.isFaultCode(undefined)).toBe(false);
   });
+});
+
+test('errorText turns whatever was thrown into text', () => {
+  const noText = new Error('replaced');
+  (noText as { message: unknown }).message = 42;
+  const unprintable = {
+    toString() {
+      throw new Error('no');
+    },
+  };
+  expect([
+    errorText(new TypeError('bad')),
+    errorText(noText),
+    errorText(Symbol('s')),
+    errorText(null),
+  ]).toStrictEqual(['bad', '42', 'Symbol(s)', 'null']);
+  expect(errorText(unprintable)).toBe('The call failed with a value that cannot be turned into text.');
+});
+
+test('envelopes the executor composes, and callers read, keep the printed key order', () => {
+  expect(Object.keys(faultEnvelope('TIMEOUT', 'late'))).toStrictEqual(['result', 'error', 'code', 'logs']);
+  const shaped = shapeEnvelope({ logs: [], executionId: 'x', code: 'TIMEOUT', error: 'late', result: 1 });
+  expect(Object.keys(shaped)).toStrictEqual(['result', 'error', 'code', 'logs', 'executionId']);
+  expect(Object.keys(shapeEnvelope({ logs: [] }))).toStrictEqual(['result', 'logs']);
 });

@@ -276,3 +276,16 @@ export class InternalError extends CodemodeError {
     super('INTERNAL', message, options);
   }
 }
+
+/**
+ * The text of a failure as the other side will read it: an Error's message, or String of anything
+ * else. A message is only a string by convention, so whatever was thrown, text comes out.
+ */
+export function errorText(error: unknown): string {
+  try {
+    const text: unknown = error instanceof Error ? error.message : error;
+    return typeof text === 'string' ? text : String(text);
+  } catch {
+    return 'The call failed with a value that cannot be turned into text.';
+  }
+}

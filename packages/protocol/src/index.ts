@@ -26,11 +26,13 @@ export { BytesSchema, HeaderPairsSchema, MessageIdSchema, MillisecondsSchema } f
 export {
   type ExecuteResult,
   FaultCodeSchema,
+  faultEnvelope,
   LOG_LEVELS,
   type LogLine,
   LogLineSchema,
   type ResultEnvelope,
   ResultEnvelopeSchema,
+  shapeEnvelope,
 } from './schemas/envelope.ts';
 export { type Fault, FaultSchema } from './schemas/fault.ts';
 export {

@@ -2,10 +2,11 @@
  * Loads the providers a --tools module exports: its default export (or a named `providers`) is
  * either the list IsolateExecutor takes or an object of namespaces, each an object of functions.
  */
+
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { errorText } from '@supolka/codemode-protocol';
 import type { HostProvider, ToolFunction } from '../executor/providers.ts';
-import { errorText } from '../sandbox/dispatch.ts';
 import { UsageError } from './args.ts';
 
 export async function loadTools(path: string): Promise<HostProvider[]> {

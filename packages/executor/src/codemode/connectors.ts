@@ -10,11 +10,12 @@
  */
 import {
   BadRequestError,
+  errorText,
   parseForDispatch,
   stringifyForDispatch,
   toolNotFoundMessage,
 } from '@supolka/codemode-protocol';
-import { type DispatchFunction, errorText } from '../sandbox/dispatch.ts';
+import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { CodeModeConnector } from './contract.ts';
 import { CONNECTORS_MESSAGE, connectorMessage } from './errors.ts';
 

@@ -2,9 +2,10 @@
  * Standard Request and Response objects on the caller's side, the wire shapes across the process
  * boundary: headers as ordered pairs, bodies buffered whole as bytes.
  */
+
 import type { HttpRequest, HttpResponse } from '@supolka/codemode-protocol';
+import { errorText } from '@supolka/codemode-protocol';
 import { faultError } from '../pool/conversations.ts';
-import { errorText } from '../sandbox/dispatch.ts';
 
 export async function toWireRequest(request: Request): Promise<HttpRequest> {
   return {

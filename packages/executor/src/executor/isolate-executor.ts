@@ -14,12 +14,11 @@
  * execute also takes the Code Mode form, `execute(code, providersOrFns, options?)`, which makes it
  * an `Executor` for `@cloudflare/codemode` (docs/codemode.md): a string first argument selects it.
  */
-import { BadRequestError } from '@supolka/codemode-protocol';
+import { BadRequestError, faultEnvelope } from '@supolka/codemode-protocol';
 import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '../codemode/contract.ts';
 import { codeModeRequest } from '../codemode/request.ts';
 import { toCodeModeResult } from '../codemode/result.ts';
 import type { PoolStats } from '../pool/events.ts';
-import { faultEnvelope } from '../pool/execution.ts';
 import { Pool } from '../pool/pool.ts';
 import type { EngineReport } from '../sandbox/isolate.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';

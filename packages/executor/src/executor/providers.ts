@@ -5,12 +5,13 @@
  * survive in both directions.
  */
 import {
+  errorText,
   type ProviderDescriptor,
   parseForDispatch,
   stringifyForDispatch,
   toolNotFoundMessage,
 } from '@supolka/codemode-protocol';
-import { type DispatchFunction, errorText } from '../sandbox/dispatch.ts';
+import type { DispatchFunction } from '../sandbox/dispatch.ts';
 
 /** A tool: called with the argument list (spread), or with one object when `positionalArgs` is false. */
 export type ToolFunction = (...args: never[]) => unknown;

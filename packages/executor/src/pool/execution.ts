@@ -4,7 +4,7 @@
  * child's answer, a cancel, a lost child, dispose) settles it exactly once, and later outcomes are
  * dropped: execute never rejects and never answers twice.
  */
-import { CancelledError, type FaultCode, type ResultEnvelope } from '@supolka/codemode-protocol';
+import { CancelledError, faultEnvelope } from '@supolka/codemode-protocol';
 import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
@@ -94,26 +94,7 @@ export class PoolExecution {
   }
 }
 
-/** An envelope the executor itself composes: no result, the error, its code, no logs. */
-export function faultEnvelope(code: FaultCode, error: string): ExecuteResult {
-  return { result: undefined, error, code, logs: [] };
-}
-
 export function cancelledEnvelope(signal: AbortSignal | undefined): ExecuteResult {
   const reason = signal?.reason instanceof Error ? signal.reason.message : undefined;
   return faultEnvelope('CANCELLED', new CancelledError(reason).message);
-}
-
-/**
- * The envelope as the caller reads it, keys in the order the Sandbox chapter prints them:
- * result (always present, even when undefined), error, code, logs, executionId.
- */
-export function shapeEnvelope(envelope: ResultEnvelope): ExecuteResult {
-  return {
-    result: envelope.result,
-    ...(envelope.error !== undefined ? { error: envelope.error } : {}),
-    ...(envelope.code !== undefined ? { code: envelope.code } : {}),
-    logs: envelope.logs,
-    ...(envelope.executionId !== undefined ? { executionId: envelope.executionId } : {}),
-  };
 }

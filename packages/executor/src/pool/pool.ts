@@ -15,6 +15,8 @@ import {
   DEFAULT_HANDLES_IDLE_TIMEOUT,
   type ExecuteRequest,
   encodeMessage,
+  errorText,
+  faultEnvelope,
   HandlesClosedError,
   type HttpRequest,
   type HttpResponse,
@@ -22,6 +24,7 @@ import {
   type MessageOf,
   OVERLOADED_MESSAGE,
   PayloadTooLargeError,
+  shapeEnvelope,
   WorkerLostError,
   workerLostMessage,
 } from '@supolka/codemode-protocol';
@@ -38,18 +41,11 @@ import {
   DEFAULT_QUEUE_LIMIT,
   DEFAULT_START_TIMEOUT,
 } from '../executor/defaults.ts';
-import { errorText } from '../sandbox/dispatch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { childEntryUrl, type EngineReportMessage, PoolChild } from './child.ts';
 import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
-import {
-  cancelledEnvelope,
-  type ExecutionHost,
-  faultEnvelope,
-  PoolExecution,
-  shapeEnvelope,
-} from './execution.ts';
+import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
 import { RetainedRoutes } from './retained.ts';
 import { serveDispatch, serveOutbound } from './serve.ts';
 import type { ChildTestHooks } from './settings.ts';

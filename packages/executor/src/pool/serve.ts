@@ -8,6 +8,7 @@ import {
   type DispatchFrame,
   describeValue,
   EXECUTION_COMPLETED_MESSAGE,
+  errorText,
   HttpResponseSchema,
   type MessageOf,
   OUTBOUND_DISABLED_MESSAGE,
@@ -15,7 +16,6 @@ import {
   toolNotFoundMessage,
   validate,
 } from '@supolka/codemode-protocol';
-import { errorText } from '../sandbox/dispatch.ts';
 import type { PoolExecution } from './execution.ts';
 
 export async function serveDispatch(

@@ -9,6 +9,7 @@ import {
   type DispatchFrame,
   describeValue,
   EXECUTION_COMPLETED_MESSAGE,
+  errorText,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
   ToolNotFoundError,
@@ -84,17 +85,6 @@ export function hostDispatch(state: DispatchState) {
       state.inFlightBytes -= size;
     }
   };
-}
-
-/** The text of a failure as user code will read it: an Error's message, or String of anything else. */
-export function errorText(error: unknown): string {
-  try {
-    // A message is only a string by convention; a frame must carry one whatever the caller threw.
-    const text: unknown = error instanceof Error ? error.message : error;
-    return typeof text === 'string' ? text : String(text);
-  } catch {
-    return 'The call failed with a value that cannot be turned into text.';
-  }
 }
 
 /**

@@ -18,6 +18,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import zlib from 'node:zlib';
 import {
+  errorText,
   type HttpRequest,
   type HttpResponse,
   HttpResponseSchema,
@@ -27,7 +28,7 @@ import {
   validate,
 } from '@supolka/codemode-protocol';
 import { type ClockSlot, wrapHostWait } from './clock.ts';
-import { errorText, IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
+import { IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
 
 /** The caller's function for proxied outbound: it performs the request and answers the response. */
 export type OutboundFunction = (

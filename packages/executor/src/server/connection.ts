@@ -9,6 +9,8 @@ import type { Duplex } from 'node:stream';
 import {
   decodeMessage,
   type ExecuteRequest,
+  errorText,
+  faultEnvelope,
   type HttpResponse,
   isFaultCode,
   type Message,
@@ -19,8 +21,6 @@ import {
 import type { RawData, WebSocket } from 'ws';
 import type { HandleName, IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { IsolateExecuteRequest } from '../executor/request.ts';
-import { faultEnvelope } from '../pool/execution.ts';
-import { errorText } from '../sandbox/dispatch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { byteLengthOf, Channel, textOf } from './channel.ts';
 import { requestFromWire, responseToWire } from './invoke.ts';

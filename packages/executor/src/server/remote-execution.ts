@@ -8,6 +8,7 @@
  * not end that: a program that catches each failed call and calls again parks its child just as
  * well, so a wall-clock bound over the whole execution (queue, run and waits) ends it too.
  */
+
 import type {
   DispatchFrame,
   HttpRequest,
@@ -15,7 +16,7 @@ import type {
   Message,
   OutboundFrame,
 } from '@supolka/codemode-protocol';
-import { errorText } from '../sandbox/dispatch.ts';
+import { errorText } from '@supolka/codemode-protocol';
 import type { CallOutcome, ServerMetrics } from './metrics.ts';
 import { dispatchUnansweredMessage, outboundUnansweredMessage, wallClockMessage } from './texts.ts';
 

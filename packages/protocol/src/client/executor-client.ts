@@ -19,14 +19,14 @@ import {
   CodemodeError,
   cancelledMessage,
   EXECUTION_COMPLETED_MESSAGE,
-  type FaultCode,
+  errorText,
   PayloadTooLargeError,
   toolNotFoundMessage,
   workerLostMessage,
 } from '../errors.ts';
 import { PAYLOAD_LIMIT } from '../limits.ts';
 import type { Message, MessageOf } from '../messages.ts';
-import type { ExecuteResult, ResultEnvelope } from '../schemas/envelope.ts';
+import { type ExecuteResult, faultEnvelope, shapeEnvelope } from '../schemas/envelope.ts';
 import type { Fault } from '../schemas/fault.ts';
 import {
   type DispatchFrame,
@@ -180,10 +180,10 @@ export class ExecutorClient {
     try {
       split = splitRequest(request);
     } catch (error) {
-      return Promise.resolve(envelopeOf('BAD_REQUEST', (error as Error).message));
+      return Promise.resolve(faultEnvelope('BAD_REQUEST', (error as Error).message));
     }
     const { signal } = options;
-    if (signal?.aborted) return Promise.resolve(envelopeOf('CANCELLED', cancelledMessage()));
+    if (signal?.aborted) return Promise.resolve(faultEnvelope('CANCELLED', cancelledMessage()));
     const id = this.#id();
     return new Promise<ExecuteResult>((resolve) => {
       const cancel = () => this.#trySend({ type: 'cancel', id });
@@ -401,7 +401,7 @@ export class ExecutorClient {
 
   #onServerFault(fault: MessageOf<'fault'>): void {
     const conversation = fault.id === undefined ? undefined : this.#conversations.get(fault.id);
-    if (conversation?.kind === 'execute') conversation.finish(envelopeOf(fault.code, fault.message));
+    if (conversation?.kind === 'execute') conversation.finish(faultEnvelope(fault.code, fault.message));
     else if (conversation?.kind === 'call') conversation.reject(new CodemodeError(fault.code, fault.message));
     else if (this.#handshake) {
       const handshake = this.#handshake;
@@ -473,7 +473,7 @@ export class ExecutorClient {
 
   #lostEnvelope(): ExecuteResult {
     const { code, reason } = this.#closed ?? { code: 1006, reason: '' };
-    return envelopeOf('WORKER_LOST', workerLostMessage(connectionClosedCause(code, reason)));
+    return faultEnvelope('WORKER_LOST', workerLostMessage(connectionClosedCause(code, reason)));
   }
 }
 
@@ -571,33 +571,13 @@ async function serveTool(
   }
 }
 
-function errorText(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : String(error);
-  } catch {
-    return 'The call failed with a value that cannot be turned into text.';
-  }
-}
-
-function envelopeOf(code: FaultCode, error: string): ExecuteResult {
-  return { result: undefined, error, code, logs: [] };
-}
-
 function envelopeFromError(error: unknown): ExecuteResult {
-  if (error instanceof PayloadTooLargeError) return envelopeOf('PAYLOAD_TOO_LARGE', error.message);
+  if (error instanceof PayloadTooLargeError) return faultEnvelope('PAYLOAD_TOO_LARGE', error.message);
   if (error instanceof ConnectionClosedError) {
-    return envelopeOf('WORKER_LOST', workerLostMessage(connectionClosedCause(error.closeCode, error.reason)));
+    return faultEnvelope(
+      'WORKER_LOST',
+      workerLostMessage(connectionClosedCause(error.closeCode, error.reason)),
+    );
   }
-  return envelopeOf('INTERNAL', `The execute message could not be sent: ${errorText(error)}`);
-}
-
-/** Keys in the order IsolateExecutor prints them: result (always), error, code, logs, executionId. */
-function shapeEnvelope(envelope: ResultEnvelope): ExecuteResult {
-  return {
-    result: envelope.result,
-    ...(envelope.error !== undefined ? { error: envelope.error } : {}),
-    ...(envelope.code !== undefined ? { code: envelope.code } : {}),
-    logs: envelope.logs,
-    ...(envelope.executionId !== undefined ? { executionId: envelope.executionId } : {}),
-  };
+  return faultEnvelope('INTERNAL', `The execute message could not be sent: ${errorText(error)}`);
 }

@@ -39,3 +39,22 @@ export interface ExecuteResult {
   logs: LogLine[];
   executionId?: string;
 }
+
+/** An envelope the executor itself composes: no result, the error, its code, no logs. */
+export function faultEnvelope(code: FaultCode, error: string): ExecuteResult {
+  return { result: undefined, error, code, logs: [] };
+}
+
+/**
+ * The envelope as a caller reads it, keys in the order the Sandbox chapter prints them: result
+ * (always present, even when undefined), error, code, logs, executionId.
+ */
+export function shapeEnvelope(envelope: ResultEnvelope): ExecuteResult {
+  return {
+    result: envelope.result,
+    ...(envelope.error !== undefined ? { error: envelope.error } : {}),
+    ...(envelope.code !== undefined ? { code: envelope.code } : {}),
+    logs: envelope.logs,
+    ...(envelope.executionId !== undefined ? { executionId: envelope.executionId } : {}),
+  };
+}
