@@ -51,6 +51,8 @@ export class PoolChild {
   executions = 0;
   /** Resident memory at the last heartbeat, in bytes. */
   rss = 0;
+  /** Heartbeats it answered healthy; each is a point where the pool decided on its service. */
+  heartbeatsAnswered = 0;
   /** Retained executions the child said it holds at its last heartbeat. */
   heldRetained = 0;
   /** The one execution it runs; it stays set after a cancel until the child answers. */

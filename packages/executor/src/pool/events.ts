@@ -22,6 +22,8 @@ export interface ChildStats {
   readonly pid: number;
   readonly state: 'starting' | 'idle' | 'busy' | 'retiring';
   readonly executions: number;
+  /** Heartbeats it answered since it became healthy; the pool reviews its service at each. */
+  readonly heartbeatsAnswered: number;
   /** Whether its isolate for the next execution is ready. */
   readonly prepared: boolean;
   /** Resident memory at the last heartbeat, in bytes. */

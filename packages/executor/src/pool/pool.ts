@@ -382,6 +382,7 @@ export class Pool {
       return;
     }
     if (child.idle) this.#retireIfDue(child);
+    child.heartbeatsAnswered++;
   }
 
   #onResult(child: PoolChild, message: MessageOf<'result'>): void {
@@ -681,6 +682,7 @@ function childStats(child: PoolChild): ChildStats {
     state,
     executions: child.executions,
     prepared: child.prepared,
+    heartbeatsAnswered: child.heartbeatsAnswered,
     rss: child.rss,
     retained: child.retained.size,
     heldRetained: child.heldRetained,

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV } from '../../src/executor/defaults.ts';
+import type { Pool } from '../../src/pool/pool.ts';
 import { busyChild, processAlive, TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
 const gateProgram = (name: string) => ({
@@ -136,7 +137,7 @@ describe('service life', () => {
     await tools.arrived('slow');
     const [pid] = log.pids('spawned');
     // Several heartbeats past its age pass while it runs; it must still be running.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await heartbeatsPass(pool, pid as number, 5);
     expect(log.events.some((event) => event.type === 'retiring')).toBe(false);
     expect(busyChild(pool)).toBe(pid);
     tools.open('slow');
@@ -154,7 +155,7 @@ describe('resident memory', () => {
     expect(recycled.reason).toMatch(/^it was recycled with \d+ MB resident, past the 1 MB bound$/);
     // A fresh child over the bound is left alone: it has served nothing, so recycling would only churn.
     const replacement = await log.next('healthy', (event) => event.pid !== first, true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await heartbeatsPass(pool, replacement.pid, 5);
     expect(log.events.filter((event) => event.type === 'retiring').map((event) => event.pid)).toStrictEqual([
       first,
     ]);
@@ -195,3 +196,10 @@ describe('an engine that cannot serve the sandbox', () => {
     expect(await pool.engine()).toMatchObject({ fallbacks: expect.any(Array) });
   });
 });
+
+/** Waits until the child answered `count` more heartbeats: each is a point where the pool could act. */
+async function heartbeatsPass(pool: Pool, pid: number, count: number): Promise<void> {
+  const answered = () => pool.stats().children.find((child) => child.pid === pid)?.heartbeatsAnswered ?? 0;
+  const target = answered() + count;
+  while (answered() < target) await new Promise((resolve) => setTimeout(resolve, 10));
+}
