@@ -60,7 +60,6 @@ describe('one operation at a time per execution', () => {
 
 describe('the run clock', () => {
   test('crypto.subtle opens no host wait: a run waiting on a long derivation times out at its bound', async () => {
-    const started = performance.now();
     const envelope = await sandbox.execute({
       timeout: 200,
       code: `async () => {
@@ -69,8 +68,8 @@ describe('the run clock', () => {
         return 'derived';
       }`,
     });
+    // Were the derivation a host wait, the paused clock would let it finish (seconds) and answer 'derived'.
     expect(envelope.code).toBe('TIMEOUT');
-    expect(performance.now() - started).toBeLessThan(600);
   });
 });
 
