@@ -2,6 +2,8 @@
  * The module map of one request, keyed by canonical name, and what each entry compiles to.
  */
 import {
+  BadRequestError,
+  errorText,
   type ModuleEntry,
   ModuleKeyCollisionError,
   type ModuleMap,
@@ -52,12 +54,37 @@ export function moduleSource(map: NormalizedModuleMap, name: string, referrer: s
     case 'cjs':
       return wrapCjs(name, map);
     case 'json':
-      return `export default ${JSON.stringify(entry.json)};`;
+      return jsonModule(name, entry.json);
     case 'text':
       return `export default ${JSON.stringify(entry.text)};`;
     case 'data':
       return dataModule(entry.data as string);
   }
+}
+
+/** Why a json entry cannot be compiled: its value has no JSON text. */
+export function jsonModuleMessage(name: string, reason: string): string {
+  return `Module '${name}' is a json module whose value has no JSON text: ${reason}.`;
+}
+
+/**
+ * A json module is `JSON.parse` of its value's JSON text, run inside the isolate. Compiling the
+ * text as an object literal instead would let an own "__proto__" key set the prototype of the
+ * object holding it; JSON.parse makes it an own data property, at any depth. The text crosses as
+ * one string literal, so the host does two linear stringify passes and never parses it.
+ */
+function jsonModule(name: string, value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    throw new BadRequestError(jsonModuleMessage(name, errorText(error)));
+  }
+  if (text === undefined)
+    throw new BadRequestError(
+      jsonModuleMessage(name, `JSON.stringify gives undefined for a ${typeof value}`),
+    );
+  return `export default JSON.parse(${JSON.stringify(text)});`;
 }
 
 /** `export default` of an ArrayBuffer holding the base64 payload's bytes, decoded through atob. */
