@@ -251,6 +251,7 @@ export class Pool {
     if (this.#disposal) return this.#disposal;
     // First: every step below ends children, and an ended child is otherwise replaced.
     this.#disposed = true;
+    this.#updateRef();
     clearInterval(this.#ticker);
     clearTimeout(this.#respawn);
     const disposed = (when: string) => faultEnvelope('CANCELLED', new CancelledError(when).message);
@@ -641,9 +642,14 @@ export class Pool {
     this.#respawn.unref();
   }
 
-  /** Children keep the caller's process alive only while executions or calls are in flight. */
+  /**
+   * Children keep the caller's process alive only while executions or calls are in flight, and
+   * after dispose until each has exited: an unreferenced child killed then would let the caller's
+   * process end before its exit is seen, with dispose() unsettled.
+   */
   #updateRef(): void {
     const busy =
+      this.#disposed ||
       this.#queue.length > 0 ||
       this.#conversations.size > 0 ||
       this.#engineWaiter !== undefined ||

@@ -70,3 +70,50 @@ test('an idle pool does not keep its process alive, and its children leave with 
 async function waitUntil(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
+
+test('dispose after cancelling a run whose child is blocked in host work settles once that child has exited', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const poolModule = new URL('../../src/pool/pool.ts', import.meta.url).pathname;
+  // The program reaches the child's hangOnTool hook, a synchronous loop in the child's own host
+  // code: no signal handler runs there, so only the SIGKILL after killTimeout ends it. The script
+  // waits until the child stops answering heartbeats, so the cancel surely meets a blocked child.
+  const script = `
+    import { Pool } from ${JSON.stringify(poolModule)};
+    const exits = [];
+    const pool = new Pool({
+      size: 1, heartbeatInterval: 20, heartbeatTimeout: 600_000, killTimeout: 200,
+      testHooks: { hangOnTool: 'hang' },
+      onEvent: (event) => event.type === 'exited' && exits.push(event.cause),
+    });
+    const controller = new AbortController();
+    let arrived;
+    const ready = new Promise((resolve) => { arrived = resolve; });
+    const run = pool.execute(
+      { code: 'async () => { await tools.ready(); return tools.hang(); }', providers: [{ name: 'tools' }] },
+      { dispatch: async () => { arrived(); return '{"result":1}'; }, signal: controller.signal },
+    );
+    await ready;
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+    for (let last = -1, still = 0; still < 10; ) {
+      await pause();
+      const answered = pool.stats().children[0].heartbeatsAnswered;
+      still = answered === last ? still + 1 : 0;
+      last = answered;
+    }
+    controller.abort();
+    const envelope = await run;
+    await pool.dispose();
+    console.log(JSON.stringify({ code: envelope.code, exits, children: pool.stats().children.length }));
+  `;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  expect(child.stderr).toBe('');
+  expect(child.status).toBe(0);
+  expect(JSON.parse(child.stdout)).toStrictEqual({
+    code: 'CANCELLED',
+    exits: [expect.stringMatching(/the pool sent SIGTERM, and SIGKILL when that went unanswered$/)],
+    children: 0,
+  });
+});
