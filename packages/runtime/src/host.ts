@@ -18,6 +18,8 @@ export interface HostBindings {
   readonly randomBytes: HostReference;
   readonly sendRequest?: HostReference;
   readonly performSubtleOperation?: HostReference;
+  /** The isolate's memory limit in MB, which bounds what its limit cannot meter (reserved-memory.ts). */
+  readonly memoryLimit?: number;
 }
 
 type Bound = {

@@ -34,9 +34,11 @@ import { createNavigator, Navigator } from './navigator.ts';
 import { performance } from './performance.ts';
 import { ObjectDefineProperty } from './primordials.ts';
 import { reportException } from './report-exception.ts';
+import { limitReservedMemory } from './reserved-memory.ts';
 import { installStreams } from './streams/index.ts';
 import { registerPlatformInterface, structuredClone } from './structured-clone.ts';
 import { installUrl } from './url/index.ts';
+import { limitWebAssemblyMemory } from './webassembly-memory.ts';
 import { GLOBAL_SCOPE } from './webidl.ts';
 
 const INSTALLERS: readonly (() => void)[] = [
@@ -95,6 +97,9 @@ function secondStep(bindings: HostBindings): void {
   connectGlobalEvents();
   connectHost(bindings);
   refuseCodeGeneration();
+  // Memory the isolate's limit does not meter, bounded by that limit (reserved-memory.ts).
+  limitReservedMemory(bindings.memoryLimit);
+  limitWebAssemblyMemory();
 }
 
 ObjectDefineProperty(globalThis, '__hostBindings', {

@@ -100,7 +100,9 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       new ivm.Reference(
         (level: 'log' | 'warn' | 'error', text: string) => slots.console?.push(level, text) ?? true,
       ),
-      new ivm.ExternalCopy(runtime).copyInto(),
+      // The limit crosses beside the references: the runtime bounds by it what the engine's limit
+      // does not meter (resizable buffers, WebAssembly memories).
+      new ivm.ExternalCopy({ ...runtime, memoryLimit: options.memoryLimit }).copyInto(),
       new ivm.Reference(async (ms: number) => {
         const count = await slots.timers.delay(ms);
         // No settlement may reach a dead isolate: it would run a callback no execution owns.
