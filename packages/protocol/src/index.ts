@@ -57,6 +57,7 @@ export {
   type ProviderDescriptor,
   ProviderDescriptorSchema,
 } from './schemas/request.ts';
+export { checkSourceLimits, sourceLimitMessage } from './source-limits.ts';
 export {
   type Decoded,
   decodeMessage,

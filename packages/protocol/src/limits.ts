@@ -6,6 +6,34 @@
 /** Bytes of JSON text one message may carry on any transport (Workers RPC's ceiling). */
 export const PAYLOAD_LIMIT = 32 * 1024 * 1024;
 
+/**
+ * Characters (UTF-16 code units) a request's `code` may hold. Everything the host does with the
+ * code before the isolate runs it (the nesting scan, separating the imports, erasing types, building
+ * the entry) runs outside every isolate limit, so its input is bounded well under PAYLOAD_LIMIT: no
+ * model writes a megabyte of program.
+ */
+export const CODE_LIMIT = 1024 * 1024;
+
+/**
+ * Characters one module's source (a bare string, `js` or `cjs`) may hold. Larger than CODE_LIMIT,
+ * since a bundled library of several megabytes is legitimate.
+ */
+export const MODULE_SOURCE_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * How deep brackets ((, [, {, and ${ in a template) may nest in the code and in each module source
+ * before a host-side parser sees them. The weakest host parser measured (es-module-lexer's template
+ * stack) fails past 512 levels, acorn past about 540, amaro past about 900 (docs/threat-model.md);
+ * code people write rarely passes 30.
+ */
+export const NESTING_LIMIT = 128;
+
+/** The rule CODE_LIMIT states, as the request schema and Sandbox.execute both word it. */
+export const CODE_LIMIT_RULE = `must be at most ${CODE_LIMIT} characters long (CODE_LIMIT)`;
+
+/** The rule MODULE_SOURCE_LIMIT states, as the request schema and Sandbox.execute both word it. */
+export const MODULE_SOURCE_LIMIT_RULE = `must be at most ${MODULE_SOURCE_LIMIT} characters long (MODULE_SOURCE_LIMIT)`;
+
 /** Charged cost of console output one run may capture before capture stops. */
 export const CONSOLE_CAPTURE_LIMIT = 1024 * 1024;
 

@@ -1,6 +1,15 @@
 /** The execute request: what a caller may ask the executor to run (docs/protocol.md, "Execute"). */
 import { z } from 'zod';
-import { MAX_MEMORY_LIMIT, MIN_MEMORY_LIMIT, MODULE_LIMIT, PROVIDER_LIMIT } from '../limits.ts';
+import {
+  CODE_LIMIT,
+  CODE_LIMIT_RULE,
+  MAX_MEMORY_LIMIT,
+  MIN_MEMORY_LIMIT,
+  MODULE_LIMIT,
+  MODULE_SOURCE_LIMIT,
+  MODULE_SOURCE_LIMIT_RULE,
+  PROVIDER_LIMIT,
+} from '../limits.ts';
 import { boundedRecord, MillisecondsSchema } from './common.ts';
 
 /**
@@ -19,6 +28,9 @@ export const ProviderDescriptorSchema = z.strictObject({
 });
 export type ProviderDescriptor = z.infer<typeof ProviderDescriptorSchema>;
 
+/** Module source a host-side parser reads: bounded by MODULE_SOURCE_LIMIT. */
+const ModuleSourceSchema = z.string().max(MODULE_SOURCE_LIMIT, { error: MODULE_SOURCE_LIMIT_RULE });
+
 /**
  * One module of the map. A bare string is ES module source. Otherwise the first kind present of
  * js, cjs, json, text, data decides what is compiled; an object with none of them reaches the
@@ -26,10 +38,16 @@ export type ProviderDescriptor = z.infer<typeof ProviderDescriptorSchema>;
  */
 export const ModuleEntrySchema = z.union(
   [
-    z.string(),
+    ModuleSourceSchema,
     z.strictObject({
-      js: z.string({ error: 'must be ES module source text' }).optional(),
-      cjs: z.string({ error: 'must be CommonJS source text' }).optional(),
+      js: z
+        .string({ error: 'must be ES module source text' })
+        .max(MODULE_SOURCE_LIMIT, { error: MODULE_SOURCE_LIMIT_RULE })
+        .optional(),
+      cjs: z
+        .string({ error: 'must be CommonJS source text' })
+        .max(MODULE_SOURCE_LIMIT, { error: MODULE_SOURCE_LIMIT_RULE })
+        .optional(),
       json: z.unknown().optional(),
       text: z.string({ error: 'must be a string' }).optional(),
       data: z.string({ error: 'must be base64 text' }).optional(),
@@ -58,7 +76,7 @@ export type OutboundMode = z.infer<typeof OutboundModeSchema>;
 
 export const ExecuteRequestSchema = z.strictObject({
   /** An async arrow expression, optionally preceded by static import declarations. */
-  code: z.string({ error: 'must be a string of source code' }),
+  code: z.string({ error: 'must be a string of source code' }).max(CODE_LIMIT, { error: CODE_LIMIT_RULE }),
   modules: ModuleMapSchema.optional(),
   providers: z
     .array(ProviderDescriptorSchema, { error: 'must be a list of provider descriptors' })
