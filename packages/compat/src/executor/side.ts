@@ -38,6 +38,8 @@ export async function runOnExecutor(
     timeout: prepared.timeout,
     // Written explicitly: native mode, as workerd's own fetch reaches the loopback server.
     outbound: undefined,
+    // The cases' server listens on loopback, which native requests reach only when opted in.
+    allowLoopback: true,
     ...(item.invoke !== undefined ? { retainHandles: true } : {}),
   };
   const envelope = await sandbox.execute(request);

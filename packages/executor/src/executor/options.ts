@@ -4,6 +4,7 @@
  * and not in the first execution.
  */
 
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import {
   BadRequestError,
@@ -20,6 +21,7 @@ import {
 import type { PoolEvent } from '../pool/events.ts';
 import type { OutboundFunction } from '../pool/execution.ts';
 import type { PoolOptions } from '../pool/pool.ts';
+import type { OwnEndpoint } from '../sandbox/address-policy.ts';
 import {
   DEFAULT_CHILD_EXEC_ARGV,
   DEFAULT_CHILD_RSS_LIMIT,
@@ -68,6 +70,12 @@ export interface IsolateExecutorOptions {
   readonly handlesIdleTimeout?: number;
   /** Let native outbound requests reach link-local addresses (cloud metadata endpoints); default false. */
   readonly allowLinkLocal?: boolean;
+  /** Let native outbound requests reach loopback addresses and `localhost` names; default false. */
+  readonly allowLoopback?: boolean;
+  /** Let native outbound requests reach private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7); default false. */
+  readonly allowPrivate?: boolean;
+  /** Endpoints native outbound requests never reach, whatever the opt-ins: the server passes its own listen addresses. */
+  readonly ownEndpoints?: readonly OwnEndpoint[];
   /** The outbound mode of a request that has no `outbound` key (default null: no network). */
   readonly outbound?: OutboundSetting;
   /** Modules every request gets, under the request's own (whose keys win). */
@@ -118,6 +126,9 @@ const RANGES: Record<WholeNumberOption, readonly [min: number, max: number, fall
 const OTHER_OPTIONS = [
   'outbound',
   'allowLinkLocal',
+  'allowLoopback',
+  'allowPrivate',
+  'ownEndpoints',
   'modules',
   'typescript',
   'childExecArgv',
@@ -179,8 +190,14 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   if (!Array.isArray(childExecArgv) || !childExecArgv.every((flag) => typeof flag === 'string')) {
     throw new OptionError('childExecArgv', 'must be a list of strings', childExecArgv);
   }
-  if (options.allowLinkLocal !== undefined && typeof options.allowLinkLocal !== 'boolean') {
-    throw new OptionError('allowLinkLocal', 'must be a boolean', options.allowLinkLocal);
+  for (const name of ['allowLinkLocal', 'allowLoopback', 'allowPrivate'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'boolean') {
+      throw new OptionError(name, 'must be a boolean', options[name]);
+    }
+  }
+  const ownEndpoints = options.ownEndpoints ?? [];
+  if (!Array.isArray(ownEndpoints) || !ownEndpoints.every(isOwnEndpoint)) {
+    throw new OptionError('ownEndpoints', 'must be a list of { address, port, prefix? }', ownEndpoints);
   }
   if (options.typescript !== undefined && typeof options.typescript !== 'boolean') {
     throw new OptionError('typescript', 'must be a boolean', options.typescript);
@@ -208,9 +225,23 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       grace: number('grace'),
       childExecArgv,
       allowLinkLocal: options.allowLinkLocal ?? false,
+      allowLoopback: options.allowLoopback ?? false,
+      allowPrivate: options.allowPrivate ?? false,
+      ownEndpoints,
       ...(options.onPoolEvent ? { onEvent: options.onPoolEvent } : {}),
     },
   };
+}
+
+function isOwnEndpoint(value: unknown): value is OwnEndpoint {
+  if (typeof value !== 'object' || value === null) return false;
+  const { address, port, prefix } = value as Record<string, unknown>;
+  const family = typeof address === 'string' ? isIP(address) : 0;
+  const whole = (number: unknown, max: number) =>
+    Number.isInteger(number) && (number as number) >= 0 && (number as number) <= max;
+  return (
+    family !== 0 && whole(port, 65535) && (prefix === undefined || whole(prefix, family === 6 ? 128 : 32))
+  );
 }
 
 function show(value: unknown): string {

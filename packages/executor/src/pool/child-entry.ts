@@ -154,6 +154,9 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
       outbound:
         request.outbound === 'proxied' ? run.outbound : request.outbound === 'native' ? undefined : null,
       allowLinkLocal: settings.allowLinkLocal,
+      allowLoopback: settings.allowLoopback,
+      allowPrivate: settings.allowPrivate,
+      ownEndpoints: settings.ownEndpoints,
       grace: settings.grace,
       dispatch: run.dispatch,
       // Two messages per tool call nobody reads cost about a fifth of a pooled call: sent only when asked.

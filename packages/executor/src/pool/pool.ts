@@ -41,6 +41,7 @@ import {
   DEFAULT_QUEUE_LIMIT,
   DEFAULT_START_TIMEOUT,
 } from '../executor/defaults.ts';
+import type { OwnEndpoint } from '../sandbox/address-policy.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { childEntryUrl, type EngineReportMessage, PoolChild } from './child.ts';
 import { Conversations, faultError } from './conversations.ts';
@@ -72,6 +73,12 @@ export interface PoolOptions {
   readonly handlesIdleTimeout?: number;
   /** Let native outbound requests reach link-local addresses (cloud metadata endpoints); off by default. */
   readonly allowLinkLocal?: boolean;
+  /** Let native outbound requests reach loopback addresses; off by default. */
+  readonly allowLoopback?: boolean;
+  /** Let native outbound requests reach private addresses; off by default. */
+  readonly allowPrivate?: boolean;
+  /** Endpoints native outbound requests never reach (the server's own). */
+  readonly ownEndpoints?: readonly OwnEndpoint[];
   /** Headroom past each run's timeout (ms), handed to every child's sandbox. */
   readonly grace?: number;
   /** Node flags of the children (default DEFAULT_CHILD_EXEC_ARGV: adr/0002). */
@@ -125,6 +132,9 @@ export class Pool {
       grace: options.grace ?? DEFAULT_GRACE,
       childExecArgv: options.childExecArgv ?? DEFAULT_CHILD_EXEC_ARGV,
       allowLinkLocal: options.allowLinkLocal ?? false,
+      allowLoopback: options.allowLoopback ?? false,
+      allowPrivate: options.allowPrivate ?? false,
+      ownEndpoints: options.ownEndpoints ?? [],
     };
     this.#onEvent = options.onEvent;
     this.#testHooks = options.testHooks;
@@ -280,6 +290,9 @@ export class Pool {
           grace: this.#settings.grace,
           maxRetained: this.#settings.maxRetainedPerChild,
           allowLinkLocal: this.#settings.allowLinkLocal,
+          allowLoopback: this.#settings.allowLoopback,
+          allowPrivate: this.#settings.allowPrivate,
+          ownEndpoints: this.#settings.ownEndpoints,
           ...(this.#testHooks ? { testHooks: this.#testHooks } : {}),
         },
       },

@@ -3,6 +3,7 @@
  * the child as one JSON argument at fork, before the channel opens, and the child refuses to start
  * on settings that do not hold (its exit code and stderr then tell the pool why).
  */
+import type { OwnEndpoint } from '../sandbox/address-policy.ts';
 
 /**
  * Faults a test injects into a child, so supervision can be driven against a real process. Each
@@ -27,6 +28,12 @@ export interface ChildSettings {
   readonly maxRetained: number;
   /** Whether native outbound requests may reach link-local addresses (cloud metadata endpoints). */
   readonly allowLinkLocal: boolean;
+  /** Whether native outbound requests may reach loopback addresses. */
+  readonly allowLoopback: boolean;
+  /** Whether native outbound requests may reach private addresses. */
+  readonly allowPrivate: boolean;
+  /** Endpoints native outbound requests never reach (the server's own). */
+  readonly ownEndpoints: readonly OwnEndpoint[];
   readonly testHooks?: ChildTestHooks;
 }
 
@@ -46,8 +53,10 @@ export function parseSettings(text: string | undefined): ChildSettings {
       throw new Error(`The child setting ${field} must be a whole number, not negative.`);
     }
   }
-  if (typeof record.allowLinkLocal !== 'boolean')
-    throw new Error('The child setting allowLinkLocal must be a boolean.');
+  for (const field of ['allowLinkLocal', 'allowLoopback', 'allowPrivate'] as const) {
+    if (typeof record[field] !== 'boolean') throw new Error(`The child setting ${field} must be a boolean.`);
+  }
+  if (!Array.isArray(record.ownEndpoints)) throw new Error('The child setting ownEndpoints must be a list.');
   const hooks = record.testHooks;
   if (hooks !== undefined) {
     if (typeof hooks !== 'object' || hooks === null)

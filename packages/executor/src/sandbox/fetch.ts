@@ -5,12 +5,15 @@
  * function); undefined has the executor perform the request natively. Both states that perform a
  * request measure it first against PAYLOAD_LIMIT, whatever transport follows.
  *
- * Native requests never reach link-local addresses (169.254.0.0/16, fe80::/10: cloud metadata
- * endpoints) unless allowed, follow at most 20 redirects with the same check on each hop, and stop
- * reading a response past PAYLOAD_LIMIT. On the wire they look like workerd's: Host, the
- * program's headers and a Content-Length the body implies, nothing of Node's own; a gzip or br
- * body is decoded and keeps its Content-Encoding; a failed connection is workerd's plain Error,
- * "Network connection lost.".
+ * Native requests reach public addresses only unless the executor opts in to a range (the address
+ * policy, address-policy.ts): every address they would connect to is judged before the connection
+ * opens, an IP literal before the request starts and a name's every resolved address in the lookup
+ * that the connection cannot bypass, on each of at most 20 redirect hops. They go through an agent
+ * of their own, never an environment proxy (NODE_USE_ENV_PROXY, HTTP_PROXY), which would connect
+ * to an address the policy never saw. They stop reading a response past PAYLOAD_LIMIT. On the wire
+ * they look like workerd's: Host, the program's headers and a Content-Length the body implies,
+ * nothing of Node's own; a gzip or br body is decoded and keeps its Content-Encoding; a failed
+ * connection is workerd's plain Error, "Network connection lost.".
  */
 import { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
@@ -27,6 +30,7 @@ import {
   PayloadTooLargeError,
   validate,
 } from '@supolka/codemode-protocol';
+import { AddressPolicy, type AddressPolicyOptions } from './address-policy.ts';
 import { type ClockSlot, wrapHostWait } from './clock.ts';
 import { IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
 
@@ -41,10 +45,14 @@ export type Outbound = OutboundFunction | null | undefined;
 
 export type Performer = (request: HttpRequest, signal: AbortSignal) => Promise<HttpResponse>;
 
-export interface NativeOptions {
-  /** Let native requests reach link-local addresses (cloud metadata endpoints); off by default. */
-  readonly allowLinkLocal?: boolean;
-}
+/** The address policy's opt-ins and the executor's own endpoints (address-policy.ts). */
+export type NativeOptions = AddressPolicyOptions;
+
+/**
+ * Agents of native fetch's own: a request with an explicit agent never goes through the global
+ * agent, which Node 24 points at HTTP_PROXY/HTTPS_PROXY when NODE_USE_ENV_PROXY is set.
+ */
+const AGENTS = { 'http:': new http.Agent(), 'https:': new https.Agent() };
 
 export const MAX_REDIRECTS = 20;
 
@@ -97,11 +105,12 @@ export async function nativeFetch(
   signal: AbortSignal,
   options: NativeOptions = {},
 ): Promise<HttpResponse> {
+  const policy = new AddressPolicy(options);
   let current = request;
   /** Every URL requested so far, which workerd's redirect-limit error lists. */
   const urls = [request.url];
   for (;;) {
-    const response = await send(current, signal, options);
+    const response = await send(current, signal, policy);
     const location = response.headers.find(([name]) => name.toLowerCase() === 'location')?.[1];
     if (!REDIRECTS.has(response.status) || location === undefined || current.redirect === 'manual') {
       return urls.length === 1 ? response : { ...response, redirected: true };
@@ -127,19 +136,6 @@ export async function nativeFetch(
         : (response.status === 301 || response.status === 302) && current.method === 'POST';
     current = { ...current, url: next.href, headers, ...(becomesGet ? { method: 'GET', body: null } : {}) };
   }
-}
-
-/** Whether an address is link-local: 169.254.0.0/16, fe80::/10, or an IPv4-mapped form of the former. */
-export function isLinkLocal(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  const ip = mapped?.[1] ?? address;
-  if (isIP(ip) === 4) return ip.startsWith('169.254.');
-  if (isIP(ip) === 6) return /^fe[89ab][0-9a-f]:/i.test(ip);
-  return false;
-}
-
-function refusal(host: string): Error {
-  return new TypeError(`Outbound requests to link-local addresses are refused (${host}).`);
 }
 
 /**
@@ -176,12 +172,15 @@ function decoderFor(encoding: string | undefined) {
   return undefined;
 }
 
-function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions): Promise<HttpResponse> {
+function send(request: HttpRequest, signal: AbortSignal, policy: AddressPolicy): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
     const url = new URL(request.url);
     const hostname = url.hostname.replace(/^\[|\]$/g, '');
-    if (!options.allowLinkLocal && isLinkLocal(hostname)) {
-      reject(refusal(hostname));
+    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    // An IP literal never reaches the lookup below: it is judged here, before the request starts.
+    const refused = isIP(hostname) ? policy.refusal(hostname, port) : policy.nameRefusal(hostname);
+    if (refused !== undefined) {
+      reject(new TypeError(refused));
       return;
     }
     const client = url.protocol === 'https:' ? https : http;
@@ -190,12 +189,16 @@ function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions)
       {
         method: request.method,
         signal,
+        agent: AGENTS[url.protocol === 'https:' ? 'https:' : 'http:'],
+        // Every address of the answer is judged, since the connection may try any of them
+        // (autoSelectFamily); one refused address refuses the name.
         lookup: (host, lookupOptions, callback) =>
           dnsLookup(host, { ...lookupOptions, all: true }, (error, addresses) => {
             if (error) return callback(error, '', 4);
             const list = addresses as { address: string; family: number }[];
-            if (!options.allowLinkLocal && list.some(({ address }) => isLinkLocal(address))) {
-              return callback(refusal(host), '', 4);
+            for (const { address } of list) {
+              const why = policy.refusal(address, port);
+              if (why !== undefined) return callback(new TypeError(why), '', 4);
             }
             if ((lookupOptions as { all?: boolean }).all)
               return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
@@ -242,7 +245,7 @@ function send(request: HttpRequest, signal: AbortSignal, options: NativeOptions)
         });
       },
     );
-    // The link-local refusal arrives as a TypeError of ours; every other error is the connection's.
+    // The address refusal arrives as a TypeError of ours; every other error is the connection's.
     outgoing.on('error', (error) => reject(error instanceof TypeError ? error : new NetworkError(error)));
     try {
       // Set here rather than as options, so Node adds no header of its own: removing Connection

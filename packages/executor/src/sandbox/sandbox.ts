@@ -21,6 +21,7 @@ import {
 } from '@supolka/codemode-protocol';
 import type ivm from 'isolated-vm';
 import { DEFAULT_GRACE } from '../executor/defaults.ts';
+import type { OwnEndpoint } from './address-policy.ts';
 import { RunClock, wrapHostWait } from './clock.ts';
 import { BoundedCodeCache, type CodeCache } from './code-cache.ts';
 import { ConsoleCapture } from './console.ts';
@@ -59,6 +60,12 @@ export interface SandboxExecuteRequest {
   readonly outbound?: Outbound;
   /** Let native requests reach link-local addresses (cloud metadata endpoints). Off by default. */
   readonly allowLinkLocal?: boolean;
+  /** Let native requests reach loopback addresses and `localhost` names. Off by default. */
+  readonly allowLoopback?: boolean;
+  /** Let native requests reach private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). Off by default. */
+  readonly allowPrivate?: boolean;
+  /** Endpoints native requests never reach, whatever the opt-ins: a server's own listen addresses. */
+  readonly ownEndpoints?: readonly OwnEndpoint[];
   /** Erase TypeScript types from the code and from .ts modules (default true). */
   readonly typescript?: boolean;
   /** Keep the isolate when the program resolves to a fetch handler (docs/handles.md). */
@@ -166,6 +173,9 @@ export class Sandbox {
       // 6. The outbound choice (the runtime and, 7., the timers were installed when the isolate was prepared).
       slots.outbound = chooseOutbound('outbound' in request ? request.outbound : null, slots.clock, {
         allowLinkLocal: request.allowLinkLocal === true,
+        allowLoopback: request.allowLoopback === true,
+        allowPrivate: request.allowPrivate === true,
+        ownEndpoints: request.ownEndpoints ?? [],
       });
       // 8. The caller's dispatch, pausing the clock while it runs.
       slots.dispatch.dispatch = request.dispatch ? wrapHostWait(slots.clock, request.dispatch) : undefined;

@@ -71,7 +71,7 @@ describe('codemode-executor run', () => {
     expect(cli('run', program).stdout).toBe(disabled);
     expect(cli('run', program, '--outbound', 'disabled').stdout).toBe(disabled);
     expect(cli('run', program, '--outbound', 'native').stdout).toBe(
-      "{\n  result: 'Outbound requests to link-local addresses are refused (169.254.169.254).',\n  logs: []\n}\n",
+      '{\n  result: "Outbound requests to link-local addresses are refused (169.254.169.254); the executor\'s allowLinkLocal option permits them.",\n  logs: []\n}\n',
     );
   });
 

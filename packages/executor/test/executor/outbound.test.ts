@@ -1,7 +1,7 @@
 /**
  * The three outbound modes through the pool: proxied requests cross to the caller's function in
  * this process, disabled ones never leave the isolate, native ones are performed by the child
- * (never toward link-local addresses unless allowed).
+ * (public addresses only, unless the executor opts in to a range).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,9 +9,12 @@ import { OUTBOUND_DISABLED_MESSAGE } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { OutboundFunction } from '../../src/pool/execution.ts';
+import { outboundRefusedMessage } from '../../src/sandbox/address-policy.ts';
 
 const executor = new IsolateExecutor({ poolSize: 1 });
-afterAll(() => executor.dispose());
+/** The executor the tests' loopback servers are reached through: loopback opted in, nothing else. */
+const loopback = new IsolateExecutor({ poolSize: 1, allowLoopback: true });
+afterAll(() => Promise.all([executor.dispose(), loopback.dispose()]));
 
 const FETCH = `async () => {
   try {
@@ -75,7 +78,7 @@ describe('outbound', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      const envelope = await executor.execute({
+      const envelope = await loopback.execute({
         code: FETCH.replace('http://upstream.test', `http://127.0.0.1:${port}`),
         outbound: undefined,
       });
@@ -91,7 +94,70 @@ describe('outbound', () => {
       outbound: undefined,
     });
     expect(envelope.result).toStrictEqual({
-      failed: 'Outbound requests to link-local addresses are refused (169.254.169.254).',
+      failed: outboundRefusedMessage('link-local', '169.254.169.254'),
     });
+  });
+
+  test('native: loopback in any spelling is refused by default, before the child connects', async () => {
+    let connections = 0;
+    const server = createServer((_, response) => response.end('reached'));
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const hosts = ['127.1', '0x7f000001', '2130706433', 'localhost', '[::ffff:7f00:1]', '0.0.0.0'];
+      const envelope = await executor.execute({
+        code: `async () => Promise.all(${JSON.stringify(hosts)}.map((host) =>
+          fetch('http://' + host + ':${port}/').then(() => 'reached', (error) => error.message)))`,
+        outbound: undefined,
+      });
+      expect(envelope.result).toStrictEqual([
+        outboundRefusedMessage('loopback', '127.0.0.1'),
+        outboundRefusedMessage('loopback', '127.0.0.1'),
+        outboundRefusedMessage('loopback', '127.0.0.1'),
+        outboundRefusedMessage('loopback', 'localhost'),
+        outboundRefusedMessage('loopback', '::ffff:7f00:1'),
+        outboundRefusedMessage('non-public', '0.0.0.0'),
+      ]);
+      expect(connections).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('native: with allowLoopback, a redirect to a metadata or private address is refused on that hop', async () => {
+    const server = createServer((request, response) => {
+      const target = new URL(request.url ?? '/', 'http://x').searchParams.get('to') ?? '';
+      response.writeHead(302, { location: target }).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const targets = ['http://169.254.169.254/', 'http://[fd00:ec2::254]/', 'http://192.168.0.1/'];
+      const envelope = await loopback.execute({
+        code: `async () => Promise.all(${JSON.stringify(targets)}.map((to) =>
+          fetch('http://127.0.0.1:${port}/?to=' + encodeURIComponent(to)).then(() => 'reached', (error) => error.message)))`,
+        outbound: undefined,
+      });
+      expect(envelope.result).toStrictEqual([
+        outboundRefusedMessage('link-local', '169.254.169.254'),
+        outboundRefusedMessage('private', 'fd00:ec2::254'),
+        outboundRefusedMessage('private', '192.168.0.1'),
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+
+  test('the opt-ins are checked where they are written', () => {
+    expect(() => new IsolateExecutor({ allowLoopback: 'yes' as never })).toThrow(
+      'IsolateExecutor option allowLoopback must be a boolean; got "yes".',
+    );
+    expect(() => new IsolateExecutor({ allowPrivate: 1 as never })).toThrow(
+      'IsolateExecutor option allowPrivate must be a boolean; got 1.',
+    );
+    expect(() => new IsolateExecutor({ ownEndpoints: [{ address: 'example.com', port: 80 }] })).toThrow(
+      'IsolateExecutor option ownEndpoints must be a list of { address, port, prefix? }; got a list.',
+    );
   });
 });

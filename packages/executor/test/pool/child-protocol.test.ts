@@ -12,7 +12,16 @@ import { encodeSettings } from '../../src/pool/settings.ts';
 
 const child: ChildProcess = fork(
   childEntryUrl(new URL('../../src/pool/pool.ts', import.meta.url).href),
-  [encodeSettings({ grace: 100, maxRetained: 4, allowLinkLocal: false })],
+  [
+    encodeSettings({
+      grace: 100,
+      maxRetained: 4,
+      allowLinkLocal: false,
+      allowLoopback: false,
+      allowPrivate: false,
+      ownEndpoints: [],
+    }),
+  ],
   {
     execArgv: [...DEFAULT_CHILD_EXEC_ARGV],
     serialization: 'advanced',

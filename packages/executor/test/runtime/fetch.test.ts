@@ -58,6 +58,7 @@ describe('native (outbound: undefined, written explicitly)', () => {
   test('method, headers, body, status and the response body', async () => {
     const envelope = await sandbox.execute({
       outbound: undefined,
+      allowLoopback: true,
       code: `async () => {
   const response = await fetch(${JSON.stringify(`${base}/echo?q=1`)}, { method: 'POST', headers: { 'x-custom': 'yes' }, body: 'payload' });
   return [response.status, response.statusText, response.ok, response.headers.get('x-method'), await response.text(), response.url, response.redirected];
@@ -77,6 +78,7 @@ describe('native (outbound: undefined, written explicitly)', () => {
   test('redirects are followed and reported', async () => {
     const envelope = await sandbox.execute({
       outbound: undefined,
+      allowLoopback: true,
       code: `async () => { const r = await fetch(${JSON.stringify(`${base}/moved`)}); return [r.redirected, await r.json()] }`,
     });
     expect(envelope.result).toStrictEqual([true, { ok: true }]);
@@ -85,6 +87,7 @@ describe('native (outbound: undefined, written explicitly)', () => {
   test("a fetched response is of type 'default' with immutable headers, as workerd's", async () => {
     const envelope = await sandbox.execute({
       outbound: undefined,
+      allowLoopback: true,
       code: `async () => {
   const response = await fetch(${JSON.stringify(`${base}/json`)});
   let mutated;
@@ -98,6 +101,7 @@ describe('native (outbound: undefined, written explicitly)', () => {
   test("a failed connection rejects with workerd's plain Error", async () => {
     const envelope = await sandbox.execute({
       outbound: undefined,
+      allowLoopback: true,
       code: `async () => { try { await fetch('http://127.0.0.1:1/') } catch (e) { return [e.constructor.name, e.name, e.message] } }`,
     });
     expect(envelope.result).toStrictEqual(['Error', 'Error', 'Network connection lost.']);
@@ -106,6 +110,7 @@ describe('native (outbound: undefined, written explicitly)', () => {
   test('its latency counts against the run bound', async () => {
     const envelope = await sandbox.execute({
       outbound: undefined,
+      allowLoopback: true,
       timeout: 150,
       code: `async () => (await fetch(${JSON.stringify(`${base}/slow`)})).text()`,
     });
@@ -115,9 +120,12 @@ describe('native (outbound: undefined, written explicitly)', () => {
   test('link-local addresses are refused', async () => {
     const envelope = await sandbox.execute({
       outbound: undefined,
+      allowLoopback: true,
       code: `async () => { try { await fetch('http://169.254.169.254/latest/meta-data') } catch (e) { return e.message } }`,
     });
-    expect(envelope.result).toBe('Outbound requests to link-local addresses are refused (169.254.169.254).');
+    expect(envelope.result).toBe(
+      "Outbound requests to link-local addresses are refused (169.254.169.254); the executor's allowLinkLocal option permits them.",
+    );
   });
 });
 
@@ -217,6 +225,7 @@ describe('fetch arguments', () => {
   test('invalid URLs, schemes and GET bodies fail as workerd fails them', async () => {
     const envelope = await sandbox.execute({
       outbound: undefined,
+      allowLoopback: true,
       code: `async () => {
   const out = [];
   for (const args of [['/relative'], ['ftp://x/'], ['http://x/', { method: 'GET', body: 'a' }], ['http://x/', { method: 'BAD METHOD' }]]) {

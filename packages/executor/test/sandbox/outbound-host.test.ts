@@ -1,20 +1,27 @@
 /** The host half of outbound fetch: chooseOutbound's three states, measureRequest, native fetch against a real loopback server. */
+import { spawn } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { OUTBOUND_DISABLED_MESSAGE, PAYLOAD_LIMIT, payloadTooLargeMessage } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { outboundRefusedMessage } from '../../src/sandbox/address-policy.ts';
 import { ClockSlot } from '../../src/sandbox/clock.ts';
 import {
   chooseOutbound,
   hostSendRequest,
-  isLinkLocal,
   MAX_REDIRECTS,
   measureRequest,
+  type NativeOptions,
   NETWORK_LOST_MESSAGE,
   NetworkError,
   nativeFetch,
 } from '../../src/sandbox/fetch.ts';
+
+/** The test's servers listen on loopback, which native requests reach only when opted in. */
+const loopbackFetch = (wire: Parameters<typeof nativeFetch>[0], signal: AbortSignal) =>
+  nativeFetch(wire, signal, { allowLoopback: true });
 
 let server: Server;
 let base: string;
@@ -123,7 +130,7 @@ const request = (
 
 describe('native fetch', () => {
   test('performs the request and answers status, text, headers in order and body', async () => {
-    const response = await nativeFetch(
+    const response = await loopbackFetch(
       request('/echo', { method: 'POST', body: new TextEncoder().encode('hi') }),
       new AbortController().signal,
     );
@@ -137,13 +144,13 @@ describe('native fetch', () => {
   });
 
   test('follows redirects, 303 turning into GET, and marks the response redirected', async () => {
-    const response = await nativeFetch(
+    const response = await loopbackFetch(
       request('/see-other', { method: 'POST', body: new Uint8Array([1]) }),
       new AbortController().signal,
     );
     expect(response.redirected).toBe(true);
     expect(new TextDecoder().decode(response.body ?? new Uint8Array())).toBe('GET /final ');
-    const manual = await nativeFetch(
+    const manual = await loopbackFetch(
       request('/redirect', { redirect: 'manual' }),
       new AbortController().signal,
     );
@@ -152,14 +159,17 @@ describe('native fetch', () => {
       '/final',
     ]);
     await expect(
-      nativeFetch(request('/redirect', { redirect: 'error' }), new AbortController().signal),
+      loopbackFetch(request('/redirect', { redirect: 'error' }), new AbortController().signal),
     ).rejects.toThrow(/redirected/);
   });
 
   test("follows 20 redirects; the 21st fails with workerd's text, listing every URL requested", async () => {
-    const followed = await nativeFetch(request(`/chain/${MAX_REDIRECTS - 1}`), new AbortController().signal);
+    const followed = await loopbackFetch(
+      request(`/chain/${MAX_REDIRECTS - 1}`),
+      new AbortController().signal,
+    );
     expect([followed.status, followed.redirected]).toStrictEqual([201, true]);
-    const loop = nativeFetch(request('/loop'), new AbortController().signal);
+    const loop = loopbackFetch(request('/loop'), new AbortController().signal);
     await expect(loop).rejects.toThrow(TypeError);
     await expect(loop).rejects.toThrow(
       `Too many redirects.${Array.from({ length: MAX_REDIRECTS + 1 }, () => `${base}/loop`).join(', ')}`,
@@ -171,15 +181,15 @@ describe('native fetch', () => {
       ['authorization', 'Bearer secret'],
       ['x-kept', '1'],
     ];
-    await nativeFetch(request('/to-self', { headers }), new AbortController().signal);
+    await loopbackFetch(request('/to-self', { headers }), new AbortController().signal);
     expect(lastHeaders()).toContainEqual(['authorization', 'Bearer secret']);
-    const response = await nativeFetch(request('/to-other', { headers }), new AbortController().signal);
+    const response = await loopbackFetch(request('/to-other', { headers }), new AbortController().signal);
     expect(new TextDecoder().decode(response.body ?? new Uint8Array())).toBe('other');
     expect(lastHeaders().map(([name]) => name)).toStrictEqual(['host', 'x-kept']);
   });
 
   test('a redirect that becomes GET drops the body and keeps Content-Type, as workerd does', async () => {
-    await nativeFetch(
+    await loopbackFetch(
       request('/see-other', {
         method: 'POST',
         body: new TextEncoder().encode('payload'),
@@ -192,34 +202,34 @@ describe('native fetch', () => {
   });
 
   test('decodes a gzip body and keeps its headers as they came; deflate is not decoded', async () => {
-    const response = await nativeFetch(request('/gzip'), new AbortController().signal);
+    const response = await loopbackFetch(request('/gzip'), new AbortController().signal);
     expect(new TextDecoder().decode(response.body ?? new Uint8Array())).toBe('compressed body');
     expect(response.headers).toContainEqual(['content-encoding', 'gzip']);
-    const deflated = await nativeFetch(request('/deflate'), new AbortController().signal);
+    const deflated = await loopbackFetch(request('/deflate'), new AbortController().signal);
     expect(Buffer.from(deflated.body ?? new Uint8Array()).equals(deflateSync('raw'))).toBe(true);
   });
 
   test("sends Host, the program's headers and the body's Content-Length, and nothing of Node's own", async () => {
-    await nativeFetch(request('/echo', { headers: [['X-Custom', 'a']] }), new AbortController().signal);
+    await loopbackFetch(request('/echo', { headers: [['X-Custom', 'a']] }), new AbortController().signal);
     expect(lastHeaders()).toStrictEqual([
       ['host', new URL(base).host],
       ['x-custom', 'a'],
     ]);
     const body = new TextEncoder().encode('{"a":1}');
     for (const method of ['POST', 'DELETE']) {
-      await nativeFetch(
+      await loopbackFetch(
         request('/echo', { method, body, headers: [['content-length', '99']] }),
         new AbortController().signal,
       );
       expect(seen.at(-1)?.body).toBe('{"a":1}');
       expect(lastHeaders().slice(1)).toStrictEqual([['content-length', '7']]);
     }
-    await nativeFetch(request('/echo', { method: 'POST' }), new AbortController().signal);
+    await loopbackFetch(request('/echo', { method: 'POST' }), new AbortController().signal);
     expect(lastHeaders().slice(1)).toStrictEqual([['content-length', '0']]);
   });
 
   test('repeated names go as repeated lines; a value past Latin-1 goes as UTF-8', async () => {
-    await nativeFetch(
+    await loopbackFetch(
       request('/echo', {
         headers: [
           ['x-a', '1'],
@@ -241,14 +251,14 @@ describe('native fetch', () => {
   });
 
   test("a header name Node cannot send (workerd would) fails the request with Node's TypeError", async () => {
-    const refused = nativeFetch(request('/echo', { headers: [['é', 'x']] }), new AbortController().signal);
+    const refused = loopbackFetch(request('/echo', { headers: [['é', 'x']] }), new AbortController().signal);
     await expect(refused).rejects.toThrow(TypeError);
     await expect(refused).rejects.toThrow('Header name must be a valid HTTP token');
   });
 
   test("a connection that fails is a NetworkError with workerd's text", async () => {
     for (const url of [`${base}/destroy`, 'http://127.0.0.1:1/']) {
-      const failed = nativeFetch(
+      const failed = loopbackFetch(
         { method: 'GET', url, headers: [], body: null },
         new AbortController().signal,
       );
@@ -259,7 +269,7 @@ describe('native fetch', () => {
 
   test('hostSendRequest answers a network failure as an Error frame, other failures as TypeError frames', async () => {
     const host = hostSendRequest(
-      () => (wire) => nativeFetch(wire, new AbortController().signal),
+      () => (wire) => loopbackFetch(wire, new AbortController().signal),
       () => true,
     );
     expect(await host.send('send', 1, request('/destroy'))).toStrictEqual([
@@ -269,31 +279,27 @@ describe('native fetch', () => {
     ]);
     expect(
       await host.send('send', 2, { method: 'GET', url: 'http://169.254.169.254/', headers: [], body: null }),
-    ).toStrictEqual(['thrown', 'Outbound requests to link-local addresses are refused (169.254.169.254).']);
+    ).toStrictEqual(['thrown', outboundRefusedMessage('link-local', '169.254.169.254')]);
   });
 
   test('stops reading past PAYLOAD_LIMIT with a clear error', async () => {
-    await expect(nativeFetch(request('/huge'), new AbortController().signal)).rejects.toThrow(
+    await expect(loopbackFetch(request('/huge'), new AbortController().signal)).rejects.toThrow(
       /^The outbound response is \d+ bytes, past the 33554432-byte payload limit\.$/,
     );
   });
 
   test('never reaches link-local addresses unless allowed', async () => {
-    expect(isLinkLocal('169.254.169.254')).toBe(true);
-    expect(isLinkLocal('fe80::1')).toBe(true);
-    expect(isLinkLocal('::ffff:169.254.1.1')).toBe(true);
-    expect(isLinkLocal('127.0.0.1')).toBe(false);
     await expect(
-      nativeFetch(
+      loopbackFetch(
         { method: 'GET', url: 'http://169.254.169.254/latest/meta-data', headers: [], body: null },
         new AbortController().signal,
       ),
-    ).rejects.toThrow('Outbound requests to link-local addresses are refused (169.254.169.254).');
+    ).rejects.toThrow(outboundRefusedMessage('link-local', '169.254.169.254'));
   });
 
   test('an aborted signal cancels the host request', async () => {
     const controller = new AbortController();
-    const pending = nativeFetch(request('/huge'), controller.signal);
+    const pending = loopbackFetch(request('/huge'), controller.signal);
     controller.abort();
     await expect(pending).rejects.toThrow();
   });
@@ -349,5 +355,178 @@ describe('chooseOutbound', () => {
     expect(() => measureRequest(big)).toThrow(
       payloadTooLargeMessage('outbound request', PAYLOAD_LIMIT + 11, PAYLOAD_LIMIT),
     );
+  });
+});
+
+describe('the address policy, before any connection', () => {
+  /** A server on both loopback addresses that counts every connection it is offered. */
+  let counted: Server[];
+  let port: number;
+  let connections = 0;
+  /** Every client socket this process creates, whatever it would connect to. */
+  let sockets = 0;
+  const onSocket = () => {
+    sockets++;
+  };
+  beforeAll(async () => {
+    const first = createServer((_, response) => response.writeHead(302, { location: '/x' }).end());
+    await new Promise<void>((resolve) => first.listen(0, '127.0.0.1', resolve));
+    port = (first.address() as AddressInfo).port;
+    const second = createServer((_, response) => response.end('six'));
+    await new Promise<void>((resolve) => second.listen(port, '::1', resolve));
+    counted = [first, second];
+    for (const each of counted) each.on('connection', () => connections++);
+    subscribe('net.client.socket', onSocket);
+  });
+  afterAll(async () => {
+    unsubscribe('net.client.socket', onSocket);
+    await Promise.all(counted.map((each) => new Promise<void>((resolve) => each.close(() => resolve()))));
+  });
+
+  const get = (url: string, options: NativeOptions = {}) =>
+    nativeFetch({ method: 'GET', url, headers: [], body: null }, new AbortController().signal, options);
+
+  test.each([
+    ['127.0.0.1', '127.0.0.1'],
+    ['127.1', '127.0.0.1'],
+    ['0x7f000001', '127.0.0.1'],
+    ['0x7f.0.0.1', '127.0.0.1'],
+    ['2130706433', '127.0.0.1'],
+    ['0177.0.0.1', '127.0.0.1'],
+    ['127.0.0.1.', '127.0.0.1'],
+    ['%31%32%37.0.0.1', '127.0.0.1'],
+    ['[::1]', '::1'],
+    ['[0:0:0:0:0:0:0:1]', '::1'],
+    ['[::ffff:127.0.0.1]', '::ffff:7f00:1'],
+    ['[::ffff:7f00:1]', '::ffff:7f00:1'],
+    ['[::ffff:0:7f00:1]', '::ffff:0:7f00:1'],
+    ['[64:ff9b::127.0.0.1]', '64:ff9b::7f00:1'],
+  ])('a literal %s is refused as loopback, no socket created', async (host, written) => {
+    const before = sockets;
+    await expect(get(`http://${host}:${port}/`)).rejects.toThrow(outboundRefusedMessage('loopback', written));
+    expect([sockets - before, connections]).toStrictEqual([0, 0]);
+  });
+
+  test.each([
+    ['0.0.0.0', '0.0.0.0'],
+    ['0', '0.0.0.0'],
+    ['[::]', '::'],
+    ['[::127.0.0.1]', '::7f00:1'],
+  ])(
+    '%s, which reaches loopback on Linux, is refused as non-public even with allowLoopback',
+    async (host, written) => {
+      const before = sockets;
+      await expect(get(`http://${host}:${port}/`, { allowLoopback: true })).rejects.toThrow(
+        outboundRefusedMessage('non-public', written),
+      );
+      expect([sockets - before, connections]).toStrictEqual([0, 0]);
+    },
+  );
+
+  test.each(['localhost', 'LOCALHOST', 'localhost.', 'api.localhost'])(
+    'the name %s is refused as loopback before any lookup',
+    async (host) => {
+      const before = sockets;
+      await expect(get(`http://${host}:${port}/`)).rejects.toThrow(
+        outboundRefusedMessage('loopback', host.toLowerCase()),
+      );
+      expect([sockets - before, connections]).toStrictEqual([0, 0]);
+    },
+  );
+
+  test('a name is judged by every address it resolves to, before the connection', async () => {
+    // localhost is let through by name here; the lookup then answers 127.0.0.1 (and ::1), which
+    // are the executor's own endpoint.
+    const options = {
+      allowLoopback: true,
+      ownEndpoints: [
+        { address: '127.0.0.1', port },
+        { address: '::1', port },
+      ],
+    };
+    await expect(get(`http://localhost:${port}/`, options)).rejects.toThrow(
+      /^Outbound requests to the executor's own address are refused \((127\.0\.0\.1|::1) port \d+\)\.$/,
+    );
+    expect(connections).toBe(0);
+  });
+
+  test.each([
+    ['http://169.254.169.254/latest/meta-data/', 'link-local', '169.254.169.254'],
+    ['http://[::ffff:169.254.169.254]/', 'link-local', '::ffff:a9fe:a9fe'],
+    ['http://[fd00:ec2::254]/', 'private', 'fd00:ec2::254'],
+    ['http://100.100.100.200/', 'private', '100.100.100.200'],
+    ['http://10.0.0.1/', 'private', '10.0.0.1'],
+    ['http://0x0a000001/', 'private', '10.0.0.1'],
+  ])(
+    'a redirect from an allowed loopback URL to %s is refused on that hop',
+    async (target, range, written) => {
+      const redirecting = createServer((_, response) => response.writeHead(307, { location: target }).end());
+      await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+      const first = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/`;
+      try {
+        const before = sockets;
+        await expect(get(first, { allowLoopback: true })).rejects.toThrow(
+          outboundRefusedMessage(range as 'private', written),
+        );
+        // One socket: the first hop's. The refused hop never opened one.
+        expect(sockets - before).toBe(1);
+      } finally {
+        redirecting.close();
+      }
+    },
+  );
+
+  test('with allowLoopback, both loopback servers are reached: the refusals above were the policy', async () => {
+    const six = await get(`http://[::1]:${port}/`, { allowLoopback: true });
+    expect(new TextDecoder().decode(six.body ?? new Uint8Array())).toBe('six');
+    expect(connections).toBe(1);
+  });
+});
+
+describe('an environment proxy', () => {
+  test('is never used for a native request, though the global agent uses it', async () => {
+    const saw: string[] = [];
+    const proxy = createServer((request, response) => {
+      saw.push(request.url ?? '');
+      response.end('via proxy');
+    });
+    const upstream = createServer((_, response) => response.end('direct'));
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+    const fetchModule = new URL('../../src/sandbox/fetch.ts', import.meta.url).href;
+    // NODE_USE_ENV_PROXY is read as Node starts, so the request runs in a process of its own.
+    const script = `
+      import http from 'node:http';
+      import { nativeFetch } from ${JSON.stringify(fetchModule)};
+      const native = await nativeFetch({ method: 'GET', url: ${JSON.stringify(target)}, headers: [], body: null },
+        new AbortController().signal, { allowLoopback: true });
+      const global = await new Promise((resolve) => http.get(${JSON.stringify(target)}, (response) => {
+        let text = ''; response.on('data', (chunk) => { text += chunk; }); response.on('end', () => resolve(text));
+      }));
+      console.log(JSON.stringify([new TextDecoder().decode(native.body), global]));`;
+    try {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        env: {
+          ...process.env,
+          NODE_USE_ENV_PROXY: '1',
+          HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+          HTTPS_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+          NO_PROXY: '',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+      });
+      await new Promise((resolve) => child.on('exit', resolve));
+      // The global agent's request went through the proxy; the native one never did.
+      expect(JSON.parse(output)).toStrictEqual(['direct', 'via proxy']);
+      expect(saw).toStrictEqual([target]);
+    } finally {
+      proxy.close();
+      upstream.close();
+    }
   });
 });
