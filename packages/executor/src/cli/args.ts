@@ -94,6 +94,11 @@ Options:
   --token-file PATH                  a file holding the bearer token
   --allow-origin ORIGIN              a browser origin allowed to connect; repeat for several
   --allow-native-outbound            let clients ask the server to perform their fetches
+                                     (public addresses only, never the server's own)
+  --allow-loopback                   let those fetches reach loopback addresses
+  --allow-private                    let them reach private addresses (10/8, 172.16/12,
+                                     192.168/16, 100.64/10, fc00::/7)
+  --allow-link-local                 let them reach link-local addresses (cloud metadata)
   --instance NAME                    this server's name behind a load balancer
   --pool-size N                      child processes (default: the machine's cores)
   --max-executions-per-connection N  executions one connection may have in flight (default 64)
@@ -115,6 +120,9 @@ export interface ServeCommand {
   readonly tokenFile: string | undefined;
   readonly allowedOrigins: readonly string[];
   readonly allowNativeOutbound: boolean;
+  readonly allowLoopback: boolean;
+  readonly allowPrivate: boolean;
+  readonly allowLinkLocal: boolean;
   readonly instance: string | undefined;
   readonly poolSize: number | undefined;
   readonly maxExecutionsPerConnection: number | undefined;
@@ -145,6 +153,9 @@ export function parseServeCommandLine(argv: readonly string[]): ServeCommand | '
     tokenFile: values['token-file'],
     allowedOrigins: values['allow-origin'] ?? [],
     allowNativeOutbound: values['allow-native-outbound'] === true,
+    allowLoopback: values['allow-loopback'] === true,
+    allowPrivate: values['allow-private'] === true,
+    allowLinkLocal: values['allow-link-local'] === true,
     instance: values.instance,
     poolSize: wholeNumber('--pool-size', values['pool-size']),
     maxExecutionsPerConnection: wholeNumber(
@@ -172,6 +183,9 @@ function parseServe(argv: readonly string[]) {
       'token-file': { type: 'string' },
       'allow-origin': { type: 'string', multiple: true },
       'allow-native-outbound': { type: 'boolean' },
+      'allow-loopback': { type: 'boolean' },
+      'allow-private': { type: 'boolean' },
+      'allow-link-local': { type: 'boolean' },
       instance: { type: 'string' },
       'pool-size': { type: 'string' },
       'max-executions-per-connection': { type: 'string' },

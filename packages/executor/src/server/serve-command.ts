@@ -27,6 +27,10 @@ export async function runServe(
       ...(command.poolSize !== undefined ? { poolSize: command.poolSize } : {}),
       ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
       ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
+      // Operator flags only: no field of a client's request reaches the address policy.
+      allowLoopback: command.allowLoopback,
+      allowPrivate: command.allowPrivate,
+      allowLinkLocal: command.allowLinkLocal,
     };
     server = await createServer({
       ...(command.host !== undefined ? { host: command.host } : {}),

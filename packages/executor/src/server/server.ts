@@ -22,6 +22,7 @@ import { bearerToken, tokenMatches } from './auth.ts';
 import { ServerConnection } from './connection.ts';
 import { type Gauges, ServerMetrics } from './metrics.ts';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.ts';
+import { ownEndpoints } from './own-endpoints.ts';
 import { serveRoute } from './routes.ts';
 import {
   DRAINING_REFUSED_MESSAGE,
@@ -48,7 +49,8 @@ export async function createServer(options: ServerOptions = {}): Promise<Executo
 }
 
 export class ExecutorServer {
-  readonly executor: IsolateExecutor;
+  /** Created once the server listens: its children are told the server's own addresses. */
+  executor!: IsolateExecutor;
   readonly #options: ResolvedServerOptions;
   readonly #http: Server;
   readonly #sockets = new WebSocketServer({
@@ -65,7 +67,6 @@ export class ExecutorServer {
   /** Use createServer, which also listens. */
   constructor(options: ResolvedServerOptions) {
     this.#options = options;
-    this.executor = new IsolateExecutor(options.executor);
     this.#http = createHttpServer((request, response) => {
       serveRoute(request, response, {
         executor: this.executor,
@@ -83,6 +84,14 @@ export class ExecutorServer {
       this.#http.once('error', reject);
       this.#http.listen(this.#options.port, this.#options.host, () => {
         this.#http.off('error', reject);
+        const { executor } = this.#options;
+        this.executor = new IsolateExecutor({
+          ...executor,
+          ownEndpoints: [
+            ...(executor.ownEndpoints ?? []),
+            ...ownEndpoints(this.#http.address() as AddressInfo),
+          ],
+        });
         resolve();
       });
     });
@@ -128,7 +137,8 @@ export class ExecutorServer {
     // Each connection drops its socket when the peer does not answer the close (channel.ts).
     for (const connection of connections) connection.close(CLOSE_CODES.goingAway, 'server shutting down');
     await Promise.all(connections.map((connection) => connection.ended));
-    await this.executor.dispose();
+    // A server that never listened has no executor.
+    await this.executor?.dispose();
     this.#http.closeAllConnections();
     await stopped;
   }
