@@ -107,6 +107,8 @@ Options:
   --max-memory MB                    the largest memory limit a client may ask for (default 512)
   --wall-clock-limit MS              wall time one remote execution may take, waits included
                                      (default twice --max-timeout)
+  --request-budget MB                server heap the requests it holds may take, each counted at
+                                     three times its size (default half the heap; at least 96)
   --dispatch-timeout MS              how long a tool call waits for the client (default: the run's timeout)
   --drain-timeout MS                 how long shutdown lets executions finish (default 30000)
   --timeout MS                       the default run bound (default 60000)
@@ -130,6 +132,7 @@ export interface ServeCommand {
   readonly maxTimeout: number | undefined;
   readonly maxMemoryLimit: number | undefined;
   readonly wallClockLimit: number | undefined;
+  readonly requestBudget: number | undefined;
   readonly dispatchTimeout: number | undefined;
   readonly drainTimeout: number | undefined;
   readonly timeout: number | undefined;
@@ -166,6 +169,7 @@ export function parseServeCommandLine(argv: readonly string[]): ServeCommand | '
     maxTimeout: wholeNumber('--max-timeout', values['max-timeout']),
     maxMemoryLimit: wholeNumber('--max-memory', values['max-memory']),
     wallClockLimit: wholeNumber('--wall-clock-limit', values['wall-clock-limit']),
+    requestBudget: wholeNumber('--request-budget', values['request-budget']),
     dispatchTimeout: wholeNumber('--dispatch-timeout', values['dispatch-timeout']),
     drainTimeout: wholeNumber('--drain-timeout', values['drain-timeout']),
     timeout: wholeNumber('--timeout', values.timeout),
@@ -194,6 +198,7 @@ function parseServe(argv: readonly string[]) {
       'max-timeout': { type: 'string' },
       'max-memory': { type: 'string' },
       'wall-clock-limit': { type: 'string' },
+      'request-budget': { type: 'string' },
       'drain-timeout': { type: 'string' },
       timeout: { type: 'string' },
       memory: { type: 'string' },

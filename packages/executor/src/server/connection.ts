@@ -22,6 +22,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { HandleName, IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { IsolateExecuteRequest } from '../executor/request.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import { BudgetAccount, type RequestBudget } from './budget.ts';
 import { byteLengthOf, Channel, textOf } from './channel.ts';
 import { requestFromWire, responseToWire } from './invoke.ts';
 import type { ServerMetrics } from './metrics.ts';
@@ -50,6 +51,8 @@ export interface ConnectionContext {
   readonly executor: IsolateExecutor;
   readonly options: ResolvedServerOptions;
   readonly metrics: ServerMetrics;
+  /** The byte budget every connection's held requests share (budget.ts). */
+  readonly budget: RequestBudget;
   /** True once the server stopped taking work. */
   readonly draining: () => boolean;
   /** Registers a run, so shutdown can wait for it. */
@@ -66,6 +69,8 @@ export class ServerConnection {
   #calls = 0;
   /** Executions this connection retained, by the executor's own id: closed when it ends. */
   readonly #retained = new Set<string>();
+  /** What this connection's held requests take of the server's budget. */
+  readonly #account = new BudgetAccount();
   /** Resolves once the connection has ended and its retained handles are closed. */
   readonly ended: Promise<void>;
   #onEnded: () => void = () => {};
@@ -134,13 +139,14 @@ export class ServerConnection {
       this.#send({ type: 'fault', ...decoded.fault });
       return;
     }
-    this.#route(decoded.message);
+    this.#route(decoded.message, bytes);
   }
 
-  #route(message: Message): void {
+  /** `bytes` is the message's size as received, what the budget charges a request it holds. */
+  #route(message: Message, bytes: number): void {
     switch (message.type) {
       case 'execute':
-        void this.#execute(message);
+        void this.#execute(message, bytes);
         return;
       case 'cancel':
         this.#executions.get(message.id)?.cancel(CLIENT_CANCELLED);
@@ -152,10 +158,10 @@ export class ServerConnection {
         this.#executions.get(message.id)?.answer('outbound', message.call, message.frame);
         return;
       case 'invoke':
-        void this.#invoke(message);
+        void this.#invoke(message, bytes);
         return;
       case 'closeHandles':
-        void this.#closeHandles(message);
+        void this.#closeHandles(message, bytes);
         return;
       case 'hello':
         this.#send({ type: 'fault', code: 'BAD_REQUEST', message: ALREADY_OPEN_MESSAGE });
@@ -165,18 +171,29 @@ export class ServerConnection {
     }
   }
 
-  async #execute({ id, request }: MessageOf<'execute'>): Promise<void> {
-    const { options, executor, metrics } = this.#context;
+  async #execute({ id, request }: MessageOf<'execute'>, bytes: number): Promise<void> {
     if (this.#executions.has(id)) {
       this.#fault(id, 'BAD_REQUEST', duplicateIdMessage(id));
       return;
     }
     const refusal = this.#refusal(request);
-    if (refusal) {
-      metrics.execution(refusal, 0);
-      this.#sendResult(id, refusal);
+    const charged = refusal === undefined ? this.#context.budget.charge(this.#account, bytes) : undefined;
+    if (charged === undefined || typeof charged === 'string') {
+      const answer = refusal ?? faultEnvelope('OVERLOADED', charged as string);
+      this.#context.metrics.execution(answer, 0);
+      this.#sendResult(id, answer);
       return;
     }
+    try {
+      await this.#run(id, request, charged);
+    } finally {
+      charged();
+    }
+  }
+
+  /** Runs an admitted execute; `release` gives its bytes back to the budget once it settled. */
+  async #run(id: string, request: ExecuteRequest, release: () => void): Promise<void> {
+    const { options, executor, metrics } = this.#context;
     const execution = new RemoteExecution(
       id,
       (message) => this.#channel.sendOrThrow(message),
@@ -191,6 +208,7 @@ export class ServerConnection {
     const run = executor.execute(hostRequest(request, execution), { signal: execution.signal });
     this.#context.track(run);
     const settled = await run;
+    release();
     execution.end('the execution has ended');
     this.#executions.delete(id);
     // The wall clock ends the run by cancelling it; the client is told the bound it reached.
@@ -242,13 +260,13 @@ export class ServerConnection {
     return undefined;
   }
 
-  async #invoke(message: MessageOf<'invoke'>): Promise<void> {
-    const executionId = this.#admitCall(message.id, message.executionId);
-    if (executionId === undefined) return;
+  async #invoke(message: MessageOf<'invoke'>, bytes: number): Promise<void> {
+    const admitted = this.#admitCall(message.id, message.executionId, bytes);
+    if (admitted === undefined) return;
     try {
-      await this.#answerInvoke(message, executionId);
+      await this.#answerInvoke(message, admitted.executionId);
     } finally {
-      this.#calls -= 1;
+      admitted.release();
     }
   }
 
@@ -271,33 +289,50 @@ export class ServerConnection {
     this.#send({ type: 'invokeResult', id: message.id, response });
   }
 
-  async #closeHandles(message: MessageOf<'closeHandles'>): Promise<void> {
-    const executionId = this.#admitCall(message.id, message.executionId);
-    if (executionId === undefined) return;
-    this.#retained.delete(executionId);
+  async #closeHandles(message: MessageOf<'closeHandles'>, bytes: number): Promise<void> {
+    const admitted = this.#admitCall(message.id, message.executionId, bytes);
+    if (admitted === undefined) return;
+    this.#retained.delete(admitted.executionId);
     try {
-      await this.#context.executor.closeHandles(executionId);
+      await this.#context.executor.closeHandles(admitted.executionId);
       this.#send({ type: 'ack', id: message.id });
     } catch (error) {
       this.#fault(message.id, codeOf(error), errorText(error));
     } finally {
-      this.#calls -= 1;
+      admitted.release();
     }
   }
 
   /**
-   * Admits an invoke or closeHandles under the cap and counts it, answering a fault when it is
-   * refused; resolves the executor's id behind the one the client holds.
+   * Admits an invoke or closeHandles under the cap and the byte budget and counts it, answering
+   * a fault when it is refused; resolves the executor's id behind the one the client holds.
+   * `release` ends the count and gives the bytes back.
    */
-  #admitCall(conversation: string, executionId: string): string | undefined {
+  #admitCall(
+    conversation: string,
+    executionId: string,
+    bytes: number,
+  ): { executionId: string; release: () => void } | undefined {
     const busy = this.#busy();
     if (busy) {
       this.#fault(conversation, 'OVERLOADED', busy);
       return undefined;
     }
     const own = this.#ownId(conversation, executionId);
-    if (own !== undefined) this.#calls += 1;
-    return own;
+    if (own === undefined) return undefined;
+    const charged = this.#context.budget.charge(this.#account, bytes);
+    if (typeof charged === 'string') {
+      this.#fault(conversation, 'OVERLOADED', charged);
+      return undefined;
+    }
+    this.#calls += 1;
+    return {
+      executionId: own,
+      release: () => {
+        this.#calls -= 1;
+        charged();
+      },
+    };
   }
 
   /** The executor's id behind the one the client holds: with an instance name, it carries a prefix. */

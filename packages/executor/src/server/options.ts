@@ -2,6 +2,8 @@
  * The server's options, their defaults and their checks. A bad option fails createServer with a
  * message naming it, the rule and the value.
  */
+
+import { getHeapStatistics } from 'node:v8';
 import {
   BadRequestError,
   DEFAULT_MEMORY_LIMIT,
@@ -13,6 +15,7 @@ import {
 } from '@supolka/codemode-protocol';
 import type { IsolateExecutorOptions } from '../executor/options.ts';
 import { isLoopback, MIN_TOKEN_LENGTH } from './auth.ts';
+import { MIN_REQUEST_BUDGET } from './budget.ts';
 import { notLoopbackMessage } from './texts.ts';
 
 export interface ServerOptions {
@@ -48,6 +51,12 @@ export interface ServerOptions {
   readonly sendBufferLimit?: number;
   /** How long a connection may stay past sendBufferLimit before it is dropped, in ms (default 30000). */
   readonly congestionTimeout?: number;
+  /**
+   * Heap bytes the requests the server holds (queued or in flight) may take, each counted at
+   * HELD_REQUEST_COST times its size as received; past it, and past a connection's fair share of
+   * it, a request is refused OVERLOADED (budget.ts). Default: half the server's heap limit.
+   */
+  readonly requestBudget?: number;
   /** On close, how long executions in flight may run before they are cancelled, in ms (default 30000). */
   readonly drainTimeout?: number;
   /** This server's name behind a load balancer; it prefixes retained execution ids (docs/server.md). */
@@ -77,6 +86,7 @@ export interface ResolvedServerOptions {
   readonly pingInterval: number;
   readonly sendBufferLimit: number;
   readonly congestionTimeout: number;
+  readonly requestBudget: number;
   readonly instance: string | undefined;
   readonly executor: IsolateExecutorOptions;
 }
@@ -96,6 +106,15 @@ export const DEFAULT_PING_INTERVAL = 30_000;
 export const DEFAULT_SEND_BUFFER_LIMIT = 2 * PAYLOAD_LIMIT;
 export const DEFAULT_CONGESTION_TIMEOUT = 30_000;
 
+/**
+ * Half this process's V8 heap limit, and never less than one full message: the rest stays for
+ * the connections, the pool's bookkeeping and the answers on their way out. HELD_REQUEST_COST
+ * already counts what a held request costs the heap, so the budget is in heap bytes.
+ */
+export function defaultRequestBudget(): number {
+  return Math.max(MIN_REQUEST_BUDGET, Math.floor(getHeapStatistics().heap_size_limit / 2));
+}
+
 const KNOWN = new Set([
   'host',
   'port',
@@ -114,6 +133,7 @@ const KNOWN = new Set([
   'pingInterval',
   'sendBufferLimit',
   'congestionTimeout',
+  'requestBudget',
   'instance',
   'executor',
 ]);
@@ -210,6 +230,12 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     pingInterval: whole('pingInterval', 1, MAX_DELAY, DEFAULT_PING_INTERVAL),
     sendBufferLimit: whole('sendBufferLimit', 1, Number.MAX_SAFE_INTEGER, DEFAULT_SEND_BUFFER_LIMIT),
     congestionTimeout: whole('congestionTimeout', 1, MAX_DELAY, DEFAULT_CONGESTION_TIMEOUT),
+    requestBudget: whole(
+      'requestBudget',
+      MIN_REQUEST_BUDGET,
+      Number.MAX_SAFE_INTEGER,
+      defaultRequestBudget(),
+    ),
     instance,
     executor: options.executor ?? {},
   };

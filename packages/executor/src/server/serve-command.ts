@@ -47,6 +47,8 @@ export async function runServe(
       ...(command.maxTimeout !== undefined ? { maxTimeout: command.maxTimeout } : {}),
       ...(command.maxMemoryLimit !== undefined ? { maxMemoryLimit: command.maxMemoryLimit } : {}),
       ...(command.wallClockLimit !== undefined ? { wallClockLimit: command.wallClockLimit } : {}),
+      // The flag is in MiB, as an operator thinks of a heap; the option is in bytes.
+      ...(command.requestBudget !== undefined ? { requestBudget: command.requestBudget * 2 ** 20 } : {}),
       ...(command.drainTimeout !== undefined ? { drainTimeout: command.drainTimeout } : {}),
       executor,
     });

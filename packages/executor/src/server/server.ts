@@ -19,6 +19,7 @@ import { CLOSE_CODES } from '@supolka/codemode-protocol/client';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { IsolateExecutor } from '../executor/isolate-executor.ts';
 import { bearerToken, tokenMatches } from './auth.ts';
+import { RequestBudget } from './budget.ts';
 import { ServerConnection } from './connection.ts';
 import { type Gauges, ServerMetrics } from './metrics.ts';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.ts';
@@ -61,12 +62,17 @@ export class ExecutorServer {
   readonly #connections = new Set<ServerConnection>();
   readonly #runs = new Set<Promise<unknown>>();
   readonly #metrics = new ServerMetrics();
+  readonly #budget: RequestBudget;
   #draining = false;
   #closing: Promise<void> | undefined;
 
   /** Use createServer, which also listens. */
   constructor(options: ResolvedServerOptions) {
     this.#options = options;
+    this.#budget = new RequestBudget(
+      options.requestBudget,
+      () => this.#connections.size - this.#unauthenticated(),
+    );
     this.#http = createHttpServer((request, response) => {
       serveRoute(request, response, {
         executor: this.executor,
@@ -184,6 +190,7 @@ export class ExecutorServer {
           executor: this.executor,
           options: this.#options,
           metrics: this.#metrics,
+          budget: this.#budget,
           draining: () => this.#draining,
           track: (run) => {
             this.#runs.add(run);

@@ -16,6 +16,21 @@ export function connectionCapMessage(cap: number): string {
   return `This connection already has ${cap} requests in flight (executions, invokes and closeHandles), the most the server allows per connection. Wait for one to finish, or open another connection.`;
 }
 
+/** Why a request is refused when the server already holds its requestBudget (budget.ts). */
+export function requestBudgetMessage(budget: number, cost: number): string {
+  return `The server already holds as many requests as its requestBudget of ${budget} bytes allows (each counted at ${cost} times its size, for its decoded form and its copy for the child). Retry once some finish, or on another server.`;
+}
+
+/** Why a request is refused when its connection holds its fair share of the requestBudget. */
+export function requestShareMessage(
+  share: number,
+  budget: number,
+  connections: number,
+  cost: number,
+): string {
+  return `This connection already holds its share of the server's requestBudget: ${share} of ${budget} bytes with ${connections} connections open (each request counted at ${cost} times its size). Wait for one of its requests to finish.`;
+}
+
 /** Why a connection whose client stopped reading takes no new work (docs/server.md, "Backpressure"). */
 export function congestedMessage(limit: number): string {
   return `The client has left more than ${limit} bytes unread on this connection (the server's sendBufferLimit), so the connection takes no new work until the client reads them.`;
