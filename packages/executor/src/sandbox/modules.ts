@@ -39,13 +39,20 @@ export interface LinkOptions {
   readonly rewriteImports: boolean;
   /** Erase types from modules whose keys end in .ts, .mts or .cts. */
   readonly typescript: boolean;
+  /**
+   * Those modules' sources as the sandbox erased them before linking (off the main thread, under
+   * the run's bound), or the refusal erasing one raised; a module missing here is erased in place.
+   */
+  readonly erased?: ReadonlyMap<string, string | Error>;
   /** Whether the loader root `token` reported its module evaluated (the host signal). */
   readonly loaded: (token: number) => boolean;
 }
 
 export interface Linker {
-  /** Compiles and links the entry and its static graph; the isolate must be idle. */
-  linkEntry(source: string): ivm.Module;
+  /** Compiles the entry; a source that does not parse throws the engine's SyntaxError here. */
+  compileEntry(source: string): ivm.Module;
+  /** Links the compiled entry's static graph; the isolate must be idle. */
+  linkEntry(entry: ivm.Module): ivm.Module;
   /** The first error the resolver raised, which instantiate reports only as a copy. */
   readonly failure: unknown;
 }
@@ -58,9 +65,15 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   const privileged = new WeakSet<ivm.Module>();
   let failure: unknown;
 
+  const withoutTypes = (name: string, source: string): string => {
+    if (!options.typescript || !isTypeScriptModule(name)) return source;
+    const erased = options.erased?.get(name);
+    if (erased instanceof Error) throw erased;
+    return erased ?? eraseTypes(source, name);
+  };
   const prepare = (name: string, source: string) => ({
     source: ((text) => (options.rewriteImports ? rewriteDynamicImports(text, name) : text))(
-      options.typescript && isTypeScriptModule(name) ? eraseTypes(source, name) : source,
+      withoutTypes(name, source),
     ),
     compileOptions: { filename: name, cache: options.codeCache },
   });
@@ -179,8 +192,8 @@ __loaded(${token}, namespace);`,
   };
 
   return {
-    linkEntry: (source: string) => {
-      const entry = compileSync(ENTRY_NAME, source, true);
+    compileEntry: (source: string) => compileSync(ENTRY_NAME, source, true),
+    linkEntry: (entry: ivm.Module) => {
       entry.instantiateSync(handle.context, resolveSync);
       return entry;
     },

@@ -6,9 +6,11 @@
 import {
   CancelledError,
   CodemodeError,
+  checkSourceLimits,
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
   type ExecuteResult,
+  ExecutionTimeoutError,
   type FaultCode,
   type HttpRequest,
   type HttpResponse,
@@ -27,15 +29,16 @@ import { BoundedCodeCache, type CodeCache } from './code-cache.ts';
 import { ConsoleCapture } from './console.ts';
 import type { DispatchFunction } from './dispatch.ts';
 import { buildEntrySource } from './entry.ts';
+import { TypeEraser } from './eraser.ts';
 import { chooseOutbound, type Outbound } from './fetch.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
 import { disposeIsolate, type EngineReport } from './isolate.ts';
 import { buildModuleMap } from './module-map.ts';
 import { ENTRY_NAME, linkModules } from './modules.ts';
+import { checkSourceNesting, compileJavaScriptFirst, eraseTypeScriptModules } from './preparation.ts';
 import { type PreparedIsolate, prepareIsolate } from './prepared-isolate.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
 import { type RunOutcome, runWithTimeouts } from './timeout.ts';
-import { eraseTypes } from './typescript.ts';
 
 export interface SandboxExecuteRequest {
   /** An async arrow expression, optionally preceded by static import declarations. */
@@ -107,6 +110,7 @@ export class Sandbox {
   #preparing: NodeJS.Immediate | undefined;
   #disposed = false;
   readonly #handles = new RetainedHandles();
+  readonly #eraser = new TypeEraser();
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
@@ -140,9 +144,10 @@ export class Sandbox {
     const providers = request.providers ?? [];
     const timeout = request.timeout ?? DEFAULT_TIMEOUT;
     const memoryLimit = request.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
-    // 2. Provider names, before any isolate exists.
+    // 2. Provider names and the source limits, before any isolate exists.
     try {
       validateProviders(providers);
+      checkSourceLimits(request.code, request.modules);
     } catch (error) {
       return failure(error);
     }
@@ -179,25 +184,34 @@ export class Sandbox {
       });
       // 8. The caller's dispatch, pausing the clock while it runs.
       slots.dispatch.dispatch = request.dispatch ? wrapHostWait(slots.clock, request.dispatch) : undefined;
-      // 9. The entry module around the request's imports and arrow.
+      // 9. The entry module around the request's imports and arrow. No host-side parser reads a
+      // source the nesting scan has not passed, and .ts modules are erased under the run's bound
+      // (preparation.ts); the code itself is compiled JavaScript first, below.
       const typescript = request.typescript !== false;
-      const { imports, body } = separateImports(
-        typescript ? eraseTypes(request.code, ENTRY_NAME) : request.code,
-      );
-      const source = buildEntrySource({
-        imports,
-        body,
-        providers,
-        timeout,
-        retainHandles: request.retainHandles === true,
-      });
+      const modules = buildModuleMap(request.modules);
+      checkSourceNesting(request.code, ENTRY_NAME, modules);
+      const runClock = clock;
+      const left = () => timeout - runClock.elapsed();
+      const erased = typescript ? await eraseTypeScriptModules(modules, this.#eraser, left()) : undefined;
+      if (typescript && erased === undefined) return timedOut(timeout);
+      const entrySource = (code: string) => {
+        const { imports, body } = separateImports(code);
+        return buildEntrySource({
+          imports,
+          body,
+          providers,
+          timeout,
+          retainHandles: request.retainHandles === true,
+        });
+      };
       // 10. The linker over the module map, which fills the loader slot.
       const linker = linkModules(handle, {
-        modules: buildModuleMap(request.modules),
+        modules,
         codeCache: this.#codeCache,
         internal: prepared.internal,
         rewriteImports: !this.#options.engine?.behaviours.dynamicImportCallback.present,
         typescript,
+        ...(erased ? { erased } : {}),
         loaded: (token) => slots.loaded.has(token),
       });
       const aborted = new Promise<RunOutcome>((resolve) => {
@@ -212,7 +226,16 @@ export class Sandbox {
       // The entry compiles as executor.js and instantiates against the linker's resolver.
       let entry: ivm.Module;
       try {
-        entry = linker.linkEntry(source);
+        const compiled = await compileJavaScriptFirst(request.code, {
+          compile: (code) => linker.compileEntry(entrySource(code)),
+          ...(typescript
+            ? { erase: (code: string) => this.#eraser.erase([{ name: ENTRY_NAME, source: code }], left()) }
+            : {}),
+        });
+        if (compiled === undefined) return timedOut(timeout);
+        // An abort while the types were erased found no listener yet.
+        if (request.signal?.aborted) return cancelled(request.signal);
+        entry = linker.linkEntry(compiled);
       } catch (error) {
         return failure(linker.failure ?? error);
       }
@@ -356,12 +379,18 @@ export class Sandbox {
 
   /** Disposes the prepared isolate and every retained execution; executions in flight finish on their own isolates. */
   dispose(): void {
+    this.#eraser.dispose();
     this.#handles.closeAll();
     this.#disposed = true;
     if (this.#preparing) clearImmediate(this.#preparing);
     if (this.#prepared) disposeIsolate(this.#prepared.handle);
     this.#prepared = undefined;
   }
+}
+
+/** Preparation (erasure) outlived the run's bound: the run times out as one that ran would. */
+function timedOut(timeout: number): RunOutcome {
+  return { error: new ExecutionTimeoutError(timeout).message, code: 'TIMEOUT' };
 }
 
 function cancelled(signal: AbortSignal): RunOutcome {

@@ -1,11 +1,39 @@
 /**
  * TypeScript in a request: language models write type annotations even when asked not to. Types are
- * erased before the entry is built, by amaro (the stripper Node itself uses), which replaces each
- * annotation with whitespace: every position stays where the user wrote it, and no import is
- * dropped. Constructs that need more than erasure (enums, namespaces, parameter properties) are
- * refused with an error naming the construct and the line.
+ * erased by amaro (the stripper Node itself uses), which replaces each annotation with whitespace:
+ * every position stays where the user wrote it, and no import is dropped. Constructs that need
+ * more than erasure (enums, namespaces, parameter properties) are refused with an error naming the
+ * construct and the line. Which sources are erased at all (code that does not parse as JavaScript,
+ * and .ts modules) is the caller's decision (docs/sandbox.md, "TypeScript").
+ *
+ * amaro is a WebAssembly build of swc, and an input that overflows its stack or its memory leaves
+ * that instance broken: every later call fails with "memory access out of bounds". So any failure
+ * other than a syntax verdict discards the instance, and the next call loads amaro anew, with a
+ * fresh WebAssembly instance (about 140 ms). One erasure can never break another.
  */
-import { transformSync } from 'amaro';
+import { createRequire } from 'node:module';
+import { BadRequestError } from '@supolka/codemode-protocol';
+
+type Transform = (source: string, options: { mode: 'strip-only'; filename: string }) => { code: string };
+
+const require = createRequire(import.meta.url);
+const AMARO_ENTRY = require.resolve('amaro');
+const AMARO_DIRECTORY = AMARO_ENTRY.slice(0, AMARO_ENTRY.lastIndexOf('/') + 1);
+let transform: Transform | undefined;
+
+/** amaro's transformSync, from the instance in use or from a fresh one. */
+function amaro(): Transform {
+  transform ??= (require(AMARO_ENTRY) as { transformSync: Transform }).transformSync;
+  return transform;
+}
+
+/** Forgets the instance: its modules leave the require cache, so the next load instantiates anew. */
+function discardEraser(): void {
+  transform = undefined;
+  for (const key of Object.keys(require.cache)) {
+    if (key.startsWith(AMARO_DIRECTORY)) delete require.cache[key];
+  }
+}
 
 /** Module keys whose sources are TypeScript. */
 export function isTypeScriptModule(name: string): boolean {
@@ -23,11 +51,19 @@ function isStripError(error: unknown): error is StripError {
   return code === 'UnsupportedSyntax' || code === 'InvalidSyntax';
 }
 
+/** What an erasure that failed for a reason other than the source's syntax reports. */
+export function eraserFailedMessage(name: string): string {
+  return `Erasing the types of ${name} failed inside the type eraser (its parser ran out of stack or memory): write it with less nesting, or as plain JavaScript.`;
+}
+
 export function eraseTypes(source: string, name: string): string {
   try {
-    return transformSync(source, { mode: 'strip-only', filename: name }).code;
+    return amaro()(source, { mode: 'strip-only', filename: name }).code;
   } catch (error) {
-    if (!isStripError(error)) throw error;
+    if (!isStripError(error)) {
+      discardEraser();
+      throw new BadRequestError(eraserFailedMessage(name));
+    }
     // Code that does not parse goes on as written, so the engine reports its own syntax error.
     if (error.code === 'InvalidSyntax') return source;
     const construct = error.message.replace(/ is not supported in strip-only mode\.?$/, '');

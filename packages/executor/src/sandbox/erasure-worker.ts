@@ -1,0 +1,25 @@
+/**
+ * The type eraser's thread (eraser.ts starts it): erases the sources it is sent and answers each
+ * with the erased text or the refusal's message. Off the main thread so a long erasure can be ended
+ * at the run's bound by terminating this thread; never imported.
+ */
+import { parentPort } from 'node:worker_threads';
+import { CodemodeError } from '@supolka/codemode-protocol';
+import type { ErasureJob, ErasureResult } from './eraser.ts';
+import { eraseTypes } from './typescript.ts';
+
+const port = parentPort;
+if (port === null) throw new Error('erasure-worker runs as a worker thread.');
+
+port.on('message', ({ id, sources }: ErasureJob) => {
+  const results = sources.map(({ name, source }): ErasureResult => {
+    try {
+      return { code: eraseTypes(source, name) };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { refused: message, badRequest: error instanceof CodemodeError };
+    }
+  });
+  port.postMessage({ id, results });
+});
+port.postMessage('ready');
