@@ -30,6 +30,7 @@ import { isResponse, requestFromWire, responseToWire } from './fetch/wire.ts';
 import { exposeInterface, exposeMember, markPublishedNative, nativeSource } from './global-scope.ts';
 import { connectHost, type HostBindings } from './host.ts';
 import { assertRequestScope, scope } from './internals.ts';
+import { setMemoryLimit } from './memory-limit.ts';
 import { createNavigator, Navigator } from './navigator.ts';
 import { performance } from './performance.ts';
 import { ObjectDefineProperty } from './primordials.ts';
@@ -98,7 +99,8 @@ function secondStep(bindings: HostBindings): void {
   connectHost(bindings);
   refuseCodeGeneration();
   // Memory the isolate's limit does not meter, bounded by that limit (reserved-memory.ts).
-  limitReservedMemory(bindings.memoryLimit);
+  setMemoryLimit(bindings.memoryLimit);
+  limitReservedMemory();
   limitWebAssemblyMemory();
 }
 

@@ -23,6 +23,7 @@
  * is made, and the limit is known only then.
  */
 import { nativeSource } from './global-scope.ts';
+import { memoryLimitBytes } from './memory-limit.ts';
 import {
   MathMax,
   MathTrunc,
@@ -45,9 +46,6 @@ export const RESERVED_MEMORY_SHARE = 0.5;
  */
 export const RESERVATION_UNIT = 65536;
 
-/** The memory limit assumed when the host names none (the snapshot's warm-up context). */
-const DEFAULT_MEMORY_LIMIT_MB = 128;
-
 /** The text of the RangeError a reservation past the budget throws. */
 export function reservedMemoryMessage(requested: number, budget: number, remaining: number): string {
   return `Cannot reserve ${requested} bytes: resizable ArrayBuffers, growable SharedArrayBuffers and WebAssembly memories may reserve ${budget} bytes in all in this execution (half its memory limit), and ${remaining} bytes remain.`;
@@ -58,8 +56,8 @@ export function reservedMemoryBudget(memoryLimitMB: number): number {
   return MathTrunc(memoryLimitMB * 2 ** 20 * RESERVED_MEMORY_SHARE);
 }
 
-let budget = reservedMemoryBudget(DEFAULT_MEMORY_LIMIT_MB);
-let remaining = budget;
+let budget = 0;
+let remaining = 0;
 
 /** `bytes` rounded up to whole RESERVATION_UNITs, one at least. */
 function charge(bytes: number): number {
@@ -132,11 +130,9 @@ function guardedBufferConstructor(Original: ArrayBufferConstructor, name: string
   return Guarded;
 }
 
-/** Replaces the buffer constructors; called once per isolate, before user code, with its limit in MB. */
-export function limitReservedMemory(memoryLimitMB: number | undefined): void {
-  budget = reservedMemoryBudget(
-    typeof memoryLimitMB === 'number' && memoryLimitMB > 0 ? memoryLimitMB : DEFAULT_MEMORY_LIMIT_MB,
-  );
+/** Replaces the buffer constructors; called once per isolate, before user code, after setMemoryLimit. */
+export function limitReservedMemory(): void {
+  budget = MathTrunc(memoryLimitBytes() * RESERVED_MEMORY_SHARE);
   remaining = budget;
   const global = globalThis as Record<string, unknown>;
   for (const name of ['ArrayBuffer', 'SharedArrayBuffer']) {

@@ -184,6 +184,14 @@ const REGISTERED: Record<Operation, Record<string, Dictionary>> = {
   unwrapKey: table([['AES-KW', ALGORITHM]]),
 };
 
+/** The longest algorithm name, or curve name, normalization reads further. */
+export const ALGORITHM_STRING_LIMIT = 256;
+
+/** The NotSupportedError text for an algorithm's `member` (name, namedCurve) past ALGORITHM_STRING_LIMIT. */
+export function algorithmStringLimitMessage(member: string, length: number): string {
+  return `An algorithm's ${member} may be at most ${ALGORITHM_STRING_LIMIT} characters long; this one has ${length}. No algorithm has such a ${member}.`;
+}
+
 /** A normalized algorithm: `name` as registered, every declared member converted; `public` holds a key's slots. */
 export type NormalizedAlgorithm = { readonly name: string } & Readonly<Record<string, unknown>>;
 
@@ -266,6 +274,10 @@ function normalize(operation: Operation, algorithm: unknown, context: AlgorithmC
   if (initialName === undefined) throw missingMember('name', context);
   // 2.4. Let algName be the value of the name attribute of initialAlg.
   const algName = toDOMString(initialName);
+  // No registered name is longer than 17 characters; a longer one is refused before it is
+  // lowercased, copied into a message or sent anywhere.
+  if (algName.length > ALGORITHM_STRING_LIMIT)
+    throw new DOMException(algorithmStringLimitMessage('name', algName.length), 'NotSupportedError');
   // 2.5. A registered name that is an ASCII case-insensitive match wins; otherwise NotSupportedError.
   let registeredName: string | undefined;
   const wanted = asciiLowercase(algName);
@@ -349,8 +361,13 @@ function convertMember(name: string, type: MemberType, value: unknown, context: 
       return toInteger(value, 16, false, { enforceRange: true, context: range });
     case 'unsigned long':
       return toInteger(value, 32, false, { enforceRange: true, context: range });
-    case 'DOMString':
-      return toDOMString(value);
+    case 'DOMString': {
+      // namedCurve: every curve's name is a few characters; a longer one never crosses.
+      const text = toDOMString(value);
+      if (text.length > ALGORITHM_STRING_LIMIT)
+        throw new DOMException(algorithmStringLimitMessage(name, text.length), 'NotSupportedError');
+      return text;
+    }
   }
 }
 

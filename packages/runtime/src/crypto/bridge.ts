@@ -20,6 +20,7 @@ import {
   RangeErrorCtor,
   TypeErrorCtor,
 } from '../primordials.ts';
+import { admitCrossing, releaseCrossing } from './crossing.ts';
 import { ownValue } from './records.ts';
 
 /** The operations the host serves, by the names SubtleCrypto declares them under. */
@@ -73,16 +74,35 @@ export function performOnHost(operation: SubtleOperation, args: readonly unknown
   if (!now) assertRequestScope();
   const reference = hostOf().performSubtleOperation;
   if (reference === undefined) throw new ErrorCtor('crypto.subtle is not connected to the host.');
+  // Measured before anything is copied to the host (crossing.ts).
+  const counted = admitCrossing(args);
   if (now) {
-    const frame = reference.sync([operation, args, true], SYNC_CROSSING);
+    let frame: unknown;
+    try {
+      frame = reference.sync([operation, args, true], SYNC_CROSSING);
+    } finally {
+      releaseCrossing(counted);
+    }
     return new PromiseCtor((resolve, reject) => settle(frame, resolve, reject));
   }
-  const crossing = reference.async([operation, args], CROSSING);
+  let crossing: Promise<unknown>;
+  try {
+    crossing = reference.async([operation, args], CROSSING);
+  } catch (error) {
+    releaseCrossing(counted);
+    throw error;
+  }
   return new PromiseCtor((resolve, reject) => {
     PromisePrototypeThen(
       crossing,
-      (frame) => settle(frame, resolve, reject),
-      (failure) => reject(new ErrorCtor(`${ownValue(failure, 'message') ?? failure}`)),
+      (frame) => {
+        releaseCrossing(counted);
+        settle(frame, resolve, reject);
+      },
+      (failure) => {
+        releaseCrossing(counted);
+        reject(new ErrorCtor(`${ownValue(failure, 'message') ?? failure}`));
+      },
     );
   });
 }
