@@ -160,6 +160,28 @@ export interface CryptoBridgeOptions {
   readonly subtle?: Subtle;
   /** Keys one execution may create (default KEY_LIMIT). */
   readonly keyLimit?: number;
+  /** Bytes of arguments the queued and running operations may hold (default: unbounded). */
+  readonly queuedByteLimit?: number;
+}
+
+/** The text an operation fails with when the arguments already queued on the host hold too much. */
+export function queuedBytesMessage(limit: number): string {
+  return `The crypto.subtle operations of this execution already hold ${limit} bytes of arguments on the host, the most they may hold.`;
+}
+
+/**
+ * What an operation's arguments take on the host: buffers their length, strings two bytes a unit,
+ * each entry a few bytes more. The runtime measures the same before the copy (its crossing.ts);
+ * this is the host's own check, for a runtime that did not.
+ */
+export function argumentBytes(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return value.length * 2;
+  if (typeof value !== 'object' || value === null || depth > WALK_DEPTH) return 8;
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return value.byteLength;
+  let total = 0;
+  for (const item of Array.isArray(value) ? value : Object.values(value))
+    total += 8 + argumentBytes(item, depth + 1);
+  return total;
 }
 
 /** One bridge per isolate: its keys, its count of keys created, and its chain of operations. */
@@ -168,13 +190,16 @@ export class CryptoBridge {
   readonly #subtle: Subtle;
   readonly #keyLimit: number;
   readonly #keys = new Map<number, HostKey>();
+  readonly #queuedByteLimit: number;
   #created = 0;
+  #queued = 0;
   #chain: Promise<unknown> = Promise.resolve();
 
   constructor(isAlive: () => boolean, options: CryptoBridgeOptions = {}) {
     this.#isAlive = isAlive;
     this.#subtle = options.subtle ?? webcrypto.subtle;
     this.#keyLimit = options.keyLimit ?? KEY_LIMIT;
+    this.#queuedByteLimit = options.queuedByteLimit ?? Number.POSITIVE_INFINITY;
   }
 
   /** Keys this bridge holds. */
@@ -187,7 +212,18 @@ export class CryptoBridge {
    * Never rejects.
    */
   perform(operation: unknown, args: unknown): Promise<SubtleFrame> {
-    const turn = this.#chain.then(() => this.#run(operation, args));
+    // The copy is already here; refusing it at once keeps it from waiting on the chain.
+    const bytes = argumentBytes(args);
+    if (this.#queued + bytes > this.#queuedByteLimit)
+      return Promise.resolve(
+        failureFrame(new BridgeError('QuotaExceededError', queuedBytesMessage(this.#queuedByteLimit), true)),
+      );
+    this.#queued += bytes;
+    const turn = this.#chain
+      .then(() => this.#run(operation, args))
+      .finally(() => {
+        this.#queued -= bytes;
+      });
     this.#chain = turn;
     return turn;
   }
@@ -442,7 +478,10 @@ const SYNC_HASHES: Record<string, string> = {
  * with `now` is a digest in global scope, made with applySync and answered at once.
  */
 export function subtleReference(handle: IsolateHandle): ivm.Reference<unknown> {
-  const bridge = new CryptoBridge(() => !handle.isolate.isDisposed);
+  // The runtime holds what is in flight to the memory limit; the host holds the same line.
+  const bridge = new CryptoBridge(() => !handle.isolate.isDisposed, {
+    queuedByteLimit: handle.memoryLimit * 2 ** 20,
+  });
   return new ivm.Reference((operation: unknown, args: unknown, now?: unknown) =>
     now === true && operation === 'digest' ? digestNow(args) : bridge.perform(operation, args),
   );

@@ -11,6 +11,7 @@ import {
   algorithmStringLimitMessage,
 } from '../../../runtime/src/crypto/algorithms.ts';
 import { CROSSING_FLOOR, crossingLimitMessage } from '../../../runtime/src/crypto/crossing.ts';
+import { argumentBytes, CryptoBridge, queuedBytesMessage } from '../../src/sandbox/crypto.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();
@@ -126,5 +127,18 @@ describe('bytes in flight to the host', () => {
       32,
     );
     expect(result).toStrictEqual({ resolved: (32 * MiB) / CROSSING_FLOOR, refused: 'QuotaExceededError' });
+  });
+});
+
+describe('the host holds the same line', () => {
+  test('a bridge refuses an operation whose arguments would pass its queued-byte limit, at once, and gives the bytes back when one settles', async () => {
+    const bridge = new CryptoBridge(() => true, { queuedByteLimit: 200 });
+    const data = new Uint8Array(120);
+    const first = bridge.perform('digest', [{ name: 'SHA-256' }, data]);
+    const second = bridge.perform('digest', [{ name: 'SHA-256' }, data]);
+    expect(await second).toStrictEqual(['thrown', 'QuotaExceededError', queuedBytesMessage(200), true]);
+    expect((await first)[0]).toBe('returned');
+    expect((await bridge.perform('digest', [{ name: 'SHA-256' }, data]))[0]).toBe('returned');
+    expect(argumentBytes([{ name: 'SHA-256' }, data])).toBe(8 + (8 + 14) + 8 + 120);
   });
 });
