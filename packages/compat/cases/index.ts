@@ -17,6 +17,7 @@ import fetchCases from './fetch.ts';
 import globalScope from './global-scope.ts';
 import handlers from './handlers.ts';
 import headers from './headers.ts';
+import memory from './memory.ts';
 import microtasks from './microtasks.ts';
 import modules from './modules.ts';
 import requestResponse from './request-response.ts';
@@ -45,4 +46,5 @@ export const CORPUS: readonly AreaCase[] = [
   ...globalScope,
   ...handlers,
   ...errorTexts,
+  ...memory,
 ];

@@ -29,6 +29,7 @@ export const AREAS = [
   'global-scope',
   'handlers',
   'error-texts',
+  'memory',
 ] as const;
 
 export type Area = (typeof AREAS)[number];

@@ -377,6 +377,11 @@ export class Sandbox {
     return this.#handles.size;
   }
 
+  /** Retained executions whose timers are executing work now, between invocations (handles.ts). */
+  get retainedWorking(): number {
+    return this.#handles.working;
+  }
+
   /** Disposes the prepared isolate and every retained execution; executions in flight finish on their own isolates. */
   dispose(): void {
     this.#eraser.dispose();
