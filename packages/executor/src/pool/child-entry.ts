@@ -132,6 +132,7 @@ async function answerHeartbeat(id: string): Promise<void> {
     rss: process.memoryUsage.rss(),
     executions,
     retained: (await ready).sandbox.retainedCount,
+    working: (await ready).sandbox.retainedWorking,
   });
 }
 

@@ -55,6 +55,8 @@ export class PoolChild {
   heartbeatsAnswered = 0;
   /** Retained executions the child said it holds at its last heartbeat. */
   heldRetained = 0;
+  /** Of those, the ones it said were running timer work then: while any are, it is not idle. */
+  workingRetained = 0;
   /** The one execution it runs; it stays set after a cancel until the child answers. */
   current: PoolExecution | undefined;
   /** When it last became idle. */

@@ -382,6 +382,10 @@ export class Pool {
     child.heartbeat = undefined;
     child.rss = health.rss;
     child.heldRetained = health.retained;
+    const wasWorking = child.workingRetained > 0;
+    child.workingRetained = health.working ?? 0;
+    // A child whose retained timers stopped working is idle again: queued work may go to it.
+    if (wasWorking && child.workingRetained === 0) this.#pump();
     // Too late: a child already given up on (its start timed out) stays given up on.
     if (child.terminating) return;
     if (!child.healthy) {
@@ -540,6 +544,8 @@ export class Pool {
     let longest: PoolChild | undefined;
     for (const child of this.#children) {
       if (!child.healthy || !child.idle || child.retiring || child.terminating || !child.alive) continue;
+      // Its retained executions' timers are running work (handles.ts): that core is busy.
+      if (child.workingRetained > 0) continue;
       if (retainHandles && child.retained.size >= this.#settings.maxRetainedPerChild) continue;
       if (child.prepared && (!warmest || child.idleSince > warmest.idleSince)) warmest = child;
       if (!longest || child.idleSince < longest.idleSince) longest = child;
@@ -695,7 +701,7 @@ function childStats(child: PoolChild): ChildStats {
   let state: ChildStats['state'] = 'idle';
   if (!child.healthy) state = 'starting';
   else if (child.retiring || child.terminating) state = 'retiring';
-  else if (!child.idle) state = 'busy';
+  else if (!child.idle || child.workingRetained > 0) state = 'busy';
   return {
     pid: child.pid,
     state,

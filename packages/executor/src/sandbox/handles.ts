@@ -8,6 +8,13 @@
  * in the same clock slot, so the dispatch and outbound wraps installed once per isolate pause the
  * clock that owns the invocation. Disposal is the only way to stop a wedged isolate, so most
  * failures of an invocation end the retained execution with it.
+ *
+ * Between invocations no run clock runs, yet timers the program left behind still deliver work
+ * into the isolate. That work is bounded too (docs/sandbox.md, Deviations): a watcher reads each
+ * isolate's own execution time every PAUSED_RECHECK, and once the time executed since the last
+ * invocation ended (or since the grant) passes the execution's timeout + grace, the isolate is
+ * disposed and the next invoke reads HANDLES_CLOSED saying why. The same reading tells the pool
+ * which retained executions are working right now (`working`), so their child is not idle.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -63,6 +70,22 @@ export function assertResponseWireShape(value: unknown): HttpResponse {
   return response;
 }
 
+/** Why a retained execution reads closed after its timer work between invocations passed its bound. */
+export function timerWorkClosedMessage(executionId: string, bound: number): string {
+  return `Execution ${executionId} holds no handles: its timer work between invocations ran past its bound of ${bound} ms of isolate time (timeout + grace), so it was disposed.`;
+}
+
+/** HANDLES_CLOSED, for an execution the timer bound ended: the text says why. */
+export class TimerWorkClosedError extends HandlesClosedError {
+  constructor(executionId: string, bound: number) {
+    super(executionId);
+    this.message = timerWorkClosedMessage(executionId, bound);
+  }
+}
+
+/** Executions the timer bound ended, remembered so their next invoke says why; oldest forgotten first. */
+const CLOSED_REASONS_LIMIT = 1024;
+
 interface Retained {
   readonly prepared: PreparedIsolate;
   readonly invoker: ivm.Reference<(wire: HttpRequest) => Promise<Frame>>;
@@ -70,6 +93,14 @@ interface Retained {
   readonly grace: number;
   readonly countHostWaits: boolean;
   chain: Promise<unknown>;
+  /** An invocation is running: its own clock bounds the isolate then. */
+  invoking: boolean;
+  /** The isolate's execution time (ms) when the last invocation ended, or at the grant. */
+  idleFrom: number;
+  /** The isolate's execution time at the watcher's last reading. */
+  lastWall: number;
+  /** Whether the isolate executed between the watcher's last two readings. */
+  working: boolean;
 }
 
 export interface RetainOptions {
@@ -80,16 +111,59 @@ export interface RetainOptions {
 
 export class RetainedHandles {
   readonly #executions = new Map<string, Retained>();
+  /** Executions the timer bound ended, with that bound. */
+  readonly #outran = new Map<string, number>();
+  #watch: NodeJS.Timeout | undefined;
 
   get size(): number {
     return this.#executions.size;
   }
 
+  /** Retained executions whose isolate is executing timer work now (between invocations). */
+  get working(): number {
+    let count = 0;
+    for (const retained of this.#executions.values()) if (retained.working && !retained.invoking) count += 1;
+    return count;
+  }
+
   /** Keeps the isolate, its timers, its clock slot and its bounds; answers the executionId. */
   retain(prepared: PreparedIsolate, invoker: Retained['invoker'], options: RetainOptions): string {
     const executionId = randomUUID();
-    this.#executions.set(executionId, { prepared, invoker, ...options, chain: Promise.resolve() });
+    const wall = wallTimeOf(prepared.handle);
+    this.#executions.set(executionId, {
+      prepared,
+      invoker,
+      ...options,
+      chain: Promise.resolve(),
+      invoking: false,
+      idleFrom: wall,
+      lastWall: wall,
+      working: false,
+    });
+    this.#watch ??= setInterval(() => this.#check(), PAUSED_RECHECK);
+    // The watcher must not keep a process alive on its own.
+    this.#watch.unref();
     return executionId;
+  }
+
+  /**
+   * The watcher: ends each retained execution whose isolate executed more than its timeout +
+   * grace since its last invocation ended, and notes which executed since the last reading.
+   */
+  #check(): void {
+    for (const [executionId, retained] of this.#executions) {
+      if (retained.invoking) continue;
+      const wall = wallTimeOf(retained.prepared.handle);
+      retained.working = wall > retained.lastWall;
+      retained.lastWall = wall;
+      const bound = Math.min(retained.timeout + retained.grace, MAX_DELAY);
+      if (wall - retained.idleFrom <= bound) continue;
+      this.#executions.delete(executionId);
+      this.#end(retained);
+      this.#outran.set(executionId, bound);
+      if (this.#outran.size > CLOSED_REASONS_LIMIT)
+        this.#outran.delete(this.#outran.keys().next().value as string);
+    }
   }
 
   has(executionId: string): boolean {
@@ -99,13 +173,25 @@ export class RetainedHandles {
   /** Invokes a granted handle; rejects with HANDLES_CLOSED or HANDLE_NOT_FOUND errors by code. */
   invoke(executionId: string, request: HttpRequest, handle = 'fetch'): Promise<HttpResponse> {
     const retained = this.#executions.get(executionId);
-    if (retained === undefined) return Promise.reject(new HandlesClosedError(executionId));
+    if (retained === undefined) {
+      const bound = this.#outran.get(executionId);
+      return Promise.reject(
+        bound === undefined
+          ? new HandlesClosedError(executionId)
+          : new TimerWorkClosedError(executionId, bound),
+      );
+    }
     if (!(GRANTED_HANDLES as readonly string[]).includes(handle)) {
       return Promise.reject(new HandleNotFoundError(handle, GRANTED_HANDLES));
     }
     const result = retained.chain.then(() => {
-      // A closeHandles that arrived while this invocation waited its turn.
-      if (this.#executions.get(executionId) !== retained) throw new HandlesClosedError(executionId);
+      // A closeHandles, or the timer bound, that ended the execution while this one waited its turn.
+      if (this.#executions.get(executionId) !== retained) {
+        const bound = this.#outran.get(executionId);
+        throw bound === undefined
+          ? new HandlesClosedError(executionId)
+          : new TimerWorkClosedError(executionId, bound);
+      }
       return this.#perform(executionId, retained, request);
     });
     retained.chain = result.catch(() => undefined);
@@ -126,6 +212,10 @@ export class RetainedHandles {
   }
 
   #end(retained: Retained): void {
+    if (this.#executions.size === 0) {
+      clearInterval(this.#watch);
+      this.#watch = undefined;
+    }
     const { slots, handle } = retained.prepared;
     slots.dispatch.completed = true;
     slots.outbound = undefined;
@@ -147,6 +237,7 @@ export class RetainedHandles {
     const total = Math.min(retained.timeout + retained.grace, MAX_DELAY);
     const clock = new RunClock(handle.isolate, { countHostWaits: retained.countHostWaits });
     slots.clock.set(clock);
+    retained.invoking = true;
     slots.dispatch.completed = false;
     let watch: NodeJS.Timeout | undefined;
     const disposed = new Promise<'disposed'>((resolve) => {
@@ -196,6 +287,10 @@ export class RetainedHandles {
       return assertResponseWireShape(payload);
     } finally {
       clearInterval(watch);
+      retained.invoking = false;
+      // Timer work after this invocation is measured from here: the invocation had its own clock.
+      retained.idleFrom = wallTimeOf(handle);
+      retained.lastWall = retained.idleFrom;
       if (this.#executions.get(executionId) === retained) {
         slots.dispatch.completed = true;
         clock.release();
@@ -211,5 +306,17 @@ export class RetainedHandles {
       this.#end(retained);
     }
     return error;
+  }
+}
+
+/**
+ * The isolate's own execution time in ms. A disposed isolate's reads NaN, which passes no bound: a
+ * disposal the watcher did not make (the memory limit) is the next invoke's to report.
+ */
+function wallTimeOf(handle: IsolateHandle): number {
+  try {
+    return Number(handle.isolate.wallTime) / 1e6;
+  } catch {
+    return Number.NaN;
   }
 }

@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { IsolateExecutorOptions } from '../../src/executor/options.ts';
+import { timerWorkClosedMessage } from '../../src/sandbox/handles.ts';
 import { EventLog } from '../pool/helpers.ts';
 
 const COUNTER = `async () => {
@@ -138,6 +139,29 @@ describe('a retained execution', () => {
     await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
       code: 'HANDLES_CLOSED',
     });
+  });
+});
+
+describe('timer work a retained execution leaves behind', () => {
+  test('keeps its child busy for scheduling until the bound disposes it; the next invoke says why', async () => {
+    await using setup = useExecutor({ heartbeatInterval: 20, grace: 100 });
+    const { executor } = setup;
+    const envelope = await executor.execute({
+      retainHandles: true,
+      timeout: 400,
+      code: `async () => { setTimeout(() => { for (;;) {} }, 50); return { fetch: () => new Response('x') } }`,
+    });
+    const id = envelope.executionId as string;
+    // The child reports the working timer in its heartbeat; it is not idle, so new work queues.
+    await waitUntil(() => executor.stats().children[0]?.state === 'busy');
+    const later = executor.execute({ code: 'async () => "after the spin"' });
+    expect(executor.stats().queued).toBe(1);
+    expect((await later).result).toBe('after the spin');
+    await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+      message: timerWorkClosedMessage(id, 500),
+    });
+    expect(executor.stats().children[0]?.retained).toBe(0);
   });
 });
 

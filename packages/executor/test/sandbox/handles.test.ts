@@ -1,7 +1,7 @@
 /** Retained handles: the grant, the plant defenses, invocations and every row of the invocation table. */
 import { executionTimeoutMessage, memoryLimitMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
-import { assertResponseWireShape } from '../../src/sandbox/handles.ts';
+import { assertResponseWireShape, timerWorkClosedMessage } from '../../src/sandbox/handles.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();
@@ -162,6 +162,124 @@ describe('the invocation table', () => {
     });
     expect(text((await sandbox.invoke(envelope.executionId as string, get('/'))).body)).toBe('tool answer');
     sandbox.closeHandles(envelope.executionId as string);
+  });
+});
+
+/** Polls until `condition` holds: the watcher works on its own interval, so a test waits for it. */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe('timer work between invocations runs under the execution bound (a deviation, docs/sandbox.md)', () => {
+  /** Retains `handler` with `setup` run at grant time, under timeout 200 and grace 100: a 300 ms bound. */
+  async function retainWith(setup: string, handler = `() => new Response('alive')`): Promise<string> {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      timeout: 200,
+      grace: 100,
+      code: `async () => { ${setup}; return { fetch: ${handler} } }`,
+    });
+    expect(envelope).toStrictEqual({ result: undefined, logs: [], executionId: expect.any(String) });
+    return envelope.executionId as string;
+  }
+
+  /** The execution was ended by the watcher: the next invoke reads HANDLES_CLOSED saying why. */
+  async function expectOutran(id: string): Promise<void> {
+    await waitUntil(() => sandbox.retainedCount === 0);
+    await expect(sandbox.invoke(id, get('/'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+      name: 'HandlesClosedError',
+      message: timerWorkClosedMessage(id, 300),
+    });
+  }
+
+  test('a timer that spins for ever is disposed past timeout + grace, and reads as working meanwhile', async () => {
+    const id = await retainWith('setTimeout(() => { for (;;) {} }, 50)');
+    await waitUntil(() => sandbox.retainedWorking === 1);
+    await expectOutran(id);
+    expect(sandbox.retainedWorking).toBe(0);
+  });
+
+  test('an interval whose short spins sum past the bound', async () => {
+    const id = await retainWith('setInterval(() => { for (let i = 0; i < 5e6; i++); }, 5)');
+    await expectOutran(id);
+  });
+
+  test('a microtask loop started from a timer', async () => {
+    const id = await retainWith(
+      'setTimeout(() => { const loop = () => Promise.resolve().then(loop); loop(); }, 10)',
+    );
+    await expectOutran(id);
+  });
+
+  test('an async loop that never yields to the host, started from a timer', async () => {
+    const id = await retainWith('setTimeout(async () => { for (let i = 0; ; i++) await i; }, 10)');
+    await expectOutran(id);
+  });
+
+  test('a timer that schedules timers, each with a little work', async () => {
+    const id = await retainWith(
+      'const again = () => { for (let i = 0; i < 3e6; i++); setTimeout(again, 0); setTimeout(again, 1); }; setTimeout(again, 0)',
+    );
+    await expectOutran(id);
+  });
+
+  test('the bound is per stretch between invocations: light timer work survives, invocations see it', async () => {
+    const id = await retainWith(
+      'let ticks = 0; setInterval(() => { ticks++ }, 5)',
+      `() => new Response(String(ticks))`,
+    );
+    // Past the bound in wall time, far inside it in isolate time.
+    let ticks = 0;
+    while (ticks < 100) ticks = Number(text((await sandbox.invoke(id, get('/'))).body));
+    expect(sandbox.retainedCount).toBe(1);
+    expect(sandbox.closeHandles(id)).toBe(true);
+  });
+
+  test('a timer spinning while an invocation is in flight: that invocation times out and ends it', async () => {
+    const id = await retainWith(
+      '',
+      `async () => { setTimeout(() => { for (;;) {} }, 0); await new Promise((r) => setTimeout(r, 20)); return new Response('never') }`,
+    );
+    await expect(sandbox.invoke(id, get('/'))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: executionTimeoutMessage(200),
+    });
+    await expect(sandbox.invoke(id, get('/'))).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
+  });
+
+  test('a timer spinning while the invocation waits on a tool: the paused clock still counts it', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      timeout: 200,
+      grace: 100,
+      providers: [{ name: 'tools' }],
+      dispatch: () => new Promise<string>(() => {}),
+      code: `async () => ({ fetch: async () => { setTimeout(() => { for (;;) {} }, 0); await tools.wait(); return new Response('never') } })`,
+    });
+    await expect(sandbox.invoke(envelope.executionId as string, get('/'))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: executionTimeoutMessage(200),
+    });
+    expect(sandbox.retainedCount).toBe(0);
+  });
+
+  test('the disposed-isolate row: a timer that exhausts memory between invocations reads MEMORY_LIMIT', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      memoryLimit: 16,
+      code: `async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill({ a: 1 })) }, 10); return { fetch: () => new Response('x') } }`,
+    });
+    const id = envelope.executionId as string;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(sandbox.invoke(id, get('/'))).rejects.toMatchObject({
+      code: 'MEMORY_LIMIT',
+      message: memoryLimitMessage(16),
+    });
+    await expect(sandbox.invoke(id, get('/'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+      message: `Execution ${id} holds no handles: they were closed, expired, or never granted.`,
+    });
   });
 });
 

@@ -42,4 +42,9 @@ export const HealthSchema = {
   executions: count,
   /** Retained executions it holds (their isolates stay alive). */
   retained: count,
+  /**
+   * Of those, the ones whose timers are executing work now, between invocations: a worker with
+   * any is busy for scheduling, whatever else it runs. Absent from a worker that does not say.
+   */
+  working: count.optional(),
 };
