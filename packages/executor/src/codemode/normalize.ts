@@ -11,10 +11,15 @@
  * in an async arrow, and a last expression statement becomes the value returned.
  *
  * The shapes are read with acorn, the parser normalizeCode itself uses. Code acorn cannot read goes
- * on unchanged, so the engine reports its own syntax error; with TypeScript on, the types are
- * erased first, so annotated statements are read too.
+ * on unchanged, so the engine reports its own syntax error; with TypeScript on, code acorn cannot
+ * read as JavaScript has its types erased and is read again, so annotated statements are read too,
+ * and code that reads as JavaScript is never erased (JavaScript first, docs/codemode.md). Every
+ * step is linear in the code, which CODE_LIMIT bounds.
  */
+
+import { checkSourceLimits } from '@supolka/codemode-protocol';
 import { type Program, parse } from 'acorn';
+import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
 import { eraseTypes } from '../sandbox/typescript.ts';
 
 type TopLevel = Program['body'][number];
@@ -29,7 +34,13 @@ const WRAPPER_HEAD = 'async () => {';
 const FENCE = '```';
 const FENCE_LANGUAGES = new Set(['', 'js', 'javascript', 'jsx', 'ts', 'typescript', 'tsx']);
 
+/**
+ * Throws BadRequestError for code past CODE_LIMIT or nested past NESTING_LIMIT: this runs in the
+ * caller's own process, before acorn and the type eraser read the code.
+ */
 export function toEntryCode(code: string, typescript: boolean): string {
+  checkSourceLimits(code, undefined);
+  checkNesting(code, CODE_NAME);
   const source = withoutFence(code.trim()).trim();
   if (source === '') return 'async () => {}';
   const program = read(source, typescript);
@@ -107,10 +118,15 @@ function fromProgram({ text, body }: ReadProgram, wrapped: boolean): string {
     (node) => node.type !== 'ImportDeclaration' && node.type !== 'EmptyStatement',
   );
   // An import between statements is blanked out, which keeps every other node's position valid.
-  let rest = text;
+  // The pieces are joined once: re-slicing the whole text per import is quadratic in the imports.
+  const pieces: string[] = [];
+  let copied = 0;
   for (const { start, end } of imports) {
-    rest = rest.slice(0, start) + rest.slice(start, end).replace(/[^\n]/g, ' ') + rest.slice(end);
+    pieces.push(text.slice(copied, start), text.slice(start, end).replace(/[^\n]/g, ' '));
+    copied = end;
   }
+  pieces.push(text.slice(copied));
+  const rest = pieces.join('');
   const program = toFunction(rest, statements, wrapped);
   const head = imports.map((node) => text.slice(node.start, node.end)).join('\n');
   return head === '' ? program : `${head}\n${program}`;

@@ -15,7 +15,15 @@
  */
 import { BadRequestError, NESTING_LIMIT } from '@supolka/codemode-protocol';
 
-/** The sentence a source nested past the limit is refused with. */
+/** What the refusal calls the request's code; a module is called by its name. */
+export const CODE_NAME = 'The code';
+
+/** What the refusal calls module `name`. */
+export function moduleName(name: string): string {
+  return `Module ${JSON.stringify(name)}`;
+}
+
+/** The sentence a source nested past the limit is refused with; `name` is CODE_NAME or moduleName(key). */
 export function nestingMessage(name: string, line: number): string {
   return `${name} nests brackets more than ${NESTING_LIMIT} levels deep (NESTING_LIMIT) at line ${line}: code is refused before any host-side parser reads it when it nests this deep; flatten it.`;
 }
@@ -57,7 +65,6 @@ const EXPRESSION_KEYWORDS = new Set([
   'in',
   'instanceof',
   'new',
-  'of',
   'return',
   'throw',
   'typeof',

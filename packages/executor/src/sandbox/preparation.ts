@@ -13,17 +13,17 @@
 import type ivm from 'isolated-vm';
 import type { Erasure, ErasureSource, TypeEraser } from './eraser.ts';
 import { moduleKind, moduleSource, type NormalizedModuleMap } from './module-map.ts';
-import { checkNesting } from './nesting.ts';
+import { CODE_NAME, checkNesting, moduleName } from './nesting.ts';
 import { isTypeScriptModule } from './typescript.ts';
 
 /** Throws BadRequestError when the code or a module source a host parser reads nests past NESTING_LIMIT. */
-export function checkSourceNesting(code: string, codeName: string, modules: NormalizedModuleMap): void {
-  checkNesting(code, codeName);
+export function checkSourceNesting(code: string, modules: NormalizedModuleMap): void {
+  checkNesting(code, CODE_NAME);
   for (const [name, entry] of modules) {
     const kind = moduleKind(entry);
     const source =
       typeof entry === 'string' ? entry : kind === 'js' ? entry.js : kind === 'cjs' ? entry.cjs : undefined;
-    if (source !== undefined) checkNesting(source, name);
+    if (source !== undefined) checkNesting(source, moduleName(name));
   }
 }
 

@@ -189,7 +189,7 @@ export class Sandbox {
       // (preparation.ts); the code itself is compiled JavaScript first, below.
       const typescript = request.typescript !== false;
       const modules = buildModuleMap(request.modules);
-      checkSourceNesting(request.code, ENTRY_NAME, modules);
+      checkSourceNesting(request.code, modules);
       const runClock = clock;
       const left = () => timeout - runClock.elapsed();
       const erased = typescript ? await eraseTypeScriptModules(modules, this.#eraser, left()) : undefined;
