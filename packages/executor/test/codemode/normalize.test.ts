@@ -4,8 +4,10 @@
  * What runs is checked end to end in execute.test.ts; this file pins the text.
  */
 import { normalizeCode } from '@cloudflare/codemode';
+import { BadRequestError, CODE_LIMIT, CODE_LIMIT_RULE, sourceLimitMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { toEntryCode } from '../../src/codemode/normalize.ts';
+import { CODE_NAME, nestingMessage } from '../../src/sandbox/nesting.ts';
 
 const entry = (code: string) => toEntryCode(code, true);
 
@@ -75,5 +77,31 @@ describe('code as a model writes it (codeMcpServer passes it on untouched)', () 
 
   test('with TypeScript off, typed statements go on unchanged, to fail as written', () => {
     expect(toEntryCode('const a: string = "x";\nreturn a', false)).toBe('const a: string = "x";\nreturn a');
+  });
+});
+
+describe('bounds in the caller process', () => {
+  test('code that parses as JavaScript is never erased', () => {
+    const code = 'const a = 1, b = 2, c = 3, d = 4;\n[a < b, c > (d)]';
+    expect(entry(code)).toBe(`async () => {\n${code.split('\n')[0]}\n\nreturn ([a < b, c > (d)]);\n}`);
+  });
+
+  test('20,000 imports between statements are hoisted in linear time', () => {
+    const imports = Array.from({ length: 20_000 }, (_, index) => `import m${index} from 'm${index}';`);
+    const normalized = entry(`const a = 1;\n${imports.join('\n')}\na`);
+    expect(normalized.startsWith(`${imports.slice(0, 3).join('\n')}\n`)).toBe(true);
+    expect(normalized.split('\n')).toHaveLength(20_000 + 5 + 20_000);
+  });
+
+  test('deep nesting is refused before acorn or the eraser reads it, and the next code erases', () => {
+    const deep = `const x: number = ${'('.repeat(1000)}1${')'.repeat(1000)};\nx`;
+    expect(() => entry(deep)).toThrow(new BadRequestError(nestingMessage(CODE_NAME, 1)));
+    expect(entry('const n: number = 1;\nn')).toBe('async () => {\nconst n         = 1;\n\nreturn (n);\n}');
+  });
+
+  test('code past CODE_LIMIT is refused', () => {
+    expect(() => entry(' '.repeat(CODE_LIMIT + 1))).toThrow(
+      new BadRequestError(sourceLimitMessage(['code'], CODE_LIMIT_RULE)),
+    );
   });
 });
