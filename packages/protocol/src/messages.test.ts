@@ -76,6 +76,18 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
     { type: 'hostWait', id: 'e1', waiting: false },
   ],
   prepared: [{ type: 'prepared' }],
+  outOfMemory: [
+    { type: 'outOfMemory', conversations: ['x1'], memoryLimit: 64, cause: 'engine' },
+    {
+      type: 'outOfMemory',
+      conversations: ['c3', 'c4'],
+      executionId: 'e-1',
+      memoryLimit: 128,
+      cause: 'backstop',
+      rss: 400_000_000,
+      ceiling: 390_000_000,
+    },
+  ],
   heartbeat: [{ type: 'heartbeat', id: 'h1' }],
   health: [
     {
@@ -123,7 +135,7 @@ const malformed: [string, unknown, string][] = [
   [
     'no type',
     { id: 'x' },
-    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, heartbeat, health, fault.',
+    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, outOfMemory, heartbeat, health, fault.',
   ],
   ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
   ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],

@@ -95,6 +95,25 @@ export const MESSAGE_SCHEMAS = {
   }),
   /** A worker has an isolate ready for its next execution (it prepares one after each). */
   prepared: shape('prepared', {}),
+  /**
+   * A worker is about to end because an isolate ran out of memory where its own limit could not
+   * stop it: V8's fatal out-of-memory (`engine`) or the worker's resident-memory backstop
+   * (`backstop`). `conversations` names what the culprit was serving (the execute id of its run, or
+   * the invoke ids of a retained execution), `executionId` the retained execution when it was one;
+   * those read MEMORY_LIMIT at `memoryLimit`, everything else the worker held reads WORKER_LOST.
+   */
+  outOfMemory: shape('outOfMemory', {
+    conversations: z.array(MessageIdSchema, { error: 'must be a list of message ids' }),
+    executionId: z.string({ error: 'must be a string' }).optional(),
+    memoryLimit: z
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be a whole number' })
+      .min(1, { error: 'must be positive' }),
+    cause: z.enum(['engine', 'backstop'], { error: 'must be engine or backstop' }),
+    /** Resident memory when the worker decided, and the ceiling it passed (backstop), in bytes. */
+    rss: z.number({ error: 'must be a number' }).min(0, { error: 'must not be negative' }).optional(),
+    ceiling: z.number({ error: 'must be a number' }).min(0, { error: 'must not be negative' }).optional(),
+  }),
   /** Asks a worker whether it can serve; answered by `health`, or by a `fault` saying why it cannot. */
   heartbeat: shape('heartbeat', { id: MessageIdSchema }),
   /** A worker's answer to `heartbeat`: its engine report and what it holds. */
