@@ -30,7 +30,9 @@ import {
   PayloadTooLargeError,
   validate,
 } from '@supolka/codemode-protocol';
+import ivm from 'isolated-vm';
 import { AddressPolicy, type AddressPolicyOptions } from './address-policy.ts';
+import { type BodyBudget, type BodyTicket, UNMETERED } from './body-budget.ts';
 import { type ClockSlot, wrapHostWait } from './clock.ts';
 import { IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
 
@@ -43,7 +45,12 @@ export type OutboundFunction = (
 /** The tri-state: null disables, a function proxies, undefined performs natively. */
 export type Outbound = OutboundFunction | null | undefined;
 
-export type Performer = (request: HttpRequest, signal: AbortSignal) => Promise<HttpResponse>;
+/** Performs one request; `ticket` counts its response body against the isolate's budget as it arrives. */
+export type Performer = (
+  request: HttpRequest,
+  signal: AbortSignal,
+  ticket?: BodyTicket,
+) => Promise<HttpResponse>;
 
 /** The address policy's opt-ins and the executor's own endpoints (address-policy.ts). */
 export type NativeOptions = AddressPolicyOptions;
@@ -86,14 +93,17 @@ export function chooseOutbound(outbound: Outbound, slot: ClockSlot, options: Nat
       // The caller's answer is checked like any message: a broken one is a clear error, not a crash.
       validate(HttpResponseSchema, await outbound(request, { signal }), 'outbound response'),
     );
-    return async (request, signal) => {
+    return async (request, signal, ticket = UNMETERED) => {
       measureRequest(request);
-      return proxied(request, signal);
+      const response = await proxied(request, signal);
+      // The caller's body arrives whole: it is counted as it lands.
+      ticket.add(response.body?.byteLength ?? 0);
+      return response;
     };
   }
-  return async (request, signal) => {
+  return async (request, signal, ticket) => {
     measureRequest(request);
-    return nativeFetch(request, signal, options);
+    return nativeFetch(request, signal, options, ticket);
   };
 }
 
@@ -104,13 +114,14 @@ export async function nativeFetch(
   request: HttpRequest,
   signal: AbortSignal,
   options: NativeOptions = {},
+  ticket: BodyTicket = UNMETERED,
 ): Promise<HttpResponse> {
   const policy = new AddressPolicy(options);
   let current = request;
   /** Every URL requested so far, which workerd's redirect-limit error lists. */
   const urls = [request.url];
   for (;;) {
-    const response = await send(current, signal, policy);
+    const response = await send(current, signal, policy, ticket);
     const location = response.headers.find(([name]) => name.toLowerCase() === 'location')?.[1];
     if (!REDIRECTS.has(response.status) || location === undefined || current.redirect === 'manual') {
       return urls.length === 1 ? response : { ...response, redirected: true };
@@ -123,6 +134,8 @@ export async function nativeFetch(
     if (next.protocol !== 'http:' && next.protocol !== 'https:')
       throw new TypeError(`Fetch API cannot load: ${next.href}`);
     urls.push(next.href);
+    // The redirect's own body is dropped: its bytes leave the budget.
+    ticket.release();
     // https://fetch.spec.whatwg.org/#http-redirect-fetch, step 13: credentials stay with their origin.
     const headers =
       next.origin === new URL(current.url).origin
@@ -172,7 +185,12 @@ function decoderFor(encoding: string | undefined) {
   return undefined;
 }
 
-function send(request: HttpRequest, signal: AbortSignal, policy: AddressPolicy): Promise<HttpResponse> {
+function send(
+  request: HttpRequest,
+  signal: AbortSignal,
+  policy: AddressPolicy,
+  ticket: BodyTicket,
+): Promise<HttpResponse> {
   return new Promise<HttpResponse>((resolve, reject) => {
     const url = new URL(request.url);
     const hostname = url.hostname.replace(/^\[|\]$/g, '');
@@ -221,10 +239,15 @@ function send(request: HttpRequest, signal: AbortSignal, policy: AddressPolicy):
         let received = 0;
         stream.on('data', (chunk: Buffer) => {
           received += chunk.byteLength;
-          if (received > PAYLOAD_LIMIT) {
+          try {
+            if (received > PAYLOAD_LIMIT)
+              throw new PayloadTooLargeError('outbound response', received, PAYLOAD_LIMIT);
+            // Decoded bytes are counted: a small gzip body that inflates stops at the budget.
+            ticket.add(chunk.byteLength);
+          } catch (error) {
             outgoing.destroy();
             stream.destroy();
-            reject(new PayloadTooLargeError('outbound response', received, PAYLOAD_LIMIT));
+            reject(error);
             return;
           }
           chunks.push(chunk);
@@ -266,27 +289,50 @@ function send(request: HttpRequest, signal: AbortSignal, policy: AddressPolicy):
 }
 
 /**
- * The reference the runtime's fetch calls: answers ['returned', response] or ['thrown', text] and
- * never rejects. `abortAll` cancels what is still in flight when the run ends.
+ * The reference the runtime's fetch calls: `send` answers ['returned', response] or
+ * ['thrown', text] and never rejects; `abortAll` cancels what is still in flight when the run ends.
  *
  * Requests in flight are bounded as tool calls are (IN_FLIGHT_CALL_LIMIT, and PAYLOAD_LIMIT bytes
  * together): each one is held on the host until its answer, where the isolate's memory limit no
- * longer meters it, so without a bound a program could park gigabytes on the host.
+ * longer meters it, so without a bound a program could park gigabytes on the host. Response
+ * bodies are bounded by the isolate's BodyBudget, counted as they arrive and decode.
+ *
+ * A body never crosses in the asynchronous answer: the answer carries its length, and the runtime
+ * takes the bytes with a synchronous `body` call at once. isolated-vm copies an asynchronous answer
+ * into the isolate in a task of its own, and when that copy passes the isolate's memory limit the
+ * engine's termination is thrown where nothing catches it: the whole child aborts (SIGABRT,
+ * std::exception), taking every other execution in it. Taken inside a synchronous call, a body
+ * that does not fit ends only its own run, with MEMORY_LIMIT, as any allocation past the limit does.
  */
-export function hostSendRequest(perform: () => Performer | undefined, alive: () => boolean) {
+export function hostSendRequest(
+  perform: () => Performer | undefined,
+  alive: () => boolean,
+  budget: BodyBudget,
+) {
   const inFlight = new Map<number, AbortController>();
   let inFlightBytes = 0;
+  /** Bodies answered and not yet taken, by request id. */
+  const answered = new Map<number, { copy: ivm.ExternalCopy<Uint8Array>; ticket: BodyTicket }>();
   const abortAll = () => {
     for (const controller of inFlight.values()) controller.abort();
-  };
-  const send = async (operation: 'send' | 'abort', id: number, request?: HttpRequest) => {
-    if (operation === 'abort') {
-      inFlight.get(id)?.abort();
-      return ['returned', null];
+    for (const { copy, ticket } of answered.values()) {
+      copy.release();
+      ticket.release();
     }
+    answered.clear();
+  };
+  /** The body of an answered request, once: its bytes leave the host's budget as the isolate takes them. */
+  const take = (id: number) => {
+    const held = answered.get(id);
+    if (held === undefined) return null;
+    answered.delete(id);
+    held.ticket.release();
+    return held.copy;
+  };
+  const request = async (id: number, wire: HttpRequest) => {
     const performer = perform();
     if (performer === undefined || !alive()) return ['thrown', 'The execution has ended.'];
-    const size = requestSize(request as HttpRequest);
+    const size = requestSize(wire);
     if (inFlight.size >= IN_FLIGHT_CALL_LIMIT) {
       return [
         'thrown',
@@ -303,9 +349,18 @@ export function hostSendRequest(perform: () => Performer | undefined, alive: () 
     const controller = new AbortController();
     inFlight.set(id, controller);
     inFlightBytes += size;
+    const ticket = budget.ticket();
     try {
-      return ['returned', await performer(request as HttpRequest, controller.signal)];
+      const response = await performer(wire, controller.signal, ticket);
+      const body = response.body;
+      if (body === null || body.byteLength === 0 || !alive()) {
+        ticket.release();
+        return ['returned', { ...response, body: body === null ? null : 0 }];
+      }
+      answered.set(id, { copy: new ivm.ExternalCopy(body), ticket });
+      return ['returned', { ...response, body: body.byteLength }];
     } catch (error) {
+      ticket.release();
       // The runtime raises a network failure as workerd does, a plain Error; the rest as TypeError.
       return error instanceof NetworkError
         ? ['thrown', error.message, 'Error']
@@ -314,6 +369,15 @@ export function hostSendRequest(perform: () => Performer | undefined, alive: () 
       inFlight.delete(id);
       inFlightBytes -= size;
     }
+  };
+  /** Not async itself: `body` is called synchronously and answers the copy, not a promise of it. */
+  const send = (operation: 'send' | 'abort' | 'body', id: number, wire?: HttpRequest) => {
+    if (operation === 'body') return take(id);
+    if (operation === 'abort') {
+      inFlight.get(id)?.abort();
+      return Promise.resolve(['returned', null]);
+    }
+    return request(id, wire as HttpRequest);
   };
   return { send, abortAll };
 }

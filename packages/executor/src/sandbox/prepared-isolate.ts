@@ -12,6 +12,7 @@ import { ClockSlot } from './clock.ts';
 import type { ConsoleCapture } from './console.ts';
 import { subtleReference } from './crypto.ts';
 import { createDispatchState, type DispatchState, encodeFrame, hostDispatch } from './dispatch.ts';
+import { BodyBudget, bodyBudgetFor } from './body-budget.ts';
 import { hostSendRequest, type Performer } from './fetch.ts';
 import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
 import { createIsolate, type IsolateHandle } from './isolate.ts';
@@ -82,6 +83,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     const outbound = hostSendRequest(
       () => slots.outbound,
       () => !handle.isolate.isDisposed,
+      new BodyBudget(bodyBudgetFor(options.memoryLimit)),
     );
     slots.abortOutbound = outbound.abortAll;
     const runtime: RuntimeReferences = {

@@ -7,6 +7,7 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import { OUTBOUND_DISABLED_MESSAGE, PAYLOAD_LIMIT, payloadTooLargeMessage } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { outboundRefusedMessage } from '../../src/sandbox/address-policy.ts';
+import { BodyBudget, bodyBudgetMessage } from '../../src/sandbox/body-budget.ts';
 import { ClockSlot } from '../../src/sandbox/clock.ts';
 import {
   chooseOutbound,
@@ -271,6 +272,7 @@ describe('native fetch', () => {
     const host = hostSendRequest(
       () => (wire) => loopbackFetch(wire, new AbortController().signal),
       () => true,
+      new BodyBudget(PAYLOAD_LIMIT),
     );
     expect(await host.send('send', 1, request('/destroy'))).toStrictEqual([
       'thrown',
@@ -280,6 +282,26 @@ describe('native fetch', () => {
     expect(
       await host.send('send', 2, { method: 'GET', url: 'http://169.254.169.254/', headers: [], body: null }),
     ).toStrictEqual(['thrown', outboundRefusedMessage('link-local', '169.254.169.254')]);
+  });
+
+  test('hostSendRequest answers a body as its length, taken once; the budget holds it until then', async () => {
+    const budget = new BodyBudget(20);
+    const body = new TextEncoder().encode('sixteen bytes!!!');
+    const host = hostSendRequest(
+      () => chooseOutbound(() => ({ status: 200, statusText: 'OK', headers: [], body }), new ClockSlot()),
+      () => true,
+      budget,
+    );
+    const frame = (await host.send('send', 1, request('/x'))) as [string, { body: unknown }];
+    expect([frame[0], frame[1].body, budget.held]).toStrictEqual(['returned', 16, 16]);
+    // A second body would pass the 20-byte budget while the first is still held.
+    expect(await host.send('send', 2, request('/x'))).toStrictEqual(['thrown', bodyBudgetMessage(32, 20)]);
+    const copy = host.send('body', 1) as unknown as { copy(): Uint8Array };
+    expect(new TextDecoder().decode(copy.copy())).toBe('sixteen bytes!!!');
+    expect([host.send('body', 1), budget.held]).toStrictEqual([null, 0]);
+    await host.send('send', 3, request('/x'));
+    host.abortAll();
+    expect([host.send('body', 3), budget.held]).toStrictEqual([null, 0]);
   });
 
   test('stops reading past PAYLOAD_LIMIT with a clear error', async () => {

@@ -9,7 +9,7 @@
 import { abortSlots } from '../abort/abort-signal.ts';
 import { hostOf } from '../host.ts';
 import { assertRequestScope } from '../internals.ts';
-import { ErrorCtor, PromiseCtor, TypeErrorCtor } from '../primordials.ts';
+import { ErrorCtor, PromiseCtor, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
 import { Body } from './body.ts';
 import { processDataUrl } from './data-url.ts';
 import { headerSlots } from './headers.ts';
@@ -21,7 +21,8 @@ interface WireResponse {
   status: number;
   statusText: string;
   headers: [string, string][];
-  body: Uint8Array | null;
+  /** The body's length: its bytes are taken with a synchronous call (takeBody). */
+  body: number | null;
   url?: string;
   redirected?: boolean;
 }
@@ -93,7 +94,7 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
           status: response.status,
           statusText: response.statusText,
           headers: response.headers,
-          body: response.body === null ? null : new Body(response.body),
+          body: response.body === null ? null : new Body(takeBody(host, id, response.body)),
           url: response.url ?? state.url,
           redirected: response.redirected ?? false,
         }),
@@ -104,6 +105,25 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       reject(error);
     });
   });
+}
+
+/** An isolated-vm ExternalCopy handle as code inside the isolate sees it. */
+interface BodyCopy {
+  copy(options: { release: boolean; transferIn: boolean }): Uint8Array;
+}
+
+/**
+ * Takes an answered body from the host in a synchronous call, at once, so no user code runs
+ * between the answer and the take. The bytes move into this isolate's memory here, inside a call
+ * the engine's memory limit can end cleanly: a body that does not fit ends the run with
+ * MEMORY_LIMIT (an asynchronous answer carrying it would abort the whole process instead).
+ */
+function takeBody(host: NonNullable<ReturnType<typeof hostOf>['sendRequest']>, id: number, length: number) {
+  if (length === 0) return new Uint8ArrayCtor(0);
+  const copy = host.sync(['body', id]) as BodyCopy | null;
+  if (copy === null) throw new TypeErrorCtor('The execution has ended.');
+  // transferIn moves the bytes instead of copying them; release frees the host's handle.
+  return copy.copy({ release: true, transferIn: true });
 }
 
 /**
