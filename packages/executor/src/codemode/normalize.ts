@@ -10,7 +10,8 @@
  * executor normalizes itself, so this does too: a markdown fence is dropped, statements are wrapped
  * in an async arrow, and a last expression statement becomes the value returned.
  *
- * The shapes are read with acorn, the parser normalizeCode itself uses. Code acorn cannot read goes
+ * The shapes are read with acorn, the parser normalizeCode itself uses, with its scope bookkeeping
+ * made linear (linear-parser.ts). Code acorn cannot read goes
  * on unchanged, so the engine reports its own syntax error; with TypeScript on, code acorn cannot
  * read as JavaScript has its types erased and is read again, so annotated statements are read too,
  * and code that reads as JavaScript is never erased (JavaScript first, docs/codemode.md). Every
@@ -18,9 +19,10 @@
  */
 
 import { checkSourceLimits } from '@supolka/codemode-protocol';
-import { type Program, parse } from 'acorn';
+import type { Program } from 'acorn';
 import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
 import { eraseTypes } from '../sandbox/typescript.ts';
+import { LinearParser } from './linear-parser.ts';
 
 type TopLevel = Program['body'][number];
 
@@ -94,7 +96,7 @@ function erase(text: string): string | undefined {
 
 function parseBody(text: string): readonly TopLevel[] | undefined {
   try {
-    return parse(text, {
+    return LinearParser.parse(text, {
       ecmaVersion: 'latest',
       sourceType: 'module',
       // A model's statements often end in `return x`; they become the body of the arrow.
