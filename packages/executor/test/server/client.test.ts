@@ -163,7 +163,12 @@ describe('an execution over the socket', () => {
   test('a request past PAYLOAD_LIMIT in bytes, though not in characters, is refused by the client', async () => {
     const client = await connect(setup.server);
     // Two bytes of UTF-8 per character: what the server measures, so the client measures it too.
-    const envelope = await client.execute({ code: `async () => "${'é'.repeat(PAYLOAD_LIMIT / 2)}"` });
+    // Three module sources (each within MODULE_SOURCE_LIMIT) carry the text; code has a limit of its own.
+    const source = `export default "${'é'.repeat(PAYLOAD_LIMIT / 6)}"`;
+    const envelope = await client.execute({
+      code: 'async () => 1',
+      modules: { 'a.js': source, 'b.js': source, 'c.js': source },
+    });
     expect(envelope).toStrictEqual({
       result: undefined,
       error: expect.stringMatching(
