@@ -13,6 +13,7 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import {
+  DEFAULT_MEMORY_LIMIT,
   type ExecuteRequest,
   encodeMessage,
   type FaultCode,
@@ -21,11 +22,13 @@ import {
   type Message,
   type MessageOf,
 } from '@supolka/codemode-protocol';
+import { DEFAULT_CHILD_RSS_LIMIT } from '../executor/defaults.ts';
 import { BoundedCodeCache } from '../sandbox/code-cache.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../sandbox/isolate.ts';
 import { type ExecuteResult, Sandbox } from '../sandbox/sandbox.ts';
 import { receiveMessage, sendMessage, sendText } from './channel.ts';
 import { ChildRun } from './child-run.ts';
+import { MemoryGuard } from './memory-guard.ts';
 import { parseSettings } from './settings.ts';
 
 const settings = parseSettings(process.argv[2]);
@@ -36,16 +39,31 @@ interface Ready {
   readonly sandbox: Sandbox;
 }
 
+/** The sandbox once built, and the resident size of this child when its first isolate was ready. */
+let built: Sandbox | undefined;
+let resting = 0;
+const guard = new MemoryGuard({
+  parent: process,
+  retained: () => built?.retainedCount ?? 0,
+  // While retained executions hold isolates the floor rises no higher than the pool's recycling bound.
+  floorCap: () => Math.max(resting, (settings.rssLimit ?? DEFAULT_CHILD_RSS_LIMIT) * 2 ** 20),
+});
+
 // Started now and awaited by every heartbeat; the rejection is reported there, not as unhandled.
-const ready: Promise<Ready> = checkEngine().then((engine) => ({
-  engine,
-  sandbox: new Sandbox({
+const ready: Promise<Ready> = checkEngine().then((engine) => {
+  built = new Sandbox({
     engine,
     codeCache: new BoundedCodeCache(),
     // The pool prefers a child whose next isolate is ready (pool.ts, #idleChild).
-    onPrepared: () => sendMessage(process, { type: 'prepared' }),
-  }),
-}));
+    onPrepared: () => {
+      if (resting === 0) resting = process.memoryUsage.rss();
+      sendMessage(process, { type: 'prepared' });
+    },
+    // A fatal out-of-memory in one isolate: the guard names its execution before the process ends.
+    onCatastrophicError: guard.onCatastrophicError,
+  });
+  return { engine, sandbox: built };
+});
 ready.catch(() => {});
 
 const runs = new Map<string, ChildRun>();
@@ -137,11 +155,12 @@ async function answerHeartbeat(id: string): Promise<void> {
 }
 
 async function execute(id: string, request: ExecuteRequest, reportHostWaits: boolean): Promise<void> {
-  const run = new ChildRun(id, process, hooks);
+  const run = new ChildRun(id, process, hooks, guard.catastropheInRun);
   runs.set(id, run);
   let envelope: ExecuteResult;
   try {
     const { sandbox } = await ready;
+    guard.beginRun(id, request.memoryLimit ?? DEFAULT_MEMORY_LIMIT);
     envelope = await sandbox.execute({
       code: request.code,
       ...(request.modules !== undefined ? { modules: request.modules } : {}),
@@ -173,6 +192,7 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
       logs: [],
     };
   } finally {
+    guard.endRun(id);
     run.end();
     runs.delete(id);
     executions++;
@@ -182,12 +202,15 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
 
 /** Invokes a retained execution this child holds; a failure crosses as a fault with its code. */
 async function invoke(message: MessageOf<'invoke'>): Promise<void> {
+  guard.beginInvoke(message.id, message.executionId);
   try {
     const { sandbox } = await ready;
     const response = await sandbox.invoke(message.executionId, message.request, message.handle);
     sendText(process, encodeMessage({ type: 'invokeResult', id: message.id, response }));
   } catch (error) {
     sendMessage(process, { type: 'fault', id: message.id, ...faultOf(error) });
+  } finally {
+    guard.endInvoke(message.id, message.executionId);
   }
 }
 

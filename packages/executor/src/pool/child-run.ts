@@ -18,10 +18,14 @@ export class ChildRun {
   readonly #outbounds = new Map<number, (frame: OutboundFrame) => void>();
   #calls = 0;
 
-  constructor(id: string, parent: MessageEndpoint, hooks: ChildTestHooks = {}) {
+  readonly #catastrophe: () => void;
+
+  /** `catastrophe` is what the catastrophicOnTool hook calls: the run's isolate's fatal out-of-memory. */
+  constructor(id: string, parent: MessageEndpoint, hooks: ChildTestHooks = {}, catastrophe = () => {}) {
     this.#id = id;
     this.#parent = parent;
     this.#hooks = hooks;
+    this.#catastrophe = catastrophe;
   }
 
   /** Aborting it ends the sandbox run at once with CANCELLED. */
@@ -99,6 +103,7 @@ export class ChildRun {
       // A synchronous loop on the child's main thread: no heartbeat, no signal handler, no message.
       for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
     }
+    if (tool === this.#hooks.catastrophicOnTool) this.#catastrophe();
     if (tool === this.#hooks.exhaustMemoryOnTool) {
       const held: number[][] = [];
       for (;;) held.push(new Array(1 << 20).fill(held.length));

@@ -63,6 +63,8 @@ export class PoolChild {
   idleSince = performance.now();
   /** Whether its isolate for the next execution is ready (it said so since its last execution). */
   prepared = false;
+  /** What it said before it ended for memory (memory-guard.ts): whose death it is. */
+  outOfMemory: MessageOf<'outOfMemory'> | undefined;
   /** Retained executions it holds: it is not retired while it holds any. */
   readonly retained = new Set<string>();
   /** Why it could not start, once the pool gave up on it. */
@@ -114,6 +116,7 @@ export class PoolChild {
             stderr: this.#stderr,
             termination: this.#termination,
             lastRss: this.rss || undefined,
+            outOfMemory: this.outOfMemory,
           });
       events.exit(this, cause);
       resolveExited();
@@ -171,6 +174,18 @@ export class PoolChild {
       if (!this.alive) return;
       termination.killed = true;
       this.process.kill('SIGKILL');
+    }, this.#killTimeout);
+  }
+
+  /**
+   * The child said it is ending for memory: it ends itself at once, and SIGKILL follows after
+   * killTimeout in case it cannot.
+   */
+  markOutOfMemory(message: MessageOf<'outOfMemory'>): void {
+    if (this.outOfMemory || !this.alive) return;
+    this.outOfMemory = message;
+    this.#killTimer = setTimeout(() => {
+      if (this.alive) this.process.kill('SIGKILL');
     }, this.#killTimeout);
   }
 

@@ -63,11 +63,12 @@ export class Conversations {
     return true;
   }
 
-  dropChild(child: PoolChild, error: () => Error): void {
+  /** Rejects every conversation of a child that is gone, each with the error `error` makes for its id. */
+  dropChild(child: PoolChild, error: (id: string) => Error): void {
     for (const [id, pending] of this.#pending) {
       if (pending.child !== child) continue;
       this.#pending.delete(id);
-      pending.reject(error());
+      pending.reject(error(id));
     }
   }
 

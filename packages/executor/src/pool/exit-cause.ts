@@ -19,12 +19,16 @@ export interface ChildEnd {
   readonly termination?: Termination | undefined;
   /** Resident memory at the last heartbeat, in bytes. */
   readonly lastRss?: number | undefined;
+  /** What the child said before it ended for memory its isolate limits could not stop. */
+  readonly outOfMemory?: { readonly cause: 'engine' | 'backstop' } | undefined;
 }
 
 // V8's own fatal heap errors, and the engine's catastrophic-error report (sandbox/isolate.ts).
 const MEMORY_DEATH =
   /JavaScript heap out of memory|Reached heap limit|Fatal process out of memory|Cannot allocate memory/i;
 const CATASTROPHIC = /catastrophic engine error/i;
+// The child's resident-memory backstop (memory-guard.ts, backstopLine).
+const BACKSTOP = /^memory backstop: /;
 
 export function describeEnd(end: ChildEnd): string {
   const how = end.signal ? `ended on ${end.signal}` : `exited with code ${end.code}`;
@@ -33,6 +37,11 @@ export function describeEnd(end: ChildEnd): string {
     return killed
       ? `${reason}; the pool sent SIGTERM, and SIGKILL when that went unanswered`
       : `${reason}; the pool ended it with SIGTERM`;
+  }
+  const backstop = lineMatching(end.stderr, BACKSTOP);
+  if (backstop) return `its ${backstop.replace(BACKSTOP, 'memory backstop ended it: ')}, and the process ${how}`;
+  if (end.outOfMemory?.cause === 'engine') {
+    return `an isolate in it ran out of memory (V8's fatal out-of-memory error), and the process ${how}`;
   }
   const memory = lineMatching(end.stderr, MEMORY_DEATH);
   if (memory) return `its process ran out of memory (${memory}) and ${how}`;

@@ -19,6 +19,7 @@ import {
   faultEnvelope,
   HandlesClosedError,
   type HttpRequest,
+  MemoryLimitError,
   type HttpResponse,
   type Message,
   type MessageOf,
@@ -293,6 +294,7 @@ export class Pool {
           allowLoopback: this.#settings.allowLoopback,
           allowPrivate: this.#settings.allowPrivate,
           ownEndpoints: this.#settings.ownEndpoints,
+          rssLimit: this.#settings.rssLimit,
           ...(this.#testHooks ? { testHooks: this.#testHooks } : {}),
         },
       },
@@ -369,6 +371,14 @@ export class Pool {
       case 'fault':
         this.#onFault(child, message);
         return;
+      case 'outOfMemory':
+        // It is ending itself; it takes no more work, and a replacement starts now.
+        child.markOutOfMemory(message);
+        if (!child.retiring) {
+          child.retiring = 'it is ending: an isolate in it ran out of memory';
+          this.#replenish();
+        }
+        return;
       default:
         this.#violation(child, `it sent a ${message.type} message, which a pool child never sends`);
     }
@@ -441,10 +451,21 @@ export class Pool {
   #onExit(child: PoolChild, cause: string): void {
     this.#children.splice(this.#children.indexOf(child), 1);
     this.#emit({ type: 'exited', pid: child.pid, cause });
-    child.current?.settle(faultEnvelope('WORKER_LOST', workerLostMessage(cause)));
+    // The execution the child named as the culprit of a memory death reads MEMORY_LIMIT; the rest WORKER_LOST.
+    const oom = child.outOfMemory;
+    const culprit = (id: string) => oom?.conversations.includes(id) === true;
+    if (child.current) {
+      child.current.settle(
+        oom && culprit(child.current.id)
+          ? faultEnvelope('MEMORY_LIMIT', new MemoryLimitError(oom.memoryLimit).message)
+          : faultEnvelope('WORKER_LOST', workerLostMessage(cause)),
+      );
+    }
     child.current = undefined;
     this.#routes.dropChild(child);
-    this.#conversations.dropChild(child, () => new WorkerLostError(cause));
+    this.#conversations.dropChild(child, (id) =>
+      oom && culprit(id) ? new MemoryLimitError(oom.memoryLimit) : new WorkerLostError(cause),
+    );
     if (!child.healthy && !this.#disposed) this.#startFailed(child, cause);
     this.#replenish();
     this.#pump();

@@ -15,6 +15,11 @@ export interface ChildTestHooks {
   readonly hangOnTool?: string;
   /** A tool call of this name allocates host memory until the child's own V8 heap gives out. */
   readonly exhaustMemoryOnTool?: string;
+  /**
+   * A tool call of this name reports isolated-vm's catastrophic out-of-memory error for the calling
+   * run's isolate, as V8's fatal out-of-memory does (no guest program reaches it reliably here).
+   */
+  readonly catastrophicOnTool?: string;
   /** The engine check fails with this text, as on an engine that cannot serve the sandbox. */
   readonly failEngineCheck?: string;
   /** A file path: the first child to create the file fails its engine check; the others pass. */
@@ -28,6 +33,11 @@ export interface ChildSettings {
   readonly maxRetained: number;
   /** Whether native outbound requests may reach link-local addresses (cloud metadata endpoints). */
   readonly allowLinkLocal: boolean;
+  /**
+   * The pool's resident-memory bound for recycling idle children (MB; default DEFAULT_CHILD_RSS_LIMIT):
+   * the memory backstop's floor rises no higher while retained executions are held (backstop.ts).
+   */
+  readonly rssLimit?: number;
   /** Whether native outbound requests may reach loopback addresses. */
   readonly allowLoopback: boolean;
   /** Whether native outbound requests may reach private addresses. */
@@ -47,8 +57,9 @@ export function parseSettings(text: string | undefined): ChildSettings {
   const value = JSON.parse(text) as unknown;
   if (typeof value !== 'object' || value === null) throw new Error('The child settings must be an object.');
   const record = value as Record<string, unknown>;
-  for (const field of ['grace', 'maxRetained'] as const) {
+  for (const field of ['grace', 'maxRetained', 'rssLimit'] as const) {
     const number = record[field];
+    if (field === 'rssLimit' && number === undefined) continue;
     if (typeof number !== 'number' || !Number.isInteger(number) || number < 0) {
       throw new Error(`The child setting ${field} must be a whole number, not negative.`);
     }

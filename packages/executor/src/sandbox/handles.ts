@@ -129,6 +129,8 @@ export class RetainedHandles {
   /** Keeps the isolate, its timers, its clock slot and its bounds; answers the executionId. */
   retain(prepared: PreparedIsolate, invoker: Retained['invoker'], options: RetainOptions): string {
     const executionId = randomUUID();
+    // The pool child's memory backstop names this execution when its isolate is the culprit.
+    prepared.handle.retainedAs = executionId;
     const wall = wallTimeOf(prepared.handle);
     this.#executions.set(executionId, {
       prepared,

@@ -21,6 +21,8 @@ export interface IsolateHandle {
   readonly memoryLimit: number;
   /** The loader slot: linkModules fills it once the linker for the run exists. */
   loader: Loader | undefined;
+  /** The executionId once a run retained this isolate (handles.ts), so a memory death can be attributed. */
+  retainedAs?: string | undefined;
 }
 
 export interface CreateIsolateOptions {
@@ -28,23 +30,46 @@ export interface CreateIsolateOptions {
   readonly memoryLimit: number;
   /** The startup snapshot every isolate of this process is restored from. */
   readonly snapshot?: ivm.ExternalCopy<ArrayBuffer>;
-  /** Called when V8 has lost control of an isolate; the default ends the process on purpose. */
-  readonly onCatastrophicError?: (message: string) => void;
+  /**
+   * Called when V8 has lost control of this isolate (a fatal out-of-memory); the default ends the
+   * process on purpose. It receives the handle, so the host knows whose isolate it was.
+   */
+  readonly onCatastrophicError?: CatastrophicErrorHandler;
+}
+
+export type CatastrophicErrorHandler = (message: string, handle: IsolateHandle) => void;
+
+/**
+ * Every isolate of this process that is not disposed yet: what the process's memory backstop
+ * (pool/backstop.ts) sums the limits of, and reads the CPU time of to find the one allocating.
+ */
+const live = new Set<IsolateHandle>();
+
+export function liveIsolates(): IsolateHandle[] {
+  for (const handle of live) if (handle.isolate.isDisposed) live.delete(handle);
+  return [...live];
 }
 
 /**
  * A catastrophic error means V8 can no longer vouch for any isolate in the process. Ending the
  * process deliberately lets the pool replace it, instead of leaving it half alive.
  */
-export function endProcessOnCatastrophicError(message: string): void {
+export function endProcessOnCatastrophicError(message: string, _handle?: IsolateHandle): void {
   process.stderr.write(`isolated-vm reported a catastrophic engine error; ending the process: ${message}\n`);
   process.abort();
 }
 
 export function createIsolate(options: CreateIsolateOptions): IsolateHandle {
+  const onCatastrophicError = options.onCatastrophicError ?? endProcessOnCatastrophicError;
+  // isolated-vm calls this on the process's main thread while the isolate's own thread waits for
+  // ever, so the host can still speak before it ends the process.
+  let created: IsolateHandle | undefined;
   const isolate = new ivm.Isolate({
     memoryLimit: options.memoryLimit,
-    onCatastrophicError: options.onCatastrophicError ?? endProcessOnCatastrophicError,
+    onCatastrophicError: (message: string) => {
+      if (created) onCatastrophicError(message, created);
+      else endProcessOnCatastrophicError(message);
+    },
     ...(options.snapshot ? { snapshot: options.snapshot } : {}),
   });
   try {
@@ -52,7 +77,9 @@ export function createIsolate(options: CreateIsolateOptions): IsolateHandle {
     const jail = context.global;
     // One global object for host-side installs and user code alike.
     jail.setSync('globalThis', jail.derefInto());
-    return { isolate, context, jail, memoryLimit: options.memoryLimit, loader: undefined };
+    created = { isolate, context, jail, memoryLimit: options.memoryLimit, loader: undefined };
+    live.add(created);
+    return created;
   } catch (error) {
     isolate.dispose();
     throw error;
@@ -60,6 +87,7 @@ export function createIsolate(options: CreateIsolateOptions): IsolateHandle {
 }
 
 export function disposeIsolate(handle: IsolateHandle): void {
+  live.delete(handle);
   if (!handle.isolate.isDisposed) handle.isolate.dispose();
 }
 

@@ -8,14 +8,14 @@
  */
 import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
+import { BodyBudget, bodyBudgetFor } from './body-budget.ts';
 import { ClockSlot } from './clock.ts';
 import type { ConsoleCapture } from './console.ts';
 import { subtleReference } from './crypto.ts';
 import { createDispatchState, type DispatchState, encodeFrame, hostDispatch } from './dispatch.ts';
-import { BodyBudget, bodyBudgetFor } from './body-budget.ts';
 import { hostSendRequest, type Performer } from './fetch.ts';
 import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
-import { createIsolate, type IsolateHandle } from './isolate.ts';
+import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from './isolate.ts';
 import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
 import { never, TimerRegistry } from './timers.ts';
 
@@ -48,7 +48,7 @@ export interface PreparedIsolate {
 
 export interface PrepareOptions {
   readonly memoryLimit: number;
-  readonly onCatastrophicError?: (message: string) => void;
+  readonly onCatastrophicError?: CatastrophicErrorHandler;
   /** References the runtime issue adds to the handshake (outbound, crypto), beside randomness. */
   readonly references?: (slots: RunSlots, handle: IsolateHandle) => Partial<RuntimeReferences>;
 }

@@ -32,7 +32,7 @@ import { buildEntrySource } from './entry.ts';
 import { TypeEraser } from './eraser.ts';
 import { chooseOutbound, type Outbound } from './fetch.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
-import { disposeIsolate, type EngineReport } from './isolate.ts';
+import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
 import { buildModuleMap } from './module-map.ts';
 import { ENTRY_NAME, linkModules } from './modules.ts';
 import { checkSourceNesting, compileJavaScriptFirst, eraseTypeScriptModules } from './preparation.ts';
@@ -96,7 +96,7 @@ export interface SandboxOptions {
   readonly onPrepared?: () => void;
   /** The engine report; selects the fallbacks. Without one, every fallback is in force. */
   readonly engine?: EngineReport;
-  readonly onCatastrophicError?: (message: string) => void;
+  readonly onCatastrophicError?: CatastrophicErrorHandler;
 }
 
 export class Sandbox {

@@ -1,0 +1,161 @@
+/**
+ * The child's memory backstop: the bound for memory an isolate's own limit does not meter.
+ *
+ * isolated-vm enforces `memoryLimit` after the fact: when V8 nears the limit it grants the heap up to
+ * 1 GiB more (its near-heap-limit callback) and asks for a full collection; only a collection that
+ * still finds the heap over the limit terminates the isolate. One allocation V8 makes in a single
+ * runtime call (a maximum-length string made flat, 512 MiB) completes before any check, and one
+ * that is garbage again by the next full collection is never counted at all (docs/threat-model.md).
+ * No in-isolate measure reaches inside that runtime call, so this one watches the process.
+ *
+ * While an isolate of this process may run guest code (a run, an invocation, a retained
+ * execution's timers), a timer on the child's main thread reads its resident memory every
+ * BACKSTOP_INTERVAL ms; isolates run on their own threads, so it keeps firing while they compute.
+ * Past the ceiling it names the isolate whose CPU time grew most since the previous sample (the
+ * one allocating) and the child ends itself: disposing that isolate would not stop a runtime call
+ * already under way, and ending the process does at once.
+ */
+import { type IsolateHandle, liveIsolates } from '../sandbox/isolate.ts';
+
+const MIB = 2 ** 20;
+
+/** How often resident memory is read while guest code may run, in ms. */
+export const BACKSTOP_INTERVAL = 2;
+/** The ceiling allows this many times the sum of the memory limits of the isolates the child holds. */
+export const BACKSTOP_FACTOR = 2;
+/**
+ * Fixed room above the floor: a fresh isolate's own pages (about 10 MB from the snapshot) and the
+ * young generation (up to 48 MB at limits of 512 MB and more), which `memoryLimit` does not count.
+ */
+export const BACKSTOP_SLACK = 64 * MIB;
+
+/**
+ * What a child may grow past the ceiling before the backstop stops it: the growth of one sample
+ * interval and the child's own exit. Measured here (docs/threat-model.md): a flat string grows
+ * resident memory 1.4 MB per ms, and the first sample past the ceiling lands 1 to 4 MB past it at
+ * 2 ms (6 to 14 MB at 5 to 10 ms).
+ */
+export const BACKSTOP_OVERSHOOT = 32 * MIB;
+
+/** The resident size at which the backstop ends a child whose floor is `floor` bytes. */
+export function backstopCeiling(floor: number, limitsMb: number): number {
+  return floor + BACKSTOP_FACTOR * limitsMb * MIB + BACKSTOP_SLACK;
+}
+
+/** The documented bound: the most resident memory a child reaches, the ceiling and the overshoot. */
+export function backstopBound(floor: number, limitsMb: number): number {
+  return backstopCeiling(floor, limitsMb) + BACKSTOP_OVERSHOOT;
+}
+
+export interface Breach {
+  /** Resident memory that passed the ceiling, and the ceiling, in bytes. */
+  readonly rss: number;
+  readonly ceiling: number;
+  /** The isolate that ran most since the previous sample; undefined when none ran. */
+  readonly culprit: IsolateHandle | undefined;
+}
+
+export interface BackstopOptions {
+  /** Whether guest code may run now; the sampling stops once nothing is held or running. */
+  readonly busy: () => boolean;
+  readonly onBreach: (breach: Breach) => void;
+  /** Resident memory in bytes (tests replace it). */
+  readonly rss?: () => number;
+}
+
+export class MemoryBackstop {
+  readonly #options: BackstopOptions;
+  readonly #rss: () => number;
+  #timer: NodeJS.Timeout | undefined;
+  #floor = 0;
+  #cpu = new Map<IsolateHandle, bigint>();
+  /**
+   * The isolates counted in the ceiling: every one seen since the floor was last measured. One
+   * disposed meanwhile still counts, since its pages leave the process some time after disposal
+   * (an isolate the engine ended at its limit is disposed while its heap is still resident).
+   */
+  #counted = new Set<IsolateHandle>();
+
+  constructor(options: BackstopOptions) {
+    this.#options = options;
+    this.#rss = options.rss ?? (() => process.memoryUsage.rss());
+  }
+
+  /** The resident size the ceiling starts from while armed, in bytes. */
+  get floor(): number {
+    return this.#floor;
+  }
+
+  /** The ceiling now: the floor plus room for every isolate the process held since it was measured. */
+  get ceiling(): number {
+    for (const handle of liveIsolates()) this.#counted.add(handle);
+    let limits = 0;
+    for (const handle of this.#counted) limits += handle.memoryLimit;
+    return backstopCeiling(this.#floor, limits);
+  }
+
+  /**
+   * Guest code is about to run. Disarmed, the floor is what the process holds now. Armed already
+   * (a retained execution holds an isolate), the floor only rises, to what the process holds now
+   * but never past `cap`: so memory left behind by runs that ended is not counted against the next,
+   * and a retained execution cannot raise its own ceiling step by step.
+   */
+  arm(cap: number): void {
+    const now = this.#rss();
+    // What disposed isolates left behind is in `now`, so the floor holds it from here on.
+    this.#counted = new Set(liveIsolates());
+    if (this.#timer === undefined) {
+      this.#floor = now;
+      this.#cpu = cpuTimes();
+      this.#timer = setInterval(() => this.#sample(), BACKSTOP_INTERVAL);
+      // Sampling must never keep the child alive on its own.
+      this.#timer.unref();
+    } else {
+      this.#floor = Math.max(this.#floor, Math.min(now, cap));
+    }
+  }
+
+  get armed(): boolean {
+    return this.#timer !== undefined;
+  }
+
+  disarm(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #sample(): void {
+    if (!this.#options.busy()) {
+      this.disarm();
+      return;
+    }
+    const rss = this.#rss();
+    const ceiling = this.ceiling;
+    const previous = this.#cpu;
+    this.#cpu = cpuTimes();
+    if (rss <= ceiling) return;
+    this.disarm();
+    let culprit: IsolateHandle | undefined;
+    let most = 0n;
+    for (const [handle, time] of this.#cpu) {
+      const grown = time - (previous.get(handle) ?? 0n);
+      if (grown > most) {
+        most = grown;
+        culprit = handle;
+      }
+    }
+    this.#options.onBreach({ rss, ceiling, culprit });
+  }
+}
+
+function cpuTimes(): Map<IsolateHandle, bigint> {
+  const times = new Map<IsolateHandle, bigint>();
+  for (const handle of liveIsolates()) {
+    try {
+      times.set(handle, handle.isolate.cpuTime);
+    } catch {
+      // Disposed between the listing and the read: it allocates nothing any more.
+    }
+  }
+  return times;
+}
