@@ -39,7 +39,8 @@ export function describeEnd(end: ChildEnd): string {
       : `${reason}; the pool ended it with SIGTERM`;
   }
   const backstop = lineMatching(end.stderr, BACKSTOP);
-  if (backstop) return `its ${backstop.replace(BACKSTOP, 'memory backstop ended it: ')}, and the process ${how}`;
+  if (backstop)
+    return `its ${backstop.replace(BACKSTOP, 'memory backstop ended it: ')}, and the process ${how}`;
   if (end.outOfMemory?.cause === 'engine') {
     return `an isolate in it ran out of memory (V8's fatal out-of-memory error), and the process ${how}`;
   }

@@ -65,8 +65,8 @@ export class MemoryGuard {
   }
 
   beginInvoke(id: string, executionId: string): void {
-    let ids = this.#invokes.get(executionId);
-    if (!ids) this.#invokes.set(executionId, (ids = new Set()));
+    const ids = this.#invokes.get(executionId) ?? new Set<string>();
+    this.#invokes.set(executionId, ids);
     ids.add(id);
     this.#arm();
   }
@@ -124,7 +124,11 @@ export class MemoryGuard {
   }
 
   /** Tells the parent whose death this is (when it is known), then ends the process with `finish`. */
-  #end(culprit: Culprit | undefined, how: Omit<MessageOf<'outOfMemory'>, 'type' | keyof Culprit>, finish: () => void): void {
+  #end(
+    culprit: Culprit | undefined,
+    how: Omit<MessageOf<'outOfMemory'>, 'type' | keyof Culprit>,
+    finish: () => void,
+  ): void {
     if (this.#ending) return;
     this.#ending = true;
     this.#backstop.disarm();
