@@ -1,10 +1,18 @@
 /**
- * CommonJS modules of the map, each behind a self-contained ES module facade. A facade embeds every
- * cjs source of the map, so a nested require reaches any sibling, along with the require runtime
- * and the resolver as source text. The runtime follows Node where Node's behaviour is observable:
- * the cache entry is seeded before its factory runs (a circular require sees partial exports), a
- * throwing factory is evicted (the next require retries), top-level `this` is module.exports, and
- * require.resolve answers the resolved id or throws.
+ * CommonJS modules of the map, each behind an ES module facade. Every cjs source is compiled once
+ * per run, in a factory module of its own (`export default function (exports, require, module, ...)`),
+ * and one factories module gathers them into a Map; each facade imports that Map, so a nested
+ * require reaches any sibling, and carries the require runtime and the resolver as source text.
+ * The chapter's facade embedded every cjs source in every facade: host work and module text
+ * quadratic in the map (200 facades over 1.6 MB of sources compiled 320 MB), and a source that
+ * closed its wrapper wrote into its siblings' text, so brackets each source's nesting scan had
+ * bounded added up across the map (docs/sandbox.md, "Deviations"). In a module of its own, a
+ * source that closes its wrapper is a syntax error of its own module.
+ *
+ * The runtime follows Node where Node's behaviour is observable: the cache entry is seeded before
+ * its factory runs (a circular require sees partial exports), a throwing factory is evicted (the
+ * next require retries), top-level `this` is module.exports, and require.resolve answers the
+ * resolved id or throws.
  *
  * Factory bodies inherit the strict mode of the ES module around them, where Node runs CommonJS
  * sloppy; and each facade owns its cache, so a module two facades require runs once per facade.
@@ -13,24 +21,59 @@ import type { ModuleEntry } from '@supolka/codemode-protocol';
 import { moduleKind, type NormalizedModuleMap } from './module-map.ts';
 import { normalizeSpecifier, resolveSpecifier } from './resolver.ts';
 
+/** The module that gathers every factory of the map; only facades and factories import it. */
+export const CJS_FACTORIES = 'codemode:cjs-factories';
+
+/** The name the factory of cjs module `id` compiles under. */
+export function cjsFactoryName(id: string): string {
+  return `${FACTORY_PREFIX}${id}`;
+}
+const FACTORY_PREFIX = 'codemode:cjs-factory:';
+
 /** The names require() can reach: entries whose kind is cjs (an entry with js as well resolves as js). */
 function requireSpace(map: NormalizedModuleMap): [string, ModuleEntry][] {
   return [...map].filter(([, entry]) => moduleKind(entry) === 'cjs');
 }
 
-export function wrapCjs(name: string, map: NormalizedModuleMap): string {
-  const factories = requireSpace(map)
-    .map(
-      ([id, entry]) =>
-        `  [${JSON.stringify(id)}, function (exports, require, module, __filename, __dirname) {\n${(entry as { cjs: string }).cjs}\n}],`,
-    )
-    .join('\n');
-  return `const normalizeSpecifier = ${normalizeSpecifier.toString()};
+/** Whether `name` is a cjs module of the map, whose facade may import CJS_FACTORIES. */
+export function isCjsModule(map: NormalizedModuleMap, name: string): boolean {
+  const entry = map.get(name);
+  return entry !== undefined && moduleKind(entry) === 'cjs';
+}
+
+/**
+ * The source of `name` when it is CJS_FACTORIES or the factory of a cjs module of the map, with
+ * the name it resolves its imports from and is reported under (a factory's is its module's id);
+ * otherwise undefined.
+ */
+export function cjsInternal(
+  name: string,
+  map: NormalizedModuleMap,
+): { source: string; as: string } | undefined {
+  if (name === CJS_FACTORIES) {
+    const space = requireSpace(map);
+    const imports = space.map(
+      ([id], index) => `import f${index} from ${JSON.stringify(cjsFactoryName(id))};`,
+    );
+    const entries = space.map(([id], index) => `  [${JSON.stringify(id)}, f${index}],`);
+    // A Map, because an object literal would route ids like __proto__ or toString through Object.prototype.
+    const source = `${imports.join('\n')}\nexport default new Map([\n${entries.join('\n')}\n]);\n`;
+    return { source, as: name };
+  }
+  if (!name.startsWith(FACTORY_PREFIX)) return undefined;
+  const id = name.slice(FACTORY_PREFIX.length);
+  if (!isCjsModule(map, id)) return undefined;
+  const body = (map.get(id) as { cjs: string }).cjs;
+  return {
+    source: `export default function (exports, require, module, __filename, __dirname) {\n${body}\n}\n`,
+    as: id,
+  };
+}
+
+export function wrapCjs(name: string): string {
+  return `import factories from ${JSON.stringify(CJS_FACTORIES)};
+const normalizeSpecifier = ${normalizeSpecifier.toString()};
 const resolveSpecifier = ${resolveSpecifier.toString()};
-// A Map, because an object literal would route ids like __proto__ or toString through Object.prototype.
-const factories = new Map([
-${factories}
-]);
 const cache = new Map();
 const makeRequire = (from) => {
   const resolve = (specifier) => {

@@ -52,7 +52,7 @@ export function moduleSource(map: NormalizedModuleMap, name: string, referrer: s
     case 'js':
       return entry.js as string;
     case 'cjs':
-      return wrapCjs(name, map);
+      return wrapCjs(name);
     case 'json':
       return jsonModule(name, entry.json);
     case 'text':

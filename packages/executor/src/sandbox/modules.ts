@@ -15,6 +15,7 @@
  */
 import { InternalError, ModuleNotFoundError } from '@supolka/codemode-protocol';
 import type ivm from 'isolated-vm';
+import { CJS_FACTORIES, cjsInternal, isCjsModule } from './cjs.ts';
 import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './code-cache.ts';
 import { rewriteDynamicImports } from './dynamic-import.ts';
 import { INTERNAL_SPECIFIER } from './internal-module.ts';
@@ -71,31 +72,52 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
     if (erased instanceof Error) throw erased;
     return erased ?? eraseTypes(source, name);
   };
-  const prepare = (name: string, source: string) => ({
-    source: ((text) => (options.rewriteImports ? rewriteDynamicImports(text, name) : text))(
+  // `as` is the name the module resolves its imports from and is reported under: a cjs factory
+  // compiles under a name of its own but resolves from its module's id.
+  const prepare = (name: string, source: string, as: string) => ({
+    source: ((text) => (options.rewriteImports ? rewriteDynamicImports(text, as) : text))(
       withoutTypes(name, source),
     ),
-    compileOptions: { filename: name, cache: options.codeCache },
+    compileOptions: { filename: as, cache: options.codeCache },
   });
   const register = (module: ivm.Module, name: string, trusted = false): ivm.Module => {
     names.set(module, name);
     if (trusted) privileged.add(module);
     return module;
   };
-  const compileSync = (name: string, source: string, trusted = false): ivm.Module => {
-    const { source: text, compileOptions } = prepare(name, source);
-    return register(compileModuleCachedSync(handle.isolate, text, compileOptions), name, trusted);
+  const compileSync = (name: string, source: string, trusted = false, as = name): ivm.Module => {
+    const { source: text, compileOptions } = prepare(name, source, as);
+    return register(compileModuleCachedSync(handle.isolate, text, compileOptions), as, trusted);
   };
-  const compileAsync = async (name: string, source: string, trusted = false): Promise<ivm.Module> => {
-    const { source: text, compileOptions } = prepare(name, source);
-    return register(await compileModuleCached(handle.isolate, text, compileOptions), name, trusted);
+  const compileAsync = async (
+    name: string,
+    source: string,
+    trusted = false,
+    as = name,
+  ): Promise<ivm.Module> => {
+    const { source: text, compileOptions } = prepare(name, source, as);
+    return register(await compileModuleCached(handle.isolate, text, compileOptions), as, trusted);
+  };
+  // The factories module and each cjs source's factory, compiled once per run (cjs.ts); memoized
+  // apart from the map's names, which a request may spell like them.
+  const cjsMemo = new Map<string, ivm.Module | Promise<ivm.Module>>();
+  /** The cjs factory or factories module `specifier` names, when `referrer` may import it. */
+  const cjsTarget = (specifier: string, referrer: string) => {
+    const allowed =
+      referrer === CJS_FACTORIES || (specifier === CJS_FACTORIES && isCjsModule(options.modules, referrer));
+    const found = allowed ? cjsInternal(specifier, options.modules) : undefined;
+    return found === undefined ? undefined : { cjs: specifier, ...found };
   };
 
   /** What `specifier` names from `referrer`: the sandbox's own modules, or a module of the map. */
   const locate = (
     specifier: string,
     referrer: ivm.Module,
-  ): { internal: ivm.Module } | { scope: string } | { name: string; from: string } => {
+  ):
+    | { internal: ivm.Module }
+    | { scope: string }
+    | { cjs: string; source: string; as: string }
+    | { name: string; from: string } => {
     const referrerName = names.get(referrer);
     if (referrerName === undefined) {
       throw new InternalError(
@@ -106,6 +128,8 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       if (specifier === INTERNAL_SPECIFIER) return { internal: options.internal };
       if (specifier.startsWith(SCOPE_PREFIX)) return { scope: specifier };
     }
+    const cjs = cjsTarget(specifier, referrerName);
+    if (cjs !== undefined) return cjs;
     const name = resolveSpecifier(specifier, referrerName, (candidate) => options.modules.has(candidate));
     if (!options.modules.has(name)) throw new ModuleNotFoundError(specifier, referrerName);
     return { name, from: referrerName };
@@ -121,6 +145,13 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       const target = locate(specifier, referrer);
       if ('internal' in target) return target.internal;
       if ('scope' in target) return compileSync(target.scope, SCOPE_SOURCE, true);
+      if ('cjs' in target) {
+        const known = cjsMemo.get(target.cjs);
+        if (known !== undefined && !(known instanceof Promise)) return known;
+        const module = compileSync(target.cjs, target.source, false, target.as);
+        cjsMemo.set(target.cjs, module);
+        return module;
+      }
       const known = memo.get(target.name);
       if (known !== undefined && !(known instanceof Promise)) return known;
       const module = compileSync(target.name, moduleSource(options.modules, target.name, target.from));
@@ -136,6 +167,14 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       const target = locate(specifier, referrer);
       if ('internal' in target) return target.internal;
       if ('scope' in target) return await compileAsync(target.scope, SCOPE_SOURCE, true);
+      if ('cjs' in target) {
+        let module = cjsMemo.get(target.cjs);
+        if (module === undefined) {
+          module = compileAsync(target.cjs, target.source, false, target.as);
+          cjsMemo.set(target.cjs, module);
+        }
+        return await module;
+      }
       let module = memo.get(target.name);
       if (module === undefined) {
         module = Promise.resolve().then(() =>

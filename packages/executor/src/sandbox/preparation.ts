@@ -11,6 +11,7 @@
  * plain JavaScript (the common case) costs nothing extra. `.ts` modules are always erased.
  */
 import type ivm from 'isolated-vm';
+import { cjsFactoryName, cjsInternal } from './cjs.ts';
 import type { Erasure, ErasureSource, TypeEraser } from './eraser.ts';
 import { moduleKind, moduleSource, type NormalizedModuleMap } from './module-map.ts';
 import { CODE_NAME, checkNesting, moduleName } from './nesting.ts';
@@ -44,6 +45,9 @@ export async function eraseTypeScriptModules(
     } catch {
       // An entry that compiles to nothing is reported by the linker, if anything imports it.
     }
+    // A cjs module's own source sits in its factory, which the linker compiles under this name.
+    const factory = cjsInternal(cjsFactoryName(name), modules);
+    if (factory !== undefined) sources.push({ name: cjsFactoryName(name), source: factory.source });
   }
   const erased = await eraser.erase(sources, within);
   if (erased === undefined) return undefined;
