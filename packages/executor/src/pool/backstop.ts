@@ -32,8 +32,8 @@ export const BACKSTOP_SLACK = 64 * MIB;
 /**
  * What a child may grow past the ceiling before the backstop stops it: the growth of one sample
  * interval and the child's own exit. Measured here (docs/threat-model.md): a flat string grows
- * resident memory 1.4 MB per ms, and the first sample past the ceiling lands 1 to 4 MB past it at
- * 2 ms (6 to 14 MB at 5 to 10 ms).
+ * resident memory 1.4 MB per ms, and the first sample past the ceiling landed within 2 MB of it at
+ * 2 ms (6 MB at 5 ms, 10 MB at 10 ms).
  */
 export const BACKSTOP_OVERSHOOT = 32 * MIB;
 
