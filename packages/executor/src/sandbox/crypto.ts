@@ -20,6 +20,7 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { EXECUTION_ENDED_MESSAGE, KEY_LIMIT, NOT_A_CRYPTO_KEY_MESSAGE } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
+import { HeldAnswers } from './answers.ts';
 import type { IsolateHandle } from './isolate.ts';
 
 type HostKey = webcrypto.CryptoKey;
@@ -476,13 +477,21 @@ const SYNC_HASHES: Record<string, string> = {
 /**
  * The reference the runtime's crypto.subtle calls, for one isolate: a bridge of its own. A call
  * with `now` is a digest in global scope, made with applySync and answered at once.
+ *
+ * Any other operation answers asynchronously with only the number its frame is held under, and
+ * the runtime takes the frame at once with a synchronous call of that number alone (answers.ts):
+ * a frame copied in asynchronously carries an ArrayBuffer, whose copy into an isolate near its
+ * memory limit aborts the process, even a 32-byte digest. Taken synchronously, it ends the run.
  */
 export function subtleReference(handle: IsolateHandle): ivm.Reference<unknown> {
   // The runtime holds what is in flight to the memory limit; the host holds the same line.
   const bridge = new CryptoBridge(() => !handle.isolate.isDisposed, {
     queuedByteLimit: handle.memoryLimit * 2 ** 20,
   });
-  return new ivm.Reference((operation: unknown, args: unknown, now?: unknown) =>
-    now === true && operation === 'digest' ? digestNow(args) : bridge.perform(operation, args),
-  );
+  const held = new HeldAnswers<SubtleFrame>();
+  return new ivm.Reference((operation: unknown, args: unknown, now?: unknown) => {
+    if (typeof operation === 'number') return held.take(operation);
+    if (now === true && operation === 'digest') return digestNow(args);
+    return bridge.perform(operation, args).then((frame) => held.hold(frame));
+  });
 }

@@ -14,6 +14,7 @@ import {
   PayloadTooLargeError,
   ToolNotFoundError,
 } from '@supolka/codemode-protocol';
+import { HeldAnswers, inlineOrHeld } from './answers.ts';
 
 /** Serves one tool call: resolves to the result envelope as JSON, `{"result":...}` or `{"error":"..."}`. */
 export type DispatchFunction = (provider: string, tool: string, argsJson: string) => Promise<string> | string;
@@ -96,26 +97,63 @@ export function encodeFrame(frame: DispatchFrame): string {
 }
 
 /**
+ * The function behind the dispatch reference. A call (three strings) answers its encoded frame
+ * itself when it is short, or the number the frame is held under (answers.ts): a tool result of
+ * megabytes arriving asynchronously while the isolate is near its memory limit would otherwise
+ * abort the process. A call with that number alone, made synchronously, takes the frame.
+ */
+export function dispatchReference(state: DispatchState) {
+  const dispatch = hostDispatch(state);
+  const held = new HeldAnswers<string>();
+  return (provider: string | number, tool?: string, argsJson?: string) =>
+    typeof provider === 'number'
+      ? held.take(provider)
+      : dispatch(provider, tool as string, argsJson as string).then((frame) =>
+          inlineOrHeld(encodeFrame(frame), held),
+        );
+}
+
+/** The text a call fails with when its held answer is gone (the reference never answers so). */
+export const ANSWER_GONE_MESSAGE = 'The answer of this call is no longer held by the host.';
+
+/**
  * Publishes __dispatch over the dispatch reference it is called with. A `thrown` frame becomes
  * an Error with its text, thrown behind the boundary; a `returned` frame yields its JSON string.
+ * A number in place of the frame is a long answer the host holds: it is taken at once with a
+ * synchronous call, where a copy past the memory limit ends the run cleanly.
  * In global scope (a module's top level) the call is refused, as workerd refuses I/O there.
  */
 export const DISPATCH_SOURCE = `((hostDispatch) => {
   const assertRequestScope = globalThis.__runtimeInternals.assertRequestScope;
   const apply = Reflect.apply;
   const applyHost = hostDispatch.apply;
+  const applyHostSync = hostDispatch.applySync;
   const then = Promise.prototype.then;
   const Promise_ = Promise;
   const Error_ = Error;
   const toString = String;
   const slice = String.prototype.slice;
   const options = { result: { promise: true } };
+  const settle = (frame, resolve, reject) => {
+    if (typeof frame !== 'string') return reject(new Error_(${JSON.stringify(ANSWER_GONE_MESSAGE)}));
+    if (frame[0] === 'r') resolve(apply(slice, frame, [1]));
+    else reject(new Error_(apply(slice, frame, [1])));
+  };
   const dispatch = function __dispatch(provider, tool, argsJson) {
     return new Promise_((resolve, reject) => {
       assertRequestScope();
       const call = apply(applyHost, hostDispatch, [undefined, [toString(provider), toString(tool), toString(argsJson)], options]);
       apply(then, call, [
-        (frame) => (frame[0] === 'r' ? resolve(apply(slice, frame, [1])) : reject(new Error_(apply(slice, frame, [1])))),
+        (answer) => {
+          if (typeof answer !== 'number') return settle(answer, resolve, reject);
+          let frame;
+          try {
+            frame = apply(applyHostSync, hostDispatch, [undefined, [answer]]);
+          } catch (error) {
+            return reject(error);
+          }
+          settle(frame, resolve, reject);
+        },
         (failure) => reject(new Error_(toString(failure && failure.message))),
       ]);
     });

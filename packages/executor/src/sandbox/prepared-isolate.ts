@@ -12,7 +12,7 @@ import { BodyBudget, bodyBudgetFor } from './body-budget.ts';
 import { ClockSlot } from './clock.ts';
 import type { ConsoleCapture } from './console.ts';
 import { subtleReference } from './crypto.ts';
-import { createDispatchState, type DispatchState, encodeFrame, hostDispatch } from './dispatch.ts';
+import { createDispatchState, type DispatchState, dispatchReference } from './dispatch.ts';
 import { hostSendRequest, type Performer } from './fetch.ts';
 import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
 import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from './isolate.ts';
@@ -110,12 +110,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
         // No settlement may reach a dead isolate: it would run a callback no execution owns.
         return handle.isolate.isDisposed ? never() : count;
       }),
-      new ivm.Reference(
-        (
-          (dispatch) => async (provider: string, tool: string, argsJson: string) =>
-            encodeFrame(await dispatch(provider, tool, argsJson))
-        )(hostDispatch(slots.dispatch)),
-      ),
+      new ivm.Reference(dispatchReference(slots.dispatch)),
       new ivm.Reference((referrer: string, specifier: string) =>
         handle.loader === undefined
           ? JSON.stringify(['thrown', 'Error', 'import() ran before the module map was linked.'])

@@ -358,8 +358,11 @@ describe('through a real isolate', () => {
     await handle.jail.set('subtleOperation', subtleReference(handle));
     return handle.context.eval(
       `(async () => {
-        const call = (operation, args) =>
-          subtleOperation.apply(undefined, [operation, args], { arguments: { copy: true }, result: { promise: true, copy: true } });
+        // The answer is the number the frame is held under; the frame is taken synchronously.
+        const call = async (operation, args) => {
+          const held = await subtleOperation.apply(undefined, [operation, args], { arguments: { copy: true }, result: { promise: true } });
+          return subtleOperation.applySync(undefined, [held], { result: { copy: true } });
+        };
         ${source}
       })()`,
       { promise: true, copy: true },
@@ -400,11 +403,17 @@ describe('through a real isolate', () => {
     handle = createIsolate({ memoryLimit: 32 });
     const reference = subtleReference(handle);
     handle.isolate.dispose();
-    const frame = await reference.apply(undefined, ['digest', [{ name: 'SHA-256' }, new ArrayBuffer(0)]], {
+    const held = await reference.apply(undefined, ['digest', [{ name: 'SHA-256' }, new ArrayBuffer(0)]], {
       arguments: { copy: true },
-      result: { promise: true, copy: true },
+      result: { promise: true },
     });
-    expect(frame).toStrictEqual(['thrown', 'Error', EXECUTION_ENDED_MESSAGE, false]);
+    expect(typeof held).toBe('number');
+    expect(reference.applySync(undefined, [held], { result: { copy: true } })).toStrictEqual([
+      'thrown',
+      'Error',
+      EXECUTION_ENDED_MESSAGE,
+      false,
+    ]);
     handle = undefined;
   });
 });

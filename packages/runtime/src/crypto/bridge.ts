@@ -2,7 +2,8 @@
  * The isolate's half of the crypto bridge (executor src/sandbox/crypto.ts is the host's). An
  * operation crosses as its name and its arguments as data, keys as `{ cryptoKey: n }`; it comes back
  * as a frame, `["returned", value]` or `["thrown", name, message, isDOMException]`, and a failure is
- * rebuilt here with its name, so `catch (e) { e.name === 'OperationError' }` works inside.
+ * rebuilt here with its name, so `catch (e) { e.name === 'OperationError' }` works inside. The
+ * frame is taken with a synchronous call once the asynchronous answer (a number) arrives.
  *
  * crypto.subtle waits on the host, so in global scope it is refused as the other host waits are,
  * except digest, which workerd allows there: in global scope the host hashes synchronously, so the
@@ -38,9 +39,13 @@ export type SubtleOperation =
   | 'wrapKey'
   | 'unwrapKey';
 
-// Arguments and the answer are structured-cloned across, so ArrayBuffers and records cross whole.
-const CROSSING = { arguments: { copy: true }, result: { promise: true, copy: true } };
+// Arguments and frames are structured-cloned across, so ArrayBuffers and records cross whole. The
+// asynchronous answer is only the number the host holds the frame under (executor answers.ts): a
+// frame copied in by isolated-vm's own task would abort the process when it meets the memory limit.
+// The frame is taken with a synchronous call of that number, where such a copy ends only the run.
+const CROSSING = { arguments: { copy: true }, result: { promise: true } };
 const SYNC_CROSSING = { arguments: { copy: true }, result: { copy: true } };
+const TAKE_CROSSING = { result: { copy: true } };
 
 const SyntaxErrorCtor = SyntaxError;
 const ReferenceErrorCtor = ReferenceError;
@@ -95,8 +100,16 @@ export function performOnHost(operation: SubtleOperation, args: readonly unknown
   return new PromiseCtor((resolve, reject) => {
     PromisePrototypeThen(
       crossing,
-      (frame) => {
+      (held) => {
         releaseCrossing(counted);
+        let frame: unknown;
+        try {
+          frame = reference.sync([held], TAKE_CROSSING);
+        } catch (error) {
+          // An ArrayBuffer the allocator refuses is a RangeError; the memory limit ends the run.
+          reject(error);
+          return;
+        }
         settle(frame, resolve, reject);
       },
       (failure) => {

@@ -1,0 +1,191 @@
+/**
+ * Asynchronous answers of program size toward an isolate near its memory limit, through the pool:
+ * each attack runs in a pool child of its own. Before answers.ts, a tool result or a crypto.subtle
+ * frame that isolated-vm copied in by its own task while the isolate was at its limit aborted the
+ * child (SIGABRT, std::exception: WORKER_LOST) and took another caller's retained execution in
+ * that child with it (HANDLES_CLOSED). Now the run ends MEMORY_LIMIT and the child lives on: the
+ * same process answers the retained execution afterwards.
+ */
+import { memoryLimitMessage } from '@supolka/codemode-protocol';
+import { describe, expect, test } from 'vitest';
+import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
+import type { ExecuteResult } from '../../src/sandbox/sandbox.ts';
+
+const MIB = 2 ** 20;
+
+type Attack = (executor: IsolateExecutor) => Promise<ExecuteResult>;
+
+/** One child; a retained execution of another caller is parked in it before the attack. */
+async function againstRetained(attack: Attack) {
+  const executor = new IsolateExecutor({ poolSize: 1 });
+  try {
+    const retained = await executor.execute({
+      code: `async () => ({ fetch: async () => new Response('still here') })`,
+      retainHandles: true,
+    });
+    const pid = executor.stats().children[0]?.pid;
+    const outcome = await attack(executor);
+    const after = await executor.invoke(retained.executionId as string, new Request('http://x/'));
+    return {
+      outcome,
+      after: after.ok ? await after.text() : after.status,
+      samePid: executor
+        .stats()
+        .children.map((child) => child.pid)
+        .includes(pid as number),
+    };
+  } finally {
+    await executor.dispose();
+  }
+}
+
+/** Resolves after a random few milliseconds: answers arrive spread over time, as real tools' do. */
+const later = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
+
+/** A tool answering `value` later. */
+const answering = (value: unknown) => async () => {
+  await later();
+  return value;
+};
+
+async function expectRunEndsChildLives(attack: Attack, memoryLimit = 64) {
+  const { outcome, after, samePid } = await againstRetained(attack);
+  expect(outcome).toMatchObject({ code: 'MEMORY_LIMIT', error: memoryLimitMessage(memoryLimit) });
+  expect(after).toBe('still here');
+  expect(samePid).toBe(true);
+}
+
+/** Sixteen concurrent calls, each answer kept, under a 64 MB limit: the answers cannot all fit. */
+const KEEP_SIXTEEN = `async () => {
+  const kept = [];
+  await Promise.all(Array.from({ length: 16 }, (_, i) => t.get({ i }).then((value) => kept.push(value))));
+  return kept.length;
+}`;
+
+describe('tool results', () => {
+  test('sixteen 6 MiB string results answered over time end the run MEMORY_LIMIT; the child lives', async () => {
+    const big = 'x'.repeat(6 * MIB);
+    await expectRunEndsChildLives((executor) =>
+      executor.execute({
+        code: KEEP_SIXTEEN,
+        memoryLimit: 64,
+        providers: [{ name: 't', fns: { get: answering(big) } }],
+      }),
+    );
+  });
+
+  test('two-byte text results (the answer takes two bytes a character) do the same', async () => {
+    const big = '\u4e00'.repeat(3 * MIB);
+    await expectRunEndsChildLives((executor) =>
+      executor.execute({
+        code: KEEP_SIXTEEN,
+        memoryLimit: 64,
+        providers: [{ name: 't', fns: { get: answering(big) } }],
+      }),
+    );
+  });
+
+  test('a raw dispatch failing each call with a 6 MiB message (the thrown frame) does the same', async () => {
+    const message = 'e'.repeat(6 * MIB);
+    await expectRunEndsChildLives((executor) =>
+      executor.execute({
+        code: `async () => {
+          const kept = [];
+          await Promise.all(Array.from({ length: 16 }, () => t.get().catch((error) => kept.push(error.message))));
+          return kept.length;
+        }`,
+        memoryLimit: 64,
+        providers: [{ name: 't' }],
+        dispatch: async () => {
+          await later();
+          throw new Error(message);
+        },
+      }),
+    );
+  });
+
+  test('small results arriving while the isolate fills up end the run MEMORY_LIMIT too', async () => {
+    await expectRunEndsChildLives((executor) =>
+      executor.execute({
+        code: `async () => {
+          const kept = [];
+          for (;;) {
+            kept.push(new Array(50000).fill(kept.length));
+            kept.push(await t.get());
+          }
+        }`,
+        memoryLimit: 64,
+        providers: [{ name: 't', fns: { get: answering('y'.repeat(2000)) } }],
+      }),
+    );
+  });
+
+  test('the same results under a limit that holds them all arrive whole', async () => {
+    const big = 'x'.repeat(2 * MIB);
+    const executor = new IsolateExecutor({ poolSize: 1 });
+    try {
+      const envelope = await executor.execute({
+        code: `async () => {
+          const all = await Promise.all(Array.from({ length: 12 }, () => t.get()));
+          return all.every((text) => text === all[0]) ? all.length * all[0].length : 'differ';
+        }`,
+        memoryLimit: 128,
+        providers: [{ name: 't', fns: { get: answering(big) } }],
+      });
+      expect(envelope).toStrictEqual({ result: 24 * MIB, logs: [] });
+    } finally {
+      await executor.dispose();
+    }
+  });
+});
+
+describe('crypto.subtle results', () => {
+  test('twenty concurrent 3 MiB encryptions under a 64 MB limit end the run MEMORY_LIMIT; the child lives', async () => {
+    await expectRunEndsChildLives((executor) =>
+      executor.execute({
+        code: `async () => {
+          const key = await crypto.subtle.importKey('raw', new Uint8Array(16), 'AES-CTR', false, ['encrypt']);
+          const data = new Uint8Array(3 * 2 ** 20);
+          const all = await Promise.all(Array.from({ length: 20 }, () =>
+            crypto.subtle.encrypt({ name: 'AES-CTR', counter: new Uint8Array(16), length: 64 }, key, data)));
+          return all.length;
+        }`,
+        memoryLimit: 64,
+      }),
+    );
+  });
+
+  test('32-byte digests answered while the isolate fills up do the same', async () => {
+    await expectRunEndsChildLives((executor) =>
+      executor.execute({
+        code: `async () => {
+          const kept = [];
+          const data = new Uint8Array(64);
+          for (;;) {
+            kept.push(new Array(20000).fill(kept.length));
+            kept.push(await crypto.subtle.digest('SHA-256', data));
+          }
+        }`,
+        memoryLimit: 64,
+      }),
+    );
+  });
+
+  test('exported keys and signatures taken from the host keep their values', async () => {
+    const executor = new IsolateExecutor({ poolSize: 1 });
+    try {
+      const envelope = await executor.execute({
+        code: `async () => {
+          const key = await crypto.subtle.importKey('raw', new Uint8Array([1, 2, 3]), { name: 'HMAC', hash: 'SHA-256' }, true, ['sign', 'verify']);
+          const signature = await crypto.subtle.sign('HMAC', key, new Uint8Array([4]));
+          const verified = await crypto.subtle.verify('HMAC', key, signature, new Uint8Array([4]));
+          const jwk = await crypto.subtle.exportKey('jwk', key);
+          return [signature.byteLength, verified, jwk.k, key.algorithm.hash.name];
+        }`,
+      });
+      expect(envelope).toStrictEqual({ result: [32, true, 'AQID', 'SHA-256'], logs: [] });
+    } finally {
+      await executor.dispose();
+    }
+  });
+});
