@@ -9,9 +9,17 @@
  * which nest like brackets) and regular expression literals. Whether a `/` starts a regular
  * expression or divides is decided by the token before it, as parsers do: after a value it
  * divides; after an operator, a keyword like `return`, an opening bracket, the `)` of `if (...)`
- * and the like, or the `}` of a block, it starts one. Misreading is bounded in the safe direction:
- * brackets inside what is read as a regular expression still count toward the depth there, so a
- * division misread as one cannot hide deep nesting. Everything is one pass over the text.
+ * and the like, it starts one. After a `}` (a block, a class body, an object literal, a function
+ * expression) or the `of` of a for header both readings are possible, and the scan cannot tell
+ * without a parser. Misreading is bounded in the safe direction:
+ * - what is read as a regular expression must be one: it ends on its line with balanced groups
+ *   and no stray `)` (every valid regular expression does), or the `/` is read as a division;
+ * - after a `}` or an `of`, a reading as a regular expression whose text, read as code, would
+ *   leave brackets open or start a string, a template or a comment is read as a division
+ *   instead, so what follows is read as the division reading has it;
+ * - brackets inside a regular expression count toward the depth there, and a `}` or `)` inside
+ *   one never closes anything, so a regular expression read as code could only over-count.
+ * Everything is one pass over the text: each character is looked at a bounded number of times.
  */
 import { BadRequestError, NESTING_LIMIT } from '@supolka/codemode-protocol';
 
@@ -28,10 +36,20 @@ export function nestingMessage(name: string, line: number): string {
   return `${name} nests brackets more than ${NESTING_LIMIT} levels deep (NESTING_LIMIT) at line ${line}: code is refused before any host-side parser reads it when it nests this deep; flatten it.`;
 }
 
+/**
+ * The sentence a source is refused with when the scan spent its budget on `/` that could each
+ * begin a regular expression: no program people write needs it, and a longer search would not be
+ * linear.
+ */
+export function unreadableMessage(name: string, line: number): string {
+  return `${name} has too many slashes the nesting scan cannot read as division or regular expression (at line ${line}): code is refused before any host-side parser reads it when its nesting cannot be bounded; write it more plainly.`;
+}
+
 /** Throws BadRequestError when brackets in `source` nest deeper than NESTING_LIMIT. */
 export function checkNesting(source: string, name: string): void {
   const at = nestingPast(source, NESTING_LIMIT);
   if (at === -1) return;
+  const unreadable = budgetSpent;
   let line = 1;
   for (
     let index = source.indexOf('\n');
@@ -40,8 +58,17 @@ export function checkNesting(source: string, name: string): void {
   ) {
     line++;
   }
-  throw new BadRequestError(nestingMessage(name, line));
+  throw new BadRequestError(unreadable ? unreadableMessage(name, line) : nestingMessage(name, line));
 }
+
+/**
+ * Characters regexEnd may read per character of the source. Each `/` read as a regular expression
+ * that turns out to be none is read again as code, so a pathological line could make that
+ * quadratic; past the budget the source is refused (nestingPast answers the index, and this flag
+ * says why). Real code spends well under one.
+ */
+const REGEX_BUDGET = 2;
+let budgetSpent = false;
 
 // What an open bracket on the stack is; a `)` and a `}` decide what a following `/` is from it.
 const PAREN = 0;
@@ -70,6 +97,9 @@ const EXPRESSION_KEYWORDS = new Set([
   'typeof',
   'void',
   'yield',
+  // Reserved words a regular expression may follow: `export default /x/`, `class A extends /x/.constructor {}`.
+  'default',
+  'extends',
 ]);
 const CONDITION_KEYWORDS = new Set(['if', 'while', 'for', 'with']);
 /** Words after which a `{` opens a block. */
@@ -94,6 +124,8 @@ const isSpace = (code: number) => code === 32 || code === 9 || code === 11 || co
 export function nestingPast(source: string, limit: number): number {
   const stack: number[] = [];
   const length = source.length;
+  const budget = { left: REGEX_BUDGET * length + 1024 };
+  budgetSpent = false;
   // Whether a `/` here starts a regular expression; true where an expression may begin.
   let expression = true;
   // The last word read and the last punctuator, for `(` after `if` and `{` after `=>` or `)`.
@@ -101,6 +133,8 @@ export function nestingPast(source: string, limit: number): number {
   let last = '';
   // After `.`, a word is a property name, never a keyword.
   let property = false;
+  // Whether the `/` here may be either a division or a regular expression (after `}`, or `of`).
+  let ambiguous = false;
   let index = 0;
   let inTemplate = false;
 
@@ -147,8 +181,15 @@ export function nestingPast(source: string, limit: number): number {
         index = end === -1 ? length : end + 2;
         continue;
       }
-      if (expression) {
-        const end = regexEnd(source, index + 1, stack.length, limit);
+      const end = expression
+        ? regexEnd(source, index + 1, stack.length, limit, ambiguous, budget)
+        : NOT_A_REGEX;
+      ambiguous = false;
+      if (budget.left < 0) {
+        budgetSpent = true;
+        return index;
+      }
+      if (end !== NOT_A_REGEX) {
         if (end < 0) return index;
         index = end;
         while (index < length && isWordChar(source.charCodeAt(index))) index++;
@@ -185,11 +226,15 @@ export function nestingPast(source: string, limit: number): number {
       // Keywords are short; slicing every long identifier would only make garbage.
       word = property || index - start > 10 ? '' : source.slice(start, index);
       expression = EXPRESSION_KEYWORDS.has(word);
+      // `for (x of /re/)`, where `of` may also be a variable's name.
+      ambiguous = word === 'of' && stack[stack.length - 1] === CONDITION;
+      if (ambiguous) expression = true;
       property = false;
       last = 'word';
       continue;
     }
     index++;
+    ambiguous = false;
     switch (code) {
       case 40: // (
         if (open(last === 'word' && CONDITION_KEYWORDS.has(word) ? CONDITION : PAREN)) return index - 1;
@@ -216,7 +261,10 @@ export function nestingPast(source: string, limit: number): number {
         // }
         const closed = close(stack, BLOCK, OBJECT, SUBSTITUTION);
         if (closed === SUBSTITUTION) inTemplate = true;
-        expression = closed === BLOCK;
+        // A block, a class body or a label's block may be followed by a regular expression; an
+        // object literal or a function expression by a division. regexEnd weighs both.
+        expression = closed === BLOCK || closed === OBJECT;
+        ambiguous = expression;
         last = '}';
         break;
       }
@@ -286,31 +334,62 @@ function stringEnd(source: string, from: number, quote: number): number {
   return index;
 }
 
+/** What regexEnd answers when the `/` cannot start a regular expression: it divides. */
+const NOT_A_REGEX = 0;
+
 /**
- * Index past a regular expression literal's closing `/`, or -(index + 1) when the brackets in it,
- * added to `depth`, pass `limit`. Its own brackets are counted so a division misread as a regular
- * expression cannot hide nesting from the scan; they never change the depth after it.
+ * Index past a regular expression literal's closing `/`; -(index + 1) when the brackets in it,
+ * added to `depth`, pass `limit`; NOT_A_REGEX when the text is no regular expression (it reaches
+ * its line's end, its groups do not balance, or, where either reading is possible, its text read
+ * as code would leave brackets open). Its own brackets are counted so a division misread as a
+ * regular expression cannot hide nesting from the scan; they never change the depth after it.
  */
-function regexEnd(source: string, from: number, depth: number, limit: number): number {
+function regexEnd(
+  source: string,
+  from: number,
+  depth: number,
+  limit: number,
+  ambiguous: boolean,
+  budget: { left: number },
+): number {
   let index = from;
+  // Brackets open in the text read as code, and groups open in it read as a regular expression.
   let inner = 0;
+  let groups = 0;
   let inClass = false;
+  // A quote or backtick, which read as code would open a string or a template.
+  let quoted = false;
   while (index < source.length) {
+    if (--budget.left < 0) return NOT_A_REGEX;
     const code = source.charCodeAt(index);
-    if (isLineEnd(code)) return index;
+    if (isLineEnd(code)) return NOT_A_REGEX;
     if (code === 92) {
       index += 2;
       continue;
     }
     if (code === 40 || code === 91 || code === 123) {
       if (depth + ++inner > limit) return -(index + 1);
-    } else if ((code === 41 || code === 93 || code === 125) && inner > 0) {
+    } else if (code === 41 || code === 93 || code === 125) {
       inner--;
     }
-    if (code === 91) inClass = true;
-    else if (code === 93) inClass = false;
-    else if (code === 47 && !inClass) return index + 1;
+    if (code === 39 || code === 34 || code === 96) quoted = true;
+    if (inClass) {
+      if (code === 93) inClass = false;
+    } else if (code === 91) {
+      inClass = true;
+    } else if (code === 40) {
+      groups++;
+    } else if (code === 41) {
+      if (--groups < 0) return NOT_A_REGEX;
+    } else if (code === 47) {
+      if (groups !== 0) return NOT_A_REGEX;
+      // Where either reading is possible, the regular expression is taken only when reading its
+      // text as code could not leave more open: no bracket, string, template or comment.
+      const after = source.charCodeAt(index + 1);
+      if (ambiguous && (inner > 0 || quoted || after === 42 || after === 47)) return NOT_A_REGEX;
+      return index + 1;
+    }
     index++;
   }
-  return index;
+  return NOT_A_REGEX;
 }

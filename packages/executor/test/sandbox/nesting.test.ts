@@ -7,6 +7,7 @@ import {
   moduleName,
   nestingMessage,
   nestingPast,
+  unreadableMessage,
 } from '../../src/sandbox/nesting.ts';
 
 const nest = (open: string, close: string, depth: number, inner = '1') =>
@@ -70,6 +71,57 @@ describe('what is not code does not count', () => {
   test('closers that match nothing never lower the depth', () => {
     const code = `async () => ${')'.repeat(1000)}${'('.repeat(NESTING_LIMIT + 1)}`;
     expect(nestingPast(code, NESTING_LIMIT)).not.toBe(-1);
+  });
+});
+
+describe('misreadings an attacker writes: each program parses in V8 and nests 1000 levels', () => {
+  const depth = 1000;
+  const deep = (level: string) => `async () => {${level.repeat(depth)}${'}'.repeat(depth)}}`;
+  test.each([
+    // A regular expression after a class body or a label's block, which the scan read as a
+    // division: the } inside it closed a function body the scan had counted.
+    ['a regular expression after a class body', deep('function f() { class A {} /}/;')],
+    ['a regular expression after a label block', deep('function f() { L: {} /\\}/;')],
+    ['a regular expression after extends', deep('function f() { class A extends /}/.constructor {}\n')],
+    // A division after a function expression, which the scan read as a regular expression
+    // running to the end of the line or past unbalanced groups: the brackets in it were forgotten.
+    [
+      'a division after a function expression, to the line end',
+      `async () => ${`function () {} / ${'('.repeat(100)}\n`.repeat(10)}1${')'.repeat(depth)}`,
+    ],
+    [
+      'a division after a function expression, up to a slash',
+      `async () => ${`function () {} / ${'('.repeat(100)} 1 / `.repeat(10)}1${')'.repeat(depth)}`,
+    ],
+    // A division whose text reads as a short regular expression, then a template or a comment
+    // across lines that the scan read as code: its } closed what the scan had counted.
+    ['a template after a division', deep('function f() { x = function () {} / ` /\n}` ;\n')],
+    ['a block comment after a division', deep('function f() { x = function () {} / x /*\n}*/ ;\n')],
+  ])('%s', (_what, code) => {
+    expect(() => new Function(`return ${code}`)).not.toThrow();
+    expect(nestingPast(code, NESTING_LIMIT)).not.toBe(-1);
+  });
+
+  test('slashes that would make the scan read one long line again and again are refused, at once', () => {
+    // Each `/` starts a reading as a regular expression that runs in and out of classes to the
+    // line's end; read as a division instead, its `[` and `]` balance, so depth never refuses it.
+    const code = `x = ${'[/]'.repeat(300_000)}`;
+    expect(() => checkNesting(code, CODE_NAME)).toThrow(new BadRequestError(unreadableMessage(CODE_NAME, 1)));
+    expect(unreadableMessage(moduleName('lib.js'), 3)).toBe(
+      'Module "lib.js" has too many slashes the nesting scan cannot read as division or regular expression (at line 3): code is refused before any host-side parser reads it when its nesting cannot be bounded; write it more plainly.',
+    );
+  });
+
+  test('the regular expressions those readings now weigh still pass where code has them', () => {
+    const code = `async () => {
+  if (x) { y() } /a(b)c/.test(s)
+  const o = { a: 1 }
+  for (const m of /x/g.exec(s) ?? []) f(m)
+  class A extends /r/.constructor {}
+  return [function () {} / 2, {} / 3, /[([]/.source]
+}`;
+    expect(() => new Function(`return ${code}`)).not.toThrow();
+    expect(nestingPast(code, NESTING_LIMIT)).toBe(-1);
   });
 });
 
