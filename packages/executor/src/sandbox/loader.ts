@@ -6,9 +6,43 @@
  *
  * A module's top level may not wait on the host (adr/0002), so import() in global scope, at the top
  * level of a module while modules load, is refused with a message that says what to do instead.
+ *
+ * The host answers a load asynchronously with its frame as JSON text when that is short, or with
+ * the number it holds the frame under, taken at once with a synchronous call (answers.ts): a long
+ * frame copied in by isolated-vm's own task while the isolate is at its limit aborts the process.
  */
+import { HeldAnswers, inlineOrHeld } from './answers.ts';
+import type { IsolateHandle } from './isolate.ts';
 export const GLOBAL_SCOPE_IMPORT_MESSAGE =
   'import() cannot run at the top level of a module while modules load: this engine cannot wait on the host there. Use a static import, or call import() inside the program.';
+
+/**
+ * The most characters of a failed module's message a load's frame carries; the rest is cut. The
+ * host caches each module's outcome, and a program whose modules throw one shared long message
+ * would otherwise park a copy per module on the host, escaped up to six times its length.
+ */
+export const LOAD_FAILURE_MESSAGE_LIMIT = 1024;
+
+/** A failure message as a load's frame carries it: whole, or cut at the limit with a note. */
+export function loadFailureMessage(message: string): string {
+  if (message.length <= LOAD_FAILURE_MESSAGE_LIMIT) return message;
+  return `${message.slice(0, LOAD_FAILURE_MESSAGE_LIMIT)}… (${message.length - LOAD_FAILURE_MESSAGE_LIMIT} more characters cut)`;
+}
+
+/** The function behind the loader reference: a load answers its frame or a number; a number alone takes it. */
+export function loaderReference(handle: IsolateHandle) {
+  const held = new HeldAnswers<string>();
+  return (referrer: string | number, specifier?: string) => {
+    if (typeof referrer === 'number') return held.take(referrer);
+    const frame =
+      handle.loader === undefined
+        ? Promise.resolve(
+            JSON.stringify(['thrown', 'Error', 'import() ran before the module map was linked.']),
+          )
+        : handle.loader(referrer, specifier as string);
+    return frame.then((text) => inlineOrHeld(text, held));
+  };
+}
 
 export const LOADER_SOURCE = `((hostLoad) => {
   const internals = globalThis.__runtimeInternals;
@@ -17,6 +51,7 @@ export const LOADER_SOURCE = `((hostLoad) => {
   internals.loadedNamespaces = namespaces;
   const apply = Reflect.apply;
   const applyHost = hostLoad.apply;
+  const applyHostSync = hostLoad.applySync;
   const then = Promise.prototype.then;
   const mapGet = Map.prototype.get;
   const parse = JSON.parse;
@@ -30,8 +65,13 @@ export const LOADER_SOURCE = `((hostLoad) => {
       const name = toString(specifier);
       const request = apply(applyHost, hostLoad, [undefined, [toString(referrer), name], { result: { promise: true } }]);
       apply(then, request, [
-        (text) => {
-          const frame = parse(text);
+        (answer) => {
+          let frame;
+          try {
+            frame = parse(typeof answer === 'number' ? apply(applyHostSync, hostLoad, [undefined, [answer]]) : answer);
+          } catch (error) {
+            return reject(error);
+          }
           if (frame[0] === 'loaded') return resolve(apply(mapGet, namespaces, [frame[1]]));
           // The failed module's top level ran in global scope and never handed it back.
           scope.global = false;

@@ -20,6 +20,7 @@ import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './
 import { rewriteDynamicImports } from './dynamic-import.ts';
 import { INTERNAL_SPECIFIER } from './internal-module.ts';
 import type { IsolateHandle } from './isolate.ts';
+import { loadFailureMessage } from './loader.ts';
 import { moduleSource, type NormalizedModuleMap } from './module-map.ts';
 import { resolveSpecifier } from './resolver.ts';
 import { eraseTypes, isTypeScriptModule } from './typescript.ts';
@@ -246,5 +247,5 @@ __loaded(${token}, namespace);`,
 function thrownFrame(error: unknown): string {
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);
-  return JSON.stringify(['thrown', name, message]);
+  return JSON.stringify(['thrown', loadFailureMessage(name), loadFailureMessage(message)]);
 }

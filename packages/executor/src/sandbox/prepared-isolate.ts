@@ -16,6 +16,7 @@ import { createDispatchState, type DispatchState, dispatchReference } from './di
 import { hostSendRequest, type Performer } from './fetch.ts';
 import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
 import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from './isolate.ts';
+import { loaderReference } from './loader.ts';
 import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
 import { never, TimerRegistry } from './timers.ts';
 
@@ -111,11 +112,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
         return handle.isolate.isDisposed ? never() : count;
       }),
       new ivm.Reference(dispatchReference(slots.dispatch)),
-      new ivm.Reference((referrer: string, specifier: string) =>
-        handle.loader === undefined
-          ? JSON.stringify(['thrown', 'Error', 'import() ran before the module map was linked.'])
-          : handle.loader(referrer, specifier),
-      ),
+      new ivm.Reference(loaderReference(handle)),
       new ivm.Reference(() => expired),
       new ivm.Reference((answer: unknown) => deliver(answer)),
       new ivm.Reference((kind: 'started' | 'loaded', token?: number) => {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { HeldAnswers, INLINE_ANY_TEXT, INLINE_LATIN1_TEXT, inlineOrHeld } from '../../src/sandbox/answers.ts';
+import { LOAD_FAILURE_MESSAGE_LIMIT, loadFailureMessage } from '../../src/sandbox/loader.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();
@@ -63,4 +64,30 @@ describe('tool results on either side of the thresholds', () => {
       expect(envelope.result).toStrictEqual(lengths.flatMap((length) => [text(length), text(length)]));
     });
   }
+});
+
+describe('import() failures', () => {
+  test('a failure message crosses whole up to the limit, in frames held or inline, and is cut past it', async () => {
+    const lengths = [10, 600, LOAD_FAILURE_MESSAGE_LIMIT, LOAD_FAILURE_MESSAGE_LIMIT + 1, 3 * 2 ** 20];
+    const envelope = await sandbox.execute({
+      code: `async () => {
+        const read = [];
+        for (let i = 0; i < ${lengths.length}; i++) read.push(await import('./m' + i + '.js').catch((error) => [error.name, error.message]));
+        // The outcome is cached per module: a second import reads the same failure.
+        read.push(await import('./m4.js').catch((error) => error.message.length));
+        return read;
+      }`,
+      modules: Object.fromEntries(
+        lengths.map((length, i) => [`m${i}.js`, `throw new RangeError('\\u4e00'.repeat(${length}));`]),
+      ),
+    });
+    const cut = loadFailureMessage('\u4e00'.repeat(3 * 2 ** 20));
+    expect(cut).toBe(
+      `${'\u4e00'.repeat(LOAD_FAILURE_MESSAGE_LIMIT)}… (${3 * 2 ** 20 - LOAD_FAILURE_MESSAGE_LIMIT} more characters cut)`,
+    );
+    expect(envelope.result).toStrictEqual([
+      ...lengths.map((length) => ['RangeError', loadFailureMessage('\u4e00'.repeat(length))]),
+      cut.length,
+    ]);
+  });
 });
