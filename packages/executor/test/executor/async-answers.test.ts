@@ -189,3 +189,40 @@ describe('crypto.subtle results', () => {
     }
   });
 });
+
+/**
+ * A path that already held, pinned so it keeps holding: isolated-vm copies an invocation's
+ * request inside the call it makes into the isolate (Phase2 under RunCatchExternal), where a copy
+ * past the limit is caught and ends that execution alone.
+ */
+describe('requests into a retained execution', () => {
+  test('fourteen concurrent invocations with 8 MiB bodies end their execution MEMORY_LIMIT; the child and another execution live', async () => {
+    const { outcome, after, samePid } = await againstRetained(async (executor) => {
+      const victim = await executor.execute({
+        code: `async () => { const kept = []; return { fetch: async (request) => { kept.push(await request.arrayBuffer()); return new Response(String(kept.length)); } }; }`,
+        retainHandles: true,
+        memoryLimit: 64,
+      });
+      const body = new Uint8Array(8 * MIB).fill(1);
+      const codes = await Promise.all(
+        Array.from({ length: 14 }, () =>
+          executor
+            .invoke(victim.executionId as string, new Request('http://x/', { method: 'POST', body }))
+            .then(
+              (response) => response.status,
+              (error: { code?: string }) => error.code,
+            ),
+        ),
+      );
+      return { result: codes, logs: [] };
+    });
+    const codes = outcome.result as (number | string)[];
+    // Those before the limit answered; the one past it ended the execution; the rest found it closed.
+    expect(codes).toContain('MEMORY_LIMIT');
+    expect(
+      codes.filter((code) => code !== 200 && code !== 'MEMORY_LIMIT' && code !== 'HANDLES_CLOSED'),
+    ).toStrictEqual([]);
+    expect(after).toBe('still here');
+    expect(samePid).toBe(true);
+  });
+});
