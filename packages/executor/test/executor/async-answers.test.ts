@@ -120,6 +120,22 @@ describe('tool results', () => {
     );
   });
 
+  test('200-character results, which cross inline, arriving while the isolate fills up end the run MEMORY_LIMIT', async () => {
+    await expectRunEndsChildLives((executor) =>
+      executor.execute({
+        code: `async () => {
+          const kept = [];
+          for (;;) {
+            kept.push(new Array(50000).fill(kept.length));
+            kept.push(await Promise.all([t.get(), t.get(), t.get()]));
+          }
+        }`,
+        memoryLimit: 64,
+        providers: [{ name: 't', fns: { get: answering('q'.repeat(200)) } }],
+      }),
+    );
+  });
+
   test('the same results under a limit that holds them all arrive whole', async () => {
     const big = 'x'.repeat(2 * MIB);
     const executor = new IsolateExecutor({ poolSize: 1 });
