@@ -32,7 +32,7 @@ import {
 } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
 import { AddressPolicy, type AddressPolicyOptions } from './address-policy.ts';
-import { type BodyBudget, type BodyTicket, UNMETERED } from './body-budget.ts';
+import { BodyBlocks, type BodyBudget, type BodyTicket, UNMETERED } from './body-budget.ts';
 import { type ClockSlot, wrapHostWait } from './clock.ts';
 import { IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
 
@@ -235,7 +235,7 @@ function send(
         // A body that does not decode fails with the decoder's text.
         decoder?.on('error', reject);
         const stream = decoder ? incoming.pipe(decoder) : incoming;
-        const chunks: Buffer[] = [];
+        const body = new BodyBlocks();
         let received = 0;
         stream.on('data', (chunk: Buffer) => {
           received += chunk.byteLength;
@@ -250,19 +250,16 @@ function send(
             reject(error);
             return;
           }
-          chunks.push(chunk);
+          body.push(chunk);
         });
         stream.on('end', () => {
-          const body = Buffer.concat(chunks);
           resolve({
             status: status < 100 || status > 599 ? 502 : status,
             statusText: incoming.statusMessage ?? '',
             // As workerd's: the headers as they came, Content-Encoding and Content-Length included.
             headers: pairs,
             body:
-              request.method === 'HEAD' || [101, 103, 204, 205, 304].includes(status)
-                ? null
-                : new Uint8Array(body),
+              request.method === 'HEAD' || [101, 103, 204, 205, 304].includes(status) ? null : body.bytes(),
             url: request.url,
           });
         });
