@@ -19,6 +19,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
 import zlib from 'node:zlib';
 import {
   errorText,
@@ -65,6 +66,10 @@ export const MAX_REDIRECTS = 20;
 
 /** workerd's text for a request whose connection failed: refused, reset, unreachable, TLS. */
 export const NETWORK_LOST_MESSAGE = 'Network connection lost.';
+
+/** The text for a server that answers by switching protocols, which native fetch does not speak. */
+export const PROTOCOL_SWITCH_MESSAGE =
+  'Native fetch does not follow a switch of protocols (a 101 response, or a CONNECT tunnel).';
 
 /** A failure of the connection itself, which the program sees as workerd's plain Error. */
 export class NetworkError extends Error {
@@ -232,8 +237,12 @@ function send(
         }
         incoming.on('error', (error) => reject(new NetworkError(error)));
         const decoder = decoderFor(incoming.headers['content-encoding']);
-        // A body that does not decode fails with the decoder's text.
-        decoder?.on('error', reject);
+        // A body that does not decode fails with the decoder's text, and its connection ends with
+        // it: the request is no longer in flight, so nothing would abort it at the run's end.
+        decoder?.on('error', (error) => {
+          outgoing.destroy();
+          reject(error);
+        });
         const stream = decoder ? incoming.pipe(decoder) : incoming;
         const body = new BodyBlocks();
         let received = 0;
@@ -265,6 +274,14 @@ function send(
         });
       },
     );
+    // A 101, or a CONNECT's 2xx, hands over the socket instead of a response; unheard, Node destroys
+    // the socket and never answers, and the fetch would wait for the run's end even when aborted.
+    const switched = (_: unknown, socket: Duplex) => {
+      socket.destroy();
+      reject(new TypeError(PROTOCOL_SWITCH_MESSAGE));
+    };
+    outgoing.on('upgrade', switched);
+    outgoing.on('connect', switched);
     // The address refusal arrives as a TypeError of ours; every other error is the connection's.
     outgoing.on('error', (error) => reject(error instanceof TypeError ? error : new NetworkError(error)));
     try {
