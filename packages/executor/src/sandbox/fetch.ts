@@ -371,7 +371,12 @@ export function hostSendRequest(
         ticket.release();
         return ['returned', { ...response, body: body === null ? null : 0 }];
       }
-      answered.set(id, { copy: new ivm.ExternalCopy(body), ticket });
+      // A view crosses as its own bytes: isolated-vm's ExternalCopy of a view copies the whole
+      // ArrayBuffer under it (a pooled Buffer's 64 KiB of whatever else the host keeps there).
+      // new Uint8Array copies into a buffer of its own; a Buffer's slice would be another view.
+      const own =
+        body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
+      answered.set(id, { copy: new ivm.ExternalCopy(own), ticket });
       return ['returned', { ...response, body: body.byteLength }];
     } catch (error) {
       ticket.release();

@@ -304,6 +304,28 @@ describe('native fetch', () => {
     expect([host.send('body', 3), budget.held]).toStrictEqual([null, 0]);
   });
 
+  test("a body that is a view crosses as its own bytes, never its buffer's", async () => {
+    // isolated-vm's ExternalCopy of a view copies the view's whole ArrayBuffer: a caller's
+    // Buffer.from('small') would carry the host's 64 KiB Buffer pool (whatever else lives in it)
+    // into the isolate, and a 5-byte view of a large buffer all of that buffer, past the budget.
+    const pooled = Buffer.from('small');
+    expect(pooled.buffer.byteLength).toBeGreaterThan(5);
+    const budget = new BodyBudget(PAYLOAD_LIMIT);
+    const host = hostSendRequest(
+      () =>
+        chooseOutbound(() => ({ status: 200, statusText: 'OK', headers: [], body: pooled }), new ClockSlot()),
+      () => true,
+      budget,
+    );
+    await host.send('send', 1, request('/x'));
+    const taken = (host.send('body', 1) as unknown as { copy(): Uint8Array }).copy();
+    expect([new TextDecoder().decode(taken), taken.byteOffset, taken.buffer.byteLength]).toStrictEqual([
+      'small',
+      0,
+      5,
+    ]);
+  });
+
   test('stops reading past PAYLOAD_LIMIT with a clear error', async () => {
     await expect(loopbackFetch(request('/huge'), new AbortController().signal)).rejects.toThrow(
       /^The outbound response is \d+ bytes, past the 33554432-byte payload limit\.$/,
