@@ -12,9 +12,13 @@
  * ::ffff:0:0/96 and ::ffff:0:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16), and the spellings whose
  * embedding cannot be trusted (IPv4-compatible ::/96, local-use NAT64 64:ff9b:1::/48, Teredo) are
  * refused as non-public. Names are judged once resolved, every address of the answer; `localhost`
- * and its subdomains are loopback before any lookup (RFC 6761).
+ * and its subdomains are loopback before any lookup (RFC 6761). An address of this machine's own
+ * interfaces is loopback too, beside its range: Linux delivers a connection to it through loopback,
+ * to every service listening on a wildcard address, so a host's public address reaches its
+ * loopback services past any firewall on the outside interface.
  */
 import { BlockList, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 
 /** The ranges a refusal names; only the first three have an opt-in. */
 export type AddressRange = 'loopback' | 'private' | 'link-local' | 'non-public';
@@ -162,6 +166,7 @@ export function isLocalhostName(hostname: string): boolean {
 export class AddressPolicy {
   readonly #options: AddressPolicyOptions;
   readonly #own: { list: BlockList; port: number }[];
+  #localAddresses: BlockList | undefined;
 
   constructor(options: AddressPolicyOptions = {}) {
     this.#options = options;
@@ -180,7 +185,25 @@ export class AddressPolicy {
       return ownEndpointRefusedMessage(address, port);
     }
     const range = rangeOf(canonical);
-    return range === 'public' || this.#allows(range) ? undefined : outboundRefusedMessage(range, address);
+    if (range !== 'public' && !this.#allows(range)) return outboundRefusedMessage(range, address);
+    if (!this.#options.allowLoopback && this.#local().check(canonical, family)) {
+      return outboundRefusedMessage('loopback', address);
+    }
+    return undefined;
+  }
+
+  /** This machine's interface addresses, read once a policy first needs them (a policy lives for one fetch). */
+  #local(): BlockList {
+    if (this.#localAddresses === undefined) {
+      const addresses = Object.values(networkInterfaces()).flatMap((infos) => infos ?? []);
+      this.#localAddresses = blockList(
+        addresses.map(({ address }) => {
+          const canonical = canonicalAddress(address);
+          return [canonical, isIP(canonical) === 6 ? 128 : 32] as const;
+        }),
+      );
+    }
+    return this.#localAddresses;
   }
 
   /** Why a host name may not be looked up at all (a `localhost` name); undefined if it may. */

@@ -4,6 +4,7 @@
  * reaches.
  */
 import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
@@ -222,6 +223,32 @@ describe('AddressPolicy', () => {
     for (const name of ['localhost.example.com', 'notlocalhost', 'example.com']) {
       expect(isLocalhostName(name)).toBe(false);
     }
+  });
+
+  test("this machine's own addresses are loopback, whatever range they are in and however spelled", () => {
+    // Linux delivers a connection to any address of its own interfaces through loopback, to every
+    // service listening on a wildcard address: a host's public address is a way to its loopback.
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .flatMap((info) => (info === undefined || info.internal ? [] : [info.address]));
+    // This machine's eth0: fd00::2 (private) and fe80::fc:ff:fe00:1 (link-local), both let through
+    // by their range's opt-in before.
+    const judged = own.filter((address) => ['private', 'link-local', 'public'].includes(rangeOf(address)));
+    expect(judged.length).toBeGreaterThan(0);
+    const everythingButLoopback = new AddressPolicy({ allowPrivate: true, allowLinkLocal: true });
+    for (const address of judged) {
+      expect(everythingButLoopback.refusal(address, 80)).toBe(outboundRefusedMessage('loopback', address));
+      const mapped = isIP(address) === 4 ? `::ffff:${address}` : undefined;
+      if (mapped)
+        expect(everythingButLoopback.refusal(mapped, 80)).toBe(outboundRefusedMessage('loopback', mapped));
+    }
+    // Loopback allowed, each is still judged by its own range too.
+    const loopbackOnly = new AddressPolicy({ allowLoopback: true });
+    for (const address of judged) {
+      expect(loopbackOnly.refusal(address, 80) === undefined).toBe(rangeOf(address) === 'public');
+    }
+    const all = new AddressPolicy({ allowLoopback: true, allowPrivate: true, allowLinkLocal: true });
+    for (const address of judged) expect(all.refusal(address, 80)).toBeUndefined();
   });
 
   test("the executor's own endpoints are refused on their port whatever the opt-ins, in every spelling", () => {

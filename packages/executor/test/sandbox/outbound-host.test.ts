@@ -2,11 +2,12 @@
 import { spawn } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { OUTBOUND_DISABLED_MESSAGE, PAYLOAD_LIMIT, payloadTooLargeMessage } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { outboundRefusedMessage } from '../../src/sandbox/address-policy.ts';
+import { outboundRefusedMessage, rangeOf } from '../../src/sandbox/address-policy.ts';
 import { BodyBudget, bodyBudgetMessage } from '../../src/sandbox/body-budget.ts';
 import { ClockSlot } from '../../src/sandbox/clock.ts';
 import {
@@ -477,6 +478,23 @@ describe('the address policy, before any connection', () => {
       expect([sockets - before, connections]).toStrictEqual([0, 0]);
     },
   );
+
+  test("this machine's own interface addresses are refused as loopback with every other range allowed", async () => {
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .flatMap((info) => (info === undefined || info.internal ? [] : [info.address]))
+      .filter((address) => rangeOf(address) !== 'non-public');
+    // On this machine: fd00::2 and fe80::fc:ff:fe00:1, each of which its range's opt-in let through.
+    expect(own.length).toBeGreaterThan(0);
+    for (const address of own) {
+      const before = sockets;
+      const host = isIP(address) === 6 ? `[${address}]` : address;
+      await expect(
+        get(`http://${host}:${port}/`, { allowPrivate: true, allowLinkLocal: true }),
+      ).rejects.toThrow(outboundRefusedMessage('loopback', address));
+      expect([sockets - before, connections]).toStrictEqual([0, 0]);
+    }
+  });
 
   test('a name is judged by every address it resolves to, before the connection', async () => {
     // localhost is let through by name here; the lookup then answers 127.0.0.1 (and ::1), which
