@@ -73,7 +73,7 @@ export class PoolChild {
   retiring: string | undefined;
   /** The heartbeat waiting for an answer, and when it was sent. */
   heartbeat: { readonly id: string; readonly sentAt: number } | undefined;
-  /** Resolves once the process has exited. */
+  /** Resolves once the process has exited and its handles in this process are closed. */
   readonly exited: Promise<void>;
   #heartbeats = 0;
   #termination: Termination | undefined;
@@ -119,9 +119,15 @@ export class PoolChild {
             outOfMemory: this.outOfMemory,
           });
       events.exit(this, cause);
-      resolveExited();
+      // A process that never started has no pipes to wait for.
+      if (failure) resolveExited();
     };
     this.process.on('exit', (code, signal) => gone(code, signal));
+    // 'exit' comes while the process handle is still closing, and dispose() keeps it referenced
+    // until then, so a caller counting handles right after dispose() would still see it. 'close'
+    // follows once the stdio and IPC pipes are closed too; the process handle's own close finishes
+    // at the end of the loop turn that saw the exit, so the next timer turn has it gone.
+    this.process.on('close', () => setTimeout(resolveExited, 0));
     // Only a process that never started reports 'error' without an 'exit' after it.
     this.process.on('error', (error) => {
       if (this.process.pid === undefined) gone(null, null, error);
