@@ -88,6 +88,11 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
       ceiling: 390_000_000,
     },
   ],
+  timedOut: [
+    { type: 'timedOut', conversations: ['x1'], timeout: 50 },
+    { type: 'timedOut', conversations: ['i2'], executionId: 'e-1', timeout: 1000 },
+  ],
+  handlesClosed: [{ type: 'handlesClosed', executionId: 'e-1', message: 'Execution e-1 holds no handles.' }],
   heartbeat: [{ type: 'heartbeat', id: 'h1' }],
   health: [
     {
@@ -135,7 +140,7 @@ const malformed: [string, unknown, string][] = [
   [
     'no type',
     { id: 'x' },
-    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, outOfMemory, heartbeat, health, fault.',
+    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, outOfMemory, timedOut, handlesClosed, heartbeat, health, fault.',
   ],
   ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
   ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],
@@ -252,6 +257,16 @@ const malformed: [string, unknown, string][] = [
     'Invalid hostWait message: waiting must be a boolean.',
   ],
   ['a heartbeat without an id', { type: 'heartbeat' }, 'Invalid heartbeat message: id is required.'],
+  [
+    'a negative timeout of a failed termination',
+    { type: 'timedOut', conversations: ['x1'], timeout: -1 },
+    'timeout must not be negative',
+  ],
+  [
+    'a closed retained execution without its reason',
+    { type: 'handlesClosed', executionId: 'e-1' },
+    'Invalid handlesClosed message: message is required.',
+  ],
   [
     'health whose behaviour lacks present',
     {

@@ -114,6 +114,28 @@ export const MESSAGE_SCHEMAS = {
     rss: z.number({ error: 'must be a number' }).min(0, { error: 'must not be negative' }).optional(),
     ceiling: z.number({ error: 'must be a number' }).min(0, { error: 'must not be negative' }).optional(),
   }),
+  /**
+   * A worker is about to end because the engine could not stop an isolate that ran past its bound
+   * (isolated-vm's "Script failed to terminate": the engine's timer asked, and a builtin that does
+   * not check for interrupts kept running). `conversations` and `executionId` name what that isolate
+   * was serving, as in `outOfMemory`; those read TIMEOUT at `timeout`, the rest WORKER_LOST.
+   */
+  timedOut: shape('timedOut', {
+    conversations: z.array(MessageIdSchema, { error: 'must be a list of message ids' }),
+    executionId: z.string({ error: 'must be a string' }).optional(),
+    timeout: z
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be a whole number' })
+      .min(0, { error: 'must not be negative' }),
+  }),
+  /**
+   * A worker ended a retained execution on its own (its timer work between invocations passed its
+   * bound), so the route to it goes at once; the next invoke reads HANDLES_CLOSED with `message`.
+   */
+  handlesClosed: shape('handlesClosed', {
+    executionId: z.string({ error: 'must be a string' }),
+    message: z.string({ error: 'must be a string' }),
+  }),
   /** Asks a worker whether it can serve; answered by `health`, or by a `fault` saying why it cannot. */
   heartbeat: shape('heartbeat', { id: MessageIdSchema }),
   /** A worker's answer to `heartbeat`: its engine report and what it holds. */
