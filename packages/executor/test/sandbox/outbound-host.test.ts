@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, isIP } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { OUTBOUND_DISABLED_MESSAGE, PAYLOAD_LIMIT, payloadTooLargeMessage } from '@supolka/codemode-protocol';
@@ -586,6 +586,57 @@ describe('an environment proxy', () => {
       // The global agent's request went through the proxy; the native one never did.
       expect(JSON.parse(output)).toStrictEqual(['direct', 'via proxy']);
       expect(saw).toStrictEqual([target]);
+    } finally {
+      proxy.close();
+      upstream.close();
+    }
+  });
+  test('is never used for a native https request, though the global agent tunnels through it', async () => {
+    const saw: string[] = [];
+    const proxy = createNetServer((socket) => {
+      socket.once('data', (head) => {
+        saw.push(head.toString('latin1').split('\r\n')[0] as string);
+        socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n');
+      });
+    });
+    let direct = 0;
+    // No TLS here: the native request's connection arriving is the proof; its handshake then fails.
+    const upstream = createNetServer((socket) => {
+      direct++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const target = `https://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const fetchModule = new URL('../../src/sandbox/fetch.ts', import.meta.url).href;
+    const script = `
+      import https from 'node:https';
+      import { nativeFetch } from ${JSON.stringify(fetchModule)};
+      const native = await nativeFetch({ method: 'GET', url: ${JSON.stringify(target)}, headers: [], body: null },
+        new AbortController().signal, { allowLoopback: true }).then(() => 'answered', (error) => error.message);
+      const global = await new Promise((resolve) =>
+        https.get(${JSON.stringify(target)}, () => resolve('answered')).on('error', () => resolve('failed')));
+      console.log(JSON.stringify([native, global]));`;
+    try {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        env: {
+          ...process.env,
+          NODE_USE_ENV_PROXY: '1',
+          HTTPS_PROXY: proxyUrl,
+          HTTP_PROXY: proxyUrl,
+          NO_PROXY: '',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+      });
+      await new Promise((resolve) => child.on('exit', resolve));
+      expect(JSON.parse(output)).toStrictEqual([NETWORK_LOST_MESSAGE, 'failed']);
+      // The global agent asked the proxy for a tunnel; the native request connected directly.
+      expect([saw, direct]).toStrictEqual([[`CONNECT ${new URL(target).host} HTTP/1.1`], 1]);
     } finally {
       proxy.close();
       upstream.close();
