@@ -86,6 +86,10 @@ export function payloadTooLargeMessage(what: string, size: number, limit: number
   return `The ${what} is ${size} bytes, past the ${limit}-byte payload limit.`;
 }
 
+export function tooManyValuesMessage(what: string, limit: number): string {
+  return `The ${what} holds more than ${limit} JSON values, past the value limit (VALUE_LIMIT). Send fewer values, or large data as text.`;
+}
+
 export const OUTBOUND_DISABLED_MESSAGE =
   'Outbound network access is disabled for this execution, so fetch cannot reach the network.';
 
@@ -162,6 +166,18 @@ export class PayloadTooLargeError extends CodemodeError {
     this.what = what;
     this.size = size;
     this.limit = limit;
+  }
+}
+
+/**
+ * A message past VALUE_LIMIT: too large by what it would decode to, counted in values instead of
+ * bytes (`size` is the count the scan stopped at, past `limit`).
+ */
+export class TooManyValuesError extends PayloadTooLargeError {
+  override name = 'TooManyValuesError';
+  constructor(what: string, values: number, limit: number) {
+    super(what, values, limit);
+    this.message = tooManyValuesMessage(what, limit);
   }
 }
 

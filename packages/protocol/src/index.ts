@@ -7,6 +7,7 @@ export { CODEC_IDENTIFIERS } from './codec-identifiers.ts';
 export * from './errors.ts';
 export { type SeparatedImports, separateImports } from './imports.ts';
 export * from './limits.ts';
+export { type MessageScan, scanMessage, valueCount } from './message-scan.ts';
 export {
   MESSAGE_SCHEMAS,
   MESSAGE_TYPES,

@@ -7,6 +7,16 @@
 export const PAYLOAD_LIMIT = 32 * 1024 * 1024;
 
 /**
+ * JSON values (objects, arrays, strings, numbers, true, false, null; keys are not values) one
+ * message may hold on any transport, counted by scanMessage before the text is parsed and checked by
+ * decodeMessage and encodeMessage. PAYLOAD_LIMIT bounds bytes, not what they decode to: 32 MiB of
+ * `[{},{},...]` is 11 million objects, 749 MB of V8 heap. At this bound the costliest shape
+ * measured (objects of one distinct key each, through the codec's reviver) decodes to about
+ * 170 MB; a million values is a JSON document of roughly 8 MB of dense records.
+ */
+export const VALUE_LIMIT = 1024 * 1024;
+
+/**
  * Characters (UTF-16 code units) a request's `code` may hold. Everything the host does with the
  * code before the isolate runs it (the nesting scan, separating the imports, erasing types, building
  * the entry) runs outside every isolate limit, so its input is bounded well under PAYLOAD_LIMIT: no

@@ -4,8 +4,9 @@
  */
 import type { z } from 'zod';
 import { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
-import { BadRequestError, PayloadTooLargeError } from './errors.ts';
-import { PAYLOAD_LIMIT } from './limits.ts';
+import { BadRequestError, PayloadTooLargeError, TooManyValuesError } from './errors.ts';
+import { PAYLOAD_LIMIT, VALUE_LIMIT } from './limits.ts';
+import { type MessageScan, scanMessage, valueCount } from './message-scan.ts';
 import { MESSAGE_SCHEMAS, MESSAGE_TYPES, type Message, type MessageType } from './messages.ts';
 import type { Fault } from './schemas/fault.ts';
 
@@ -82,13 +83,22 @@ export function validateMessage(value: unknown): Decoded {
 }
 
 /**
- * Decodes one message from its wire text: the size bound, then the codec, then the schema.
- * Never throws: every failure is a fault the receiver can send back.
+ * Decodes one message from its wire text: the size bound, the values it holds (VALUE_LIMIT,
+ * counted before anything is parsed), then the codec, then the schema. `scan` is the text's
+ * scanMessage when the caller already made it. Never throws: every failure is a fault the
+ * receiver can send back.
  */
-export function decodeMessage(text: string, limit: number = PAYLOAD_LIMIT): Decoded {
+export function decodeMessage(text: string, limit: number = PAYLOAD_LIMIT, scan?: MessageScan): Decoded {
   if (text.length > limit) {
     const error = new PayloadTooLargeError('message', text.length, limit);
     return { ok: false, fault: { code: error.code as 'PAYLOAD_TOO_LARGE', message: error.message } };
+  }
+  const counted = scan ?? scanMessage(text, VALUE_LIMIT);
+  const values = valueCount(counted);
+  if (values > VALUE_LIMIT) {
+    const error = new TooManyValuesError('message', values, VALUE_LIMIT);
+    const fault = { code: 'PAYLOAD_TOO_LARGE' as const, message: error.message };
+    return { ok: false, fault: counted.id === undefined ? fault : { ...fault, id: counted.id } };
   }
   let value: unknown;
   try {
@@ -100,10 +110,16 @@ export function decodeMessage(text: string, limit: number = PAYLOAD_LIMIT): Deco
   return validateMessage(value);
 }
 
-/** Encodes one message for the wire, refusing text past `limit` with a PayloadTooLargeError. */
+/**
+ * Encodes one message for the wire, refusing text past `limit` with a PayloadTooLargeError and
+ * one holding more than VALUE_LIMIT values with a TooManyValuesError (one of them), so no
+ * receiver is sent what it would refuse.
+ */
 export function encodeMessage(message: Message, limit: number = PAYLOAD_LIMIT): string {
   const text = stringifyForDispatch(message);
   if (text.length > limit) throw new PayloadTooLargeError(`${message.type} message`, text.length, limit);
+  const values = valueCount(scanMessage(text, VALUE_LIMIT));
+  if (values > VALUE_LIMIT) throw new TooManyValuesError(`${message.type} message`, values, VALUE_LIMIT);
   return text;
 }
 
