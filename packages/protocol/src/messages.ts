@@ -116,7 +116,7 @@ export const MESSAGE_SCHEMAS = {
   }),
   /**
    * A worker is about to end because the engine could not stop an isolate that ran past its bound
-   * (isolated-vm's "Script failed to terminate": the engine's timer asked, and a builtin that does
+   * (the engine's "Script failed to terminate": its timer asked, and a builtin that does
    * not check for interrupts kept running). `conversations` and `executionId` name what that isolate
    * was serving, as in `outOfMemory`; those read TIMEOUT at `timeout`, the rest WORKER_LOST.
    */
