@@ -108,7 +108,7 @@ Options:
   --wall-clock-limit MS              wall time one remote execution may take, waits included
                                      (default twice --max-timeout)
   --request-budget MB                server heap the requests it holds may take, each counted at
-                                     three times its size (default half the heap; at least 96)
+                                     its estimated decoded cost (default half the heap; at least 128)
   --dispatch-timeout MS              how long a tool call waits for the client (default: the run's timeout)
   --drain-timeout MS                 how long shutdown lets executions finish (default 30000)
   --timeout MS                       the default run bound (default 60000)

@@ -1,27 +1,24 @@
 /**
- * The server's byte budget for the requests it holds (executions, invokes and closeHandles,
- * queued or in flight), shared by every connection, with a fair share for each.
+ * The server's byte budget for the messages it holds (executions, invokes and closeHandles,
+ * queued or in flight, and every message while it is decoded), shared by every connection, with a
+ * fair share for each.
  *
- * A request is charged HELD_REQUEST_COST times its size as received. What it holds in the
- * server's heap is not the frame but its decoded form (every string of it, up to one heap byte per
- * UTF-8 byte) plus the message encoded again for the child (the pool keeps that text until the run
- * settles, and one character past Latin-1 makes all of it two bytes a character): measured at
- * about 90 MB for a 30 MiB execute, three times its size.
+ * A message is charged its estimated heap cost (message-cost.ts), counted from its text before it
+ * is decoded: the decoded form of `[{},{},...]` is twenty times its text, so the size as received
+ * says little. A request keeps its charge until it settles; any other message gives it back once it
+ * was routed, so only the total bounds those.
  *
  * A connection's share is the budget divided by the open connections that have authenticated,
- * never below one full message: one connection cannot take what the others would need, and a lone
- * connection may use the whole budget. A connection that opens while another holds more than the
- * new share gets its share as that excess settles (each held execution is bounded by the wall
- * clock); the total never passes the budget.
+ * never below one message of MESSAGE_COST_LIMIT: one connection cannot take what the others would
+ * need, and a lone connection may use the whole budget. A connection that opens while another
+ * holds more than the new share gets its share as that excess settles (each held execution is
+ * bounded by the wall clock); the total never passes the budget.
  */
-import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import { MESSAGE_COST_LIMIT } from './message-cost.ts';
 import { requestBudgetMessage, requestShareMessage } from './texts.ts';
 
-/** What one held request costs the server's heap, per byte of the message as received. */
-export const HELD_REQUEST_COST = 3;
-
-/** The smallest budget: one message of PAYLOAD_LIMIT bytes, charged as it is held. */
-export const MIN_REQUEST_BUDGET = HELD_REQUEST_COST * PAYLOAD_LIMIT;
+/** The smallest budget: one message of the most a message may cost. */
+export const MIN_REQUEST_BUDGET = MESSAGE_COST_LIMIT;
 
 /** What one connection holds of the budget. */
 export class BudgetAccount {
@@ -50,17 +47,15 @@ export class RequestBudget {
   }
 
   /**
-   * Charges a request of `bytes` (as received) to `account`. Returns the release, to call once
-   * the server no longer holds the request (idempotent), or the refusal's text.
+   * Charges `cost` bytes to `account`, within the connection's share when `fair` (new work), within
+   * the total only otherwise (a reply an admitted execution waits on). Returns the release, to call
+   * once the server no longer holds the message (idempotent), or the refusal's text.
    */
-  charge(account: BudgetAccount, bytes: number): (() => void) | string {
-    const cost = HELD_REQUEST_COST * bytes;
+  charge(account: BudgetAccount, cost: number, fair = true): (() => void) | string {
     const connections = this.#connections();
     const share = this.share(connections);
-    if (this.#held + cost > this.limit) return requestBudgetMessage(this.limit, HELD_REQUEST_COST);
-    if (account.held + cost > share) {
-      return requestShareMessage(share, this.limit, connections, HELD_REQUEST_COST);
-    }
+    if (this.#held + cost > this.limit) return requestBudgetMessage(this.limit);
+    if (fair && account.held + cost > share) return requestShareMessage(share, this.limit, connections);
     account.held += cost;
     this.#held += cost;
     let released = false;

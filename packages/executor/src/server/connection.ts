@@ -15,8 +15,12 @@ import {
   isFaultCode,
   type Message,
   type MessageOf,
+  type MessageScan,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
+  scanMessage,
+  VALUE_LIMIT,
+  valueCount,
 } from '@supolka/codemode-protocol';
 import type { RawData, WebSocket } from 'ws';
 import type { HandleName, IsolateExecutor } from '../executor/isolate-executor.ts';
@@ -25,6 +29,7 @@ import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { BudgetAccount, type RequestBudget } from './budget.ts';
 import { byteLengthOf, Channel, textOf } from './channel.ts';
 import { requestFromWire, responseToWire } from './invoke.ts';
+import { MESSAGE_COST_LIMIT, messageCost } from './message-cost.ts';
 import type { ServerMetrics } from './metrics.ts';
 import { Opening } from './opening.ts';
 import type { ResolvedServerOptions } from './options.ts';
@@ -37,8 +42,10 @@ import {
   congestedMessage,
   connectionCapMessage,
   duplicateIdMessage,
+  ENVELOPE_MISREAD_MESSAGE,
   foreignInstanceMessage,
   memoryLimitPastMaxMessage,
+  messageCostMessage,
   NATIVE_OUTBOUND_REFUSED_MESSAGE,
   notFromClientMessage,
   SHUTTING_DOWN_MESSAGE,
@@ -131,22 +138,97 @@ export class ServerConnection {
       this.#send({ type: 'fault', code: 'PAYLOAD_TOO_LARGE', message: error.message });
       return;
     }
-    const decoded = decodeMessage(textOf(data));
+    const text = textOf(data);
+    // What the decoded message would cost is counted from its text and admitted before anything
+    // parses it (message-cost.ts): its size says little, `[{},{},...]` decodes to twenty times it.
+    const scan = scanMessage(text, VALUE_LIMIT);
+    // Past VALUE_LIMIT, decodeMessage refuses without parsing, so there is nothing to admit.
+    const admitted =
+      valueCount(scan) > VALUE_LIMIT ? { release: () => {}, fair: true } : this.#admit(scan, bytes);
+    if (admitted === undefined) return;
+    const decoded = decodeMessage(text, PAYLOAD_LIMIT, scan);
     if (!decoded.ok) {
+      admitted.release();
       // The client will settle the conversation the fault names, so the server ends it too.
       if (decoded.fault.id !== undefined)
         this.#executions.get(decoded.fault.id)?.cancel(decoded.fault.message);
       this.#send({ type: 'fault', ...decoded.fault });
       return;
     }
-    this.#route(decoded.message, bytes);
+    const { message } = decoded;
+    if (HELD_TYPES.has(message.type)) {
+      // Charged as a reply, outside the share, yet parsed as a request: only a message that names
+      // its type twice, the second spelled with escapes, gets here.
+      if (!admitted.fair) {
+        admitted.release();
+        this.#refuse(
+          'id' in message ? message.id : undefined,
+          message.type,
+          'BAD_REQUEST',
+          ENVELOPE_MISREAD_MESSAGE,
+        );
+        return;
+      }
+      this.#route(message, admitted.release);
+      return;
+    }
+    this.#route(message, admitted.release);
+    // Any other message is done with once routed: its charge only bounded its decoding.
+    admitted.release();
   }
 
-  /** `bytes` is the message's size as received, what the budget charges a request it holds. */
-  #route(message: Message, bytes: number): void {
+  /**
+   * Charges what the message would cost once decoded to this connection's account, refusing it
+   * (answered, undecoded) past MESSAGE_COST_LIMIT or past the budget. A message an admitted
+   * execution waits on (a reply, a cancel) is charged within the total only, so a connection at
+   * its share still hears its tools' answers.
+   */
+  #admit(scan: MessageScan, bytes: number): { release: () => void; fair: boolean } | undefined {
+    const cost = messageCost(scan, bytes);
+    if (cost > MESSAGE_COST_LIMIT) {
+      this.#refuse(scan.id, scan.type, 'PAYLOAD_TOO_LARGE', messageCostMessage(cost, MESSAGE_COST_LIMIT));
+      return undefined;
+    }
+    const fair = !REPLY_TYPES.has(scan.type ?? '');
+    const charged = this.#context.budget.charge(this.#account, cost, fair);
+    if (typeof charged === 'string') {
+      this.#refuse(scan.id, scan.type, 'OVERLOADED', charged);
+      return undefined;
+    }
+    return { release: charged, fair };
+  }
+
+  /**
+   * Answers a message refused before it was decoded, by the id and type its scan read: an
+   * execute with its envelope, anything else with a fault naming its id (or none, if it had none
+   * the scan could read).
+   */
+  #refuse(
+    id: string | undefined,
+    type: string | undefined,
+    code: MessageOf<'fault'>['code'],
+    text: string,
+  ): void {
+    if (id === undefined) {
+      this.#send({ type: 'fault', code, message: text });
+      return;
+    }
+    if (type === 'execute') {
+      const answer = faultEnvelope(code, text);
+      this.#context.metrics.execution(answer, 0);
+      this.#sendResult(id, answer);
+      return;
+    }
+    // The client settles the conversation the fault names, so the server ends it too.
+    this.#executions.get(id)?.cancel(text);
+    this.#fault(id, code, text);
+  }
+
+  /** `release` gives back what the budget charged the message; a request keeps it until it settles. */
+  #route(message: Message, release: () => void): void {
     switch (message.type) {
       case 'execute':
-        void this.#execute(message, bytes);
+        void this.#execute(message, release);
         return;
       case 'cancel':
         this.#executions.get(message.id)?.cancel(CLIENT_CANCELLED);
@@ -158,10 +240,10 @@ export class ServerConnection {
         this.#executions.get(message.id)?.answer('outbound', message.call, message.frame);
         return;
       case 'invoke':
-        void this.#invoke(message, bytes);
+        void this.#invoke(message, release);
         return;
       case 'closeHandles':
-        void this.#closeHandles(message, bytes);
+        void this.#closeHandles(message, release);
         return;
       case 'hello':
         this.#send({ type: 'fault', code: 'BAD_REQUEST', message: ALREADY_OPEN_MESSAGE });
@@ -171,23 +253,23 @@ export class ServerConnection {
     }
   }
 
-  async #execute({ id, request }: MessageOf<'execute'>, bytes: number): Promise<void> {
+  async #execute({ id, request }: MessageOf<'execute'>, release: () => void): Promise<void> {
     if (this.#executions.has(id)) {
+      release();
       this.#fault(id, 'BAD_REQUEST', duplicateIdMessage(id));
       return;
     }
     const refusal = this.#refusal(request);
-    const charged = refusal === undefined ? this.#context.budget.charge(this.#account, bytes) : undefined;
-    if (charged === undefined || typeof charged === 'string') {
-      const answer = refusal ?? faultEnvelope('OVERLOADED', charged as string);
-      this.#context.metrics.execution(answer, 0);
-      this.#sendResult(id, answer);
+    if (refusal !== undefined) {
+      release();
+      this.#context.metrics.execution(refusal, 0);
+      this.#sendResult(id, refusal);
       return;
     }
     try {
-      await this.#run(id, request, charged);
+      await this.#run(id, request, release);
     } finally {
-      charged();
+      release();
     }
   }
 
@@ -260,8 +342,8 @@ export class ServerConnection {
     return undefined;
   }
 
-  async #invoke(message: MessageOf<'invoke'>, bytes: number): Promise<void> {
-    const admitted = this.#admitCall(message.id, message.executionId, bytes);
+  async #invoke(message: MessageOf<'invoke'>, charged: () => void): Promise<void> {
+    const admitted = this.#admitCall(message.id, message.executionId, charged);
     if (admitted === undefined) return;
     try {
       await this.#answerInvoke(message, admitted.executionId);
@@ -289,8 +371,8 @@ export class ServerConnection {
     this.#send({ type: 'invokeResult', id: message.id, response });
   }
 
-  async #closeHandles(message: MessageOf<'closeHandles'>, bytes: number): Promise<void> {
-    const admitted = this.#admitCall(message.id, message.executionId, bytes);
+  async #closeHandles(message: MessageOf<'closeHandles'>, charged: () => void): Promise<void> {
+    const admitted = this.#admitCall(message.id, message.executionId, charged);
     if (admitted === undefined) return;
     this.#retained.delete(admitted.executionId);
     try {
@@ -304,25 +386,24 @@ export class ServerConnection {
   }
 
   /**
-   * Admits an invoke or closeHandles under the cap and the byte budget and counts it, answering
-   * a fault when it is refused; resolves the executor's id behind the one the client holds.
-   * `release` ends the count and gives the bytes back.
+   * Admits an invoke or closeHandles, already charged to the budget, under the cap and counts it,
+   * answering a fault when it is refused; resolves the executor's id behind the one the client
+   * holds. `release` ends the count and gives the charge back.
    */
   #admitCall(
     conversation: string,
     executionId: string,
-    bytes: number,
+    charged: () => void,
   ): { executionId: string; release: () => void } | undefined {
     const busy = this.#busy();
     if (busy) {
+      charged();
       this.#fault(conversation, 'OVERLOADED', busy);
       return undefined;
     }
     const own = this.#ownId(conversation, executionId);
-    if (own === undefined) return undefined;
-    const charged = this.#context.budget.charge(this.#account, bytes);
-    if (typeof charged === 'string') {
-      this.#fault(conversation, 'OVERLOADED', charged);
+    if (own === undefined) {
+      charged();
       return undefined;
     }
     this.#calls += 1;
@@ -396,6 +477,12 @@ export class ServerConnection {
     }
   }
 }
+
+/** Requests the server holds until they settle, charged within the connection's share. */
+const HELD_TYPES: ReadonlySet<string> = new Set(['execute', 'invoke', 'closeHandles']);
+
+/** Messages an admitted execution waits on: charged within the budget's total only. */
+const REPLY_TYPES: ReadonlySet<string> = new Set(['dispatchReply', 'outboundReply', 'cancel']);
 
 /**
  * The request IsolateExecutor runs: the wire request, the client's dispatch, and the outbound

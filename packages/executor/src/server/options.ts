@@ -52,9 +52,10 @@ export interface ServerOptions {
   /** How long a connection may stay past sendBufferLimit before it is dropped, in ms (default 30000). */
   readonly congestionTimeout?: number;
   /**
-   * Heap bytes the requests the server holds (queued or in flight) may take, each counted at
-   * HELD_REQUEST_COST times its size as received; past it, and past a connection's fair share of
-   * it, a request is refused OVERLOADED (budget.ts). Default: half the server's heap limit.
+   * Heap bytes the requests the server holds (queued or in flight) may take, each counted at its
+   * estimated cost before it is decoded (message-cost.ts); past it, and past a connection's fair
+   * share of it, a request is refused OVERLOADED (budget.ts). Default: half the server's heap limit,
+   * at least MESSAGE_COST_LIMIT.
    */
   readonly requestBudget?: number;
   /** On close, how long executions in flight may run before they are cancelled, in ms (default 30000). */
@@ -108,8 +109,8 @@ export const DEFAULT_CONGESTION_TIMEOUT = 30_000;
 
 /**
  * Half this process's V8 heap limit, and never less than one full message: the rest stays for
- * the connections, the pool's bookkeeping and the answers on their way out. HELD_REQUEST_COST
- * already counts what a held request costs the heap, so the budget is in heap bytes.
+ * the connections, the pool's bookkeeping and the answers on their way out. The estimate
+ * (message-cost.ts) already counts what a held request costs the heap, so the budget is in heap bytes.
  */
 export function defaultRequestBudget(): number {
   return Math.max(MIN_REQUEST_BUDGET, Math.floor(getHeapStatistics().heap_size_limit / 2));

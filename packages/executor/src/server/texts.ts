@@ -16,19 +16,23 @@ export function connectionCapMessage(cap: number): string {
   return `This connection already has ${cap} requests in flight (executions, invokes and closeHandles), the most the server allows per connection. Wait for one to finish, or open another connection.`;
 }
 
-/** Why a request is refused when the server already holds its requestBudget (budget.ts). */
-export function requestBudgetMessage(budget: number, cost: number): string {
-  return `The server already holds as many requests as its requestBudget of ${budget} bytes allows (each counted at ${cost} times its size, for its decoded form and its copy for the child). Retry once some finish, or on another server.`;
+/** Why a message is refused when the server already holds its requestBudget (budget.ts). */
+export function requestBudgetMessage(budget: number): string {
+  return `The server already holds as many requests as its requestBudget of ${budget} bytes allows (each counted at its estimated heap cost: three bytes per byte, plus each object, array, key and value it holds). Retry once some finish, or on another server.`;
 }
 
 /** Why a request is refused when its connection holds its fair share of the requestBudget. */
-export function requestShareMessage(
-  share: number,
-  budget: number,
-  connections: number,
-  cost: number,
-): string {
-  return `This connection already holds its share of the server's requestBudget: ${share} of ${budget} bytes with ${connections} connections open (each request counted at ${cost} times its size). Wait for one of its requests to finish.`;
+export function requestShareMessage(share: number, budget: number, connections: number): string {
+  return `This connection already holds its share of the server's requestBudget: ${share} of ${budget} bytes with ${connections} connections open (each request counted at its estimated heap cost). Wait for one of its requests to finish.`;
+}
+
+/** Why a message charged as a reply, whose decoded type is a request, is refused (connection.ts). */
+export const ENVELOPE_MISREAD_MESSAGE =
+  'The message names its type twice, or spells it with escapes, so the server could not read it before decoding it. Name the type once, as plain text.';
+
+/** Why one message is refused before it is decoded, whatever the budget holds (message-cost.ts). */
+export function messageCostMessage(cost: number, limit: number): string {
+  return `The message would cost the server about ${cost} bytes of heap once decoded (three bytes per byte, plus each object, array, key and value it holds), past the ${limit}-byte bound on one message (MESSAGE_COST_LIMIT). Send fewer values, or large data as text.`;
 }
 
 /** Why a connection whose client stopped reading takes no new work (docs/server.md, "Backpressure"). */

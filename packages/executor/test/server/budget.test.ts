@@ -11,14 +11,14 @@ import type { ExecuteResult } from '@supolka/codemode-protocol';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { parseServeCommandLine } from '../../src/cli/args.ts';
-import { HELD_REQUEST_COST, MIN_REQUEST_BUDGET } from '../../src/server/budget.ts';
+import { MIN_REQUEST_BUDGET } from '../../src/server/budget.ts';
 import { resolveServerOptions } from '../../src/server/options.ts';
 import { requestBudgetMessage, requestShareMessage } from '../../src/server/texts.ts';
 import { openSocket, TOKEN } from './helpers.ts';
 
 const MiB = 2 ** 20;
-/** Room for three full messages: three 30 MiB executes fit, a fourth does not. */
-const BUDGET = 3 * MIN_REQUEST_BUDGET;
+/** Room for three 30 MiB executes of text (each estimated at three times its size), not a fourth. */
+const BUDGET = 288 * MiB;
 /** A heap the unbounded server died in at about a dozen queued 30 MiB executes. */
 const HEAP_MB = 768;
 
@@ -93,7 +93,7 @@ test('a client queueing large executes behind a parked child meets OVERLOADED; a
   for (const envelope of refused) {
     expect(envelope).toStrictEqual({
       result: undefined,
-      error: requestBudgetMessage(BUDGET, HELD_REQUEST_COST),
+      error: requestBudgetMessage(BUDGET),
       code: 'OVERLOADED',
       logs: [],
     });
@@ -111,7 +111,7 @@ test('a client queueing large executes behind a parked child meets OVERLOADED; a
   const share = Math.max(MIN_REQUEST_BUDGET, Math.floor(BUDGET / 2));
   expect(await hostile.execute({ code: 'async () => "more"' })).toStrictEqual({
     result: undefined,
-    error: requestShareMessage(share, BUDGET, 2, HELD_REQUEST_COST),
+    error: requestShareMessage(share, BUDGET, 2),
     code: 'OVERLOADED',
     logs: [],
   });
