@@ -114,6 +114,12 @@ export class RetainedHandles {
   /** Executions the timer bound ended, with that bound. */
   readonly #outran = new Map<string, number>();
   #watch: NodeJS.Timeout | undefined;
+  readonly #onTimerWorkClosed: ((executionId: string, reason: string) => void) | undefined;
+
+  /** `onTimerWorkClosed` hears of each execution the timer bound ends, so a layer above can drop its route. */
+  constructor(onTimerWorkClosed?: (executionId: string, reason: string) => void) {
+    this.#onTimerWorkClosed = onTimerWorkClosed;
+  }
 
   get size(): number {
     return this.#executions.size;
@@ -131,6 +137,7 @@ export class RetainedHandles {
     const executionId = randomUUID();
     // The pool child's memory backstop names this execution when its isolate is the culprit.
     prepared.handle.retainedAs = executionId;
+    prepared.handle.timeout = options.timeout;
     const wall = wallTimeOf(prepared.handle);
     this.#executions.set(executionId, {
       prepared,
@@ -159,12 +166,18 @@ export class RetainedHandles {
       retained.working = wall > retained.lastWall;
       retained.lastWall = wall;
       const bound = Math.min(retained.timeout + retained.grace, MAX_DELAY);
-      if (wall - retained.idleFrom <= bound) continue;
+      // Written so a disposed isolate's NaN passes no bound: the memory limit's disposal is not timer work.
+      if (!(wall - retained.idleFrom > bound)) continue;
       this.#executions.delete(executionId);
       this.#end(retained);
       this.#outran.set(executionId, bound);
       if (this.#outran.size > CLOSED_REASONS_LIMIT)
         this.#outran.delete(this.#outran.keys().next().value as string);
+      try {
+        this.#onTimerWorkClosed?.(executionId, timerWorkClosedMessage(executionId, bound));
+      } catch {
+        // A listener must not stop the watcher bounding the other executions.
+      }
     }
   }
 

@@ -23,6 +23,8 @@ export interface IsolateHandle {
   loader: Loader | undefined;
   /** The executionId once a run retained this isolate (handles.ts), so a memory death can be attributed. */
   retainedAs?: string | undefined;
+  /** The timeout of a retained execution's invocations (handles.ts), to tell a failed termination past it. */
+  timeout?: number | undefined;
 }
 
 export interface CreateIsolateOptions {

@@ -97,6 +97,8 @@ export interface SandboxOptions {
   /** The engine report; selects the fallbacks. Without one, every fallback is in force. */
   readonly engine?: EngineReport;
   readonly onCatastrophicError?: CatastrophicErrorHandler;
+  /** Called when a retained execution's timer work passed its bound and it was disposed, with why. */
+  readonly onRetainedClosed?: (executionId: string, reason: string) => void;
 }
 
 export class Sandbox {
@@ -109,7 +111,9 @@ export class Sandbox {
   #nextMemoryLimit = DEFAULT_MEMORY_LIMIT;
   #preparing: NodeJS.Immediate | undefined;
   #disposed = false;
-  readonly #handles = new RetainedHandles();
+  readonly #handles = new RetainedHandles((executionId, reason) =>
+    this.#options.onRetainedClosed?.(executionId, reason),
+  );
   readonly #eraser = new TypeEraser();
 
   constructor(options: SandboxOptions = {}) {

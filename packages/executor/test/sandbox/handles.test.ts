@@ -281,6 +281,21 @@ describe('timer work between invocations runs under the execution bound (a devia
       message: `Execution ${id} holds no handles: they were closed, expired, or never granted.`,
     });
   });
+
+  test('the disposed-isolate row holds after the timer watcher has read the disposed isolate', async () => {
+    const envelope = await sandbox.execute({
+      retainHandles: true,
+      memoryLimit: 16,
+      code: `async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill({ a: 1 })) }, 10); return { fetch: () => new Response('x') } }`,
+    });
+    // Long enough for the watcher (every 50 ms) to read the disposed isolate's NaN time many times:
+    // it once took that for timer work past the bound, and the invoke read HANDLES_CLOSED.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await expect(sandbox.invoke(envelope.executionId as string, get('/'))).rejects.toMatchObject({
+      code: 'MEMORY_LIMIT',
+      message: memoryLimitMessage(16),
+    });
+  });
 });
 
 test('assertResponseWireShape validates the handler answer again on the host', () => {
