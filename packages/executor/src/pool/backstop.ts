@@ -88,10 +88,24 @@ export class MemoryBackstop {
 
   /** The ceiling now: the floor plus room for every isolate the process held since it was measured. */
   get ceiling(): number {
+    return backstopCeiling(this.#floor, this.#limits());
+  }
+
+  /**
+   * Whether the process holds more than its floor, one whole limit of every isolate counted and
+   * the slack: then some isolate holds more than its own limit (a catastrophe's evidence).
+   */
+  overLimits(): boolean {
+    if (this.#floor === 0) return false;
+    return this.#rss() > this.#floor + this.#limits() * MIB + BACKSTOP_SLACK;
+  }
+
+  /** The sum of the memory limits of the isolates counted, in MB. */
+  #limits(): number {
     for (const handle of liveIsolates()) this.#counted.add(handle);
     let limits = 0;
     for (const handle of this.#counted) limits += handle.memoryLimit;
-    return backstopCeiling(this.#floor, limits);
+    return limits;
   }
 
   /**

@@ -14,6 +14,7 @@
 import { closeSync, openSync } from 'node:fs';
 import {
   DEFAULT_MEMORY_LIMIT,
+  DEFAULT_TIMEOUT,
   type ExecuteRequest,
   encodeMessage,
   type FaultCode,
@@ -22,7 +23,7 @@ import {
   type Message,
   type MessageOf,
 } from '@supolka/codemode-protocol';
-import { DEFAULT_CHILD_RSS_LIMIT } from '../executor/defaults.ts';
+import { DEFAULT_CHILD_RSS_LIMIT, DEFAULT_GRACE } from '../executor/defaults.ts';
 import { BoundedCodeCache } from '../sandbox/code-cache.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../sandbox/isolate.ts';
 import { type ExecuteResult, Sandbox } from '../sandbox/sandbox.ts';
@@ -47,6 +48,7 @@ const guard = new MemoryGuard({
   retained: () => built?.retainedCount ?? 0,
   // While retained executions hold isolates the floor rises no higher than the pool's recycling bound.
   floorCap: () => Math.max(resting, (settings.rssLimit ?? DEFAULT_CHILD_RSS_LIMIT) * 2 ** 20),
+  grace: settings.grace ?? DEFAULT_GRACE,
 });
 
 // Started now and awaited by every heartbeat; the rejection is reported there, not as unhandled.
@@ -61,6 +63,9 @@ const ready: Promise<Ready> = checkEngine().then((engine) => {
     },
     // A fatal out-of-memory in one isolate: the guard names its execution before the process ends.
     onCatastrophicError: guard.onCatastrophicError,
+    // The pool drops its route at once, so the slot is free and the next invoke need not travel here.
+    onRetainedClosed: (executionId, message) =>
+      sendMessage(process, { type: 'handlesClosed', executionId, message }),
   });
   return { engine, sandbox: built };
 });
@@ -160,7 +165,7 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
   let envelope: ExecuteResult;
   try {
     const { sandbox } = await ready;
-    guard.beginRun(id, request.memoryLimit ?? DEFAULT_MEMORY_LIMIT);
+    guard.beginRun(id, request.memoryLimit ?? DEFAULT_MEMORY_LIMIT, request.timeout ?? DEFAULT_TIMEOUT);
     envelope = await sandbox.execute({
       code: request.code,
       ...(request.modules !== undefined ? { modules: request.modules } : {}),

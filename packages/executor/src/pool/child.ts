@@ -16,6 +16,9 @@ const STDERR_TAIL = 16 * 1024;
 
 export type EngineReportMessage = MessageOf<'health'>['engine'];
 
+/** What a child says as it ends itself: for memory (`outOfMemory`) or a run past its bound (`timedOut`). */
+export type LastWords = MessageOf<'outOfMemory'> | MessageOf<'timedOut'>;
+
 export interface ChildEvents {
   /** A message that passed validation. */
   message(child: PoolChild, message: Message): void;
@@ -63,8 +66,8 @@ export class PoolChild {
   idleSince = performance.now();
   /** Whether its isolate for the next execution is ready (it said so since its last execution). */
   prepared = false;
-  /** What it said before it ended for memory (memory-guard.ts): whose death it is. */
-  outOfMemory: MessageOf<'outOfMemory'> | undefined;
+  /** What it said before it ended itself (memory-guard.ts): whose death it is, and of what. */
+  lastWords: LastWords | undefined;
   /** Retained executions it holds: it is not retired while it holds any. */
   readonly retained = new Set<string>();
   /** Why it could not start, once the pool gave up on it. */
@@ -116,7 +119,7 @@ export class PoolChild {
             stderr: this.#stderr,
             termination: this.#termination,
             lastRss: this.rss || undefined,
-            outOfMemory: this.outOfMemory,
+            lastWords: this.lastWords,
           });
       events.exit(this, cause);
       // A process that never started has no pipes to wait for.
@@ -184,12 +187,12 @@ export class PoolChild {
   }
 
   /**
-   * The child said it is ending for memory: it ends itself at once, and SIGKILL follows after
-   * killTimeout in case it cannot.
+   * The child said it is ending (for memory, or for a run its engine could not stop): it ends
+   * itself at once, and SIGKILL follows after killTimeout in case it cannot.
    */
-  markOutOfMemory(message: MessageOf<'outOfMemory'>): void {
-    if (this.outOfMemory || !this.alive) return;
-    this.outOfMemory = message;
+  markEnding(message: LastWords): void {
+    if (this.lastWords || !this.alive) return;
+    this.lastWords = message;
     this.#killTimer = setTimeout(() => {
       if (this.alive) this.process.kill('SIGKILL');
     }, this.#killTimeout);

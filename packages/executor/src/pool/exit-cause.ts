@@ -3,6 +3,7 @@
  * memory says so, because the fix (a smaller program, a lower memoryLimit, fewer children) differs
  * from the fix for a crash or a hang.
  */
+import { FAILED_TERMINATION_TEXT } from './catastrophe.ts';
 
 /** What the pool itself did to the child, when it ended it on purpose. */
 export interface Termination {
@@ -19,8 +20,11 @@ export interface ChildEnd {
   readonly termination?: Termination | undefined;
   /** Resident memory at the last heartbeat, in bytes. */
   readonly lastRss?: number | undefined;
-  /** What the child said before it ended for memory its isolate limits could not stop. */
-  readonly outOfMemory?: { readonly cause: 'engine' | 'backstop' } | undefined;
+  /** What the child said before it ended itself (memory-guard.ts). */
+  readonly lastWords?:
+    | { readonly type: 'outOfMemory'; readonly cause: 'engine' | 'backstop' }
+    | { readonly type: 'timedOut' }
+    | undefined;
 }
 
 // V8's own fatal heap errors, and the engine's catastrophic-error report (sandbox/isolate.ts).
@@ -41,13 +45,20 @@ export function describeEnd(end: ChildEnd): string {
   const backstop = lineMatching(end.stderr, BACKSTOP);
   if (backstop)
     return `its ${backstop.replace(BACKSTOP, 'memory backstop ended it: ')}, and the process ${how}`;
-  if (end.outOfMemory?.cause === 'engine') {
+  if (end.lastWords?.type === 'outOfMemory' && end.lastWords.cause === 'engine') {
     return `an isolate in it ran out of memory (V8's fatal out-of-memory error), and the process ${how}`;
+  }
+  if (end.lastWords?.type === 'timedOut') {
+    return `the engine could not stop an isolate in it that ran past its time bound (isolated-vm: ${FAILED_TERMINATION_TEXT}), and the process ${how}`;
   }
   const memory = lineMatching(end.stderr, MEMORY_DEATH);
   if (memory) return `its process ran out of memory (${memory}) and ${how}`;
   const catastrophic = lineMatching(end.stderr, CATASTROPHIC);
-  if (catastrophic) return `${catastrophic.replace(/;.*$/, '')}, and the process ${how}`;
+  if (catastrophic) {
+    // The engine's own text says what failed: kept, since no code names it.
+    const text = catastrophic.replace(/^.*?ending the process: /, '');
+    return `isolated-vm reported a catastrophic engine error (${text}), and the process ${how}`;
+  }
   if (end.signal === 'SIGKILL') {
     const rss = end.lastRss
       ? `; its resident memory was ${Math.round(end.lastRss / 2 ** 20)} MB at the last heartbeat`

@@ -9,12 +9,16 @@
  * conversations in flight). Those read MEMORY_LIMIT with the memory text; everything else the
  * child held reads WORKER_LOST. A death no isolate can be shown to have caused names nobody.
  */
-import { encodeMessage, type MessageOf } from '@supolka/codemode-protocol';
+import { CLOCK_TOLERANCE, encodeMessage, MAX_DELAY, type MessageOf } from '@supolka/codemode-protocol';
 import { endProcessOnCatastrophicError, type IsolateHandle, liveIsolates } from '../sandbox/isolate.ts';
 import { BACKSTOP_FACTOR, BACKSTOP_SLACK, type Breach, MemoryBackstop } from './backstop.ts';
+import { causeOfCatastrophe } from './catastrophe.ts';
 import type { MessageEndpoint } from './channel.ts';
 
 const MIB = 2 ** 20;
+
+/** What the catastrophicOnTool test hook reports: a text about neither memory nor termination. */
+export const HOOK_CATASTROPHE_TEXT = 'test hook: the engine reported a state it cannot recover from';
 
 /** How long the child waits for its last message to leave before it ends regardless, in ms. */
 const LAST_WORDS_TIMEOUT = 100;
@@ -37,14 +41,24 @@ export interface MemoryGuardOptions {
   readonly retained: () => number;
   /** The most the backstop's floor may rise to while retained executions are held, in bytes. */
   readonly floorCap: () => number;
+  /** Headroom past each bound (the engine's timer on a call is set at timeout + grace), in ms. */
+  readonly grace: number;
+}
+
+/** The run in progress: its conversation, its limits, and when it began (performance.now()). */
+interface Run {
+  readonly id: string;
+  readonly memoryLimit: number;
+  readonly timeout: number;
+  readonly startedAt: number;
 }
 
 export class MemoryGuard {
   readonly #options: MemoryGuardOptions;
   readonly #backstop: MemoryBackstop;
-  #run: { readonly id: string; readonly memoryLimit: number } | undefined;
-  /** Invoke conversations in flight, by the retained execution they invoke. */
-  readonly #invokes = new Map<string, Set<string>>();
+  #run: Run | undefined;
+  /** Invoke conversations in flight, by the retained execution they invoke, with when each began. */
+  readonly #invokes = new Map<string, Map<string, number>>();
   #ending = false;
 
   constructor(options: MemoryGuardOptions) {
@@ -55,8 +69,8 @@ export class MemoryGuard {
     });
   }
 
-  beginRun(id: string, memoryLimit: number): void {
-    this.#run = { id, memoryLimit };
+  beginRun(id: string, memoryLimit: number, timeout: number): void {
+    this.#run = { id, memoryLimit, timeout, startedAt: performance.now() };
     this.#arm();
   }
 
@@ -65,9 +79,9 @@ export class MemoryGuard {
   }
 
   beginInvoke(id: string, executionId: string): void {
-    const ids = this.#invokes.get(executionId) ?? new Set<string>();
+    const ids = this.#invokes.get(executionId) ?? new Map<string, number>();
     this.#invokes.set(executionId, ids);
-    ids.add(id);
+    ids.set(id, performance.now());
     this.#arm();
   }
 
@@ -77,17 +91,70 @@ export class MemoryGuard {
     if (ids?.size === 0) this.#invokes.delete(executionId);
   }
 
-  /** The sandbox's catastrophic-error handler: the isolate is the culprit. */
+  /**
+   * The sandbox's catastrophic-error handler: the isolate is the culprit, and the text says of
+   * what (catastrophe.ts). Memory reads MEMORY_LIMIT for what it served, a termination that failed
+   * past the bound TIMEOUT, and any other text WORKER_LOST for everyone, the text in the cause.
+   */
   readonly onCatastrophicError = (message: string, handle: IsolateHandle): void => {
-    this.#end(this.#culpritOf(handle), { cause: 'engine' }, () => endProcessOnCatastrophicError(message));
+    const finish = () => endProcessOnCatastrophicError(message);
+    // A disposed isolate serves nobody now: its run already settled (the host's race at the bound
+    // ends a run and disposes its isolate; the engine's failed termination follows 5 s later), and
+    // blaming the run in progress would blame a bystander. The child still ends, WORKER_LOST for all.
+    if (!liveIsolates().includes(handle)) {
+      this.#end(undefined, finish);
+      return;
+    }
+    const culprit = this.#culpritOf(handle);
+    const cause = causeOfCatastrophe(message, {
+      overLimits: this.#backstop.overLimits(),
+      boundPassed: this.#boundPassed(handle),
+    });
+    if (cause === 'engine') this.#end(undefined, finish);
+    else if (cause === 'memory')
+      this.#end(culprit && { type: 'outOfMemory', ...culprit, cause: 'engine' }, finish);
+    else {
+      const timeout = handle.retainedAs === undefined ? this.#run?.timeout : handle.timeout;
+      this.#end(
+        culprit &&
+          timeout !== undefined && {
+            type: 'timedOut',
+            conversations: culprit.conversations,
+            ...(culprit.executionId !== undefined ? { executionId: culprit.executionId } : {}),
+            timeout,
+          },
+        finish,
+      );
+    }
   };
 
-  /** For the catastrophicOnTool test hook: the run's isolate reports what V8's fatal out-of-memory reports. */
+  /**
+   * For the catastrophicOnTool test hook: the run's isolate reports a catastrophe whose text is
+   * neither memory nor a failed termination, which no program is known to reach.
+   */
   readonly catastropheInRun = (): void => {
     // During a run the child holds its isolate and retained ones; the next is prepared after it.
     const handle = liveIsolates().find((candidate) => candidate.retainedAs === undefined);
-    if (handle) this.onCatastrophicError('Catastrophic out-of-memory error', handle);
+    if (handle) this.onCatastrophicError(HOOK_CATASTROPHE_TEXT, handle);
   };
+
+  /**
+   * Whether the isolate's call has run past its timeout + grace, where the engine's timer on it
+   * fires. That timer counts wall time from the call, so the run's wall time is compared, not the
+   * run clock, which pauses while the caller answers.
+   */
+  #boundPassed(handle: IsolateHandle): boolean {
+    const now = performance.now();
+    const past = (startedAt: number, timeout: number) =>
+      now - startedAt >= Math.min(timeout + this.#options.grace, MAX_DELAY) - CLOCK_TOLERANCE;
+    if (handle.retainedAs === undefined)
+      return this.#run !== undefined && past(this.#run.startedAt, this.#run.timeout);
+    const timeout = handle.timeout;
+    if (timeout === undefined) return false;
+    for (const startedAt of this.#invokes.get(handle.retainedAs)?.values() ?? [])
+      if (past(startedAt, timeout)) return true;
+    return false;
+  }
 
   #arm(): void {
     this.#backstop.arm(this.#options.retained() > 0 ? this.#options.floorCap() : Number.POSITIVE_INFINITY);
@@ -95,9 +162,15 @@ export class MemoryGuard {
 
   #onBreach(breach: Breach): void {
     const floor = this.#backstop.floor;
+    const culprit = this.#culpritOf(breach.culprit);
     this.#end(
-      this.#culpritOf(breach.culprit),
-      { cause: 'backstop', rss: breach.rss, ceiling: breach.ceiling },
+      culprit && {
+        type: 'outOfMemory',
+        ...culprit,
+        cause: 'backstop',
+        rss: breach.rss,
+        ceiling: breach.ceiling,
+      },
       () => {
         process.stderr.write(`${backstopLine(breach, floor)}\n`);
         process.kill(process.pid, 'SIGKILL');
@@ -112,7 +185,7 @@ export class MemoryGuard {
   #culpritOf(handle: IsolateHandle | undefined): Culprit | undefined {
     if (handle?.retainedAs !== undefined) {
       const executionId = handle.retainedAs;
-      const conversations = [...(this.#invokes.get(executionId) ?? [])];
+      const conversations = [...(this.#invokes.get(executionId)?.keys() ?? [])];
       return { conversations, executionId, memoryLimit: handle.memoryLimit };
     }
     if (this.#run === undefined) return undefined;
@@ -124,20 +197,16 @@ export class MemoryGuard {
   }
 
   /** Tells the parent whose death this is (when it is known), then ends the process with `finish`. */
-  #end(
-    culprit: Culprit | undefined,
-    how: Omit<MessageOf<'outOfMemory'>, 'type' | keyof Culprit>,
-    finish: () => void,
-  ): void {
+  #end(last: MessageOf<'outOfMemory'> | MessageOf<'timedOut'> | undefined | false, finish: () => void): void {
     if (this.#ending) return;
     this.#ending = true;
     this.#backstop.disarm();
     const { parent } = this.#options;
-    if (culprit === undefined || !parent.send || parent.connected === false) {
+    if (!last || !parent.send || parent.connected === false) {
       finish();
       return;
     }
-    const text = encodeMessage({ type: 'outOfMemory', ...culprit, ...how });
+    const text = encodeMessage(last);
     const timer = setTimeout(finish, LAST_WORDS_TIMEOUT);
     (parent.send as (message: string, callback: () => void) => boolean).call(parent, text, () => {
       clearTimeout(timer);

@@ -14,6 +14,7 @@ import {
   CancelledError,
   DEFAULT_HANDLES_IDLE_TIMEOUT,
   type ExecuteRequest,
+  ExecutionTimeoutError,
   encodeMessage,
   errorText,
   faultEnvelope,
@@ -27,7 +28,6 @@ import {
   PayloadTooLargeError,
   shapeEnvelope,
   WorkerLostError,
-  workerLostMessage,
 } from '@supolka/codemode-protocol';
 import {
   DEFAULT_CHILD_EXEC_ARGV,
@@ -193,7 +193,7 @@ export class Pool {
   async invoke(executionId: string, handle: string, request: HttpRequest): Promise<HttpResponse> {
     if (this.#disposed) throw new HandlesClosedError(executionId);
     const child = this.#routes.beginInvocation(executionId);
-    if (!child) throw new HandlesClosedError(executionId);
+    if (!child) throw this.#routes.closedError(executionId);
     try {
       const answer = await this.#converse(child, (id) => ({
         type: 'invoke',
@@ -372,11 +372,22 @@ export class Pool {
         this.#onFault(child, message);
         return;
       case 'outOfMemory':
+      case 'timedOut':
         // It is ending itself; it takes no more work, and a replacement starts now.
-        child.markOutOfMemory(message);
+        child.markEnding(message);
         if (!child.retiring) {
-          child.retiring = 'it is ending: an isolate in it ran out of memory';
+          child.retiring =
+            message.type === 'outOfMemory'
+              ? 'it is ending: an isolate in it ran out of memory'
+              : 'it is ending: its engine could not stop an isolate past its time bound';
           this.#replenish();
+        }
+        return;
+      case 'handlesClosed':
+        // The child ended a retained execution on its own: the route and its slot go now.
+        if (this.#routes.get(message.executionId) === child) {
+          this.#routes.closedInChild(message.executionId, message.message);
+          this.#afterRetainedClosed(child);
         }
         return;
       default:
@@ -451,21 +462,23 @@ export class Pool {
   #onExit(child: PoolChild, cause: string): void {
     this.#children.splice(this.#children.indexOf(child), 1);
     this.#emit({ type: 'exited', pid: child.pid, cause });
-    // The execution the child named as the culprit of a memory death reads MEMORY_LIMIT; the rest WORKER_LOST.
-    const oom = child.outOfMemory;
-    const culprit = (id: string) => oom?.conversations.includes(id) === true;
+    // What the child named as the culprit of its end reads MEMORY_LIMIT or TIMEOUT; the rest WORKER_LOST.
+    const last = child.lastWords;
+    const errorOf = (id: string): WorkerLostError | MemoryLimitError | ExecutionTimeoutError =>
+      last?.conversations.includes(id) !== true
+        ? new WorkerLostError(cause)
+        : last.type === 'outOfMemory'
+          ? new MemoryLimitError(last.memoryLimit)
+          : new ExecutionTimeoutError(last.timeout);
     if (child.current) {
+      const error = errorOf(child.current.id);
       child.current.settle(
-        oom && culprit(child.current.id)
-          ? faultEnvelope('MEMORY_LIMIT', new MemoryLimitError(oom.memoryLimit).message)
-          : faultEnvelope('WORKER_LOST', workerLostMessage(cause)),
+        faultEnvelope(error.code as 'WORKER_LOST' | 'MEMORY_LIMIT' | 'TIMEOUT', error.message),
       );
     }
     child.current = undefined;
     this.#routes.dropChild(child);
-    this.#conversations.dropChild(child, (id) =>
-      oom && culprit(id) ? new MemoryLimitError(oom.memoryLimit) : new WorkerLostError(cause),
-    );
+    this.#conversations.dropChild(child, errorOf);
     if (!child.healthy && !this.#disposed) this.#startFailed(child, cause);
     this.#replenish();
     this.#pump();

@@ -4,7 +4,12 @@
  * is closed, and a caller after that meets HANDLES_CLOSED. A child holding any is not retired until
  * they close, and holds at most maxRetainedPerChild.
  */
+import { HandlesClosedError } from '@supolka/codemode-protocol';
 import type { PoolChild } from './child.ts';
+import { faultError } from './conversations.ts';
+
+/** Executions a child ended on its own, remembered so their next invoke says why; oldest forgotten first. */
+const CLOSED_REASONS_LIMIT = 1024;
 
 interface Route {
   readonly child: PoolChild;
@@ -15,6 +20,8 @@ interface Route {
 
 export class RetainedRoutes {
   readonly #routes = new Map<string, Route>();
+  /** Why the child ended an execution whose route went with a handlesClosed message. */
+  readonly #closedReasons = new Map<string, string>();
   readonly #idleTimeout: number;
   readonly #onIdle: (executionId: string, child: PoolChild) => void;
 
@@ -57,6 +64,20 @@ export class RetainedRoutes {
     this.#routes.delete(executionId);
     route.child.retained.delete(executionId);
     return route.child;
+  }
+
+  /** The child ended the execution itself (its timer work passed its bound) and said why. */
+  closedInChild(executionId: string, reason: string): void {
+    this.remove(executionId);
+    this.#closedReasons.set(executionId, reason);
+    if (this.#closedReasons.size > CLOSED_REASONS_LIMIT)
+      this.#closedReasons.delete(this.#closedReasons.keys().next().value as string);
+  }
+
+  /** HANDLES_CLOSED for an execution without a route, with the child's reason when it gave one. */
+  closedError(executionId: string): Error {
+    const reason = this.#closedReasons.get(executionId);
+    return reason === undefined ? new HandlesClosedError(executionId) : faultError('HANDLES_CLOSED', reason);
   }
 
   /** A child that left takes its retained executions with it. */

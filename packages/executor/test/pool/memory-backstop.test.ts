@@ -74,6 +74,9 @@ const ATTACKS = {
     const keep = [];
     for (let i = 0; i < 8; i++) { const s = ('y' + i + 'x'.repeat(2 ** 27)).slice(2); s.indexOf('z'); keep.push(s) }
     return keep.length }`,
+  // Builtins that never check for interrupts: the isolate limit's termination waits on them.
+  'Array.prototype.fill over 2 ** 27 elements': `async () => { await 0; return new Array(2 ** 27).fill(1.5).length }`,
+  'Object.keys of an array of 2 ** 27 elements': `async () => Object.keys(new Array(2 ** 27).fill(0)).length`,
 };
 
 describe('the memory backstop', () => {
