@@ -9,18 +9,29 @@
  * No in-isolate measure reaches inside that runtime call, so this one watches the process.
  *
  * While an isolate of this process may run guest code (a run, an invocation, a retained
- * execution's timers), a timer on the child's main thread reads its resident memory every
- * BACKSTOP_INTERVAL ms; isolates run on their own threads, so it keeps firing while they compute.
+ * execution's timers), a timer on the child's main thread reads its resident memory; isolates run
+ * on their own threads, so it keeps firing while they compute. The next reading comes when the
+ * process could reach the ceiling at BACKSTOP_GROWTH_RATE, between BACKSTOP_INTERVAL and
+ * BACKSTOP_MAX_INTERVAL ms: far below the ceiling the child wakes 20 times a second, near it 500.
  * Past the ceiling it names the isolate whose CPU time grew most since the previous sample (the
  * one allocating) and the child ends itself: disposing that isolate would not stop a runtime call
  * already under way, and ending the process does at once.
  */
 import { type IsolateHandle, liveIsolates } from '../sandbox/isolate.ts';
+import { residentReader } from './resident.ts';
 
 const MIB = 2 ** 20;
 
-/** How often resident memory is read while guest code may run, in ms. */
+/** The shortest wait between two readings of resident memory while guest code may run, in ms. */
 export const BACKSTOP_INTERVAL = 2;
+/** The longest, far below the ceiling, in ms. */
+export const BACKSTOP_MAX_INTERVAL = 50;
+/**
+ * The fastest the schedule assumes resident memory grows, in bytes per ms: 4 MB/ms, about three
+ * times the fastest measured here (fresh pages touched at 1.0 to 1.1 MB/ms, a flat string at 1.1
+ * to 1.4 MB/ms). Growth at most this fast is seen within BACKSTOP_INTERVAL of the ceiling.
+ */
+export const BACKSTOP_GROWTH_RATE = 4 * MIB;
 /** The ceiling allows this many times the sum of the memory limits of the isolates the child holds. */
 export const BACKSTOP_FACTOR = 2;
 /**
@@ -30,16 +41,24 @@ export const BACKSTOP_FACTOR = 2;
 export const BACKSTOP_SLACK = 64 * MIB;
 
 /**
- * What a child may grow past the ceiling before the backstop stops it: the growth of one sample
- * interval and the child's own exit. Measured here (docs/threat-model.md): a flat string grows
- * resident memory 1.4 MB per ms, and the first sample past the ceiling landed within 2 MB of it at
- * 2 ms (6 MB at 5 ms, 10 MB at 10 ms).
+ * What a child may grow past the ceiling before the backstop stops it: the growth of one shortest
+ * interval (8 MB at BACKSTOP_GROWTH_RATE) and the child's own exit. Measured here
+ * (docs/threat-model.md): a flat string grows resident memory 1.4 MB per ms, and the first sample
+ * past the ceiling landed within 2 MB of it at 2 ms (6 MB at 5 ms, 10 MB at 10 ms). Growth faster
+ * than the rate could pass by more: at G bytes per ms, up to (G / rate - 1) times the room left
+ * at the reading before, which is at most rate x BACKSTOP_MAX_INTERVAL (200 MB).
  */
 export const BACKSTOP_OVERSHOOT = 32 * MIB;
 
 /** The resident size at which the backstop ends a child whose floor is `floor` bytes. */
 export function backstopCeiling(floor: number, limitsMb: number): number {
   return floor + BACKSTOP_FACTOR * limitsMb * MIB + BACKSTOP_SLACK;
+}
+
+/** How long to wait before the next reading: until the process could reach the ceiling. */
+export function backstopDelay(rss: number, ceiling: number): number {
+  const reach = Math.floor((ceiling - rss) / BACKSTOP_GROWTH_RATE);
+  return Math.min(BACKSTOP_MAX_INTERVAL, Math.max(BACKSTOP_INTERVAL, reach));
 }
 
 /** The documented bound: the most resident memory a child reaches, the ceiling and the overshoot. */
@@ -78,7 +97,7 @@ export class MemoryBackstop {
 
   constructor(options: BackstopOptions) {
     this.#options = options;
-    this.#rss = options.rss ?? (() => process.memoryUsage.rss());
+    this.#rss = options.rss ?? residentReader();
   }
 
   /** The resident size the ceiling starts from while armed, in bytes. */
@@ -121,12 +140,16 @@ export class MemoryBackstop {
     if (this.#timer === undefined) {
       this.#floor = now;
       this.#cpu = cpuTimes();
-      this.#timer = setInterval(() => this.#sample(), BACKSTOP_INTERVAL);
-      // Sampling must never keep the child alive on its own.
-      this.#timer.unref();
+      this.#schedule(now);
     } else {
       this.#floor = Math.max(this.#floor, Math.min(now, cap));
     }
+  }
+
+  #schedule(rss: number): void {
+    this.#timer = setTimeout(() => this.#sample(), backstopDelay(rss, this.ceiling));
+    // Sampling must never keep the child alive on its own.
+    this.#timer.unref();
   }
 
   get armed(): boolean {
@@ -134,7 +157,7 @@ export class MemoryBackstop {
   }
 
   disarm(): void {
-    clearInterval(this.#timer);
+    clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
@@ -147,7 +170,10 @@ export class MemoryBackstop {
     const ceiling = this.ceiling;
     const previous = this.#cpu;
     this.#cpu = cpuTimes();
-    if (rss <= ceiling) return;
+    if (rss <= ceiling) {
+      this.#schedule(rss);
+      return;
+    }
     this.disarm();
     let culprit: IsolateHandle | undefined;
     let most = 0n;
