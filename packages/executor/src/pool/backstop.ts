@@ -143,6 +143,9 @@ export class MemoryBackstop {
       this.#schedule(now);
     } else {
       this.#floor = Math.max(this.#floor, Math.min(now, cap));
+      // The ceiling may have dropped (disposed isolates no longer count): the wait is measured anew.
+      clearTimeout(this.#timer);
+      this.#schedule(now);
     }
   }
 
