@@ -53,10 +53,15 @@ export class HeldAnswers<T> {
  * string first, since the engine may store such a text two bytes a character.
  */
 export function inlineOrHeld(text: string, held: HeldAnswers<string>): string | number {
+  return inlineText(text) ?? held.hold(text);
+}
+
+/** `text` in a form whose copy cannot meet the limit check, or undefined when it has none. */
+export function inlineText(text: string): string | undefined {
   if (text.length <= INLINE_ANY_TEXT) return text;
   if (text.length <= INLINE_LATIN1_TEXT && isLatin1(text))
     return Buffer.from(text, 'latin1').toString('latin1');
-  return held.hold(text);
+  return undefined;
 }
 
 function isLatin1(text: string): boolean {

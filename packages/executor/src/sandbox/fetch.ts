@@ -33,9 +33,11 @@ import {
 } from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
 import { AddressPolicy, type AddressPolicyOptions } from './address-policy.ts';
+import { inlineText } from './answers.ts';
 import { BodyBlocks, type BodyBudget, type BodyTicket, UNMETERED } from './body-budget.ts';
 import { type ClockSlot, wrapHostWait } from './clock.ts';
 import { IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
+import { measureResponseHead } from './response-head.ts';
 
 /** The caller's function for proxied outbound: it performs the request and answers the response. */
 export type OutboundFunction = (
@@ -302,21 +304,50 @@ function send(
   });
 }
 
+/** What crosses back for one request: ['returned', response with its body's length] or ['thrown', text, 'Error'?]. */
+type Frame =
+  | readonly ['returned', WireAnswer]
+  | readonly ['thrown', string]
+  | readonly ['thrown', string, 'Error'];
+
+/** A response as its frame carries it: the body is its length, the URL only when not the request's. */
+interface WireAnswer {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: number | null;
+  url?: string;
+  redirected?: true;
+}
+
+/** What the host holds of an answered request until the isolate takes it, or the run ends. */
+interface Held {
+  frame?: string;
+  body?: ivm.ExternalCopy<Uint8Array>;
+  ticket?: BodyTicket;
+}
+
 /**
- * The reference the runtime's fetch calls: `send` answers ['returned', response] or
- * ['thrown', text] and never rejects; `abortAll` cancels what is still in flight when the run ends.
+ * The reference the runtime's fetch calls. `send` answers asynchronously, never rejecting, with
+ * the frame's JSON text when it is short (answers.ts) or else the request's id, under which the
+ * host holds the text for the synchronous `frame` call; a body is held for the synchronous `body`
+ * call; `drop` lets go of what a settled fetch will not take; `abortAll` cancels what is still in
+ * flight when the run ends, and drops what is held.
  *
  * Requests in flight are bounded as tool calls are (IN_FLIGHT_CALL_LIMIT, and PAYLOAD_LIMIT bytes
  * together): each one is held on the host until its answer, where the isolate's memory limit no
  * longer meters it, so without a bound a program could park gigabytes on the host. Response
- * bodies are bounded by the isolate's BodyBudget, counted as they arrive and decode.
+ * bodies are bounded by the isolate's BodyBudget, counted as they arrive and decode; a response's
+ * head by RESPONSE_HEAD_LIMIT (response-head.ts).
  *
- * A body never crosses in the asynchronous answer: the answer carries its length, and the runtime
- * takes the bytes with a synchronous `body` call at once. isolated-vm copies an asynchronous answer
- * into the isolate in a task of its own, and when that copy passes the isolate's memory limit the
+ * Nothing of program size crosses in the asynchronous answer: isolated-vm copies it into the
+ * isolate in a task of its own, and when that copy changes the isolate's external memory (an
+ * ArrayBuffer, a string of 1024 bytes or more) and finds it past the isolate's memory limit, the
  * engine's termination is thrown where nothing catches it: the whole child aborts (SIGABRT,
- * std::exception), taking every other execution in it. Taken inside a synchronous call, a body
- * that does not fit ends only its own run, with MEMORY_LIMIT, as any allocation past the limit does.
+ * std::exception), taking every other execution in it. A 200 KiB header, status text or URL
+ * arriving while the program filled its heap did so, as bodies had. Taken inside a synchronous
+ * call, a frame or body that does not fit ends only its own run, with MEMORY_LIMIT, as any
+ * allocation past the limit does.
  */
 export function hostSendRequest(
   perform: () => Performer | undefined,
@@ -325,25 +356,50 @@ export function hostSendRequest(
 ) {
   const inFlight = new Map<number, AbortController>();
   let inFlightBytes = 0;
-  /** Bodies answered and not yet taken, by request id. */
-  const answered = new Map<number, { copy: ivm.ExternalCopy<Uint8Array>; ticket: BodyTicket }>();
+  /** What answered requests left for the isolate to take, by request id. */
+  const held = new Map<number, Held>();
+  const drop = (id: number) => {
+    const entry = held.get(id);
+    held.delete(id);
+    entry?.body?.release();
+    entry?.ticket?.release();
+  };
   const abortAll = () => {
     for (const controller of inFlight.values()) controller.abort();
-    for (const { copy, ticket } of answered.values()) {
-      copy.release();
-      ticket.release();
-    }
-    answered.clear();
+    for (const id of [...held.keys()]) drop(id);
+  };
+  /** The frame of an answered request, once. */
+  const takeFrame = (id: number) => {
+    const entry = held.get(id);
+    const frame = entry?.frame;
+    if (entry === undefined || frame === undefined) return null;
+    delete entry.frame;
+    if (entry.body === undefined) held.delete(id);
+    return frame;
   };
   /** The body of an answered request, once: its bytes leave the host's budget as the isolate takes them. */
-  const take = (id: number) => {
-    const held = answered.get(id);
-    if (held === undefined) return null;
-    answered.delete(id);
-    held.ticket.release();
-    return held.copy;
+  const takeBody = (id: number) => {
+    const entry = held.get(id);
+    if (entry?.body === undefined) return null;
+    held.delete(id);
+    entry.ticket?.release();
+    return entry.body;
   };
-  const request = async (id: number, wire: HttpRequest) => {
+  /** The frame as it crosses: its text when short, else the id it is held under. */
+  const answer = (id: number, frame: Frame, entry: Held = {}): string | number => {
+    const text = JSON.stringify(frame);
+    const inline = inlineText(text);
+    if (!alive()) {
+      // No one will take it: the isolate is gone.
+      entry.body?.release();
+      entry.ticket?.release();
+      return inline ?? id;
+    }
+    if (inline === undefined) entry.frame = text;
+    if (entry.frame !== undefined || entry.body !== undefined) held.set(id, entry);
+    return inline ?? id;
+  };
+  const request = async (id: number, wire: HttpRequest): Promise<Frame> => {
     const performer = perform();
     if (performer === undefined || !alive()) return ['thrown', 'The execution has ended.'];
     const size = requestSize(wire);
@@ -366,18 +422,30 @@ export function hostSendRequest(
     const ticket = budget.ticket();
     try {
       const response = await performer(wire, controller.signal, ticket);
+      measureResponseHead(response, wire.url);
       const body = response.body;
-      if (body === null || body.byteLength === 0 || !alive()) {
-        ticket.release();
-        return ['returned', { ...response, body: body === null ? null : 0 }];
-      }
+      // An aborted fetch has settled in the isolate and will take nothing: nothing is held for it.
+      const kept = body !== null && body.byteLength > 0 && alive() && !controller.signal.aborted;
+      if (!kept) ticket.release();
       // A view crosses as its own bytes: isolated-vm's ExternalCopy of a view copies the whole
       // ArrayBuffer under it (a pooled Buffer's 64 KiB of whatever else the host keeps there).
       // new Uint8Array copies into a buffer of its own; a Buffer's slice would be another view.
       const own =
-        body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? body : new Uint8Array(body);
-      answered.set(id, { copy: new ivm.ExternalCopy(own), ticket });
-      return ['returned', { ...response, body: body.byteLength }];
+        !kept || (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength)
+          ? body
+          : new Uint8Array(body);
+      if (kept) held.set(id, { body: new ivm.ExternalCopy(own as Uint8Array), ticket });
+      return [
+        'returned',
+        {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+          body: body === null ? null : body.byteLength,
+          ...(response.url !== undefined && response.url !== wire.url ? { url: response.url } : {}),
+          ...(response.redirected === true ? { redirected: true } : {}),
+        },
+      ];
     } catch (error) {
       ticket.release();
       // The runtime raises a network failure as workerd does, a plain Error; the rest as TypeError.
@@ -389,14 +457,21 @@ export function hostSendRequest(
       inFlightBytes -= size;
     }
   };
-  /** Not async itself: `body` is called synchronously and answers the copy, not a promise of it. */
-  const send = (operation: 'send' | 'abort' | 'body', id: number, wire?: HttpRequest) => {
-    if (operation === 'body') return take(id);
+  /** Not async itself: `frame`, `body` and `drop` are called synchronously and answer at once. */
+  const send = (operation: 'send' | 'abort' | 'frame' | 'body' | 'drop', id: number, wire?: HttpRequest) => {
+    if (operation === 'frame') return takeFrame(id);
+    if (operation === 'body') return takeBody(id);
+    if (operation === 'drop') return drop(id);
     if (operation === 'abort') {
       inFlight.get(id)?.abort();
-      return Promise.resolve(['returned', null]);
+      return Promise.resolve(null);
     }
-    return request(id, wire as HttpRequest);
+    return request(id, wire as HttpRequest).then((frame) => {
+      // The body, if kept, was held under the id while the request ran; the frame joins it.
+      const entry = held.get(id);
+      held.delete(id);
+      return answer(id, frame, entry);
+    });
   };
   return { send, abortAll };
 }

@@ -5,7 +5,12 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { deflateSync, gzipSync } from 'node:zlib';
-import { OUTBOUND_DISABLED_MESSAGE, PAYLOAD_LIMIT, payloadTooLargeMessage } from '@supolka/codemode-protocol';
+import {
+  type HttpResponse,
+  OUTBOUND_DISABLED_MESSAGE,
+  PAYLOAD_LIMIT,
+  payloadTooLargeMessage,
+} from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { outboundRefusedMessage, rangeOf } from '../../src/sandbox/address-policy.ts';
 import { BodyBudget, bodyBudgetMessage } from '../../src/sandbox/body-budget.ts';
@@ -20,6 +25,7 @@ import {
   NetworkError,
   nativeFetch,
 } from '../../src/sandbox/fetch.ts';
+import { RESPONSE_HEAD_LIMIT, responseHeadMessage } from '../../src/sandbox/response-head.ts';
 
 /** The test's servers listen on loopback, which native requests reach only when opted in. */
 const loopbackFetch = (wire: Parameters<typeof nativeFetch>[0], signal: AbortSignal) =>
@@ -113,6 +119,21 @@ const lastHeaders = () => {
   const raw = seen.at(-1)?.rawHeaders ?? [];
   return raw.flatMap((text, index) => (index % 2 === 0 ? [[text.toLowerCase(), raw[index + 1]]] : []));
 };
+
+/**
+ * The frame one `send` answers, read as the runtime reads it: the answer is the frame's JSON when
+ * short, else the request's id, and the frame is then taken with a `frame` call.
+ */
+async function sent(
+  host: ReturnType<typeof hostSendRequest>,
+  id: number,
+  wire: Parameters<typeof nativeFetch>[0],
+) {
+  const answer = await host.send('send', id, wire);
+  if (typeof answer === 'string') return JSON.parse(answer);
+  expect(answer).toBe(id);
+  return JSON.parse(host.send('frame', id) as string);
+}
 
 const request = (
   path: string,
@@ -275,13 +296,13 @@ describe('native fetch', () => {
       () => true,
       new BodyBudget(PAYLOAD_LIMIT),
     );
-    expect(await host.send('send', 1, request('/destroy'))).toStrictEqual([
+    expect(await sent(host, 1, request('/destroy'))).toStrictEqual([
       'thrown',
       'Network connection lost.',
       'Error',
     ]);
     expect(
-      await host.send('send', 2, { method: 'GET', url: 'http://169.254.169.254/', headers: [], body: null }),
+      await sent(host, 2, { method: 'GET', url: 'http://169.254.169.254/', headers: [], body: null }),
     ).toStrictEqual(['thrown', outboundRefusedMessage('link-local', '169.254.169.254')]);
   });
 
@@ -293,10 +314,10 @@ describe('native fetch', () => {
       () => true,
       budget,
     );
-    const frame = (await host.send('send', 1, request('/x'))) as [string, { body: unknown }];
+    const frame = (await sent(host, 1, request('/x'))) as [string, { body: unknown }];
     expect([frame[0], frame[1].body, budget.held]).toStrictEqual(['returned', 16, 16]);
     // A second body would pass the 20-byte budget while the first is still held.
-    expect(await host.send('send', 2, request('/x'))).toStrictEqual(['thrown', bodyBudgetMessage(32, 20)]);
+    expect(await sent(host, 2, request('/x'))).toStrictEqual(['thrown', bodyBudgetMessage(32, 20)]);
     const copy = host.send('body', 1) as unknown as { copy(): Uint8Array };
     expect(new TextDecoder().decode(copy.copy())).toBe('sixteen bytes!!!');
     expect([host.send('body', 1), budget.held]).toStrictEqual([null, 0]);
@@ -325,6 +346,86 @@ describe('native fetch', () => {
       0,
       5,
     ]);
+  });
+
+  test('hostSendRequest answers a short frame as its text, a long one as the id taken once, and the URL only when it differs', async () => {
+    let answer: HttpResponse = { status: 200, statusText: 'OK', headers: [['a', 'b']], body: null };
+    const host = hostSendRequest(
+      () => chooseOutbound(() => answer, new ClockSlot()),
+      () => true,
+      new BodyBudget(PAYLOAD_LIMIT),
+    );
+    const wire = request('/x');
+    const short = await host.send('send', 1, wire);
+    expect(short).toBe(
+      JSON.stringify(['returned', { status: 200, statusText: 'OK', headers: [['a', 'b']], body: null }]),
+    );
+    answer = { ...answer, headers: [['a', 'b'.repeat(2000)]], url: 'http://elsewhere.test/' };
+    expect(await host.send('send', 2, wire)).toBe(2);
+    const frame = JSON.parse(host.send('frame', 2) as string);
+    expect([frame[1].headers[0][1].length, frame[1].url]).toStrictEqual([2000, 'http://elsewhere.test/']);
+    expect(host.send('frame', 2)).toBeNull();
+    // The request's own URL does not cross again.
+    answer = { ...answer, url: wire.url };
+    expect('url' in (await sent(host, 3, wire))[1]).toBe(false);
+  });
+
+  test('hostSendRequest refuses a head past RESPONSE_HEAD_LIMIT, its status text, URL and headers counted together', async () => {
+    let answer: HttpResponse = { status: 200, statusText: '', headers: [], body: null };
+    const host = hostSendRequest(
+      () => chooseOutbound(() => answer, new ClockSlot()),
+      () => true,
+      new BodyBudget(PAYLOAD_LIMIT),
+    );
+    const wire = request('/x');
+    const limit = RESPONSE_HEAD_LIMIT;
+    answer = { ...answer, statusText: 's'.repeat(limit - 4), headers: [['ab', 'cd']] };
+    expect((await sent(host, 1, wire))[0]).toBe('returned');
+    answer = { ...answer, headers: [['ab', 'cde']] };
+    expect(await sent(host, 2, wire)).toStrictEqual(['thrown', responseHeadMessage(limit + 1)]);
+    // The request's own URL is not counted; another is.
+    answer = { status: 200, statusText: '', headers: [], body: null, url: `${wire.url}${'u'.repeat(limit)}` };
+    expect(await sent(host, 3, wire)).toStrictEqual([
+      'thrown',
+      responseHeadMessage((answer.url as string).length),
+    ]);
+    answer = { status: 200, statusText: '', headers: [], body: null, url: wire.url };
+    expect((await sent(host, 4, { ...wire, url: `${wire.url}?${'q'.repeat(limit)}` }))[0]).toBe('returned');
+  });
+
+  test('hostSendRequest holds nothing for an aborted request, and drop and abortAll let go of what is held', async () => {
+    const budget = new BodyBudget(PAYLOAD_LIMIT);
+    const body = new Uint8Array(100);
+    const head = { status: 200, statusText: 'OK', headers: [['x', 'y'.repeat(2000)]] as [string, string][] };
+    let arrive = () => {};
+    const host = hostSendRequest(
+      () =>
+        chooseOutbound(
+          () => new Promise<HttpResponse>((resolve) => (arrive = () => resolve({ ...head, body }))),
+          new ClockSlot(),
+        ),
+      () => true,
+      budget,
+    );
+    // Aborted before its answer: the answer that comes anyway is neither held nor counted.
+    const aborted = host.send('send', 1, request('/x'));
+    await new Promise((resolve) => setImmediate(resolve));
+    await host.send('abort', 1);
+    arrive();
+    expect(await aborted).toBe(1);
+    expect([host.send('body', 1), budget.held]).toStrictEqual([null, 0]);
+    const pending = host.send('send', 2, request('/x'));
+    await new Promise((resolve) => setImmediate(resolve));
+    arrive();
+    expect([await pending, budget.held]).toStrictEqual([2, 100]);
+    host.send('drop', 2);
+    expect([host.send('frame', 2), host.send('body', 2), budget.held]).toStrictEqual([null, null, 0]);
+    const third = host.send('send', 3, request('/x'));
+    await new Promise((resolve) => setImmediate(resolve));
+    arrive();
+    await third;
+    host.abortAll();
+    expect([host.send('frame', 3), host.send('body', 3), budget.held]).toStrictEqual([null, null, 0]);
   });
 
   test('stops reading past PAYLOAD_LIMIT with a clear error', async () => {

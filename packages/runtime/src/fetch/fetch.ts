@@ -5,11 +5,17 @@
  * becomes the error it names (a TypeError unless the host says Error, as workerd's "Network
  * connection lost." is) carrying its text. An aborted signal rejects at once with its reason and
  * tells the host to cancel the request. A data: URL is answered here, without the host.
+ *
+ * The asynchronous answer is only short text or a number (executor sandbox/answers.ts): the
+ * frame's JSON when it is short, else the request's id, and the frame is then taken at once with a
+ * synchronous call, as the body is. isolated-vm copies an asynchronous answer into the isolate in
+ * a task of its own, where a copy that meets the memory limit aborts the whole process; inside a
+ * synchronous call it ends only this run.
  */
 import { abortSlots } from '../abort/abort-signal.ts';
 import { hostOf } from '../host.ts';
 import { assertRequestScope } from '../internals.ts';
-import { ErrorCtor, PromiseCtor, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
+import { ErrorCtor, JSONParse, PromiseCtor, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
 import { Body } from './body.ts';
 import { processDataUrl } from './data-url.ts';
 import { headerSlots } from './headers.ts';
@@ -23,6 +29,7 @@ interface WireResponse {
   headers: [string, string][];
   /** The body's length: its bytes are taken with a synchronous call (takeBody). */
   body: number | null;
+  /** Present only when it is not the request's URL. */
   url?: string;
   redirected?: boolean;
 }
@@ -77,34 +84,51 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
         body,
         redirect: state.redirect,
       };
-      const frame = (await host.async(['send', id, wire], {
+      const answer = (await host.async(['send', id, wire], {
         arguments: { copy: true },
-        result: { promise: true, copy: true },
-      })) as ['returned', WireResponse] | ['thrown', string, 'Error'?];
-      if (settled) return;
-      settled = true;
+        result: { promise: true },
+      })) as string | number;
+      if (settled) {
+        // Aborted meanwhile: what the host holds for this request is let go, never copied in.
+        host.sync(['drop', id]);
+        return;
+      }
+      // Settled only once the response is built: a take or a header that fails rejects the fetch.
+      const frame = JSONParse(typeof answer === 'string' ? answer : takeFrame(host, id)) as
+        | ['returned', WireResponse]
+        | ['thrown', string, 'Error'?];
       if (frame[0] === 'thrown') {
+        settled = true;
         reject(frame[2] === 'Error' ? new ErrorCtor(frame[1]) : new TypeErrorCtor(frame[1]));
         return;
       }
-      const response = frame[1];
-      resolve(
-        responseSlots.create({
-          type: 'default',
-          status: response.status,
-          statusText: response.statusText,
-          headers: response.headers,
-          body: response.body === null ? null : new Body(takeBody(host, id, response.body)),
-          url: response.url ?? state.url,
-          redirected: response.redirected ?? false,
-        }),
-      );
+      const wireResponse = frame[1];
+      const response = responseSlots.create({
+        type: 'default',
+        status: wireResponse.status,
+        statusText: wireResponse.statusText,
+        headers: wireResponse.headers,
+        body: wireResponse.body === null ? null : new Body(takeBody(host, id, wireResponse.body)),
+        url: wireResponse.url ?? state.url,
+        redirected: wireResponse.redirected ?? false,
+      });
+      settled = true;
+      resolve(response);
     })().catch((error: unknown) => {
       if (settled) return;
       settled = true;
       reject(error);
     });
   });
+}
+
+type FetchHost = NonNullable<ReturnType<typeof hostOf>['sendRequest']>;
+
+/** Takes a held frame's text from the host in a synchronous call, where a copy past the limit ends the run. */
+function takeFrame(host: FetchHost, id: number): string {
+  const text = host.sync(['frame', id]);
+  if (typeof text !== 'string') throw new TypeErrorCtor('The execution has ended.');
+  return text;
 }
 
 /** An isolated-vm ExternalCopy handle as code inside the isolate sees it. */
@@ -118,7 +142,7 @@ interface BodyCopy {
  * the engine's memory limit can end cleanly: a body that does not fit ends the run with
  * MEMORY_LIMIT (an asynchronous answer carrying it would abort the whole process instead).
  */
-function takeBody(host: NonNullable<ReturnType<typeof hostOf>['sendRequest']>, id: number, length: number) {
+function takeBody(host: FetchHost, id: number, length: number) {
   if (length === 0) return new Uint8ArrayCtor(0);
   const copy = host.sync(['body', id]) as BodyCopy | null;
   if (copy === null) throw new TypeErrorCtor('The execution has ended.');
