@@ -93,6 +93,7 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
     { type: 'timedOut', conversations: ['i2'], executionId: 'e-1', timeout: 1000 },
   ],
   handlesClosed: [{ type: 'handlesClosed', executionId: 'e-1', message: 'Execution e-1 holds no handles.' }],
+  wedged: [{ type: 'wedged', settle: 200 }],
   heartbeat: [{ type: 'heartbeat', id: 'h1' }],
   health: [
     {
@@ -140,7 +141,7 @@ const malformed: [string, unknown, string][] = [
   [
     'no type',
     { id: 'x' },
-    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, outOfMemory, timedOut, handlesClosed, heartbeat, health, fault.',
+    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, outOfMemory, timedOut, handlesClosed, wedged, heartbeat, health, fault.',
   ],
   ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
   ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],
@@ -261,6 +262,11 @@ const malformed: [string, unknown, string][] = [
     'a negative timeout of a failed termination',
     { type: 'timedOut', conversations: ['x1'], timeout: -1 },
     'timeout must not be negative',
+  ],
+  [
+    'a wedged report with a fractional settle',
+    { type: 'wedged', settle: 0.5 },
+    'settle must be a whole number',
   ],
   [
     'a closed retained execution without its reason',

@@ -136,6 +136,17 @@ export const MESSAGE_SCHEMAS = {
     executionId: z.string({ error: 'must be a string' }),
     message: z.string({ error: 'must be a string' }),
   }),
+  /**
+   * A worker disposed an isolate (its run or invocation ended at its bound, or was cancelled) whose
+   * thread had not stopped `settle` ms later: a builtin that never checks for interrupts keeps
+   * running guest code. The worker takes no more work and is ended; what it answered stands.
+   */
+  wedged: shape('wedged', {
+    settle: z
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be a whole number' })
+      .min(0, { error: 'must not be negative' }),
+  }),
   /** Asks a worker whether it can serve; answered by `health`, or by a `fault` saying why it cannot. */
   heartbeat: shape('heartbeat', { id: MessageIdSchema }),
   /** A worker's answer to `heartbeat`: its engine report and what it holds. */

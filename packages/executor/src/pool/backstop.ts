@@ -17,7 +17,7 @@
  * one allocating) and the child ends itself: disposing that isolate would not stop a runtime call
  * already under way, and ending the process does at once.
  */
-import { type IsolateHandle, liveIsolates } from '../sandbox/isolate.ts';
+import { type IsolateHandle, liveIsolates, stoppingIsolates } from '../sandbox/isolate.ts';
 import { residentReader } from './resident.ts';
 
 const MIB = 2 ** 20;
@@ -121,7 +121,7 @@ export class MemoryBackstop {
 
   /** The sum of the memory limits of the isolates counted, in MB. */
   #limits(): number {
-    for (const handle of liveIsolates()) this.#counted.add(handle);
+    for (const handle of heldIsolates()) this.#counted.add(handle);
     let limits = 0;
     for (const handle of this.#counted) limits += handle.memoryLimit;
     return limits;
@@ -136,7 +136,7 @@ export class MemoryBackstop {
   arm(cap: number): void {
     const now = this.#rss();
     // What disposed isolates left behind is in `now`, so the floor holds it from here on.
-    this.#counted = new Set(liveIsolates());
+    this.#counted = new Set(heldIsolates());
     if (this.#timer === undefined) {
       this.#floor = now;
       this.#cpu = cpuTimes();
@@ -189,6 +189,11 @@ export class MemoryBackstop {
     }
     this.#options.onBreach({ rss, ceiling, culprit });
   }
+}
+
+/** Live isolates and disposed ones whose thread has not stopped: each may still grow. */
+function heldIsolates(): IsolateHandle[] {
+  return [...liveIsolates(), ...stoppingIsolates().keys()];
 }
 
 function cpuTimes(): Map<IsolateHandle, bigint> {

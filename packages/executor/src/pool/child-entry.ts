@@ -31,6 +31,7 @@ import { receiveMessage, sendMessage, sendText } from './channel.ts';
 import { ChildRun } from './child-run.ts';
 import { MemoryGuard } from './memory-guard.ts';
 import { parseSettings } from './settings.ts';
+import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
 const settings = parseSettings(process.argv[2]);
 const hooks = settings.testHooks ?? {};
@@ -64,8 +65,10 @@ const ready: Promise<Ready> = checkEngine().then((engine) => {
     // A fatal out-of-memory in one isolate: the guard names its execution before the process ends.
     onCatastrophicError: guard.onCatastrophicError,
     // The pool drops its route at once, so the slot is free and the next invoke need not travel here.
-    onRetainedClosed: (executionId, message) =>
-      sendMessage(process, { type: 'handlesClosed', executionId, message }),
+    onRetainedClosed: (executionId, message) => {
+      sendMessage(process, { type: 'handlesClosed', executionId, message });
+      void reportWedge();
+    },
   });
   return { engine, sandbox: built };
 });
@@ -202,7 +205,18 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
     runs.delete(id);
     executions++;
   }
+  // Only a run ended at its bound or by its caller can leave its isolate running: one that
+  // answered finished its work, and the memory limit's disposal is the engine's own.
+  if (envelope.code === 'TIMEOUT' || envelope.code === 'CANCELLED') await reportWedge();
   sendResult(id, envelope);
+}
+
+/**
+ * Tells the parent, before the answer that would free this child, when an isolate it disposed is
+ * still running (wedge.ts): the parent then gives it no more work and ends it.
+ */
+async function reportWedge(): Promise<void> {
+  if (await wedgedAfterDisposal()) sendMessage(process, { type: 'wedged', settle: ISOLATE_SETTLE_BOUND });
 }
 
 /** Invokes a retained execution this child holds; a failure crosses as a fault with its code. */
@@ -213,7 +227,10 @@ async function invoke(message: MessageOf<'invoke'>): Promise<void> {
     const response = await sandbox.invoke(message.executionId, message.request, message.handle);
     sendText(process, encodeMessage({ type: 'invokeResult', id: message.id, response }));
   } catch (error) {
-    sendMessage(process, { type: 'fault', id: message.id, ...faultOf(error) });
+    const fault = faultOf(error);
+    // An invocation past its bound disposed its retained execution's isolate, as a run's end does.
+    if (fault.code === 'TIMEOUT') await reportWedge();
+    sendMessage(process, { type: 'fault', id: message.id, ...fault });
   } finally {
     guard.endInvoke(message.id, message.executionId);
   }

@@ -74,6 +74,8 @@ export class PoolChild {
   startFailure: string | undefined;
   /** Why it is leaving service, once it is; it takes no new work then. */
   retiring: string | undefined;
+  /** It said an isolate it disposed is still running (wedge.ts): it is killed once it answered. */
+  wedged = false;
   /** The heartbeat waiting for an answer, and when it was sent. */
   heartbeat: { readonly id: string; readonly sentAt: number } | undefined;
   /** Resolves once the process has exited and its handles in this process are closed. */
@@ -184,6 +186,16 @@ export class PoolChild {
       termination.killed = true;
       this.process.kill('SIGKILL');
     }, this.#killTimeout);
+  }
+
+  /**
+   * Ends the process with SIGKILL at once: a thread running guest code past its isolate's disposal
+   * cannot be stopped, and ending a process whose isolate thread runs on may crash at exit anyway.
+   */
+  kill(reason: string): void {
+    if (this.#termination || !this.alive) return;
+    this.#termination = { reason, killed: true, direct: true };
+    this.process.kill('SIGKILL');
   }
 
   /**

@@ -5,11 +5,17 @@
  */
 import { FAILED_TERMINATION_TEXT } from './catastrophe.ts';
 
+/** Why the pool ends a child that said an isolate it disposed still runs (wedge.ts). */
+export const WEDGED_REASON =
+  'an isolate it disposed kept running guest code (a builtin the engine cannot interrupt), so it takes no more work';
+
 /** What the pool itself did to the child, when it ended it on purpose. */
 export interface Termination {
   readonly reason: string;
   /** Whether SIGKILL had to follow the SIGTERM. */
   killed: boolean;
+  /** Whether the pool sent SIGKILL alone, with no SIGTERM first. */
+  readonly direct?: boolean;
 }
 
 export interface ChildEnd {
@@ -37,7 +43,8 @@ const BACKSTOP = /^memory backstop: /;
 export function describeEnd(end: ChildEnd): string {
   const how = end.signal ? `ended on ${end.signal}` : `exited with code ${end.code}`;
   if (end.termination) {
-    const { reason, killed } = end.termination;
+    const { reason, killed, direct } = end.termination;
+    if (direct) return `${reason}; the pool ended it with SIGKILL`;
     return killed
       ? `${reason}; the pool sent SIGTERM, and SIGKILL when that went unanswered`
       : `${reason}; the pool ended it with SIGTERM`;

@@ -10,7 +10,12 @@
  * child held reads WORKER_LOST. A death no isolate can be shown to have caused names nobody.
  */
 import { CLOCK_TOLERANCE, encodeMessage, MAX_DELAY, type MessageOf } from '@supolka/codemode-protocol';
-import { endProcessOnCatastrophicError, type IsolateHandle, liveIsolates } from '../sandbox/isolate.ts';
+import {
+  endProcessOnCatastrophicError,
+  type IsolateHandle,
+  liveIsolates,
+  stoppingIsolates,
+} from '../sandbox/isolate.ts';
 import { BACKSTOP_FACTOR, BACKSTOP_SLACK, type Breach, MemoryBackstop } from './backstop.ts';
 import { causeOfCatastrophe } from './catastrophe.ts';
 import type { MessageEndpoint } from './channel.ts';
@@ -64,7 +69,12 @@ export class MemoryGuard {
   constructor(options: MemoryGuardOptions) {
     this.#options = options;
     this.#backstop = new MemoryBackstop({
-      busy: () => this.#run !== undefined || this.#invokes.size > 0 || options.retained() > 0,
+      // A disposed isolate still running (wedge.ts) allocates as freely as a live one.
+      busy: () =>
+        this.#run !== undefined ||
+        this.#invokes.size > 0 ||
+        options.retained() > 0 ||
+        stoppingIsolates().size > 0,
       onBreach: (breach) => this.#onBreach(breach),
     });
   }

@@ -48,6 +48,7 @@ import { childEntryUrl, type EngineReportMessage, PoolChild } from './child.ts';
 import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
+import { WEDGED_REASON } from './exit-cause.ts';
 import { RetainedRoutes } from './retained.ts';
 import { serveDispatch, serveOutbound } from './serve.ts';
 import type { ChildTestHooks } from './settings.ts';
@@ -383,6 +384,9 @@ export class Pool {
           this.#replenish();
         }
         return;
+      case 'wedged':
+        this.#onWedged(child);
+        return;
       case 'handlesClosed':
         // The child ended a retained execution on its own: the route and its slot go now.
         if (this.#routes.get(message.executionId) === child) {
@@ -438,6 +442,23 @@ export class Pool {
     }
     execution.settle(envelope);
     this.#finished(child);
+    if (child.wedged) child.kill(WEDGED_REASON);
+  }
+
+  /**
+   * An isolate the child disposed still runs guest code (wedge.ts). The child takes no new work
+   * from now, and is killed once its execution (if any) answered, so no later execution is ever
+   * given to it; the retained executions it holds go with it.
+   */
+  #onWedged(child: PoolChild): void {
+    if (child.wedged) return;
+    child.wedged = true;
+    if (!child.retiring) {
+      child.retiring = WEDGED_REASON;
+      this.#emit({ type: 'retiring', pid: child.pid, reason: WEDGED_REASON });
+    }
+    this.#replenish();
+    if (!child.current) child.kill(WEDGED_REASON);
   }
 
   #onFault(child: PoolChild, fault: MessageOf<'fault'>): void {

@@ -1,30 +1,56 @@
 /**
- * A termination the engine cannot carry out: a builtin that never checks for interrupts
- * (`Array.prototype.fill` over 2 ** 27 elements, `Object.keys` of such an array) keeps running
- * after the run's bound, and 5 s after its timer fired isolated-vm reports "Script failed to
- * terminate" and the child ends. The run reads TIMEOUT with the standard text: the host's own race
- * at the bound settles it before that, and the callback blames no bystander for an isolate already
- * disposed. What the child held then reads WORKER_LOST naming the engine's text, a retained
- * execution beside it HANDLES_CLOSED, and the replacement serves.
+ * An isolate that keeps running after its run ended: a builtin that never checks for interrupts
+ * (`Array.prototype.fill` over 2 ** 27 elements, `Object.keys` of such an array) goes on after the
+ * sandbox disposed its isolate at the bound or at a cancel, on the isolate's own thread. The run
+ * reads TIMEOUT (or CANCELLED) with the standard text; before that answer the child says it is
+ * wedged (its disposed isolate did not stop within ISOLATE_SETTLE_BOUND), so the pool takes it out
+ * of service and kills it once it answered. No later execution is ever given to it: the next one
+ * runs on the replacement and succeeds, and a retained execution the wedged child held reads
+ * HANDLES_CLOSED, since its process is gone.
  *
- * memoryLimit is the largest the executor accepts, so the backstop's ceiling is far above what the
- * builtin allocates in those 5 s (about 600 MB measured) and the timer is what asked it to stop.
+ * memoryLimit is the largest the executor accepts, so neither the engine's limit nor the backstop
+ * ends the builtin first: the wedge is what ends the child.
  */
-import { executionTimeoutMessage, MAX_MEMORY_LIMIT, workerLostMessage } from '@supolka/codemode-protocol';
+import { cancelledMessage, executionTimeoutMessage, MAX_MEMORY_LIMIT } from '@supolka/codemode-protocol';
 import { expect, test } from 'vitest';
 import { causeOfCatastrophe, FAILED_TERMINATION_TEXT } from '../../src/pool/catastrophe.ts';
-import { TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
+import { WEDGED_REASON } from '../../src/pool/exit-cause.ts';
+import type { Pool } from '../../src/pool/pool.ts';
+import type { DispatchFunction } from '../../src/sandbox/dispatch.ts';
+import { busyChild, type EventLog, TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
-const CAUSE = `isolated-vm reported a catastrophic engine error (${FAILED_TERMINATION_TEXT}), and the process ended on SIGABRT`;
+const CAUSE = `${WEDGED_REASON}; the pool ended it with SIGKILL`;
 const GET = { method: 'GET', url: 'https://h.test/', headers: [] as [string, string][], body: null };
 
 const UNINTERRUPTIBLE = {
   'Array.prototype.fill over 2 ** 27 elements': `new Array(2 ** 27).fill(1.5)`,
   'Object.keys of an array of 2 ** 27 elements': `Object.keys(new Array(2 ** 27).fill(0))`,
+  'Array.prototype.fill.call with a string over 2 ** 27 holes': `Array.prototype.fill.call(new Array(2 ** 27), 'x')`,
 };
 
+/**
+ * After the wedged child `pid` answered: it retired for the wedge and was killed, and the next
+ * execution, held inside a tool call, runs on the replacement, never on `pid`, and succeeds.
+ */
+async function nextRunsElsewhere(pool: Pool, log: EventLog, pid: number): Promise<void> {
+  const retiring = await log.next('retiring', (event) => event.pid === pid, true);
+  expect(retiring.reason).toBe(WEDGED_REASON);
+  const tools = new Tools();
+  const bystander = pool.execute(
+    { code: 'async () => await tools.gate("held")', providers: TOOLS_PROVIDER },
+    { dispatch: tools.dispatch },
+  );
+  await tools.arrived('held');
+  const replacement = busyChild(pool);
+  expect(replacement).not.toBe(pid);
+  expect(log.pids('spawned')).toContain(replacement);
+  tools.open('held', 'served');
+  expect(await bystander).toStrictEqual({ result: 'served', logs: [] });
+  expect((await log.next('exited', (event) => event.pid === pid, true)).cause).toBe(CAUSE);
+}
+
 test.each(Object.entries(UNINTERRUPTIBLE))(
-  '%s past a 50 ms timeout: TIMEOUT for the run, WORKER_LOST for the run beside it, HANDLES_CLOSED for the retained one',
+  '%s past a 50 ms timeout, under the engine timer: TIMEOUT, the child retired, the next run elsewhere, HANDLES_CLOSED for the retained one',
   async (_, builtin) => {
     const { pool, log } = usePool({ size: 1, grace: 0 });
     const retained = await pool.execute({
@@ -32,7 +58,7 @@ test.each(Object.entries(UNINTERRUPTIBLE))(
       retainHandles: true,
     });
     const executionId = retained.executionId as string;
-    const [pid] = log.pids('spawned');
+    const [pid] = log.pids('spawned') as [number];
 
     expect(
       await pool.execute({
@@ -41,28 +67,55 @@ test.each(Object.entries(UNINTERRUPTIBLE))(
         timeout: 50,
       }),
     ).toStrictEqual({ result: undefined, error: executionTimeoutMessage(50), code: 'TIMEOUT', logs: [] });
-
-    // A bystander in flight when the child ends: the engine's report takes it too.
-    const tools = new Tools();
-    const bystander = pool.execute(
-      { code: 'async () => await tools.gate("held")', providers: TOOLS_PROVIDER },
-      { dispatch: tools.dispatch },
-    );
-    const exited = await log.next('exited', (event) => event.pid === pid, true);
-    expect(exited.cause).toBe(CAUSE);
-    expect(await bystander).toStrictEqual({
-      result: undefined,
-      error: workerLostMessage(CAUSE),
-      code: 'WORKER_LOST',
-      logs: [],
-    });
+    await nextRunsElsewhere(pool, log, pid);
     await expect(pool.invoke(executionId, 'fetch', GET)).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
-    expect(await pool.execute({ code: 'async () => 5' })).toStrictEqual({ result: 5, logs: [] });
   },
   60_000,
 );
 
-test("an invocation past its bound in such a builtin reads TIMEOUT; the child's end follows", async () => {
+test('started after a tool call, where no engine timer covers it: TIMEOUT, the next run elsewhere', async () => {
+  const { pool, log } = usePool({ size: 1, grace: 0 });
+  await pool.execute({ code: 'async () => 0' });
+  const [pid] = log.pids('spawned') as [number];
+  const tools = new Tools();
+  expect(
+    await pool.execute(
+      {
+        code: `async () => { await tools.echo(1); new Array(2 ** 27).fill(1.5); return 1 }`,
+        providers: TOOLS_PROVIDER,
+        memoryLimit: MAX_MEMORY_LIMIT,
+        timeout: 50,
+      },
+      { dispatch: tools.dispatch },
+    ),
+  ).toStrictEqual({ result: undefined, error: executionTimeoutMessage(50), code: 'TIMEOUT', logs: [] });
+  await nextRunsElsewhere(pool, log, pid);
+}, 60_000);
+
+test('cancelled while the builtin runs: CANCELLED, the next run elsewhere', async () => {
+  const { pool, log } = usePool({ size: 1, grace: 0 });
+  await pool.execute({ code: 'async () => 0' });
+  const [pid] = log.pids('spawned') as [number];
+  const controller = new AbortController();
+  // The call is not awaited: the isolate goes on into the builtin while the parent serves it.
+  const dispatch: DispatchFunction = async () => {
+    controller.abort(new Error('the test cancels it'));
+    return JSON.stringify({ result: null });
+  };
+  const run = await pool.execute(
+    {
+      code: `async () => { tools.filling(); Object.keys(new Array(2 ** 27).fill(0)); return 1 }`,
+      providers: TOOLS_PROVIDER,
+      memoryLimit: MAX_MEMORY_LIMIT,
+      timeout: 60_000,
+    },
+    { dispatch, signal: controller.signal },
+  );
+  expect(run).toMatchObject({ code: 'CANCELLED', error: cancelledMessage('the test cancels it') });
+  await nextRunsElsewhere(pool, log, pid);
+}, 60_000);
+
+test('an invocation past its bound in such a builtin reads TIMEOUT; the next run goes elsewhere', async () => {
   const { pool, log } = usePool({ size: 1, grace: 0 });
   const retained = await pool.execute({
     code: `async () => ({ fetch: () => { new Array(2 ** 27).fill(1.5); return new Response('never') } })`,
@@ -71,13 +124,26 @@ test("an invocation past its bound in such a builtin reads TIMEOUT; the child's 
     timeout: 50,
   });
   const executionId = retained.executionId as string;
-  const [pid] = log.pids('spawned');
+  const [pid] = log.pids('spawned') as [number];
   await expect(pool.invoke(executionId, 'fetch', GET)).rejects.toMatchObject({
     code: 'TIMEOUT',
     message: executionTimeoutMessage(50),
   });
-  expect((await log.next('exited', (event) => event.pid === pid, true)).cause).toBe(CAUSE);
-  expect(await pool.execute({ code: 'async () => 6' })).toStrictEqual({ result: 6, logs: [] });
+  await nextRunsElsewhere(pool, log, pid);
+}, 60_000);
+
+test('a run ended at its bound by an interruptible loop leaves its child in service', async () => {
+  const { pool, log } = usePool({ size: 1, grace: 0 });
+  const tools = new Tools();
+  expect(
+    await pool.execute(
+      { code: `async () => { await tools.echo(1); for (;;) {} }`, providers: TOOLS_PROVIDER, timeout: 50 },
+      { dispatch: tools.dispatch },
+    ),
+  ).toStrictEqual({ result: undefined, error: executionTimeoutMessage(50), code: 'TIMEOUT', logs: [] });
+  expect(await pool.execute({ code: 'async () => 7' })).toStrictEqual({ result: 7, logs: [] });
+  expect(log.pids('spawned')).toHaveLength(1);
+  expect(log.pids('retiring')).toHaveLength(0);
 }, 60_000);
 
 test('a failed termination reads by what the process shows: memory past every limit, else the bound', () => {
