@@ -16,6 +16,7 @@
 // First: libraries below read DOMException off the global object when they load.
 import './dom-exception-global.ts';
 import { AbortController, AbortSignal } from './abort/abort-signal.ts';
+import { limitArraySizes } from './array-size-limits.ts';
 import { atob, btoa } from './base64.ts';
 import { refuseCodeGeneration } from './code-generation.ts';
 import { installCrypto } from './crypto/index.ts';
@@ -43,6 +44,8 @@ import { limitWebAssemblyMemory } from './webassembly-memory.ts';
 import { GLOBAL_SCOPE } from './webidl.ts';
 
 const INSTALLERS: readonly (() => void)[] = [
+  // First: String.prototype.split checked for a result past the largest array (array-size-limits.ts).
+  limitArraySizes,
   installDate,
   () => {
     exposeMember('atob', atob);
