@@ -6,38 +6,12 @@
  * that child with it (HANDLES_CLOSED). Now the run ends MEMORY_LIMIT and the child lives on: the
  * same process answers the retained execution afterwards.
  */
-import { memoryLimitMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { ExecuteResult } from '../../src/sandbox/sandbox.ts';
+import { againstRetained, expectRunEndsChildLives } from '../helpers.ts';
 
 const MIB = 2 ** 20;
-
-type Attack = (executor: IsolateExecutor) => Promise<ExecuteResult>;
-
-/** One child; a retained execution of another caller is parked in it before the attack. */
-async function againstRetained(attack: Attack) {
-  const executor = new IsolateExecutor({ poolSize: 1 });
-  try {
-    const retained = await executor.execute({
-      code: `async () => ({ fetch: async () => new Response('still here') })`,
-      retainHandles: true,
-    });
-    const pid = executor.stats().children[0]?.pid;
-    const outcome = await attack(executor);
-    const after = await executor.invoke(retained.executionId as string, new Request('http://x/'));
-    return {
-      outcome,
-      after: after.ok ? await after.text() : after.status,
-      samePid: executor
-        .stats()
-        .children.map((child) => child.pid)
-        .includes(pid as number),
-    };
-  } finally {
-    await executor.dispose();
-  }
-}
 
 /** Resolves after a random few milliseconds: answers arrive spread over time, as real tools' do. */
 const later = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
@@ -48,13 +22,6 @@ const answering = (value: unknown) => async () => {
   return value;
 };
 
-async function expectRunEndsChildLives(attack: Attack, memoryLimit = 64) {
-  const { outcome, after, samePid } = await againstRetained(attack);
-  expect(outcome).toMatchObject({ code: 'MEMORY_LIMIT', error: memoryLimitMessage(memoryLimit) });
-  expect(after).toBe('still here');
-  expect(samePid).toBe(true);
-}
-
 /** Sixteen concurrent calls, each answer kept, under a 64 MB limit: the answers cannot all fit. */
 const KEEP_SIXTEEN = `async () => {
   const kept = [];
@@ -62,27 +29,21 @@ const KEEP_SIXTEEN = `async () => {
   return kept.length;
 }`;
 
+/** KEEP_SIXTEEN under a 64 MB limit, each call answered `value` later. */
+const keepingSixteen = (value: string) => (executor: IsolateExecutor) =>
+  executor.execute({
+    code: KEEP_SIXTEEN,
+    memoryLimit: 64,
+    providers: [{ name: 't', fns: { get: answering(value) } }],
+  });
+
 describe('tool results', () => {
   test('sixteen 6 MiB string results answered over time end the run MEMORY_LIMIT; the child lives', async () => {
-    const big = 'x'.repeat(6 * MIB);
-    await expectRunEndsChildLives((executor) =>
-      executor.execute({
-        code: KEEP_SIXTEEN,
-        memoryLimit: 64,
-        providers: [{ name: 't', fns: { get: answering(big) } }],
-      }),
-    );
+    await expectRunEndsChildLives(keepingSixteen('x'.repeat(6 * MIB)));
   });
 
   test('two-byte text results (the answer takes two bytes a character) do the same', async () => {
-    const big = '\u4e00'.repeat(3 * MIB);
-    await expectRunEndsChildLives((executor) =>
-      executor.execute({
-        code: KEEP_SIXTEEN,
-        memoryLimit: 64,
-        providers: [{ name: 't', fns: { get: answering(big) } }],
-      }),
-    );
+    await expectRunEndsChildLives(keepingSixteen('\u4e00'.repeat(3 * MIB)));
   });
 
   test('a raw dispatch failing each call with a 6 MiB message (the thrown frame) does the same', async () => {

@@ -9,47 +9,15 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  errorText,
-  type HttpResponse,
-  HttpResponseSchema,
-  memoryLimitMessage,
-  validate,
-} from '@supolka/codemode-protocol';
+import { errorText, type HttpResponse, HttpResponseSchema, validate } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import { MAX_REDIRECTS, NETWORK_LOST_MESSAGE } from '../../src/sandbox/fetch.ts';
 import { RESPONSE_HEAD_LIMIT, responseHeadMessage } from '../../src/sandbox/response-head.ts';
-import type { ExecuteResult } from '../../src/sandbox/sandbox.ts';
+import { type Attack, againstRetained, expectRunEndsChildLives } from '../helpers.ts';
 
 const KIB = 2 ** 10;
 const MIB = 2 ** 20;
-
-type Attack = (executor: IsolateExecutor) => Promise<ExecuteResult>;
-
-/** One child; a retained execution of another caller is parked in it before the attack. */
-async function againstRetained(attack: Attack, options: { allowLoopback?: boolean } = {}) {
-  const executor = new IsolateExecutor({ poolSize: 1, ...options });
-  try {
-    const retained = await executor.execute({
-      code: `async () => ({ fetch: async () => new Response('still here') })`,
-      retainHandles: true,
-    });
-    const pid = executor.stats().children[0]?.pid;
-    const outcome = await attack(executor);
-    const after = await executor.invoke(retained.executionId as string, new Request('http://x/'));
-    return {
-      outcome,
-      after: after.ok ? await after.text() : after.status,
-      samePid: executor
-        .stats()
-        .children.map((child) => child.pid)
-        .includes(pid as number),
-    };
-  } finally {
-    await executor.dispose();
-  }
-}
 
 /** Resolves after a random few milliseconds: answers arrive spread over time, as a real proxy's do. */
 const later = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 20));
@@ -89,13 +57,6 @@ const FAILURES = (url: string) => `async () => {
   }
   return [...seen];
 }`;
-
-async function expectRunEndsChildLives(attack: Attack, options: { allowLoopback?: boolean } = {}) {
-  const { outcome, after, samePid } = await againstRetained(attack, options);
-  expect(outcome).toMatchObject({ code: 'MEMORY_LIMIT', error: memoryLimitMessage(64) });
-  expect(after).toBe('still here');
-  expect(samePid).toBe(true);
-}
 
 async function expectFailuresChildLives(
   attack: Attack,
