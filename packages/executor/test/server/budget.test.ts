@@ -4,17 +4,15 @@
  * executions through, and the server's heap stays within the budget. The server runs in a process
  * of its own (fixtures/budget-server.ts), so if a bound fails it is that process that dies.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { once } from 'node:events';
 import { getHeapStatistics } from 'node:v8';
 import type { ExecuteResult } from '@supolka/codemode-protocol';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, expect, test } from 'vitest';
 import { parseServeCommandLine } from '../../src/cli/args.ts';
 import { MIN_REQUEST_BUDGET } from '../../src/server/budget.ts';
 import { resolveServerOptions } from '../../src/server/options.ts';
 import { requestBudgetMessage, requestShareMessage } from '../../src/server/texts.ts';
-import { openSocket, TOKEN } from './helpers.ts';
+import { openSocket, TOKEN, useServerProcess } from './helpers.ts';
 
 const MiB = 2 ** 20;
 /** Room for three 30 MiB executes of text (each estimated at three times its size), not a fourth. */
@@ -22,36 +20,10 @@ const BUDGET = 288 * MiB;
 /** A heap the unbounded server died in at about a dozen queued 30 MiB executes. */
 const HEAP_MB = 768;
 
-let server: ChildProcess;
-let url: string;
-
-beforeAll(async () => {
-  server = fork(
-    new URL('./fixtures/budget-server.ts', import.meta.url),
-    [JSON.stringify({ token: TOKEN, requestBudget: BUDGET, executor: { poolSize: 1 } })],
-    {
-      execArgv: [`--max-old-space-size=${HEAP_MB}`, '--expose-gc'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
-  const [message] = (await once(server, 'message')) as [{ url: string }];
-  url = message.url;
-}, 60_000);
-
-afterAll(async () => {
-  if (server.exitCode !== null) return;
-  server.send('close');
-  await once(server, 'exit');
-});
-
-async function heapUsed(): Promise<number> {
-  server.send('heap');
-  const [message] = (await once(server, 'message')) as [{ heapUsed: number }];
-  return message.heapUsed;
-}
+const server = useServerProcess({ token: TOKEN, requestBudget: BUDGET, executor: { poolSize: 1 } }, HEAP_MB);
 
 async function connect(): Promise<ExecutorClient> {
-  const client = await ExecutorClient.connect(openSocket(url, { authorization: `Bearer ${TOKEN}` }));
+  const client = await ExecutorClient.connect(openSocket(server.url, { authorization: `Bearer ${TOKEN}` }));
   afterAll(() => client.close());
   return client;
 }
@@ -73,7 +45,7 @@ async function settledBy(
 
 test('a client queueing large executes behind a parked child meets OVERLOADED; another client is served; the heap stays bounded', async () => {
   const hostile = await connect();
-  const baseline = await heapUsed();
+  const baseline = await server.heapUsed();
 
   // The only child is parked on a tool call the hostile client answers only at the end.
   let release: (value: string) => void = () => {};
@@ -101,7 +73,7 @@ test('a client queueing large executes behind a parked child meets OVERLOADED; a
   for (const run of big.slice(0, 3)) expect(await settledBy(run, Promise.resolve())).toBe('pending');
 
   // What the server holds now is within the budget, measured in its own heap after a collection.
-  const held = (await heapUsed()) - baseline;
+  const held = (await server.heapUsed()) - baseline;
   expect(held).toBeLessThan(BUDGET);
   expect(held).toBeGreaterThan(3 * 30 * MiB);
 
@@ -121,7 +93,7 @@ test('a client queueing large executes behind a parked child meets OVERLOADED; a
   expect(await parked).toStrictEqual({ result: 'unparked', logs: [] });
   for (const run of big.slice(0, 3)) expect((await run).result).toBe(3 * MiB);
   expect((await Promise.all(served)).map((envelope) => envelope.result)).toStrictEqual([7, 14, 21]);
-  expect(server.exitCode).toBeNull();
+  expect(server.process.exitCode).toBeNull();
 }, 120_000);
 
 test('the budget option: at least one full message, and by default half the heap', () => {

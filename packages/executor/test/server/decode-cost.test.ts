@@ -5,8 +5,6 @@
  * (fixtures/budget-server.ts): one 32 MiB frame of `[{},{},...]` decoded takes 749 MB, so a server
  * that parsed before counting dies on the first, and it is that process that dies.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { once } from 'node:events';
 import {
   PAYLOAD_LIMIT,
   scanMessage,
@@ -15,43 +13,17 @@ import {
   VALUE_LIMIT,
 } from '@supolka/codemode-protocol';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, expect, test } from 'vitest';
 import { MESSAGE_COST_LIMIT, messageCost } from '../../src/server/message-cost.ts';
 import { messageCostMessage } from '../../src/server/texts.ts';
-import { openSocket, RawPeer, TOKEN } from './helpers.ts';
+import { openSocket, RawPeer, TOKEN, useServerProcess } from './helpers.ts';
 
 const MiB = 2 ** 20;
 const HEAP_MB = 768;
 /** What the server's heap may hold more, after a collection, once every refused frame is gone. */
 const RETAINED_BOUND = 48 * MiB;
 
-let server: ChildProcess;
-let url: string;
-
-beforeAll(async () => {
-  server = fork(
-    new URL('./fixtures/budget-server.ts', import.meta.url),
-    [JSON.stringify({ token: TOKEN, executor: { poolSize: 1 } })],
-    {
-      execArgv: [`--max-old-space-size=${HEAP_MB}`, '--expose-gc'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
-  const [message] = (await once(server, 'message')) as [{ url: string }];
-  url = message.url;
-}, 60_000);
-
-afterAll(async () => {
-  if (server.exitCode !== null) return;
-  server.send('close');
-  await once(server, 'exit');
-});
-
-async function heapUsed(): Promise<number> {
-  server.send('heap');
-  const [message] = (await once(server, 'message')) as [{ heapUsed: number }];
-  return message.heapUsed;
-}
+const server = useServerProcess({ token: TOKEN, executor: { poolSize: 1 } }, HEAP_MB);
 
 /** An execute of one json module whose value is `element` repeated to fill a message of `bytes`. */
 function jsonExecute(id: string, element: string, bytes = PAYLOAD_LIMIT - 1024): string {
@@ -62,10 +34,10 @@ function jsonExecute(id: string, element: string, bytes = PAYLOAD_LIMIT - 1024):
 }
 
 test('32 MiB frames of empty objects, arrays and numbers are refused before decode, the heap stays bounded, another client is served', async () => {
-  const friend = await ExecutorClient.connect(openSocket(url, { authorization: `Bearer ${TOKEN}` }));
+  const friend = await ExecutorClient.connect(openSocket(server.url, { authorization: `Bearer ${TOKEN}` }));
   afterAll(() => friend.close());
-  const hostile = await RawPeer.open(url);
-  const baseline = await heapUsed();
+  const hostile = await RawPeer.open(server.url);
+  const baseline = await server.heapUsed();
 
   // The values as an attacker would spread them: empty objects, nested empty arrays, numbers,
   // literals, each filling a message; each alone would take most of the heap once parsed.
@@ -82,12 +54,12 @@ test('32 MiB frames of empty objects, arrays and numbers are refused before deco
     });
   }
   expect(await waiting).toStrictEqual({ result: 42, logs: [] });
-  expect(server.exitCode).toBeNull();
-  expect((await heapUsed()) - baseline).toBeLessThan(RETAINED_BOUND);
+  expect(server.process.exitCode).toBeNull();
+  expect((await server.heapUsed()) - baseline).toBeLessThan(RETAINED_BOUND);
 }, 180_000);
 
 test('a reply padded with a 32 MiB list of objects is refused undecoded and ends the execution it names', async () => {
-  const hostile = await RawPeer.open(url);
+  const hostile = await RawPeer.open(server.url);
   hostile.send({
     type: 'execute',
     id: 'waits',
@@ -110,14 +82,17 @@ test('a reply padded with a 32 MiB list of objects is refused undecoded and ends
     id: 'waits',
     envelope: { code: 'CANCELLED' },
   });
-  expect(server.exitCode).toBeNull();
+  expect(server.process.exitCode).toBeNull();
 }, 120_000);
 
 test('a message within VALUE_LIMIT whose objects each take a map of their own is refused past MESSAGE_COST_LIMIT', async () => {
-  const hostile = await RawPeer.open(url);
-  const baseline = await heapUsed();
+  const hostile = await RawPeer.open(server.url);
+  const baseline = await server.heapUsed();
   // Half a million objects of one distinct key each: a million values, about 230 MB once parsed.
-  const members = Array.from({ length: VALUE_LIMIT / 2 - 100 }, (_, index) => `{"k${index.toString(36)}":[]}`);
+  const members = Array.from(
+    { length: VALUE_LIMIT / 2 - 100 },
+    (_, index) => `{"k${index.toString(36)}":[]}`,
+  );
   const text = `{"type":"execute","id":"maps","request":{"code":"async () => 1","modules":{"m":{"json":[${members.join(',')}]}}}}`;
   const cost = messageCost(scanMessage(text), Buffer.byteLength(text));
   expect(cost).toBeGreaterThan(MESSAGE_COST_LIMIT);
@@ -127,11 +102,11 @@ test('a message within VALUE_LIMIT whose objects each take a map of their own is
     id: 'maps',
     envelope: { error: messageCostMessage(cost, MESSAGE_COST_LIMIT), code: 'PAYLOAD_TOO_LARGE', logs: [] },
   });
-  expect((await heapUsed()) - baseline).toBeLessThan(RETAINED_BOUND);
+  expect((await server.heapUsed()) - baseline).toBeLessThan(RETAINED_BOUND);
 }, 120_000);
 
 test('ordinary large requests still go through: a 20 MiB text module, and 1.5 MiB of json records', async () => {
-  const client = await ExecutorClient.connect(openSocket(url, { authorization: `Bearer ${TOKEN}` }));
+  const client = await ExecutorClient.connect(openSocket(server.url, { authorization: `Bearer ${TOKEN}` }));
   afterAll(() => client.close());
   const text = 'é'.repeat(10 * MiB);
   expect(

@@ -1,9 +1,12 @@
 /**
  * Builds the real thing for server tests: an ExecutorServer on 127.0.0.1 with an ephemeral port
- * and a small pool, shared by one test file and closed after it; clients over Node's own
+ * and a small pool, shared by one test file and closed after it, in this process or in one of its
+ * own for tests that push its heap; clients over Node's own
  * WebSocket; a raw peer that speaks the protocol by hand, for the messages a well-behaved client
  * never sends; and a TCP relay that can cut a connection the way a network does.
  */
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
 import { request as httpRequest } from 'node:http';
 import { connect as connectTcp, createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { parseForDispatch, stringifyForDispatch } from '@supolka/codemode-protocol';
@@ -31,6 +34,48 @@ export function useServer(options: ServerOptions = {}): { readonly server: Execu
     get server() {
       if (!holder.server) throw new Error('the server starts in beforeAll');
       return holder.server;
+    },
+  };
+}
+
+/**
+ * One server for the file in a process of its own (fixtures/budget-server.ts) with a heap of
+ * `heapMb`, so a bound that fails kills that process and not the test runner; `heapUsed()` is its
+ * heap after a full collection.
+ */
+export function useServerProcess(options: ServerOptions, heapMb: number) {
+  const holder: { process?: ChildProcess; url?: string } = {};
+  beforeAll(async () => {
+    const child = fork(new URL('./fixtures/budget-server.ts', import.meta.url), [JSON.stringify(options)], {
+      execArgv: [`--max-old-space-size=${heapMb}`, '--expose-gc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    holder.process = child;
+    const [message] = (await once(child, 'message')) as [{ url: string }];
+    holder.url = message.url;
+  }, 60_000);
+  afterAll(async () => {
+    const child = holder.process;
+    if (child === undefined || child.exitCode !== null) return;
+    child.send('close');
+    await once(child, 'exit');
+  });
+  const started = () => {
+    if (!holder.process || holder.url === undefined) throw new Error('the server starts in beforeAll');
+    return { process: holder.process, url: holder.url };
+  };
+  return {
+    get process(): ChildProcess {
+      return started().process;
+    },
+    get url(): string {
+      return started().url;
+    },
+    async heapUsed(): Promise<number> {
+      const child = started().process;
+      child.send('heap');
+      const [message] = (await once(child, 'message')) as [{ heapUsed: number }];
+      return message.heapUsed;
     },
   };
 }
