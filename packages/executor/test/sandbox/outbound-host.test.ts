@@ -646,6 +646,29 @@ describe('the address policy, before any connection', () => {
   });
 });
 
+/**
+ * Runs `script` in a Node process of its own with every environment proxy variable pointing at
+ * `proxyUrl` (NODE_USE_ENV_PROXY is read as Node starts); answers the JSON the script logged.
+ */
+async function behindProxy(script: string, proxyUrl: string): Promise<unknown> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    env: {
+      ...process.env,
+      NODE_USE_ENV_PROXY: '1',
+      HTTP_PROXY: proxyUrl,
+      HTTPS_PROXY: proxyUrl,
+      NO_PROXY: '',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  await new Promise((resolve) => child.on('exit', resolve));
+  return JSON.parse(output);
+}
+
 describe('an environment proxy', () => {
   test('is never used for a native request, though the global agent uses it', async () => {
     const saw: string[] = [];
@@ -658,7 +681,6 @@ describe('an environment proxy', () => {
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/`;
     const fetchModule = new URL('../../src/sandbox/fetch.ts', import.meta.url).href;
-    // NODE_USE_ENV_PROXY is read as Node starts, so the request runs in a process of its own.
     const script = `
       import http from 'node:http';
       import { nativeFetch } from ${JSON.stringify(fetchModule)};
@@ -669,23 +691,9 @@ describe('an environment proxy', () => {
       }));
       console.log(JSON.stringify([new TextDecoder().decode(native.body), global]));`;
     try {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-        env: {
-          ...process.env,
-          NODE_USE_ENV_PROXY: '1',
-          HTTP_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-          HTTPS_PROXY: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-          NO_PROXY: '',
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-      });
-      await new Promise((resolve) => child.on('exit', resolve));
+      const output = await behindProxy(script, `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
       // The global agent's request went through the proxy; the native one never did.
-      expect(JSON.parse(output)).toStrictEqual(['direct', 'via proxy']);
+      expect(output).toStrictEqual(['direct', 'via proxy']);
       expect(saw).toStrictEqual([target]);
     } finally {
       proxy.close();
@@ -720,22 +728,7 @@ describe('an environment proxy', () => {
         https.get(${JSON.stringify(target)}, () => resolve('answered')).on('error', () => resolve('failed')));
       console.log(JSON.stringify([native, global]));`;
     try {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-        env: {
-          ...process.env,
-          NODE_USE_ENV_PROXY: '1',
-          HTTPS_PROXY: proxyUrl,
-          HTTP_PROXY: proxyUrl,
-          NO_PROXY: '',
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk) => {
-        output += chunk;
-      });
-      await new Promise((resolve) => child.on('exit', resolve));
-      expect(JSON.parse(output)).toStrictEqual([NETWORK_LOST_MESSAGE, 'failed']);
+      expect(await behindProxy(script, proxyUrl)).toStrictEqual([NETWORK_LOST_MESSAGE, 'failed']);
       // The global agent asked the proxy for a tunnel; the native request connected directly.
       expect([saw, direct]).toStrictEqual([[`CONNECT ${new URL(target).host} HTTP/1.1`], 1]);
     } finally {
