@@ -53,6 +53,27 @@ export function nativeSource(fn: unknown, name: string): void {
   ReflectApply(WeakMapSet, nativeNames, [fn, name]);
 }
 
+/**
+ * Makes `Guarded` take the place of the built-in constructor `Original`: the same prototype, not
+ * writable as a class's, whose `constructor` is now `Guarded`, and native code as its source, so
+ * instances and `instanceof` are what they were.
+ */
+export function standIn(Guarded: object, Original: { prototype: object }, name: string): void {
+  ObjectDefineProperty(Guarded, 'prototype', {
+    value: Original.prototype,
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
+  ObjectDefineProperty(Original.prototype, 'constructor', {
+    value: Guarded,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+  nativeSource(Guarded, name);
+}
+
 // A method, so it has no prototype and cannot be constructed, as the built-in it replaces.
 const { toString: nativeToString } = {
   toString(this: unknown): string {

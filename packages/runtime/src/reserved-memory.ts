@@ -22,7 +22,7 @@
  * Installed in the second step: SharedArrayBuffer and WebAssembly do not exist while the snapshot
  * is made, and the limit is known only then.
  */
-import { nativeSource } from './global-scope.ts';
+import { standIn } from './global-scope.ts';
 import { memoryLimitBytes } from './memory-limit.ts';
 import {
   MathMax,
@@ -114,19 +114,7 @@ function guardedBufferConstructor(Original: ArrayBufferConstructor, name: string
     if (key === 'prototype') continue;
     ObjectDefineProperty(Guarded, key, ReflectGetOwnPropertyDescriptor(Original, key) as PropertyDescriptor);
   }
-  ObjectDefineProperty(Guarded, 'prototype', {
-    value: Original.prototype,
-    writable: false,
-    enumerable: false,
-    configurable: false,
-  });
-  ObjectDefineProperty(Original.prototype, 'constructor', {
-    value: Guarded,
-    writable: true,
-    enumerable: false,
-    configurable: true,
-  });
-  nativeSource(Guarded, name);
+  standIn(Guarded, Original, name);
   return Guarded;
 }
 

@@ -15,7 +15,7 @@
  * Each descriptor is read once, into a copy the original constructor reads, so a getter cannot
  * answer the check one value and the engine another.
  */
-import { nativeSource } from './global-scope.ts';
+import { nativeSource, standIn } from './global-scope.ts';
 import {
   MathMin,
   ObjectDefineProperty,
@@ -106,25 +106,13 @@ function replaceConstructor(
     'length',
     ReflectGetOwnPropertyDescriptor(Original, 'length') as PropertyDescriptor,
   );
-  ObjectDefineProperty(Guarded, 'prototype', {
-    value: Original.prototype,
-    writable: false,
-    enumerable: false,
-    configurable: false,
-  });
-  ObjectDefineProperty(Original.prototype, 'constructor', {
-    value: Guarded,
-    writable: true,
-    enumerable: false,
-    configurable: true,
-  });
   ObjectDefineProperty(namespace, name, {
     value: Guarded,
     writable: true,
     enumerable: false,
     configurable: true,
   });
-  nativeSource(Guarded, name);
+  standIn(Guarded, Original, name);
 }
 
 /** Replaces `prototype.grow` with one that refuses growth past `limit` with `refuse`'s text. */
