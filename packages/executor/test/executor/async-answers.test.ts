@@ -37,6 +37,20 @@ const keepingSixteen = (value: string) => (executor: IsolateExecutor) =>
     providers: [{ name: 't', fns: { get: answering(value) } }],
   });
 
+/** Fills a 64 MB heap step by step, keeping what `call` answers each step; each tool call answers `value` later. */
+const filling = (call: string, value: string) => (executor: IsolateExecutor) =>
+  executor.execute({
+    code: `async () => {
+      const kept = [];
+      for (;;) {
+        kept.push(new Array(50000).fill(kept.length));
+        kept.push(await ${call});
+      }
+    }`,
+    memoryLimit: 64,
+    providers: [{ name: 't', fns: { get: answering(value) } }],
+  });
+
 describe('tool results', () => {
   test('sixteen 6 MiB string results answered over time end the run MEMORY_LIMIT; the child lives', async () => {
     await expectRunEndsChildLives(keepingSixteen('x'.repeat(6 * MIB)));
@@ -66,35 +80,11 @@ describe('tool results', () => {
   });
 
   test('small results arriving while the isolate fills up end the run MEMORY_LIMIT too', async () => {
-    await expectRunEndsChildLives((executor) =>
-      executor.execute({
-        code: `async () => {
-          const kept = [];
-          for (;;) {
-            kept.push(new Array(50000).fill(kept.length));
-            kept.push(await t.get());
-          }
-        }`,
-        memoryLimit: 64,
-        providers: [{ name: 't', fns: { get: answering('y'.repeat(2000)) } }],
-      }),
-    );
+    await expectRunEndsChildLives(filling('t.get()', 'y'.repeat(2000)));
   });
 
   test('200-character results, which cross inline, arriving while the isolate fills up end the run MEMORY_LIMIT', async () => {
-    await expectRunEndsChildLives((executor) =>
-      executor.execute({
-        code: `async () => {
-          const kept = [];
-          for (;;) {
-            kept.push(new Array(50000).fill(kept.length));
-            kept.push(await Promise.all([t.get(), t.get(), t.get()]));
-          }
-        }`,
-        memoryLimit: 64,
-        providers: [{ name: 't', fns: { get: answering('q'.repeat(200)) } }],
-      }),
-    );
+    await expectRunEndsChildLives(filling('Promise.all([t.get(), t.get(), t.get()])', 'q'.repeat(200)));
   });
 
   test('the same results under a limit that holds them all arrive whole', async () => {
