@@ -39,7 +39,7 @@ const jsonText = fc
   .map(([value, space, spelled]) => {
     const text = JSON.stringify(value, null, space);
     // Non-ASCII spelled as \u escapes: a quote or backslash then hides behind an escape as well.
-    return escape
+    return spelled
       ? text.replace(/[^\x20-\x7e\s]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
       : text;
   });
