@@ -2,6 +2,9 @@
  * @supolka/codemode-executor: runs programs that language models write in V8 isolates.
  */
 
+// First: below the Node floor the import fails with one sentence naming it (node-floor.ts).
+import './require-node-floor.ts';
+
 export type {
   CodeModeConnector,
   CodeModeExecuteOptions,

@@ -3,6 +3,8 @@
  * The `codemode-executor` command. This process only supervises: the program runs in a child the
  * pool forks with --no-node-snapshot, so this one needs no flags of its own.
  */
+// First: below the Node floor nothing else may be evaluated (node-floor.ts).
+import './require-node-floor.ts';
 import { runServe } from '../server/serve-command.ts';
 import { runCli } from './run.ts';
 

@@ -6,7 +6,8 @@
  * first import of those entries: in a module loaded with `node --import`, or ahead of a dynamic
  * `import()`.
  */
-import { registerHooks } from 'node:module';
+// A namespace import: a named one would fail the link below Node 23.5, before the floor's sentence.
+import * as nodeModule from 'node:module';
 import { DurableObject, RpcTarget, WorkerEntrypoint } from './workers-stub.ts';
 
 export const CLOUDFLARE_WORKERS_SPECIFIER = 'cloudflare:workers';
@@ -21,7 +22,7 @@ export function registerCloudflareWorkersStub(): void {
   // exactly the same stand-ins.
   const source = [WorkerEntrypoint, DurableObject, RpcTarget].map((stub) => `export ${stub}`).join('\n');
   const url = `data:text/javascript,${encodeURIComponent(source)}`;
-  registerHooks({
+  nodeModule.registerHooks({
     resolve: (specifier, context, next) =>
       specifier === CLOUDFLARE_WORKERS_SPECIFIER ? { url, shortCircuit: true } : next(specifier, context),
   });
