@@ -19,7 +19,7 @@ import ivm from 'isolated-vm';
 import { IsolateExecutor, Sandbox } from '../packages/executor/src/index.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
 import { decodeMessage, encodeMessage } from '../packages/protocol/src/index.ts';
-import { printTable, type Summary, sample, samplePaced, summarize } from './stats.ts';
+import { printTable, record, type Summary, sample, samplePaced, single, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
 const cores = availableParallelism();
@@ -194,6 +194,11 @@ console.log(
 console.log(
   `RSS per child at rest: ${atRest.map(mb).join(', ')}; under load, highest: ${underLoad.map(mb).join(', ')}`,
 );
+// For the targets table of bench/run.mjs.
+record('pool.trivial', trivial);
+record('pool.paced', paced);
+record('pool.toolCall', toolCall);
+record('pool.throughput', single(`throughput, ${cores} concurrent callers`, throughput, completed), '/s');
 
 /** Resident memory of a process, read from /proc (bytes); 0 where /proc is not available. */
 function childRss(pid: number): number {

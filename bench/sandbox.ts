@@ -12,7 +12,7 @@ import ivm from 'isolated-vm';
 import { Sandbox } from '../packages/executor/src/index.ts';
 import { isolatedVmVersion } from '../packages/executor/src/sandbox/isolate.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
-import { printTable, sample, summarize } from './stats.ts';
+import { printTable, record, sample, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 200);
 const snapshot = readRuntimeSnapshot();
@@ -83,5 +83,8 @@ printTable('Sandbox, in process (Node ' + process.version + ', isolated-vm ' + i
   { summary: toolCall, baseline: rawApply, target: '≤ 1.5x the raw apply' },
 ]);
 console.log(`\nsnapshot: ${fresh.snapshotBytes} bytes`);
+// For the targets table of bench/run.mjs.
+record('sandbox.rawApply', rawApply);
+record('sandbox.toolCall', toolCall);
 fresh.dispose();
 prepared.dispose();

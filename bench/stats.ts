@@ -1,4 +1,6 @@
 /** Timing helpers shared by the benchmarks: samples in milliseconds, summarized as median and p99. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface Summary {
   readonly name: string;
@@ -65,5 +67,46 @@ export function printTable(
     console.log(
       `| ${summary.name} | ${format(summary.median)} | ${Number.isNaN(summary.p99) ? '—' : format(summary.p99)} | ${summary.samples} | ${ratio} | ${baseline?.name ?? '—'} | ${target ?? '—'} |`,
     );
+  }
+}
+
+/** What a recorded figure is measured in: milliseconds (the default), a rate per second, bytes, or a plain ratio. */
+export type Unit = 'ms' | '/s' | 'bytes' | 'ratio';
+
+/** A figure as a bench file hands it to bench/run.mjs: its summary, the stable key the targets name, its unit. */
+export interface Recorded extends Summary {
+  readonly key: string;
+  readonly unit: Unit;
+}
+
+/**
+ * Writes one figure into the run's results directory (BENCH_RESULTS, made by bench/run.mjs), where
+ * run.mjs reads it back for the "Issue 11 targets" table. The key, not the printed name, is what the
+ * table looks up, so a bench may rename its rows freely. A bench started by hand, without the
+ * directory, records nothing.
+ */
+export function record(key: string, summary: Summary, unit: Unit = 'ms'): void {
+  const directory = process.env.BENCH_RESULTS;
+  if (directory === undefined || directory === '') return;
+  const recorded: Recorded = { key, unit, ...summary };
+  // JSON has no NaN: a figure without a tail (a difference of medians, a single value) writes null.
+  writeFileSync(
+    join(directory, `${key}.json`),
+    JSON.stringify(recorded, (_name, value) => (Number.isNaN(value) ? null : value)),
+  );
+}
+
+/** A single measured value (a rate, a byte count, a resident size) in the shape of a Summary. */
+export function single(name: string, value: number, samples = 1): Summary {
+  return { name, median: value, p99: Number.NaN, samples };
+}
+
+/** Resident memory of a process, read from /proc (bytes); 0 where /proc is not available. */
+export function processRss(pid: number): number {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return pages * 4096;
+  } catch {
+    return 0;
   }
 }

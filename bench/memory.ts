@@ -1,0 +1,101 @@
+/**
+ * Memory benchmark: what a pool child holds, at rest and after work. Started by `tools/run bench`.
+ *
+ *   RSS per child at rest     after a warm-up of mixed executions and 1 s idle, read from /proc
+ *   growth over 1000 mixed    the children's resident memory after 1000 more mixed executions and
+ *                             1 s idle, against the same children's at rest (the warm-up excluded)
+ *
+ * The mix: a trivial program, tool calls, the Web runtime (URL, TextEncoder, a Response body,
+ * JSON), console output, a thrown error, a program with TypeScript types (the eraser's path), a
+ * larger allocation, and a timeout. Retirement by count is set out of reach, so the figure is one
+ * child's growth, not a fresh child's; a child that was replaced anyway is reported.
+ * BENCH_MEMORY_RUNS changes the 1000.
+ */
+import { availableParallelism } from 'node:os';
+import { IsolateExecutor } from '../packages/executor/src/index.ts';
+import { processRss, record, single } from './stats.ts';
+
+const runs = Number(process.env.BENCH_MEMORY_RUNS ?? 1000);
+const warmup = 200;
+const cores = availableParallelism();
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const tools = [{ name: 'tools', fns: { echo: (value: number) => value } }];
+
+const MIX: readonly { code: string; timeout?: number }[] = [
+  { code: 'async () => 1' },
+  {
+    code: 'async () => { let sum = 0; for (let i = 0; i < 10; i++) sum += await tools.echo(i); return sum }',
+  },
+  {
+    code: `async () => {
+      const url = new URL('https://example.com/a/b?c=d#e');
+      const bytes = new TextEncoder().encode(url.href + 'é');
+      const body = await new Response(bytes).text();
+      return JSON.parse(JSON.stringify({ body, search: url.searchParams.get('c') }));
+    }`,
+  },
+  { code: 'async () => { for (let i = 0; i < 20; i++) console.log("line", i, { i }); return "logged" }' },
+  { code: 'async () => { throw new TypeError("thrown on purpose") }' },
+  { code: 'async (): Promise<number> => { const n: number = 41; return n + 1 }' },
+  {
+    code: 'async () => { const parts = []; for (let i = 0; i < 2000; i++) parts.push("x".repeat(1000) + i); return parts.length }',
+  },
+  { code: 'async () => { await new Promise(() => {}) }', timeout: 50 },
+];
+
+const executor = new IsolateExecutor({ maxExecutionsPerChild: 1_000_000 });
+await executor.engine();
+// What the runs ended in, so a mix that silently failed shows in the table.
+const outcomes = new Map<string, number>();
+const run = async (count: number) => {
+  let next = 0;
+  // As many callers as children, so every child serves its share of the mix.
+  await Promise.all(
+    Array.from({ length: cores }, async () => {
+      while (next < count) {
+        const program = MIX[next++ % MIX.length] as (typeof MIX)[number];
+        const envelope = await executor.execute({ ...program, providers: tools });
+        const outcome = envelope.code ?? (envelope.error === undefined ? 'result' : 'error');
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      }
+    }),
+  );
+};
+const children = () => executor.stats().children.map((child) => child.pid);
+const rss = (pids: readonly number[]) => pids.map(processRss);
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+
+await run(warmup);
+await pause(1000);
+const restPids = children();
+const atRest = rss(restPids);
+await run(runs);
+await pause(1000);
+const afterPids = children();
+const after = rss(afterPids);
+await executor.dispose();
+
+const replaced = restPids.filter((pid) => !afterPids.includes(pid)).length;
+const restMedian = [...atRest].sort((a, b) => a - b)[Math.floor(atRest.length / 2)] ?? 0;
+const growth = sum(atRest) === 0 ? Number.NaN : sum(after) / sum(atRest) - 1;
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+console.log(`\nMemory of the pool's children (Node ${process.version}, pool of ${cores})`);
+console.log('| measurement | value |\n| --- | --- |');
+console.log(`| RSS per child at rest, after ${warmup} mixed executions | ${atRest.map(mb).join(', ')} |`);
+console.log(`| RSS per child after ${runs} more mixed executions | ${after.map(mb).join(', ')} |`);
+console.log(`| growth, all children | ${(growth * 100).toFixed(1)}% |`);
+console.log(
+  `| outcomes, warm-up included | ${[...outcomes].map(([code, count]) => `${code} ${count}`).join(', ')} |`,
+);
+if (replaced > 0)
+  console.log(`| children replaced during the runs (the growth is not one child's) | ${replaced} |`);
+record(
+  'memory.restRss',
+  single('RSS per child at rest (median of the children)', restMedian, atRest.length),
+  'bytes',
+);
+record(
+  'memory.growth',
+  single(`growth over ${runs} mixed executions, from after warm-up`, growth, runs),
+  'ratio',
+);

@@ -1,0 +1,174 @@
+// The "Issue 11 targets" table: each target of issue 11 as a ratio of two figures the bench files
+// recorded in this run (bench/stats.ts, record), or of a figure and the fixed bound the issue names.
+// docs/benchmarks.md says how to read it.
+
+const MB = 2 ** 20;
+
+/** A constant baseline: a bound the issue states in absolute terms. */
+const fixed = (name, median, unit) => ({ name, median, p99: null, samples: 0, unit });
+
+/**
+ * Each row: the figure measured, the baseline it is divided by (a key, a constant, or a function of
+ * the figures), the target as text and the predicate on the ratio that meets it. `note` says where
+ * the row's value comes from when the key alone does not.
+ */
+const TARGETS = [
+  {
+    row: 'tool call through the pool, per call, vs a plain Node child over stdio JSON',
+    value: 'pool.toolCall',
+    baseline: 'node.toolCall',
+    target: '≤ 1.0x',
+    met: (ratio) => ratio <= 1,
+  },
+  {
+    row: 'tool call through the pool, per call, vs Worker Loader',
+    value: 'pool.toolCall',
+    baseline: 'workerd.toolCall',
+    target: '< 0.8x',
+    met: (ratio) => ratio < 0.8,
+  },
+  {
+    row: 'tool call through the pool, per call, vs the floors (busy socket round trip + raw apply)',
+    value: 'pool.toolCall',
+    baseline: (figures) => {
+      const socket = figures.get('node.socketRoundTrip');
+      const apply = figures.get('floors.rawApply');
+      if (socket === undefined || apply === undefined) return undefined;
+      return fixed('socket round trip + raw apply', socket.median + apply.median, 'ms');
+    },
+    target: 'how close (report)',
+  },
+  {
+    row: 'tool call inside the sandbox, in process, vs the raw apply',
+    value: 'sandbox.toolCall',
+    baseline: 'sandbox.rawApply',
+    target: '≤ 1.3x',
+    met: (ratio) => ratio <= 1.3,
+  },
+  {
+    row: 'trivial execution through the pool, paced 20 ms, vs the raw floor',
+    value: 'pool.paced',
+    baseline: 'floors.rawFloor',
+    target: '≤ 0.3x',
+    met: (ratio) => ratio <= 0.3,
+  },
+  {
+    row: 'trivial execution through the pool, back to back, vs Worker Loader',
+    value: 'pool.trivial',
+    baseline: 'workerd.trivial',
+    target: '≤ 0.6x',
+    met: (ratio) => ratio <= 0.6,
+  },
+  {
+    row: 'throughput through the pool, 2 callers, vs Worker Loader',
+    value: 'pool.throughput',
+    baseline: 'workerd.throughput',
+    target: '≥ 1.2x',
+    met: (ratio) => ratio >= 1.2,
+  },
+  {
+    row: 'throughput through the pool, 2 callers, vs an in-process isolated-vm loop',
+    value: 'pool.throughput',
+    baseline: 'floors.rawThroughput',
+    target: '≥ 0.9x',
+    met: (ratio) => ratio >= 0.9,
+  },
+  {
+    row: 'isolate + context from the runtime snapshot vs a bare isolate + context',
+    value: 'runtime.restored',
+    baseline: 'runtime.bare',
+    target: '≤ 1.75x',
+    met: (ratio) => ratio <= 1.75,
+  },
+  {
+    row: 'startup snapshot size vs about 600 KB',
+    value: 'runtime.snapshotBytes',
+    baseline: () => fixed('600 KB (the issue)', 600 * 1024, 'bytes'),
+    target: '≤ 1.0x',
+    met: (ratio) => ratio <= 1,
+  },
+  {
+    row: 'RSS per child at rest vs a bare Node child + 30 MB',
+    value: 'memory.restRss',
+    baseline: (figures) => {
+      const bare = figures.get('node.bareChildRss');
+      return bare === undefined
+        ? undefined
+        : fixed('bare Node child + 30 MB', bare.median + 30 * MB, 'bytes');
+    },
+    target: '≤ 1.0x',
+    met: (ratio) => ratio <= 1,
+  },
+  {
+    row: 'memory growth over 1000 mixed executions, from after warm-up',
+    value: 'memory.growth',
+    target: '≤ 15%',
+    metValue: (growth) => growth <= 0.15,
+  },
+  {
+    row: 'memory per prepared idle isolate (V8 heap used) vs the issue’s 2.36 MB',
+    value: 'runtime.preparedHeap',
+    baseline: () => fixed('2.36 MB (the issue, before)', 2.36 * MB, 'bytes'),
+    target: '≤ 0.85x',
+    met: (ratio) => ratio <= 0.85,
+  },
+];
+
+function format(value, unit) {
+  if (value === null || value === undefined || Number.isNaN(value)) return '—';
+  switch (unit) {
+    case '/s':
+      return `${value.toFixed(0)}/s`;
+    case 'bytes':
+      return value >= MB ? `${(value / MB).toFixed(2)} MB` : `${(value / 1024).toFixed(0)} KB`;
+    case 'ratio':
+      return `${(value * 100).toFixed(1)}%`;
+    default:
+      return value < 1 ? `${(value * 1000).toFixed(1)} µs` : `${value.toFixed(3)} ms`;
+  }
+}
+
+/** Median, and the p99 beside it where the figure has a tail. */
+const measured = (figure) =>
+  figure.p99 === null || figure.p99 === undefined
+    ? format(figure.median, figure.unit)
+    : `${format(figure.median, figure.unit)} (p99 ${format(figure.p99, figure.unit)})`;
+
+/** Prints the targets table from the run's figures (a Map from key to recorded figure). */
+export function printTargets(figures) {
+  console.log(
+    '\nIssue 11 targets (every figure from this run; "not measured" when its bench did not record it)',
+  );
+  console.log('| target | measured (median) | baseline | baseline value | ratio | target | met |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  for (const target of TARGETS) {
+    const value = figures.get(target.value);
+    const baseline =
+      typeof target.baseline === 'function'
+        ? target.baseline(figures)
+        : target.baseline === undefined
+          ? undefined
+          : figures.get(target.baseline);
+    const cells = [target.row];
+    if (value === undefined) {
+      cells.push(`not measured (${target.value})`);
+    } else {
+      cells.push(measured(value));
+    }
+    if (target.baseline === undefined) {
+      cells.push('—', '—', '—', target.target);
+      cells.push(value === undefined ? '—' : target.metValue(value.median) ? 'met' : 'missed');
+    } else if (baseline === undefined) {
+      const name = typeof target.baseline === 'string' ? target.baseline : 'its figures';
+      cells.push(`not measured (${name})`, '—', '—', target.target, '—');
+    } else {
+      const ratio = value === undefined ? undefined : value.median / baseline.median;
+      cells.push(baseline.name, format(baseline.median, baseline.unit));
+      cells.push(ratio === undefined ? '—' : `${ratio.toFixed(2)}x`, target.target);
+      cells.push(
+        ratio === undefined || target.met === undefined ? '—' : target.met(ratio) ? 'met' : 'missed',
+      );
+    }
+    console.log(`| ${cells.join(' | ')} |`);
+  }
+}
