@@ -10,8 +10,9 @@
  *                            parse): what the pool's tool call does, without an isolate or validation
  *   RSS of a bare child      a Node child started with the pool children's flags, at rest after 500 ms
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
 import { printTable, processRss, record, sample, single, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
@@ -42,11 +43,11 @@ lines.on('line', async (line) => {
 });
 `;
 
-function child(source: string): ChildProcessWithoutNullStreams {
+function child(source: string): ChildProcessByStdio<Writable, Readable, null> {
   return spawn(process.execPath, [...CHILD_FLAGS, '-e', source], { stdio: ['pipe', 'pipe', 'inherit'] });
 }
 
-async function stop(process: ChildProcessWithoutNullStreams): Promise<void> {
+async function stop(process: ChildProcessByStdio<Writable, Readable, null>): Promise<void> {
   if (process.exitCode !== null || process.signalCode !== null) return;
   const exited = new Promise((resolve) => process.once('exit', resolve));
   process.kill();
