@@ -123,10 +123,16 @@ async function start(directory: string): Promise<{ child: ChildProcess; origin: 
     (child.stdio[3] as Readable).on(
       'data',
       lineSplitter((line) => {
-        const message = parseControlLine(line);
-        if (message.kind === 'listen' && message.listen.socket === HOST_SOCKET) {
+        // A line of unknown shape rejects the start instead of throwing out of this listener.
+        try {
+          const message = parseControlLine(line);
+          if (message.kind === 'listen' && message.listen.socket === HOST_SOCKET) {
+            clearTimeout(timer);
+            resolve(message.listen.port);
+          }
+        } catch (error) {
           clearTimeout(timer);
-          resolve(message.listen.port);
+          reject(failed((error as Error).message));
         }
       }),
     );
