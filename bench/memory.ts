@@ -1,6 +1,7 @@
 /**
  * Memory benchmark: what a pool child holds, at rest and after work. Started by `tools/run bench`.
  *
+ *   RSS per child, fresh      started, nothing run yet, after 1 s idle
  *   RSS per child at rest     after a warm-up of mixed executions and 1 s idle, read from /proc
  *   growth over 1000 mixed    the children's resident memory after 1000 more mixed executions and
  *                             1 s idle, against the same children's at rest (the warm-up excluded)
@@ -65,6 +66,9 @@ const children = () => executor.stats().children.map((child) => child.pid);
 const rss = (pids: readonly number[]) => pids.map(processRss);
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 
+// Fresh: started, engine probed, nothing run yet.
+await pause(1000);
+const fresh = rss(children());
 await run(warmup);
 await pause(1000);
 const restPids = children();
@@ -81,6 +85,7 @@ const growth = sum(atRest) === 0 ? Number.NaN : sum(after) / sum(atRest) - 1;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 console.log(`\nMemory of the pool's children (Node ${process.version}, pool of ${cores})`);
 console.log('| measurement | value |\n| --- | --- |');
+console.log(`| RSS per child at rest, fresh (nothing run) | ${fresh.map(mb).join(', ')} |`);
 console.log(`| RSS per child at rest, after ${warmup} mixed executions | ${atRest.map(mb).join(', ')} |`);
 console.log(`| RSS per child after ${runs} more mixed executions | ${after.map(mb).join(', ')} |`);
 console.log(`| growth, all children | ${(growth * 100).toFixed(1)}% |`);
