@@ -80,8 +80,10 @@ const after = rss(afterPids);
 await executor.dispose();
 
 const replaced = restPids.filter((pid) => !afterPids.includes(pid)).length;
-const restMedian = [...atRest].sort((a, b) => a - b)[Math.floor(atRest.length / 2)] ?? 0;
-const growth = sum(atRest) === 0 ? Number.NaN : sum(after) / sum(atRest) - 1;
+const restMedian = atRest.some(Number.isNaN)
+  ? Number.NaN
+  : ([...atRest].sort((a, b) => a - b)[Math.floor(atRest.length / 2)] ?? Number.NaN);
+const growth = sum(after) / sum(atRest) - 1;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 console.log(`\nMemory of the pool's children (Node ${process.version}, pool of ${cores})`);
 console.log('| measurement | value |\n| --- | --- |');

@@ -101,12 +101,15 @@ export function single(name: string, value: number, samples = 1): Summary {
   return { name, median: value, p99: Number.NaN, samples };
 }
 
-/** Resident memory of a process, read from /proc (bytes); 0 where /proc is not available. */
+/**
+ * Resident memory of a process, read from /proc (bytes); NaN where /proc cannot say, so the figure
+ * reads "not measured" rather than a zero that would pass any bound.
+ */
 export function processRss(pid: number): number {
   try {
     const pages = Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
     return pages * 4096;
   } catch {
-    return 0;
+    return Number.NaN;
   }
 }

@@ -146,6 +146,13 @@ function measured(figure) {
     : `${median} (p99 ${format(figure.p99, figure.unit)})`;
 }
 
+/**
+ * A figure a verdict can rest on: one with a numeric median. NaN is written as null (bench/stats.ts),
+ * and null compares as 0, so a figure that could not be measured would otherwise read as met.
+ */
+const usable = (figure) =>
+  typeof figure?.median === 'number' && Number.isFinite(figure.median) ? figure : undefined;
+
 /** met or missed; for a row that only reports, how far the value stands above its baseline. */
 function verdict(target, value, baseline, ratio) {
   if (ratio === undefined) return '—';
@@ -161,13 +168,13 @@ export function printTargets(figures) {
   console.log('| target | measured (median) | baseline | baseline value | ratio | target | met |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const target of TARGETS) {
-    const value = figures.get(target.value);
+    const value = usable(figures.get(target.value));
     const baseline =
       typeof target.baseline === 'function'
         ? target.baseline(figures)
         : target.baseline === undefined
           ? undefined
-          : figures.get(target.baseline);
+          : usable(figures.get(target.baseline));
     const cells = [target.row];
     if (value === undefined) {
       cells.push(`not measured (${target.value})`);
