@@ -199,6 +199,18 @@ record('pool.trivial', trivial);
 record('pool.paced', paced);
 record('pool.toolCall', toolCall);
 record('pool.throughput', single(`throughput, ${cores} concurrent callers`, throughput, completed), '/s');
+// The floors measured in this file, minutes closer to the pool's rows than bench/floors.ts's.
+record('pool.rawFloor', rawIsolate);
+record('pool.rawApply', rawApply);
+record(
+  'pool.restRss',
+  single(
+    'RSS per child at rest, after trivial runs only (the largest child)',
+    Math.max(...atRest),
+    atRest.length,
+  ),
+  'bytes',
+);
 
 /** Resident memory of a process, read from /proc (bytes); 0 where /proc is not available. */
 function childRss(pid: number): number {
