@@ -31,7 +31,7 @@ import { byteLengthOf, Channel, textOf } from './channel.ts';
 import { requestFromWire, responseToWire } from './invoke.ts';
 import { MESSAGE_COST_LIMIT, messageCost } from './message-cost.ts';
 import type { ServerMetrics } from './metrics.ts';
-import { Opening } from './opening.ts';
+import { type Admission, Opening } from './opening.ts';
 import type { ResolvedServerOptions } from './options.ts';
 import { RemoteExecution } from './remote-execution.ts';
 import {
@@ -83,14 +83,14 @@ export class ServerConnection {
   #onEnded: () => void = () => {};
 
   /**
-   * `raw` is the socket under `socket`, for the opening's byte count; `authenticated` is true when
-   * the upgrade carried the token, or the server has none.
+   * `raw` is the socket under `socket`, for the opening's byte count; `admission` is what the
+   * upgrade showed of the token (opening.ts).
    */
-  constructor(socket: WebSocket, raw: Duplex, context: ConnectionContext, authenticated: boolean) {
+  constructor(socket: WebSocket, raw: Duplex, context: ConnectionContext, admission: Admission) {
     this.#context = context;
     const { options } = context;
     this.#channel = new Channel(socket, options);
-    this.#opening = new Opening(this.#channel, raw, options, authenticated);
+    this.#opening = new Opening(this.#channel, raw, options, admission);
     this.ended = new Promise((resolve) => {
       this.#onEnded = resolve;
     });
@@ -105,7 +105,7 @@ export class ServerConnection {
     return this.#executions.size;
   }
 
-  /** Still in its opening with no token seen (maxUnauthenticatedConnections counts these). */
+  /** Not opened, with no token seen (maxUnauthenticatedConnections counts these). */
   get unauthenticated(): boolean {
     return this.#opening.unauthenticated;
   }

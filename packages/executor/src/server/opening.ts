@@ -14,7 +14,10 @@ import { decodeMessage, type MessageOf, PROTOCOL_VERSION } from '@supolka/codemo
 import {
   CLOSE_CODES,
   HELLO_FIRST_MESSAGE,
+  HELLO_TOKEN_REFUSED_MESSAGE,
+  TOKEN_REFUSED_MESSAGE,
   UNAUTHORIZED_MESSAGE,
+  UNAUTHORIZED_REASONS,
   versionMismatchMessage,
 } from '@supolka/codemode-protocol/client';
 import type { RawData } from 'ws';
@@ -25,6 +28,13 @@ import { byteLengthOf, type Channel, textOf } from './channel.ts';
 export const OPENING_BYTE_LIMIT = 64 * 1024;
 
 export type OpeningState = 'waiting' | 'open' | 'refused';
+
+/**
+ * What the upgrade showed: the token ('authenticated', or a server without one), no token
+ * ('anonymous': it must come in the hello), or a token that is not the server's ('wrong token':
+ * the connection is accepted only to say so, and refused at once).
+ */
+export type Admission = 'authenticated' | 'anonymous' | 'wrong token';
 
 export interface OpeningSettings {
   /** The token a hello must carry when the upgrade did not; undefined when the server has none. */
@@ -43,27 +53,29 @@ export class Opening {
   #authenticated: boolean;
   #received = 0;
 
-  /**
-   * `raw` is the socket under the WebSocket; `authenticated` is true when the upgrade carried the
-   * token or the server has none.
-   */
-  constructor(channel: Channel, raw: Duplex, settings: OpeningSettings, authenticated: boolean) {
+  /** `raw` is the socket under the WebSocket. */
+  constructor(channel: Channel, raw: Duplex, settings: OpeningSettings, admission: Admission) {
     this.#channel = channel;
     this.#raw = raw;
     this.#settings = settings;
-    this.#authenticated = authenticated;
+    this.#authenticated = admission === 'authenticated';
     // Ahead of ws's own listener, so a peer past the budget is cut off before ws parses the chunk.
     raw.prependListener('data', this.#count);
     this.#timer = setTimeout(() => this.#refuse(), settings.helloTimeout);
+    if (admission === 'wrong token') this.#refuseToken(TOKEN_REFUSED_MESSAGE);
   }
 
   get state(): OpeningState {
     return this.#state;
   }
 
-  /** Still waiting, with no token seen: what maxUnauthenticatedConnections counts. */
+  /**
+   * No token seen, and not ended: what maxUnauthenticatedConnections counts. A refused connection
+   * counts until its socket is gone (at most CLOSE_GRACE), so a peer that opens with a wrong token
+   * over and over holds no more places than one that waits.
+   */
   get unauthenticated(): boolean {
-    return this.#state === 'waiting' && !this.#authenticated;
+    return this.#state !== 'open' && !this.#authenticated;
   }
 
   /** The peer's first message decides: an accepted hello opens the connection, anything else refuses it. */
@@ -80,7 +92,11 @@ export class Opening {
     const hello = decoded?.ok && decoded.message.type === 'hello' ? decoded.message : undefined;
     if (!this.#authenticated) {
       const token = this.#settings.token;
-      if (hello === undefined || token === undefined || !tokenMatches(token, hello.token)) {
+      if (hello?.token !== undefined && token !== undefined && !tokenMatches(token, hello.token)) {
+        this.#refuseToken(HELLO_TOKEN_REFUSED_MESSAGE);
+        return;
+      }
+      if (hello === undefined || token === undefined || hello.token === undefined) {
         this.#refuse();
         return;
       }
@@ -118,8 +134,15 @@ export class Opening {
       this.#channel.close(CLOSE_CODES.protocol, 'no hello');
     } else {
       this.#channel.sendOrThrow({ type: 'fault', code: 'BAD_REQUEST', message: UNAUTHORIZED_MESSAGE });
-      this.#channel.close(CLOSE_CODES.unauthorized, 'unauthorized');
+      this.#channel.close(CLOSE_CODES.unauthorized, UNAUTHORIZED_REASONS.missing);
     }
+  }
+
+  /** A token that is not the server's, in the upgrade or the hello: say which, then close. */
+  #refuseToken(message: string): void {
+    this.#finish('refused');
+    this.#channel.sendOrThrow({ type: 'fault', code: 'BAD_REQUEST', message });
+    this.#channel.close(CLOSE_CODES.unauthorized, UNAUTHORIZED_REASONS.wrong);
   }
 
   #refuseVersion(hello: MessageOf<'hello'>): void {

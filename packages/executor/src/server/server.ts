@@ -7,9 +7,11 @@
  *   await server.close();      // stop accepting, drain, dispose
  *
  * The upgrade is where a client is let in or refused: a browser Origin not on the list gets 403,
- * a wrong Authorization header 401, a server holding maxConnections (or, for a client with no
- * token in the upgrade, maxUnauthenticatedConnections of those) 503. A client that cannot set
- * headers is let in unauthenticated and must send the token in its hello (opening.ts).
+ * a server holding maxConnections (or, for a client whose upgrade did not carry the token,
+ * maxUnauthenticatedConnections of those) 503. A client that cannot set headers is let in
+ * unauthenticated and must send the token in its hello (opening.ts). A wrong token in the
+ * Authorization header is let in as far as an unauthenticated client, only to hear so and be
+ * closed with 4401: a WebSocket client never sees an HTTP status, only a close.
  */
 import { createServer as createHttpServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +24,7 @@ import { bearerToken, tokenMatches } from './auth.ts';
 import { RequestBudget } from './budget.ts';
 import { ServerConnection } from './connection.ts';
 import { type Gauges, ServerMetrics } from './metrics.ts';
+import type { Admission } from './opening.ts';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.ts';
 import { ownEndpoints } from './own-endpoints.ts';
 import { serveRoute } from './routes.ts';
@@ -29,7 +32,6 @@ import {
   DRAINING_REFUSED_MESSAGE,
   originRefusedMessage,
   SERVER_SHUT_DOWN,
-  TOKEN_REFUSED_MESSAGE,
   tooManyConnectionsMessage,
   tooManyUnauthenticatedMessage,
 } from './texts.ts';
@@ -164,13 +166,9 @@ export class ExecutorServer {
       return;
     }
     const header = request.headers.authorization;
-    let authenticated = token === undefined;
+    let admission: Admission = token === undefined ? 'authenticated' : 'anonymous';
     if (token !== undefined && header !== undefined) {
-      if (!tokenMatches(token, bearerToken(header))) {
-        refuse(socket, 401, TOKEN_REFUSED_MESSAGE);
-        return;
-      }
-      authenticated = true;
+      admission = tokenMatches(token, bearerToken(header)) ? 'authenticated' : 'wrong token';
     }
     if (this.#connections.size >= maxConnections) {
       refuse(socket, 503, tooManyConnectionsMessage(maxConnections));
@@ -178,7 +176,7 @@ export class ExecutorServer {
     }
     // Only clients that have not shown the token are capped here, so a flood of them cannot keep
     // out a client whose upgrade carries it.
-    if (!authenticated && this.#unauthenticated() >= maxUnauthenticatedConnections) {
+    if (admission !== 'authenticated' && this.#unauthenticated() >= maxUnauthenticatedConnections) {
       refuse(socket, 503, tooManyUnauthenticatedMessage(maxUnauthenticatedConnections));
       return;
     }
@@ -197,7 +195,7 @@ export class ExecutorServer {
             void run.finally(() => this.#runs.delete(run));
           },
         },
-        authenticated,
+        admission,
       );
       this.#connections.add(connection);
       void connection.ended.then(() => this.#connections.delete(connection));
@@ -222,7 +220,7 @@ export class ExecutorServer {
   }
 }
 
-/** Answers an upgrade with a plain HTTP status: a WebSocket client sees the handshake fail. */
+/** Answers an upgrade with a plain HTTP status: a WebSocket client sees only a close with 1006. */
 function refuse(socket: Duplex, status: number, text: string): void {
   const body = `${text}\n`;
   socket.end(
@@ -231,7 +229,6 @@ function refuse(socket: Duplex, status: number, text: string): void {
       'Connection: close',
       'Content-Type: text/plain; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
-      ...(status === 401 ? ['WWW-Authenticate: Bearer'] : []),
       '',
       body,
     ].join('\r\n'),

@@ -84,7 +84,6 @@ export const SERVER_SHUT_DOWN = 'the server shut down';
 export function originRefusedMessage(origin: string): string {
   return `Origin ${origin} is not allowed to connect: add it to the server's allowed origins.`;
 }
-export const TOKEN_REFUSED_MESSAGE = "The bearer token in the Authorization header is not this server's.";
 export const DRAINING_REFUSED_MESSAGE = 'The server is shutting down and takes no new connections.';
 
 export function tooManyConnectionsMessage(max: number): string {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UNAUTHORIZED_MESSAGE } from '@supolka/codemode-protocol/client';
+import { HELLO_TOKEN_REFUSED_MESSAGE, TOKEN_REFUSED_MESSAGE } from '@supolka/codemode-protocol/client';
 import { afterAll, expect, test } from 'vitest';
 import { TOKEN, useServer } from './helpers.ts';
 
@@ -69,7 +69,8 @@ test('a Deno program drives the server with the self-contained client, serving t
     .split('\n')
     .map((line) => JSON.parse(line));
   expect(steps).toStrictEqual([
-    ['wrong token', `CodemodeError BAD_REQUEST: ${UNAUTHORIZED_MESSAGE}`],
+    ['wrong token', `CodemodeError BAD_REQUEST: ${HELLO_TOKEN_REFUSED_MESSAGE}`],
+    ['wrong token in the upgrade', `CodemodeError BAD_REQUEST: ${TOKEN_REFUSED_MESSAGE}`],
     [
       'tools and fetch',
       {

@@ -99,7 +99,7 @@ export async function connect(server: ExecutorServer, options: ConnectOptions = 
 export function upgrade(
   url: string,
   headers: Record<string, string>,
-): Promise<{ status: number; body: string; authenticate?: string }> {
+): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const request = httpRequest({
@@ -122,10 +122,7 @@ export function upgrade(
       response.on('data', (chunk) => {
         body += chunk;
       });
-      response.on('end', () => {
-        const authenticate = response.headers['www-authenticate'];
-        resolve({ status: response.statusCode ?? 0, body, ...(authenticate ? { authenticate } : {}) });
-      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
     });
     request.on('error', reject);
     request.end();

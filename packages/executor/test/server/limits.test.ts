@@ -57,6 +57,18 @@ describe('connections', () => {
     for (const peer of [...waiting, ...authenticated, fifth]) peer.socket.close();
   });
 
+  test('a wrong token in the upgrade is held to maxUnauthenticatedConnections, as no token is', async () => {
+    const { url } = setup.server;
+    const waiting = [new RawPeer(url), new RawPeer(url)];
+    await Promise.all(waiting.map((peer) => peer.opened));
+    // Let in, a wrong token would only hear that it is wrong; at the cap it is not let in at all.
+    expect(await upgrade(url, { authorization: 'Bearer not-the-token-at-all' })).toStrictEqual({
+      status: 503,
+      body: `${tooManyUnauthenticatedMessage(2)}\n`,
+    });
+    for (const peer of waiting) peer.socket.close();
+  });
+
   test.each([
     ['without a token, in one message', {}, true],
     ['with the token in the upgrade, in one message', { authorization: `Bearer ${TOKEN}` }, true],

@@ -9,10 +9,15 @@ import type { AddressInfo } from 'node:net';
 import { encodeMessage, PAYLOAD_LIMIT, stringifyForDispatch } from '@supolka/codemode-protocol';
 import {
   CLOSE_CODES,
+  CodemodeError,
   ConnectionClosedError,
+  connectRefusedMessage,
   ExecutorClient,
   HELLO_FIRST_MESSAGE,
+  HELLO_TOKEN_REFUSED_MESSAGE,
+  TOKEN_REFUSED_MESSAGE,
   UNAUTHORIZED_MESSAGE,
+  UNAUTHORIZED_REASONS,
   versionMismatchMessage,
 } from '@supolka/codemode-protocol/client';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -26,7 +31,6 @@ import {
   notFromClientMessage,
   notLoopbackMessage,
   originRefusedMessage,
-  TOKEN_REFUSED_MESSAGE,
 } from '../../src/server/texts.ts';
 import { executionsEnded, openSocket, RawPeer, TOKEN, upgrade, useServer, waitUntil } from './helpers.ts';
 
@@ -43,12 +47,7 @@ async function open(): Promise<RawPeer> {
 }
 
 describe('the upgrade', () => {
-  test('refuses a wrong bearer token with 401 and a browser origin not listed with 403', async () => {
-    expect(await upgrade(setup.server.url, { authorization: 'Bearer not-the-token-at-all' })).toStrictEqual({
-      status: 401,
-      body: `${TOKEN_REFUSED_MESSAGE}\n`,
-      authenticate: 'Bearer',
-    });
+  test('refuses a browser origin not listed with 403 and lets a listed one in', async () => {
     expect(
       await upgrade(setup.server.url, { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.test' }),
     ).toStrictEqual({
@@ -63,11 +62,30 @@ describe('the upgrade', () => {
     });
   });
 
-  test('a client refused at the upgrade fails to connect with the close it saw', async () => {
+  // A WebSocket never shows its client the HTTP status of a refused upgrade, so a 401 reached the
+  // client as a bare close with 1006. The server lets it in only to say why, and closes it.
+  test('a wrong bearer token in the upgrade hears so in a fault, then a close with 4401', async () => {
+    const peer = new RawPeer(setup.server.url, { authorization: 'Bearer not-the-token-at-all' });
+    expect(await peer.opened).toBe(true);
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      code: 'BAD_REQUEST',
+      message: TOKEN_REFUSED_MESSAGE,
+    });
+    // The hello that follows is not read: the refusal stands.
+    peer.send({ type: 'hello', protocol: 1, token: TOKEN });
+    expect(await peer.closed).toStrictEqual({
+      code: CLOSE_CODES.unauthorized,
+      reason: UNAUTHORIZED_REASONS.wrong,
+    });
+    expect(peer.unread()).toStrictEqual([]);
+  });
+
+  test("a client with a wrong token in the upgrade fails to connect with the server's sentence", async () => {
     const socket = openSocket(setup.server.url, { authorization: 'Bearer not-the-token-at-all' });
-    const failure = await ExecutorClient.connect(socket).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ConnectionClosedError);
-    expect(failure).toMatchObject({ code: 'CONNECTION_CLOSED', closeCode: 1006 });
+    const failure = await ExecutorClient.connect(socket, { token: TOKEN }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(CodemodeError);
+    expect(failure).toMatchObject({ code: 'BAD_REQUEST', message: TOKEN_REFUSED_MESSAGE });
   });
 });
 
@@ -85,11 +103,11 @@ describe('a browser', () => {
     expect(envelope).toStrictEqual({ result: 'served by the page', logs: [] });
   });
 
-  test('on an origin not allowed is refused at the upgrade, whatever token it holds', async () => {
+  test('on an origin not allowed is refused at the upgrade, and connect names the likely causes', async () => {
     const socket = openSocket(setup.server.url, { origin: 'https://evil.test' });
     const failure = await ExecutorClient.connect(socket, { token: TOKEN }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ConnectionClosedError);
-    expect(failure).toMatchObject({ closeCode: 1006 });
+    expect(failure).toMatchObject({ closeCode: 1006, message: connectRefusedMessage(1006, '') });
   });
 });
 
@@ -107,8 +125,22 @@ describe('the opening', () => {
     });
   });
 
+  test('a client without headers whose hello holds a wrong token hears so, then a close with 4401', async () => {
+    const peer = new RawPeer(setup.server.url);
+    await peer.opened;
+    peer.send({ type: 'hello', protocol: 1, token: 'not-the-token-at-all' });
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      code: 'BAD_REQUEST',
+      message: HELLO_TOKEN_REFUSED_MESSAGE,
+    });
+    expect(await peer.closed).toStrictEqual({
+      code: CLOSE_CODES.unauthorized,
+      reason: UNAUTHORIZED_REASONS.wrong,
+    });
+  });
+
   test.each([
-    ['a wrong token', { type: 'hello', protocol: 1, token: 'not-the-token-at-all' }],
     ['no token', { type: 'hello', protocol: 1 }],
     ['another message first', { type: 'cancel', id: 'x' }],
   ])('a client without headers that sends %s is closed with 4401', async (_, first) => {
@@ -213,8 +245,15 @@ describe('a refused connection reads nothing more', () => {
         { type: 'hello', protocol: 1, token: 'not-the-token-at-all' },
         { type: 'hello', protocol: 1, token: TOKEN },
       ],
-      UNAUTHORIZED_MESSAGE,
-      { code: CLOSE_CODES.unauthorized, reason: 'unauthorized' },
+      HELLO_TOKEN_REFUSED_MESSAGE,
+      { code: CLOSE_CODES.unauthorized, reason: UNAUTHORIZED_REASONS.wrong },
+    ],
+    [
+      'a wrong token in the upgrade, then the right one in a hello',
+      { authorization: 'Bearer not-the-token-at-all' },
+      [{ type: 'hello', protocol: 1, token: TOKEN }],
+      TOKEN_REFUSED_MESSAGE,
+      { code: CLOSE_CODES.unauthorized, reason: UNAUTHORIZED_REASONS.wrong },
     ],
   ])('after %s, not even an execute', async (_, headers, hellos, fault, close) => {
     const ended = await executionsEnded(setup.server);

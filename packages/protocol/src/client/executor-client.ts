@@ -44,7 +44,12 @@ import {
 import { decodeMessage, encodeMessage, validate } from '../validate.ts';
 import { PROTOCOL_VERSION } from '../version.ts';
 import { fromWireResponse, isResponseLike, toWireRequest, toWireResponse } from './http.ts';
-import { CLOSE_CODES, connectionClosedCause, connectionClosedMessage } from './texts.ts';
+import {
+  CLOSE_CODES,
+  connectionClosedCause,
+  connectionClosedMessage,
+  connectRefusedMessage,
+} from './texts.ts';
 import {
   type AbortSignalLike,
   type CloseEventLike,
@@ -103,14 +108,22 @@ export class ConnectionClosedError extends Error {
   readonly code = 'CONNECTION_CLOSED';
   readonly closeCode: number;
   readonly reason: string;
-  constructor(closeCode: number, reason: string) {
-    super(connectionClosedMessage(closeCode, reason));
+  /** `beforeHello`: connect met it, and a 1006 then most likely means the server refused the upgrade. */
+  constructor(closeCode: number, reason: string, beforeHello = false) {
+    super(
+      beforeHello && closeCode === ABNORMAL_CLOSURE
+        ? connectRefusedMessage(closeCode, reason)
+        : connectionClosedMessage(closeCode, reason),
+    );
     this.closeCode = closeCode;
     this.reason = reason;
   }
 }
 
 const DEFAULT_HELLO_TIMEOUT = 10_000;
+
+/** The close code a WebSocket reports when no closing handshake took place (RFC 6455, 7.1.5). */
+const ABNORMAL_CLOSURE = 1006;
 
 interface Execution {
   readonly kind: 'execute';
@@ -145,9 +158,10 @@ export class ExecutorClient {
   /**
    * Opens a session over `socket` (connecting or open): sends the hello, with the token when
    * given, and resolves once the server answers with its own. Rejects with the server's fault
-   * (a wrong token, another protocol version), or ConnectionClosedError when the socket closes
-   * first: a server that refused the upgrade (401 for a bad token, 403 for an origin it does not
-   * allow) shows as a close with code 1006, since WebSocket reports no HTTP status.
+   * (no token, a wrong token in the upgrade or the hello, another protocol version), or
+   * ConnectionClosedError when the socket closes first. A server that refused the upgrade with an
+   * HTTP status (403 for an origin it does not allow, 503 at capacity) shows as a close with code
+   * 1006, since WebSocket reports no HTTP status; the error's message names those causes.
    */
   static connect(socket: WebSocketLike, options: ConnectOptions = {}): Promise<ExecutorClient> {
     const client = new ExecutorClient(socket, options.onFault);
@@ -278,7 +292,7 @@ export class ExecutorClient {
           if (!this.#closed) hello();
         };
         this.#socket.addEventListener('open', onOpen);
-      } else this.#end(1006, 'the socket was closed before connect');
+      } else this.#end(ABNORMAL_CLOSURE, 'the socket was closed before connect');
     });
   }
 
@@ -299,7 +313,10 @@ export class ExecutorClient {
       throw new PayloadTooLargeError(`${message.type} message`, bytes, PAYLOAD_LIMIT);
     }
     if (this.#closed || this.#socket.readyState !== OPEN) {
-      throw new ConnectionClosedError(this.#closed?.code ?? 1006, this.#closed?.reason ?? 'not open');
+      throw new ConnectionClosedError(
+        this.#closed?.code ?? ABNORMAL_CLOSURE,
+        this.#closed?.reason ?? 'not open',
+      );
     }
     this.#socket.send(text);
   }
@@ -461,7 +478,7 @@ export class ExecutorClient {
     this.#socket.removeEventListener('message', this.#onMessage);
     this.#socket.removeEventListener('close', this.#onClose);
     const error = new ConnectionClosedError(code, reason);
-    this.#handshake?.reject(error);
+    this.#handshake?.reject(new ConnectionClosedError(code, reason, true));
     this.#handshake = undefined;
     const lost = this.#lostEnvelope();
     for (const conversation of [...this.#conversations.values()]) {
@@ -472,7 +489,7 @@ export class ExecutorClient {
   }
 
   #lostEnvelope(): ExecuteResult {
-    const { code, reason } = this.#closed ?? { code: 1006, reason: '' };
+    const { code, reason } = this.#closed ?? { code: ABNORMAL_CLOSURE, reason: '' };
     return faultEnvelope('WORKER_LOST', workerLostMessage(connectionClosedCause(code, reason)));
   }
 }

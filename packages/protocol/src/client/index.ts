@@ -25,8 +25,12 @@ export {
   CLOSE_CODES,
   connectionClosedCause,
   connectionClosedMessage,
+  connectRefusedMessage,
   HELLO_FIRST_MESSAGE,
+  HELLO_TOKEN_REFUSED_MESSAGE,
+  TOKEN_REFUSED_MESSAGE,
   UNAUTHORIZED_MESSAGE,
+  UNAUTHORIZED_REASONS,
   versionMismatchMessage,
 } from './texts.ts';
 export type {

@@ -15,9 +15,25 @@ export const CLOSE_CODES = {
   unauthorized: 4401,
 } as const;
 
-/** Sent (as a fault) before closing with CLOSE_CODES.unauthorized. */
+/** Sent (as a fault) before closing with CLOSE_CODES.unauthorized, when no token came at all. */
 export const UNAUTHORIZED_MESSAGE =
   'The connection is not authenticated: send the bearer token in the Authorization header of the upgrade, or as the token of the first message, a hello.';
+
+/**
+ * Sent (as a fault) before closing with CLOSE_CODES.unauthorized, when the upgrade's Authorization
+ * header held a token that is not the server's. The server accepts such an upgrade only to say
+ * this: a WebSocket never shows its client an HTTP status.
+ */
+export const TOKEN_REFUSED_MESSAGE = "The bearer token in the Authorization header is not this server's.";
+
+/** Sent (as a fault) before closing with CLOSE_CODES.unauthorized, when the hello's token is not the server's. */
+export const HELLO_TOKEN_REFUSED_MESSAGE = "The token in the hello is not this server's bearer token.";
+
+/** The close reasons of CLOSE_CODES.unauthorized (a close reason is at most 123 bytes; the fault before it says more). */
+export const UNAUTHORIZED_REASONS = {
+  missing: 'unauthorized',
+  wrong: 'wrong token',
+} as const;
 
 /** The server's answer to a hello that speaks another version. */
 export function versionMismatchMessage(server: number, client: number): string {
@@ -34,6 +50,14 @@ function closed(code: number, reason: string): string {
 /** The cause an execution in flight meets when its connection ends (inside workerLostMessage). */
 export function connectionClosedCause(code: number, reason: string): string {
   return `the ${closed(code, reason)}`;
+}
+
+/**
+ * What connect rejects with when the socket closes with 1006 before the server's hello: the server
+ * answered the upgrade with an HTTP status (which a WebSocket never shows) or could not be reached.
+ */
+export function connectRefusedMessage(code: number, reason: string): string {
+  return `The ${closed(code, reason)} before its hello: the server refused the upgrade or could not be reached. A server refuses a browser origin it does not allow (403), and takes no connection at its maxConnections, at its maxUnauthenticatedConnections, or while shutting down (503); check the address, the server's allowedOrigins and its log.`;
 }
 
 /** What a call (connect, invoke, closeHandles) rejects with when its connection ends first. */

@@ -13,6 +13,13 @@ const refused = await ExecutorClient.connect(new WebSocket(url), { token: 'not-t
 );
 print('wrong token', refused);
 
+// Deno's WebSocket also takes headers: a wrong token there reaches the client as the server's
+// sentence, not as a bare close with 1006.
+const refusedAtUpgrade = await ExecutorClient.connect(
+  new WebSocket(url, { headers: { authorization: 'Bearer not-the-token-at-all' } }),
+).catch((error) => `${error.name} ${error.code}: ${error.message}`);
+print('wrong token in the upgrade', refusedAtUpgrade);
+
 const client = await ExecutorClient.connect(new WebSocket(url), { token });
 
 const served = await client.execute({
