@@ -142,16 +142,22 @@ const KNOWN = new Set([
 export class ServerOptionError extends BadRequestError {
   override name = 'ServerOptionError';
   readonly option: string;
-  constructor(option: string, message: string) {
+  /**
+   * What is wrong, without the option's name (`must be ...; got 70000`), so that the serve
+   * command can say it of its own flag; undefined when the message is not of that form.
+   */
+  readonly rule: string | undefined;
+  constructor(option: string, message: string, rule?: string) {
     super(message);
     this.option = option;
+    this.rule = rule;
   }
 }
 
 /** `Server option port must be ...; got 70000.` */
 function broken(option: string, rule: string, value?: unknown): ServerOptionError {
   const got = value === undefined ? '' : `; got ${JSON.stringify(value)}`;
-  return new ServerOptionError(option, `Server option ${option} ${rule}${got}.`);
+  return new ServerOptionError(option, `Server option ${option} ${rule}${got}.`, `${rule}${got}`);
 }
 
 export function resolveServerOptions(options: ServerOptions): ResolvedServerOptions {

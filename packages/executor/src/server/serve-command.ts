@@ -7,8 +7,38 @@ import { BadRequestError } from '@supolka/codemode-protocol';
 import { parseServeCommandLine, SERVE_USAGE, UsageError } from '../cli/args.ts';
 import type { Output } from '../cli/run.ts';
 import type { IsolateExecutorOptions } from '../executor/options.ts';
+import { isLoopback } from './auth.ts';
+import { MIN_REQUEST_BUDGET } from './budget.ts';
+import { ServerOptionError } from './options.ts';
 import { createServer, type ExecutorServer } from './server.ts';
+import { notLoopbackServeMessage } from './texts.ts';
 import { readToken, TokenSourceError } from './token.ts';
+
+/**
+ * How an operator sets each server option from this command, so a bad one is named as they wrote
+ * it: createServer's own messages name its options, which a command line does not have.
+ */
+const SOURCES: Readonly<Record<string, string>> = {
+  host: '--host',
+  port: '--port',
+  token: 'The token (CODEMODE_EXECUTOR_TOKEN or --token-file)',
+  allowedOrigins: '--allow-origin',
+  instance: '--instance',
+  maxExecutionsPerConnection: '--max-executions-per-connection',
+  dispatchTimeout: '--dispatch-timeout',
+  maxConnections: '--max-connections',
+  maxTimeout: '--max-timeout',
+  maxMemoryLimit: '--max-memory',
+  wallClockLimit: '--wall-clock-limit',
+  drainTimeout: '--drain-timeout',
+};
+
+/** A server option's error in the command's words, when the command has a word for it. */
+function inCommandWords(error: Error): string {
+  if (!(error instanceof ServerOptionError) || error.rule === undefined) return error.message;
+  const source = SOURCES[error.option];
+  return source === undefined ? error.message : `${source} ${error.rule}.`;
+}
 
 export async function runServe(
   argv: readonly string[],
@@ -23,6 +53,17 @@ export async function runServe(
       return 0;
     }
     const token = await readToken(env, command.tokenFile);
+    const host = command.host ?? '127.0.0.1';
+    // Checked here as well as in createServer, whose advice names its token option.
+    if (token === undefined && !isLoopback(host)) {
+      throw new ServerOptionError('host', notLoopbackServeMessage(host));
+    }
+    // The flag is in MiB and the option in bytes: createServer's bound would read in the wrong unit.
+    if (command.requestBudget !== undefined && command.requestBudget * 2 ** 20 < MIN_REQUEST_BUDGET) {
+      throw new UsageError(
+        `--request-budget must be at least ${Math.ceil(MIN_REQUEST_BUDGET / 2 ** 20)} MiB; got ${command.requestBudget}.`,
+      );
+    }
     const executor: IsolateExecutorOptions = {
       ...(command.poolSize !== undefined ? { poolSize: command.poolSize } : {}),
       ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
@@ -60,7 +101,7 @@ export async function runServe(
       (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
     if (!known) throw error;
     const usage = error instanceof UsageError ? `\n\n${SERVE_USAGE}` : '\n';
-    output.err(`codemode-executor serve: ${(error as Error).message}${usage}`);
+    output.err(`codemode-executor serve: ${inCommandWords(error as Error)}${usage}`);
     return 2;
   }
   output.out(`codemode-executor serving on ${server.url}\n`);

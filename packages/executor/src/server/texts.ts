@@ -94,6 +94,12 @@ export function tooManyUnauthenticatedMessage(max: number): string {
   return `The server already holds ${max} connections that have not authenticated yet, its maxUnauthenticatedConnections. Retry shortly, or send the token in the Authorization header of the upgrade.`;
 }
 
+/** createServer's refusal: the advice names its option. */
 export function notLoopbackMessage(host: string): string {
+  return `Refusing to listen on ${host} without a token: only a loopback address (127.0.0.1, ::1, localhost) may be served unauthenticated. Pass createServer a token option of at least 16 characters.`;
+}
+
+/** The serve command's refusal: the advice names its environment and flag. */
+export function notLoopbackServeMessage(host: string): string {
   return `Refusing to listen on ${host} without a token: only a loopback address (127.0.0.1, ::1, localhost) may be served unauthenticated. Set CODEMODE_EXECUTOR_TOKEN or --token-file.`;
 }
