@@ -100,6 +100,8 @@ Options:
                                      192.168/16, 100.64/10, fc00::/7)
   --allow-link-local                 let them reach link-local addresses (cloud metadata)
   --instance NAME                    this server's name behind a load balancer
+  --log-level LEVEL                  the least level of the JSON log lines on stderr: fatal,
+                                     error, warn, info (default), debug, trace or silent
   --pool-size N                      child processes (default: the machine's cores)
   --max-executions-per-connection N  executions one connection may have in flight (default 64)
   --max-connections N                connections at once (default 1024)
@@ -126,6 +128,7 @@ export interface ServeCommand {
   readonly allowPrivate: boolean;
   readonly allowLinkLocal: boolean;
   readonly instance: string | undefined;
+  readonly logLevel: string | undefined;
   readonly poolSize: number | undefined;
   readonly maxExecutionsPerConnection: number | undefined;
   readonly maxConnections: number | undefined;
@@ -160,6 +163,7 @@ export function parseServeCommandLine(argv: readonly string[]): ServeCommand | '
     allowPrivate: values['allow-private'] === true,
     allowLinkLocal: values['allow-link-local'] === true,
     instance: values.instance,
+    logLevel: values['log-level'],
     poolSize: wholeNumber('--pool-size', values['pool-size']),
     maxExecutionsPerConnection: wholeNumber(
       '--max-executions-per-connection',
@@ -191,6 +195,7 @@ function parseServe(argv: readonly string[]) {
       'allow-private': { type: 'boolean' },
       'allow-link-local': { type: 'boolean' },
       instance: { type: 'string' },
+      'log-level': { type: 'string' },
       'pool-size': { type: 'string' },
       'max-executions-per-connection': { type: 'string' },
       'dispatch-timeout': { type: 'string' },

@@ -7,6 +7,7 @@
  */
 import { encodeMessage, type Message, PAYLOAD_LIMIT, PayloadTooLargeError } from '@supolka/codemode-protocol';
 import type { RawData, WebSocket } from 'ws';
+import type { DropCause } from './log.ts';
 
 /** How long a peer has to answer our close before its socket is dropped: ws alone waits 30 s. */
 export const CLOSE_GRACE = 1_000;
@@ -28,9 +29,13 @@ export class Channel {
   #congestion: NodeJS.Timeout | undefined;
   #grace: NodeJS.Timeout | undefined;
 
-  constructor(socket: WebSocket, limits: ChannelLimits) {
+  readonly #onDrop: (cause: DropCause) => void;
+
+  /** `onDrop` hears each time the socket is dropped without a closing handshake, and why. */
+  constructor(socket: WebSocket, limits: ChannelLimits, onDrop: (cause: DropCause) => void = () => {}) {
     this.#socket = socket;
     this.#limits = limits;
+    this.#onDrop = onDrop;
     socket.on('pong', () => {
       this.#answered = true;
     });
@@ -75,11 +80,13 @@ export class Channel {
   close(code: number, reason: string): void {
     if (this.#socket.readyState === this.#socket.CLOSED) return;
     this.#socket.close(code, reason);
-    this.#grace ??= setTimeout(() => this.terminate(), CLOSE_GRACE);
+    this.#grace ??= setTimeout(() => this.terminate('close unanswered'), CLOSE_GRACE);
   }
 
   /** Drops the socket at once, without the closing handshake; the close event still follows. */
-  terminate(): void {
+  terminate(cause: DropCause): void {
+    if (this.#socket.readyState === this.#socket.CLOSED) return;
+    this.#onDrop(cause);
     this.#socket.terminate();
   }
 
@@ -88,7 +95,7 @@ export class Channel {
     if (this.#congestion !== undefined) return;
     this.#congestion = setTimeout(() => {
       this.#congestion = undefined;
-      if (this.congested) this.terminate();
+      if (this.congested) this.terminate('congested');
     }, this.#limits.congestionTimeout);
   }
 
@@ -96,7 +103,7 @@ export class Channel {
   #ping(): void {
     if (!this.open) return;
     if (!this.#answered) {
-      this.terminate();
+      this.terminate('ping unanswered');
       return;
     }
     this.#answered = false;

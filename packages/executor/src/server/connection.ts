@@ -29,8 +29,9 @@ import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { BudgetAccount, type RequestBudget } from './budget.ts';
 import { byteLengthOf, Channel, textOf } from './channel.ts';
 import { requestFromWire, responseToWire } from './invoke.ts';
+import type { ConnectionLog } from './log.ts';
 import { MESSAGE_COST_LIMIT, messageCost } from './message-cost.ts';
-import type { ServerMetrics } from './metrics.ts';
+import { outcomeOf, type ServerMetrics } from './metrics.ts';
 import { type Admission, Opening } from './opening.ts';
 import type { ResolvedServerOptions } from './options.ts';
 import { RemoteExecution } from './remote-execution.ts';
@@ -70,6 +71,7 @@ export class ServerConnection {
   readonly #channel: Channel;
   readonly #opening: Opening;
   readonly #context: ConnectionContext;
+  readonly #log: ConnectionLog;
   #closed = false;
   readonly #executions = new Map<string, RemoteExecution>();
   /** Invokes and closeHandles awaiting the executor: they count toward the cap like executions. */
@@ -86,16 +88,27 @@ export class ServerConnection {
    * `raw` is the socket under `socket`, for the opening's byte count; `admission` is what the
    * upgrade showed of the token (opening.ts).
    */
-  constructor(socket: WebSocket, raw: Duplex, context: ConnectionContext, admission: Admission) {
+  constructor(
+    socket: WebSocket,
+    raw: Duplex,
+    context: ConnectionContext,
+    admission: Admission,
+    log: ConnectionLog,
+  ) {
     this.#context = context;
+    this.#log = log;
     const { options } = context;
-    this.#channel = new Channel(socket, options);
-    this.#opening = new Opening(this.#channel, raw, options, admission);
+    log.opened(admission === 'authenticated');
+    this.#channel = new Channel(socket, options, (cause) => log.dropped(cause));
+    this.#opening = new Opening(this.#channel, raw, options, admission, log);
     this.ended = new Promise((resolve) => {
       this.#onEnded = resolve;
     });
     socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
-    socket.on('close', () => void this.#onClose());
+    socket.on('close', (code) => {
+      log.closed(code);
+      void this.#onClose();
+    });
     // ws reports a protocol violation (a frame past maxPayload, bad UTF-8) here and then closes.
     socket.on('error', () => {});
   }
@@ -216,6 +229,7 @@ export class ServerConnection {
     if (type === 'execute') {
       const answer = faultEnvelope(code, text);
       this.#context.metrics.execution(answer, 0);
+      this.#log.execution(id, outcomeOf(answer), 0, undefined);
       this.#sendResult(id, answer);
       return;
     }
@@ -263,6 +277,7 @@ export class ServerConnection {
     if (refusal !== undefined) {
       release();
       this.#context.metrics.execution(refusal, 0);
+      this.#log.execution(id, outcomeOf(refusal), 0, undefined);
       this.#sendResult(id, refusal);
       return;
     }
@@ -298,7 +313,9 @@ export class ServerConnection {
       execution.expired && settled.code === 'CANCELLED'
         ? { ...settled, code: 'TIMEOUT' as const, error: wallClockMessage(options.wallClockLimit) }
         : settled;
-    metrics.execution(result, (performance.now() - started) / 1000);
+    const elapsed = performance.now() - started;
+    metrics.execution(result, elapsed / 1000);
+    this.#log.execution(id, outcomeOf(result), elapsed, result.executionId);
     if (result.executionId !== undefined) {
       if (this.#closed) {
         this.#closeQuietly(result.executionId);

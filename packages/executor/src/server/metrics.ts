@@ -20,6 +20,11 @@ export interface Gauges {
   readonly inFlight: number;
 }
 
+/** How an execution ended, as the metrics and the log name it: ok, error, or the fault code. */
+export function outcomeOf(envelope: ExecuteResult): string {
+  return envelope.code ?? (envelope.error === undefined ? 'ok' : 'error');
+}
+
 export class ServerMetrics {
   /** By outcome: `ok`, `error` (the program failed) or the fault code the executor ended it with. */
   readonly #executions = new Map<string, number>(['ok', 'error', ...FAULT_CODES].map((key) => [key, 0]));
@@ -32,7 +37,7 @@ export class ServerMetrics {
   };
 
   execution(envelope: ExecuteResult, seconds: number): void {
-    const outcome = envelope.code ?? (envelope.error === undefined ? 'ok' : 'error');
+    const outcome = outcomeOf(envelope);
     this.#executions.set(outcome, (this.#executions.get(outcome) ?? 0) + 1);
     BUCKETS.forEach((bound, index) => {
       if (seconds <= bound) this.#buckets[index] = (this.#buckets[index] ?? 0) + 1;

@@ -23,6 +23,7 @@ import {
 import type { RawData } from 'ws';
 import { tokenMatches } from './auth.ts';
 import { byteLengthOf, type Channel, textOf } from './channel.ts';
+import type { AuthenticationFailure, ConnectionLog } from './log.ts';
 
 /** Everything a peer may send before its hello is accepted: a hello is a few hundred bytes. */
 export const OPENING_BYTE_LIMIT = 64 * 1024;
@@ -49,20 +50,28 @@ export class Opening {
   readonly #raw: Duplex;
   readonly #settings: OpeningSettings;
   readonly #timer: NodeJS.Timeout;
+  readonly #log: ConnectionLog;
   #state: OpeningState = 'waiting';
   #authenticated: boolean;
   #received = 0;
 
   /** `raw` is the socket under the WebSocket. */
-  constructor(channel: Channel, raw: Duplex, settings: OpeningSettings, admission: Admission) {
+  constructor(
+    channel: Channel,
+    raw: Duplex,
+    settings: OpeningSettings,
+    admission: Admission,
+    log: ConnectionLog,
+  ) {
     this.#channel = channel;
+    this.#log = log;
     this.#raw = raw;
     this.#settings = settings;
     this.#authenticated = admission === 'authenticated';
     // Ahead of ws's own listener, so a peer past the budget is cut off before ws parses the chunk.
     raw.prependListener('data', this.#count);
     this.#timer = setTimeout(() => this.#refuse(), settings.helloTimeout);
-    if (admission === 'wrong token') this.#refuseToken(TOKEN_REFUSED_MESSAGE);
+    if (admission === 'wrong token') this.#refuseToken(TOKEN_REFUSED_MESSAGE, 'wrong token in the upgrade');
   }
 
   get state(): OpeningState {
@@ -93,7 +102,7 @@ export class Opening {
     if (!this.#authenticated) {
       const token = this.#settings.token;
       if (hello?.token !== undefined && token !== undefined && !tokenMatches(token, hello.token)) {
-        this.#refuseToken(HELLO_TOKEN_REFUSED_MESSAGE);
+        this.#refuseToken(HELLO_TOKEN_REFUSED_MESSAGE, 'wrong token in the hello');
         return;
       }
       if (hello === undefined || token === undefined || hello.token === undefined) {
@@ -114,6 +123,7 @@ export class Opening {
 
   #open(): void {
     this.#finish('open');
+    this.#log.helloAccepted();
     const instance = this.#settings.instance;
     this.#channel.sendOrThrow({
       type: 'hello',
@@ -133,14 +143,16 @@ export class Opening {
       this.#channel.sendOrThrow({ type: 'fault', code: 'BAD_REQUEST', message: HELLO_FIRST_MESSAGE });
       this.#channel.close(CLOSE_CODES.protocol, 'no hello');
     } else {
+      this.#log.authenticationFailed('no token');
       this.#channel.sendOrThrow({ type: 'fault', code: 'BAD_REQUEST', message: UNAUTHORIZED_MESSAGE });
       this.#channel.close(CLOSE_CODES.unauthorized, UNAUTHORIZED_REASONS.missing);
     }
   }
 
   /** A token that is not the server's, in the upgrade or the hello: say which, then close. */
-  #refuseToken(message: string): void {
+  #refuseToken(message: string, cause: AuthenticationFailure): void {
     this.#finish('refused');
+    this.#log.authenticationFailed(cause);
     this.#channel.sendOrThrow({ type: 'fault', code: 'BAD_REQUEST', message });
     this.#channel.close(CLOSE_CODES.unauthorized, UNAUTHORIZED_REASONS.wrong);
   }
@@ -155,7 +167,7 @@ export class Opening {
   /** Past the byte budget: nothing it says is worth an answer. */
   #drop(): void {
     this.#finish('refused');
-    this.#channel.terminate();
+    this.#channel.terminate('opening bytes');
   }
 
   readonly #count = (chunk: Buffer): void => {

@@ -16,6 +16,7 @@ import {
 import type { IsolateExecutorOptions } from '../executor/options.ts';
 import { isLoopback, MIN_TOKEN_LENGTH } from './auth.ts';
 import { MIN_REQUEST_BUDGET } from './budget.ts';
+import { LOG_LEVELS, type Logger, type LogLevel } from './log.ts';
 import { notLoopbackMessage } from './texts.ts';
 
 export interface ServerOptions {
@@ -64,6 +65,10 @@ export interface ServerOptions {
   readonly instance?: string;
   /** The IsolateExecutor that runs the executions (its own defaults apply). */
   readonly executor?: IsolateExecutorOptions;
+  /** A pino logger for the server's events (docs/server.md, "Logs"); default: none, silent. */
+  readonly logger?: Logger;
+  /** The least level logged: with `logger`, its level here; alone, JSON lines on stderr. */
+  readonly logLevel?: LogLevel;
 }
 
 export interface ResolvedServerOptions {
@@ -90,6 +95,8 @@ export interface ResolvedServerOptions {
   readonly requestBudget: number;
   readonly instance: string | undefined;
   readonly executor: IsolateExecutorOptions;
+  readonly logger: Logger | undefined;
+  readonly logLevel: LogLevel | undefined;
 }
 
 export const DEFAULT_PORT = 8790;
@@ -137,6 +144,8 @@ const KNOWN = new Set([
   'requestBudget',
   'instance',
   'executor',
+  'logger',
+  'logLevel',
 ]);
 
 export class ServerOptionError extends BadRequestError {
@@ -185,6 +194,13 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
   const instance = options.instance;
   if (instance !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(instance)) {
     throw broken('instance', 'must be 1 to 64 letters, digits, _ or -', instance);
+  }
+  const { logger, logLevel } = options;
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
+    throw broken('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`, logLevel);
+  }
+  if (logger !== undefined && typeof (logger as Partial<Logger> | null)?.child !== 'function') {
+    throw broken('logger', 'must be a pino logger');
   }
   const defaultTimeout = options.executor?.timeout ?? DEFAULT_TIMEOUT;
   const maxTimeout = whole('maxTimeout', 1, MAX_DELAY, Math.max(DEFAULT_MAX_TIMEOUT, defaultTimeout));
@@ -245,5 +261,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     ),
     instance,
     executor: options.executor ?? {},
+    logger,
+    logLevel,
   };
 }

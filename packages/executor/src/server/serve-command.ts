@@ -9,6 +9,7 @@ import type { Output } from '../cli/run.ts';
 import type { IsolateExecutorOptions } from '../executor/options.ts';
 import { isLoopback } from './auth.ts';
 import { MIN_REQUEST_BUDGET } from './budget.ts';
+import type { LogLevel } from './log.ts';
 import { ServerOptionError } from './options.ts';
 import { createServer, type ExecutorServer } from './server.ts';
 import { notLoopbackServeMessage } from './texts.ts';
@@ -24,6 +25,7 @@ const SOURCES: Readonly<Record<string, string>> = {
   token: 'The token (CODEMODE_EXECUTOR_TOKEN or --token-file)',
   allowedOrigins: '--allow-origin',
   instance: '--instance',
+  logLevel: '--log-level',
   maxExecutionsPerConnection: '--max-executions-per-connection',
   dispatchTimeout: '--dispatch-timeout',
   maxConnections: '--max-connections',
@@ -80,6 +82,8 @@ export async function runServe(
       allowedOrigins: command.allowedOrigins,
       allowNativeOutbound: command.allowNativeOutbound,
       ...(command.instance !== undefined ? { instance: command.instance } : {}),
+      // An operator's service logs by default; createServer from code stays silent unless asked.
+      logLevel: (command.logLevel ?? 'info') as LogLevel,
       ...(command.maxExecutionsPerConnection !== undefined
         ? { maxExecutionsPerConnection: command.maxExecutionsPerConnection }
         : {}),

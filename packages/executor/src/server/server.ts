@@ -23,6 +23,7 @@ import { IsolateExecutor } from '../executor/isolate-executor.ts';
 import { bearerToken, tokenMatches } from './auth.ts';
 import { RequestBudget } from './budget.ts';
 import { ServerConnection } from './connection.ts';
+import { ConnectionLog, type Logger, logUpgradeRefused, serverLogger, type UpgradeRefusal } from './log.ts';
 import { type Gauges, ServerMetrics } from './metrics.ts';
 import type { Admission } from './opening.ts';
 import { type ResolvedServerOptions, resolveServerOptions, type ServerOptions } from './options.ts';
@@ -65,12 +66,16 @@ export class ExecutorServer {
   readonly #runs = new Set<Promise<unknown>>();
   readonly #metrics = new ServerMetrics();
   readonly #budget: RequestBudget;
+  readonly #log: Logger;
+  /** Connections accepted so far: each one's number in the log. */
+  #accepted = 0;
   #draining = false;
   #closing: Promise<void> | undefined;
 
   /** Use createServer, which also listens. */
   constructor(options: ResolvedServerOptions) {
     this.#options = options;
+    this.#log = serverLogger(options.logger, options.logLevel);
     this.#budget = new RequestBudget(
       options.requestBudget,
       () => this.#connections.size - this.#unauthenticated(),
@@ -100,6 +105,7 @@ export class ExecutorServer {
             ...ownEndpoints(this.#http.address() as AddressInfo),
           ],
         });
+        this.#log.info({ event: 'server listening', url: this.url }, 'server listening');
         resolve();
       });
     });
@@ -149,20 +155,26 @@ export class ExecutorServer {
     await this.executor?.dispose();
     this.#http.closeAllConnections();
     await stopped;
+    this.#log.info({ event: 'server stopped' }, 'server stopped');
   }
 
   #upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     // A peer that resets mid-handshake must not take the process down.
     socket.on('error', () => socket.destroy());
     const { token, allowedOrigins, maxConnections, maxUnauthenticatedConnections } = this.#options;
+    const remote = request.socket.remoteAddress;
+    const refuse = (cause: UpgradeRefusal, status: number, text: string) => {
+      logUpgradeRefused(this.#log, cause, status, remote);
+      answerStatus(socket, status, text);
+    };
     if (this.#draining) {
-      refuse(socket, 503, DRAINING_REFUSED_MESSAGE);
+      refuse('draining', 503, DRAINING_REFUSED_MESSAGE);
       return;
     }
     // Browsers always send Origin; other clients need not. A page on an origin not listed is refused.
     const origin = request.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin)) {
-      refuse(socket, 403, originRefusedMessage(origin));
+      refuse('origin', 403, originRefusedMessage(origin));
       return;
     }
     const header = request.headers.authorization;
@@ -171,13 +183,17 @@ export class ExecutorServer {
       admission = tokenMatches(token, bearerToken(header)) ? 'authenticated' : 'wrong token';
     }
     if (this.#connections.size >= maxConnections) {
-      refuse(socket, 503, tooManyConnectionsMessage(maxConnections));
+      refuse('maxConnections', 503, tooManyConnectionsMessage(maxConnections));
       return;
     }
     // Only clients that have not shown the token are capped here, so a flood of them cannot keep
     // out a client whose upgrade carries it.
     if (admission !== 'authenticated' && this.#unauthenticated() >= maxUnauthenticatedConnections) {
-      refuse(socket, 503, tooManyUnauthenticatedMessage(maxUnauthenticatedConnections));
+      refuse(
+        'maxUnauthenticatedConnections',
+        503,
+        tooManyUnauthenticatedMessage(maxUnauthenticatedConnections),
+      );
       return;
     }
     this.#sockets.handleUpgrade(request, socket, head, (webSocket: WebSocket) => {
@@ -196,6 +212,7 @@ export class ExecutorServer {
           },
         },
         admission,
+        new ConnectionLog(this.#log, ++this.#accepted, remote),
       );
       this.#connections.add(connection);
       void connection.ended.then(() => this.#connections.delete(connection));
@@ -221,7 +238,7 @@ export class ExecutorServer {
 }
 
 /** Answers an upgrade with a plain HTTP status: a WebSocket client sees only a close with 1006. */
-function refuse(socket: Duplex, status: number, text: string): void {
+function answerStatus(socket: Duplex, status: number, text: string): void {
   const body = `${text}\n`;
   socket.end(
     [

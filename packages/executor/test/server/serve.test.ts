@@ -3,10 +3,13 @@
  * setting in the words of the API its caller used (flags and environment for the command,
  * option names for code).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { describe, expect, test } from 'vitest';
 import { createServer } from '../../src/server/server.ts';
-import { notLoopbackMessage, notLoopbackServeMessage } from '../../src/server/texts.ts';
+import { notLoopbackServeMessage } from '../../src/server/texts.ts';
+import { openSocket, TOKEN } from './helpers.ts';
 
 const main = new URL('../../src/cli/main.ts', import.meta.url).pathname;
 
@@ -61,4 +64,82 @@ describe('a setting that cannot run', () => {
       /^codemode-executor serve: --request-budget must be at least 128 MiB; got 1\.\n\nUsage:/,
     );
   });
+});
+
+/** Runs `serve` until it listens, lets `drive` use it, then stops it with SIGTERM. */
+async function served(args: string[], drive: (url: string) => Promise<void>) {
+  const child = spawn(process.execPath, [main, 'serve', '--port', '0', '--pool-size', '1', ...args], {
+    env: { ...cleanEnv(), CODEMODE_EXECUTOR_TOKEN: TOKEN },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const url = await new Promise<string>((resolve) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /serving on (\S+)/.exec(stdout);
+      if (match?.[1]) resolve(match[1]);
+    });
+  });
+  await drive(url);
+  child.kill('SIGTERM');
+  const [status] = await once(child, 'exit');
+  return {
+    status,
+    stdout,
+    log: stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
+  };
+}
+
+async function oneExecution(url: string): Promise<void> {
+  const client = await ExecutorClient.connect(openSocket(url, { authorization: `Bearer ${TOKEN}` }));
+  await client.execute({ code: 'async () => "logged"' });
+  client.close();
+  await ExecutorClient.connect(openSocket(url, { authorization: 'Bearer not-the-token-at-all' })).catch(
+    () => {},
+  );
+}
+
+describe("the serve command's log", () => {
+  test('is info and up, one JSON object a line on stderr, by default', async () => {
+    const run = await served([], oneExecution);
+    expect(run.status).toBe(0);
+    const of = (connection?: number) =>
+      run.log.filter((line) => line.connection === connection).map((line) => [line.level, line.event]);
+    expect(of(undefined)).toStrictEqual([
+      ['info', 'server listening'],
+      ['info', 'server stopped'],
+    ]);
+    expect(of(1)).toStrictEqual([
+      ['info', 'connection opened'],
+      ['info', 'execution'],
+      ['info', 'connection closed'],
+    ]);
+    expect(of(2)).toStrictEqual([
+      ['info', 'connection opened'],
+      ['warn', 'authentication failed'],
+      ['info', 'connection closed'],
+    ]);
+    expect(run.log.find((line) => line.event === 'execution')).toMatchObject({
+      id: 'c1',
+      outcome: 'ok',
+      name: 'codemode-executor',
+    });
+  }, 60_000);
+
+  test('--log-level sets the least level logged, and a bad one is named by its flag', async () => {
+    const run = await served(['--log-level', 'warn'], oneExecution);
+    expect(run.log.map((line) => line.event)).toStrictEqual(['authentication failed']);
+    expect(serve('--port', '0', '--log-level', 'loud')).toStrictEqual({
+      status: 2,
+      stdout: '',
+      stderr:
+        'codemode-executor serve: --log-level must be one of fatal, error, warn, info, debug, trace, silent; got "loud".\n',
+    });
+  }, 60_000);
 });

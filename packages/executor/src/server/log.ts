@@ -1,0 +1,102 @@
+/**
+ * The server's structured log: one JSON object a line, through pino, each with an `event` naming
+ * what happened (docs/server.md, "Logs"). What a line holds is decided here and nowhere else, so it
+ * never carries a program's text, a token, a tool's arguments or results, or a request's body:
+ * only ids the server or the client chose (an id is at most 128 characters), numbers, codes and
+ * the peer's address.
+ */
+import { type DestinationStream, type Logger, type LevelWithSilent as LogLevel, pino } from 'pino';
+
+export type { Logger, LogLevel };
+
+export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Why an upgrade was answered with an HTTP status instead of a connection. */
+export type UpgradeRefusal = 'draining' | 'origin' | 'maxConnections' | 'maxUnauthenticatedConnections';
+
+/** Why a connection failed to authenticate. */
+export type AuthenticationFailure = 'wrong token in the upgrade' | 'wrong token in the hello' | 'no token';
+
+/** Why the server dropped a socket without a closing handshake. */
+export type DropCause = 'ping unanswered' | 'congested' | 'opening bytes' | 'close unanswered';
+
+/**
+ * The logger the server writes to. A caller's own logger is used as it is (at `level` when one is
+ * given); a level alone gets a logger of the server's own on `destination` (stderr unless told);
+ * neither gets a silent one, so a library user hears nothing it did not ask for.
+ */
+export function serverLogger(
+  logger: Logger | undefined,
+  level: LogLevel | undefined,
+  destination: DestinationStream = pino.destination({ dest: 2, sync: false }),
+): Logger {
+  if (logger !== undefined) return level === undefined ? logger : logger.child({}, { level });
+  if (level === undefined || level === 'silent') return pino({ level: 'silent' });
+  return pino(
+    {
+      level,
+      base: { name: 'codemode-executor' },
+      // The level's name, not pino's number: a reader of the line need not know the table.
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+}
+
+/** The log of one connection: every line names it by a number the server counts from 1. */
+export class ConnectionLog {
+  readonly #log: Logger;
+  readonly #opened = performance.now();
+
+  constructor(server: Logger, connection: number, remote: string | undefined) {
+    this.#log = server.child({ connection, ...(remote !== undefined ? { remote } : {}) });
+  }
+
+  opened(authenticated: boolean): void {
+    this.#log.info({ event: 'connection opened', authenticated }, 'connection opened');
+  }
+
+  helloAccepted(): void {
+    this.#log.debug({ event: 'hello accepted' }, 'hello accepted');
+  }
+
+  authenticationFailed(cause: AuthenticationFailure): void {
+    this.#log.warn({ event: 'authentication failed', cause }, 'authentication failed');
+  }
+
+  dropped(cause: DropCause): void {
+    this.#log.warn({ event: 'connection dropped', cause }, 'connection dropped');
+  }
+
+  closed(code: number): void {
+    const durationMs = Math.round(performance.now() - this.#opened);
+    this.#log.info({ event: 'connection closed', code, durationMs }, 'connection closed');
+  }
+
+  /** `id` is the client's name for the execution; `outcome` is ok, error, or the fault code. */
+  execution(id: string, outcome: string, durationMs: number, executionId: string | undefined): void {
+    this.#log.info(
+      {
+        event: 'execution',
+        id,
+        outcome,
+        durationMs: Math.round(durationMs),
+        ...(executionId !== undefined ? { executionId } : {}),
+      },
+      'execution',
+    );
+  }
+}
+
+/** An upgrade refused at the HTTP level: no connection exists to name. */
+export function logUpgradeRefused(
+  log: Logger,
+  cause: UpgradeRefusal,
+  status: number,
+  remote: string | undefined,
+): void {
+  log.warn(
+    { event: 'upgrade refused', cause, status, ...(remote !== undefined ? { remote } : {}) },
+    'upgrade refused',
+  );
+}
