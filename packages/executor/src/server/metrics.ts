@@ -1,8 +1,11 @@
 /**
- * What the server counts, served at GET /metrics in the Prometheus text format (version 0.0.4).
- * Hand-written: a handful of counters and one histogram do not need a client library.
+ * What the server counts, served at GET /metrics in the Prometheus text format (version 0.0.4),
+ * through prom-client: the server's own families (docs/server.md, "Health and metrics"), and
+ * prom-client's default ones for this process (CPU, resident memory, heap, event loop lag, GC).
+ * Each server has a registry of its own, so two servers in one process count apart.
  */
 import { FAULT_CODES } from '@supolka/codemode-protocol';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../pool/events.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 
@@ -26,90 +29,102 @@ export function outcomeOf(envelope: ExecuteResult): string {
 }
 
 export class ServerMetrics {
+  readonly registry = new Registry();
   /** By outcome: `ok`, `error` (the program failed) or the fault code the executor ended it with. */
-  readonly #executions = new Map<string, number>(['ok', 'error', ...FAULT_CODES].map((key) => [key, 0]));
-  readonly #buckets = BUCKETS.map(() => 0);
-  #durationSum = 0;
-  #durationCount = 0;
-  readonly #calls = {
-    tool: new Map<CallOutcome, number>(CALL_OUTCOMES.map((key) => [key, 0])),
-    outbound: new Map<CallOutcome, number>(CALL_OUTCOMES.map((key) => [key, 0])),
-  };
+  readonly #executions: Counter<'outcome'>;
+  readonly #duration: Histogram;
+  readonly #calls: { readonly tool: Counter<'outcome'>; readonly outbound: Counter<'outcome'> };
+
+  /** `gauges` is read at each scrape: the pool and the connections as they are then. */
+  constructor(gauges: () => Gauges) {
+    const registers = [this.registry];
+    this.#executions = new Counter({
+      name: 'codemode_executions_total',
+      help: 'Executions ended, by outcome: ok, error, or the fault code.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    // Every outcome is listed from the start, at zero, so a rate over it needs no first occurrence.
+    for (const outcome of ['ok', 'error', ...FAULT_CODES]) this.#executions.inc({ outcome }, 0);
+    this.#duration = new Histogram({
+      name: 'codemode_execution_duration_seconds',
+      help: 'Wall time of executions, request to envelope.',
+      buckets: BUCKETS,
+      registers,
+    });
+    const calls = (name: string, help: string) => {
+      const counter = new Counter({ name, help, labelNames: ['outcome'], registers });
+      for (const outcome of CALL_OUTCOMES) counter.inc({ outcome }, 0);
+      return counter;
+    };
+    this.#calls = {
+      tool: calls('codemode_tool_calls_total', 'Tool calls sent to clients, by how they ended.'),
+      outbound: calls(
+        'codemode_outbound_requests_total',
+        'Proxied fetches sent to clients, by how they ended.',
+      ),
+    };
+    const gauge = (name: string, help: string, read: (now: Gauges, gauge: Gauge) => void, labels = false) =>
+      new Gauge({
+        name,
+        help,
+        ...(labels ? { labelNames: ['state'] } : {}),
+        registers,
+        collect() {
+          read(gauges(), this);
+        },
+      });
+    gauge(
+      'codemode_pool_children',
+      'Child processes of the pool, by state.',
+      ({ pool }, metric) => {
+        for (const state of CHILD_STATES) {
+          metric.set({ state }, pool.children.filter((child) => child.state === state).length);
+        }
+      },
+      true,
+    );
+    gauge('codemode_pool_queue_depth', 'Executions waiting for a child.', ({ pool }, metric) =>
+      metric.set(pool.queued),
+    );
+    gauge(
+      'codemode_pool_retained',
+      'Retained executions the children hold, as their last heartbeats said.',
+      ({ pool }, metric) => metric.set(pool.children.reduce((sum, child) => sum + child.retained, 0)),
+    );
+    gauge(
+      'codemode_pool_resident_memory_bytes',
+      "Resident memory of the pool's children together, as their last heartbeats said.",
+      ({ pool }, metric) => metric.set(pool.children.reduce((sum, child) => sum + child.rss, 0)),
+    );
+    gauge('codemode_connections', 'Open client connections.', ({ connections }, metric) =>
+      metric.set(connections),
+    );
+    gauge(
+      'codemode_executions_in_flight',
+      'Executions of remote clients in flight, queued or running.',
+      ({ inFlight }, metric) => metric.set(inFlight),
+    );
+    // This process's CPU, memory, heap, event loop lag and GC, under prom-client's standard names.
+    collectDefaultMetrics({ register: this.registry });
+  }
 
   execution(envelope: ExecuteResult, seconds: number): void {
-    const outcome = outcomeOf(envelope);
-    this.#executions.set(outcome, (this.#executions.get(outcome) ?? 0) + 1);
-    BUCKETS.forEach((bound, index) => {
-      if (seconds <= bound) this.#buckets[index] = (this.#buckets[index] ?? 0) + 1;
-    });
-    this.#durationSum += seconds;
-    this.#durationCount += 1;
+    this.#executions.inc({ outcome: outcomeOf(envelope) });
+    this.#duration.observe(seconds);
   }
 
   call(kind: 'tool' | 'outbound', outcome: CallOutcome): void {
-    const counts = this.#calls[kind];
-    counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
+    this.#calls[kind].inc({ outcome });
   }
 
-  render({ pool, connections, inFlight }: Gauges): string {
-    const lines: string[] = [];
-    const family = (name: string, type: string, help: string) =>
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+  /** The Prometheus text of every family, gauges read now. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
 
-    family(
-      'codemode_executions_total',
-      'counter',
-      'Executions ended, by outcome: ok, error, or the fault code.',
-    );
-    for (const [outcome, count] of this.#executions) {
-      lines.push(`codemode_executions_total{outcome="${outcome}"} ${count}`);
-    }
-    family(
-      'codemode_execution_duration_seconds',
-      'histogram',
-      'Wall time of executions, request to envelope.',
-    );
-    BUCKETS.forEach((bound, index) => {
-      lines.push(`codemode_execution_duration_seconds_bucket{le="${bound}"} ${this.#buckets[index]}`);
-    });
-    lines.push(
-      `codemode_execution_duration_seconds_bucket{le="+Inf"} ${this.#durationCount}`,
-      `codemode_execution_duration_seconds_sum ${this.#durationSum}`,
-      `codemode_execution_duration_seconds_count ${this.#durationCount}`,
-    );
-    family('codemode_tool_calls_total', 'counter', 'Tool calls sent to clients, by how they ended.');
-    for (const [outcome, count] of this.#calls.tool) {
-      lines.push(`codemode_tool_calls_total{outcome="${outcome}"} ${count}`);
-    }
-    family(
-      'codemode_outbound_requests_total',
-      'counter',
-      'Proxied fetches sent to clients, by how they ended.',
-    );
-    for (const [outcome, count] of this.#calls.outbound) {
-      lines.push(`codemode_outbound_requests_total{outcome="${outcome}"} ${count}`);
-    }
-    family('codemode_pool_children', 'gauge', 'Child processes of the pool, by state.');
-    for (const state of CHILD_STATES) {
-      const count = pool.children.filter((child) => child.state === state).length;
-      lines.push(`codemode_pool_children{state="${state}"} ${count}`);
-    }
-    family('codemode_pool_queue_depth', 'gauge', 'Executions waiting for a child.');
-    lines.push(`codemode_pool_queue_depth ${pool.queued}`);
-    family(
-      'codemode_pool_retained',
-      'gauge',
-      'Retained executions the children hold, as their last heartbeats said.',
-    );
-    lines.push(`codemode_pool_retained ${pool.children.reduce((sum, child) => sum + child.retained, 0)}`);
-    family('codemode_connections', 'gauge', 'Open client connections.');
-    lines.push(`codemode_connections ${connections}`);
-    family(
-      'codemode_executions_in_flight',
-      'gauge',
-      'Executions of remote clients in flight, queued or running.',
-    );
-    lines.push(`codemode_executions_in_flight ${inFlight}`);
-    return `${lines.join('\n')}\n`;
+  /** The content type of render's text. */
+  get contentType(): string {
+    return this.registry.contentType;
   }
 }

@@ -30,7 +30,7 @@ export async function serveRoute(
     return;
   }
   if (path === '/metrics') {
-    reply(response, 200, 'text/plain; version=0.0.4', context.metrics.render(context.gauges()));
+    reply(response, 200, context.metrics.contentType, await context.metrics.render());
     return;
   }
   if (path === '/healthz') {

@@ -64,7 +64,7 @@ export class ExecutorServer {
   });
   readonly #connections = new Set<ServerConnection>();
   readonly #runs = new Set<Promise<unknown>>();
-  readonly #metrics = new ServerMetrics();
+  readonly #metrics = new ServerMetrics(() => this.#gauges());
   readonly #budget: RequestBudget;
   readonly #log: Logger;
   /** Connections accepted so far: each one's number in the log. */

@@ -559,7 +559,7 @@ describe('plain HTTP', () => {
       pool: { queued: 0, children: [expect.objectContaining({ pid: expect.any(Number) })] },
     });
     const metrics = await fetch(new URL('/metrics', base));
-    expect(metrics.headers.get('content-type')).toBe('text/plain; version=0.0.4');
+    expect(metrics.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
     const text = await metrics.text();
     expect(text).toContain('# TYPE codemode_executions_total counter\n');
     expect(text).toMatch(/^codemode_executions_total\{outcome="ok"\} [1-9]\d*$/m);
@@ -567,6 +567,13 @@ describe('plain HTTP', () => {
     expect(text).toMatch(/^codemode_execution_duration_seconds_count [1-9]\d*$/m);
     expect(text).toMatch(/^codemode_pool_children\{state="idle"\} 1$/m);
     expect(text).toContain('codemode_pool_queue_depth 0\n');
+    // Every outcome is listed from the start, so a rate over one needs no first occurrence.
+    expect(text).toContain('codemode_executions_total{outcome="MEMORY_LIMIT"} 0\n');
+    expect(text).toMatch(/^codemode_pool_resident_memory_bytes [1-9]\d*$/m);
+    // This process's CPU and memory, under prom-client's standard names.
+    expect(text).toMatch(/^process_cpu_seconds_total \d/m);
+    expect(text).toMatch(/^process_resident_memory_bytes [1-9]\d*$/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes [1-9]\d*$/m);
     expect((await fetch(new URL('/elsewhere', base))).status).toBe(404);
   });
 });
