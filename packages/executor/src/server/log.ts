@@ -9,6 +9,13 @@ import { type DestinationStream, type Logger, type LevelWithSilent as LogLevel, 
 
 export type { Logger, LogLevel };
 
+/**
+ * Bytes of log lines the server's own logger holds while stderr is slow to take them; past it,
+ * lines are dropped. A reader that stops reading stderr (a full pipe) must not make every failed
+ * connection attempt grow the server's memory.
+ */
+export const LOG_BUFFER_LIMIT = 16 * 1024 * 1024;
+
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Why an upgrade was answered with an HTTP status instead of a connection. */
@@ -28,10 +35,11 @@ export type DropCause = 'ping unanswered' | 'congested' | 'opening bytes' | 'clo
 export function serverLogger(
   logger: Logger | undefined,
   level: LogLevel | undefined,
-  destination: DestinationStream = pino.destination({ dest: 2, sync: false }),
+  destination?: DestinationStream,
 ): Logger {
   if (logger !== undefined) return level === undefined ? logger : logger.child({}, { level });
-  if (level === undefined || level === 'silent') return pino({ level: 'silent' });
+  // A stream of its own: pino's default would open one on stdout for a logger that never writes.
+  if (level === undefined || level === 'silent') return pino({ level: 'silent' }, { write: () => {} });
   return pino(
     {
       level,
@@ -39,7 +47,8 @@ export function serverLogger(
       // The level's name, not pino's number: a reader of the line need not know the table.
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination,
+    // Made only here: a silent server, or one writing to the caller's logger, opens no stream.
+    destination ?? pino.destination({ dest: 2, sync: false, maxLength: LOG_BUFFER_LIMIT }),
   );
 }
 
