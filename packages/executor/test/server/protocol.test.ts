@@ -89,6 +89,21 @@ describe('the upgrade', () => {
   });
 });
 
+describe('a socket closed before connect', () => {
+  test('fails to connect saying so, without the causes of a refused upgrade', async () => {
+    const socket = openSocket(setup.server.url, { authorization: `Bearer ${TOKEN}` });
+    await once(socket, 'open');
+    socket.close();
+    await once(socket, 'close');
+    const failure = await ExecutorClient.connect(socket).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConnectionClosedError);
+    expect(failure).toMatchObject({
+      closeCode: 1006,
+      message: 'The connection to the executor closed (code 1006: the socket was closed before connect).',
+    });
+  });
+});
+
 describe('a browser', () => {
   // Node's WebSocket sends what a browser's does here: an Origin, and no Authorization header.
   test('on an allowed origin connects with the token in its hello and runs an execution', async () => {

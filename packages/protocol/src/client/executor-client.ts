@@ -292,7 +292,13 @@ export class ExecutorClient {
           if (!this.#closed) hello();
         };
         this.#socket.addEventListener('open', onOpen);
-      } else this.#end(ABNORMAL_CLOSURE, 'the socket was closed before connect');
+      } else {
+        // Closed by its owner, not refused by a server: the causes a 1006 usually means do not apply.
+        const reason = 'the socket was closed before connect';
+        this.#handshake.reject(new ConnectionClosedError(ABNORMAL_CLOSURE, reason));
+        this.#handshake = undefined;
+        this.#end(ABNORMAL_CLOSURE, reason);
+      }
     });
   }
 
