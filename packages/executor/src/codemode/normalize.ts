@@ -45,14 +45,36 @@ export function toEntryCode(code: string, typescript: boolean): string {
   checkNesting(code, CODE_NAME);
   const source = withoutFence(code.trim()).trim();
   if (source === '') return 'async () => {}';
-  const program = read(source, typescript);
-  if (program) return fromProgram(program, false);
-  // Imports inside a function body are a syntax error, which is how the wrapper shows itself.
-  if (source.startsWith(WRAPPER_HEAD) && source.endsWith('}')) {
-    const inner = read(source.slice(WRAPPER_HEAD.length, -1), typescript);
-    if (inner?.body[0]?.type === 'ImportDeclaration') return fromProgram(inner, true);
-  }
-  return source;
+  return readEntry(source, typescript) ?? source;
+}
+
+/**
+ * The entry for `source`, or undefined when it reads neither as JavaScript nor (with TypeScript
+ * on) once erased: such code goes on as written, for the engine to name its syntax error.
+ */
+function readEntry(source: string, typescript: boolean): string | undefined {
+  const body = parseBody(source);
+  if (body) return fromProgram({ text: source, body }, false);
+  const inner = wrapperContents(source, typescript);
+  if (inner) return fromProgram(inner, true);
+  const erased = typescript ? readErased(source) : undefined;
+  return erased ? fromProgram(erased, false) : undefined;
+}
+
+/**
+ * What createCodeTool's wrapper holds, when the code is that wrapper: normalizeCode wraps whole,
+ * as `async () => {\n<code>\n}`, the code acorn cannot read, which is how the wrapper shows
+ * itself (it does not read as JavaScript either). Two contents are the model's program: imports
+ * (a syntax error inside a function body), and one function once types are erased (an annotated
+ * arrow, after any interfaces and type-only imports), which the wrapper would hold uncalled and so
+ * run to an undefined result. Any other contents stay in the wrapper, which then means what it says.
+ */
+function wrapperContents(source: string, typescript: boolean): ReadProgram | undefined {
+  if (!source.startsWith(WRAPPER_HEAD) || !source.endsWith('}')) return undefined;
+  const inner = read(source.slice(WRAPPER_HEAD.length, -1), typescript);
+  if (inner === undefined) return undefined;
+  if (inner.body[0]?.type === 'ImportDeclaration') return inner;
+  return loneFunction(statementsOf(inner.body), true) ? inner : undefined;
 }
 
 /** Models often answer in a markdown block: ```js ... ```. */
@@ -66,9 +88,14 @@ function withoutFence(code: string): string {
 function read(text: string, typescript: boolean): ReadProgram | undefined {
   const body = parseBody(text);
   if (body) return { text, body };
-  const erased = typescript ? erase(text) : undefined;
-  const erasedBody = erased === undefined ? undefined : parseBody(erased);
-  return erased !== undefined && erasedBody ? { text: erased, body: erasedBody } : undefined;
+  return typescript ? readErased(text) : undefined;
+}
+
+/** The text read once its types are erased, or undefined when erasure changes nothing or it still does not read. */
+function readErased(text: string): ReadProgram | undefined {
+  const erased = erase(text);
+  const body = erased === undefined ? undefined : parseBody(erased);
+  return erased !== undefined && body ? { text: erased, body } : undefined;
 }
 
 /**
@@ -115,10 +142,7 @@ function parseBody(text: string): readonly TopLevel[] | undefined {
  */
 function fromProgram({ text, body }: ReadProgram, wrapped: boolean): string {
   const imports = body.filter((node) => node.type === 'ImportDeclaration');
-  // A stray `;` (formatters put one before a line that opens with a bracket) is no statement.
-  const statements = body.filter(
-    (node) => node.type !== 'ImportDeclaration' && node.type !== 'EmptyStatement',
-  );
+  const statements = statementsOf(body);
   // An import between statements is blanked out, which keeps every other node's position valid.
   // The pieces are joined once: re-slicing the whole text per import is quadratic in the imports.
   const pieces: string[] = [];
@@ -134,19 +158,31 @@ function fromProgram({ text, body }: ReadProgram, wrapped: boolean): string {
   return head === '' ? program : `${head}\n${program}`;
 }
 
+/** The statements of a program, without its imports; a stray `;` (formatters put one before a line that opens with a bracket) is no statement. */
+function statementsOf(body: readonly TopLevel[]): readonly TopLevel[] {
+  return body.filter((node) => node.type !== 'ImportDeclaration' && node.type !== 'EmptyStatement');
+}
+
+/** The function the statements are, when they are one function however written: the entry calls it. */
+function loneFunction(
+  statements: readonly TopLevel[],
+  wrapped: boolean,
+): { start: number; end: number } | undefined {
+  const [only] = statements.length === 1 ? statements : [];
+  if (only?.type === 'ExpressionStatement' && isFunction(only.expression)) return only.expression;
+  if (only?.type === 'FunctionDeclaration') return only;
+  if (only?.type === 'ExportDefaultDeclaration' && isFunction(only.declaration)) return only.declaration;
+  if (wrapped && only?.type === 'ReturnStatement' && only.argument && isFunction(only.argument)) {
+    return only.argument;
+  }
+  return undefined;
+}
+
 function toFunction(text: string, statements: readonly TopLevel[], wrapped: boolean): string {
   const slice = (node: { start: number; end: number }) => text.slice(node.start, node.end);
   if (statements.length === 0) return 'async () => {}';
-  const [only] = statements.length === 1 ? statements : [];
-  // A lone function, however written, is the program: the entry calls it.
-  if (only?.type === 'ExpressionStatement' && isFunction(only.expression)) return slice(only.expression);
-  if (only?.type === 'FunctionDeclaration') return slice(only);
-  if (only?.type === 'ExportDefaultDeclaration' && isFunction(only.declaration)) {
-    return slice(only.declaration);
-  }
-  if (wrapped && only?.type === 'ReturnStatement' && only.argument && isFunction(only.argument)) {
-    return slice(only.argument);
-  }
+  const only = loneFunction(statements, wrapped);
+  if (only) return slice(only);
   const last = statements.at(-1) as TopLevel;
   const first = statements[0] as TopLevel;
   if (last.type === 'ExpressionStatement') {

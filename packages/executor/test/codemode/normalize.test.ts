@@ -31,6 +31,28 @@ describe("createCodeTool's wrapper", () => {
     expect(entry(wrapped)).toBe(`import a from 'a';\nasync () => {\nconst n         = a;\n\nreturn (n);\n}`);
   });
 
+  test('a TypeScript-annotated arrow (which it wraps whole, uncalled) is the program, its types erased', () => {
+    const wrapped = normalizeCode('async (x: number): Promise<number> => x * 2');
+    expect(wrapped).toBe('async () => {\nasync (x: number): Promise<number> => x * 2\n}');
+    expect(entry(wrapped)).toBe('async (x        )                  => x * 2');
+  });
+
+  test('generics, as and satisfies in the arrow, interfaces and type-only imports before it', () => {
+    const generic = normalizeCode('async <T,>(): Promise<T[]> => [] as T[] satisfies T[]');
+    expect(entry(generic)).toBe(`async     ()${' '.repeat(15)}=> []`);
+    const declared = normalizeCode(
+      "import type { A } from 'a';\ninterface B { x: number }\nasync (): Promise<B> => ({ x: 1 })",
+    );
+    expect(entry(declared)).toBe(`async ()${' '.repeat(13)}=> ({ x: 1 })`);
+    const imported = normalizeCode("import { a } from 'a.ts';\nasync (): Promise<number> => a as number");
+    expect(entry(imported)).toBe(`import { a } from 'a.ts';\nasync ()${' '.repeat(18)}=> a`);
+  });
+
+  test('typed contents that are not one function stay in it, and mean what it says', () => {
+    const wrapped = 'async () => {\nconst x: number = 1;\nx\n}';
+    expect(entry(wrapped)).toBe('async () => {\nconst x         = 1;\nx\n}');
+  });
+
   test('without imports it is already an arrow, and stays as it is', () => {
     const wrapped = normalizeCode('const x = 1;\nx + 1');
     expect(entry(wrapped)).toBe(wrapped);

@@ -12,11 +12,13 @@ import { createCodeTool as createTanstackCodeTool, tanstackTools } from '@cloudf
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { NESTING_LIMIT } from '@supolka/codemode-protocol';
 import { type Tool as TanstackTool, toolDefinition } from '@tanstack/ai';
 import { tool } from 'ai';
 import { afterAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
+import { CODE_NAME, nestingMessage } from '../../src/sandbox/nesting.ts';
 
 const executor = new IsolateExecutor({
   poolSize: 1,
@@ -100,6 +102,35 @@ describe('@cloudflare/codemode/ai createCodeTool', () => {
     await expect(run(`const r = await codemode.add({ a: 2, b: 2 });\nr * 10`)).resolves.toStrictEqual({
       result: 40,
     });
+  });
+
+  // Its normalizeCode cannot read TypeScript and wraps an annotated arrow whole, uncalled: the
+  // result was undefined, silently, until the wrapper was recognised.
+  test('a TypeScript-annotated arrow runs: generics, as, satisfies, interfaces and type-only imports', async () => {
+    await expect(
+      run(
+        'async (): Promise<number> => { const n: number = await codemode.add({ a: 1, b: 2 }); return n * 2 }',
+      ),
+    ).resolves.toStrictEqual({ result: 6 });
+    await expect(
+      run(`import type { Forecast } from 'types.ts';
+interface Reading { city: string; celsius: number | null }
+async <T extends string>(): Promise<string> => {
+  const city = 'Lisbon' as T;
+  const reading = (await weather.get_forecast({ city })) satisfies Reading;
+  return \`\${reading.city}: \${reading.celsius as number}\`;
+}`),
+    ).resolves.toStrictEqual({ result: 'Lisbon: 19' });
+    await expect(
+      run(
+        `import { money } from 'format.js';\nasync (): Promise<string> => money((await codemode.add({ a: 1, b: 1 })) as number)`,
+      ),
+    ).resolves.toStrictEqual({ result: '2.00 EUR' });
+  });
+
+  test('annotated code nested past NESTING_LIMIT is refused before any parser in this process reads it', async () => {
+    const deep = `async (): Promise<number> => ${'('.repeat(NESTING_LIMIT + 1)}1${')'.repeat(NESTING_LIMIT + 1)}`;
+    await expect(run(deep)).rejects.toThrow(`Code execution failed: ${nestingMessage(CODE_NAME, 2)}`);
   });
 });
 
