@@ -1,16 +1,28 @@
 /** The command line of `codemode-executor`, parsed and checked; a bad one is a UsageError naming what is wrong. */
 import { parseArgs } from 'node:util';
 
-export const USAGE = `Usage: codemode-executor run FILE [options]
-       codemode-executor serve [options]   (see codemode-executor serve --help)
+/** What `codemode-executor help` (and `--help`) prints: every command, in one screen. */
+export const USAGE = `Usage: codemode-executor run FILE [options]   run one program and print its envelope
+       codemode-executor serve [options]      serve the executor protocol over WebSocket
+       codemode-executor help [COMMAND]       this text, or the options of run or serve
+       codemode-executor --version            the version of @supolka/codemode-executor
+`;
 
-Runs the program in FILE (an async arrow expression, optionally preceded by static imports) in a
-fresh V8 isolate, prints its envelope, and exits with 1 when the envelope carries an error.
+export const RUN_USAGE = `Usage: codemode-executor run FILE [options]
+
+Runs the program in FILE in a fresh V8 isolate, prints its envelope, and exits with 1 when the
+envelope carries an error. FILE holds an async arrow function, optionally after static imports
+(async () => { ... }), or statements as the Code Mode form takes them (console.log('hi'); return 1),
+in JavaScript or TypeScript.
 
 Options:
   --tools MODULE      a module whose default export is the providers: a list of
                       { name, fns, prelude?, positionalArgs? }, or an object { provider: { tool: fn } }.
                       Without it, the built-in example tools: notes.list/read/write and math.add/multiply.
+  --modules PATH      the modules the program imports: a JSON file holding a module map, or a
+                      directory whose files are modules named by their path inside it
+  --json              print the envelope as one line of JSON (binary values in the protocol's
+                      { "$binary": ... } form) instead of as console.log prints it
   --timeout MS        the run bound in milliseconds (default 60000)
   --memory MB         the isolate's memory limit in megabytes (default 128)
   --outbound MODE     disabled (default) or native: whether the program's fetch reaches the network
@@ -21,28 +33,33 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** A command name that is none of run, serve or help. */
+export function unknownCommandMessage(command: string): string {
+  return `Unknown command '${command}'; the commands are run, serve and help.`;
+}
+
+/** An option before any command. */
+export function unknownLeadingOptionMessage(option: string): string {
+  return `Unknown option '${option}'; codemode-executor help lists the commands, and help COMMAND their options.`;
+}
+
+export const NO_COMMAND_MESSAGE = 'No command given; the commands are run, serve and help.';
+
 export interface RunCommand {
   readonly file: string;
   readonly tools: string | undefined;
+  readonly modules: string | undefined;
+  readonly json: boolean;
   readonly timeout: number | undefined;
   readonly memoryLimit: number | undefined;
   readonly outbound: 'disabled' | 'native';
 }
 
-/** The `run` command, or `'help'`. */
-export function parseCommandLine(argv: readonly string[]): RunCommand | 'help' {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+/** The `run` command (argv after the word run), or `'help'`. */
+export function parseRunCommandLine(argv: readonly string[]): RunCommand | 'help' {
+  const { values, positionals } = parseOrExplain('run', () => parseRun(argv));
   if (values.help) return 'help';
-  const [command, file, ...rest] = positionals;
-  if (command !== 'run') {
-    throw new UsageError(command === undefined ? 'No command given.' : `Unknown command '${command}'.`);
-  }
+  const [file, ...rest] = positionals;
   if (file === undefined) throw new UsageError('run needs the FILE of the program to run.');
   if (rest.length > 0) throw new UsageError(`run takes one FILE; also got ${rest.join(' ')}.`);
   const outbound = values.outbound ?? 'disabled';
@@ -52,24 +69,67 @@ export function parseCommandLine(argv: readonly string[]): RunCommand | 'help' {
   return {
     file,
     tools: values.tools,
+    modules: values.modules,
+    json: values.json === true,
     timeout: wholeNumber('--timeout', values.timeout),
     memoryLimit: wholeNumber('--memory', values.memory),
     outbound,
   };
 }
 
-function parse(argv: readonly string[]) {
+function parseRun(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
     allowPositionals: true,
     options: {
       tools: { type: 'string' },
+      modules: { type: 'string' },
+      json: { type: 'boolean' },
       timeout: { type: 'string' },
       memory: { type: 'string' },
       outbound: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+/** An option the command does not take. */
+export function unknownOptionMessage(command: string, option: string): string {
+  return `Unknown option '${option}' for ${command}; codemode-executor help ${command} lists its options.`;
+}
+
+/** An option that takes a value, given none. */
+export function missingValueMessage(option: string): string {
+  return `${option} needs a value.`;
+}
+
+/** A switch given a value (`--json=yes`). */
+export function noValueMessage(option: string): string {
+  return `${option} is a switch and takes no value.`;
+}
+
+/**
+ * parseArgs, its errors worded as this command's sentences: its own texts advise quoting a
+ * positional after `--`, which is not what a mistyped option needs.
+ */
+function parseOrExplain<T>(command: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    // The option as parseArgs quotes it: '--bogus', '--tools <value>', '-h, --help'.
+    const option = /'(?:-\w, )?(--?[\w-]+)/.exec(message)?.[1];
+    if (option !== undefined && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      throw new UsageError(unknownOptionMessage(command, option));
+    }
+    if (option !== undefined && message.endsWith(' argument missing')) {
+      throw new UsageError(missingValueMessage(option));
+    }
+    if (option !== undefined && message.endsWith(' does not take an argument')) {
+      throw new UsageError(noValueMessage(option));
+    }
+    throw new UsageError(message);
+  }
 }
 
 function wholeNumber(flag: string, text: string | undefined): number | undefined {
@@ -144,13 +204,7 @@ export interface ServeCommand {
 
 /** The `serve` command (argv after the word serve), or `'help'`. */
 export function parseServeCommandLine(argv: readonly string[]): ServeCommand | 'help' {
-  let parsed: ReturnType<typeof parseServe>;
-  try {
-    parsed = parseServe(argv);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseOrExplain('serve', () => parseServe(argv));
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments; got ${positionals.join(' ')}.`);
   return {

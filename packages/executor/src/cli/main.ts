@@ -5,14 +5,11 @@
  */
 // First: below the Node floor nothing else may be evaluated (node-floor.ts).
 import './require-node-floor.ts';
-import { runServe } from '../server/serve-command.ts';
-import { runCli } from './run.ts';
+import { runCommand } from './dispatch.ts';
 
 const output = {
   out: (text: string) => process.stdout.write(text),
   err: (text: string) => process.stderr.write(text),
   colors: process.stdout.isTTY === true,
 };
-const [command, ...rest] = process.argv.slice(2);
-process.exitCode =
-  command === 'serve' ? await runServe(rest, output) : await runCli(process.argv.slice(2), output);
+process.exitCode = await runCommand(process.argv.slice(2), output);

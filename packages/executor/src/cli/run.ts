@@ -1,13 +1,21 @@
 /**
  * `codemode-executor run FILE`: one program through IsolateExecutor on a pool of one child, its
- * envelope printed the way console.log prints it. Returns the exit code: 0 for a result, 1 for an
- * error envelope, 2 for a command line that cannot run.
+ * envelope printed the way console.log prints it, or as JSON with --json. Returns the exit code: 0
+ * for a result, 1 for an error envelope, 2 for a command line that cannot run.
  */
-import { readFile } from 'node:fs/promises';
 import { inspect } from 'node:util';
+import {
+  BadRequestError,
+  CODE_LIMIT,
+  type ModuleMap,
+  stringifyForDispatch,
+} from '@supolka/codemode-protocol';
+import { readableEntryCode } from '../codemode/normalize.ts';
 import { IsolateExecutor } from '../executor/isolate-executor.ts';
-import { parseCommandLine, USAGE, UsageError } from './args.ts';
+import { parseRunCommandLine, RUN_USAGE, UsageError } from './args.ts';
 import { exampleTools } from './example-tools.ts';
+import { loadModules } from './modules-option.ts';
+import { readTextFile } from './read-text-file.ts';
 import { loadTools } from './tools-module.ts';
 
 export interface Output {
@@ -16,39 +24,75 @@ export interface Output {
   readonly colors: boolean;
 }
 
+/** Printed before the envelope when FILE reads as no program, whose envelope holds the engine's syntax error. */
+export function unreadableProgramMessage(file: string): string {
+  return `${file} reads neither as an async arrow function (async () => { ... }, optionally after static imports) nor as statements (console.log('hi'); return 1), in JavaScript or TypeScript; the envelope holds the syntax error.`;
+}
+
+/**
+ * UTF-8 takes at most three bytes per UTF-16 code unit, so a file past this many bytes is past
+ * CODE_LIMIT; one under it the executor measures exactly.
+ */
+const FILE_BYTES_LIMIT = 3 * CODE_LIMIT;
+
+/** `argv` is what follows the word run. */
 export async function runCli(argv: readonly string[], output: Output): Promise<number> {
-  let command: ReturnType<typeof parseCommandLine>;
+  let command: ReturnType<typeof parseRunCommandLine>;
   let code: string;
   let providers: Awaited<ReturnType<typeof loadTools>>;
+  let modules: ModuleMap | undefined;
   try {
-    command = parseCommandLine(argv);
+    command = parseRunCommandLine(argv);
     if (command === 'help') {
-      output.out(USAGE);
+      output.out(RUN_USAGE);
       return 0;
     }
-    const file = command.file;
-    code = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(`Cannot read ${file}: ${error.code ?? error.message}.`);
-    });
+    code = await readTextFile(command.file, FILE_BYTES_LIMIT, command.file);
     providers = command.tools === undefined ? exampleTools() : await loadTools(command.tools);
+    modules = command.modules === undefined ? undefined : await loadModules(command.modules);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    output.err(`codemode-executor: ${error.message}\n\n${USAGE}`);
+    output.err(`codemode-executor: ${error.message}\n\n${RUN_USAGE}`);
     return 2;
   }
+  const entry = toEntry(code);
+  if (entry === undefined) output.err(`codemode-executor: ${unreadableProgramMessage(command.file)}\n`);
   // One program: one child is all it needs, and it starts faster than a pool per core.
   const executor = new IsolateExecutor({ poolSize: 1 });
   try {
     const envelope = await executor.execute({
-      code,
+      code: entry ?? code,
       providers,
+      ...(modules !== undefined ? { modules } : {}),
       ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
       ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
       ...(command.outbound === 'native' ? { outbound: undefined } : { outbound: null }),
     });
-    output.out(`${inspect(envelope, { depth: null, colors: output.colors })}\n`);
+    const printed = command.json
+      ? stringifyForDispatch(envelope)
+      : inspect(envelope, {
+          depth: null,
+          colors: output.colors,
+          maxArrayLength: null,
+          maxStringLength: null,
+        });
+    output.out(`${printed}\n`);
     return envelope.error === undefined ? 0 : 1;
   } finally {
     await executor.dispose();
+  }
+}
+
+/**
+ * The program as the Code Mode form takes it (an arrow, or statements), or undefined when it reads
+ * as neither. Code past the size or nesting bounds goes on as written: the executor refuses it with
+ * the same text, in an envelope like every other refusal.
+ */
+function toEntry(code: string): string | undefined {
+  try {
+    return readableEntryCode(code, true);
+  } catch (error) {
+    if (error instanceof BadRequestError) return code;
+    throw error;
   }
 }

@@ -41,11 +41,25 @@ const FENCE_LANGUAGES = new Set(['', 'js', 'javascript', 'jsx', 'ts', 'typescrip
  * caller's own process, before acorn and the type eraser read the code.
  */
 export function toEntryCode(code: string, typescript: boolean): string {
+  const { entry, source } = normalize(code, typescript);
+  return entry ?? source;
+}
+
+/**
+ * The entry toEntryCode makes, or undefined for code that reads as no program at all, which
+ * toEntryCode passes on for the engine to report: the CLI then says which shapes it expected.
+ * Throws as toEntryCode does.
+ */
+export function readableEntryCode(code: string, typescript: boolean): string | undefined {
+  return normalize(code, typescript).entry;
+}
+
+function normalize(code: string, typescript: boolean): { entry: string | undefined; source: string } {
   checkSourceLimits(code, undefined);
   checkNesting(code, CODE_NAME);
   const source = withoutFence(code.trim()).trim();
-  if (source === '') return 'async () => {}';
-  return readEntry(source, typescript) ?? source;
+  if (source === '') return { entry: 'async () => {}', source };
+  return { entry: readEntry(source, typescript), source };
 }
 
 /**

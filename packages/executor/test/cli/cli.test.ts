@@ -1,6 +1,7 @@
 /**
- * `codemode-executor run FILE` from source, as a real process: the envelope printed, the exit code
- * following it, the flags reaching the request, a tools module, and usage errors.
+ * `codemode-executor` as a user runs it: the committed bin, loading the build, in a process of its
+ * own: the envelope printed, the exit code following it, the flags reaching the request, a tools
+ * module, and usage errors.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -8,8 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryLimitMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
+import {
+  missingValueMessage,
+  NO_COMMAND_MESSAGE,
+  noValueMessage,
+  unknownCommandMessage,
+  unknownOptionMessage,
+} from '../../src/cli/args.ts';
 
-const main = new URL('../../src/cli/main.ts', import.meta.url).pathname;
+const main = new URL('../../bin/codemode-executor.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
 
 function file(name: string, text: string): string {
@@ -87,8 +95,8 @@ describe('codemode-executor run', () => {
   });
 
   test.each([
-    [[], 'No command given.'],
-    [['go', 'x.js'], "Unknown command 'go'."],
+    [[], NO_COMMAND_MESSAGE],
+    [['go', 'x.js'], unknownCommandMessage('go')],
     [['run'], 'run needs the FILE of the program to run.'],
     [['run', '/nonexistent/program.js'], 'Cannot read /nonexistent/program.js: ENOENT.'],
     [
@@ -97,7 +105,9 @@ describe('codemode-executor run', () => {
     ],
     [['run', 'x.js', '--timeout', '5s'], "--timeout must be a whole number; got '5s'."],
     [['run', 'x.js', '--outbound', 'proxied'], "--outbound must be disabled or native; got 'proxied'."],
-    [['run', 'x.js', '--bogus'], "Unknown option '--bogus'"],
+    [['run', 'x.js', '--bogus'], unknownOptionMessage('run', '--bogus')],
+    [['run', 'x.js', '--tools'], missingValueMessage('--tools')],
+    [['run', 'x.js', '--json=yes'], noValueMessage('--json')],
   ])('%j is a usage error: exit 2 naming what is wrong', (args, message) => {
     const run = cli(...args);
     expect(run.status).toBe(2);

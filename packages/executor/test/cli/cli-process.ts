@@ -1,0 +1,32 @@
+/**
+ * The command as a user runs it: the committed bin, which loads the build (`npx tsc -p
+ * tsconfig.build.json` first), in a process of its own, so a command that crashes or hangs takes
+ * only itself down; spawnSync's timeout ends one that hangs, and the test reads the signal.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const BIN = new URL('../../bin/codemode-executor.js', import.meta.url).pathname;
+
+export function cli(args: readonly string[], options: { cwd?: string } = {}) {
+  const run = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 256 * 1024 * 1024,
+    ...options,
+  });
+  return { status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** A fresh directory under the system's temporary one. */
+export function scratch(): string {
+  return mkdtempSync(join(tmpdir(), 'codemode-cli-'));
+}
+
+export function write(directory: string, name: string, text: string | Uint8Array): string {
+  const path = join(directory, name);
+  writeFileSync(path, text);
+  return path;
+}
