@@ -3,8 +3,8 @@
  * modules keyed by their path inside it (`lib/util.js`). The directory is read by this process
  * before any bound of the executor applies, so the walk is bounded itself: MODULE_LIMIT entries,
  * PAYLOAD_LIMIT bytes in all (the map crosses to the child in one message of at most that),
- * MODULES_DEPTH_LIMIT directories deep, no link that leaves the directory or leads back into a
- * directory already read, nothing that is not a file or a directory (a FIFO would wait for ever),
+ * MODULES_DEPTH_LIMIT directories deep, no link that leaves the directory or leads back into one
+ * it is inside of, nothing that is not a file or a directory (a FIFO would wait for ever),
  * and only UTF-8 text. Each refusal is a UsageError naming the file.
  *
  * A file's extension gives its kind: `.json` a json module, `.cjs` CommonJS, `.js`, `.mjs`, `.ts`
@@ -46,7 +46,7 @@ export function linkLeavesMessage(path: string, link: string): string {
 }
 
 export function linkCycleMessage(path: string, link: string): string {
-  return `--modules ${path}: ${link} leads to a directory already read (a cycle, or a second name for one directory).`;
+  return `--modules ${path}: ${link} is a link to a directory it is inside of, a cycle.`;
 }
 
 export function notFileOrDirectoryMessage(path: string, name: string): string {
@@ -78,17 +78,18 @@ interface Pending {
   /** The key prefix of the files in it: '' at the top, then `lib/`. */
   readonly prefix: string;
   readonly depth: number;
+  /** The real paths of the directory and of those it is inside of, for a link back into one. */
+  readonly within: readonly string[];
 }
 
 async function readDirectory(path: string): Promise<ModuleMap> {
   const top = await realpath(path);
-  const read = new Set([top]);
   const modules: Record<string, ModuleEntry> = {};
-  const pending: Pending[] = [{ directory: path, prefix: '', depth: 0 }];
+  const pending: Pending[] = [{ directory: path, prefix: '', depth: 0, within: [top] }];
   let entries = 0;
   let bytes = 0;
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { directory, prefix, depth } = next;
+    const { directory, prefix, depth, within } = next;
     for await (const entry of await opendir(directory)) {
       if (entry.name.startsWith('.')) continue;
       entries += 1;
@@ -98,10 +99,10 @@ async function readDirectory(path: string): Promise<ModuleMap> {
       const kind = await kindOf(entry, full, path, top, key);
       if (kind === 'directory') {
         if (depth + 1 > MODULES_DEPTH_LIMIT) throw new UsageError(modulesTooDeepMessage(path, key));
+        // A second name for a directory only reads it again, within the bounds; a cycle never ends.
         const real = await realpath(full);
-        if (read.has(real)) throw new UsageError(linkCycleMessage(path, key));
-        read.add(real);
-        pending.push({ directory: full, prefix: `${key}/`, depth: depth + 1 });
+        if (within.includes(real)) throw new UsageError(linkCycleMessage(path, key));
+        pending.push({ directory: full, prefix: `${key}/`, depth: depth + 1, within: [...within, real] });
         continue;
       }
       const size = (await stat(full)).size;
