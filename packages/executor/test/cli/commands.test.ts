@@ -2,6 +2,7 @@
  * The first word of the command line: help in its three spellings and per command, --version,
  * and words and options that are no command, each a sentence on stderr and exit 2.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import {
@@ -12,7 +13,7 @@ import {
   unknownLeadingOptionMessage,
   unknownOptionMessage,
 } from '../../src/cli/args.ts';
-import { cli } from './cli-process.ts';
+import { BIN, cli } from './cli-process.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
 
@@ -77,5 +78,20 @@ describe('what is no command is exit 2 and a sentence, then the overview', () =>
     expect(run.stderr).toBe(
       `codemode-executor serve: ${unknownOptionMessage('serve', '--bogus')}\n\n${SERVE_USAGE}`,
     );
+  });
+});
+
+describe('the bin', () => {
+  // pnpm links a workspace package's bins at install, before any build: a bin under dist/ made
+  // every fresh install warn twice that it could not create the link.
+  test('is a committed file, there before anything is built, and it is the one these tests run', () => {
+    const { bin } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(bin).toStrictEqual({ 'codemode-executor': './bin/codemode-executor.js' });
+    const listed = execFileSync('git', ['ls-files', '--stage', 'bin/codemode-executor.js'], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      encoding: 'utf8',
+    });
+    expect(listed).toMatch(/^100755 [0-9a-f]+ 0\tbin\/codemode-executor\.js\n$/);
+    expect(BIN.endsWith('/bin/codemode-executor.js')).toBe(true);
   });
 });
