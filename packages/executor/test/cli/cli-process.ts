@@ -4,7 +4,7 @@
  * only itself down; spawnSync's timeout ends one that hangs, and the test reads the signal.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,9 +20,18 @@ export function cli(args: readonly string[], options: { cwd?: string } = {}) {
   return { status: run.status, signal: run.signal, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** A fresh directory under the system's temporary one. */
+const made: string[] = [];
+
+/** A fresh directory under the system's temporary one, removed by removeScratch. */
 export function scratch(): string {
-  return mkdtempSync(join(tmpdir(), 'codemode-cli-'));
+  const directory = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
+  made.push(directory);
+  return directory;
+}
+
+/** Removes every directory scratch made (a test file calls it in afterAll). */
+export function removeScratch(): void {
+  for (const directory of made.splice(0)) rmSync(directory, { recursive: true, force: true });
 }
 
 export function write(directory: string, name: string, text: string | Uint8Array): string {

@@ -4,11 +4,11 @@
  * module, and usage errors.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryLimitMessage } from '@supolka/codemode-protocol';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import {
   missingValueMessage,
   NO_COMMAND_MESSAGE,
@@ -19,6 +19,7 @@ import {
 
 const main = new URL('../../bin/codemode-executor.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function file(name: string, text: string): string {
   const path = join(dir, name);

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { MODULE_LIMIT } from '@supolka/codemode-protocol';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { RUN_USAGE } from '../../src/cli/args.ts';
 import {
   linkCycleMessage,
@@ -20,9 +20,10 @@ import {
   tooManyModulesMessage,
 } from '../../src/cli/modules-option.ts';
 import { notAFileMessage, notUtf8Message } from '../../src/cli/read-text-file.ts';
-import { cli, scratch, write } from './cli-process.ts';
+import { cli, removeScratch, scratch, write } from './cli-process.ts';
 
 const dir = scratch();
+afterAll(removeScratch);
 const program = (text: string) => write(dir, `program-${Math.random().toString(36).slice(2)}.js`, text);
 
 /** A directory of modules: each [path, text] written under a fresh one. */

@@ -7,13 +7,14 @@ import { execFileSync } from 'node:child_process';
 import { truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { CODE_LIMIT, parseForDispatch } from '@supolka/codemode-protocol';
-import { describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test } from 'vitest';
 import { RUN_USAGE } from '../../src/cli/args.ts';
 import { notAFileMessage, notUtf8Message, tooLargeMessage } from '../../src/cli/read-text-file.ts';
 import { unreadableProgramMessage } from '../../src/cli/run.ts';
-import { BIN, cli, scratch, write } from './cli-process.ts';
+import { BIN, cli, removeScratch, scratch, write } from './cli-process.ts';
 
 const dir = scratch();
+afterAll(removeScratch);
 
 describe('FILE holds what the Code Mode form takes', () => {
   test('statements run as the body of an arrow', () => {
