@@ -76,19 +76,23 @@ function readEntry(source: string, typescript: boolean): string | undefined {
 }
 
 /**
- * What createCodeTool's wrapper holds, when the code is that wrapper: normalizeCode wraps whole,
- * as `async () => {\n<code>\n}`, the code acorn cannot read, which is how the wrapper shows
- * itself (it does not read as JavaScript either). Two contents are the model's program: imports
- * (a syntax error inside a function body), and one function once types are erased (an annotated
- * arrow, after any interfaces and type-only imports), which the wrapper would hold uncalled and so
- * run to an undefined result. Any other contents stay in the wrapper, which then means what it says.
+ * What createCodeTool's wrapper holds, when the code is that wrapper. normalizeCode wraps whole the
+ * code acorn cannot read (imports, TypeScript), as `async () => {\n<the code, trimmed>\n}`, so the
+ * wrapper does not read as JavaScript either; what it holds is the model's program, which would
+ * otherwise run uncalled (an annotated arrow) or lose the value of its last expression (annotated
+ * statements), and so end in an undefined result. Contents that open with an import are taken
+ * however they are spaced (a syntax error inside a function body is what they always were); any
+ * other contents only in that exact shape, so an arrow a caller wrote itself, its body indented,
+ * keeps meaning what it says.
  */
 function wrapperContents(source: string, typescript: boolean): ReadProgram | undefined {
   if (!source.startsWith(WRAPPER_HEAD) || !source.endsWith('}')) return undefined;
-  const inner = read(source.slice(WRAPPER_HEAD.length, -1), typescript);
+  const text = source.slice(WRAPPER_HEAD.length, -1);
+  const inner = read(text, typescript);
   if (inner === undefined) return undefined;
   if (inner.body[0]?.type === 'ImportDeclaration') return inner;
-  return loneFunction(statementsOf(inner.body), true) ? inner : undefined;
+  const made = text.startsWith('\n') && text.endsWith('\n') && text.slice(1, -1) === text.slice(1, -1).trim();
+  return made || loneFunction(statementsOf(inner.body), true) ? inner : undefined;
 }
 
 /** Models often answer in a markdown block: ```js ... ```. */

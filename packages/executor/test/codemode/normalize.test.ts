@@ -48,9 +48,18 @@ describe("createCodeTool's wrapper", () => {
     expect(entry(imported)).toBe(`import { a } from 'a.ts';\nasync ()${' '.repeat(18)}=> a`);
   });
 
-  test('typed contents that are not one function stay in it, and mean what it says', () => {
-    const wrapped = 'async () => {\nconst x: number = 1;\nx\n}';
-    expect(entry(wrapped)).toBe('async () => {\nconst x         = 1;\nx\n}');
+  test('typed statements in it are the program: the last expression is the result, as without types', () => {
+    const wrapped = normalizeCode('const x: number = 1;\nx + 1');
+    expect(wrapped).toBe('async () => {\nconst x: number = 1;\nx + 1\n}');
+    expect(entry(wrapped)).toBe('async () => {\nconst x         = 1;\n\nreturn (x + 1);\n}');
+    expect(entry(normalizeCode('const x = 1;\nx + 1'))).toBe(
+      'async () => {\nconst x = 1;\nreturn (x + 1)\n}',
+    );
+  });
+
+  test('an arrow a caller wrote itself, its body indented, is not taken for it and means what it says', () => {
+    const written = 'async () => {\n  const x: number = 1;\n  x\n}';
+    expect(entry(written)).toBe('async () => {\n  const x         = 1;\n  x\n}');
   });
 
   test('without imports it is already an arrow, and stays as it is', () => {

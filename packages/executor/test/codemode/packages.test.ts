@@ -128,6 +128,12 @@ async <T extends string>(): Promise<string> => {
     ).resolves.toStrictEqual({ result: '2.00 EUR' });
   });
 
+  test('annotated statements run, their last expression the result, as without the annotations', async () => {
+    await expect(
+      run('const r: number = await codemode.add({ a: 2, b: 2 });\n(r as number) * 10'),
+    ).resolves.toStrictEqual({ result: 40 });
+  });
+
   test('annotated code nested past NESTING_LIMIT is refused before any parser in this process reads it', async () => {
     const deep = `async (): Promise<number> => ${'('.repeat(NESTING_LIMIT + 1)}1${')'.repeat(NESTING_LIMIT + 1)}`;
     await expect(run(deep)).rejects.toThrow(`Code execution failed: ${nestingMessage(CODE_NAME, 2)}`);
