@@ -82,9 +82,37 @@ interface Pending {
   readonly within: readonly string[];
 }
 
+/**
+ * The directory listed first, every bound but the text checked from the listing, then read: a
+ * directory past a bound is refused before any file in it is opened.
+ */
 async function readDirectory(path: string): Promise<ModuleMap> {
-  const top = await realpath(path);
+  const files = await listDirectory(path);
   const modules: Record<string, ModuleEntry> = {};
+  let bytes = 0;
+  for (const { full, key, size } of files) {
+    const text = await readTextFile(full, PAYLOAD_LIMIT - bytes, `--modules ${path}: ${key}`);
+    bytes += size;
+    // Defined, not assigned: a file named __proto__ is a module, not the map's prototype.
+    Object.defineProperty(modules, key, {
+      value: toEntry(path, key, text),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return modules;
+}
+
+interface Listed {
+  readonly full: string;
+  readonly key: string;
+  readonly size: number;
+}
+
+async function listDirectory(path: string): Promise<Listed[]> {
+  const top = await realpath(path);
+  const files: Listed[] = [];
   const pending: Pending[] = [{ directory: path, prefix: '', depth: 0, within: [top] }];
   let entries = 0;
   let bytes = 0;
@@ -106,19 +134,12 @@ async function readDirectory(path: string): Promise<ModuleMap> {
         continue;
       }
       const size = (await stat(full)).size;
-      if (bytes + size > PAYLOAD_LIMIT) throw new UsageError(modulesTooLargeMessage(path, key));
-      const text = await readTextFile(full, PAYLOAD_LIMIT - bytes, `--modules ${path}: ${key}`);
       bytes += size;
-      // Defined, not assigned: a file named __proto__ is a module, not the map's prototype.
-      Object.defineProperty(modules, key, {
-        value: toEntry(path, key, text),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      if (bytes > PAYLOAD_LIMIT) throw new UsageError(modulesTooLargeMessage(path, key));
+      files.push({ full, key, size });
     }
   }
-  return modules;
+  return files;
 }
 
 /** What an entry is once links are followed; a link must stay inside the directory. */
