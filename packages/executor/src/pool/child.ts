@@ -36,12 +36,13 @@ export interface ForkOptions {
 }
 
 /**
- * The child entry sits next to the pool module, with the module's own extension: `.ts` when the
- * pool was loaded from source (Node strips the types in the child too), `.js` from the build.
+ * The child entry sits in child/ beside the pool module (the process boundary is that folder), with
+ * the module's own extension: `.ts` when the pool was loaded from source (Node strips the types in
+ * the child too), `.js` from the build.
  */
 export function childEntryUrl(poolModuleUrl: string): URL {
   const extension = new URL(poolModuleUrl).pathname.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`./child-entry${extension}`, poolModuleUrl);
+  return new URL(`./child/child-entry${extension}`, poolModuleUrl);
 }
 
 export class PoolChild {

@@ -9,8 +9,8 @@ import {
   BACKSTOP_INTERVAL,
   BACKSTOP_MAX_INTERVAL,
   backstopDelay,
-} from '../../src/pool/backstop.ts';
-import { residentReader } from '../../src/pool/resident.ts';
+} from '../../src/pool/child/backstop.ts';
+import { residentReader } from '../../src/pool/child/resident.ts';
 
 const MIB = 2 ** 20;
 

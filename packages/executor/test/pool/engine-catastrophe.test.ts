@@ -7,7 +7,7 @@
  */
 import { workerLostMessage } from '@supolka/codemode-protocol';
 import { expect, test } from 'vitest';
-import { HOOK_CATASTROPHE_TEXT } from '../../src/pool/memory-guard.ts';
+import { HOOK_CATASTROPHE_TEXT } from '../../src/pool/child/memory-guard.ts';
 import { TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
 test("any other catastrophe text: WORKER_LOST with the engine's text for the run, HANDLES_CLOSED for the retained one", async () => {

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { memoryLimitMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import { backstopBound } from '../../src/pool/backstop.ts';
+import { backstopBound } from '../../src/pool/child/backstop.ts';
 import { EventLog } from './helpers.ts';
 
 const MEMORY = memoryLimitMessage(64);

@@ -10,7 +10,7 @@
  * (sandbox/isolate.ts, stoppingIsolates), at most ISOLATE_SETTLE_BOUND ms, and says `wedged` when
  * one has not; the pool then ends it with SIGKILL once its answer is in.
  */
-import { stoppingIsolates } from '../sandbox/isolate.ts';
+import { stoppingIsolates } from '../../sandbox/isolate.ts';
 
 /**
  * How long a disposed isolate's thread may take to stop, in ms: an idle one stops in 0.3 ms, a

@@ -15,10 +15,10 @@ import {
   type IsolateHandle,
   liveIsolates,
   stoppingIsolates,
-} from '../sandbox/isolate.ts';
+} from '../../sandbox/isolate.ts';
+import { causeOfCatastrophe } from '../catastrophe.ts';
+import type { MessageEndpoint } from '../channel.ts';
 import { BACKSTOP_FACTOR, BACKSTOP_SLACK, type Breach, MemoryBackstop } from './backstop.ts';
-import { causeOfCatastrophe } from './catastrophe.ts';
-import type { MessageEndpoint } from './channel.ts';
 
 const MIB = 2 ** 20;
 

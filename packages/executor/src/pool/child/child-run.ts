@@ -6,8 +6,8 @@
  * so the layer above pauses with the run.
  */
 import type { DispatchFrame, HttpRequest, HttpResponse, OutboundFrame } from '@supolka/codemode-protocol';
-import { type MessageEndpoint, sendMessage } from './channel.ts';
-import type { ChildTestHooks } from './settings.ts';
+import { type MessageEndpoint, sendMessage } from '../channel.ts';
+import type { ChildTestHooks } from '../settings.ts';
 
 export class ChildRun {
   readonly #id: string;

@@ -17,7 +17,7 @@
  * one allocating) and the child ends itself: disposing that isolate would not stop a runtime call
  * already under way, and ending the process does at once.
  */
-import { type IsolateHandle, liveIsolates, stoppingIsolates } from '../sandbox/isolate.ts';
+import { type IsolateHandle, liveIsolates, stoppingIsolates } from '../../sandbox/isolate.ts';
 import { residentReader } from './resident.ts';
 
 const MIB = 2 ** 20;

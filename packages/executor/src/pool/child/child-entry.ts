@@ -8,7 +8,7 @@
  * sandbox is built from the report, so the fallbacks it selects are the ones the report names, and
  * it keeps an isolate prepared ahead of the next request.
  *
- * Started by pool.ts with `fork(child-entry, [settings])` under the parent's own Node and
+ * Started by pool/child.ts with `fork(child/child-entry, [settings])` under the parent's own Node and
  * `--no-node-snapshot`; never imported.
  */
 import { closeSync, openSync } from 'node:fs';
@@ -23,14 +23,14 @@ import {
   type Message,
   type MessageOf,
 } from '@supolka/codemode-protocol';
-import { DEFAULT_CHILD_RSS_LIMIT, DEFAULT_GRACE } from '../executor/defaults.ts';
-import { BoundedCodeCache } from '../sandbox/code-cache.ts';
-import { assertEngineServesSandbox, type EngineReport } from '../sandbox/isolate.ts';
-import { type ExecuteResult, Sandbox } from '../sandbox/sandbox.ts';
-import { receiveMessage, sendMessage, sendText } from './channel.ts';
+import { DEFAULT_CHILD_RSS_LIMIT, DEFAULT_GRACE } from '../../executor/defaults.ts';
+import { BoundedCodeCache } from '../../sandbox/code-cache.ts';
+import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
+import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
+import { receiveMessage, sendMessage, sendText } from '../channel.ts';
+import { parseSettings } from '../settings.ts';
 import { ChildRun } from './child-run.ts';
 import { MemoryGuard } from './memory-guard.ts';
-import { parseSettings } from './settings.ts';
 import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
 const settings = parseSettings(process.argv[2]);
