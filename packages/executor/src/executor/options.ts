@@ -33,6 +33,7 @@ import {
   DEFAULT_MAX_EXECUTIONS_PER_CHILD,
   DEFAULT_MAX_RETAINED_PER_CHILD,
   DEFAULT_QUEUE_LIMIT,
+  DEFAULT_START_TIMEOUT,
 } from './defaults.ts';
 
 /**
@@ -218,6 +219,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       maxChildAge: number('maxChildAge'),
       heartbeatInterval,
       heartbeatTimeout,
+      startTimeout: DEFAULT_START_TIMEOUT,
       killTimeout: number('killTimeout'),
       rssLimit: number('childRssLimit'),
       maxRetainedPerChild: number('maxRetainedPerChild'),

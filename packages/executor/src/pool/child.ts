@@ -7,6 +7,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { Message, MessageOf } from '@supolka/codemode-protocol';
 import { receiveMessage, sendMessage, sendText } from './channel.ts';
+import { ChildLifecycle } from './child-state.ts';
 import type { PoolExecution } from './execution.ts';
 import { describeEnd, type Termination } from './exit-cause.ts';
 import { type ChildSettings, encodeSettings } from './settings.ts';
@@ -49,7 +50,9 @@ export class PoolChild {
   readonly process: ChildProcess;
   readonly pid: number;
   readonly spawnedAt = performance.now();
-  /** Set by the first healthy heartbeat answer; until then the child takes no work. */
+  /** Its one state (child-state.ts): the pool moves it; this file moves it to terminating and gone. */
+  readonly state = new ChildLifecycle();
+  /** Set by the first healthy heartbeat answer: its engine serves the sandbox. */
   engine: EngineReportMessage | undefined;
   /** Executions assigned to it over its life. */
   executions = 0;
@@ -61,6 +64,8 @@ export class PoolChild {
   heldRetained = 0;
   /** Of those, the ones it said were running timer work then: while any are, it is not idle. */
   workingRetained = 0;
+  /** Tool calls and outbound requests of its current execution being served in this process. */
+  hostCalls = 0;
   /** The one execution it runs; it stays set after a cancel until the child answers. */
   current: PoolExecution | undefined;
   /** When it last became idle. */
@@ -73,8 +78,8 @@ export class PoolChild {
   readonly retained = new Set<string>();
   /** Why it could not start, once the pool gave up on it. */
   startFailure: string | undefined;
-  /** Why it is leaving service, once it is; it takes no new work then. */
-  retiring: string | undefined;
+  /** Why it is leaving service, once it is (it is retiring or terminating then). */
+  retiringReason: string | undefined;
   /** It said an isolate it disposed is still running (wedge.ts): it is killed once it answered. */
   wedged = false;
   /** The heartbeat waiting for an answer, and when it was sent. */
@@ -85,7 +90,6 @@ export class PoolChild {
   #termination: Termination | undefined;
   #killTimer: NodeJS.Timeout | undefined;
   #stderr = '';
-  #gone = false;
   readonly #killTimeout: number;
 
   constructor(options: ForkOptions, events: ChildEvents) {
@@ -111,8 +115,8 @@ export class PoolChild {
       resolveExited = resolve;
     });
     const gone = (code: number | null, signal: NodeJS.Signals | null, failure?: Error) => {
-      if (this.#gone) return;
-      this.#gone = true;
+      if (!this.state.alive) return;
+      this.state.move('gone');
       clearTimeout(this.#killTimer);
       const cause = failure
         ? `its process could not be started: ${failure.message}`
@@ -141,20 +145,17 @@ export class PoolChild {
   }
 
   get alive(): boolean {
-    return !this.#gone;
+    return this.state.alive;
   }
 
+  /** Whether it ever answered healthy. */
   get healthy(): boolean {
     return this.engine !== undefined;
   }
 
-  /** Whether the pool is ending it; it takes no work and no heartbeat then. */
-  get terminating(): boolean {
+  /** Whether the pool ended it (it is terminating, or gone since). */
+  get endedByPool(): boolean {
     return this.#termination !== undefined;
-  }
-
-  get idle(): boolean {
-    return this.current === undefined;
   }
 
   send(message: Message): void {
@@ -167,7 +168,7 @@ export class PoolChild {
 
   /** Sends a heartbeat unless one is still waiting for its answer. */
   beat(): void {
-    if (this.heartbeat || this.terminating || !this.alive) return;
+    if (this.heartbeat || this.endedByPool || !this.alive) return;
     const id = `h${this.#heartbeats++}`;
     this.heartbeat = { id, sentAt: performance.now() };
     this.send({ type: 'heartbeat', id });
@@ -181,6 +182,7 @@ export class PoolChild {
     if (this.#termination || !this.alive) return;
     const termination: Termination = { reason, killed: false };
     this.#termination = termination;
+    this.state.move('terminating');
     this.process.kill('SIGTERM');
     this.#killTimer = setTimeout(() => {
       if (!this.alive) return;
@@ -196,6 +198,7 @@ export class PoolChild {
   kill(reason: string): void {
     if (this.#termination || !this.alive) return;
     this.#termination = { reason, killed: true, direct: true };
+    this.state.move('terminating');
     this.process.kill('SIGKILL');
   }
 

@@ -3,6 +3,9 @@
  * supervision happen. Every event names the child's pid.
  */
 import type { EngineReportMessage } from './child.ts';
+import type { ChildPhase } from './child-state.ts';
+
+export type { ChildPhase };
 
 export type PoolEvent =
   /** A child process was forked. */
@@ -20,7 +23,10 @@ export type PoolEvent =
 
 export interface ChildStats {
   readonly pid: number;
+  /** The coarse view metrics count: busy covers hostWait and retainedWork, retiring covers terminating. */
   readonly state: 'starting' | 'idle' | 'busy' | 'retiring';
+  /** Its one explicit state (child-state.ts). */
+  readonly phase: ChildPhase;
   readonly executions: number;
   /** Heartbeats it answered since it became healthy; the pool reviews its service at each. */
   readonly heartbeatsAnswered: number;

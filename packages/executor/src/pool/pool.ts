@@ -1,18 +1,15 @@
 /**
- * The pool of supervised children. It forks `size` children under the caller's own Node, keeps each
- * busy with at most one execution at a time, queues the rest in a bounded queue (a full queue
- * answers OVERLOADED at once) and hands work to the warmest child whose next isolate is ready
- * (#idleChild).
+ * The pool of supervised children: the coordinator. It keeps each child busy with at most one
+ * execution at a time, queues the rest in a bounded queue (a full queue answers OVERLOADED at once)
+ * and hands work to the warmest child whose next isolate is ready (#idleChild). A child that dies
+ * takes exactly its own execution with it, which comes back as WORKER_LOST naming how.
  *
- * Supervision: each child answers a heartbeat with its engine report and resident memory; one that
- * stops answering is ended (SIGTERM, then SIGKILL) and replaced. A child leaves service once idle
- * after its service life (a count and an age) or when its resident memory passes the bound. A child
- * that dies takes exactly its own execution with it, which comes back as WORKER_LOST naming how.
+ * Supervision (forks, heartbeat, start, retirement, respawn) is supervision.ts; what each message
+ * of a child means is child-messages.ts; a child's one state and its moves are child-state.ts.
+ * Settings arrive resolved (executor/options.ts): the pool applies no defaults of its own.
  */
-import { availableParallelism } from 'node:os';
 import {
   CancelledError,
-  DEFAULT_HANDLES_IDLE_TIMEOUT,
   type ExecuteRequest,
   ExecutionTimeoutError,
   encodeMessage,
@@ -29,124 +26,114 @@ import {
   shapeEnvelope,
   WorkerLostError,
 } from '@supolka/codemode-protocol';
-import {
-  DEFAULT_CHILD_EXEC_ARGV,
-  DEFAULT_CHILD_RSS_LIMIT,
-  DEFAULT_GRACE,
-  DEFAULT_HEARTBEAT_INTERVAL,
-  DEFAULT_HEARTBEAT_TIMEOUT,
-  DEFAULT_KILL_TIMEOUT,
-  DEFAULT_MAX_CHILD_AGE,
-  DEFAULT_MAX_EXECUTIONS_PER_CHILD,
-  DEFAULT_MAX_RETAINED_PER_CHILD,
-  DEFAULT_QUEUE_LIMIT,
-  DEFAULT_START_TIMEOUT,
-} from '../executor/defaults.ts';
 import type { OwnEndpoint } from '../sandbox/address-policy.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
-import { childEntryUrl, type EngineReportMessage, PoolChild } from './child.ts';
+import { childEntryUrl, type EngineReportMessage, type PoolChild } from './child.ts';
+import { type ChildMessageHandlers, type HostCallMessage, routeChildMessage } from './child-messages.ts';
 import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 import { RetainedRoutes } from './retained.ts';
-import { serveDispatch, serveOutbound } from './serve.ts';
+import { answerHostCall } from './serve.ts';
 import type { ChildTestHooks } from './settings.ts';
+import { Supervision, type SupervisionSettings } from './supervision.ts';
 
-export interface PoolOptions {
-  /** Children kept in service (default: the machine's cores). */
-  readonly size?: number;
-  /** Executions that may wait for a child; past it execute answers OVERLOADED (default 256). */
-  readonly queueLimit?: number;
-  /** Executions a child serves before it retires once idle (default 1000). */
-  readonly maxExecutionsPerChild?: number;
-  /** Milliseconds a child serves before it retires once idle (default 30 minutes). */
-  readonly maxChildAge?: number;
-  readonly heartbeatInterval?: number;
-  /** Milliseconds a heartbeat may go unanswered before the child is ended and replaced. */
-  readonly heartbeatTimeout?: number;
-  /** Milliseconds a new child may take to report healthy. */
-  readonly startTimeout?: number;
+/** The pool's settings, every one resolved by the caller (executor/options.ts holds the defaults). */
+export interface PoolSettings extends SupervisionSettings {
+  /** Executions that may wait for a child; past it execute answers OVERLOADED. */
+  readonly queueLimit: number;
   /** Milliseconds between SIGTERM and SIGKILL. */
-  readonly killTimeout?: number;
-  /** Resident memory (MB) past which an idle child is recycled. */
-  readonly rssLimit?: number;
-  readonly maxRetainedPerChild?: number;
-  readonly handlesIdleTimeout?: number;
-  /** Let native outbound requests reach link-local addresses (cloud metadata endpoints); off by default. */
-  readonly allowLinkLocal?: boolean;
-  /** Let native outbound requests reach loopback addresses; off by default. */
-  readonly allowLoopback?: boolean;
-  /** Let native outbound requests reach private addresses; off by default. */
-  readonly allowPrivate?: boolean;
+  readonly killTimeout: number;
+  readonly maxRetainedPerChild: number;
+  readonly handlesIdleTimeout: number;
+  /** Let native outbound requests reach link-local addresses (cloud metadata endpoints). */
+  readonly allowLinkLocal: boolean;
+  /** Let native outbound requests reach loopback addresses. */
+  readonly allowLoopback: boolean;
+  /** Let native outbound requests reach private addresses. */
+  readonly allowPrivate: boolean;
   /** Endpoints native outbound requests never reach (the server's own). */
-  readonly ownEndpoints?: readonly OwnEndpoint[];
+  readonly ownEndpoints: readonly OwnEndpoint[];
   /** Headroom past each run's timeout (ms), handed to every child's sandbox. */
-  readonly grace?: number;
-  /** Node flags of the children (default DEFAULT_CHILD_EXEC_ARGV: adr/0002). */
-  readonly childExecArgv?: readonly string[];
+  readonly grace: number;
+  /** Node flags of the children (adr/0002). */
+  readonly childExecArgv: readonly string[];
+}
+
+export interface PoolOptions extends PoolSettings {
   /** Supervision as it happens: forks, health, retirements, terminations, exits. */
   readonly onEvent?: (event: PoolEvent) => void;
   /** Test-only faults injected into every child (settings.ts). */
   readonly testHooks?: ChildTestHooks;
 }
 
-type Settings = Required<Omit<PoolOptions, 'onEvent' | 'testHooks'>>;
-
-/** How long the pool waits before forking again after children failed to start, at most. */
-const MAX_RESPAWN_DELAY = 5000;
-
 export class Pool {
-  readonly #settings: Settings;
-  readonly #onEvent: ((event: PoolEvent) => void) | undefined;
-  readonly #testHooks: ChildTestHooks | undefined;
-  readonly #entry = childEntryUrl(import.meta.url);
-  readonly #children: PoolChild[] = [];
+  readonly #settings: PoolSettings;
+  readonly #supervision: Supervision;
   #queue: PoolExecution[] = [];
   readonly #conversations = new Conversations();
   readonly #routes: RetainedRoutes;
-  readonly #ticker: NodeJS.Timeout;
   #nextExecution = 0;
-  #respawn: NodeJS.Timeout | undefined;
-  /** Children that failed to start since one last did; it sets the respawn delay. */
-  #startFailures = 0;
-  /** Why the last child failed to start, while no child is healthy. */
-  #startFailure: string | undefined;
   /** One promise for every engine() caller while no child has reported: callers share it, never pile up. */
   #engineWaiter: ReturnType<typeof Promise.withResolvers<EngineReportMessage>> | undefined;
   #disposal: Promise<void> | undefined;
   #disposed = false;
   #referenced = true;
+  readonly #handlers: ChildMessageHandlers = {
+    health: (child, message) => this.#health(child, message),
+    result: (child, message) => this.#result(child, message),
+    hostCall: (child, message) => this.#hostCall(child, message),
+    hostWait: (child, message) => this.#running(child, message.id)?.hostWaitChanged(message.waiting),
+    prepared: (child) => this.#prepared(child),
+    answer: (child, message) => this.#answer(child, message),
+    fault: (child, message) => this.#fault(child, message),
+    ending: (child, message) => this.#supervision.ending(child, message),
+    wedged: (child) => this.#supervision.wedged(child),
+    handlesClosed: (child, message) => this.#handlesClosed(child, message),
+    violation: (child, reason) => this.#violation(child, reason),
+  };
 
-  constructor(options: PoolOptions = {}) {
-    this.#settings = {
-      size: options.size ?? availableParallelism(),
-      queueLimit: options.queueLimit ?? DEFAULT_QUEUE_LIMIT,
-      maxExecutionsPerChild: options.maxExecutionsPerChild ?? DEFAULT_MAX_EXECUTIONS_PER_CHILD,
-      maxChildAge: options.maxChildAge ?? DEFAULT_MAX_CHILD_AGE,
-      heartbeatInterval: options.heartbeatInterval ?? DEFAULT_HEARTBEAT_INTERVAL,
-      heartbeatTimeout: options.heartbeatTimeout ?? DEFAULT_HEARTBEAT_TIMEOUT,
-      startTimeout: options.startTimeout ?? DEFAULT_START_TIMEOUT,
-      killTimeout: options.killTimeout ?? DEFAULT_KILL_TIMEOUT,
-      rssLimit: options.rssLimit ?? DEFAULT_CHILD_RSS_LIMIT,
-      maxRetainedPerChild: options.maxRetainedPerChild ?? DEFAULT_MAX_RETAINED_PER_CHILD,
-      handlesIdleTimeout: options.handlesIdleTimeout ?? DEFAULT_HANDLES_IDLE_TIMEOUT,
-      grace: options.grace ?? DEFAULT_GRACE,
-      childExecArgv: options.childExecArgv ?? DEFAULT_CHILD_EXEC_ARGV,
-      allowLinkLocal: options.allowLinkLocal ?? false,
-      allowLoopback: options.allowLoopback ?? false,
-      allowPrivate: options.allowPrivate ?? false,
-      ownEndpoints: options.ownEndpoints ?? [],
-    };
-    this.#onEvent = options.onEvent;
-    this.#testHooks = options.testHooks;
-    this.#routes = new RetainedRoutes(this.#settings.handlesIdleTimeout, (executionId, child) =>
+  constructor(options: PoolOptions) {
+    const { onEvent, testHooks, ...settings } = options;
+    this.#settings = settings;
+    this.#routes = new RetainedRoutes(settings.handlesIdleTimeout, (executionId, child) =>
       this.#closeIdle(executionId, child),
     );
-    for (let index = 0; index < this.#settings.size; index++) this.#spawn();
-    this.#ticker = setInterval(() => this.#tick(), this.#settings.heartbeatInterval);
-    // Supervision alone must not keep the caller's process alive; work in flight does (#updateRef).
-    this.#ticker.unref();
+    this.#supervision = new Supervision(
+      settings,
+      {
+        entry: childEntryUrl(import.meta.url),
+        execArgv: settings.childExecArgv,
+        killTimeout: settings.killTimeout,
+        settings: {
+          grace: settings.grace,
+          maxRetained: settings.maxRetainedPerChild,
+          allowLinkLocal: settings.allowLinkLocal,
+          allowLoopback: settings.allowLoopback,
+          allowPrivate: settings.allowPrivate,
+          ownEndpoints: settings.ownEndpoints,
+          rssLimit: settings.rssLimit,
+          ...(testHooks ? { testHooks } : {}),
+        },
+      },
+      {
+        message: (child, message) => routeChildMessage(child, message, this.#handlers),
+        invalid: (child, reason) =>
+          this.#violation(child, `it sent a message that failed validation: ${reason}`),
+        exit: (child, cause) => this.#onExit(child, cause),
+        spawned: (child) => child.setRef(this.#referenced),
+        healthy: (_, engine) => {
+          this.#engineWaiter?.resolve(engine);
+          this.#engineWaiter = undefined;
+          this.#pump();
+          this.#updateRef();
+        },
+        available: () => this.#pump(),
+        noChildCanServe: (reason) => this.#noChildCanServe(reason),
+      },
+      onEvent,
+    );
     this.#updateRef();
   }
 
@@ -177,19 +164,20 @@ export class Pool {
         faultEnvelope('BAD_REQUEST', `The request could not be encoded: ${errorText(error)}`),
       );
     }
-    if (this.#startFailure !== undefined && !this.#canServeSoon()) {
-      return Promise.resolve(faultEnvelope('INTERNAL', noChildMessage(this.#startFailure)));
+    const startFailure = this.#supervision.startFailure;
+    if (startFailure !== undefined && !this.#supervision.canServeSoon()) {
+      return Promise.resolve(faultEnvelope('INTERNAL', noChildMessage(startFailure)));
     }
     const execution = new PoolExecution(id, text, host, request.retainHandles === true);
     const child = this.#idleChild(execution.retainHandles);
     if (child) this.#assign(child, execution);
-    else if (this.#queue.length < this.#settings.queueLimit + this.#starting()) this.#queue.push(execution);
+    else if (this.#queue.length < this.#settings.queueLimit + this.#supervision.starting())
+      this.#queue.push(execution);
     else return Promise.resolve(faultEnvelope('OVERLOADED', OVERLOADED_MESSAGE));
     execution.watchSignal(() => this.#cancel(execution));
     this.#updateRef();
     return execution.promise;
   }
-
   /** Invokes a retained handler in the child holding it. Rejects with HANDLES_CLOSED when none does. */
   async invoke(executionId: string, handle: string, request: HttpRequest): Promise<HttpResponse> {
     if (this.#disposed) throw new HandlesClosedError(executionId);
@@ -236,11 +224,12 @@ export class Pool {
 
   /** The engine report of the children, once one reported healthy; rejects when none can start. */
   engine(): Promise<EngineReportMessage> {
-    const healthy = this.#children.find((child) => child.healthy);
+    const healthy = this.#supervision.children.find((child) => child.healthy);
     if (healthy?.engine) return Promise.resolve(healthy.engine);
     if (this.#disposed) return Promise.reject(new CancelledError('the executor was disposed'));
-    if (this.#startFailure !== undefined && !this.#canServeSoon())
-      return Promise.reject(new Error(noChildMessage(this.#startFailure)));
+    const startFailure = this.#supervision.startFailure;
+    if (startFailure !== undefined && !this.#supervision.canServeSoon())
+      return Promise.reject(new Error(noChildMessage(startFailure)));
     if (!this.#engineWaiter) {
       this.#engineWaiter = Promise.withResolvers<EngineReportMessage>();
       this.#updateRef();
@@ -251,7 +240,7 @@ export class Pool {
   stats(): PoolStats {
     return {
       queued: this.#queue.length,
-      children: this.#children.filter((child) => child.alive).map(childStats),
+      children: this.#supervision.children.filter((child) => child.alive).map(childStats),
     };
   }
 
@@ -264,171 +253,34 @@ export class Pool {
     // First: every step below ends children, and an ended child is otherwise replaced.
     this.#disposed = true;
     this.#updateRef();
-    clearInterval(this.#ticker);
-    clearTimeout(this.#respawn);
+    this.#supervision.stop();
     const disposed = (when: string) => faultEnvelope('CANCELLED', new CancelledError(when).message);
     for (const execution of this.#queue)
       execution.settle(disposed('the executor was disposed before it started'));
     this.#queue = [];
-    for (const child of this.#children) {
+    const children = this.#supervision.children;
+    for (const child of children) {
       child.current?.settle(disposed('the executor was disposed while it ran'));
-      this.#terminate(child, 'the executor was disposed');
+      this.#supervision.terminate(child, 'the executor was disposed');
     }
     this.#routes.clear();
     this.#conversations.clear(() => new CancelledError('the executor was disposed'));
     this.#rejectEngineWaiters(new CancelledError('the executor was disposed'));
-    this.#disposal = Promise.all(this.#children.map((child) => child.exited)).then(() => {});
+    this.#disposal = Promise.all(children.map((child) => child.exited)).then(() => {});
     return this.#disposal;
   }
 
-  #spawn(): void {
-    if (this.#disposed) return;
-    const child = new PoolChild(
-      {
-        entry: this.#entry,
-        execArgv: this.#settings.childExecArgv,
-        killTimeout: this.#settings.killTimeout,
-        settings: {
-          grace: this.#settings.grace,
-          maxRetained: this.#settings.maxRetainedPerChild,
-          allowLinkLocal: this.#settings.allowLinkLocal,
-          allowLoopback: this.#settings.allowLoopback,
-          allowPrivate: this.#settings.allowPrivate,
-          ownEndpoints: this.#settings.ownEndpoints,
-          rssLimit: this.#settings.rssLimit,
-          ...(this.#testHooks ? { testHooks: this.#testHooks } : {}),
-        },
-      },
-      {
-        message: (from, message) => this.#onMessage(from, message),
-        invalid: (from, reason) =>
-          this.#violation(from, `it sent a message that failed validation: ${reason}`),
-        exit: (from, cause) => this.#onExit(from, cause),
-      },
-    );
-    this.#children.push(child);
-    child.setRef(this.#referenced);
-    this.#emit({ type: 'spawned', pid: child.pid });
-    // The first heartbeat is answered once the engine check finished: that is the child's start.
-    child.beat();
-  }
+  // What each message of a child means (child-messages.ts routes them here).
 
-  #onMessage(child: PoolChild, message: Message): void {
-    switch (message.type) {
-      case 'health':
-        this.#onHealth(child, message);
-        return;
-      case 'result':
-        this.#onResult(child, message);
-        return;
-      case 'dispatch': {
-        const execution = this.#running(child, message.id);
-        if (!execution) return;
-        void serveDispatch(execution, message).then((frame) =>
-          this.#reply(
-            child,
-            { type: 'dispatchReply', id: message.id, call: message.call, frame },
-            (text) => ({
-              type: 'dispatchReply',
-              id: message.id,
-              call: message.call,
-              frame: ['thrown', text],
-            }),
-          ),
-        );
-        return;
-      }
-      case 'outbound': {
-        const execution = this.#running(child, message.id);
-        if (!execution) return;
-        void serveOutbound(execution, message).then((frame) =>
-          this.#reply(
-            child,
-            { type: 'outboundReply', id: message.id, call: message.call, frame },
-            (text) => ({
-              type: 'outboundReply',
-              id: message.id,
-              call: message.call,
-              frame: ['thrown', text],
-            }),
-          ),
-        );
-        return;
-      }
-      case 'hostWait':
-        this.#running(child, message.id)?.hostWaitChanged(message.waiting);
-        return;
-      case 'prepared':
-        // One sent before the child took its current execution is stale: that isolate is in use.
-        // The child prepares the next only after it answered, so the fresh one arrives after the result.
-        if (!child.current) child.prepared = true;
-        return;
-      case 'invokeResult':
-      case 'ack':
-        if (!this.#conversations.answer(child, message.id, message)) {
-          this.#violation(child, `it answered ${message.type} to a conversation it was not in`);
-        }
-        return;
-      case 'fault':
-        this.#onFault(child, message);
-        return;
-      case 'outOfMemory':
-      case 'timedOut':
-        // It is ending itself; it takes no more work, and a replacement starts now.
-        child.markEnding(message);
-        if (!child.retiring) {
-          child.retiring =
-            message.type === 'outOfMemory'
-              ? 'it is ending: an isolate in it ran out of memory'
-              : 'it is ending: its engine could not stop an isolate past its time bound';
-          this.#replenish();
-        }
-        return;
-      case 'wedged':
-        this.#onWedged(child);
-        return;
-      case 'handlesClosed':
-        // The child ended a retained execution on its own: the route and its slot go now.
-        if (this.#routes.get(message.executionId) === child) {
-          this.#routes.closedInChild(message.executionId, message.message);
-          this.#afterRetainedClosed(child);
-        }
-        return;
-      default:
-        this.#violation(child, `it sent a ${message.type} message, which a pool child never sends`);
-    }
-  }
-
-  #onHealth(child: PoolChild, health: MessageOf<'health'>): void {
-    if (child.heartbeat?.id !== health.id) {
+  #health(child: PoolChild, message: MessageOf<'health'>): void {
+    if (child.heartbeat?.id !== message.id) {
       this.#violation(child, 'it answered a heartbeat that was never sent');
       return;
     }
-    child.heartbeat = undefined;
-    child.rss = health.rss;
-    child.heldRetained = health.retained;
-    const wasWorking = child.workingRetained > 0;
-    child.workingRetained = health.working ?? 0;
-    // A child whose retained timers stopped working is idle again: queued work may go to it.
-    if (wasWorking && child.workingRetained === 0) this.#pump();
-    // Too late: a child already given up on (its start timed out) stays given up on.
-    if (child.terminating) return;
-    if (!child.healthy) {
-      child.engine = health.engine;
-      this.#startFailures = 0;
-      this.#startFailure = undefined;
-      this.#emit({ type: 'healthy', pid: child.pid, engine: health.engine });
-      this.#engineWaiter?.resolve(health.engine);
-      this.#engineWaiter = undefined;
-      this.#pump();
-      this.#updateRef();
-      return;
-    }
-    if (child.idle) this.#retireIfDue(child);
-    child.heartbeatsAnswered++;
+    this.#supervision.answered(child, message);
   }
 
-  #onResult(child: PoolChild, message: MessageOf<'result'>): void {
+  #result(child: PoolChild, message: MessageOf<'result'>): void {
     const execution = child.current;
     if (execution?.id !== message.id) {
       this.#violation(child, `it sent the result of ${message.id}, which it was not running`);
@@ -445,29 +297,35 @@ export class Pool {
     if (child.wedged) child.kill(WEDGED_REASON);
   }
 
-  /**
-   * An isolate the child disposed still runs guest code (wedge.ts). The child takes no new work
-   * from now, and is killed once its execution (if any) answered, so no later execution is ever
-   * given to it; the retained executions it holds go with it.
-   */
-  #onWedged(child: PoolChild): void {
-    if (child.wedged) return;
-    child.wedged = true;
-    if (!child.retiring) {
-      child.retiring = WEDGED_REASON;
-      this.#emit({ type: 'retiring', pid: child.pid, reason: WEDGED_REASON });
-    }
-    this.#replenish();
-    if (!child.current) child.kill(WEDGED_REASON);
+  #hostCall(child: PoolChild, message: HostCallMessage): void {
+    const execution = this.#running(child, message.id);
+    if (!execution) return;
+    // The run waits on this process until the caller's function answers.
+    child.hostCalls++;
+    if (child.state.phase === 'busy') child.state.move('hostWait');
+    answerHostCall(child, execution, message, () => {
+      // A call that outlived its execution no longer says anything about the child.
+      if (child.current !== execution) return;
+      child.hostCalls--;
+      if (child.hostCalls === 0 && child.state.phase === 'hostWait') child.state.move('busy');
+    });
   }
 
-  #onFault(child: PoolChild, fault: MessageOf<'fault'>): void {
-    const { id } = fault;
-    if (id !== undefined && child.heartbeat?.id === id) {
-      child.heartbeat = undefined;
-      this.#startFailed(child, fault.message);
-      return;
+  #prepared(child: PoolChild): void {
+    // One sent before the child took its current execution is stale: that isolate is in use.
+    // The child prepares the next only after it answered, so the fresh one arrives after the result.
+    if (!child.current) child.prepared = true;
+  }
+
+  #answer(child: PoolChild, message: MessageOf<'invokeResult'> | MessageOf<'ack'>): void {
+    if (!this.#conversations.answer(child, message.id, message)) {
+      this.#violation(child, `it answered ${message.type} to a conversation it was not in`);
     }
+  }
+
+  #fault(child: PoolChild, fault: MessageOf<'fault'>): void {
+    const { id } = fault;
+    if (id !== undefined && this.#supervision.heartbeatFault(child, id, fault.message)) return;
     if (id !== undefined && this.#conversations.answer(child, id, fault)) return;
     // The child refused an execute message: the request failed the schema on arrival. Once the run
     // has spoken, a fault naming it concerns a reply of ours, and the run may still be going, so
@@ -480,9 +338,21 @@ export class Pool {
     this.#violation(child, `it reported a fault outside any conversation: ${fault.message}`);
   }
 
+  #handlesClosed(child: PoolChild, message: MessageOf<'handlesClosed'>): void {
+    // The child ended a retained execution on its own: the route and its slot go now.
+    if (this.#routes.get(message.executionId) === child) {
+      this.#routes.closedInChild(message.executionId, message.message);
+      this.#afterRetainedClosed(child);
+    }
+  }
+
+  /** A child that is not speaking the protocol is ended; its execution comes back as WORKER_LOST. */
+  #violation(child: PoolChild, reason: string): void {
+    this.#supervision.terminate(child, reason);
+  }
+
   #onExit(child: PoolChild, cause: string): void {
-    this.#children.splice(this.#children.indexOf(child), 1);
-    this.#emit({ type: 'exited', pid: child.pid, cause });
+    this.#supervision.forget(child, cause);
     // What the child named as the culprit of its end reads MEMORY_LIMIT or TIMEOUT; the rest WORKER_LOST.
     const last = child.lastWords;
     const errorOf = (id: string): WorkerLostError | MemoryLimitError | ExecutionTimeoutError =>
@@ -500,27 +370,16 @@ export class Pool {
     child.current = undefined;
     this.#routes.dropChild(child);
     this.#conversations.dropChild(child, errorOf);
-    if (!child.healthy && !this.#disposed) this.#startFailed(child, cause);
-    this.#replenish();
+    this.#supervision.replace(child, cause);
     this.#pump();
     this.#updateRef();
   }
 
-  /** The execution `id` if `child` is running it; a message for any other is dropped. */
   /** The child's current execution when `id` names it; a message about it shows the run started. */
   #running(child: PoolChild, id: string): PoolExecution | undefined {
     const execution = child.current?.id === id ? child.current : undefined;
     if (execution) execution.started = true;
     return execution;
-  }
-
-  #reply(child: PoolChild, message: Message, tooLarge: (text: string) => Message): void {
-    try {
-      child.send(message);
-    } catch (error) {
-      // Past PAYLOAD_LIMIT: the run meets the error instead of the answer.
-      child.send(tooLarge((error as Error).message));
-    }
   }
 
   #converse(child: PoolChild, build: (id: string) => Message): Promise<Message> {
@@ -541,25 +400,14 @@ export class Pool {
   }
 
   #afterRetainedClosed(child: PoolChild): void {
-    if (child.retiring && child.idle && child.retained.size === 0) this.#terminate(child, child.retiring);
+    const reason = child.retiringReason;
+    if (reason !== undefined && !child.current && child.retained.size === 0)
+      this.#supervision.terminate(child, reason);
     else this.#pump();
   }
 
-  /** A child that is not speaking the protocol is ended; its execution comes back as WORKER_LOST. */
-  #violation(child: PoolChild, reason: string): void {
-    this.#terminate(child, reason);
-  }
-
-  #startFailed(child: PoolChild, reason: string): void {
-    if (child.startFailure !== undefined) return;
-    child.startFailure = reason;
-    this.#startFailures++;
-    this.#startFailure = reason;
-    this.#emit({ type: 'unhealthy', pid: child.pid, reason });
-    this.#terminate(child, `it could not start: ${reason}`);
-    if (this.#canServeSoon()) return;
-    // No child can take work, nor will one that is starting: what waits would wait for ever, so it
-    // is answered now. A replacement is still forked (with backoff) and may serve later requests.
+  /** What waits would wait for ever: it is answered now. */
+  #noChildCanServe(reason: string): void {
     const envelope = faultEnvelope('INTERNAL', noChildMessage(reason));
     for (const execution of this.#queue) execution.settle(envelope);
     this.#queue = [];
@@ -567,28 +415,8 @@ export class Pool {
     this.#updateRef();
   }
 
-  #tick(): void {
-    const now = performance.now();
-    for (const child of [...this.#children]) {
-      if (!child.alive || child.terminating) continue;
-      if (!child.healthy) {
-        if (now - child.spawnedAt > this.#settings.startTimeout) {
-          this.#startFailed(child, `it did not report healthy within ${this.#settings.startTimeout} ms`);
-        }
-        continue;
-      }
-      if (child.heartbeat && now - child.heartbeat.sentAt > this.#settings.heartbeatTimeout) {
-        const silent = Math.round(now - child.heartbeat.sentAt);
-        this.#terminate(child, `it stopped answering its heartbeat for ${silent} ms`);
-        continue;
-      }
-      child.beat();
-      if (child.idle) this.#retireIfDue(child);
-    }
-  }
-
   /**
-   * A healthy, idle child (for a retaining execution, one with room for it). Among those whose next
+   * An idle child (for a retaining execution, one with room for it). Among those whose next
    * isolate is ready, the one idle the shortest time: a process that ran recently answers faster
    * than one that sat idle (measured 2.5 against 2.9 ms for a trivial run at light load, docs/pool.md),
    * so light load stays on one warm child. Without a ready one, the one idle longest, which is the
@@ -597,10 +425,9 @@ export class Pool {
   #idleChild(retainHandles: boolean): PoolChild | undefined {
     let warmest: PoolChild | undefined;
     let longest: PoolChild | undefined;
-    for (const child of this.#children) {
-      if (!child.healthy || !child.idle || child.retiring || child.terminating || !child.alive) continue;
-      // Its retained executions' timers are running work (handles.ts): that core is busy.
-      if (child.workingRetained > 0) continue;
+    for (const child of this.#supervision.children) {
+      // Idle is healthy, in service, running nothing, and no retained timer work (handles.ts) busy on its core.
+      if (child.state.phase !== 'idle') continue;
       if (retainHandles && child.retained.size >= this.#settings.maxRetainedPerChild) continue;
       if (child.prepared && (!warmest || child.idleSince > warmest.idleSince)) warmest = child;
       if (!longest || child.idleSince < longest.idleSince) longest = child;
@@ -608,20 +435,10 @@ export class Pool {
     return warmest ?? longest;
   }
 
-  /** A child in service now, or one still starting that may yet report healthy. */
-  #canServeSoon(): boolean {
-    return this.#children.some(
-      (child) => child.alive && !child.terminating && !child.retiring && child.startFailure === undefined,
-    );
-  }
-
-  /** Children still starting: each will take one queued execution, so they add to the queue's room. */
-  #starting(): number {
-    return this.#children.filter((child) => child.alive && !child.healthy && !child.terminating).length;
-  }
-
   #assign(child: PoolChild, execution: PoolExecution): void {
+    child.state.move('busy');
     child.current = execution;
+    child.hostCalls = 0;
     child.executions++;
     child.prepared = false;
     child.sendText(execution.text);
@@ -645,75 +462,21 @@ export class Pool {
 
   #finished(child: PoolChild): void {
     child.current = undefined;
+    child.hostCalls = 0;
+    if (child.state.running) child.state.move(child.workingRetained > 0 ? 'retainedWork' : 'idle');
     child.idleSince = performance.now();
-    if (!this.#retireIfDue(child)) this.#pump();
+    if (!this.#supervision.retireIfDue(child)) this.#pump();
     this.#updateRef();
   }
 
   #cancel(execution: PoolExecution): void {
     const queued = this.#queue.indexOf(execution);
     if (queued >= 0) this.#queue.splice(queued, 1);
-    const child = this.#children.find((candidate) => candidate.current === execution);
+    const child = this.#supervision.children.find((candidate) => candidate.current === execution);
     // The child answers with its own CANCELLED envelope, dropped here; until then it stays busy.
     if (child) child.send({ type: 'cancel', id: execution.id });
     execution.settle(cancelledEnvelope(execution.host.signal));
     this.#updateRef();
-  }
-
-  /** Retires an idle child past its service life or its memory bound; true when it did. */
-  #retireIfDue(child: PoolChild): boolean {
-    if (child.retiring || child.terminating || !child.idle) return false;
-    const reason = this.#retirementReason(child);
-    if (reason === undefined) return false;
-    child.retiring = reason;
-    this.#emit({ type: 'retiring', pid: child.pid, reason });
-    // A child holding retained executions stays until they close; it takes no new work meanwhile.
-    if (child.retained.size === 0) this.#terminate(child, reason);
-    else this.#replenish();
-    return true;
-  }
-
-  #retirementReason(child: PoolChild): string | undefined {
-    const { maxExecutionsPerChild, maxChildAge, rssLimit } = this.#settings;
-    if (child.executions >= maxExecutionsPerChild) {
-      return `it retired after ${child.executions} executions, its service life`;
-    }
-    const age = performance.now() - child.spawnedAt;
-    if (age >= maxChildAge) return `it retired at its service age of ${maxChildAge} ms`;
-    // A child that has served nothing holds only its floor; recycling it would gain nothing and churn.
-    const rssMb = child.rss / 2 ** 20;
-    if (child.executions > 0 && rssMb > rssLimit) {
-      return `it was recycled with ${Math.round(rssMb)} MB resident, past the ${rssLimit} MB bound`;
-    }
-    return undefined;
-  }
-
-  #terminate(child: PoolChild, reason: string): void {
-    if (child.terminating || !child.alive) return;
-    this.#emit({ type: 'terminating', pid: child.pid, reason });
-    child.terminate(reason);
-    this.#replenish();
-  }
-
-  /** Forks children until `size` are in service; after failed starts, with a growing delay. */
-  #replenish(): void {
-    if (this.#disposed || this.#respawn) return;
-    const inService = this.#children.filter((child) => child.alive && !child.terminating && !child.retiring);
-    const missing = this.#settings.size - inService.length;
-    if (missing <= 0) return;
-    if (this.#startFailures === 0) {
-      for (let index = 0; index < missing; index++) this.#spawn();
-      return;
-    }
-    const delay = Math.min(100 * 2 ** (this.#startFailures - 1), MAX_RESPAWN_DELAY);
-    this.#respawn = setTimeout(() => {
-      this.#respawn = undefined;
-      if (this.#disposed) return;
-      // One at a time while children fail to start: a broken engine costs one fork per delay.
-      this.#spawn();
-      this.#replenish();
-    }, delay);
-    this.#respawn.unref();
   }
 
   /**
@@ -727,24 +490,16 @@ export class Pool {
       this.#queue.length > 0 ||
       this.#conversations.size > 0 ||
       this.#engineWaiter !== undefined ||
-      this.#children.some((child) => child.current !== undefined && !child.current.settled);
+      this.#supervision.children.some((child) => child.current !== undefined && !child.current.settled);
     if (busy === this.#referenced) return;
     this.#referenced = busy;
-    for (const child of this.#children) child.setRef(busy);
+    for (const child of this.#supervision.children) child.setRef(busy);
   }
 
   #rejectEngineWaiters(error: Error): void {
     this.#engineWaiter?.reject(error);
     this.#engineWaiter = undefined;
     this.#updateRef();
-  }
-
-  #emit(event: PoolEvent): void {
-    try {
-      this.#onEvent?.(event);
-    } catch {
-      // An observer must not break supervision.
-    }
   }
 }
 
@@ -753,13 +508,15 @@ function noChildMessage(reason: string): string {
 }
 
 function childStats(child: PoolChild): ChildStats {
+  const phase = child.state.phase;
   let state: ChildStats['state'] = 'idle';
   if (!child.healthy) state = 'starting';
-  else if (child.retiring || child.terminating) state = 'retiring';
-  else if (!child.idle || child.workingRetained > 0) state = 'busy';
+  else if (!child.state.inService) state = 'retiring';
+  else if (phase !== 'idle') state = 'busy';
   return {
     pid: child.pid,
     state,
+    phase,
     executions: child.executions,
     prepared: child.prepared,
     heartbeatsAnswered: child.heartbeatsAnswered,

@@ -10,13 +10,59 @@ import {
   EXECUTION_COMPLETED_MESSAGE,
   errorText,
   HttpResponseSchema,
+  type Message,
   type MessageOf,
   OUTBOUND_DISABLED_MESSAGE,
   type OutboundFrame,
   toolNotFoundMessage,
   validate,
 } from '@supolka/codemode-protocol';
+import type { PoolChild } from './child.ts';
+import type { HostCallMessage } from './child-messages.ts';
 import type { PoolExecution } from './execution.ts';
+
+/**
+ * Serves one host call of `execution` and sends `child` the reply; `served` runs once the caller's
+ * function answered, before the reply leaves.
+ */
+export function answerHostCall(
+  child: PoolChild,
+  execution: PoolExecution,
+  message: HostCallMessage,
+  served: () => void,
+): void {
+  const { id, call } = message;
+  if (message.type === 'dispatch') {
+    void serveDispatch(execution, message).then((frame) => {
+      served();
+      reply(child, { type: 'dispatchReply', id, call, frame }, (text) => ({
+        type: 'dispatchReply',
+        id,
+        call,
+        frame: ['thrown', text],
+      }));
+    });
+    return;
+  }
+  void serveOutbound(execution, message).then((frame) => {
+    served();
+    reply(child, { type: 'outboundReply', id, call, frame }, (text) => ({
+      type: 'outboundReply',
+      id,
+      call,
+      frame: ['thrown', text],
+    }));
+  });
+}
+
+function reply(child: PoolChild, message: Message, tooLarge: (text: string) => Message): void {
+  try {
+    child.send(message);
+  } catch (error) {
+    // Past PAYLOAD_LIMIT: the run meets the error instead of the answer.
+    child.send(tooLarge((error as Error).message));
+  }
+}
 
 export async function serveDispatch(
   execution: PoolExecution,

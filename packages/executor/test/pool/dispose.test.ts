@@ -1,11 +1,11 @@
 /** dispose: in-flight and queued executions end with a clear envelope, and every child is gone. */
 import { expect, test } from 'vitest';
 import { Pool } from '../../src/pool/pool.ts';
-import { EventLog, processAlive, TOOLS_PROVIDER, Tools } from './helpers.ts';
+import { EventLog, poolOptions, processAlive, TOOLS_PROVIDER, Tools } from './helpers.ts';
 
 test('ends running and queued executions with CANCELLED saying so, kills every child, and refuses later work', async () => {
   const log = new EventLog();
-  const pool = new Pool({ size: 2, onEvent: log.record });
+  const pool = new Pool(poolOptions({ size: 2, onEvent: log.record }));
   const tools = new Tools();
   const run = (name: string) =>
     pool.execute(
@@ -41,7 +41,7 @@ test('ends running and queued executions with CANCELLED saying so, kills every c
 
 test('a pool disposed while its children still start leaves no process behind', async () => {
   const log = new EventLog();
-  const pool = new Pool({ size: 2, onEvent: log.record });
+  const pool = new Pool(poolOptions({ size: 2, onEvent: log.record }));
   await pool.dispose();
   for (const pid of log.pids('spawned')) expect(processAlive(pid)).toBe(false);
 });
@@ -49,10 +49,12 @@ test('a pool disposed while its children still start leaves no process behind', 
 test('an idle pool does not keep its process alive, and its children leave with it', async () => {
   const { spawnSync } = await import('node:child_process');
   const poolModule = new URL('../../src/pool/pool.ts', import.meta.url).pathname;
+  const optionsModule = new URL('../../src/executor/options.ts', import.meta.url).pathname;
   const script = `
     import { Pool } from ${JSON.stringify(poolModule)};
+    import { resolveOptions } from ${JSON.stringify(optionsModule)};
     const pids = [];
-    const pool = new Pool({ size: 1, onEvent: (event) => event.type === 'spawned' && pids.push(event.pid) });
+    const pool = new Pool({ ...resolveOptions().pool, size: 1, onEvent: (event) => event.type === 'spawned' && pids.push(event.pid) });
     const envelope = await pool.execute({ code: 'async () => 6 * 7' });
     console.log(JSON.stringify({ result: envelope.result, pids }));
   `;
@@ -74,13 +76,16 @@ async function waitUntil(condition: () => boolean): Promise<void> {
 test('dispose after cancelling a run whose child is blocked in host work settles once that child has exited', async () => {
   const { spawnSync } = await import('node:child_process');
   const poolModule = new URL('../../src/pool/pool.ts', import.meta.url).pathname;
+  const optionsModule = new URL('../../src/executor/options.ts', import.meta.url).pathname;
   // The program reaches the child's hangOnTool hook, a synchronous loop in the child's own host
   // code: no signal handler runs there, so only the SIGKILL after killTimeout ends it. The script
   // waits until the child stops answering heartbeats, so the cancel surely meets a blocked child.
   const script = `
     import { Pool } from ${JSON.stringify(poolModule)};
+    import { resolveOptions } from ${JSON.stringify(optionsModule)};
     const exits = [];
     const pool = new Pool({
+      ...resolveOptions().pool,
       size: 1, heartbeatInterval: 20, heartbeatTimeout: 600_000, killTimeout: 200,
       testHooks: { hangOnTool: 'hang' },
       onEvent: (event) => event.type === 'exited' && exits.push(event.cause),

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, onTestFinished } from 'vitest';
+import { resolveOptions } from '../../src/executor/options.ts';
 import type { PoolEvent } from '../../src/pool/events.ts';
 import { Pool, type PoolOptions } from '../../src/pool/pool.ts';
 import type { DispatchFunction } from '../../src/sandbox/dispatch.ts';
@@ -45,10 +46,18 @@ export class EventLog {
   }
 }
 
+/**
+ * Pool options as IsolateExecutor resolves them (executor/options.ts), with `options` over them: the
+ * pool applies no defaults of its own.
+ */
+export function poolOptions(options: Partial<PoolOptions> = {}): PoolOptions {
+  return { ...resolveOptions().pool, ...options };
+}
+
 /** A pool for one test, disposed when it finishes; every child it forked must be gone by then. */
-export function usePool(options: PoolOptions = {}): { pool: Pool; log: EventLog } {
+export function usePool(options: Partial<PoolOptions> = {}): { pool: Pool; log: EventLog } {
   const log = new EventLog();
-  const pool = new Pool({ ...options, onEvent: log.record });
+  const pool = new Pool(poolOptions({ ...options, onEvent: log.record }));
   onTestFinished(async () => {
     await pool.dispose();
     for (const pid of log.pids('spawned'))

@@ -8,7 +8,7 @@ import { executionTimeoutMessage, memoryLimitMessage } from '@supolka/codemode-p
 import { expect, test } from 'vitest';
 import { Pool } from '../../src/pool/pool.ts';
 import type { ExecuteResult } from '../../src/sandbox/sandbox.ts';
-import { EventLog, processAlive } from './helpers.ts';
+import { EventLog, poolOptions, processAlive } from './helpers.ts';
 
 const KINDS = ['success', 'throw', 'timeout', 'memory'] as const;
 type Kind = (typeof KINDS)[number];
@@ -47,7 +47,7 @@ function expected(index: number, kind: Kind): ExecuteResult {
 test('200 mixed executions through a pool of 2: each gets its own envelope; nothing leaks after dispose', async () => {
   const baseline = resourceCounts();
   const log = new EventLog();
-  const pool = new Pool({ size: 2, queueLimit: 200, grace: 100, onEvent: log.record });
+  const pool = new Pool(poolOptions({ size: 2, queueLimit: 200, grace: 100, onEvent: log.record }));
   const kinds = Array.from({ length: 200 }, (_, index) => KINDS[(index * 7) % 4] as Kind);
   const envelopes = await Promise.all(kinds.map((kind, index) => pool.execute(program(index, kind))));
   for (const [index, kind] of kinds.entries()) {

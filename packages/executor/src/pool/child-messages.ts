@@ -1,0 +1,68 @@
+/**
+ * What each message a child sends means to the pool: one switch over the message types a child
+ * sends, each handed to the handler for it. A message has passed the protocol's validation before
+ * it gets here; one of a type the pool never expects from a child is a protocol violation.
+ */
+import type { Message, MessageOf } from '@supolka/codemode-protocol';
+import type { LastWords, PoolChild } from './child.ts';
+
+/** A host call of a run: a tool call, or an outbound request of a proxied run. */
+export type HostCallMessage = MessageOf<'dispatch'> | MessageOf<'outbound'>;
+
+export interface ChildMessageHandlers {
+  health(child: PoolChild, message: MessageOf<'health'>): void;
+  result(child: PoolChild, message: MessageOf<'result'>): void;
+  hostCall(child: PoolChild, message: HostCallMessage): void;
+  hostWait(child: PoolChild, message: MessageOf<'hostWait'>): void;
+  prepared(child: PoolChild): void;
+  /** The answer to a conversation (invoke, closeHandles). */
+  answer(child: PoolChild, message: MessageOf<'invokeResult'> | MessageOf<'ack'>): void;
+  fault(child: PoolChild, message: MessageOf<'fault'>): void;
+  /** It is ending itself, for memory or for a run its engine could not stop. */
+  ending(child: PoolChild, message: LastWords): void;
+  wedged(child: PoolChild): void;
+  handlesClosed(child: PoolChild, message: MessageOf<'handlesClosed'>): void;
+  /** It is not speaking the protocol. */
+  violation(child: PoolChild, reason: string): void;
+}
+
+export function routeChildMessage(child: PoolChild, message: Message, handlers: ChildMessageHandlers): void {
+  switch (message.type) {
+    case 'health':
+      handlers.health(child, message);
+      break;
+    case 'result':
+      handlers.result(child, message);
+      break;
+    case 'dispatch':
+    case 'outbound':
+      handlers.hostCall(child, message);
+      break;
+    case 'hostWait':
+      handlers.hostWait(child, message);
+      break;
+    case 'prepared':
+      handlers.prepared(child);
+      break;
+    case 'invokeResult':
+    case 'ack':
+      handlers.answer(child, message);
+      break;
+    case 'fault':
+      handlers.fault(child, message);
+      break;
+    case 'outOfMemory':
+    case 'timedOut':
+      handlers.ending(child, message);
+      break;
+    case 'wedged':
+      handlers.wedged(child);
+      break;
+    case 'handlesClosed':
+      handlers.handlesClosed(child, message);
+      break;
+    default:
+      handlers.violation(child, `it sent a ${message.type} message, which a pool child never sends`);
+      break;
+  }
+}

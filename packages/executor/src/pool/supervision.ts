@@ -1,0 +1,295 @@
+/**
+ * Supervision of the pool's children: forking them, their start (the first heartbeat answer, within
+ * startTimeout), their heartbeat, their retirement (a service life of executions and age, a bound
+ * on resident memory, or a child that said it is ending or wedged), their termination, and forking
+ * replacements, with a growing delay while children fail to start. It moves a child between
+ * starting, idle, retainedWork and retiring; the pool moves it through busy and hostWait.
+ *
+ * It decides nothing about work: what it learns that matters to the queue (a child became able to
+ * take work, none can) it tells the pool through SupervisionEvents.
+ */
+import type { MessageOf } from '@supolka/codemode-protocol';
+import {
+  type ChildEvents,
+  type EngineReportMessage,
+  type ForkOptions,
+  type LastWords,
+  PoolChild,
+} from './child.ts';
+import type { PoolEvent } from './events.ts';
+import { WEDGED_REASON } from './exit-cause.ts';
+
+/** How long the pool waits before forking again after children failed to start, at most. */
+const MAX_RESPAWN_DELAY = 5000;
+
+export interface SupervisionSettings {
+  readonly size: number;
+  readonly maxExecutionsPerChild: number;
+  readonly maxChildAge: number;
+  readonly heartbeatInterval: number;
+  readonly heartbeatTimeout: number;
+  readonly startTimeout: number;
+  /** Resident memory (MB) past which an idle child is recycled. */
+  readonly rssLimit: number;
+}
+
+/** What supervision tells the pool. */
+export interface SupervisionEvents extends ChildEvents {
+  /** A child was forked. */
+  spawned(child: PoolChild): void;
+  /** A child reported healthy for the first time. */
+  healthy(child: PoolChild, engine: EngineReportMessage): void;
+  /** A child's retained timer work stopped: queued work may go to it. */
+  available(child: PoolChild): void;
+  /** No child can take work, nor will one that is starting; what waits is answered with `reason`. */
+  noChildCanServe(reason: string): void;
+}
+
+export class Supervision {
+  readonly #settings: SupervisionSettings;
+  readonly #fork: ForkOptions;
+  readonly #events: SupervisionEvents;
+  readonly #onEvent: ((event: PoolEvent) => void) | undefined;
+  readonly #children: PoolChild[] = [];
+  readonly #ticker: NodeJS.Timeout;
+  #respawn: NodeJS.Timeout | undefined;
+  /** Children that failed to start since one last did; it sets the respawn delay. */
+  #startFailures = 0;
+  /** Why the last child failed to start, while no child is healthy. */
+  #startFailure: string | undefined;
+  #stopped = false;
+
+  constructor(
+    settings: SupervisionSettings,
+    fork: ForkOptions,
+    events: SupervisionEvents,
+    onEvent: ((event: PoolEvent) => void) | undefined,
+  ) {
+    this.#settings = settings;
+    this.#fork = fork;
+    this.#events = events;
+    this.#onEvent = onEvent;
+    for (let index = 0; index < settings.size; index++) this.#spawn();
+    this.#ticker = setInterval(() => this.#tick(), settings.heartbeatInterval);
+    // Supervision alone must not keep the caller's process alive; work in flight does (Pool, #updateRef).
+    this.#ticker.unref();
+  }
+
+  /** The children not yet seen exiting, oldest first. */
+  get children(): readonly PoolChild[] {
+    return this.#children;
+  }
+
+  /** Why the last child failed to start, while no child has reported healthy since. */
+  get startFailure(): string | undefined {
+    return this.#startFailure;
+  }
+
+  /** No more heartbeats, retirements' replacements or respawns: the pool is being disposed. */
+  stop(): void {
+    this.#stopped = true;
+    clearInterval(this.#ticker);
+    clearTimeout(this.#respawn);
+  }
+
+  /** A child in service now, or one still starting that may yet report healthy. */
+  canServeSoon(): boolean {
+    return this.#children.some((child) => child.state.inService && child.startFailure === undefined);
+  }
+
+  /** Children still starting: each will take one queued execution, so they add to the queue's room. */
+  starting(): number {
+    return this.#children.filter((child) => !child.healthy && child.state.alive && !child.endedByPool).length;
+  }
+
+  /** A heartbeat answer: the child's start, then its memory and retained work, and its service life. */
+  answered(child: PoolChild, health: MessageOf<'health'>): void {
+    child.heartbeat = undefined;
+    child.rss = health.rss;
+    child.heldRetained = health.retained;
+    const wasWorking = child.workingRetained > 0;
+    child.workingRetained = health.working ?? 0;
+    const phase = child.state.phase;
+    if (phase === 'idle' && child.workingRetained > 0) child.state.move('retainedWork');
+    if (phase === 'retainedWork' && child.workingRetained === 0) child.state.move('idle');
+    // A child whose retained timers stopped working is idle again: queued work may go to it.
+    if (wasWorking && child.workingRetained === 0) this.#events.available(child);
+    // Too late: a child already given up on (its start timed out) stays given up on.
+    if (child.endedByPool) return;
+    if (!child.healthy) {
+      child.engine = health.engine;
+      if (phase === 'starting') child.state.move(child.workingRetained > 0 ? 'retainedWork' : 'idle');
+      this.#startFailures = 0;
+      this.#startFailure = undefined;
+      this.#emit({ type: 'healthy', pid: child.pid, engine: health.engine });
+      this.#events.healthy(child, health.engine);
+      return;
+    }
+    if (child.current === undefined) this.retireIfDue(child);
+    child.heartbeatsAnswered++;
+  }
+
+  /** The heartbeat `id` failed: the child's engine cannot serve the sandbox. */
+  heartbeatFault(child: PoolChild, id: string, message: string): boolean {
+    if (child.heartbeat?.id !== id) return false;
+    child.heartbeat = undefined;
+    this.startFailed(child, message);
+    return true;
+  }
+
+  /**
+   * An isolate the child disposed still runs guest code (wedge.ts). The child takes no new work
+   * from now, and is killed once its execution (if any) answered, so no later execution is ever
+   * given to it; the retained executions it holds go with it.
+   */
+  wedged(child: PoolChild): void {
+    if (child.wedged) return;
+    child.wedged = true;
+    if (child.retiringReason === undefined) {
+      this.#leaveService(child, WEDGED_REASON);
+      this.#emit({ type: 'retiring', pid: child.pid, reason: WEDGED_REASON });
+    }
+    this.#replenish();
+    if (!child.current) child.kill(WEDGED_REASON);
+  }
+
+  /** The child said it is ending itself; it takes no more work, and a replacement starts now. */
+  ending(child: PoolChild, message: LastWords): void {
+    child.markEnding(message);
+    if (child.retiringReason !== undefined) return;
+    this.#leaveService(
+      child,
+      message.type === 'outOfMemory'
+        ? 'it is ending: an isolate in it ran out of memory'
+        : 'it is ending: its engine could not stop an isolate past its time bound',
+    );
+    this.#replenish();
+  }
+
+  /** Retires an idle child past its service life or its memory bound; true when it did. */
+  retireIfDue(child: PoolChild): boolean {
+    const phase = child.state.phase;
+    if ((phase !== 'idle' && phase !== 'retainedWork') || child.current !== undefined) return false;
+    const reason = this.#retirementReason(child);
+    if (reason === undefined) return false;
+    this.#leaveService(child, reason);
+    this.#emit({ type: 'retiring', pid: child.pid, reason });
+    // A child holding retained executions stays until they close; it takes no new work meanwhile.
+    if (child.retained.size === 0) this.terminate(child, reason);
+    else this.#replenish();
+    return true;
+  }
+
+  startFailed(child: PoolChild, reason: string): void {
+    if (child.startFailure !== undefined) return;
+    child.startFailure = reason;
+    this.#startFailures++;
+    this.#startFailure = reason;
+    this.#emit({ type: 'unhealthy', pid: child.pid, reason });
+    this.terminate(child, `it could not start: ${reason}`);
+    // No child can take work, nor will one that is starting: what waits would wait for ever, so it
+    // is answered now. A replacement is still forked (with backoff) and may serve later requests.
+    if (!this.canServeSoon()) this.#events.noChildCanServe(reason);
+  }
+
+  terminate(child: PoolChild, reason: string): void {
+    const phase = child.state.phase;
+    if (phase === 'terminating' || phase === 'gone') return;
+    this.#emit({ type: 'terminating', pid: child.pid, reason });
+    child.terminate(reason);
+    this.#replenish();
+  }
+
+  /** The child's process is gone: it leaves the list. */
+  forget(child: PoolChild, cause: string): void {
+    this.#children.splice(this.#children.indexOf(child), 1);
+    this.#emit({ type: 'exited', pid: child.pid, cause });
+  }
+
+  /** After a child's exit was dealt with: one that never started counts against the start, and a replacement is forked. */
+  replace(child: PoolChild, cause: string): void {
+    if (!child.healthy && !this.#stopped) this.startFailed(child, cause);
+    this.#replenish();
+  }
+
+  /** Marks the child as leaving service, for `reason`; one the pool already ends keeps ending. */
+  #leaveService(child: PoolChild, reason: string): void {
+    child.retiringReason = reason;
+    if (child.state.inService) child.state.move('retiring');
+  }
+
+  #spawn(): void {
+    if (this.#stopped) return;
+    const child = new PoolChild(this.#fork, this.#events);
+    this.#children.push(child);
+    this.#events.spawned(child);
+    this.#emit({ type: 'spawned', pid: child.pid });
+    // The first heartbeat is answered once the engine check finished: that is the child's start.
+    child.beat();
+  }
+
+  #tick(): void {
+    const now = performance.now();
+    for (const child of [...this.#children]) {
+      const phase = child.state.phase;
+      if (phase === 'terminating' || phase === 'gone') continue;
+      if (!child.healthy) {
+        if (now - child.spawnedAt > this.#settings.startTimeout) {
+          this.startFailed(child, `it did not report healthy within ${this.#settings.startTimeout} ms`);
+        }
+        continue;
+      }
+      if (child.heartbeat && now - child.heartbeat.sentAt > this.#settings.heartbeatTimeout) {
+        const silent = Math.round(now - child.heartbeat.sentAt);
+        this.terminate(child, `it stopped answering its heartbeat for ${silent} ms`);
+        continue;
+      }
+      child.beat();
+      if (child.current === undefined) this.retireIfDue(child);
+    }
+  }
+
+  #retirementReason(child: PoolChild): string | undefined {
+    const { maxExecutionsPerChild, maxChildAge, rssLimit } = this.#settings;
+    if (child.executions >= maxExecutionsPerChild) {
+      return `it retired after ${child.executions} executions, its service life`;
+    }
+    const age = performance.now() - child.spawnedAt;
+    if (age >= maxChildAge) return `it retired at its service age of ${maxChildAge} ms`;
+    // A child that has served nothing holds only its floor; recycling it would gain nothing and churn.
+    const rssMb = child.rss / 2 ** 20;
+    if (child.executions > 0 && rssMb > rssLimit) {
+      return `it was recycled with ${Math.round(rssMb)} MB resident, past the ${rssLimit} MB bound`;
+    }
+    return undefined;
+  }
+
+  /** Forks children until `size` are in service; after failed starts, with a growing delay. */
+  #replenish(): void {
+    if (this.#stopped || this.#respawn) return;
+    const inService = this.#children.filter((child) => child.state.inService);
+    const missing = this.#settings.size - inService.length;
+    if (missing <= 0) return;
+    if (this.#startFailures === 0) {
+      for (let index = 0; index < missing; index++) this.#spawn();
+      return;
+    }
+    const delay = Math.min(100 * 2 ** (this.#startFailures - 1), MAX_RESPAWN_DELAY);
+    this.#respawn = setTimeout(() => {
+      this.#respawn = undefined;
+      if (this.#stopped) return;
+      // One at a time while children fail to start: a broken engine costs one fork per delay.
+      this.#spawn();
+      this.#replenish();
+    }, delay);
+    this.#respawn.unref();
+  }
+
+  #emit(event: PoolEvent): void {
+    try {
+      this.#onEvent?.(event);
+    } catch {
+      // An observer must not break supervision.
+    }
+  }
+}
