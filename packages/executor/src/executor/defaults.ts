@@ -3,8 +3,12 @@
  * limits (packages/protocol/src/limits.ts) hold everything a caller can see.
  */
 
-/** Headroom past a run's timeout for the engine's own timer and the host race (docs/sandbox.md). */
-export const DEFAULT_GRACE = 1000;
+/**
+ * Headroom past a run's timeout for the engine's own timer and the host race (docs/sandbox.md).
+ * Defined by the sandbox, which applies it for callers of Sandbox itself; the executor resolves it
+ * once in options.ts and hands it down.
+ */
+export { DEFAULT_GRACE } from '../sandbox/grace.ts';
 
 // The pool's defaults (docs/pool.md says why each is what it is).
 

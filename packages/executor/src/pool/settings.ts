@@ -1,7 +1,8 @@
 /**
- * What a child is started with: the executor settings that are not part of any request. They reach
- * the child as one JSON argument at fork, before the channel opens, and the child refuses to start
- * on settings that do not hold (its exit code and stderr then tell the pool why).
+ * What a child is started with: the executor settings that are not part of any request, every one
+ * resolved (the child applies no defaults). They reach the child as one JSON argument at fork,
+ * before the channel opens, and the child refuses to start on settings that do not hold (its exit
+ * code and stderr then tell the pool why).
  */
 import type { OwnEndpoint } from '../sandbox/address-policy.ts';
 
@@ -34,10 +35,10 @@ export interface ChildSettings {
   /** Whether native outbound requests may reach link-local addresses (cloud metadata endpoints). */
   readonly allowLinkLocal: boolean;
   /**
-   * The pool's resident-memory bound for recycling idle children (MB; default DEFAULT_CHILD_RSS_LIMIT):
-   * the memory backstop's floor rises no higher while retained executions are held (backstop.ts).
+   * The pool's resident-memory bound for recycling idle children (MB): the memory backstop's floor
+   * rises no higher while retained executions are held (child/backstop.ts).
    */
-  readonly rssLimit?: number;
+  readonly rssLimit: number;
   /** Whether native outbound requests may reach loopback addresses. */
   readonly allowLoopback: boolean;
   /** Whether native outbound requests may reach private addresses. */
@@ -59,7 +60,6 @@ export function parseSettings(text: string | undefined): ChildSettings {
   const record = value as Record<string, unknown>;
   for (const field of ['grace', 'maxRetained', 'rssLimit'] as const) {
     const number = record[field];
-    if (field === 'rssLimit' && number === undefined) continue;
     if (typeof number !== 'number' || !Number.isInteger(number) || number < 0) {
       throw new Error(`The child setting ${field} must be a whole number, not negative.`);
     }

@@ -22,7 +22,6 @@ import {
   validateProviders,
 } from '@supolka/codemode-protocol';
 import type ivm from 'isolated-vm';
-import { DEFAULT_GRACE } from '../executor/defaults.ts';
 import type { OwnEndpoint } from './address-policy.ts';
 import { RunClock, wrapHostWait } from './clock.ts';
 import { BoundedCodeCache, type CodeCache } from './code-cache.ts';
@@ -31,6 +30,7 @@ import type { DispatchFunction } from './dispatch.ts';
 import { buildEntrySource } from './entry.ts';
 import { TypeEraser } from './eraser.ts';
 import { chooseOutbound, type Outbound } from './fetch.ts';
+import { DEFAULT_GRACE } from './grace.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
 import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
 import { buildModuleMap } from './module-map.ts';

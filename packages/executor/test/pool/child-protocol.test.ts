@@ -6,7 +6,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { decodeMessage, encodeMessage, type Message } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
-import { DEFAULT_CHILD_EXEC_ARGV } from '../../src/executor/defaults.ts';
+import { DEFAULT_CHILD_EXEC_ARGV, DEFAULT_CHILD_RSS_LIMIT } from '../../src/executor/defaults.ts';
 import { childEntryUrl } from '../../src/pool/child.ts';
 import { encodeSettings } from '../../src/pool/settings.ts';
 
@@ -20,6 +20,7 @@ const child: ChildProcess = fork(
       allowLoopback: false,
       allowPrivate: false,
       ownEndpoints: [],
+      rssLimit: DEFAULT_CHILD_RSS_LIMIT,
     }),
   ],
   {

@@ -23,7 +23,6 @@ import {
   type Message,
   type MessageOf,
 } from '@supolka/codemode-protocol';
-import { DEFAULT_CHILD_RSS_LIMIT, DEFAULT_GRACE } from '../../executor/defaults.ts';
 import { BoundedCodeCache } from '../../sandbox/code-cache.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
@@ -48,8 +47,8 @@ const guard = new MemoryGuard({
   parent: process,
   retained: () => built?.retainedCount ?? 0,
   // While retained executions hold isolates the floor rises no higher than the pool's recycling bound.
-  floorCap: () => Math.max(resting, (settings.rssLimit ?? DEFAULT_CHILD_RSS_LIMIT) * 2 ** 20),
-  grace: settings.grace ?? DEFAULT_GRACE,
+  floorCap: () => Math.max(resting, settings.rssLimit * 2 ** 20),
+  grace: settings.grace,
 });
 
 // Started now and awaited by every heartbeat; the rejection is reported there, not as unhandled.
