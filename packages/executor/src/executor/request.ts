@@ -77,7 +77,7 @@ export function splitRequest(request: IsolateExecuteRequest, defaults: ResolvedO
   if (request.dispatch !== undefined && typeof request.dispatch !== 'function') {
     throw new BadRequestError('Invalid execute request: dispatch must be a function.');
   }
-  const outbound = chooseOutbound(request, defaults.outbound);
+  const outbound = splitOutbound(request, defaults.outbound);
   const typescript = request.typescript ?? defaults.typescript;
   const wire = validate(
     ExecuteRequestSchema,
@@ -95,18 +95,23 @@ export function splitRequest(request: IsolateExecuteRequest, defaults: ResolvedO
     },
     'execute request',
   );
-  return { wire, host: { dispatch: buildDispatch(providers, request.dispatch), outbound: outbound.fn } };
+  return { wire, host: { dispatch: buildDispatch(providers, request.dispatch), outbound: outbound.host } };
 }
 
-/** DESIGN.md's rule: an explicit key decides the mode; a missing key takes the executor's default. */
-function chooseOutbound(
+/**
+ * The caller's outbound tri-state split at the pool's boundary into its two halves: the wire mode
+ * the child reads, and the function that stays in this process (proxied only). DESIGN.md's rule: an
+ * explicit key decides the mode; a missing key takes the executor's default. The sandbox's
+ * chooseOutbound (sandbox/fetch.ts) turns the tri-state the child rebuilds into a performer.
+ */
+function splitOutbound(
   request: IsolateExecuteRequest,
   fallback: OutboundSetting,
-): { mode: OutboundMode; fn: OutboundFunction | undefined } {
+): { mode: OutboundMode; host: OutboundFunction | undefined } {
   const setting = Object.hasOwn(request, 'outbound') ? request.outbound : fallback;
-  if (setting === null) return { mode: 'disabled', fn: undefined };
-  if (setting === undefined) return { mode: 'native', fn: undefined };
-  if (typeof setting === 'function') return { mode: 'proxied', fn: setting };
+  if (setting === null) return { mode: 'disabled', host: undefined };
+  if (setting === undefined) return { mode: 'native', host: undefined };
+  if (typeof setting === 'function') return { mode: 'proxied', host: setting };
   throw new BadRequestError(
     'Invalid execute request: outbound must be null (disabled), a function (proxied) or undefined (native).',
   );

@@ -177,9 +177,7 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
       ...(request.countHostWaits !== undefined ? { countHostWaits: request.countHostWaits } : {}),
       ...(request.retainHandles !== undefined ? { retainHandles: request.retainHandles } : {}),
       ...(request.typescript !== undefined ? { typescript: request.typescript } : {}),
-      // The mode crossed the wire; the tri-state is rebuilt here, with the parent as the proxy.
-      outbound:
-        request.outbound === 'proxied' ? run.outbound : request.outbound === 'native' ? undefined : null,
+      outbound: run.sandboxOutbound(request.outbound),
       allowLinkLocal: settings.allowLinkLocal,
       allowLoopback: settings.allowLoopback,
       allowPrivate: settings.allowPrivate,

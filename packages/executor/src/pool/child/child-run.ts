@@ -5,7 +5,14 @@
  * carry a number, so answers may arrive in any order. Both host-wait edges go to the parent too,
  * so the layer above pauses with the run.
  */
-import type { DispatchFrame, HttpRequest, HttpResponse, OutboundFrame } from '@supolka/codemode-protocol';
+import type {
+  DispatchFrame,
+  HttpRequest,
+  HttpResponse,
+  OutboundFrame,
+  OutboundMode,
+} from '@supolka/codemode-protocol';
+import type { Outbound } from '../../sandbox/fetch.ts';
 import { type MessageEndpoint, sendMessage } from '../channel.ts';
 import type { ChildTestHooks } from '../settings.ts';
 
@@ -54,6 +61,15 @@ export class ChildRun {
     if (frame[0] === 'thrown') throw new Error(frame[1]);
     return frame[1];
   };
+
+  /**
+   * The sandbox's outbound setting for the mode that crossed the wire: the tri-state the sandbox's
+   * chooseOutbound reads, with the parent as the proxy.
+   */
+  sandboxOutbound(mode: OutboundMode | undefined): Outbound {
+    if (mode === 'proxied') return this.outbound;
+    return mode === 'native' ? undefined : null;
+  }
 
   /**
    * A proxied run's outbound function: the request crosses to the parent, which asks the caller.
