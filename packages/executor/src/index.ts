@@ -37,7 +37,7 @@ export {
 export { type IsolateExecutorOptions, OptionError, type OutboundSetting } from './executor/options.ts';
 export type { HostProvider, ToolFunction } from './executor/providers.ts';
 export type { IsolateExecuteRequest } from './executor/request.ts';
-export type { ChildStats, PoolEvent, PoolStats } from './pool/events.ts';
+export type { ChildPhase, ChildStats, PoolEvent, PoolStats } from './pool/events.ts';
 export type { OutboundFunction } from './pool/execution.ts';
 export { BoundedCodeCache, type CodeCache } from './sandbox/code-cache.ts';
 export type { DispatchFunction } from './sandbox/dispatch.ts';
