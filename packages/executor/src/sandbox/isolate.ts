@@ -43,7 +43,7 @@ export type CatastrophicErrorHandler = (message: string, handle: IsolateHandle) 
 
 /**
  * Every isolate of this process that is not disposed yet: what the process's memory backstop
- * (pool/backstop.ts) sums the limits of, and reads the CPU time of to find the one allocating.
+ * (pool/child/backstop.ts) sums the limits of, and reads the CPU time of to find the one allocating.
  */
 const live = new Set<IsolateHandle>();
 
