@@ -7,6 +7,9 @@
  *   packages/executor/src/sandbox/generated/runtime-bundle.generated.ts
  *       RUNTIME_SOURCE: packages/runtime bundled by esbuild into one script. The executor turns it
  *       into the V8 startup snapshot every isolate is restored from.
+ *   packages/executor/src/sandbox/generated/runtime-pieces.generated.ts
+ *       RUNTIME_PIECES: the runtime's pieces, each a script whose value is the piece's factory. The host keeps these out of the snapshot and
+ *       compiles one into an isolate on the piece's first use (packages/runtime/src/pieces.ts).
  *   packages/executor/src/sandbox/generated/codec-source.generated.ts
  *       DISPATCH_CODEC_SOURCE: the protocol's dispatch codec with its types and exports stripped.
  *   packages/executor/src/sandbox/generated/runtime-bundle.meta.json
@@ -54,6 +57,19 @@ async function runtimeBundle(): Promise<{ source: string; meta: string }> {
   return { source, meta: `${JSON.stringify({ bytes: source.length, inputs }, null, 2)}\n` };
 }
 
+/**
+ * The runtime pieces (packages/runtime/src/pieces.ts), by name: each a script whose value is the
+ * piece's factory, made by the build that owns the piece's sources, and the license texts of what
+ * it bundles.
+ */
+async function runtimePieces(): Promise<{ pieces: Record<string, string>; licenses: string }> {
+  const { tr46Piece } = (await import(join(root, 'packages/runtime/src/url/build-whatwg-url.mjs'))) as {
+    tr46Piece(): Promise<{ source: string; licenses: string }>;
+  };
+  const tr46 = await tr46Piece();
+  return { pieces: { tr46: tr46.source }, licenses: tr46.licenses };
+}
+
 async function codecSource(): Promise<string> {
   const file = join(root, 'packages/protocol/src/codec.ts');
   const { code } = await transform(readFileSync(file, 'utf8'), { loader: 'ts', target: 'es2024' });
@@ -67,7 +83,12 @@ async function codecSource(): Promise<string> {
 export async function generate(): Promise<Map<string, string>> {
   const runtime = await runtimeBundle();
   const codec = await codecSource();
+  const { pieces, licenses } = await runtimePieces();
   return new Map([
+    [
+      join(out, 'runtime-pieces.generated.ts'),
+      `${HEADER('packages/runtime/src/pieces.ts')}/*\n${licenses}\n */\nexport const RUNTIME_PIECES: Readonly<Record<string, string>> = ${JSON.stringify(pieces)};\n`,
+    ],
     [
       join(out, 'runtime-bundle.generated.ts'),
       `${HEADER('packages/runtime/src')}export const RUNTIME_SOURCE = ${JSON.stringify(runtime.source)};\n`,

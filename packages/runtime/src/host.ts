@@ -10,6 +10,9 @@ import { ErrorCtor, ReflectApply } from './primordials.ts';
 export interface HostReference {
   apply(receiver: undefined, args: readonly unknown[], options?: object): Promise<unknown>;
   applySync(receiver: undefined, args: readonly unknown[], options?: object): unknown;
+  /** The value a reference into this isolate holds (every Reference has it; pieces.ts uses it). */
+  deref(): unknown;
+  release(): void;
 }
 
 /** The references installRuntime hands over, by the name the runtime knows each under. */
@@ -18,6 +21,8 @@ export interface HostBindings {
   readonly randomBytes: HostReference;
   readonly sendRequest?: HostReference;
   readonly performSubtleOperation?: HostReference;
+  /** Compiles a runtime piece into this isolate and answers a reference to its factory (pieces.ts). */
+  readonly loadPiece?: HostReference;
   /** The isolate's memory limit in MB, which bounds what its limit cannot meter (reserved-memory.ts). */
   readonly memoryLimit?: number;
 }
@@ -28,8 +33,16 @@ type Bound = {
 };
 
 let host:
-  | { randomUUID: Bound; randomBytes: Bound; sendRequest?: Bound; performSubtleOperation?: Bound }
+  | {
+      randomUUID: Bound;
+      randomBytes: Bound;
+      sendRequest?: Bound;
+      performSubtleOperation?: Bound;
+      loadPiece: (name: string) => unknown;
+    }
   | undefined;
+
+export const PIECE_LOADER_MISSING_MESSAGE = 'The runtime piece cannot load: the host gave this isolate no piece loader.';
 
 /** Methods read once, at the handshake, so a later change to any prototype cannot redirect a call. */
 function bind(reference: HostReference): Bound {
@@ -49,6 +62,27 @@ export function connectHost(bindings: HostBindings): void {
     ...(bindings.performSubtleOperation
       ? { performSubtleOperation: bind(bindings.performSubtleOperation) }
       : {}),
+    loadPiece: bindings.loadPiece ? bindPieceLoader(bindings.loadPiece) : missingPieceLoader,
+  };
+}
+
+function missingPieceLoader(): never {
+  throw new ErrorCtor(PIECE_LOADER_MISSING_MESSAGE);
+}
+
+/**
+ * The piece loader answers a reference to the factory it compiled into this isolate; deref hands
+ * over the function itself. Every Reference shares deref and release, read here once, as bind
+ * reads its methods.
+ */
+function bindPieceLoader(reference: HostReference): (name: string) => unknown {
+  const { sync } = bind(reference);
+  const { deref, release } = reference;
+  return (name) => {
+    const answer = sync([name]);
+    const factory = ReflectApply(deref, answer, []);
+    ReflectApply(release, answer, []);
+    return factory;
   };
 }
 

@@ -34,6 +34,8 @@ export interface RuntimeReferences {
   readonly randomBytes: ivm.Reference<(length: number) => Uint8Array>;
   readonly sendRequest?: ivm.Reference<unknown>;
   readonly performSubtleOperation?: ivm.Reference<unknown>;
+  /** Compiles a runtime piece into the isolate on its first use (pieces.ts). */
+  readonly loadPiece?: ivm.Reference<unknown>;
 }
 
 /** The randomness references every isolate gets: crypto.randomUUID and crypto.getRandomValues. */

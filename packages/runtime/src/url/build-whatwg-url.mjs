@@ -3,8 +3,9 @@
  *
  * Writes packages/runtime/src/url/generated/whatwg-url.generated.ts: whatwg-url's URL parser and
  * application/x-www-form-urlencoded parser and serializer (not its URL and URLSearchParams classes,
- * which url.ts and url-search-params.ts replace), with tr46 and punycode, bundled by esbuild into
- * one ES module. The runtime bundle (tools/executor/generate-runtime-bundle.ts) then takes it like
+ * which url.ts and url-search-params.ts replace), bundled by esbuild into one ES module. tr46
+ * with punycode is bundled apart, by tr46Piece, which tools/executor/generate-runtime-bundle.ts
+ * calls to make the runtime piece ../pieces.ts loads. The runtime bundle (tools/executor/generate-runtime-bundle.ts) then takes it like
  * any other source file. Bundling here, once, is what lets that build stay a plain one:
  *
  *   - tr46 and punycode name their entry point only in "main", which esbuild's neutral platform
@@ -14,8 +15,8 @@
  *     (about 180 KB) for percent-encoding in a document's encoding, which the URL API never does:
  *     both imports are pointed at ../whatwg-url-glue.ts;
  *   - tr46 (UTS 46 mapping table and regular expressions, most of the size) is needed only for a
- *     host that is not ASCII, so it loads on first use and stays out of the snapshot's heap: the
- *     snapshot holds its source text only.
+ *     host that is not ASCII, so it is a runtime piece (../pieces.ts): kept out of the snapshot
+ *     altogether, its source on the host, compiled into the isolate by the first such host.
  *
  * With --check nothing is written: the run fails when the committed file differs from what the
  * installed packages produce now (the executor's test/runtime/url-generated.test.ts runs it).
@@ -67,8 +68,8 @@ const MODULES = {
   'percent-encode': `import { percentEncodeAfterEncoding } from '${GLUE}';\nexport { percentEncodeAfterEncoding };\n`,
   // @exodus/bytes/encoding.js, imported only to register the legacy multi-byte encoders.
   'legacy-encodings': '',
-  // tr46, loaded by the first host that is not ASCII.
-  'lazy-tr46': `let tr46;\nexports.toASCII = (domain, options) => {\n  tr46 ??= require('tr46');\n  return tr46.toASCII(domain, options);\n};\n`,
+  // tr46, a runtime piece the glue loads for the first host that is not ASCII.
+  'lazy-tr46': `import { loadTr46 } from '${GLUE}';\nexport const toASCII = (domain, options) => loadTr46().toASCII(domain, options);\n`,
 };
 
 const glue = {
@@ -80,9 +81,7 @@ const glue = {
     );
     plugin.onResolve({ filter: /^@exodus\/bytes\/whatwg\.js$/ }, () => virtual('percent-encode'));
     plugin.onResolve({ filter: /^@exodus\/bytes\/encoding\.js$/ }, () => virtual('legacy-encodings'));
-    plugin.onResolve({ filter: /^tr46$/ }, (args) =>
-      args.namespace === 'codemode' ? { path: join(tr46Dir, 'index.js') } : virtual('lazy-tr46'),
-    );
+    plugin.onResolve({ filter: /^tr46$/ }, () => virtual('lazy-tr46'));
     plugin.onResolve({ filter: /^\.\.\/whatwg-url-glue\.ts$/ }, (args) => ({
       path: args.path,
       external: true,
@@ -95,26 +94,45 @@ const glue = {
   },
 };
 
-const LICENSES = [
-  ['whatwg-url', whatwgUrlDir, 'LICENSE.txt'],
-  ['tr46', tr46Dir, 'LICENSE.md'],
-  ['punycode', punycodeDir, 'LICENSE-MIT.txt'],
-];
+const LICENSES = {
+  'whatwg-url': [whatwgUrlDir, 'LICENSE.txt'],
+  tr46: [tr46Dir, 'LICENSE.md'],
+  punycode: [punycodeDir, 'LICENSE-MIT.txt'],
+};
 
-export async function generate() {
+const SHARED = {
+  // Paths in the output and the metafile are relative to this, whatever the caller's directory.
+  absWorkingDir: repositoryRoot,
+  bundle: true,
+  write: false,
+  platform: 'neutral',
+  mainFields: ['main'],
+  target: 'es2024',
+  legalComments: 'none',
+  logLevel: 'silent',
+};
+
+/** The license texts of `packages`, as lines of a block comment. */
+function licensesOf(packages) {
+  return packages
+    .map((name) => {
+      const [dir, file] = LICENSES[name];
+      return ` * ${name} ${version(dir)}:\n *\n${readFileSync(join(dir, file), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => ` *   ${line}`.trimEnd())
+        .join('\n')}`;
+    })
+    .join('\n *\n');
+}
+
+/** One ES module bundled from `entry`, with a header naming its inputs, their sizes and licenses. */
+async function bundle(entry, sourcefile, packages, types) {
   const result = await build({
-    // Paths in the output and the metafile are relative to this, whatever the caller's directory.
-    absWorkingDir: repositoryRoot,
-    stdin: { contents: ENTRY, resolveDir: whatwgUrlDir, sourcefile: 'whatwg-url-entry.js' },
-    bundle: true,
-    write: false,
+    ...SHARED,
+    stdin: { contents: entry, resolveDir: whatwgUrlDir, sourcefile },
     format: 'esm',
-    platform: 'neutral',
-    mainFields: ['main'],
-    target: 'es2024',
-    legalComments: 'none',
     metafile: true,
-    logLevel: 'silent',
     plugins: [glue],
   });
   const code = result.outputFiles[0].text;
@@ -127,24 +145,43 @@ export async function generate() {
     .sort((a, b) => b[1] - a[1])
     .map(([path, bytes]) => ` *   ${String(bytes).padStart(7)}  ${path}`)
     .join('\n');
-  const licenses = LICENSES.map(
-    ([name, dir, file]) =>
-      ` * ${name} ${version(dir)}:\n *\n${readFileSync(join(dir, file), 'utf8')
-        .trimEnd()
-        .split('\n')
-        .map((line) => ` *   ${line}`.trimEnd())
-        .join('\n')}`,
-  ).join('\n *\n');
-  const header = `// Generated by packages/runtime/src/url/build-whatwg-url.mjs from whatwg-url ${version(whatwgUrlDir)}, tr46 ${version(tr46Dir)} and punycode ${version(punycodeDir)}. Do not edit; regenerate.
-// @ts-nocheck: third-party JavaScript; whatwg-url.ts gives it types.
+  const from = packages.map((name) => `${name} ${version(LICENSES[name][0])}`);
+  const header = `// Generated by packages/runtime/src/url/build-whatwg-url.mjs from ${from.slice(0, -1).join(', ')}${from.length > 1 ? ' and ' : ''}${from.at(-1)}. Do not edit; regenerate.
+// @ts-nocheck: third-party JavaScript; ${types} gives it types.
 /*
  * Bytes each input contributes (unminified):
 ${sizes}
  *
-${licenses}
+${licensesOf(packages)}
  */
 `;
   return header + code;
+}
+
+export function generate() {
+  return bundle(ENTRY, 'whatwg-url-entry.js', ['whatwg-url'], 'whatwg-url.ts');
+}
+
+/**
+ * tr46 with punycode as the runtime piece's script (../pieces.ts): a function whose call evaluates
+ * tr46 and returns its exports. Its entry is CommonJS, as tr46 is, so esbuild adds no module
+ * interop around it; the one helper left reads Object.getOwnPropertyNames, and the function takes
+ * `Object` as its parameter so the runtime hands it the snapshot's, never a program's replacement.
+ * Answers the script and the license texts (lines of a block comment) for the file that holds it.
+ */
+export async function tr46Piece() {
+  const result = await build({
+    ...SHARED,
+    stdin: { contents: "module.exports = require('tr46/index.js');\n", resolveDir: whatwgUrlDir, sourcefile: 'tr46-piece.js' },
+    format: 'iife',
+    globalName: 'tr46',
+    minifyWhitespace: true,
+    minifySyntax: true,
+  });
+  return {
+    source: `(function(Object){${result.outputFiles[0].text}return tr46;})`,
+    licenses: licensesOf(['tr46', 'punycode']),
+  };
 }
 
 function readOrEmpty(path) {

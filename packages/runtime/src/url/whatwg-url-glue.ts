@@ -5,10 +5,13 @@
  *   - its lib/encoding.js would build a TextEncoder and a TextDecoder when it loads, before the
  *     runtime has installed either; the runtime's UTF-8 functions are the same algorithms;
  *   - @exodus/bytes/whatwg.js would bring every legacy encoder for percent-encoding a query in a
- *     document's encoding; the URL API always parses as UTF-8, so only UTF-8 is kept.
+ *     document's encoding; the URL API always parses as UTF-8, so only UTF-8 is kept;
+ *   - tr46, which only a host that is not ASCII needs, is a runtime piece (../pieces.ts), kept out
+ *     of the snapshot and compiled into the isolate by the first such host.
  */
 
 import { utf8DecodeWithoutBOM, utf8Encode } from '../encoding/utf8.ts';
+import { loadPiece, type Pieces } from '../pieces.ts';
 import {
   RangeErrorCtor,
   StringFromCharCode,
@@ -17,6 +20,9 @@ import {
 } from '../primordials.ts';
 
 export { utf8DecodeWithoutBOM, utf8Encode };
+
+/** tr46's exports, for the parser's domain-to-ASCII of a host that is not ASCII. */
+export const loadTr46 = (): Pieces['tr46'] => loadPiece('tr46');
 
 const HEX = '0123456789ABCDEF';
 

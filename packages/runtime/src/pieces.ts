@@ -1,0 +1,62 @@
+/**
+ * Runtime pieces: the parts of the runtime a trivial program never touches, kept out of the startup
+ * snapshot. tools/executor/generate-runtime-bundle.ts makes each into a script the host keeps
+ * (RUNTIME_PIECES); the first use of a piece in an isolate asks the host, synchronously, to compile
+ * that script into this isolate (from V8 code cache the host makes once per process) and run it.
+ * The script's value is the piece's factory, which evaluates the piece's code and returns its
+ * exports.
+ *
+ * - The piece is compiled and evaluated inside the isolate, so it is charged to the program's
+ *   memory limit like the runtime code it replaces.
+ * - The host call is not an operation that waits on the host: a piece used by a module's top level
+ *   while modules load still loads (internals.ts refuses only the waiting ones).
+ * - The host compiles a piece at most once per isolate and refuses a second request; here the
+ *   factory is kept from the one answer. A factory that throws (a stack overflow in the middle of
+ *   the piece's top level) keeps nothing and runs afresh on the next use, as a bundled module's
+ *   evaluation does.
+ * - A piece evaluates when a program has had every chance to replace globals, so its factory takes
+ *   `Object` as a parameter and is handed the snapshot's Object functions, which the bundler's
+ *   helpers read. Beyond those, a piece reads globals at the same moments it did in the bundle.
+ */
+import { hostOf } from './host.ts';
+import {
+  ObjectCreate,
+  ObjectFreeze,
+  ObjectGetOwnPropertyNames,
+  ReflectDefineProperty,
+  ReflectGetOwnPropertyDescriptor,
+} from './primordials.ts';
+
+/** Every piece, by the name the host keeps its script under, with what its factory returns. */
+export interface Pieces {
+  readonly tr46: {
+    toASCII(domain: string, options: object): string | null;
+  };
+}
+
+/** Object's own functions as the snapshot saw them, before any program could replace one. */
+const snapshotObject: object = ObjectCreate(null);
+for (const key of ObjectGetOwnPropertyNames(Object)) {
+  const descriptor = ReflectGetOwnPropertyDescriptor(Object, key);
+  if (descriptor !== undefined) ReflectDefineProperty(snapshotObject, key, descriptor);
+}
+ObjectFreeze(snapshotObject);
+
+type Factory<Name extends keyof Pieces> = (object: object) => Pieces[Name];
+
+const factories: { [Name in keyof Pieces]?: Factory<Name> } = ObjectCreate(null);
+const exported: { [Name in keyof Pieces]?: Pieces[Name] } = ObjectCreate(null);
+
+/** The exports of the piece `name`, compiled into this isolate on the first call. */
+export function loadPiece<Name extends keyof Pieces>(name: Name): Pieces[Name] {
+  const done = exported[name];
+  if (done !== undefined) return done;
+  let factory = factories[name] as Factory<Name> | undefined;
+  if (factory === undefined) {
+    factory = hostOf().loadPiece(name) as Factory<Name>;
+    factories[name] = factory as never;
+  }
+  const exports = factory(snapshotObject);
+  exported[name] = exports;
+  return exports;
+}
