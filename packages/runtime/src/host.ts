@@ -42,7 +42,8 @@ let host:
     }
   | undefined;
 
-export const PIECE_LOADER_MISSING_MESSAGE = 'The runtime piece cannot load: the host gave this isolate no piece loader.';
+export const PIECE_LOADER_MISSING_MESSAGE =
+  'The runtime piece cannot load: the host gave this isolate no piece loader.';
 
 /** Methods read once, at the handshake, so a later change to any prototype cannot redirect a call. */
 function bind(reference: HostReference): Bound {
@@ -80,6 +81,7 @@ function bindPieceLoader(reference: HostReference): (name: string) => unknown {
   const { deref, release } = reference;
   return (name) => {
     const answer = sync([name]);
+    // The host holds its own handle to the factory (it answers repeats with it): this one goes.
     const factory = ReflectApply(deref, answer, []);
     ReflectApply(release, answer, []);
     return factory;

@@ -10,10 +10,10 @@
  *   memory limit like the runtime code it replaces.
  * - The host call is not an operation that waits on the host: a piece used by a module's top level
  *   while modules load still loads (internals.ts refuses only the waiting ones).
- * - The host compiles a piece at most once per isolate and refuses a second request; here the
- *   factory is kept from the one answer. A factory that throws (a stack overflow in the middle of
- *   the piece's top level) keeps nothing and runs afresh on the next use, as a bundled module's
- *   evaluation does.
+ * - The host compiles a piece at most once per isolate and answers a repeated request with the
+ *   same factory; here the factory is kept from the first answer. A factory that throws (a stack
+ *   overflow in the middle of the piece's top level) keeps nothing and runs afresh on the next
+ *   use, as a bundled module's evaluation does.
  * - A piece evaluates when a program has had every chance to replace globals, so its factory takes
  *   `Object` as a parameter and is handed the snapshot's Object functions, which the bundler's
  *   helpers read. Beyond those, a piece reads globals at the same moments it did in the bundle.

@@ -12,31 +12,40 @@
  * V8's code cache for each piece is made by the first compile in this process and reused by every
  * later isolate. It comes from the piece's source alone, before any program code runs beside it.
  */
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
 import { RUNTIME_PIECES } from './generated/runtime-pieces.generated.ts';
 import type { IsolateHandle } from './isolate.ts';
 
 export const UNKNOWN_PIECE_MESSAGE = 'No runtime piece has that name.';
-export const PIECE_LOADED_MESSAGE = 'This runtime piece is already loaded in this isolate.';
 
 const cachedData = new Map<string, ivm.ExternalCopy<ArrayBuffer>>();
 
-/** The function behind an isolate's loadPiece reference: compiles each piece at most once. */
+/**
+ * The function behind an isolate's loadPiece reference: compiles each piece at most once per
+ * isolate, and answers a repeated request with the same factory. The runtime keeps the first
+ * answer, but a stack overflow can strike inside the isolate between this answer and the moment it
+ * is kept; asking again then costs no second compile, and cannot fail where the first succeeded.
+ */
 export function pieceReference(handle: IsolateHandle): (name: unknown) => ivm.Reference<unknown> {
-  const loaded = new Set<string>();
+  const factories = new Map<string, ivm.Reference<unknown>>();
   return (name) => {
-    if (typeof name !== 'string' || !Object.hasOwn(RUNTIME_PIECES, name)) throw new Error(UNKNOWN_PIECE_MESSAGE);
-    if (loaded.has(name)) throw new Error(PIECE_LOADED_MESSAGE);
+    if (typeof name !== 'string' || !Object.hasOwn(RUNTIME_PIECES, name))
+      throw new Error(UNKNOWN_PIECE_MESSAGE);
+    const known = factories.get(name);
+    if (known !== undefined) return known;
     const cached = cachedData.get(name);
-    const script: ivm.Script & ivm.CachedDataResult = handle.isolate.compileScriptSync(RUNTIME_PIECES[name] as string, {
-      filename: `codemode-runtime-${name}.js`,
-      ...(cached === undefined ? { produceCachedData: true } : { cachedData: cached }),
-    });
+    const script: ivm.Script & ivm.CachedDataResult = handle.isolate.compileScriptSync(
+      RUNTIME_PIECES[name] as string,
+      {
+        filename: `codemode-runtime-${name}.js`,
+        ...(cached === undefined ? { produceCachedData: true } : { cachedData: cached }),
+      },
+    );
     try {
       if (cached === undefined && script.cachedData !== undefined) cachedData.set(name, script.cachedData);
       // The script only defines the factory; what it evaluates runs when the runtime calls it.
       const factory = script.runSync(handle.context, { reference: true }) as ivm.Reference<unknown>;
-      loaded.add(name);
+      factories.set(name, factory);
       return factory;
     } finally {
       script.release();

@@ -172,7 +172,11 @@ export function generate() {
 export async function tr46Piece() {
   const result = await build({
     ...SHARED,
-    stdin: { contents: "module.exports = require('tr46/index.js');\n", resolveDir: whatwgUrlDir, sourcefile: 'tr46-piece.js' },
+    stdin: {
+      contents: "module.exports = require('tr46/index.js');\n",
+      resolveDir: whatwgUrlDir,
+      sourcefile: 'tr46-piece.js',
+    },
     format: 'iife',
     globalName: 'tr46',
     minifyWhitespace: true,
