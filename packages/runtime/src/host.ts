@@ -10,9 +10,6 @@ import { ErrorCtor, ReflectApply } from './primordials.ts';
 export interface HostReference {
   apply(receiver: undefined, args: readonly unknown[], options?: object): Promise<unknown>;
   applySync(receiver: undefined, args: readonly unknown[], options?: object): unknown;
-  /** The value a reference into this isolate holds (every Reference has it; pieces.ts uses it). */
-  deref(): unknown;
-  release(): void;
 }
 
 /** The references installRuntime hands over, by the name the runtime knows each under. */
@@ -21,7 +18,7 @@ export interface HostBindings {
   readonly randomBytes: HostReference;
   readonly sendRequest?: HostReference;
   readonly performSubtleOperation?: HostReference;
-  /** Compiles a runtime piece into this isolate and answers a reference to its factory (pieces.ts). */
+  /** Answers the source of a runtime piece (pieces.ts). */
   readonly loadPiece?: HostReference;
   /** The isolate's memory limit in MB, which bounds what its limit cannot meter (reserved-memory.ts). */
   readonly memoryLimit?: number;
@@ -71,21 +68,10 @@ function missingPieceLoader(): never {
   throw new ErrorCtor(PIECE_LOADER_MISSING_MESSAGE);
 }
 
-/**
- * The piece loader answers a reference to the factory it compiled into this isolate; deref hands
- * over the function itself. Every Reference shares deref and release, read here once, as bind
- * reads its methods.
- */
+/** The piece loader answers a piece's source, as a string, or throws. */
 function bindPieceLoader(reference: HostReference): (name: string) => unknown {
   const { sync } = bind(reference);
-  const { deref, release } = reference;
-  return (name) => {
-    const answer = sync([name]);
-    // The host holds its own handle to the factory (it answers repeats with it): this one goes.
-    const factory = ReflectApply(deref, answer, []);
-    ReflectApply(release, answer, []);
-    return factory;
-  };
+  return (name) => sync([name]);
 }
 
 /** The connected host, or a clear failure when the isolate never went through the handshake. */

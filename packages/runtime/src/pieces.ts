@@ -1,19 +1,19 @@
 /**
  * Runtime pieces: the parts of the runtime a trivial program never touches, kept out of the startup
  * snapshot. tools/executor/generate-runtime-bundle.ts makes each into a script the host keeps
- * (RUNTIME_PIECES); the first use of a piece in an isolate asks the host, synchronously, to compile
- * that script into this isolate (from V8 code cache the host makes once per process) and run it.
- * The script's value is the piece's factory, which evaluates the piece's code and returns its
- * exports.
+ * (RUNTIME_PIECES); the first use of a piece in an isolate asks the host, synchronously, for that
+ * script's source and compiles it here, with the engine's own eval captured when the bundle loaded
+ * (before refuseCodeGeneration replaced the global one; nothing else can reach it, and it only
+ * ever compiles the host's pieces). The script's value is the piece's factory, which evaluates the
+ * piece's code and returns its exports. The host's pieces.ts says why the host does not compile.
  *
  * - The piece is compiled and evaluated inside the isolate, so it is charged to the program's
  *   memory limit like the runtime code it replaces.
  * - The host call is not an operation that waits on the host: a piece used by a module's top level
  *   while modules load still loads (internals.ts refuses only the waiting ones).
- * - The host compiles a piece at most once per isolate and answers a repeated request with the
- *   same factory; here the factory is kept from the first answer. A factory that throws (a stack
- *   overflow in the middle of the piece's top level) keeps nothing and runs afresh on the next
- *   use, as a bundled module's evaluation does.
+ * - A piece compiles at most once per isolate: the factory is kept from the first compile that
+ *   succeeds. A step that throws (a stack overflow in the middle of the load, or of the piece's
+ *   top level) keeps nothing and runs afresh on the next use, as a bundled module's evaluation does.
  * - A piece evaluates when a program has had every chance to replace globals, so its factory takes
  *   `Object` as a parameter and is handed the snapshot's Object functions, which the bundler's
  *   helpers read. Beyond those, a piece reads globals at the same moments it did in the bundle.
@@ -23,9 +23,14 @@ import {
   ObjectCreate,
   ObjectFreeze,
   ObjectGetOwnPropertyNames,
+  ReflectApply,
   ReflectDefineProperty,
   ReflectGetOwnPropertyDescriptor,
 } from './primordials.ts';
+
+/** The engine's eval, called indirectly: a piece's script runs in global scope, never in this one. */
+// biome-ignore lint/security/noGlobalEval: the runtime's own pieces, from the host; see the header.
+const compile = globalThis.eval;
 
 /** Every piece, by the name the host keeps its script under, with what its factory returns. */
 export interface Pieces {
@@ -53,7 +58,7 @@ export function loadPiece<Name extends keyof Pieces>(name: Name): Pieces[Name] {
   if (done !== undefined) return done;
   let factory = factories[name] as Factory<Name> | undefined;
   if (factory === undefined) {
-    factory = hostOf().loadPiece(name) as Factory<Name>;
+    factory = ReflectApply(compile, undefined, [hostOf().loadPiece(name)]) as Factory<Name>;
     factories[name] = factory as never;
   }
   const exports = factory(snapshotObject);

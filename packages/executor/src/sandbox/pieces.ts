@@ -1,54 +1,25 @@
 /**
  * The host's half of the runtime pieces (packages/runtime/src/pieces.ts): the parts of the runtime
- * kept out of the startup snapshot, compiled into an isolate the first time its program uses one.
+ * kept out of the startup snapshot, which an isolate compiles the first time its program uses one.
  * The isolate asks through the loadPiece reference of the handshake, synchronously, with the
- * piece's name; the answer is a reference to the piece's factory, which the runtime derefs.
+ * piece's name; the answer is the piece's source, which the runtime compiles itself.
  *
- * The compile runs re-entrantly, from inside the isolate's own synchronous call: the calling
- * thread has released the isolate's lock while it waits on this one, so isolated-vm's synchronous
- * compile and run take it here (its RunSync, the default thread's path); when the isolate already
- * runs on this thread, they reuse the lock it holds.
- *
- * V8's code cache for each piece is made by the first compile in this process and reused by every
- * later isolate. It comes from the piece's source alone, before any program code runs beside it.
+ * The host does not compile into the isolate, although isolated-vm would let it: a synchronous
+ * compile or run on the host's thread, while the isolate's own thread waits in this call, ends with
+ * isolated-vm's task epilogue (IsolateEnvironment::TaskEpilogue, from ThreePhaseTask::RunSync),
+ * which performs a microtask checkpoint in the isolate. The program's pending reactions would then
+ * run in the middle of its synchronous `new URL(...)`, and a memory limit met by that compile
+ * reaches the program as an ordinary error. Copying a string in the answer of a synchronous call
+ * does neither: the copy is metered and ends the run cleanly at the limit, like any allocation.
+ * The cost is V8's code cache, which isolated-vm offers only to compiles made from the host.
  */
-import type ivm from 'isolated-vm';
 import { RUNTIME_PIECES } from './generated/runtime-pieces.generated.ts';
-import type { IsolateHandle } from './isolate.ts';
 
 export const UNKNOWN_PIECE_MESSAGE = 'No runtime piece has that name.';
 
-const cachedData = new Map<string, ivm.ExternalCopy<ArrayBuffer>>();
-
-/**
- * The function behind an isolate's loadPiece reference: compiles each piece at most once per
- * isolate, and answers a repeated request with the same factory. The runtime keeps the first
- * answer, but a stack overflow can strike inside the isolate between this answer and the moment it
- * is kept; asking again then costs no second compile, and cannot fail where the first succeeded.
- */
-export function pieceReference(handle: IsolateHandle): (name: unknown) => ivm.Reference<unknown> {
-  const factories = new Map<string, ivm.Reference<unknown>>();
-  return (name) => {
-    if (typeof name !== 'string' || !Object.hasOwn(RUNTIME_PIECES, name))
-      throw new Error(UNKNOWN_PIECE_MESSAGE);
-    const known = factories.get(name);
-    if (known !== undefined) return known;
-    const cached = cachedData.get(name);
-    const script: ivm.Script & ivm.CachedDataResult = handle.isolate.compileScriptSync(
-      RUNTIME_PIECES[name] as string,
-      {
-        filename: `codemode-runtime-${name}.js`,
-        ...(cached === undefined ? { produceCachedData: true } : { cachedData: cached }),
-      },
-    );
-    try {
-      if (cached === undefined && script.cachedData !== undefined) cachedData.set(name, script.cachedData);
-      // The script only defines the factory; what it evaluates runs when the runtime calls it.
-      const factory = script.runSync(handle.context, { reference: true }) as ivm.Reference<unknown>;
-      factories.set(name, factory);
-      return factory;
-    } finally {
-      script.release();
-    }
-  };
+/** The function behind an isolate's loadPiece reference: the source of the piece named. */
+export function pieceSource(name: unknown): string {
+  if (typeof name !== 'string' || !Object.hasOwn(RUNTIME_PIECES, name))
+    throw new Error(UNKNOWN_PIECE_MESSAGE);
+  return RUNTIME_PIECES[name] as string;
 }

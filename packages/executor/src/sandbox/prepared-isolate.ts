@@ -17,7 +17,7 @@ import { hostSendRequest, type Performer } from './fetch.ts';
 import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
 import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from './isolate.ts';
 import { loaderReference } from './loader.ts';
-import { pieceReference } from './pieces.ts';
+import { pieceSource } from './pieces.ts';
 import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
 import { never, TimerRegistry } from './timers.ts';
 
@@ -92,7 +92,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       ...randomReferences(),
       performSubtleOperation: subtleReference(handle),
       sendRequest: new ivm.Reference(outbound.send),
-      loadPiece: new ivm.Reference(pieceReference(handle)),
+      loadPiece: new ivm.Reference(pieceSource),
       ...options.references?.(slots, handle),
     };
     // Every install step is one call of the snapshot's __prepareSandbox (sandbox-source.ts), with

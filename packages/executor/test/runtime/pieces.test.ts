@@ -6,9 +6,10 @@
  * touches the piece, and cannot reach the loader or make it load twice. Each program's answer here
  * was also taken from the runtime before the piece existed (tr46 in the snapshot): the same.
  */
-import { MIN_MEMORY_LIMIT } from '@supolka/codemode-protocol';
+import { MIN_MEMORY_LIMIT, memoryLimitMessage } from '@supolka/codemode-protocol';
 import { expect, test } from 'vitest';
-import { pieceReference, UNKNOWN_PIECE_MESSAGE } from '../../src/sandbox/pieces.ts';
+import { RUNTIME_PIECES } from '../../src/sandbox/generated/runtime-pieces.generated.ts';
+import { pieceSource, UNKNOWN_PIECE_MESSAGE } from '../../src/sandbox/pieces.ts';
 import { prepareIsolate } from '../../src/sandbox/prepared-isolate.ts';
 import { resultOf, T, useSandbox } from '../helpers.ts';
 
@@ -126,25 +127,58 @@ test('it loads whether the isolate runs on the host thread or on its own', async
   }
 });
 
-test('the host compiles a piece once per isolate, answers a repeat with the same factory, and knows no other names', () => {
-  const prepared = prepareIsolate({ memoryLimit: 128 });
-  try {
-    const load = pieceReference(prepared.handle);
-    for (const name of [
-      '__proto__',
-      'constructor',
-      'toString',
-      'TR46',
-      'x'.repeat(10 * 1024 * 1024),
-      1,
-      undefined,
-      {},
-    ])
-      expect(() => load(name)).toThrow(UNKNOWN_PIECE_MESSAGE);
-    const factory = load('tr46');
-    expect(factory.typeof).toBe('function');
-    expect(load('tr46')).toBe(factory);
-  } finally {
-    prepared.handle.isolate.dispose();
+test('the host answers the source of the pieces it has and knows no other names', () => {
+  for (const name of [
+    '__proto__',
+    'constructor',
+    'toString',
+    'TR46',
+    'x'.repeat(10 * 1024 * 1024),
+    1,
+    undefined,
+    {},
+  ])
+    expect(() => pieceSource(name)).toThrow(UNKNOWN_PIECE_MESSAGE);
+  expect(pieceSource('tr46')).toBe(RUNTIME_PIECES.tr46);
+});
+
+test("the program's pending reactions run after its synchronous code, not inside the load", async () => {
+  const envelope = await sandbox.execute({
+    modules: {
+      'order.js': `export const log = []; Promise.resolve().then(() => log.push('reaction')); new URL('http://bücher.de/'); log.push('after the URL');`,
+    },
+    code: `import { log } from './order.js'
+async () => {
+  const inRun = [];
+  Promise.resolve().then(() => inRun.push('reaction'));
+  new URL('http://faß.example/');
+  inRun.push('after the URL');
+  await null;
+  return [log, inRun];
+}`,
+  });
+  expect(envelope).toStrictEqual({
+    result: [
+      ['after the URL', 'reaction'],
+      ['after the URL', 'reaction'],
+    ],
+    logs: [],
+  });
+});
+
+test('a program that meets its memory limit while the piece loads ends with the memory limit', async () => {
+  const outcomes = new Set<string>();
+  for (let chunks = 30; chunks <= 80; chunks += 2) {
+    const envelope = await sandbox.execute({
+      memoryLimit: MIN_MEMORY_LIMIT,
+      code: `async () => { const keep = []; for (let i = 0; i < ${chunks}; i++) keep.push(new Array(16384).fill(i)); return new URL('http://bücher.de/').host; }`,
+    });
+    outcomes.add(
+      envelope.error === undefined ? `result ${envelope.result}` : `${envelope.code}: ${envelope.error}`,
+    );
   }
+  expect([...outcomes].sort()).toStrictEqual([
+    `MEMORY_LIMIT: ${memoryLimitMessage(MIN_MEMORY_LIMIT)}`,
+    'result xn--bcher-kva.de',
+  ]);
 });
