@@ -8,8 +8,9 @@
  *       RUNTIME_SOURCE: packages/runtime bundled by esbuild into one script. The executor turns it
  *       into the V8 startup snapshot every isolate is restored from.
  *   packages/executor/src/sandbox/generated/runtime-pieces.generated.ts
- *       RUNTIME_PIECES: the runtime's pieces, each a script whose value is the piece's factory. The host keeps these out of the snapshot and
- *       compiles one into an isolate on the piece's first use (packages/runtime/src/pieces.ts).
+ *       RUNTIME_PIECES: the runtime's pieces, each a script whose value is the piece's factory,
+ *       kept out of the snapshot; an isolate compiles one on the piece's first use
+ *       (packages/runtime/src/pieces.ts).
  *   packages/executor/src/sandbox/generated/codec-source.generated.ts
  *       DISPATCH_CODEC_SOURCE: the protocol's dispatch codec with its types and exports stripped.
  *   packages/executor/src/sandbox/generated/runtime-bundle.meta.json
