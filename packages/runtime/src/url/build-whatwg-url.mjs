@@ -199,7 +199,9 @@ export async function tr46Piece() {
     plugins: [mappingTableAsJson],
   });
   return {
-    source: `(function(Object){${result.outputFiles[0].text}return tr46;})`,
+    // Strict, as every module inside it is: a sloppy frame would hand its function to a program's
+    // Error.prepareStackTrace (CallSite.getFunction) while the piece evaluates.
+    source: `(function(Object){"use strict";${result.outputFiles[0].text}return tr46;})`,
     licenses: licensesOf(['tr46', 'punycode']),
   };
 }
