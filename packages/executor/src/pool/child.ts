@@ -3,10 +3,11 @@
  * last saw it, and ending it (SIGTERM, then SIGKILL when that goes unanswered). The pool decides
  * what to do; this file knows how to do it to one process.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Duplex, Readable } from 'node:stream';
 import type { Message, MessageOf } from '@supolka/codemode-protocol';
-import { receiveMessage, sendMessage, sendText } from './channel.ts';
+import { CHILD_STDIO, Channel } from './channel.ts';
 import { ChildLifecycle } from './child-state.ts';
 import type { PoolExecution } from './execution.ts';
 import { describeEnd, type Termination } from './exit-cause.ts';
@@ -48,6 +49,7 @@ export function childEntryUrl(poolModuleUrl: string): URL {
 
 export class PoolChild {
   readonly process: ChildProcess;
+  readonly channel: Channel;
   readonly pid: number;
   readonly spawnedAt = performance.now();
   /** Its one state (child-state.ts): the pool moves it; this file moves it to terminating and gone. */
@@ -94,21 +96,25 @@ export class PoolChild {
 
   constructor(options: ForkOptions, events: ChildEvents) {
     this.#killTimeout = options.killTimeout;
-    this.process = fork(options.entry, [encodeSettings(options.settings)], {
-      execPath: process.execPath,
-      execArgv: [...options.execArgv],
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
+    // Spawned, not forked: the channel is the pipe at fd 3 (channel.ts), and no IPC channel is opened.
+    this.process = spawn(
+      process.execPath,
+      [...options.execArgv, fileURLToPath(options.entry), encodeSettings(options.settings)],
+      { stdio: [...CHILD_STDIO] },
+    );
     this.pid = this.process.pid ?? -1;
     (this.process.stderr as Readable).setEncoding('utf8');
     (this.process.stderr as Readable).on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
     });
-    this.process.on('message', (value: unknown) => {
-      const decoded = receiveMessage(value);
-      if (decoded.ok) events.message(this, decoded.message);
-      else events.invalid(this, decoded.fault.message);
+    this.channel = new Channel(this.process.stdio[3] as Duplex, {
+      received: (decoded) => {
+        if (decoded.ok) events.message(this, decoded.message);
+        else events.invalid(this, decoded.fault.message);
+      },
+      violation: (reason) => events.invalid(this, reason),
+      // The exit event says how it ended.
+      closed: () => {},
     });
     let resolveExited: () => void = () => {};
     this.exited = new Promise((resolve) => {
@@ -135,7 +141,7 @@ export class PoolChild {
     this.process.on('exit', (code, signal) => gone(code, signal));
     // 'exit' comes while the process handle is still closing, and dispose() keeps it referenced
     // until then, so a caller counting handles right after dispose() would still see it. 'close'
-    // follows once the stdio and IPC pipes are closed too; the process handle's own close finishes
+    // follows once the stdio pipes (the channel among them) are closed too; the process handle's own close finishes
     // at the end of the loop turn that saw the exit, so the next timer turn has it gone.
     this.process.on('close', () => setTimeout(resolveExited, 0));
     // Only a process that never started reports 'error' without an 'exit' after it.
@@ -159,11 +165,11 @@ export class PoolChild {
   }
 
   send(message: Message): void {
-    sendMessage(this.process, message);
+    this.channel.send(message);
   }
 
   sendText(text: string): void {
-    sendText(this.process, text);
+    this.channel.sendText(text);
   }
 
   /** Sends a heartbeat unless one is still waiting for its answer. */
@@ -216,7 +222,7 @@ export class PoolChild {
 
   /** Whether the process may keep the parent's event loop alive: only while it has work. */
   setRef(ref: boolean): void {
-    const handles = [this.process, this.process.channel, this.process.stderr] as (
+    const handles = [this.process, this.process.stderr] as (
       | { ref?: () => void; unref?: () => void }
       | null
       | undefined
@@ -225,5 +231,6 @@ export class PoolChild {
       if (ref) handle?.ref?.();
       else handle?.unref?.();
     }
+    this.channel.setRef(ref);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The pool's child process. It composes exactly one Sandbox, with a code cache of its own, and
- * serves the parent's messages over the IPC channel: executions one at a time, heartbeats, cancels.
+ * serves the parent's messages over the channel (channel.ts): executions one at a time, heartbeats, cancels.
  *
  * The engine check starts here, at construction, and every heartbeat awaits it, so a child on an
  * engine that cannot serve the sandbox never reports healthy: its heartbeat is answered with a
@@ -8,8 +8,8 @@
  * sandbox is built from the report, so the fallbacks it selects are the ones the report names, and
  * it keeps an isolate prepared ahead of the next request.
  *
- * Started by pool/child.ts with `fork(child/child-entry, [settings])` under the parent's own Node and
- * `--no-node-snapshot`; never imported.
+ * Started by pool/child.ts as `node --no-node-snapshot child/child-entry settings`, the channel at
+ * fd 3, under the parent's own Node; never imported.
  */
 import { closeSync, openSync } from 'node:fs';
 import {
@@ -26,7 +26,7 @@ import {
 import { BoundedCodeCache } from '../../sandbox/code-cache.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
-import { receiveMessage, sendMessage, sendText } from '../channel.ts';
+import { openParentChannel, sendMessage, sendText } from '../channel.ts';
 import { parseSettings } from '../settings.ts';
 import { ChildRun } from './child-run.ts';
 import { MemoryGuard } from './memory-guard.ts';
@@ -34,6 +34,17 @@ import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
 const settings = parseSettings(process.argv[2]);
 const hooks = settings.testHooks ?? {};
+
+const parent = openParentChannel({
+  received: (decoded) => {
+    if (decoded.ok) handle(decoded.message);
+    else sendMessage(parent, { type: 'fault', ...decoded.fault });
+  },
+  // The parent's frames cannot be read on; it learns why, and ends this child for the fault.
+  violation: (reason) => sendMessage(parent, { type: 'fault', code: 'BAD_REQUEST', message: reason }),
+  // The parent went away (or closed the channel): see shutdown.
+  closed: () => shutdown(),
+});
 
 interface Ready {
   readonly engine: EngineReport;
@@ -44,7 +55,7 @@ interface Ready {
 let built: Sandbox | undefined;
 let resting = 0;
 const guard = new MemoryGuard({
-  parent: process,
+  parent,
   retained: () => built?.retainedCount ?? 0,
   // While retained executions hold isolates the floor rises no higher than the pool's recycling bound.
   floorCap: () => Math.max(resting, settings.rssLimit * 2 ** 20),
@@ -59,13 +70,13 @@ const ready: Promise<Ready> = checkEngine().then((engine) => {
     // The pool prefers a child whose next isolate is ready (pool.ts, #idleChild).
     onPrepared: () => {
       if (resting === 0) resting = process.memoryUsage.rss();
-      sendMessage(process, { type: 'prepared' });
+      sendMessage(parent, { type: 'prepared' });
     },
     // A fatal out-of-memory in one isolate: the guard names its execution before the process ends.
     onCatastrophicError: guard.onCatastrophicError,
     // The pool drops its route at once, so the slot is free and the next invoke need not travel here.
     onRetainedClosed: (executionId, message) => {
-      sendMessage(process, { type: 'handlesClosed', executionId, message });
+      sendMessage(parent, { type: 'handlesClosed', executionId, message });
       void reportWedge();
     },
   });
@@ -94,15 +105,6 @@ function checkEngine(): Promise<EngineReport> {
   return assertEngineServesSandbox();
 }
 
-process.on('message', (value: unknown) => {
-  const decoded = receiveMessage(value);
-  if (!decoded.ok) {
-    sendMessage(process, { type: 'fault', ...decoded.fault });
-    return;
-  }
-  handle(decoded.message);
-});
-
 function handle(message: Message): void {
   switch (message.type) {
     case 'heartbeat':
@@ -127,7 +129,7 @@ function handle(message: Message): void {
       void closeHandles(message);
       return;
     default:
-      sendMessage(process, {
+      sendMessage(parent, {
         type: 'fault',
         ...('id' in message && message.id !== undefined ? { id: message.id } : {}),
         code: 'BAD_REQUEST',
@@ -142,7 +144,7 @@ async function answerHeartbeat(id: string): Promise<void> {
     ({ engine } = await ready);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    sendMessage(process, {
+    sendMessage(parent, {
       type: 'fault',
       id,
       code: 'INTERNAL',
@@ -150,7 +152,7 @@ async function answerHeartbeat(id: string): Promise<void> {
     });
     return;
   }
-  sendMessage(process, {
+  sendMessage(parent, {
     type: 'health',
     id,
     engine: { ...engine, fallbacks: [...engine.fallbacks] },
@@ -162,7 +164,7 @@ async function answerHeartbeat(id: string): Promise<void> {
 }
 
 async function execute(id: string, request: ExecuteRequest, reportHostWaits: boolean): Promise<void> {
-  const run = new ChildRun(id, process, hooks, guard.catastropheInRun);
+  const run = new ChildRun(id, parent, hooks, guard.catastropheInRun);
   runs.set(id, run);
   let envelope: ExecuteResult;
   try {
@@ -213,7 +215,7 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
  * still running (wedge.ts): the parent then gives it no more work and ends it.
  */
 async function reportWedge(): Promise<void> {
-  if (await wedgedAfterDisposal()) sendMessage(process, { type: 'wedged', settle: ISOLATE_SETTLE_BOUND });
+  if (await wedgedAfterDisposal()) sendMessage(parent, { type: 'wedged', settle: ISOLATE_SETTLE_BOUND });
 }
 
 /** Invokes a retained execution this child holds; a failure crosses as a fault with its code. */
@@ -222,12 +224,12 @@ async function invoke(message: MessageOf<'invoke'>): Promise<void> {
   try {
     const { sandbox } = await ready;
     const response = await sandbox.invoke(message.executionId, message.request, message.handle);
-    sendText(process, encodeMessage({ type: 'invokeResult', id: message.id, response }));
+    sendText(parent, encodeMessage({ type: 'invokeResult', id: message.id, response }));
   } catch (error) {
     const fault = faultOf(error);
     // An invocation past its bound disposed its retained execution's isolate, as a run's end does.
     if (fault.code === 'TIMEOUT') await reportWedge();
-    sendMessage(process, { type: 'fault', id: message.id, ...fault });
+    sendMessage(parent, { type: 'fault', id: message.id, ...fault });
   } finally {
     guard.endInvoke(message.id, message.executionId);
   }
@@ -235,9 +237,9 @@ async function invoke(message: MessageOf<'invoke'>): Promise<void> {
 
 async function closeHandles(message: MessageOf<'closeHandles'>): Promise<void> {
   const { sandbox } = await ready;
-  if (sandbox.closeHandles(message.executionId)) sendMessage(process, { type: 'ack', id: message.id });
+  if (sandbox.closeHandles(message.executionId)) sendMessage(parent, { type: 'ack', id: message.id });
   else {
-    sendMessage(process, {
+    sendMessage(parent, {
       type: 'fault',
       id: message.id,
       code: 'HANDLES_CLOSED',
@@ -266,7 +268,7 @@ function sendResult(id: string, envelope: ExecuteResult): void {
       envelope: { error: reason, code: 'PAYLOAD_TOO_LARGE', logs: [] },
     });
   }
-  sendText(process, text);
+  sendText(parent, text);
 }
 
 /**
@@ -277,4 +279,3 @@ function shutdown(): void {
   process.exit(0);
 }
 process.on('SIGTERM', shutdown);
-process.on('disconnect', shutdown);

@@ -212,13 +212,13 @@ export class MemoryGuard {
     this.#ending = true;
     this.#backstop.disarm();
     const { parent } = this.#options;
-    if (!last || !parent.send || parent.connected === false) {
+    if (!last || !parent.open) {
       finish();
       return;
     }
     const text = encodeMessage(last);
     const timer = setTimeout(finish, LAST_WORDS_TIMEOUT);
-    (parent.send as (message: string, callback: () => void) => boolean).call(parent, text, () => {
+    parent.sendText(text, () => {
       clearTimeout(timer);
       finish();
     });
