@@ -21,6 +21,11 @@ export interface ChildTestHooks {
    * run's isolate, as V8's fatal out-of-memory does (no guest program reaches it reliably here).
    */
   readonly catastrophicOnTool?: string;
+  /**
+   * A tool call of this name writes the bytes its first argument names (channel-attacks.ts) straight
+   * to the channel, as a child no longer speaking the protocol would.
+   */
+  readonly channelAttackOnTool?: string;
   /** The engine check fails with this text, as on an engine that cannot serve the sandbox. */
   readonly failEngineCheck?: string;
   /** A file path: the first child to create the file fails its engine check; the others pass. */

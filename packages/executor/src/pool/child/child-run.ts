@@ -13,6 +13,7 @@ import type {
   OutboundMode,
 } from '@supolka/codemode-protocol';
 import type { Outbound } from '../../sandbox/fetch.ts';
+import { attackChannel } from '../channel-attacks.ts';
 import { type MessageEndpoint, sendMessage } from '../channel.ts';
 import type { ChildTestHooks } from '../settings.ts';
 
@@ -46,7 +47,7 @@ export class ChildRun {
 
   /** The sandbox's dispatch function: resolves to the tool's envelope JSON, or throws the text of a thrown frame. */
   readonly dispatch = async (provider: string, tool: string, args: string): Promise<string> => {
-    this.#injectFault(tool);
+    this.#injectFault(tool, args);
     const call = this.#calls++;
     const frame = await new Promise<DispatchFrame>((resolve) => {
       this.#dispatches.set(call, resolve);
@@ -114,7 +115,8 @@ export class ChildRun {
   }
 
   /** Test-only faults in the child's own host code (settings.ts); inert unless a test set them. */
-  #injectFault(tool: string): void {
+  #injectFault(tool: string, args: string): void {
+    if (tool === this.#hooks.channelAttackOnTool) attackChannel((JSON.parse(args) as unknown[])[0]);
     if (tool === this.#hooks.hangOnTool) {
       // A synchronous loop on the child's main thread: no heartbeat, no signal handler, no message.
       for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);

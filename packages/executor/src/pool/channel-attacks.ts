@@ -1,0 +1,61 @@
+/**
+ * The channelAttackOnTool test hook (settings.ts): bytes a child writes straight to its channel's
+ * descriptor, as a child whose host code went wrong, or was taken over, would. They bypass the
+ * channel's own writer, so the framing the parent reads is whatever the attack says. Inert unless a
+ * test set the hook.
+ */
+import { writeSync } from 'node:fs';
+import { CHANNEL_FD } from './channel.ts';
+import { FRAME_HEADER, FRAME_LIMIT } from './frames.ts';
+
+/** Bytes the trickle attack announces and then writes one at a time. */
+export const TRICKLE_BYTES = 16 * 1024;
+
+function header(length: number): Buffer {
+  const bytes = Buffer.alloc(FRAME_HEADER);
+  bytes.writeUInt32BE(length, 0);
+  return bytes;
+}
+
+/** Writes all of bytes, waiting out a full pipe (the descriptor is non-blocking). */
+function writeAll(bytes: Buffer): void {
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(CHANNEL_FD, bytes, offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    }
+  }
+}
+
+/** Runs the attack a tool call's first argument names; an unknown name writes nothing. */
+export function attackChannel(name: unknown): void {
+  switch (name) {
+    case 'oversized':
+      // A header announcing one byte past the limit, and nothing after it.
+      writeAll(header(FRAME_LIMIT + 1));
+      return;
+    case 'garbage':
+      // Text where a header belongs: its first four bytes announce some 1.2 GB.
+      writeAll(Buffer.from('GET / HTTP/1.1\r\nHost: pool\r\n\r\n'));
+      return;
+    case 'not-utf8':
+      writeAll(Buffer.concat([header(4), Buffer.from([0xff, 0xfe, 0xfd, 0xfc])]));
+      return;
+    case 'not-a-message':
+      writeAll(Buffer.concat([header(15), Buffer.from('{"type":"nope"}')]));
+      return;
+    case 'trickle': {
+      // A frame written a byte per write: the parent copies it into one growing buffer.
+      writeAll(header(TRICKLE_BYTES));
+      const byte = Buffer.from('x');
+      for (let index = 0; index < TRICKLE_BYTES; index++) writeAll(byte);
+      return;
+    }
+    case 'truncated':
+      // A frame cut short by the end of the process.
+      writeAll(Buffer.concat([header(100), Buffer.from('{"type":')]));
+      process.exit(1);
+  }
+}
