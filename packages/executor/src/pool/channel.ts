@@ -21,6 +21,9 @@ export const CHANNEL_FD = 3;
 /** The stdio of a pool child: no stdin or stdout, stderr kept to explain its end, the channel at fd 3. */
 export const CHILD_STDIO = ['ignore', 'ignore', 'pipe', 'pipe'] as const;
 
+/** The exit code of a child whose parent's stream broke the framing: it can hear nothing more. */
+export const FRAMING_EXIT = 3;
+
 export interface ChannelEvents {
   /** A frame's message, decoded and validated, or the fault saying why it is not one. */
   received(decoded: Decoded): void;

@@ -4,8 +4,8 @@
  * what to do; this file knows how to do it to one process.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Duplex, Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import type { Message, MessageOf } from '@supolka/codemode-protocol';
 import { CHILD_STDIO, Channel } from './channel.ts';
 import { ChildLifecycle } from './child-state.ts';

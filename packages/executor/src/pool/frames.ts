@@ -25,7 +25,7 @@ export const FRAME_HEADER = 4;
 export const FRAME_LIMIT = 3 * PAYLOAD_LIMIT;
 
 /** The first body buffer of a frame that did not arrive whole; it doubles as bytes come. */
-const INITIAL_BODY = 64 * 1024;
+export const INITIAL_BODY = 64 * 1024;
 
 export function frameTooLargeMessage(announced: number, limit: number): string {
   return `A frame announced ${announced} bytes, past the limit of ${limit}.`;
@@ -72,6 +72,11 @@ export class FrameReader {
   /** Whether a violation ended it (or stop() did). */
   get stopped(): boolean {
     return this.#broken;
+  }
+
+  /** Bytes it holds for the frame arriving: what a peer can make it keep. */
+  get buffered(): number {
+    return this.#headerHave + (this.#body?.length ?? 0);
   }
 
   /** Takes no more input: its owner is ending the stream. */

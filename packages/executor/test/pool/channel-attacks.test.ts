@@ -15,10 +15,7 @@ const attacks: [name: string, cause: RegExp][] = [
   ['oversized', exactly(validation(frameTooLargeMessage(FRAME_LIMIT + 1, FRAME_LIMIT)))],
   ['garbage', exactly(validation(frameTooLargeMessage(0x47455420, FRAME_LIMIT)))],
   ['not-utf8', exactly(validation(NOT_UTF8_MESSAGE))],
-  [
-    'not-a-message',
-    exactly(validation('Unknown message type "nope"; expected one of '), /[^;]*/),
-  ],
+  ['not-a-message', exactly(validation('Unknown message type "nope"; expected one of '), /[^;]*/)],
   ['trickle', exactly(validation('The message is not codec JSON: '), /.*/)],
   // The process ends itself inside the frame: its exit, not the cut frame, is what the caller meets.
   ['truncated', /^The worker running this execution was lost: .+\.$/],
@@ -26,31 +23,36 @@ const attacks: [name: string, cause: RegExp][] = [
 
 /** A pattern for `text` verbatim, then whatever `rest` matches, then how the pool ended the child. */
 function exactly(text: string, rest = /(?:)/): RegExp {
-  const quoted = workerLostMessage(text).slice(0, -1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const quoted = workerLostMessage(text)
+    .slice(0, -1)
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`^${quoted}${rest.source}; the pool (sent SIGTERM|ended it with SIGTERM).*\\.$`);
 }
 
 describe('a child that writes hostile bytes to its channel', () => {
-  test.each(attacks)('%s: is ended, its execution is lost, the other child serves on', async (attack, cause) => {
-    const { pool, log } = usePool({ size: 2, testHooks: { channelAttackOnTool: 'attack' } });
-    await Promise.all([pool.engine(), log.next('healthy'), log.next('healthy')]);
-    const tools = new Tools();
-    const held = pool.execute(
-      { code: 'async () => tools.gate("held")', providers: TOOLS_PROVIDER },
-      { dispatch: tools.dispatch },
-    );
-    await tools.arrived('held');
-    const attacked = await pool.execute(
-      { code: `async () => tools.attack(${JSON.stringify(attack)})`, providers: TOOLS_PROVIDER },
-      { dispatch: tools.dispatch },
-    );
-    expect(attacked).toMatchObject({ result: undefined, code: 'WORKER_LOST', logs: [] });
-    expect(attacked.error).toMatch(cause);
-    tools.open('held', 'answered');
-    expect(await held).toStrictEqual({ result: 'answered', logs: [] });
-    expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
-      result: 'served on',
-      logs: [],
-    });
-  });
+  test.each(attacks)(
+    '%s: is ended, its execution is lost, the other child serves on',
+    async (attack, cause) => {
+      const { pool, log } = usePool({ size: 2, testHooks: { channelAttackOnTool: 'attack' } });
+      await Promise.all([pool.engine(), log.next('healthy'), log.next('healthy')]);
+      const tools = new Tools();
+      const held = pool.execute(
+        { code: 'async () => tools.gate("held")', providers: TOOLS_PROVIDER },
+        { dispatch: tools.dispatch },
+      );
+      await tools.arrived('held');
+      const attacked = await pool.execute(
+        { code: `async () => tools.attack(${JSON.stringify(attack)})`, providers: TOOLS_PROVIDER },
+        { dispatch: tools.dispatch },
+      );
+      expect(attacked).toMatchObject({ result: undefined, code: 'WORKER_LOST', logs: [] });
+      expect(attacked.error).toMatch(cause);
+      tools.open('held', 'answered');
+      expect(await held).toStrictEqual({ result: 'answered', logs: [] });
+      expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
+        result: 'served on',
+        logs: [],
+      });
+    },
+  );
 });

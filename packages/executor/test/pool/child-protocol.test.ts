@@ -1,56 +1,82 @@
 /**
- * The child entry on its own, driven over a raw channel: every message is codec text validated on
- * arrival, and what fails validation is answered with a fault, never a crash. A heartbeat is
- * answered with the engine report once the engine check finished.
+ * The child entry on its own, driven over a raw channel: every message is codec text in a frame,
+ * validated on arrival, and what fails validation is answered with a fault, never a crash. A
+ * heartbeat is answered with the engine report once the engine check finished. A stream that
+ * breaks the framing is answered with a fault naming how, and the child ends: nothing past it can be read.
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import type { Duplex } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { decodeMessage, encodeMessage, type Message } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV, DEFAULT_CHILD_RSS_LIMIT } from '../../src/executor/defaults.ts';
+import { CHILD_STDIO, FRAMING_EXIT } from '../../src/pool/channel.ts';
 import { childEntryUrl } from '../../src/pool/child.ts';
+import {
+  encodeFrame,
+  FRAME_HEADER,
+  FRAME_LIMIT,
+  FrameReader,
+  frameTooLargeMessage,
+  NOT_UTF8_MESSAGE,
+} from '../../src/pool/frames.ts';
 import { encodeSettings } from '../../src/pool/settings.ts';
 
-const child: ChildProcess = fork(
-  childEntryUrl(new URL('../../src/pool/pool.ts', import.meta.url).href),
-  [
-    encodeSettings({
-      grace: 100,
-      maxRetained: 4,
-      allowLinkLocal: false,
-      allowLoopback: false,
-      allowPrivate: false,
-      ownEndpoints: [],
-      rssLimit: DEFAULT_CHILD_RSS_LIMIT,
-    }),
-  ],
-  {
-    execArgv: [...DEFAULT_CHILD_EXEC_ARGV],
-    serialization: 'advanced',
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  },
-);
-const exited = new Promise((resolve) => child.once('exit', resolve));
+/** A child entry on its own, its channel read frame by frame: each frame's text is a 'message' event. */
+function startChild(): { child: ChildProcess; pipe: Duplex; texts: EventEmitter; exited: Promise<unknown> } {
+  const entry = fileURLToPath(childEntryUrl(new URL('../../src/pool/pool.ts', import.meta.url).href));
+  const settings = encodeSettings({
+    grace: 100,
+    maxRetained: 4,
+    allowLinkLocal: false,
+    allowLoopback: false,
+    allowPrivate: false,
+    ownEndpoints: [],
+    rssLimit: DEFAULT_CHILD_RSS_LIMIT,
+  });
+  const child = spawn(process.execPath, [...DEFAULT_CHILD_EXEC_ARGV, entry, settings], {
+    stdio: [...CHILD_STDIO.slice(0, 2), 'inherit', CHILD_STDIO[3]],
+  });
+  const pipe = child.stdio[3] as Duplex;
+  const texts = new EventEmitter();
+  const reader = new FrameReader({
+    frame: (text) => texts.emit('message', text),
+    violation: (reason) => texts.emit('error', new Error(reason)),
+  });
+  pipe.on('data', (chunk: Buffer) => reader.push(chunk));
+  return { child, pipe, texts, exited: new Promise((resolve) => child.once('exit', resolve)) };
+}
+
+const { child, pipe, texts, exited } = startChild();
 afterAll(async () => {
   child.kill('SIGTERM');
   await exited;
 });
 
-/** Sends raw, then reads messages until one matches; a child that exits first fails the test at once. */
-function exchange(raw: unknown, match: (message: Message) => boolean): Promise<Message> {
+/**
+ * Sends raw (text is framed; bytes go as they are), then reads messages until one matches; a child
+ * that exits first fails the test at once.
+ */
+function exchange(
+  raw: string | Buffer,
+  match: (message: Message) => boolean,
+  to: { child: ChildProcess; pipe: Duplex; texts: EventEmitter } = { child, pipe, texts },
+): Promise<Message> {
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null, signal: string | null) =>
       reject(new Error(`the child exited (${signal ?? code}) before answering`));
-    const onMessage = (value: unknown) => {
-      const decoded = decodeMessage(value as string);
+    const onMessage = (text: string) => {
+      const decoded = decodeMessage(text);
       if (!decoded.ok) return reject(new Error(decoded.fault.message));
       if (!match(decoded.message)) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
+      to.texts.off('message', onMessage);
+      to.child.off('exit', onExit);
       resolve(decoded.message);
     };
-    child.on('message', onMessage);
-    child.once('exit', onExit);
-    child.send(raw as string);
+    to.texts.on('message', onMessage);
+    to.child.once('exit', onExit);
+    to.pipe.write(typeof raw === 'string' ? encodeFrame(raw) : raw);
   });
 }
 const withId = (id: string) => (message: Message) => 'id' in message && message.id === id;
@@ -69,16 +95,6 @@ describe('a child', () => {
       type: 'fault',
       code: 'BAD_REQUEST',
       message: expect.stringMatching(/^The message is not codec JSON/),
-    });
-  });
-
-  test('refuses a value that is not text', async () => {
-    expect(
-      await exchange({ type: 'heartbeat', id: 'h' }, (message) => message.type === 'fault'),
-    ).toStrictEqual({
-      type: 'fault',
-      code: 'BAD_REQUEST',
-      message: 'A message must arrive as codec text; got object.',
     });
   });
 
@@ -132,12 +148,12 @@ describe('a child', () => {
 
   test('sends hostWait edges only for an execution that asked for them', async () => {
     const seen: string[] = [];
-    const record = (value: unknown) => {
-      const decoded = decodeMessage(value as string);
+    const record = (text: string) => {
+      const decoded = decodeMessage(text);
       if (decoded.ok && decoded.message.type === 'hostWait')
         seen.push(`${decoded.message.id}:${decoded.message.waiting}`);
     };
-    child.on('message', record);
+    texts.on('message', record);
     try {
       for (const [id, reportHostWaits] of [
         ['quiet', false],
@@ -154,7 +170,7 @@ describe('a child', () => {
         await exchange(reply, (message) => message.type === 'result' && message.id === id);
       }
     } finally {
-      child.off('message', record);
+      texts.off('message', record);
     }
     expect(seen).toStrictEqual(['told:true', 'told:false']);
   });
@@ -167,5 +183,35 @@ describe('a child', () => {
       code: 'HANDLES_CLOSED',
       message: 'Execution nope holds no handles: they were closed, expired, or never granted.',
     });
+  });
+});
+
+describe('a child whose channel breaks the framing', () => {
+  const broken: [string, Buffer, string][] = [
+    [
+      'a header announcing more than the limit',
+      (() => {
+        const bytes = Buffer.alloc(FRAME_HEADER);
+        bytes.writeUInt32BE(FRAME_LIMIT + 1, 0);
+        return bytes;
+      })(),
+      frameTooLargeMessage(FRAME_LIMIT + 1, FRAME_LIMIT),
+    ],
+    ['a frame whose bytes are not UTF-8', Buffer.from([0, 0, 0, 1, 0xff]), NOT_UTF8_MESSAGE],
+  ];
+  test.each(broken)('answers %s with a fault naming it, and ends itself', async (_name, bytes, reason) => {
+    const other = startChild();
+    try {
+      expect(await exchange(bytes, (message) => message.type === 'fault', other)).toStrictEqual({
+        type: 'fault',
+        code: 'BAD_REQUEST',
+        message: reason,
+      });
+      // Nothing past a broken frame can be read: the child ends itself.
+      expect(await other.exited).toBe(FRAMING_EXIT);
+    } finally {
+      other.child.kill('SIGTERM');
+      await other.exited;
+    }
   });
 });

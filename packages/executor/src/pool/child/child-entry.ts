@@ -26,7 +26,7 @@ import {
 import { BoundedCodeCache } from '../../sandbox/code-cache.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
-import { openParentChannel, sendMessage, sendText } from '../channel.ts';
+import { FRAMING_EXIT, openParentChannel, sendMessage, sendText } from '../channel.ts';
 import { parseSettings } from '../settings.ts';
 import { ChildRun } from './child-run.ts';
 import { MemoryGuard } from './memory-guard.ts';
@@ -40,8 +40,11 @@ const parent = openParentChannel({
     if (decoded.ok) handle(decoded.message);
     else sendMessage(parent, { type: 'fault', ...decoded.fault });
   },
-  // The parent's frames cannot be read on; it learns why, and ends this child for the fault.
-  violation: (reason) => sendMessage(parent, { type: 'fault', code: 'BAD_REQUEST', message: reason }),
+  // Nothing past a broken frame can be read, so this child can serve no more: it says why and ends.
+  violation: (reason) =>
+    parent.sendText(encodeMessage({ type: 'fault', code: 'BAD_REQUEST', message: reason }), () =>
+      process.exit(FRAMING_EXIT),
+    ),
   // The parent went away (or closed the channel): see shutdown.
   closed: () => shutdown(),
 });
