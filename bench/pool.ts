@@ -1,5 +1,5 @@
 /**
- * Pool benchmark: IsolateExecutor end to end (parent, IPC, child, isolate and back), with the
+ * Pool benchmark: IsolateExecutor end to end (parent, channel, child, isolate and back), with the
  * in-process floors beside it, all measured in the same run. Started by `tools/run bench`.
  *
  *   trivial latency            execute({ code: 'async () => 1' }), one caller at a time, back to back
@@ -9,14 +9,16 @@
  *   RSS per child              at rest after warm-up, and the highest seen under the throughput load
  *   raw isolate floor          new Isolate from the runtime snapshot + context + eval + dispose, in process
  *   node:vm                    new context + runInContext, in process: the insecure baseline
- *   breakdown rows             where the pool's time goes: the sandbox alone, the message codec, an IPC round trip
+ *   breakdown rows             where the pool's time goes: the sandbox alone, the message codec, a channel round trip
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import type { Duplex } from 'node:stream';
 import vm from 'node:vm';
 import ivm from 'isolated-vm';
 import { IsolateExecutor, Sandbox } from '../packages/executor/src/index.ts';
+import { CHILD_STDIO, Channel } from '../packages/executor/src/pool/channel.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
 import { decodeMessage, encodeMessage } from '../packages/protocol/src/index.ts';
 import { printTable, record, type Summary, sample, samplePaced, single, summarize } from './stats.ts';
@@ -77,7 +79,6 @@ const executeMessage = {
   },
 } as const;
 const resultMessage = { type: 'result', id: 'x1', envelope: { result: 1, logs: [] } } as const;
-const executeText = encodeMessage(executeMessage);
 const codec = summarize(
   'breakdown: encode + validate-and-decode of an execute and a result message',
   await sample(iterations * 10, () => {
@@ -85,19 +86,46 @@ const codec = summarize(
     decodeMessage(encodeMessage(resultMessage));
   }),
 );
-const ipc = await (async () => {
-  const echo = spawn(process.execPath, ['-e', "process.on('message', (m) => process.send(m))"], {
-    serialization: 'advanced',
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+const channel = await (async () => {
+  // A child echoing every message it decodes: a round trip is two encodes, two frames, two decodes.
+  const channelModule = new URL('../packages/executor/src/pool/channel.ts', import.meta.url).href;
+  const echoSource =
+    `import { openParentChannel } from ${JSON.stringify(channelModule)};` +
+    'const channel = openParentChannel({ received: (decoded) => decoded.ok && channel.send(decoded.message),' +
+    ' violation: () => process.exit(2), closed: () => process.exit(0) });';
+  const echo = spawn(process.execPath, ['--input-type=module', '-e', echoSource], {
+    stdio: [...CHILD_STDIO],
   });
+  let answered = () => {};
+  const wire = new Channel(echo.stdio[3] as Duplex, {
+    received: (decoded) => {
+      if (!decoded.ok) throw new Error(decoded.fault.message);
+      answered();
+    },
+    violation: (reason) => {
+      throw new Error(reason);
+    },
+    closed: () => {},
+  });
+  const dispatch = {
+    type: 'dispatch',
+    id: 'x1',
+    call: 0,
+    provider: 'tools',
+    tool: 'echo',
+    args: '[1]',
+  } as const;
   const roundTrip = () =>
     new Promise<void>((resolve) => {
-      echo.once('message', () => resolve());
-      echo.send(executeText);
+      answered = resolve;
+      wire.send(dispatch);
     });
   const samples = await sample(iterations * 5, roundTrip, 50);
   echo.kill();
-  return summarize('breakdown: IPC round trip of one message (advanced serialization)', samples);
+  return summarize(
+    'breakdown: channel round trip of a dispatch message (frames on fd 3, validated at both ends)',
+    samples,
+  );
 })();
 
 // Through IsolateExecutor.
@@ -183,7 +211,7 @@ printTable(`Pool, through IsolateExecutor (Node ${process.version}, ${cores} cor
   row(inProcess),
   row(sandboxToolCall, rawApply),
   row(codec),
-  row(ipc),
+  row(channel),
 ]);
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 console.log(
