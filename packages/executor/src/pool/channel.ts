@@ -29,8 +29,11 @@ export interface ChannelEvents {
   received(decoded: Decoded): void;
   /** The byte stream broke the framing: the peer is not speaking the protocol; nothing more arrives. */
   violation(reason: string): void;
-  /** The peer closed its end (or the pipe failed): the side that lost it learns the rest elsewhere. */
-  closed(): void;
+  /**
+   * The peer closed its end (or the pipe failed): the side that lost it learns the rest elsewhere.
+   * `cut` names a frame the end cut short; a peer that is gone is past answering for it.
+   */
+  closed(cut?: string): void;
 }
 
 export class Channel {
@@ -48,10 +51,7 @@ export class Channel {
       },
     });
     socket.on('data', (chunk: Buffer) => this.#reader.push(chunk));
-    socket.on('end', () => {
-      this.#reader.end();
-      events.closed();
-    });
+    socket.on('end', () => events.closed(this.#reader.end()));
     // A write to a peer that died fails with EPIPE; its exit is reported by whoever watches it.
     socket.on('error', () => events.closed());
   }

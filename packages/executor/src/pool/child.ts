@@ -113,7 +113,8 @@ export class PoolChild {
         else events.invalid(this, decoded.fault.message);
       },
       violation: (reason) => events.invalid(this, reason),
-      // The exit event says how it ended.
+      // The exit event says how it ended, a frame its end cut short included: a child killed
+      // mid-write (by the kernel's OOM killer, say) reads as killed, not as a protocol violation.
       closed: () => {},
     });
     let resolveExited: () => void = () => {};

@@ -8,7 +8,7 @@
  * them), not with what the header announced, so a peer that announces the limit and sends a trickle
  * holds little; a frame that arrives a byte per chunk is copied once into that growing buffer, never
  * kept as a list of chunks; bytes that are not UTF-8 are refused rather than replaced; and a stream
- * that ends inside a frame is a violation, not a silent loss. After its first violation a reader
+ * that ends inside a frame is reported as cut, not lost silently. After its first violation a reader
  * takes nothing more: the stream cannot be resynchronized and its peer is not speaking the protocol.
  */
 import { isUtf8 } from 'node:buffer';
@@ -112,12 +112,21 @@ export class FrameReader {
     }
   }
 
-  /** The stream ended: between frames that is the end; inside one it is a violation. */
-  end(): void {
-    if (this.#broken) return;
-    if (this.#headerHave > 0) this.#fail(truncatedFrameMessage(this.#headerHave, FRAME_HEADER));
-    else if (this.#expected >= 0) this.#fail(truncatedFrameMessage(this.#bodyHave, this.#expected));
-    else this.stop();
+  /**
+   * The stream ended. Inside a frame that is a frame cut short, and the answer says so; between
+   * frames, or after a violation, it is undefined. The owner decides what it means: a peer that is
+   * gone cannot be answered, and how it went is told by whoever watches it.
+   */
+  end(): string | undefined {
+    if (this.#broken) return undefined;
+    const cut =
+      this.#headerHave > 0
+        ? truncatedFrameMessage(this.#headerHave, FRAME_HEADER)
+        : this.#expected >= 0
+          ? truncatedFrameMessage(this.#bodyHave, this.#expected)
+          : undefined;
+    this.stop();
+    return cut;
   }
 
   /** Where the header just read ended in its chunk. */

@@ -17,16 +17,19 @@ const attacks: [name: string, cause: RegExp][] = [
   ['not-utf8', exactly(validation(NOT_UTF8_MESSAGE))],
   ['not-a-message', exactly(validation('Unknown message type "nope"; expected one of '), /[^;]*/)],
   ['trickle', exactly(validation('The message is not codec JSON: '), /.*/)],
-  // The process ends itself inside the frame: its exit, not the cut frame, is what the caller meets.
-  ['truncated', /^The worker running this execution was lost: .+\.$/],
+  // The process ends itself inside a frame: its exit, not the cut frame, is what the caller meets.
+  ['truncated', new RegExp(`^${literal(workerLostMessage('its process exited with code 1'))}$`)],
 ];
 
 /** A pattern for `text` verbatim, then whatever `rest` matches, then how the pool ended the child. */
 function exactly(text: string, rest = /(?:)/): RegExp {
-  const quoted = workerLostMessage(text)
-    .slice(0, -1)
-    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const quoted = literal(workerLostMessage(text).slice(0, -1));
   return new RegExp(`^${quoted}${rest.source}; the pool (sent SIGTERM|ended it with SIGTERM).*\\.$`);
+}
+
+/** `text` as a pattern matching exactly it. */
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 describe('a child that writes hostile bytes to its channel', () => {
