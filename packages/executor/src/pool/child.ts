@@ -142,8 +142,9 @@ export class PoolChild {
     this.process.on('exit', (code, signal) => gone(code, signal));
     // 'exit' comes while the process handle is still closing, and dispose() keeps it referenced
     // until then, so a caller counting handles right after dispose() would still see it. 'close'
-    // follows once the stdio pipes (the channel among them) are closed too; the process handle's own close finishes
-    // at the end of the loop turn that saw the exit, so the next timer turn has it gone.
+    // follows once the stdio pipes (the channel among them) are closed too; the process handle's
+    // own close finishes at the end of the loop turn that saw the exit, so the next timer turn has
+    // it gone.
     this.process.on('close', () => setTimeout(resolveExited, 0));
     // Only a process that never started reports 'error' without an 'exit' after it.
     this.process.on('error', (error) => {
