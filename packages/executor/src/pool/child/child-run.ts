@@ -13,9 +13,9 @@ import type {
   OutboundMode,
 } from '@supolka/codemode-protocol';
 import type { Outbound } from '../../sandbox/fetch.ts';
-import { attackChannel } from '../channel-attacks.ts';
 import { type MessageEndpoint, sendMessage } from '../channel.ts';
 import type { ChildTestHooks } from '../settings.ts';
+import { attackChannel } from './channel-attacks.ts';
 
 export class ChildRun {
   readonly #id: string;

@@ -5,8 +5,8 @@
  * test set the hook.
  */
 import { writeSync } from 'node:fs';
-import { CHANNEL_FD } from './channel.ts';
-import { FRAME_HEADER, FRAME_LIMIT } from './frames.ts';
+import { CHANNEL_FD } from '../channel.ts';
+import { FRAME_HEADER, FRAME_LIMIT } from '../frames.ts';
 
 /** Bytes the trickle attack announces and then writes one at a time. */
 export const TRICKLE_BYTES = 16 * 1024;
