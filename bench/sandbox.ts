@@ -9,7 +9,7 @@
  *   raw apply round trip                  one Reference.apply from the isolate to an async host function
  */
 import ivm from 'isolated-vm';
-import { Sandbox } from '../packages/executor/src/index.ts';
+import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { isolatedVmVersion } from '../packages/executor/src/sandbox/isolate.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
 import { printTable, record, sample, summarize } from './stats.ts';

@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Sandbox } from '@supolka/codemode-executor';
+import { Sandbox } from '@supolka/codemode-executor/sandbox';
 import type { AreaCase } from '../src/case.ts';
 import { renderDifferences } from '../src/compare/diff.ts';
 import { normaliseRecord } from '../src/compare/normalize.ts';

@@ -2,7 +2,7 @@
  * One case, end to end: run it on both sides, normalise both records, compare, and weigh the
  * outcome against the area's expectations.
  */
-import type { Sandbox } from '@supolka/codemode-executor';
+import type { Sandbox } from '@supolka/codemode-executor/sandbox';
 import type { AreaCase } from './case.ts';
 import { differences, renderDifferences } from './compare/diff.ts';
 import { normaliseRecord } from './compare/normalize.ts';

@@ -3,7 +3,7 @@
  * and the two envelopes are compared against expectations/<area>.json. A case fails when it
  * differs without a listing, when its listing is stale, or when the suite could not run it.
  */
-import { Sandbox } from '@supolka/codemode-executor';
+import { Sandbox } from '@supolka/codemode-executor/sandbox';
 import { afterAll, describe, inject, test } from 'vitest';
 import { CORPUS } from '../cases/index.ts';
 import { AREAS } from '../src/case.ts';

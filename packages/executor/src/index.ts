@@ -39,21 +39,11 @@ export type { HostProvider, ToolFunction } from './executor/providers.ts';
 export type { IsolateExecuteRequest } from './executor/request.ts';
 export type { ChildPhase, ChildStats, PoolEvent, PoolStats } from './pool/events.ts';
 export type { OutboundFunction } from './pool/execution.ts';
-export { BoundedCodeCache, type CodeCache } from './sandbox/code-cache.ts';
+// Types only: the in-process Sandbox and the engine probes load isolated-vm, so they are exported
+// from the subpath '@supolka/codemode-executor/sandbox' (src/sandbox/index.ts), never from here.
 export type { DispatchFunction } from './sandbox/dispatch.ts';
-export {
-  assertEngineServesSandbox,
-  assertNoNodeSnapshot,
-  ENGINE_PROBES,
-  type EngineReport,
-} from './sandbox/isolate.ts';
-export {
-  type ExecuteResult,
-  type ExecutionSettled,
-  Sandbox,
-  type SandboxExecuteRequest,
-  type SandboxOptions,
-} from './sandbox/sandbox.ts';
+export type { EngineReport } from './sandbox/isolate.ts';
+export type { ExecuteResult } from './sandbox/sandbox.ts';
 export { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from './server/auth.ts';
 export { type CallOutcome, type Gauges as ServerStats, ServerMetrics } from './server/metrics.ts';
 export {

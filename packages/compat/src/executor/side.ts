@@ -4,7 +4,7 @@
  * says `outbound: undefined` explicitly, the Sandbox chapter's native mode), and, for a case that
  * retains a handler, the same requests through Sandbox.invoke.
  */
-import type { Sandbox, SandboxExecuteRequest } from '@supolka/codemode-executor';
+import type { Sandbox, SandboxExecuteRequest } from '@supolka/codemode-executor/sandbox';
 import type { HttpRequest } from '@supolka/codemode-protocol';
 import type { Case, InvokeRequest } from '../case.ts';
 import { prepareCase } from '../prepare.ts';

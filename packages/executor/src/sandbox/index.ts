@@ -1,0 +1,23 @@
+/**
+ * @supolka/codemode-executor/sandbox: the in-process pieces, one isolate per execution in the
+ * caller's own process. Importing this entry loads isolated-vm into that process, which is why it
+ * is a subpath of its own: the main entry (IsolateExecutor, the server, the CLI) runs isolates only
+ * in the children the pool forks, and a caller that loads another copy of isolated-vm, or none,
+ * must be able to use it (docs/sandbox.md, "Entry points").
+ */
+
+export { BoundedCodeCache, type CodeCache } from './code-cache.ts';
+export type { DispatchFunction } from './dispatch.ts';
+export {
+  assertEngineServesSandbox,
+  assertNoNodeSnapshot,
+  ENGINE_PROBES,
+  type EngineReport,
+} from './isolate.ts';
+export {
+  type ExecuteResult,
+  type ExecutionSettled,
+  Sandbox,
+  type SandboxExecuteRequest,
+  type SandboxOptions,
+} from './sandbox.ts';

@@ -1,0 +1,74 @@
+/**
+ * The package's main entry runs isolates only in the children the pool forks: importing it (or
+ * running the CLI, or the server) and executing a program loads no isolated-vm into the caller's
+ * process, which is what lets a caller that loads another copy of the addon use IsolateExecutor at
+ * all (docs/sandbox.md, "Entry points"). The in-process Sandbox is the subpath
+ * '@supolka/codemode-executor/sandbox', and importing it does load the addon: the control that
+ * shows the probe sees it. Each case is a fresh Node on the built package, imported by its name.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+
+const fixtures = new URL('./fixtures/', import.meta.url);
+const recorder = new URL('record-addons.mjs', fixtures).pathname;
+const driver = new URL('drive-entry.mjs', fixtures).pathname;
+const cli = new URL('../../dist/cli/main.js', import.meta.url).pathname;
+const program = new URL('../../../../examples/programs/notes.js', import.meta.url);
+const reports = mkdtempSync(join(tmpdir(), 'entry-points-'));
+afterAll(() => rmSync(reports, { recursive: true, force: true }));
+
+interface Report {
+  readonly resolved: readonly string[];
+  readonly sharedObjects: readonly string[];
+}
+
+/** Runs `args` in a fresh Node (the same flags in every case) with the recorder loaded first. */
+function runRecorded(
+  name: string,
+  args: readonly string[],
+): { stdout: string; status: number | null; report: Report } {
+  const file = join(reports, `${name}.json`);
+  const run = spawnSync(
+    process.execPath,
+    ['--no-node-snapshot', '--no-wasm-code-gc', '--import', recorder, ...args],
+    { encoding: 'utf8', timeout: 60_000, env: { ...process.env, ADDON_REPORT: file } },
+  );
+  expect(run.stderr).toBe('');
+  return { stdout: run.stdout, status: run.status, report: JSON.parse(readFileSync(file, 'utf8')) as Report };
+}
+
+const addons = (report: Report) =>
+  report.sharedObjects.filter((path) => /isolated[-_]vm.*\.node$/.test(path));
+const isolatedVmModules = (report: Report) => report.resolved.filter((url) => url.includes('/isolated-vm/'));
+
+describe('the main entry loads no isolated-vm into the caller', () => {
+  test.each(['main', 'server'])('an execution through the %s entry', (mode) => {
+    const { stdout, status, report } = runRecorded(mode, [driver, mode]);
+    expect(status).toBe(0);
+    expect(JSON.parse(stdout)).toStrictEqual({ result: 42, logs: [] });
+    // The probe saw the package itself: the run went through the built entry.
+    expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/index.js'))).toBe(true);
+    expect(isolatedVmModules(report)).toStrictEqual([]);
+    expect(addons(report)).toStrictEqual([]);
+  });
+
+  test('the codemode-executor run command', () => {
+    const { stdout, status, report } = runRecorded('cli', [cli, 'run', program.pathname]);
+    expect(status).toBe(0);
+    expect(stdout).toBe(readFileSync(new URL('notes.expected.txt', program), 'utf8'));
+    expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/cli/run.js'))).toBe(true);
+    expect(isolatedVmModules(report)).toStrictEqual([]);
+    expect(addons(report)).toStrictEqual([]);
+  });
+});
+
+test('the sandbox subpath loads isolated-vm into the process that imports it', () => {
+  const { stdout, status, report } = runRecorded('sandbox', [driver, 'sandbox']);
+  expect(status).toBe(0);
+  expect(JSON.parse(stdout)).toStrictEqual({ result: 42, logs: [] });
+  expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/sandbox/index.js'))).toBe(true);
+  expect(addons(report)).toHaveLength(1);
+});
