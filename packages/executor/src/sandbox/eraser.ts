@@ -8,6 +8,10 @@
  * included), so plain JavaScript never pays for it; the deadline counts from when a job reaches a
  * ready thread, so the erasure is never cut short by the start.
  * A job whose thread was terminated under it for another run's deadline is sent again to the next.
+ *
+ * A thread left idle for ERASER_IDLE_TIMEOUT is ended: it holds a V8 heap of its own and amaro's
+ * WebAssembly (about 25 MB resident in a pool child, docs/pool.md, "Memory"), which only
+ * TypeScript needs, and erasure is rare. The next erasure starts a fresh thread.
  */
 import { Worker } from 'node:worker_threads';
 import { BadRequestError } from '@supolka/codemode-protocol';
@@ -41,6 +45,14 @@ interface Pending {
 /** What a job reads when its thread ended without answering it. */
 export const ERASER_STOPPED_MESSAGE = 'The type eraser stopped before it answered.';
 
+/** How long a thread with no job stays alive (ms): a burst of TypeScript reuses it, and a rest frees it. */
+export const ERASER_IDLE_TIMEOUT = 5000;
+
+export interface TypeEraserOptions {
+  /** Milliseconds a thread without jobs lives before it is ended; ERASER_IDLE_TIMEOUT by default. */
+  readonly idleTimeout?: number;
+}
+
 /** The worker's module, with the extension this module was loaded with (.ts from source, .js built). */
 const WORKER_URL = new URL(
   `./erasure-worker${new URL(import.meta.url).pathname.endsWith('.ts') ? '.ts' : '.js'}`,
@@ -53,6 +65,17 @@ export class TypeEraser {
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
   #disposed = false;
+  readonly #idleTimeout: number;
+  #idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: TypeEraserOptions = {}) {
+    this.#idleTimeout = options.idleTimeout ?? ERASER_IDLE_TIMEOUT;
+  }
+
+  /** Whether a thread is alive (starting or ready); false once it was ended for idleness or a deadline. */
+  get threadAlive(): boolean {
+    return this.#worker !== undefined;
+  }
 
   /** Erases `sources`, each on its own; settles undefined once `within` ms pass on a ready thread. */
   async erase(sources: readonly ErasureSource[], within: number): Promise<Erasure> {
@@ -61,6 +84,8 @@ export class TypeEraser {
     const outcome = await new Promise<Erasure | Error>((settle) => {
       const pending: Pending = { job: { id: this.#nextId++, sources }, within, settle };
       this.#pending.set(pending.job.id, pending);
+      clearTimeout(this.#idleTimer);
+      this.#idleTimer = undefined;
       this.#start();
       if (this.#ready) this.#send(pending);
     });
@@ -112,6 +137,8 @@ export class TypeEraser {
   }
 
   #stop(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
     const worker = this.#worker;
     this.#worker = undefined;
     this.#ready = false;
@@ -143,6 +170,15 @@ export class TypeEraser {
     clearTimeout(pending.timer);
     this.#pending.delete(pending.job.id);
     pending.settle(outcome);
+    if (this.#pending.size === 0 && this.#worker !== undefined) this.#idleAfterLastJob();
+  }
+
+  /** The last job settled: the thread is ended unless another job arrives within the idle timeout. */
+  #idleAfterLastJob(): void {
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => this.#stop(), this.#idleTimeout);
+    // The timer never keeps the process alive, as the thread does not.
+    this.#idleTimer.unref();
   }
 }
 
