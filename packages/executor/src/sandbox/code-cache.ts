@@ -14,6 +14,15 @@ export interface CodeCache {
 }
 
 /**
+ * The bytes of code cache one process keeps by default. The cache lives in the pool child, so it
+ * is part of the child's resident memory for the child's whole life, and a blob is about half its
+ * source (acorn's 230 KB of source: about 100 KB). 64 MiB was more than a child's whole memory
+ * target (docs/pool.md, "Memory"); 8 MiB holds some eighty libraries of that size, or thousands of
+ * model-written programs, whose blobs are a kilobyte or two.
+ */
+export const DEFAULT_CODE_CACHE_BUDGET = 8 * 1024 * 1024;
+
+/**
  * A code cache that holds at most `budget` bytes, dropping the least recently used blobs first, so
  * a child that sees endless distinct programs does not grow without bound.
  */
@@ -22,7 +31,7 @@ export class BoundedCodeCache implements CodeCache {
   readonly #budget: number;
   #bytes = 0;
 
-  constructor(budget = 64 * 1024 * 1024) {
+  constructor(budget = DEFAULT_CODE_CACHE_BUDGET) {
     this.#budget = budget;
   }
 
@@ -41,6 +50,8 @@ export class BoundedCodeCache implements CodeCache {
       this.#bytes -= previous.byteLength;
       this.#blobs.delete(key);
     }
+    // A blob past the whole budget would only empty the cache on its way through.
+    if (blob.byteLength > this.#budget) return this;
     this.#blobs.set(key, blob);
     this.#bytes += blob.byteLength;
     for (const [oldest, old] of this.#blobs) {
@@ -57,6 +68,11 @@ export class BoundedCodeCache implements CodeCache {
 
   get size(): number {
     return this.#blobs.size;
+  }
+
+  /** The bytes of the blobs held, which never exceed the budget once a set returns. */
+  get bytes(): number {
+    return this.#bytes;
   }
 }
 
