@@ -2,9 +2,10 @@
  * Memory benchmark: what a pool child holds, at rest and after work. Started by `tools/run bench`.
  *
  *   RSS per child, fresh      started, nothing run yet, after 1 s idle
- *   RSS per child at rest     after a warm-up of mixed executions and 1 s idle, read from /proc
+ *   RSS per child at rest     after a warm-up of mixed executions and 6 s idle (past the eraser's
+ *                             idle timeout), read from /proc
  *   growth over 1000 mixed    the children's resident memory after 1000 more mixed executions and
- *                             1 s idle, against the same children's at rest (the warm-up excluded)
+ *                             6 s idle, against the same children's at rest (the warm-up excluded)
  *
  * The mix: a trivial program, tool calls, the Web runtime (URL, TextEncoder, a Response body,
  * JSON), console output, a thrown error, a program with TypeScript types (the eraser's path), a
@@ -14,12 +15,15 @@
  */
 import { availableParallelism } from 'node:os';
 import { IsolateExecutor } from '../packages/executor/src/index.ts';
+import { ERASER_IDLE_TIMEOUT } from '../packages/executor/src/sandbox/eraser.ts';
 import { processRss, record, single } from './stats.ts';
 
 const runs = Number(process.env.BENCH_MEMORY_RUNS ?? 1000);
 const warmup = 200;
 const cores = availableParallelism();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// At rest is past the type eraser's idle timeout: its thread (about 25 MB) ends then (docs/pool.md, "Memory").
+const rest = ERASER_IDLE_TIMEOUT + 1000;
 const tools = [{ name: 'tools', fns: { echo: (value: number) => value } }];
 
 const MIX: readonly { code: string; timeout?: number }[] = [
@@ -70,11 +74,11 @@ const sum = (values: readonly number[]) => values.reduce((total, value) => total
 await pause(1000);
 const fresh = rss(children());
 await run(warmup);
-await pause(1000);
+await pause(rest);
 const restPids = children();
 const atRest = rss(restPids);
 await run(runs);
-await pause(1000);
+await pause(rest);
 const afterPids = children();
 const after = rss(afterPids);
 await executor.dispose();
