@@ -1,0 +1,43 @@
+/**
+ * A pool child runs with MALLOC_ARENA_MAX capped (pool/child.ts, docs/pool.md "Memory") unless the
+ * caller set the variable itself, and inherits the rest of the caller's environment. Read from the
+ * real child's /proc/<pid>/environ.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, expect, test } from 'vitest';
+import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
+import { CHILD_MALLOC_ARENA_MAX } from '../../src/pool/child.ts';
+
+const saved = process.env.MALLOC_ARENA_MAX;
+afterEach(() => {
+  if (saved === undefined) delete process.env.MALLOC_ARENA_MAX;
+  else process.env.MALLOC_ARENA_MAX = saved;
+  delete process.env.CHILD_ENVIRONMENT_PROBE;
+});
+
+async function childEnvironment(): Promise<Map<string, string>> {
+  const executor = new IsolateExecutor({ poolSize: 1 });
+  try {
+    expect(await executor.execute({ code: 'async () => 1' })).toStrictEqual({ result: 1, logs: [] });
+    const pid = executor.stats().children[0]?.pid;
+    const entries = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+    return new Map(
+      entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+    );
+  } finally {
+    await executor.dispose();
+  }
+}
+
+test('a child caps its malloc arenas and inherits the caller environment', async () => {
+  delete process.env.MALLOC_ARENA_MAX;
+  process.env.CHILD_ENVIRONMENT_PROBE = 'inherited';
+  const env = await childEnvironment();
+  expect(env.get('MALLOC_ARENA_MAX')).toBe(CHILD_MALLOC_ARENA_MAX);
+  expect(env.get('CHILD_ENVIRONMENT_PROBE')).toBe('inherited');
+});
+
+test("the caller's own MALLOC_ARENA_MAX wins", async () => {
+  process.env.MALLOC_ARENA_MAX = '7';
+  expect((await childEnvironment()).get('MALLOC_ARENA_MAX')).toBe('7');
+});
