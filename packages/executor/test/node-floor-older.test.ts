@@ -14,6 +14,7 @@ import { belowNodeFloor, NODE_FLOOR } from '../src/node-floor.ts';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const entry = join(dist, 'index.js');
+const sandboxEntry = join(dist, 'sandbox', 'index.js');
 const cli = join(dist, 'cli', 'main.js');
 
 function versionOf(node: string): string | undefined {
@@ -79,8 +80,11 @@ describe.each([20, 22])(
     const { node, version } = nodeOfMajor(major);
     const sentence = `@supolka/codemode-executor needs Node 24 or newer, and this is Node ${version}.`;
 
-    test('importing the package rejects with the floor sentence', () => {
-      const script = `import(${JSON.stringify(entry)}).then(() => console.log('LOADED'), (error) => console.log('REJECTED ' + error.message))`;
+    test.each([
+      ['the package', entry],
+      ['its /sandbox subpath', sandboxEntry],
+    ])('importing %s rejects with the floor sentence', (_name, file) => {
+      const script = `import(${JSON.stringify(file)}).then(() => console.log('LOADED'), (error) => console.log('REJECTED ' + error.message))`;
       const { stdout, status } = spawnSync(node, ['-e', script], { encoding: 'utf8' });
       expect(status).toBe(0);
       expect(stdout.trim()).toBe(`REJECTED ${sentence}`);

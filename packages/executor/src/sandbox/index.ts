@@ -6,6 +6,9 @@
  * must be able to use it (docs/sandbox.md, "Entry points").
  */
 
+// First, as in the main entry: below the Node floor the import fails with one sentence naming it.
+import '../require-node-floor.ts';
+
 export { BoundedCodeCache, type CodeCache } from './code-cache.ts';
 export type { DispatchFunction } from './dispatch.ts';
 export {
