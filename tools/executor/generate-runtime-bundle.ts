@@ -15,6 +15,10 @@
  *       DISPATCH_CODEC_SOURCE: the protocol's dispatch codec with its types and exports stripped.
  *   packages/executor/src/sandbox/generated/runtime-bundle.meta.json
  *       bytes each input contributes to the bundle, to watch the snapshot's size.
+ *   packages/executor/src/sandbox/generated/sandbox-sources.generated.ts
+ *       the sandbox's own isolate-side code (packages/executor/src/sandbox/inside), one text per
+ *       file: a function expression for a file that exports one default function, or the module
+ *       itself for a module the isolate compiles as one.
  *
  * With --check nothing is written: the run fails when a committed file differs from what the
  * sources produce now (a test in the executor runs the same comparison).
@@ -80,11 +84,61 @@ async function codecSource(): Promise<string> {
   return withoutExports;
 }
 
+/**
+ * The isolate-side files of the sandbox and the name each text is exported under. A `function`
+ * file exports one default function and nothing else; a `module` file is compiled as a module.
+ */
+const SANDBOX_SOURCES: readonly { file: string; name: string; kind: 'function' | 'module' }[] = [
+  { file: 'console.ts', name: 'CONSOLE_INSTALL_SOURCE', kind: 'function' },
+  { file: 'bindings.ts', name: 'BINDINGS_INSTALL_SOURCE', kind: 'function' },
+  { file: 'timers.ts', name: 'TIMERS_INSTALL_SOURCE', kind: 'function' },
+  { file: 'dispatch.ts', name: 'DISPATCH_INSTALL_SOURCE', kind: 'function' },
+  { file: 'loader.ts', name: 'LOADER_INSTALL_SOURCE', kind: 'function' },
+  { file: 'completion.ts', name: 'COMPLETION_INSTALL_SOURCE', kind: 'function' },
+  { file: 'run-support.ts', name: 'RUN_SUPPORT_INSTALL_SOURCE', kind: 'function' },
+  { file: 'prepare.ts', name: 'PREPARE_INSTALL_SOURCE', kind: 'function' },
+  { file: 'warmup.ts', name: 'WARMUP_INSTALL_SOURCE', kind: 'function' },
+  { file: 'internal-module.ts', name: 'INTERNAL_MODULE_TEXT', kind: 'module' },
+];
+
+const IDENTIFIER = /[A-Za-z_$][\w$]*/g;
+
+/** One isolate-side file as source text: its types erased, and a default function as an expression. */
+async function sandboxSource(entry: (typeof SANDBOX_SOURCES)[number]): Promise<string> {
+  const file = join(root, 'packages/executor/src/sandbox/inside', entry.file);
+  const source = readFileSync(file, 'utf8');
+  const transformed = await transform(source, { loader: 'ts', target: 'es2024', charset: 'utf8' });
+  // The transform's annotations for bundlers: no bundler reads this text.
+  const code = transformed.code.replaceAll('/* @__PURE__ */ ', '');
+  if (/^\s*import\b/m.test(code)) throw new Error(`${entry.file} must import types only`);
+  // The transform renames a binding it finds shadowed (a named function expression assigned to a
+  // const of its name): an observable name would change, so every identifier must be the source's.
+  // `undefined` is written `void 0`, the same value.
+  const written = new Set([...(source.match(IDENTIFIER) ?? []), 'void']);
+  const renamed = [...new Set(code.match(IDENTIFIER))].filter((name) => !written.has(name));
+  if (renamed.length > 0) throw new Error(`${entry.file}: the transform renamed ${renamed.join(', ')}`);
+  if (entry.kind === 'module') return code;
+  const body = code.replace(/^export default /m, '');
+  if (body === code || /^\s*export\b/m.test(body) || !body.startsWith('function '))
+    throw new Error(`${entry.file} must consist of one default-exported function`);
+  return `(${body.trimEnd()})`;
+}
+
+async function sandboxSources(): Promise<string> {
+  const texts = await Promise.all(
+    SANDBOX_SOURCES.map(
+      async (entry) => `export const ${entry.name} = ${JSON.stringify(await sandboxSource(entry))};\n`,
+    ),
+  );
+  return `${HEADER('packages/executor/src/sandbox/inside')}${texts.join('')}`;
+}
+
 /** Every generated file, by path, as the sources produce it now. */
 export async function generate(): Promise<Map<string, string>> {
   const runtime = await runtimeBundle();
   const codec = await codecSource();
   const { pieces, licenses } = await runtimePieces();
+  const sandbox = await sandboxSources();
   return new Map([
     [
       join(out, 'runtime-pieces.generated.ts'),
@@ -99,6 +153,7 @@ export async function generate(): Promise<Map<string, string>> {
       join(out, 'codec-source.generated.ts'),
       `${HEADER('packages/protocol/src/codec.ts')}export const DISPATCH_CODEC_SOURCE = ${JSON.stringify(codec)};\n`,
     ],
+    [join(out, 'sandbox-sources.generated.ts'), sandbox],
   ]);
 }
 

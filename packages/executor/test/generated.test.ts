@@ -2,6 +2,6 @@
 import { expect, test } from 'vitest';
 import { stale } from '../../../tools/executor/generate-runtime-bundle.ts';
 
-test('regenerating the runtime bundle and the codec source changes nothing', async () => {
+test('regenerating the runtime bundle, the codec source and the sandbox sources changes nothing', async () => {
   expect(await stale()).toStrictEqual([]);
 });

@@ -4,6 +4,7 @@
  * engine kills later still comes back with everything it wrote.
  */
 import { CONSOLE_CAPTURE_LIMIT, LINE_COST, type LogLine } from '@supolka/codemode-protocol';
+import { CONSOLE_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 
 export const CONSOLE_CAPTURE_MESSAGE = `Console output past ${CONSOLE_CAPTURE_LIMIT} bytes was dropped: the run writes more than one execution may capture.`;
 
@@ -43,41 +44,6 @@ export class ConsoleCapture {
  * console.context. log, warn and error format as the wire does: String of each argument, single
  * spaces; an argument String cannot convert throws into the program, as that rule does (workerd's
  * console throws too), and nothing is written. The other methods exist and write nothing, as the
- * Sandbox chapter specifies.
+ * Sandbox chapter specifies. The code is inside/console.ts.
  */
-export const CONSOLE_SOURCE = `((sink, nativeSource) => {
-  const applySync = sink.applySync;
-  const apply = Reflect.apply;
-  const toString = String;
-  const defineProperty = Object.defineProperty;
-  let open = true;
-  const write = (level, values) => {
-    let text = '';
-    for (let index = 0; index < values.length; index++) text += (index === 0 ? '' : ' ') + toString(values[index]);
-    if (!open) return;
-    try {
-      if (apply(applySync, sink, [undefined, [level, text]]) === false) open = false;
-    } catch {}
-  };
-  const WRITING = { __proto__: null, error: 'error', log: 'log', warn: 'warn' };
-  const NAMES = ['debug', 'error', 'info', 'log', 'warn', 'dir', 'dirxml', 'table', 'trace', 'group', 'groupCollapsed',
-    'groupEnd', 'clear', 'count', 'countReset', 'assert', 'profile', 'profileEnd', 'time', 'timeLog', 'timeEnd', 'timeStamp'];
-  const methods = (target) => {
-    for (const name of NAMES) {
-      const level = WRITING[name];
-      // A conditional gives the arrow no name: workerd's console methods are named "".
-      const method = level === undefined ? () => {} : (...values) => write(level, values);
-      nativeSource(method, '');
-      defineProperty(target, name, { value: method, writable: true, enumerable: true, configurable: true });
-    }
-    return target;
-  };
-  const console = methods({ __proto__: { __proto__: Object.prototype } });
-  const context = function context(_label) {
-    return methods({ __proto__: { __proto__: Object.prototype } });
-  };
-  nativeSource(context, 'context');
-  defineProperty(console, 'context', { value: context, writable: true, enumerable: true, configurable: true });
-  defineProperty(console, Symbol.toStringTag, { value: 'console', configurable: true });
-  defineProperty(globalThis, 'console', { value: console, writable: true, enumerable: false, configurable: true });
-})`;
+export const CONSOLE_SOURCE = CONSOLE_INSTALL_SOURCE;

@@ -15,6 +15,9 @@ import {
   ToolNotFoundError,
 } from '@supolka/codemode-protocol';
 import { HeldAnswers, inlineOrHeld } from './answers.ts';
+import { bindValues } from './bound-source.ts';
+import { DISPATCH_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
+import type { DispatchValues } from './inside/dispatch.ts';
 
 /** Serves one tool call: resolves to the result envelope as JSON, `{"result":...}` or `{"error":"..."}`. */
 export type DispatchFunction = (provider: string, tool: string, argsJson: string) => Promise<string> | string;
@@ -122,41 +125,10 @@ export const ANSWER_GONE_MESSAGE = 'The answer of this call is no longer held by
  * A number in place of the frame is a long answer the host holds: it is taken at once with a
  * synchronous call, where a copy past the memory limit ends the run cleanly.
  * In global scope (a module's top level) the call is refused, as workerd refuses I/O there.
+ * The code is inside/dispatch.ts.
  */
-export const DISPATCH_SOURCE = `((hostDispatch) => {
-  const assertRequestScope = globalThis.__runtimeInternals.assertRequestScope;
-  const apply = Reflect.apply;
-  const applyHost = hostDispatch.apply;
-  const applyHostSync = hostDispatch.applySync;
-  const then = Promise.prototype.then;
-  const Promise_ = Promise;
-  const Error_ = Error;
-  const toString = String;
-  const slice = String.prototype.slice;
-  const options = { result: { promise: true } };
-  const settle = (frame, resolve, reject) => {
-    if (typeof frame !== 'string') return reject(new Error_(${JSON.stringify(ANSWER_GONE_MESSAGE)}));
-    if (frame[0] === 'r') resolve(apply(slice, frame, [1]));
-    else reject(new Error_(apply(slice, frame, [1])));
-  };
-  const dispatch = function __dispatch(provider, tool, argsJson) {
-    return new Promise_((resolve, reject) => {
-      assertRequestScope();
-      const call = apply(applyHost, hostDispatch, [undefined, [toString(provider), toString(tool), toString(argsJson)], options]);
-      apply(then, call, [
-        (answer) => {
-          if (typeof answer !== 'number') return settle(answer, resolve, reject);
-          let frame;
-          try {
-            frame = apply(applyHostSync, hostDispatch, [undefined, [answer]]);
-          } catch (error) {
-            return reject(error);
-          }
-          settle(frame, resolve, reject);
-        },
-        (failure) => reject(new Error_(toString(failure && failure.message))),
-      ]);
-    });
-  };
-  Object.defineProperty(globalThis, '__dispatch', { value: dispatch, writable: false, enumerable: false, configurable: false });
-})`;
+export const DISPATCH_SOURCE = bindValues(
+  DISPATCH_INSTALL_SOURCE,
+  { answerGone: ANSWER_GONE_MESSAGE } satisfies DispatchValues,
+  ['hostDispatch'],
+);

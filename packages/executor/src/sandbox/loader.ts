@@ -12,7 +12,11 @@
  * frame copied in by isolated-vm's own task while the isolate is at its limit aborts the process.
  */
 import { HeldAnswers, inlineOrHeld } from './answers.ts';
+import { bindValues } from './bound-source.ts';
+import { LOADER_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
+import type { LoaderValues } from './inside/loader.ts';
 import type { IsolateHandle } from './isolate.ts';
+
 export const GLOBAL_SCOPE_IMPORT_MESSAGE =
   'import() cannot run at the top level of a module while modules load: this engine cannot wait on the host there. Use a static import, or call import() inside the program.';
 
@@ -44,43 +48,9 @@ export function loaderReference(handle: IsolateHandle) {
   };
 }
 
-export const LOADER_SOURCE = `((hostLoad) => {
-  const internals = globalThis.__runtimeInternals;
-  const scope = internals.scope;
-  const namespaces = new Map();
-  internals.loadedNamespaces = namespaces;
-  const apply = Reflect.apply;
-  const applyHost = hostLoad.apply;
-  const applyHostSync = hostLoad.applySync;
-  const then = Promise.prototype.then;
-  const mapGet = Map.prototype.get;
-  const parse = JSON.parse;
-  const toString = String;
-  const Promise_ = Promise;
-  const Error_ = Error;
-  const errors = { __proto__: null, Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
-  const load = function __sandboxImport(referrer, specifier) {
-    return new Promise_((resolve, reject) => {
-      if (scope.global) throw new Error_(${JSON.stringify(GLOBAL_SCOPE_IMPORT_MESSAGE)});
-      const name = toString(specifier);
-      const request = apply(applyHost, hostLoad, [undefined, [toString(referrer), name], { result: { promise: true } }]);
-      apply(then, request, [
-        (answer) => {
-          let frame;
-          try {
-            frame = parse(typeof answer === 'number' ? apply(applyHostSync, hostLoad, [undefined, [answer]]) : answer);
-          } catch (error) {
-            return reject(error);
-          }
-          if (frame[0] === 'loaded') return resolve(apply(mapGet, namespaces, [frame[1]]));
-          // The failed module's top level ran in global scope and never handed it back.
-          scope.global = false;
-          const Failure = errors[frame[1]] || Error_;
-          reject(new Failure(frame[2]));
-        },
-        (failure) => reject(new Error_(toString(failure && failure.message))),
-      ]);
-    });
-  };
-  Object.defineProperty(globalThis, '__sandboxImport', { value: load });
-})`;
+/** __sandboxImport, the isolate's half; the code is inside/loader.ts. */
+export const LOADER_SOURCE = bindValues(
+  LOADER_INSTALL_SOURCE,
+  { globalScopeImport: GLOBAL_SCOPE_IMPORT_MESSAGE } satisfies LoaderValues,
+  ['hostLoad'],
+);

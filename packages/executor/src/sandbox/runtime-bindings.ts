@@ -4,13 +4,17 @@
  * published in the snapshot, which keeps them in closures user code cannot reach.
  */
 import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol';
+import { bindValues } from './bound-source.ts';
+import { BINDINGS_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
+import type { BindingsValues } from './inside/bindings.ts';
 
 /**
  * Passes the references it is called with into the __hostBindings handshake the snapshot
  * published. Without the handshake the isolate was not restored from the snapshot, and the script
- * says so instead of failing on a global it cannot explain.
+ * says so instead of failing on a global it cannot explain. The code is inside/bindings.ts.
  */
-export const BINDINGS_SOURCE = `((references) => {
-  if (typeof globalThis.__hostBindings !== 'function') throw new Error(${JSON.stringify(MISSING_SNAPSHOT_MESSAGE)});
-  globalThis.__hostBindings(references);
-})`;
+export const BINDINGS_SOURCE = bindValues(
+  BINDINGS_INSTALL_SOURCE,
+  { missingSnapshot: MISSING_SNAPSHOT_MESSAGE } satisfies BindingsValues,
+  ['references'],
+);

@@ -18,7 +18,10 @@ import {
   parseForDispatch,
 } from '@supolka/codemode-protocol';
 import type ivm from 'isolated-vm';
+import { bindValues } from './bound-source.ts';
 import type { RunClock } from './clock.ts';
+import { COMPLETION_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
+import type { CompletionValues } from './inside/completion.ts';
 import type { IsolateHandle } from './isolate.ts';
 
 /**
@@ -26,31 +29,13 @@ import type { IsolateHandle } from './isolate.ts';
  * accessor whose setter keeps the first value, resolves __resultReady with it and hands it to the
  * host, and __timeoutExpired, built by calling the timeout reference it is called with, once.
  * A value that is not a string reaches the host as undefined; a string past PAYLOAD_LIMIT as its
- * length, so an oversized answer is never copied out.
+ * length, so an oversized answer is never copied out. The code is inside/completion.ts.
  */
-export const RUN_SOURCE = `((hostTimeout, hostResult) => {
-  const apply = Reflect.apply;
-  const deliver = hostResult.applySync;
-  let resolveReady;
-  let reported = false;
-  let value;
-  const ready = new Promise((resolve) => { resolveReady = resolve; });
-  Object.defineProperty(globalThis, '__resultJson', {
-    get() { return value; },
-    set(next) {
-      if (reported) return;
-      reported = true;
-      value = next;
-      const answer = typeof next !== 'string' ? undefined : next.length > ${PAYLOAD_LIMIT} ? next.length : next;
-      resolveReady(answer);
-      try {
-        apply(deliver, hostResult, [undefined, [answer]]);
-      } catch {}
-    },
-  });
-  Object.defineProperty(globalThis, '__resultReady', { value: ready });
-  Object.defineProperty(globalThis, '__timeoutExpired', { value: hostTimeout.apply(undefined, [], { result: { promise: true } }) });
-})`;
+export const RUN_SOURCE = bindValues(
+  COMPLETION_INSTALL_SOURCE,
+  { payloadLimit: PAYLOAD_LIMIT } satisfies CompletionValues,
+  ['hostTimeout', 'hostResult'],
+);
 
 /** What a run comes back as, before the logs are attached. */
 export interface RunOutcome {

@@ -1,0 +1,84 @@
+/**
+ * CONSOLE_SOURCE (console.ts): globalThis.console over the sink reference, in workerd's shape.
+ * Its keys in workerd's order, a prototype of its own, methods named "" that show as native code,
+ * and console.context. log, warn and error format as the wire does: String of each argument,
+ * single spaces; an argument String cannot convert throws into the program, as that rule does
+ * (workerd's console throws too), and nothing is written. The other methods exist and write
+ * nothing, as the Sandbox chapter specifies.
+ */
+import type { HostReference, NativeSource } from './host.ts';
+
+export default function installConsole(sink: HostReference, nativeSource: NativeSource): void {
+  const applySync = sink.applySync;
+  const apply = Reflect.apply;
+  const String_ = String;
+  const defineProperty = Object.defineProperty;
+  let open = true;
+  const write = (level: string, values: unknown[]) => {
+    let text = '';
+    for (let index = 0; index < values.length; index++)
+      text += (index === 0 ? '' : ' ') + String_(values[index]);
+    if (!open) return;
+    try {
+      if (apply(applySync, sink, [undefined, [level, text]]) === false) open = false;
+    } catch {}
+  };
+  // No prototype: a name inherited from Object.prototype is no level.
+  const WRITING = { __proto__: null, error: 'error', log: 'log', warn: 'warn' } as unknown as Record<
+    string,
+    string | undefined
+  >;
+  const NAMES = [
+    'debug',
+    'error',
+    'info',
+    'log',
+    'warn',
+    'dir',
+    'dirxml',
+    'table',
+    'trace',
+    'group',
+    'groupCollapsed',
+    'groupEnd',
+    'clear',
+    'count',
+    'countReset',
+    'assert',
+    'profile',
+    'profileEnd',
+    'time',
+    'timeLog',
+    'timeEnd',
+    'timeStamp',
+  ];
+  const methods = (target: object) => {
+    for (const name of NAMES) {
+      const level = WRITING[name];
+      // A conditional gives the arrow no name: workerd's console methods are named "".
+      const method = level === undefined ? () => {} : (...values: unknown[]) => write(level, values);
+      nativeSource(method, '');
+      defineProperty(target, name, { value: method, writable: true, enumerable: true, configurable: true });
+    }
+    return target;
+  };
+  const console = methods({ __proto__: { __proto__: Object.prototype } });
+  // Not bound under its own name: the transform would rename the function to keep the two apart.
+  const contextMethod = function context(_label?: unknown) {
+    return methods({ __proto__: { __proto__: Object.prototype } });
+  };
+  nativeSource(contextMethod, 'context');
+  defineProperty(console, 'context', {
+    value: contextMethod,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  defineProperty(console, Symbol.toStringTag, { value: 'console', configurable: true });
+  defineProperty(globalThis, 'console', {
+    value: console,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * The shapes the sandbox's isolate-side code meets: the isolated-vm references the host hands in,
+ * and what the runtime bundle shares through __runtimeInternals. Types only: every file of this
+ * folder is turned into source text on its own, so a value import would leave a dangling name.
+ */
+
+/** An isolated-vm Reference as code inside the isolate sees it. */
+export interface HostReference {
+  apply(receiver: undefined, args: readonly unknown[], options?: object): Promise<unknown>;
+  applySync(receiver: undefined, args: readonly unknown[], options?: object): unknown;
+}
+
+/** Shows a function as native code, with the given name (the runtime's global-scope.ts). */
+export type NativeSource = (fn: unknown, name: string) => void;
+
+/** What RUN_SUPPORT_SOURCE answers: the bindings the internal module exports. */
+export interface RunSupport {
+  provider(name: string, positional: boolean): object;
+  startRun(start: () => Promise<unknown>, timeoutMessage: string, retain?: boolean): void;
+  loaded(token: unknown, namespace: unknown): void;
+  enterGlobalScope(): void;
+}
+
+/** The state the runtime shares with the sandbox's install scripts (the runtime's internals.ts). */
+export interface RuntimeInternals {
+  readonly scope: { global: boolean };
+  readonly assertRequestScope: () => void;
+  readonly reportException: (error: unknown, toConsole?: boolean) => void;
+  readonly nativeSource: NativeSource;
+  readonly http: {
+    requestFromWire(wire: unknown): unknown;
+    isResponse(value: unknown): boolean;
+    responseToWire(response: unknown): Promise<unknown>;
+  };
+  /** Set by LOADER_SOURCE: each loaded module's namespace, by the token its loader root carries. */
+  loadedNamespaces?: Map<unknown, unknown>;
+  /** Set by the preparation: what RUN_SUPPORT_SOURCE answered. */
+  sandbox?: RunSupport;
+}
+
+/** The global object as the install scripts read it, before they delete what they consumed. */
+export type SandboxGlobal = typeof globalThis & {
+  __runtimeInternals: RuntimeInternals;
+  __hostBindings?: (references: unknown) => void;
+  __prepareSandbox?: unknown;
+  __dispatch: (provider: unknown, tool: unknown, argsJson: unknown) => Promise<string>;
+  __timeoutExpired: Promise<never>;
+  __resultJson?: unknown;
+  __invokeHandle?: unknown;
+};

@@ -1,0 +1,77 @@
+/**
+ * LOADER_SOURCE (loader.ts): __sandboxImport(referrer, specifier), which the rewritten import()
+ * expressions call. It asks the host loader to load the module, then hands back the namespace the
+ * loader root stored inside the isolate, so the program gets the real namespace object. The host
+ * answers with its frame as JSON text when that is short, or with the number it holds the frame
+ * under, taken at once with a synchronous call (answers.ts). In global scope the call is refused
+ * with a message that says what to do instead (adr/0002).
+ */
+import type { HostReference, SandboxGlobal } from './host.ts';
+
+export interface LoaderValues {
+  /** GLOBAL_SCOPE_IMPORT_MESSAGE. */
+  readonly globalScopeImport: string;
+}
+
+type ErrorConstructorLike = new (message?: string) => Error;
+
+export default function installLoader(values: LoaderValues, hostLoad: HostReference): void {
+  const internals = (globalThis as SandboxGlobal).__runtimeInternals;
+  const scope = internals.scope;
+  const namespaces = new Map<unknown, unknown>();
+  internals.loadedNamespaces = namespaces;
+  const apply = Reflect.apply;
+  const applyHost = hostLoad.apply;
+  const applyHostSync = hostLoad.applySync;
+  const then = Promise.prototype.then;
+  const mapGet = Map.prototype.get;
+  const parse = JSON.parse;
+  const String_ = String;
+  const Promise_ = Promise;
+  const Error_ = Error;
+  const globalScopeImport = values.globalScopeImport;
+  const errors = {
+    __proto__: null,
+    Error,
+    TypeError,
+    RangeError,
+    SyntaxError,
+    ReferenceError,
+    EvalError,
+    URIError,
+  } as unknown as Record<string, ErrorConstructorLike | undefined>;
+  const load = function __sandboxImport(referrer: unknown, specifier: unknown) {
+    return new Promise_((resolve, reject) => {
+      if (scope.global) throw new Error_(globalScopeImport);
+      const name = String_(specifier);
+      const request = apply(applyHost, hostLoad, [
+        undefined,
+        [String_(referrer), name],
+        { result: { promise: true } },
+      ]);
+      apply(then, request, [
+        (answer: unknown) => {
+          let frame: [string, string, string];
+          try {
+            frame = parse(
+              (typeof answer === 'number'
+                ? apply(applyHostSync, hostLoad, [undefined, [answer]])
+                : answer) as string,
+            );
+          } catch (error) {
+            return reject(error);
+          }
+          if (frame[0] === 'loaded') return resolve(apply(mapGet, namespaces, [frame[1]]));
+          // The failed module's top level ran in global scope and never handed it back.
+          scope.global = false;
+          const Failure = errors[frame[1]] || Error_;
+          reject(new Failure(frame[2]));
+        },
+        (failure: { message?: unknown } | undefined) =>
+          // biome-ignore lint/complexity/useOptionalChain: a falsy rejection reads as itself, as it always has.
+          reject(new Error_(String_(failure && failure.message))),
+      ]);
+    });
+  };
+  Object.defineProperty(globalThis, '__sandboxImport', { value: load });
+}

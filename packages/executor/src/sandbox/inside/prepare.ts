@@ -1,0 +1,44 @@
+/**
+ * The body of SANDBOX_SOURCE (sandbox-source.ts): run once per process into the startup snapshot,
+ * after the runtime bundle, it defines __prepareSandbox, which every restored isolate calls once,
+ * with the host references, to install each piece in the chapter's order: the console, the runtime
+ * handshake, the timers, the dispatch bridge, the import() loader, the completion names, and the
+ * run support the entry imports. The pieces come in as functions, each already holding the host
+ * values it needs.
+ */
+import type { HostReference, NativeSource, RunSupport, RuntimeInternals, SandboxGlobal } from './host.ts';
+
+export interface SandboxPieces {
+  readonly console: (sink: HostReference, nativeSource: NativeSource) => void;
+  readonly bindings: (references: unknown) => void;
+  readonly timers: (hostDelay: HostReference) => void;
+  readonly dispatch: (hostDispatch: HostReference) => void;
+  readonly loader: (hostLoad: HostReference) => void;
+  readonly completion: (hostTimeout: HostReference, hostResult: HostReference) => void;
+  readonly runSupport: (internals: RuntimeInternals, signal: HostReference) => RunSupport;
+}
+
+export default function definePrepare(pieces: SandboxPieces): void {
+  const { console, bindings, timers, dispatch, loader, completion, runSupport } = pieces;
+  const prepare = (
+    consoleSink: HostReference,
+    runtime: unknown,
+    hostDelay: HostReference,
+    hostDispatch: HostReference,
+    hostLoad: HostReference,
+    hostTimeout: HostReference,
+    hostResult: HostReference,
+    hostSignal: HostReference,
+  ) => {
+    delete (globalThis as Partial<SandboxGlobal>).__prepareSandbox;
+    console(consoleSink, (globalThis as SandboxGlobal).__runtimeInternals.nativeSource);
+    bindings(runtime);
+    timers(hostDelay);
+    dispatch(hostDispatch);
+    loader(hostLoad);
+    completion(hostTimeout, hostResult);
+    const internals = (globalThis as SandboxGlobal).__runtimeInternals;
+    internals.sandbox = runSupport(internals, hostSignal);
+  };
+  Object.defineProperty(globalThis, '__prepareSandbox', { value: prepare, configurable: true });
+}

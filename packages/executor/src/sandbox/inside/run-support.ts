@@ -1,0 +1,207 @@
+/**
+ * RUN_SUPPORT_SOURCE (internal-module.ts): the sandbox's machinery for one run, called once per
+ * isolate while the isolate is prepared, before any user code exists: the provider namespaces, and
+ * startRun, which the entry calls with the user arrow. It leaves global scope, races the arrow
+ * against the run clock's expiry, and reports the outcome through the __resultJson accessor.
+ * Everything the envelope depends on (JSON, Promise, the codec) is bound here, at a time no
+ * program could have replaced it yet.
+ */
+import type { HostReference, RunSupport, RuntimeInternals, SandboxGlobal } from './host.ts';
+
+/** The dispatch codec (DISPATCH_CODEC_SOURCE), declared in the scope this function is defined in. */
+declare const __parseForDispatch: (text: string) => unknown;
+declare const __stringifyForDispatch: (value: unknown) => string;
+
+export interface RunSupportValues {
+  /** DISPATCH_OUTSIDE_ENVELOPE_MESSAGE. */
+  readonly outsideEnvelope: string;
+}
+
+type Handler = (request: unknown) => unknown;
+
+export default function createRunSupport(
+  values: RunSupportValues,
+  internals: RuntimeInternals,
+  signal: HostReference,
+): RunSupport {
+  const __global = globalThis as SandboxGlobal;
+  const __internals = internals;
+  const __scope = __internals.scope;
+  const __signal = signal;
+  const __dispatch = __global.__dispatch;
+  const __timeoutExpired = __global.__timeoutExpired;
+  const __Proxy = Proxy;
+  const __Promise = Promise;
+  const __Error = Error;
+  const __String = String;
+  const __apply = Reflect.apply;
+  const __then = Promise.prototype.then;
+  const __hasOwn = Object.hasOwn;
+  const __hasInstance = Function.prototype[Symbol.hasInstance];
+  const __defineProperty = Object.defineProperty;
+  const __http = __internals.http;
+  const __loadedNamespaces = __internals.loadedNamespaces as Map<unknown, unknown>;
+  const __mapSet = Map.prototype.set;
+  const __signalSync = __signal.applySync;
+  const __outsideEnvelope = values.outsideEnvelope;
+  const __notify = (kind: string, value?: unknown) =>
+    __apply(__signalSync, __signal, [undefined, [kind, value]]);
+
+  /** The text an uncaught failure reports: an Error's message, or String of anything else. */
+  const __describe = (error: unknown) => {
+    try {
+      if (__apply(__hasInstance, __Error, [error])) return __String((error as Error).message);
+      return __String(error);
+    } catch {
+      return 'The program failed with a value that cannot be turned into text.';
+    }
+  };
+
+  /** Calls a tool and unwraps its result envelope. */
+  const __callTool = async (provider: string, tool: string, argsJson: string) => {
+    const resultJson = await __dispatch(provider, tool, argsJson);
+    let data: unknown;
+    try {
+      data = __parseForDispatch(resultJson);
+    } catch {
+      data = null;
+    }
+    if (data === null || typeof data !== 'object') throw new __Error(__outsideEnvelope);
+    const envelope = data as { error?: unknown; result?: unknown };
+    if (__hasOwn(envelope, 'error') && envelope.error) throw new __Error(envelope.error as string);
+    return __hasOwn(envelope, 'result') ? envelope.result : undefined;
+  };
+
+  const __reject = (error: unknown) => new __Promise((_resolve, reject) => reject(error));
+
+  /**
+   * The namespace object of one provider. A property written onto it wins over a tool of that
+   * name; symbols and 'then' are never tools, so the namespace is not thenable and inspection
+   * protocols find nothing. With positional arguments the tool gets the argument list; otherwise
+   * one object.
+   */
+  const __provider = (name: string, positional: boolean) =>
+    new __Proxy(
+      {},
+      {
+        get: (target: Record<PropertyKey, unknown>, toolName) => {
+          if (__hasOwn(target, toolName)) return target[toolName];
+          if (typeof toolName === 'symbol' || toolName === 'then') return undefined;
+          const tool = __String(toolName);
+          // Not async itself: an async function returning a promise would resolve it through its
+          // observable 'then', which a program may have replaced.
+          return (...args: unknown[]) => {
+            try {
+              return __callTool(
+                name,
+                tool,
+                __stringifyForDispatch(
+                  positional ? args : args.length === 0 || args[0] === undefined ? {} : args[0],
+                ),
+              );
+            } catch (error) {
+              return __reject(error);
+            }
+          };
+        },
+      },
+    );
+
+  const __race = (first: Promise<unknown>, second: Promise<unknown>) =>
+    new __Promise((resolve, reject) => {
+      __apply(__then, first, [resolve, reject]);
+      __apply(__then, second, [resolve, reject]);
+    });
+
+  /** Reports the outcome once: a value the codec cannot carry becomes the error it raised. */
+  const __report = (envelope: object) => {
+    let json: string;
+    try {
+      json = __stringifyForDispatch(envelope);
+    } catch (error) {
+      json = __stringifyForDispatch({ __proto__: null, error: __describe(error) });
+    }
+    __global.__resultJson = json;
+  };
+
+  /**
+   * The retained-handler invoker: builds a Request from the wire shape, calls the handler, and
+   * answers a frame, ['returned', response] or ['thrown', text]. It never rejects. It refuses an
+   * answer that is not a Response, reading the runtime's own state rather than public getters.
+   */
+  const __invoker = (handler: Handler) => async (wire: unknown) => {
+    try {
+      const answer = await handler(__http.requestFromWire(wire));
+      if (!__http.isResponse(answer))
+        return ['thrown', "Incorrect type for Promise: the Promise did not resolve to 'Response'."];
+      return ['returned', await __http.responseToWire(answer)];
+    } catch (error) {
+      return ['thrown', __describe(error)];
+    }
+  };
+
+  /**
+   * The tail of a run that asked to retain handles: a bare function or an object with a fetch
+   * method becomes the invoker, and the envelope stays empty. Anything else reports as usual. It
+   * opens by deleting __invokeHandle, so a program cannot plant its own invoker and pass for a
+   * grant; a plant the delete cannot remove throws (this code is strict) and the run reports that
+   * error. The name is then defined for good, so nothing can be planted afterwards either.
+   */
+  const __retain = (result: unknown) => {
+    delete __global.__invokeHandle;
+    const handler: Handler | undefined =
+      typeof result === 'function'
+        ? (result as Handler)
+        : result !== null &&
+            typeof result === 'object' &&
+            typeof (result as { fetch?: unknown }).fetch === 'function'
+          ? (request) => (result as { fetch: Handler }).fetch(request)
+          : undefined;
+    __defineProperty(__global, '__invokeHandle', {
+      value: handler === undefined ? undefined : __invoker(handler),
+    });
+    return handler === undefined ? { __proto__: null, result } : { __proto__: null };
+  };
+
+  const __startRun = (start: () => Promise<unknown>, timeoutMessage: string, retain?: boolean) => {
+    __scope.global = false;
+    __notify('started');
+    const expired = __apply(__then, __timeoutExpired, [
+      () => {
+        throw new __Error(timeoutMessage);
+      },
+    ]);
+    const running = start();
+    __apply(__then, __race(running, expired), [
+      (result: unknown) => {
+        let envelope: object;
+        try {
+          envelope = retain ? __retain(result) : { __proto__: null, result };
+        } catch (error) {
+          envelope = { __proto__: null, error: __describe(error) };
+        }
+        __report(envelope);
+      },
+      (error: unknown) => __report({ __proto__: null, error: __describe(error) }),
+    ]);
+  };
+
+  /** A loader root calls this once the module it imports has evaluated: back to the run's scope. */
+  const __loaded = (token: unknown, namespace: unknown) => {
+    __scope.global = false;
+    __notify('loaded', token);
+    __apply(__mapSet, __loadedNamespaces, [token, namespace]);
+  };
+
+  /** Called by the scope module each loader root imports first: the loaded module's top level runs in global scope. */
+  const __enterGlobalScope = () => {
+    __scope.global = true;
+  };
+
+  return {
+    provider: __provider,
+    startRun: __startRun,
+    loaded: __loaded,
+    enterGlobalScope: __enterGlobalScope,
+  };
+}
