@@ -10,6 +10,10 @@
  * or more, which arrives as an external string. A number, or a string under 1024 bytes, is copied
  * onto the engine's heap without the check, which the engine's own limit then meters.
  *
+ * The same copy, with the same check, carries the arguments of a call the host makes into the
+ * isolate in a task of its own (applyIgnored), which is how a tool call's answer arrives
+ * (dispatch.ts).
+ *
  * So an asynchronous answer carries only such a value: a short text itself, or the number under
  * which the host holds the answer. The isolate takes a held answer at once with a synchronous call
  * of the same reference. There the copy runs inside a call, and a copy past the limit ends the run

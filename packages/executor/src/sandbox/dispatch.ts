@@ -99,21 +99,27 @@ export function encodeFrame(frame: DispatchFrame): string {
   return (frame[0] === 'returned' ? 'r' : 't') + frame[1];
 }
 
+/** Sends a call's answer into the isolate: the encoded frame when it is short, else the number it is held under. */
+export type AnswerCall = (call: number, answer: string | number) => void;
+
 /**
- * The function behind the dispatch reference. A call (three strings) answers its encoded frame
- * itself when it is short, or the number the frame is held under (answers.ts): a tool result of
- * megabytes arriving asynchronously while the isolate is near its memory limit would otherwise
- * abort the process. A call with that number alone, made synchronously, takes the frame.
+ * The function behind the dispatch reference. A call (its number and three strings) arrives with
+ * applyIgnored and returns nothing; its encoded frame goes back through `answer`, itself when it is
+ * short, or the number the frame is held under (answers.ts): a tool result of megabytes arriving
+ * asynchronously while the isolate is near its memory limit would otherwise abort the process. A
+ * call with that number alone, made synchronously, takes the frame.
  */
-export function dispatchReference(state: DispatchState) {
+export function dispatchReference(state: DispatchState, answer: AnswerCall) {
   const dispatch = hostDispatch(state);
   const held = new HeldAnswers<string>();
-  return (provider: string | number, tool?: string, argsJson?: string) =>
-    typeof provider === 'number'
-      ? held.take(provider)
-      : dispatch(provider, tool as string, argsJson as string).then((frame) =>
-          inlineOrHeld(encodeFrame(frame), held),
-        );
+  return (call: number, provider?: string, tool?: string, argsJson?: string): string | undefined => {
+    if (provider === undefined) return held.take(call);
+    // hostDispatch never rejects: every failure is a thrown frame.
+    void dispatch(provider, tool as string, argsJson as string).then((frame) =>
+      answer(call, inlineOrHeld(encodeFrame(frame), held)),
+    );
+    return undefined;
+  };
 }
 
 /** The text a call fails with when its held answer is gone (the reference never answers so). */

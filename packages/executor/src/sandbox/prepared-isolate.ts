@@ -98,30 +98,45 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     // Every install step is one call of the snapshot's __prepareSandbox (sandbox-source.ts), with
     // the host reference each step needs: no reference is ever published under a global name.
     const prepare = handle.jail.getSync('__prepareSandbox', { reference: true }) as ivm.Reference<
-      (...references: unknown[]) => void
+      (...references: unknown[]) => { answerDispatch: unknown }
     >;
     if (prepare.typeof !== 'function') throw new Error(MISSING_SNAPSHOT_MESSAGE);
-    prepare.applySync(undefined, [
-      new ivm.Reference(
-        (level: 'log' | 'warn' | 'error', text: string) => slots.console?.push(level, text) ?? true,
-      ),
-      // The limit crosses beside the references: the runtime bounds by it what the engine's limit
-      // does not meter (resizable buffers, WebAssembly memories).
-      new ivm.ExternalCopy({ ...runtime, memoryLimit: options.memoryLimit }).copyInto(),
-      new ivm.Reference(async (ms: number) => {
-        const count = await slots.timers.delay(ms);
-        // No settlement may reach a dead isolate: it would run a callback no execution owns.
-        return handle.isolate.isDisposed ? never() : count;
-      }),
-      new ivm.Reference(dispatchReference(slots.dispatch)),
-      new ivm.Reference(loaderReference(handle)),
-      new ivm.Reference(() => expired),
-      new ivm.Reference((answer: unknown) => deliver(answer)),
-      new ivm.Reference((kind: 'started' | 'loaded', token?: number) => {
-        if (kind === 'started') slots.started = true;
-        else if (typeof token === 'number') slots.loaded.add(token);
-      }),
-    ]);
+    // The isolate's function that answers a tool call, known once the preparation returned it.
+    let answerDispatch: ivm.Reference | undefined;
+    const answerCall = (call: number, answer: string | number) => {
+      try {
+        answerDispatch?.applyIgnored(undefined, [call, answer]);
+      } catch {
+        // The isolate is gone: nothing waits for this answer.
+      }
+    };
+    const installed = prepare.applySync(
+      undefined,
+      [
+        new ivm.Reference(
+          (level: 'log' | 'warn' | 'error', text: string) => slots.console?.push(level, text) ?? true,
+        ),
+        // The limit crosses beside the references: the runtime bounds by it what the engine's limit
+        // does not meter (resizable buffers, WebAssembly memories).
+        new ivm.ExternalCopy({ ...runtime, memoryLimit: options.memoryLimit }).copyInto(),
+        new ivm.Reference(async (ms: number) => {
+          const count = await slots.timers.delay(ms);
+          // No settlement may reach a dead isolate: it would run a callback no execution owns.
+          return handle.isolate.isDisposed ? never() : count;
+        }),
+        new ivm.Reference(dispatchReference(slots.dispatch, answerCall)),
+        new ivm.Reference(loaderReference(handle)),
+        new ivm.Reference(() => expired),
+        new ivm.Reference((answer: unknown) => deliver(answer)),
+        new ivm.Reference((kind: 'started' | 'loaded', token?: number) => {
+          if (kind === 'started') slots.started = true;
+          else if (typeof token === 'number') slots.loaded.add(token);
+        }),
+      ],
+      { result: { reference: true } },
+    ) as unknown as ivm.Reference<{ answerDispatch: unknown }>;
+    answerDispatch = installed.getSync('answerDispatch', { reference: true }) as ivm.Reference;
+    installed.release();
     prepare.release();
     const internal = handle.isolate.compileModuleSync(INTERNAL_MODULE_SOURCE, {
       filename: 'codemode-sandbox.js',

@@ -51,18 +51,27 @@ async () => ({ own: 'value', bytes: Uint8Array.of(7), fromTool: await tools.data
   });
 
   test('a then that never settles breaks only the program: its waits on the host end at the bound', async () => {
-    // isolated-vm resolves a host result through the observable then of a nested promise, so the
-    // program's own replacement decides whether its awaits resume (docs/threat-model.md).
+    // isolated-vm resolves a host promise inside the isolate through the observable then of a
+    // nested promise, so the program's own replacement decides whether a timer's wait resumes
+    // (docs/threat-model.md).
     const envelope = await sandbox.execute({
-      ...tools,
       timeout: 200,
-      code: `async () => { Promise.prototype.then = function () { return this }; return await tools.data() }`,
+      code: `async () => { Promise.prototype.then = function () { return this }; await new Promise((resolve) => setTimeout(resolve, 1)); return 'resumed' }`,
     });
     expect(envelope).toMatchObject({ code: 'TIMEOUT', error: executionTimeoutMessage(200) });
     expect(await sandbox.execute({ code: 'async () => "next run"' })).toStrictEqual({
       result: 'next run',
       logs: [],
     });
+  });
+
+  test('a replaced then does not reach a tool call: its answer arrives as a call, not a settlement', async () => {
+    const envelope = await sandbox.execute({
+      ...tools,
+      timeout: 200,
+      code: `async () => { Promise.prototype.then = function () { return this }; return await tools.data() }`,
+    });
+    expect(envelope).toStrictEqual({ result: { nested: { list: [1, 2] } }, logs: [] });
   });
 
   test('toJSON on Object.prototype changes the result value as JSON would, never the envelope', async () => {

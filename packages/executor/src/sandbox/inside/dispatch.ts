@@ -5,6 +5,12 @@
  * A number in place of the frame is a long answer the host holds: it is taken at once with a
  * synchronous call, where a copy past the memory limit ends the run cleanly (answers.ts).
  * In global scope (a module's top level) the call is refused, as workerd refuses I/O there.
+ *
+ * A call is two crossings, the floor of an asynchronous call: it leaves with applyIgnored, under
+ * a number of its own, and its answer comes back as a call of the function this installer
+ * returns, which the host holds. An apply whose host promise is still pending when the host
+ * function returns crosses three times (its completion, then the promise's settlement in a task of
+ * its own), which measured about a fifth of an in-process tool call.
  */
 import type { HostReference, SandboxGlobal } from './host.ts';
 
@@ -13,46 +19,58 @@ export interface DispatchValues {
   readonly answerGone: string;
 }
 
-export default function installDispatch(values: DispatchValues, hostDispatch: HostReference): void {
+/** What the host calls with a call's number and its answer: an encoded frame, or the number it is held under. */
+export type DispatchAnswer = (call: number, answer: unknown) => void;
+
+interface PendingCall {
+  readonly resolve: (json: string) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export default function installDispatch(values: DispatchValues, hostDispatch: HostReference): DispatchAnswer {
   const assertRequestScope = (globalThis as SandboxGlobal).__runtimeInternals.assertRequestScope;
   const apply = Reflect.apply;
-  const applyHost = hostDispatch.apply;
+  const applyHostIgnored = hostDispatch.applyIgnored;
   const applyHostSync = hostDispatch.applySync;
-  const then = Promise.prototype.then;
   const Promise_ = Promise;
   const Error_ = Error;
   const String_ = String;
   const slice = String.prototype.slice;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapDelete = Map.prototype.delete;
   const answerGone = values.answerGone;
-  const options = { result: { promise: true } };
-  const settle = (frame: unknown, resolve: (json: string) => void, reject: (error: unknown) => void) => {
-    if (typeof frame !== 'string') return reject(new Error_(answerGone));
-    if (frame[0] === 'r') resolve(apply(slice, frame, [1]));
-    else reject(new Error_(apply(slice, frame, [1])));
+  const pending = new Map<number, PendingCall>();
+  let lastCall = 0;
+  const settle = (frame: unknown, call: PendingCall) => {
+    if (typeof frame !== 'string') return call.reject(new Error_(answerGone));
+    if (frame[0] === 'r') call.resolve(apply(slice, frame, [1]));
+    else call.reject(new Error_(apply(slice, frame, [1])));
+  };
+  const answer: DispatchAnswer = (id, value) => {
+    const call: PendingCall | undefined = apply(mapGet, pending, [id]);
+    if (call === undefined) return;
+    apply(mapDelete, pending, [id]);
+    if (typeof value !== 'number') return settle(value, call);
+    let frame: unknown;
+    try {
+      frame = apply(applyHostSync, hostDispatch, [undefined, [value]]);
+    } catch (error) {
+      return call.reject(error);
+    }
+    settle(frame, call);
   };
   const dispatch = function __dispatch(provider: unknown, tool: unknown, argsJson: unknown) {
     return new Promise_<string>((resolve, reject) => {
       assertRequestScope();
-      const call = apply(applyHost, hostDispatch, [
-        undefined,
-        [String_(provider), String_(tool), String_(argsJson)],
-        options,
-      ]);
-      apply(then, call, [
-        (answer: unknown) => {
-          if (typeof answer !== 'number') return settle(answer, resolve, reject);
-          let frame: unknown;
-          try {
-            frame = apply(applyHostSync, hostDispatch, [undefined, [answer]]);
-          } catch (error) {
-            return reject(error);
-          }
-          settle(frame, resolve, reject);
-        },
-        (failure: { message?: unknown } | undefined) =>
-          // biome-ignore lint/complexity/useOptionalChain: a falsy rejection reads as itself, as it always has.
-          reject(new Error_(String_(failure && failure.message))),
-      ]);
+      const args = [++lastCall, String_(provider), String_(tool), String_(argsJson)];
+      apply(mapSet, pending, [args[0], { resolve, reject }]);
+      try {
+        apply(applyHostIgnored, hostDispatch, [undefined, args]);
+      } catch (error) {
+        apply(mapDelete, pending, [args[0]]);
+        throw error;
+      }
     });
   };
   Object.defineProperty(globalThis, '__dispatch', {
@@ -61,4 +79,5 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
     enumerable: false,
     configurable: false,
   });
+  return answer;
 }

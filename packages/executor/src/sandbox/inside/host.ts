@@ -8,6 +8,7 @@
 export interface HostReference {
   apply(receiver: undefined, args: readonly unknown[], options?: object): Promise<unknown>;
   applySync(receiver: undefined, args: readonly unknown[], options?: object): unknown;
+  applyIgnored(receiver: undefined, args: readonly unknown[], options?: object): void;
 }
 
 /** Shows a function as native code, with the given name (the runtime's global-scope.ts). */

@@ -4,15 +4,17 @@
  * with the host references, to install each piece in the chapter's order: the console, the runtime
  * handshake, the timers, the dispatch bridge, the import() loader, the completion names, and the
  * run support the entry imports. The pieces come in as functions, each already holding the host
- * values it needs.
+ * values it needs. It answers the functions the host calls into the isolate: the dispatch answer.
  */
+import type { DispatchAnswer } from './dispatch.ts';
 import type { HostReference, NativeSource, RunSupport, RuntimeInternals, SandboxGlobal } from './host.ts';
 
 export interface SandboxPieces {
   readonly console: (sink: HostReference, nativeSource: NativeSource) => void;
   readonly bindings: (references: unknown) => void;
   readonly timers: (hostDelay: HostReference) => void;
-  readonly dispatch: (hostDispatch: HostReference) => void;
+  /** Answers with the function the host calls to answer a tool call (inside/dispatch.ts). */
+  readonly dispatch: (hostDispatch: HostReference) => DispatchAnswer;
   readonly loader: (hostLoad: HostReference) => void;
   readonly completion: (hostTimeout: HostReference, hostResult: HostReference) => void;
   readonly runSupport: (internals: RuntimeInternals, signal: HostReference) => RunSupport;
@@ -34,11 +36,13 @@ export default function definePrepare(pieces: SandboxPieces): void {
     console(consoleSink, (globalThis as SandboxGlobal).__runtimeInternals.nativeSource);
     bindings(runtime);
     timers(hostDelay);
-    dispatch(hostDispatch);
+    const answerDispatch = dispatch(hostDispatch);
     loader(hostLoad);
     completion(hostTimeout, hostResult);
     const internals = (globalThis as SandboxGlobal).__runtimeInternals;
     internals.sandbox = runSupport(internals, hostSignal);
+    // What the host calls into the isolate, held by the host and never published.
+    return { answerDispatch };
   };
   Object.defineProperty(globalThis, '__prepareSandbox', { value: prepare, configurable: true });
 }
