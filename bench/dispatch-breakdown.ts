@@ -10,7 +10,7 @@
  *   Sandbox.execute     the same program through Sandbox.execute, less the program making no call
  */
 import ivm from 'isolated-vm';
-import { Sandbox } from '../packages/executor/src/index.ts';
+import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { RunClock, wrapHostWait } from '../packages/executor/src/sandbox/clock.ts';
 import { prepareIsolate } from '../packages/executor/src/sandbox/prepared-isolate.ts';
 

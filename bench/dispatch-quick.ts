@@ -8,7 +8,7 @@
  * `node bench/dispatch-quick.ts [rounds] [calls]`.
  */
 import ivm from 'isolated-vm';
-import { Sandbox } from '../packages/executor/src/index.ts';
+import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
 
 const rounds = Number(process.argv[2] ?? 40);

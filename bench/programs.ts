@@ -15,7 +15,7 @@
  * each row gives the process's CPU time per execution (every thread: isolated-vm runs isolates on
  * threads of its own), which a machine shared with other work disturbs less.
  */
-import { Sandbox } from '../packages/executor/src/index.ts';
+import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { prepareIsolate } from '../packages/executor/src/sandbox/prepared-isolate.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
 import { printTable, type Summary, summarize } from './stats.ts';
