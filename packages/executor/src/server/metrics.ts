@@ -2,7 +2,10 @@
  * What the server counts, served at GET /metrics in the Prometheus text format (version 0.0.4),
  * through prom-client: the server's own families (docs/server.md, "Health and metrics"), and
  * prom-client's default ones for this process (CPU, resident memory, heap, event loop lag, GC).
- * Each server has a registry of its own, so two servers in one process count apart.
+ * Each server has a registry of its own, so two servers in one process count apart; the default
+ * metrics describe the process, so one registry of them serves every server of the process (each
+ * collection starts an event loop monitor and a GC observer that nothing stops: one per process,
+ * not one per server created).
  *
  * /metrics needs no token, so what one request costs is what anyone who reaches the port can make
  * the server spend. The default metrics cost about 2 ms a scrape (they read /proc); their text is
@@ -36,11 +39,22 @@ export function outcomeOf(envelope: ExecuteResult): string {
   return envelope.code ?? (envelope.error === undefined ? 'ok' : 'error');
 }
 
+let processRegistry: Registry | undefined;
+
+/** prom-client's default metrics of this process, collected into one registry the first time one is asked for. */
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export class ServerMetrics {
   /** The server's own families, collected at each scrape. */
   readonly registry = new Registry();
   /** prom-client's default metrics of this process, collected at most once a PROCESS_METRICS_TTL. */
-  readonly #process = new Registry();
+  readonly #process = processMetrics();
   #processText: { readonly at: number; readonly text: Promise<string> } | undefined;
   /** By outcome: `ok`, `error` (the program failed) or the fault code the executor ended it with. */
   readonly #executions: Counter<'outcome'>;
@@ -117,8 +131,6 @@ export class ServerMetrics {
       'Executions of remote clients in flight, queued or running.',
       ({ inFlight }, metric) => metric.set(inFlight),
     );
-    // This process's CPU, memory, heap, event loop lag and GC, under prom-client's standard names.
-    collectDefaultMetrics({ register: this.#process });
   }
 
   execution(envelope: ExecuteResult, seconds: number): void {
