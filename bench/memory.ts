@@ -11,11 +11,13 @@
  * JSON), console output, a thrown error, a program with TypeScript types (the eraser's path), a
  * larger allocation, and a timeout. Retirement by count is set out of reach, so the figure is one
  * child's growth, not a fresh child's; a child that was replaced anyway is reported.
- * BENCH_MEMORY_RUNS changes the 1000.
+ * BENCH_MEMORY_RUNS changes the 1000. The executor is imported from dist/, as users load it: a pool
+ * loaded from the sources forks its children on the .ts entry, which Node strips of types at load
+ * at a cost of tens of MB per child that no user pays.
  */
 import { availableParallelism } from 'node:os';
-import { IsolateExecutor } from '../packages/executor/src/index.ts';
-import { ERASER_IDLE_TIMEOUT } from '../packages/executor/src/sandbox/eraser.ts';
+import { IsolateExecutor } from '../packages/executor/dist/index.js';
+import { ERASER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/eraser.js';
 import { processRss, record, single } from './stats.ts';
 
 const runs = Number(process.env.BENCH_MEMORY_RUNS ?? 1000);

@@ -11,7 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { createServer } from '../packages/executor/src/index.ts';
+import { createServer } from '../packages/executor/dist/index.js';
 import { ExecutorClient } from '../packages/protocol/src/client/index.ts';
 import { printTable, type Summary, sample, samplePaced, summarize } from './stats.ts';
 
