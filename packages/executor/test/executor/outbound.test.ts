@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OUTBOUND_DISABLED_MESSAGE } from '@supolka/codemode-protocol';
+import { EXECUTION_ENDED_MESSAGE, OUTBOUND_DISABLED_MESSAGE } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { OutboundFunction } from '../../src/pool/execution.ts';
@@ -49,6 +49,31 @@ describe('outbound', () => {
         signal: true,
       },
     ]);
+  });
+
+  test('proxied: a request still in flight when the run settles sees its signal abort, naming the end', async () => {
+    // The tool call answers once the request reached the caller, so the run returns while it hangs.
+    let reached: () => void = () => {};
+    const inFlight = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const aborted = new Promise<unknown>((resolve) => {
+      const proxy: OutboundFunction = (_request, init) => {
+        init.signal.addEventListener('abort', () => resolve(init.signal.reason));
+        reached();
+        return new Promise(() => {});
+      };
+      void executor
+        .execute({
+          code: `async () => { fetch('http://upstream.test/').catch(() => {}); await tools.reached(); return 'returned' }`,
+          providers: [{ name: 'tools', fns: { reached: () => inFlight } }],
+          outbound: proxy,
+        })
+        .then((envelope) => expect(envelope.result).toBe('returned'));
+    });
+    const reason = await aborted;
+    expect(reason).toBeInstanceOf(Error);
+    expect((reason as Error).message).toBe(EXECUTION_ENDED_MESSAGE);
   });
 
   test('proxied: a caller function that throws makes fetch reject with its text', async () => {
