@@ -17,7 +17,7 @@ import { availableParallelism } from 'node:os';
 import type { Duplex } from 'node:stream';
 import vm from 'node:vm';
 import ivm from 'isolated-vm';
-import { IsolateExecutor } from '../packages/executor/src/index.ts';
+import { IsolateExecutor } from '../packages/executor/dist/index.js';
 import { CHILD_STDIO, Channel } from '../packages/executor/src/pool/channel.ts';
 import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
