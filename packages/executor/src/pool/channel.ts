@@ -36,12 +36,27 @@ export interface ChannelEvents {
   closed(cut?: string): void;
 }
 
+export interface ChannelOptions {
+  /**
+   * Stop reading the peer while what this side wrote waits unread past the socket's high-water
+   * mark, and read on once it drained. The parent sets it: every message it reads from a child may
+   * make it write (a tool call's answer, many times its size), so a child that sends and never
+   * reads would grow the parent's write buffer without bound. Held, the child's messages wait in
+   * the pipe, its heartbeat answers with them, and supervision ends it as silent. The child does
+   * not set it: two sides that both stopped reading while both wait to write would never resume.
+   */
+  readonly holdReadingOnBacklog?: boolean;
+}
+
 export class Channel {
   readonly #socket: Duplex;
   readonly #reader: FrameReader;
+  readonly #holdReadingOnBacklog: boolean;
+  #held = false;
 
-  constructor(socket: Duplex, events: ChannelEvents) {
+  constructor(socket: Duplex, events: ChannelEvents, options: ChannelOptions = {}) {
     this.#socket = socket;
+    this.#holdReadingOnBacklog = options.holdReadingOnBacklog === true;
     this.#reader = new FrameReader({
       frame: (text) => events.received(decodeMessage(text)),
       violation: (reason) => {
@@ -75,7 +90,24 @@ export class Channel {
       flushed?.();
       return;
     }
-    this.#socket.write(encodeFrame(text), flushed);
+    const below = this.#socket.write(encodeFrame(text), flushed);
+    if (!below && this.#holdReadingOnBacklog) this.#holdReading();
+  }
+
+  /** Whether reading is held until the peer drains what this side wrote. */
+  get held(): boolean {
+    return this.#held;
+  }
+
+  #holdReading(): void {
+    if (this.#held) return;
+    this.#held = true;
+    this.#socket.pause();
+    this.#socket.once('drain', () => {
+      this.#held = false;
+      // A stream that broke its framing stays paused: nothing past the break is read.
+      if (!this.#reader.stopped) this.#socket.resume();
+    });
   }
 
   /** Whether the pipe may keep this process's event loop alive. */

@@ -121,16 +121,20 @@ export class PoolChild {
     (this.process.stderr as Readable).on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
     });
-    this.channel = new Channel(this.process.stdio[3] as Duplex, {
-      received: (decoded) => {
-        if (decoded.ok) events.message(this, decoded.message);
-        else events.invalid(this, decoded.fault.message);
+    this.channel = new Channel(
+      this.process.stdio[3] as Duplex,
+      {
+        received: (decoded) => {
+          if (decoded.ok) events.message(this, decoded.message);
+          else events.invalid(this, decoded.fault.message);
+        },
+        violation: (reason) => events.invalid(this, reason),
+        // The exit event says how it ended, a frame its end cut short included: a child killed
+        // mid-write (by the kernel's OOM killer, say) reads as killed, not as a protocol violation.
+        closed: () => {},
       },
-      violation: (reason) => events.invalid(this, reason),
-      // The exit event says how it ended, a frame its end cut short included: a child killed
-      // mid-write (by the kernel's OOM killer, say) reads as killed, not as a protocol violation.
-      closed: () => {},
-    });
+      { holdReadingOnBacklog: true },
+    );
     let resolveExited: () => void = () => {};
     this.exited = new Promise((resolve) => {
       resolveExited = resolve;

@@ -6,6 +6,7 @@
  */
 import { workerLostMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
+import { DEAF_FLOOD_CALLS, DEAF_FLOOD_TOOL } from '../../src/pool/child/channel-attacks.ts';
 import { FRAME_LIMIT, frameTooLargeMessage, NOT_UTF8_MESSAGE } from '../../src/pool/frames.ts';
 import { TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
@@ -58,4 +59,37 @@ describe('a child that writes hostile bytes to its channel', () => {
       });
     },
   );
+});
+
+describe('a child that sends valid tool calls and never reads the answers', () => {
+  test('is served only until its answers back up, then ended as silent', async () => {
+    const { pool, log } = usePool({
+      size: 1,
+      heartbeatInterval: 100,
+      heartbeatTimeout: 1000,
+      testHooks: { channelAttackOnTool: 'attack' },
+    });
+    await Promise.all([pool.engine(), log.next('healthy')]);
+    // Each answer is some 4 KB: unread, all of them would hold about 40 MB of this process.
+    const answer = JSON.stringify({ result: 'x'.repeat(4096) });
+    let served = 0;
+    const outcome = await pool.execute(
+      { code: 'async () => tools.attack("deaf-flood")', providers: TOOLS_PROVIDER },
+      {
+        dispatch: async (_provider, tool) => {
+          if (tool === DEAF_FLOOD_TOOL) served++;
+          return answer;
+        },
+      },
+    );
+    expect(outcome).toMatchObject({ result: undefined, code: 'WORKER_LOST', logs: [] });
+    expect(outcome.error).toMatch(/it stopped answering its heartbeat for \d+ ms/);
+    // The parent stopped reading it once its answers backed up: most of the calls were never taken.
+    expect(served).toBeGreaterThan(0);
+    expect(served).toBeLessThan(DEAF_FLOOD_CALLS / 2);
+    expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
+      result: 'served on',
+      logs: [],
+    });
+  });
 });

@@ -5,8 +5,15 @@
  * test set the hook.
  */
 import { writeSync } from 'node:fs';
+import { encodeMessage } from '@supolka/codemode-protocol';
 import { CHANNEL_FD } from '../channel.ts';
-import { FRAME_HEADER, FRAME_LIMIT } from '../frames.ts';
+import { encodeFrame, FRAME_HEADER, FRAME_LIMIT } from '../frames.ts';
+
+/** Valid tool calls the deaf-flood attack sends, never reading an answer. */
+export const DEAF_FLOOD_CALLS = 10_000;
+
+/** The tool the deaf-flood attack calls. */
+export const DEAF_FLOOD_TOOL = 'flood';
 
 /** Bytes the trickle attack announces and then writes one at a time. */
 export const TRICKLE_BYTES = 16 * 1024;
@@ -25,13 +32,30 @@ function writeAll(bytes: Buffer): void {
       offset += writeSync(CHANNEL_FD, bytes, offset);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      // The parent is not reading: wait for it without spinning a core.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     }
   }
 }
 
-/** Runs the attack a tool call's first argument names; an unknown name writes nothing. */
-export function attackChannel(name: unknown): void {
+/** Runs the attack a tool call's first argument names, in run `id`; an unknown name writes nothing. */
+export function attackChannel(name: unknown, id: string): void {
   switch (name) {
+    case 'deaf-flood':
+      // Valid tool calls of its own run as fast as the parent takes them, while its main thread,
+      // held here for good, never reads an answer: what the parent writes back has nowhere to go.
+      for (let call = 1_000_000; call < 1_000_000 + DEAF_FLOOD_CALLS; call++) {
+        const message = {
+          type: 'dispatch',
+          id,
+          call,
+          provider: 'tools',
+          tool: DEAF_FLOOD_TOOL,
+          args: '[]',
+        } as const;
+        writeAll(encodeFrame(encodeMessage(message)));
+      }
+      for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
     case 'oversized':
       // A header announcing one byte past the limit, and nothing after it.
       writeAll(header(FRAME_LIMIT + 1));

@@ -116,7 +116,7 @@ export class ChildRun {
 
   /** Test-only faults in the child's own host code (settings.ts); inert unless a test set them. */
   #injectFault(tool: string, args: string): void {
-    if (tool === this.#hooks.channelAttackOnTool) attackChannel((JSON.parse(args) as unknown[])[0]);
+    if (tool === this.#hooks.channelAttackOnTool) attackChannel((JSON.parse(args) as unknown[])[0], this.#id);
     if (tool === this.#hooks.hangOnTool) {
       // A synchronous loop on the child's main thread: no heartbeat, no signal handler, no message.
       for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
