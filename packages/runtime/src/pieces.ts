@@ -16,16 +16,20 @@
  *   top level) keeps nothing and runs afresh on the next use, as a bundled module's evaluation does.
  * - A piece evaluates when a program has had every chance to replace globals, so its factory takes
  *   `Object` as a parameter and is handed the snapshot's Object functions, which the bundler's
- *   helpers read. Beyond those, a piece reads globals at the same moments it did in the bundle.
+ *   helpers read, and the snapshot's values of the other globals its top level reads. Beyond
+ *   those, a piece reads globals at the same moments it did in the bundle.
  */
 import { hostOf } from './host.ts';
 import {
+  JSONParse,
+  MathFloor,
   ObjectCreate,
   ObjectFreeze,
   ObjectGetOwnPropertyNames,
   ReflectApply,
   ReflectDefineProperty,
   ReflectGetOwnPropertyDescriptor,
+  StringFromCharCode,
 } from './primordials.ts';
 
 /** The engine's eval, called indirectly: a piece's script runs in global scope, never in this one. */
@@ -47,7 +51,14 @@ for (const key of ObjectGetOwnPropertyNames(Object)) {
 }
 ObjectFreeze(snapshotObject);
 
-type Factory<Name extends keyof Pieces> = (object: object) => Pieces[Name];
+/**
+ * The snapshot's values of the other globals a piece's top level reads (build-whatwg-url.mjs,
+ * SNAPSHOT_VALUES): tr46's table is JSON.parse'd, and punycode keeps Math.floor and
+ * String.fromCharCode, when they evaluate.
+ */
+const snapshotValues = ObjectFreeze({ __proto__: null, JSONParse, MathFloor, StringFromCharCode });
+
+type Factory<Name extends keyof Pieces> = (object: object, values: typeof snapshotValues) => Pieces[Name];
 
 const factories: { [Name in keyof Pieces]?: Factory<Name> } = ObjectCreate(null);
 const exported: { [Name in keyof Pieces]?: Pieces[Name] } = ObjectCreate(null);
@@ -61,7 +72,7 @@ export function loadPiece<Name extends keyof Pieces>(name: Name): Pieces[Name] {
     factory = ReflectApply(compile, undefined, [hostOf().loadPiece(name)]) as Factory<Name>;
     factories[name] = factory as never;
   }
-  const exports = factory(snapshotObject);
+  const exports = factory(snapshotObject, snapshotValues);
   exported[name] = exports;
   return exports;
 }

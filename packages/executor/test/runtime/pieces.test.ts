@@ -71,6 +71,22 @@ test("a program that replaced, deleted or froze Object's functions and the proto
   expect(result).toStrictEqual(ASCII_HOSTS);
 });
 
+test("a program that replaced the globals the piece's top level reads first changes nothing", async () => {
+  // tr46's table is JSON.parse'd and punycode keeps Math.floor and String.fromCharCode when they
+  // evaluate: in the snapshot that was before any program ran. Math.floor is also read on each
+  // call, in the snapshot as now, so it is replaced by one that counts and answers the same.
+  const result = await run(`async () => {
+    const called = [];
+    JSON.parse = () => { called.push('JSON.parse'); throw new Error('replaced'); };
+    String.fromCharCode = () => { called.push('String.fromCharCode'); return 'Z'; };
+    const floor = Math.floor;
+    let floors = 0;
+    Math.floor = (value) => { floors++; return floor(value); };
+    return { hosts: ${HOSTS}, called, floored: floors > 0 };
+  }`);
+  expect(result).toStrictEqual({ hosts: ASCII_HOSTS, called: [], floored: true });
+});
+
 test('the loading calls no getter a program put on Object.prototype, and such a getter may load it itself', async () => {
   const result = await run(`async () => {
     const called = [];

@@ -171,9 +171,44 @@ const mappingTableAsJson = {
   name: 'codemode-tr46-mapping-table',
   setup(plugin) {
     plugin.onLoad({ filter: /[\\/]tr46[\\/]lib[\\/]mappingTable\.json$/ }, (args) => ({
-      contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(args.path, 'utf8'))))});\n`,
+      // The snapshot's JSON.parse (see SNAPSHOT_VALUES): the table evaluates after a program ran.
+      contents: `module.exports = ${SNAPSHOT_VALUES}.JSONParse(${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(args.path, 'utf8'))))});\n`,
       loader: 'js',
     }));
+  },
+};
+
+/**
+ * The factory's second parameter: the snapshot's values of the globals the piece's top level reads
+ * (../pieces.ts hands them over). In the snapshot the piece evaluated before any program ran; now
+ * it evaluates on first use, so each such read is pointed at this parameter instead, and a program
+ * that replaced JSON.parse, Math.floor or String.fromCharCode first gets what it got before. Reads
+ * made on each call stay global reads, as they were.
+ */
+const SNAPSHOT_VALUES = '__snapshotValues';
+
+/** punycode's top-level reads of globals, each with what it becomes. */
+const PUNYCODE_CAPTURES = [
+  ['const floor = Math.floor;', `const floor = ${SNAPSHOT_VALUES}.MathFloor;`],
+  [
+    'const stringFromCharCode = String.fromCharCode;',
+    `const stringFromCharCode = ${SNAPSHOT_VALUES}.StringFromCharCode;`,
+  ],
+];
+
+const punycodeCaptures = {
+  name: 'codemode-punycode-captures',
+  setup(plugin) {
+    plugin.onLoad({ filter: /[\\/]punycode[\\/]punycode\.js$/ }, (args) => {
+      let contents = readFileSync(args.path, 'utf8');
+      for (const [read, pinned] of PUNYCODE_CAPTURES) {
+        // A punycode that no longer reads it this way must be looked at again, not bundled as is.
+        if (!contents.includes(read))
+          throw new Error(`punycode no longer has \`${read}\`: see PUNYCODE_CAPTURES.`);
+        contents = contents.replace(read, pinned);
+      }
+      return { contents, loader: 'js' };
+    });
   },
 };
 
@@ -196,12 +231,12 @@ export async function tr46Piece() {
     globalName: 'tr46',
     minifyWhitespace: true,
     minifySyntax: true,
-    plugins: [mappingTableAsJson],
+    plugins: [mappingTableAsJson, punycodeCaptures],
   });
   return {
     // Strict, as every module inside it is: a sloppy frame would hand its function to a program's
     // Error.prepareStackTrace (CallSite.getFunction) while the piece evaluates.
-    source: `(function(Object){"use strict";${result.outputFiles[0].text}return tr46;})`,
+    source: `(function(Object,${SNAPSHOT_VALUES}){"use strict";${result.outputFiles[0].text}return tr46;})`,
     licenses: licensesOf(['tr46', 'punycode']),
   };
 }
