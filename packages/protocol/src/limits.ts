@@ -3,6 +3,13 @@
  * change one only with a measured reason, in the chapter that owns it.
  */
 
+/**
+ * Tool calls one execution may have in flight at once, and fetch requests apart from them: each
+ * holds host memory the isolate's limit cannot see. The sandbox refuses a call past it; the pool's
+ * parent ends a child that sends more than both together, since its sandbox never would.
+ */
+export const IN_FLIGHT_CALL_LIMIT = 256;
+
 /** Bytes of JSON text one message may carry on any transport (Workers RPC's ceiling). */
 export const PAYLOAD_LIMIT = 32 * 1024 * 1024;
 

@@ -35,7 +35,7 @@ import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 import { RetainedRoutes } from './retained.ts';
-import { answerHostCall } from './serve.ts';
+import { answerHostCall, HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from './serve.ts';
 import type { ChildTestHooks } from './settings.ts';
 import { Supervision, type SupervisionSettings } from './supervision.ts';
 
@@ -300,6 +300,11 @@ export class Pool {
   #hostCall(child: PoolChild, message: HostCallMessage): void {
     const execution = this.#running(child, message.id);
     if (!execution) return;
+    // Its sandbox never has more in flight; each one served here runs a caller's function.
+    if (child.hostCalls >= HOST_CALL_LIMIT) {
+      this.#violation(child, TOO_MANY_HOST_CALLS_MESSAGE);
+      return;
+    }
     // The run waits on this process until the caller's function answers.
     child.hostCalls++;
     if (child.state.phase === 'busy') child.state.move('hostWait');

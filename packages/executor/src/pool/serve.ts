@@ -10,6 +10,7 @@ import {
   EXECUTION_COMPLETED_MESSAGE,
   errorText,
   HttpResponseSchema,
+  IN_FLIGHT_CALL_LIMIT,
   type Message,
   type MessageOf,
   OUTBOUND_DISABLED_MESSAGE,
@@ -20,6 +21,16 @@ import {
 import type { PoolChild } from './child.ts';
 import type { HostCallMessage } from './child-messages.ts';
 import type { PoolExecution } from './execution.ts';
+
+/**
+ * Host calls a child's current run may have waiting on this process: its sandbox refuses a tool
+ * call past IN_FLIGHT_CALL_LIMIT and a fetch request past it too, and this process counts a call
+ * only until the caller's function answered, before the child does. More is a child not running
+ * the sandbox, sending calls that would each run a caller's function and hold its answer here.
+ */
+export const HOST_CALL_LIMIT = 2 * IN_FLIGHT_CALL_LIMIT;
+
+export const TOO_MANY_HOST_CALLS_MESSAGE = `it had more than ${HOST_CALL_LIMIT} host calls in flight, which its sandbox never allows`;
 
 /**
  * Serves one host call of `execution` and sends `child` the reply; `served` runs once the caller's

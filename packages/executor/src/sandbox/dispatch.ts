@@ -10,6 +10,7 @@ import {
   describeValue,
   EXECUTION_COMPLETED_MESSAGE,
   errorText,
+  IN_FLIGHT_CALL_LIMIT,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
   ToolNotFoundError,
@@ -22,8 +23,8 @@ import type { DispatchValues } from './inside/dispatch.ts';
 /** Serves one tool call: resolves to the result envelope as JSON, `{"result":...}` or `{"error":"..."}`. */
 export type DispatchFunction = (provider: string, tool: string, argsJson: string) => Promise<string> | string;
 
-/** Tool calls one execution may have in flight at once: each holds host memory the isolate's limit cannot see. */
-export const IN_FLIGHT_CALL_LIMIT = 256;
+/** Defined with the other bounds (the protocol's limits.ts), since the pool's parent enforces it too. */
+export { IN_FLIGHT_CALL_LIMIT };
 
 /** What the dispatch reference consults on every call; the sandbox fills it per run. */
 export interface DispatchState {

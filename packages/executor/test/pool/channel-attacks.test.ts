@@ -6,8 +6,9 @@
  */
 import { workerLostMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
-import { DEAF_FLOOD_CALLS, DEAF_FLOOD_TOOL } from '../../src/pool/child/channel-attacks.ts';
+import { CALL_FLOOD_CALLS, DEAF_FLOOD_CALLS, DEAF_FLOOD_TOOL } from '../../src/pool/child/channel-attacks.ts';
 import { FRAME_LIMIT, frameTooLargeMessage, NOT_UTF8_MESSAGE } from '../../src/pool/frames.ts';
+import { HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from '../../src/pool/serve.ts';
 import { TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
 const validation = (reason: string) => `it sent a message that failed validation: ${reason}`;
@@ -87,6 +88,34 @@ describe('a child that sends valid tool calls and never reads the answers', () =
     // The parent stopped reading it once its answers backed up: most of the calls were never taken.
     expect(served).toBeGreaterThan(0);
     expect(served).toBeLessThan(DEAF_FLOOD_CALLS / 2);
+    expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
+      result: 'served on',
+      logs: [],
+    });
+  });
+});
+
+describe('a child that sends more tool calls at once than its sandbox allows', () => {
+  test("is ended once past the bound; the caller's function ran only up to it", async () => {
+    const { pool, log } = usePool({ size: 1, testHooks: { channelAttackOnTool: 'attack' } });
+    await Promise.all([pool.engine(), log.next('healthy')]);
+    let served = 0;
+    const outcome = await pool.execute(
+      { code: 'async () => tools.attack("call-flood")', providers: TOOLS_PROVIDER },
+      {
+        // A tool that never answers: every call it takes stays in flight.
+        dispatch: (_provider, tool) => {
+          if (tool === DEAF_FLOOD_TOOL) served++;
+          return new Promise<string>(() => {});
+        },
+      },
+    );
+    expect(CALL_FLOOD_CALLS).toBeGreaterThan(HOST_CALL_LIMIT);
+    expect(outcome).toMatchObject({ result: undefined, code: 'WORKER_LOST', logs: [] });
+    expect(outcome.error).toMatch(
+      new RegExp(`^${literal(workerLostMessage(TOO_MANY_HOST_CALLS_MESSAGE).slice(0, -1))}; the pool `),
+    );
+    expect(served).toBe(HOST_CALL_LIMIT);
     expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
       result: 'served on',
       logs: [],

@@ -5,14 +5,17 @@
  * test set the hook.
  */
 import { writeSync } from 'node:fs';
-import { encodeMessage } from '@supolka/codemode-protocol';
+import { encodeMessage, IN_FLIGHT_CALL_LIMIT } from '@supolka/codemode-protocol';
 import { CHANNEL_FD } from '../channel.ts';
 import { encodeFrame, FRAME_HEADER, FRAME_LIMIT } from '../frames.ts';
 
 /** Valid tool calls the deaf-flood attack sends, never reading an answer. */
 export const DEAF_FLOOD_CALLS = 10_000;
 
-/** The tool the deaf-flood attack calls. */
+/** Valid tool calls the call-flood attack sends at once: far more than its sandbox lets a run have in flight. */
+export const CALL_FLOOD_CALLS = 4 * IN_FLIGHT_CALL_LIMIT;
+
+/** The tool the flood attacks call. */
 export const DEAF_FLOOD_TOOL = 'flood';
 
 /** Bytes the trickle attack announces and then writes one at a time. */
@@ -38,24 +41,33 @@ function writeAll(bytes: Buffer): void {
   }
 }
 
+/** Writes `count` valid calls of DEAF_FLOOD_TOOL for run `id`, numbered clear of the run's own. */
+function floodCalls(id: string, count: number): void {
+  for (let call = 1_000_000; call < 1_000_000 + count; call++) {
+    const message = {
+      type: 'dispatch',
+      id,
+      call,
+      provider: 'tools',
+      tool: DEAF_FLOOD_TOOL,
+      args: '[]',
+    } as const;
+    writeAll(encodeFrame(encodeMessage(message)));
+  }
+}
+
 /** Runs the attack a tool call's first argument names, in run `id`; an unknown name writes nothing. */
 export function attackChannel(name: unknown, id: string): void {
   switch (name) {
     case 'deaf-flood':
       // Valid tool calls of its own run as fast as the parent takes them, while its main thread,
       // held here for good, never reads an answer: what the parent writes back has nowhere to go.
-      for (let call = 1_000_000; call < 1_000_000 + DEAF_FLOOD_CALLS; call++) {
-        const message = {
-          type: 'dispatch',
-          id,
-          call,
-          provider: 'tools',
-          tool: DEAF_FLOOD_TOOL,
-          args: '[]',
-        } as const;
-        writeAll(encodeFrame(encodeMessage(message)));
-      }
+      floodCalls(id, DEAF_FLOOD_CALLS);
       for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    case 'call-flood':
+      // Valid tool calls of its own run, past what its sandbox allows in flight, then on as usual.
+      floodCalls(id, CALL_FLOOD_CALLS);
+      return;
     case 'oversized':
       // A header announcing one byte past the limit, and nothing after it.
       writeAll(header(FRAME_LIMIT + 1));
