@@ -94,6 +94,12 @@ export class Channel {
     if (!below && this.#holdReadingOnBacklog) this.#holdReading();
   }
 
+  /** Reads nothing more, the rest of a chunk being read included: its owner ended the peer. */
+  stopReading(): void {
+    this.#reader.stop();
+    this.#socket.pause();
+  }
+
   /** Whether reading is held until the peer drains what this side wrote. */
   get held(): boolean {
     return this.#held;

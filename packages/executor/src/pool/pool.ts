@@ -353,6 +353,9 @@ export class Pool {
 
   /** A child that is not speaking the protocol is ended; its execution comes back as WORKER_LOST. */
   #violation(child: PoolChild, reason: string): void {
+    // Nothing more it sends is acted on, the frames after the violation in the same chunk
+    // included: until it is gone, its tool calls would still reach the caller's functions.
+    child.channel.stopReading();
     this.#supervision.terminate(child, reason);
   }
 

@@ -6,7 +6,12 @@
  */
 import { workerLostMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
-import { CALL_FLOOD_CALLS, DEAF_FLOOD_CALLS, DEAF_FLOOD_TOOL } from '../../src/pool/child/channel-attacks.ts';
+import {
+  CALL_FLOOD_CALLS,
+  CALLS_AFTER_INVALID,
+  DEAF_FLOOD_CALLS,
+  DEAF_FLOOD_TOOL,
+} from '../../src/pool/child/channel-attacks.ts';
 import { FRAME_LIMIT, frameTooLargeMessage, NOT_UTF8_MESSAGE } from '../../src/pool/frames.ts';
 import { HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from '../../src/pool/serve.ts';
 import { TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
@@ -116,6 +121,33 @@ describe('a child that sends more tool calls at once than its sandbox allows', (
       new RegExp(`^${literal(workerLostMessage(TOO_MANY_HOST_CALLS_MESSAGE).slice(0, -1))}; the pool `),
     );
     expect(served).toBe(HOST_CALL_LIMIT);
+    expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
+      result: 'served on',
+      logs: [],
+    });
+  });
+});
+
+describe('a child that sends valid tool calls right after an invalid message', () => {
+  test('is ended for the invalid one, and none of the calls after it reaches the caller', async () => {
+    const { pool, log } = usePool({ size: 1, testHooks: { channelAttackOnTool: 'attack' } });
+    await Promise.all([pool.engine(), log.next('healthy')]);
+    let served = 0;
+    const outcome = await pool.execute(
+      { code: 'async () => tools.attack("invalid-then-calls")', providers: TOOLS_PROVIDER },
+      {
+        dispatch: async (_provider, tool) => {
+          if (tool === DEAF_FLOOD_TOOL) served++;
+          return '{"result":1}';
+        },
+      },
+    );
+    expect(CALLS_AFTER_INVALID).toBeGreaterThan(0);
+    expect(outcome).toMatchObject({ result: undefined, code: 'WORKER_LOST', logs: [] });
+    expect(outcome.error).toMatch(
+      exactly(validation('Unknown message type "nope"; expected one of '), /[^;]*/),
+    );
+    expect(served).toBe(0);
     expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
       result: 'served on',
       logs: [],

@@ -15,6 +15,9 @@ export const DEAF_FLOOD_CALLS = 10_000;
 /** Valid tool calls the call-flood attack sends at once: far more than its sandbox lets a run have in flight. */
 export const CALL_FLOOD_CALLS = 4 * IN_FLIGHT_CALL_LIMIT;
 
+/** Valid tool calls the invalid-then-calls attack writes right after its invalid message. */
+export const CALLS_AFTER_INVALID = 8;
+
 /** The tool the flood attacks call. */
 export const DEAF_FLOOD_TOOL = 'flood';
 
@@ -43,6 +46,12 @@ function writeAll(bytes: Buffer): void {
 
 /** Writes `count` valid calls of DEAF_FLOOD_TOOL for run `id`, numbered clear of the run's own. */
 function floodCalls(id: string, count: number): void {
+  for (const frame of callFrames(id, count)) writeAll(frame);
+}
+
+/** `count` valid calls of DEAF_FLOOD_TOOL for run `id`, each a frame, numbered clear of the run's own. */
+function callFrames(id: string, count: number): Buffer[] {
+  const frames: Buffer[] = [];
   for (let call = 1_000_000; call < 1_000_000 + count; call++) {
     const message = {
       type: 'dispatch',
@@ -52,8 +61,9 @@ function floodCalls(id: string, count: number): void {
       tool: DEAF_FLOOD_TOOL,
       args: '[]',
     } as const;
-    writeAll(encodeFrame(encodeMessage(message)));
+    frames.push(encodeFrame(encodeMessage(message)));
   }
+  return frames;
 }
 
 /** Runs the attack a tool call's first argument names, in run `id`; an unknown name writes nothing. */
@@ -64,6 +74,12 @@ export function attackChannel(name: unknown, id: string): void {
       // held here for good, never reads an answer: what the parent writes back has nowhere to go.
       floodCalls(id, DEAF_FLOOD_CALLS);
       for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+    case 'invalid-then-calls':
+      // A message of no type, then valid tool calls, in one write: the parent reads them in one chunk.
+      writeAll(
+        Buffer.concat([header(15), Buffer.from('{"type":"nope"}'), ...callFrames(id, CALLS_AFTER_INVALID)]),
+      );
+      return;
     case 'call-flood':
       // Valid tool calls of its own run, past what its sandbox allows in flight, then on as usual.
       floodCalls(id, CALL_FLOOD_CALLS);
