@@ -131,13 +131,3 @@ export function openParentChannel(events: ChannelEvents): Channel {
 
 /** The side a run or the memory guard sends through: the child's channel to its parent. */
 export type MessageEndpoint = Pick<Channel, 'send' | 'sendText' | 'open'>;
-
-/** Sends one message (see Channel.send). */
-export function sendMessage(endpoint: MessageEndpoint, message: Message): void {
-  endpoint.send(message);
-}
-
-/** Sends text encodeMessage already produced. */
-export function sendText(endpoint: MessageEndpoint, text: string): void {
-  endpoint.sendText(text);
-}

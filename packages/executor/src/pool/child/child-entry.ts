@@ -26,7 +26,7 @@ import {
 import { BoundedCodeCache } from '../../sandbox/code-cache.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
-import { FRAMING_EXIT, openParentChannel, sendMessage, sendText } from '../channel.ts';
+import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
 import { parseSettings } from '../settings.ts';
 import { ChildRun } from './child-run.ts';
 import { MemoryGuard } from './memory-guard.ts';
@@ -38,7 +38,7 @@ const hooks = settings.testHooks ?? {};
 const parent = openParentChannel({
   received: (decoded) => {
     if (decoded.ok) handle(decoded.message);
-    else sendMessage(parent, { type: 'fault', ...decoded.fault });
+    else parent.send({ type: 'fault', ...decoded.fault });
   },
   // Nothing past a broken frame can be read, so this child can serve no more: it says why and ends.
   violation: (reason) =>
@@ -73,13 +73,13 @@ const ready: Promise<Ready> = checkEngine().then((engine) => {
     // The pool prefers a child whose next isolate is ready (pool.ts, #idleChild).
     onPrepared: () => {
       if (resting === 0) resting = process.memoryUsage.rss();
-      sendMessage(parent, { type: 'prepared' });
+      parent.send({ type: 'prepared' });
     },
     // A fatal out-of-memory in one isolate: the guard names its execution before the process ends.
     onCatastrophicError: guard.onCatastrophicError,
     // The pool drops its route at once, so the slot is free and the next invoke need not travel here.
     onRetainedClosed: (executionId, message) => {
-      sendMessage(parent, { type: 'handlesClosed', executionId, message });
+      parent.send({ type: 'handlesClosed', executionId, message });
       void reportWedge();
     },
   });
@@ -132,7 +132,7 @@ function handle(message: Message): void {
       void closeHandles(message);
       return;
     default:
-      sendMessage(parent, {
+      parent.send({
         type: 'fault',
         ...('id' in message && message.id !== undefined ? { id: message.id } : {}),
         code: 'BAD_REQUEST',
@@ -147,7 +147,7 @@ async function answerHeartbeat(id: string): Promise<void> {
     ({ engine } = await ready);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    sendMessage(parent, {
+    parent.send({
       type: 'fault',
       id,
       code: 'INTERNAL',
@@ -155,7 +155,7 @@ async function answerHeartbeat(id: string): Promise<void> {
     });
     return;
   }
-  sendMessage(parent, {
+  parent.send({
     type: 'health',
     id,
     engine: { ...engine, fallbacks: [...engine.fallbacks] },
@@ -218,7 +218,7 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
  * still running (wedge.ts): the parent then gives it no more work and ends it.
  */
 async function reportWedge(): Promise<void> {
-  if (await wedgedAfterDisposal()) sendMessage(parent, { type: 'wedged', settle: ISOLATE_SETTLE_BOUND });
+  if (await wedgedAfterDisposal()) parent.send({ type: 'wedged', settle: ISOLATE_SETTLE_BOUND });
 }
 
 /** Invokes a retained execution this child holds; a failure crosses as a fault with its code. */
@@ -227,12 +227,12 @@ async function invoke(message: MessageOf<'invoke'>): Promise<void> {
   try {
     const { sandbox } = await ready;
     const response = await sandbox.invoke(message.executionId, message.request, message.handle);
-    sendText(parent, encodeMessage({ type: 'invokeResult', id: message.id, response }));
+    parent.sendText(encodeMessage({ type: 'invokeResult', id: message.id, response }));
   } catch (error) {
     const fault = faultOf(error);
     // An invocation past its bound disposed its retained execution's isolate, as a run's end does.
     if (fault.code === 'TIMEOUT') await reportWedge();
-    sendMessage(parent, { type: 'fault', id: message.id, ...fault });
+    parent.send({ type: 'fault', id: message.id, ...fault });
   } finally {
     guard.endInvoke(message.id, message.executionId);
   }
@@ -240,9 +240,9 @@ async function invoke(message: MessageOf<'invoke'>): Promise<void> {
 
 async function closeHandles(message: MessageOf<'closeHandles'>): Promise<void> {
   const { sandbox } = await ready;
-  if (sandbox.closeHandles(message.executionId)) sendMessage(parent, { type: 'ack', id: message.id });
+  if (sandbox.closeHandles(message.executionId)) parent.send({ type: 'ack', id: message.id });
   else {
-    sendMessage(parent, {
+    parent.send({
       type: 'fault',
       id: message.id,
       code: 'HANDLES_CLOSED',
@@ -271,7 +271,7 @@ function sendResult(id: string, envelope: ExecuteResult): void {
       envelope: { error: reason, code: 'PAYLOAD_TOO_LARGE', logs: [] },
     });
   }
-  sendText(parent, text);
+  parent.sendText(text);
 }
 
 /**

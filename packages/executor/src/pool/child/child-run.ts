@@ -13,7 +13,7 @@ import type {
   OutboundMode,
 } from '@supolka/codemode-protocol';
 import type { Outbound } from '../../sandbox/fetch.ts';
-import { type MessageEndpoint, sendMessage } from '../channel.ts';
+import type { MessageEndpoint } from '../channel.ts';
 import type { ChildTestHooks } from '../settings.ts';
 import { attackChannel } from './channel-attacks.ts';
 
@@ -52,7 +52,7 @@ export class ChildRun {
     const frame = await new Promise<DispatchFrame>((resolve) => {
       this.#dispatches.set(call, resolve);
       try {
-        sendMessage(this.#parent, { type: 'dispatch', id: this.#id, call, provider, tool, args });
+        this.#parent.send({ type: 'dispatch', id: this.#id, call, provider, tool, args });
       } catch (error) {
         // Past PAYLOAD_LIMIT once framed: the sandbox turns the throw into a thrown frame.
         this.#dispatches.delete(call);
@@ -81,7 +81,7 @@ export class ChildRun {
     const frame = await new Promise<OutboundFrame>((resolve) => {
       this.#outbounds.set(call, resolve);
       try {
-        sendMessage(this.#parent, { type: 'outbound', id: this.#id, call, request });
+        this.#parent.send({ type: 'outbound', id: this.#id, call, request });
       } catch (error) {
         this.#outbounds.delete(call);
         resolve(['thrown', error instanceof Error ? error.message : String(error)]);
@@ -92,7 +92,7 @@ export class ChildRun {
   };
 
   readonly hostWaitChanged = (waiting: boolean): void => {
-    sendMessage(this.#parent, { type: 'hostWait', id: this.#id, waiting });
+    this.#parent.send({ type: 'hostWait', id: this.#id, waiting });
   };
 
   /** Delivers an answer; one for a call this run does not wait on (any more) is dropped. */
