@@ -1,0 +1,209 @@
+/**
+ * The published packages as a user gets them: each one packed the way a release packs it (`pnpm
+ * pack`, which turns `workspace:` and `catalog:` into versions; `npm pack` leaves them and npm then
+ * refuses to install), installed with plain npm, with isolated-vm from the registry, into a folder
+ * outside the repository, and driven from there: an execution with a tool, the CLI on a file, the
+ * in-process subpath, and the client bundle in a bare V8 isolate. publint and arethetypeswrong read
+ * the same tarballs. Needs the packages built (turbo runs `build` before `test`) and the registry.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+
+const run = promisify(execFile);
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
+const executorBin = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
+
+/** The packages a release publishes; runtime and compat are private (README.md, "Packages"). */
+const PUBLISHED = ['protocol', 'executor'] as const;
+const FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
+
+const pnpmVersion = (
+  JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
+).packageManager.replace(/^pnpm@/, '');
+const isolatedVmVersion = (createRequire(import.meta.url)('isolated-vm/package.json') as { version: string })
+  .version;
+
+/**
+ * This Node first on PATH (npm and the bins' `#!/usr/bin/env node` run under it), and none of the
+ * npm_* variables a `pnpm run` sets: they describe the repository's package to npm.
+ */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value;
+  env.PATH = [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter);
+  return env;
+}
+
+const env = cleanEnv();
+let scratch = '';
+let app = '';
+const tarballs = new Map<(typeof PUBLISHED)[number], string>();
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'codemode-pack-'));
+  app = join(scratch, 'app');
+  mkdirSync(app);
+  for (const name of PUBLISHED) {
+    const { stdout } = await run(
+      'npx',
+      ['--yes', `pnpm@${pnpmVersion}`, 'pack', '--json', '--pack-destination', scratch],
+      { cwd: join(repoRoot, 'packages', name), env },
+    );
+    tarballs.set(name, (JSON.parse(stdout) as { filename: string }).filename);
+  }
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      ...tarballs.values(),
+      `isolated-vm@${isolatedVmVersion}`,
+    ],
+    { cwd: app, env },
+  );
+}, 240_000);
+
+afterAll(() => {
+  if (scratch !== '') rmSync(scratch, { recursive: true, force: true });
+});
+
+/** Runs a module in the installed folder, as the application there would, and parses what it prints. */
+async function runInApp(source: string, flags: string[] = []): Promise<unknown> {
+  const file = join(app, `script-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, source);
+  const { stdout } = await run(process.execPath, [...flags, file], { cwd: app, env });
+  return JSON.parse(stdout);
+}
+
+/** A command's exit code beside what it printed, so a failing check shows its findings. */
+async function exitOf(command: string, args: string[]): Promise<{ code: number; output: string }> {
+  try {
+    const { stdout, stderr } = await run(command, args, { env });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout + failed.stderr };
+  }
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((path) => statSync(join(dir, path)).isFile())
+    .map((path) => relative(dir, join(dir, path)));
+}
+
+test.each(PUBLISHED)(
+  'the installed %s package holds what its users need and nothing of the repository',
+  (name) => {
+    const installed = join(app, 'node_modules', '@supolka', `codemode-${name}`);
+    const files = filesUnder(installed);
+    expect(files).toContain('README.md');
+    expect(files).toContain('LICENSE');
+    expect(files.filter((path) => /^(src|test)\/|\.test\.|\.map$/.test(path))).toStrictEqual([]);
+
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+    const source = JSON.parse(readFileSync(join(repoRoot, 'packages', name, 'package.json'), 'utf8'));
+    expect(manifest.version).toBe(source.version);
+    expect(manifest.private).toBeUndefined();
+    expect(manifest.license).toBe('MIT');
+    expect(manifest.repository.url).toMatch(/^git\+https:\/\//);
+    expect(manifest.homepage).toMatch(/^https:\/\//);
+    expect(manifest.keywords.length).toBeGreaterThan(0);
+    const specs = Object.values({ ...manifest.dependencies, ...manifest.peerDependencies }) as string[];
+    expect(specs.filter((spec) => /^(workspace|catalog):/.test(spec))).toStrictEqual([]);
+
+    // The registry page shows the README outside the repository: a relative link there goes nowhere.
+    const readme = readFileSync(join(installed, 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1] as string);
+    expect(targets.length).toBeGreaterThan(0);
+    expect(targets.filter((target) => !/^(https:\/\/|#)/.test(target))).toStrictEqual([]);
+  },
+);
+
+test('IsolateExecutor imported from the installed package runs an execution that calls a tool', async () => {
+  const envelope = await runInApp(`
+    import { IsolateExecutor } from '@supolka/codemode-executor';
+    const executor = new IsolateExecutor({ timeout: 10_000 });
+    const envelope = await executor.execute({
+      code: 'async () => { const sum = await math.add(2, 3); console.log("sum", sum); return { sum } }',
+      providers: [{ name: 'math', fns: { add: (a, b) => a + b } }],
+      outbound: null,
+    });
+    await executor.dispose();
+    console.log(JSON.stringify(envelope));
+  `);
+  expect(envelope).toStrictEqual({ result: { sum: 5 }, logs: [{ level: 'log', text: 'sum 5' }] });
+});
+
+test('the installed /sandbox subpath runs an execution in the process that imports it', async () => {
+  const envelope = await runInApp(
+    `
+    import { Sandbox } from '@supolka/codemode-executor/sandbox';
+    const sandbox = new Sandbox();
+    const envelope = await sandbox.execute({ code: 'async () => 6 * 7' });
+    sandbox.dispose();
+    console.log(JSON.stringify(envelope));
+  `,
+    FLAGS,
+  );
+  expect(envelope).toStrictEqual({ result: 42, logs: [] });
+});
+
+test('npx codemode-executor run, in the installed folder, runs a file and prints its envelope', async () => {
+  writeFileSync(join(app, 'program.js'), 'async () => { console.log("hi"); return 6 * 7 }\n');
+  const { stdout } = await run('npx', ['--no-install', 'codemode-executor', 'run', 'program.js', '--json'], {
+    cwd: app,
+    env,
+  });
+  expect(JSON.parse(stdout)).toStrictEqual({ result: 42, logs: [{ level: 'log', text: 'hi' }] });
+});
+
+test('the installed client bundle loads in a bare V8 isolate, where no Node built-in or global exists', async () => {
+  const loaded = await runInApp(
+    `
+    import { readFileSync } from 'node:fs';
+    import { fileURLToPath } from 'node:url';
+    import ivm from 'isolated-vm';
+    const path = fileURLToPath(import.meta.resolve('@supolka/codemode-protocol/client.bundle.js'));
+    const isolate = new ivm.Isolate({ memoryLimit: 64 });
+    const context = await isolate.createContext();
+    const module = await isolate.compileModule(readFileSync(path, 'utf8'));
+    await module.instantiate(context, (specifier) => { throw new Error('the bundle imports ' + specifier); });
+    await module.evaluate();
+    const client = (await module.namespace.get('ExecutorClient', { reference: true })).typeof;
+    const version = await module.namespace.get('PROTOCOL_VERSION', { copy: true });
+    const globals = await context.eval('[typeof process, typeof require, typeof Buffer].join()', { copy: true });
+    isolate.dispose();
+    console.log(JSON.stringify({ client, version, globals }));
+  `,
+    FLAGS,
+  );
+  const { PROTOCOL_VERSION } = await import('@supolka/codemode-protocol');
+  expect(loaded).toStrictEqual({
+    client: 'function',
+    version: PROTOCOL_VERSION,
+    globals: 'undefined,undefined,undefined',
+  });
+});
+
+test.each(PUBLISHED)('publint and arethetypeswrong find nothing wrong in the %s tarball', async (name) => {
+  const tarball = tarballs.get(name) as string;
+  const lint = await exitOf(join(executorBin, 'publint'), [tarball, '--strict', '--level', 'suggestion']);
+  expect(lint).toMatchObject({ code: 0, output: expect.stringContaining('All good!') });
+  // ESM only, on Node 24 (adr/0002): node10 resolution and require() from CommonJS are out of
+  // scope. Offline: no lookup of @types packages on the registry.
+  const types = await exitOf(join(executorBin, 'attw'), [
+    tarball,
+    ...['--profile', 'esm-only', '--no-definitely-typed', '--no-emoji', '--no-color'],
+  ]);
+  expect(types).toMatchObject({ code: 0 });
+});
