@@ -3,7 +3,7 @@ import * as errors from './errors.ts';
 import { errorText } from './errors.ts';
 import { faultEnvelope, shapeEnvelope } from './schemas/envelope.ts';
 
-describe('texts the Sandbox chapter pins word for word', () => {
+describe("texts the sandbox's specification pins word for word", () => {
   test.each([
     [errors.EXECUTION_COMPLETED_MESSAGE, 'Execution has already completed.'],
     [errors.DISPATCH_OUTSIDE_ENVELOPE_MESSAGE, 'The dispatch answered outside the result envelope.'],

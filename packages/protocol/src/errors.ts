@@ -48,7 +48,7 @@ export function isFaultCode(value: unknown): value is FaultCode {
   return typeof value === 'string' && (FAULT_CODES as readonly string[]).includes(value);
 }
 
-// Texts pinned word for word by the Sandbox chapter.
+// Texts pinned word for word by the sandbox's specification (docs/sandbox.md).
 
 /** What a tool call or an outbound call that arrives after its run settled meets. */
 export const EXECUTION_COMPLETED_MESSAGE = 'Execution has already completed.';

@@ -14,8 +14,8 @@ export function setReporter(reporter: (error: unknown) => boolean): void {
 
 /**
  * Reports `error`. `toConsole` false leaves out the console line: an exception of a queueMicrotask
- * callback reaches error listeners, as in workerd, and is otherwise dropped, as the Sandbox chapter
- * specifies.
+ * callback reaches error listeners, as in workerd, and is otherwise dropped, as the sandbox's
+ * specification says (docs/sandbox.md).
  */
 export function reportException(error: unknown, toConsole = true): void {
   let canceled = false;

@@ -1,7 +1,7 @@
 /**
  * Runs a case in this executor, through the Sandbox over real isolates: the same program text and
  * module map, the same fake answering its tools, outbound fetch performed natively (the request
- * says `outbound: undefined` explicitly, the Sandbox chapter's native mode), and, for a case that
+ * says `outbound: undefined` explicitly, the native mode of docs/protocol.md), and, for a case that
  * retains a handler, the same requests through Sandbox.invoke.
  */
 import type { Sandbox, SandboxExecuteRequest } from '@supolka/codemode-executor/sandbox';

@@ -7,7 +7,7 @@
  *   const { result, error, code, logs } = await executor.execute({ code: 'async () => 1 + 1' })
  *   await executor.dispose()
  *
- * execute never rejects (DESIGN.md, "Outcomes"): a bad request, a full queue, a lost child and a
+ * execute never rejects (docs/pool.md, "Outcomes"): a bad request, a full queue, a lost child and a
  * cancellation all come back as envelopes with their code. invoke and closeHandles are calls, not
  * executions, and reject with errors carrying a code.
  *

@@ -100,8 +100,8 @@ export function splitRequest(request: IsolateExecuteRequest, defaults: ResolvedO
 
 /**
  * The caller's outbound tri-state split at the pool's boundary into its two halves: the wire mode
- * the child reads, and the function that stays in this process (proxied only). DESIGN.md's rule: an
- * explicit key decides the mode; a missing key takes the executor's default. The sandbox's
+ * the child reads, and the function that stays in this process (proxied only). The outbound rule
+ * (docs/protocol.md, "The outbound contract"): an explicit key decides the mode; a missing key takes the executor's default. The sandbox's
  * chooseOutbound (sandbox/fetch.ts) turns the tri-state the child rebuilds into a performer.
  */
 function splitOutbound(

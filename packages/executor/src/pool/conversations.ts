@@ -1,7 +1,7 @@
 /**
  * Requests to a child that are not executions (invoke, closeHandles): each has an id of its own,
  * and settles with the child's answer, a fault, or the child's end. They reject with errors that
- * carry a code, since they are calls and not executions (DESIGN.md, "Outcomes").
+ * carry a code, since they are calls and not executions (docs/pool.md, "Outcomes").
  */
 import { CodemodeError, type FaultCode, type Message } from '@supolka/codemode-protocol';
 import type { PoolChild } from './child.ts';

@@ -2,7 +2,7 @@
  * The sandbox's isolate-side code lives in sandbox/inside, where the type checker and the linter
  * read it; the generator turns each file into source text (generated/sandbox-sources.generated.ts).
  * An installer that needs host values (a limit, an error text) takes them as its first parameter,
- * one object, so no host value is spliced into code. The names the Sandbox chapter pins
+ * one object, so no host value is spliced into code. The names the sandbox's specification pins
  * (TIMERS_SOURCE, DISPATCH_SOURCE...) stay functions of the references alone: this binds the values.
  */
 

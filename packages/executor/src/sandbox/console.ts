@@ -44,6 +44,6 @@ export class ConsoleCapture {
  * console.context. log, warn and error format as the wire does: String of each argument, single
  * spaces; an argument String cannot convert throws into the program, as that rule does (workerd's
  * console throws too), and nothing is written. The other methods exist and write nothing, as the
- * Sandbox chapter specifies. The code is inside/console.ts.
+ * sandbox's specification says (docs/sandbox.md). The code is inside/console.ts.
  */
 export const CONSOLE_SOURCE = CONSOLE_INSTALL_SOURCE;

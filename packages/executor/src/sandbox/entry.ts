@@ -3,7 +3,7 @@
  * __startRun. The arrow is wrapped, never rewritten, and sits on lines of its own, so a trailing
  * line comment in user code cannot swallow the invocation.
  *
- * Two things differ from the Sandbox chapter's listing, both because of released isolated-vm
+ * Two things differ from the entry the sandbox's specification lists, both because of released isolated-vm
  * (docs/sandbox.md, "Deviations"): the codec and the run's machinery come from the internal module
  * instead of sitting in the entry's own scope (user modules evaluate before the entry body, and
  * could otherwise replace what the envelope depends on), and the entry has no top-level await, so

@@ -1,7 +1,8 @@
 /**
  * Creating isolates, and the two checks a host process has to pass before it serves executions:
  * that isolates run in it at all (assertNoNodeSnapshot), and which of the engine behaviours the
- * Sandbox chapter assumes the installed isolated-vm actually has (assertEngineServesSandbox).
+ * sandbox's specification assumes the installed isolated-vm actually has (assertEngineServesSandbox;
+ * docs/sandbox.md, "Deviations").
  */
 import { createRequire } from 'node:module';
 import { ENGINE_PROBE_TIMEOUT } from '@supolka/codemode-protocol';
@@ -137,7 +138,7 @@ export function assertNoNodeSnapshot(): void {
   }
 }
 
-/** The engine behaviours the Sandbox chapter assumes, each with the fallback used without it. */
+/** The engine behaviours the sandbox's specification assumes, each with the fallback used without it. */
 export const ENGINE_PROBES = {
   dynamicImportCallback: {
     behaviour: 'answer import() through the embedder callback',

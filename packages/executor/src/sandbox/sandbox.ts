@@ -1,5 +1,5 @@
 /**
- * Sandbox.execute: one execution, end to end, in the order of the Sandbox chapter. Where user code
+ * Sandbox.execute: one execution, end to end, in the order docs/sandbox.md follows. Where user code
  * is at fault the promise resolves and never rejects: a bad provider name, a syntax error, a module
  * the map cannot resolve, a timeout and a plain throw all come back inside the envelope.
  */

@@ -1,5 +1,5 @@
 /**
- * The runnable examples under examples/ print exactly their expected output: the Sandbox chapter's
+ * The runnable examples under examples/ print exactly their expected output: the sandbox specification's
  * examples through IsolateExecutor, imported by the package name from the build, and the CLI's
  * example program through the built `codemode-executor` command.
  */
@@ -18,7 +18,7 @@ describe('each example prints what it is expected to print', () => {
     (file) => file.endsWith('.mjs') && file !== 'workspace-resolve.mjs',
   );
 
-  test('the three examples of the Sandbox chapter are all here', () => {
+  test("the three examples of the sandbox's specification are all here", () => {
     expect(files.sort()).toStrictEqual(['cjs-facades.mjs', 'completion-accessor.mjs', 'engine-words.mjs']);
   });
 

@@ -1,5 +1,5 @@
 /**
- * How a request is split into the wire half and the host half, and DESIGN.md's outbound rule: an
+ * How a request is split into the wire half and the host half, and the outbound rule (docs/protocol.md): an
  * explicit `outbound` decides the mode, a missing key takes the executor's configured default.
  */
 import { describe, expect, test } from 'vitest';

@@ -23,7 +23,7 @@ describe('an execution in a child', () => {
     });
   });
 
-  test('keeps the envelope keys in the order the Sandbox chapter prints them', async () => {
+  test("keeps the envelope keys in the order the sandbox's specification prints them", async () => {
     const { pool } = usePool({ size: 1 });
     const envelope = await pool.execute({ code: 'async () => { throw new Error("no") }', timeout: 1000 });
     expect(Object.keys(envelope)).toStrictEqual(['result', 'error', 'logs']);

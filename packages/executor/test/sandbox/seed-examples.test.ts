@@ -1,6 +1,7 @@
 /**
- * The Sandbox chapter's printed examples, run through Sandbox. Each prints what the chapter shows,
- * plus the envelope's `code` where the executor ended the run (DESIGN.md, "Outcomes"; the
+ * The printed examples of the sandbox's specification (docs/sandbox.md), run through Sandbox. Each
+ * prints what the specification shows, plus the envelope's `code` where the executor ended the run
+ * (docs/pool.md, "Outcomes"; the
  * deviation is listed in docs/sandbox.md).
  */
 import { describe, expect, test } from 'vitest';
@@ -76,7 +77,7 @@ module.exports = { run: globalThis.runs }`,
   expect(envelope).toStrictEqual({ result: { left: { run: 1 }, right: { run: 2 }, runs: 2 }, logs: [] });
 });
 
-test("the chapter's entry example: an import, a provider and a tool call", async () => {
+test("the specification's entry example: an import, a provider and a tool call", async () => {
   const envelope = await sandbox.execute({
     code: `import { greet } from 'greeter'
 async () => greet(await files.read('notes.txt'))`,

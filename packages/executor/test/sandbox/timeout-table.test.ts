@@ -1,5 +1,5 @@
 /**
- * Every row of the chapter's timeout table, through a whole execution: what the run does, what ends
+ * Every row of the specification's timeout table, through a whole execution: what the run does, what ends
  * it, and what the caller reads.
  */
 import { executionTimeoutMessage, memoryLimitMessage } from '@supolka/codemode-protocol';

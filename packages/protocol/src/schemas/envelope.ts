@@ -46,7 +46,7 @@ export function faultEnvelope(code: FaultCode, error: string): ExecuteResult {
 }
 
 /**
- * The envelope as a caller reads it, keys in the order the Sandbox chapter prints them: result
+ * The envelope as a caller reads it, keys in the order the sandbox's specification prints them (docs/sandbox.md): result
  * (always present, even when undefined), error, code, logs, executionId.
  */
 export function shapeEnvelope(envelope: ResultEnvelope): ExecuteResult {

@@ -4,7 +4,7 @@
  * and console.context. log, warn and error format as the wire does: String of each argument,
  * single spaces; an argument String cannot convert throws into the program, as that rule does
  * (workerd's console throws too), and nothing is written. The other methods exist and write
- * nothing, as the Sandbox chapter specifies.
+ * nothing, as the sandbox's specification says (docs/sandbox.md).
  */
 import type { HostReference, NativeSource } from './host.ts';
 
