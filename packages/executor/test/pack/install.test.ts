@@ -22,6 +22,8 @@ const executorBin = fileURLToPath(new URL('../../node_modules/.bin/', import.met
 /** The packages a release publishes; runtime and compat are private (README.md, "Packages"). */
 const PUBLISHED = ['protocol', 'executor'] as const;
 const FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
+/** Each test spawns npx, npm's bins or a fresh Node with a pool: seconds alone, far more on a loaded machine. */
+const SPAWNS = 120_000;
 
 const pnpmVersion = (
   JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
@@ -129,8 +131,10 @@ test.each(PUBLISHED)(
   },
 );
 
-test('IsolateExecutor imported from the installed package runs an execution that calls a tool', async () => {
-  const envelope = await runInApp(`
+test(
+  'IsolateExecutor imported from the installed package runs an execution that calls a tool',
+  async () => {
+    const envelope = await runInApp(`
     import { IsolateExecutor } from '@supolka/codemode-executor';
     const executor = new IsolateExecutor({ timeout: 10_000 });
     const envelope = await executor.execute({
@@ -141,35 +145,51 @@ test('IsolateExecutor imported from the installed package runs an execution that
     await executor.dispose();
     console.log(JSON.stringify(envelope));
   `);
-  expect(envelope).toStrictEqual({ result: { sum: 5 }, logs: [{ level: 'log', text: 'sum 5' }] });
-});
+    expect(envelope).toStrictEqual({ result: { sum: 5 }, logs: [{ level: 'log', text: 'sum 5' }] });
+  },
+  SPAWNS,
+);
 
-test('the installed /sandbox subpath runs an execution in the process that imports it', async () => {
-  const envelope = await runInApp(
-    `
+test(
+  'the installed /sandbox subpath runs an execution in the process that imports it',
+  async () => {
+    const envelope = await runInApp(
+      `
     import { Sandbox } from '@supolka/codemode-executor/sandbox';
     const sandbox = new Sandbox();
     const envelope = await sandbox.execute({ code: 'async () => 6 * 7' });
     sandbox.dispose();
     console.log(JSON.stringify(envelope));
   `,
-    FLAGS,
-  );
-  expect(envelope).toStrictEqual({ result: 42, logs: [] });
-});
+      FLAGS,
+    );
+    expect(envelope).toStrictEqual({ result: 42, logs: [] });
+  },
+  SPAWNS,
+);
 
-test('npx codemode-executor run, in the installed folder, runs a file and prints its envelope', async () => {
-  writeFileSync(join(app, 'program.js'), 'async () => { console.log("hi"); return 6 * 7 }\n');
-  const { stdout } = await run('npx', ['--no-install', 'codemode-executor', 'run', 'program.js', '--json'], {
-    cwd: app,
-    env,
-  });
-  expect(JSON.parse(stdout)).toStrictEqual({ result: 42, logs: [{ level: 'log', text: 'hi' }] });
-});
+test(
+  'npx codemode-executor run, in the installed folder, runs a file and prints its envelope',
+  async () => {
+    writeFileSync(join(app, 'program.js'), 'async () => { console.log("hi"); return 6 * 7 }\n');
+    const { stdout } = await run(
+      'npx',
+      ['--no-install', 'codemode-executor', 'run', 'program.js', '--json'],
+      {
+        cwd: app,
+        env,
+      },
+    );
+    expect(JSON.parse(stdout)).toStrictEqual({ result: 42, logs: [{ level: 'log', text: 'hi' }] });
+  },
+  SPAWNS,
+);
 
-test('the installed client bundle loads in a bare V8 isolate, where no Node built-in or global exists', async () => {
-  const loaded = await runInApp(
-    `
+test(
+  'the installed client bundle loads in a bare V8 isolate, where no Node built-in or global exists',
+  async () => {
+    const loaded = await runInApp(
+      `
     import { readFileSync } from 'node:fs';
     import { fileURLToPath } from 'node:url';
     import ivm from 'isolated-vm';
@@ -185,25 +205,31 @@ test('the installed client bundle loads in a bare V8 isolate, where no Node buil
     isolate.dispose();
     console.log(JSON.stringify({ client, version, globals }));
   `,
-    FLAGS,
-  );
-  const { PROTOCOL_VERSION } = await import('@supolka/codemode-protocol');
-  expect(loaded).toStrictEqual({
-    client: 'function',
-    version: PROTOCOL_VERSION,
-    globals: 'undefined,undefined,undefined',
-  });
-});
+      FLAGS,
+    );
+    const { PROTOCOL_VERSION } = await import('@supolka/codemode-protocol');
+    expect(loaded).toStrictEqual({
+      client: 'function',
+      version: PROTOCOL_VERSION,
+      globals: 'undefined,undefined,undefined',
+    });
+  },
+  SPAWNS,
+);
 
-test.each(PUBLISHED)('publint and arethetypeswrong find nothing wrong in the %s tarball', async (name) => {
-  const tarball = tarballs.get(name) as string;
-  const lint = await exitOf(join(executorBin, 'publint'), [tarball, '--strict', '--level', 'suggestion']);
-  expect(lint).toMatchObject({ code: 0, output: expect.stringContaining('All good!') });
-  // ESM only, on Node 24 (adr/0002): node10 resolution and require() from CommonJS are out of
-  // scope. Offline: no lookup of @types packages on the registry.
-  const types = await exitOf(join(executorBin, 'attw'), [
-    tarball,
-    ...['--profile', 'esm-only', '--no-definitely-typed', '--no-emoji', '--no-color'],
-  ]);
-  expect(types).toMatchObject({ code: 0 });
-});
+test.each(PUBLISHED)(
+  'publint and arethetypeswrong find nothing wrong in the %s tarball',
+  async (name) => {
+    const tarball = tarballs.get(name) as string;
+    const lint = await exitOf(join(executorBin, 'publint'), [tarball, '--strict', '--level', 'suggestion']);
+    expect(lint).toMatchObject({ code: 0, output: expect.stringContaining('All good!') });
+    // ESM only, on Node 24 (adr/0002): node10 resolution and require() from CommonJS are out of
+    // scope. Offline: no lookup of @types packages on the registry.
+    const types = await exitOf(join(executorBin, 'attw'), [
+      tarball,
+      ...['--profile', 'esm-only', '--no-definitely-typed', '--no-emoji', '--no-color'],
+    ]);
+    expect(types).toMatchObject({ code: 0 });
+  },
+  SPAWNS,
+);
