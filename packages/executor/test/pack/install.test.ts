@@ -3,8 +3,10 @@
  * pack`, which turns `workspace:` and `catalog:` into versions; `npm pack` leaves them and npm then
  * refuses to install), installed with plain npm, with isolated-vm from the registry, into a folder
  * outside the repository, and driven from there: an execution with a tool, the CLI on a file, the
- * in-process subpath, and the client bundle in a bare V8 isolate. publint and arethetypeswrong read
- * the same tarballs. Needs the packages built (turbo runs `build` before `test`) and the registry.
+ * in-process subpath, the client against a server on loopback, the client subpath bundled for a
+ * browser and a Worker, and the client bundle in a bare V8 isolate. publint and arethetypeswrong
+ * read the same tarballs. Needs the packages built (turbo runs `build` before `test`) and the
+ * registry.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -216,6 +218,55 @@ test(
   },
   SPAWNS,
 );
+
+test(
+  'the installed client drives a server made by the installed executor, over a WebSocket on loopback',
+  async () => {
+    const envelope = await runInApp(`
+    import { createServer } from '@supolka/codemode-executor';
+    import { ExecutorClient } from '@supolka/codemode-protocol/client';
+    const token = 'a-token-of-thirty-two-characters';
+    const server = await createServer({ port: 0, token, executor: { poolSize: 1 } });
+    const socket = new WebSocket(server.url, { headers: { authorization: 'Bearer ' + token } });
+    const client = await ExecutorClient.connect(socket);
+    const envelope = await client.execute({
+      code: 'async () => await math.add(2, 3)',
+      providers: [{ name: 'math', fns: { add: (a, b) => a + b } }],
+    });
+    client.close();
+    await server.close();
+    console.log(JSON.stringify(envelope));
+  `);
+    expect(envelope).toStrictEqual({ result: 5, logs: [] });
+  },
+  SPAWNS,
+);
+
+test('the installed client subpath bundles for a browser and a Worker with no Node built-in', async () => {
+  // esbuild resolves through the installed package's exports with each platform's conditions, and
+  // fails the build on an import of a Node built-in, which neither platform has.
+  const { build } = await import('esbuild');
+  for (const [platform, conditions] of [
+    ['browser', []],
+    ['neutral', ['workerd', 'worker', 'browser']],
+  ] as const) {
+    const result = await build({
+      stdin: { contents: "export * from '@supolka/codemode-protocol/client';", resolveDir: app },
+      absWorkingDir: app,
+      bundle: true,
+      platform,
+      conditions: [...conditions],
+      mainFields: ['module', 'main'],
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.some((input) => input.includes('@supolka/codemode-protocol/dist/client/'))).toBe(true);
+    expect(inputs.filter((input) => input.startsWith('node:'))).toStrictEqual([]);
+  }
+});
 
 test.each(PUBLISHED)(
   'publint and arethetypeswrong find nothing wrong in the %s tarball',
