@@ -141,9 +141,13 @@ export class ExecutorServer {
 
   async #shutDown(): Promise<void> {
     this.#draining = true;
+    // The port stays open while the server drains: /healthz answers 503 there, which takes it out
+    // of a load balancer's rotation (HAProxy, a Kubernetes readiness probe) with a cause the
+    // operator can read, /metrics shows the drain, and a new upgrade hears 503 (which a balancer
+    // may retry on another server) where a closed port would only be refused.
+    await Promise.race([Promise.allSettled([...this.#runs]), pause(this.#options.drainTimeout)]);
     const stopped = new Promise<void>((resolve) => this.#http.close(() => resolve()));
     this.#http.closeIdleConnections();
-    await Promise.race([Promise.allSettled([...this.#runs]), pause(this.#options.drainTimeout)]);
     for (const connection of this.#connections) connection.cancelAll(SERVER_SHUT_DOWN);
     // Cancelled runs settle at once; their CANCELLED envelopes go out before the sockets close.
     await Promise.allSettled([...this.#runs]);

@@ -2,8 +2,8 @@
  * How connections and the server end: a client that disconnects mid-execution leaves nothing
  * behind in the pool, an execution in flight when its socket drops (closed, or cut by the network
  * with no closing handshake) resolves with a clear error, and shutdown (the serve command on
- * SIGTERM, or close()) stops taking work, lets what runs finish up to its bound, and cancels the
- * rest.
+ * SIGTERM, or close()) stops taking work, answers its health check 503 while it drains, lets what
+ * runs finish up to its bound, and cancels the rest.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { CLOSE_CODES, ExecutorClient } from '@supolka/codemode-protocol/client';
 import { describe, expect, test } from 'vitest';
 import { createServer } from '../../src/server/server.ts';
-import { SHUTTING_DOWN_MESSAGE } from '../../src/server/texts.ts';
+import { DRAINING_REFUSED_MESSAGE, SHUTTING_DOWN_MESSAGE } from '../../src/server/texts.ts';
 import { readToken } from '../../src/server/token.ts';
 import {
   connect,
@@ -21,6 +21,7 @@ import {
   openSocket,
   Relay,
   TOKEN,
+  upgrade,
   useServer,
   waitUntil,
 } from './helpers.ts';
@@ -149,7 +150,7 @@ describe('shutdown', () => {
     });
   });
 
-  test('codemode-executor serve on SIGTERM refuses new work, lets the execution in flight finish, and exits 0', async () => {
+  test('codemode-executor serve on SIGTERM refuses new work, answers /healthz 503 while it drains, lets the execution in flight finish, and exits 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'codemode-serve-'));
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, `${TOKEN}\n`);
@@ -183,6 +184,15 @@ describe('shutdown', () => {
       error: SHUTTING_DOWN_MESSAGE,
       code: 'OVERLOADED',
       logs: [],
+    });
+    // A load balancer's health check takes the draining server out of rotation by its answer,
+    // and a new upgrade is refused with a status a balancer can retry elsewhere.
+    const health = await fetch(new URL('/healthz', url.replace('ws:', 'http:')));
+    expect(health.status).toBe(503);
+    expect(((await health.json()) as { status: string }).status).toBe('draining');
+    expect(await upgrade(url, { authorization: `Bearer ${TOKEN}` })).toStrictEqual({
+      status: 503,
+      body: `${DRAINING_REFUSED_MESSAGE}\n`,
     });
     release.resolve('finished during the drain');
     expect(await running).toStrictEqual({ result: 'finished during the drain', logs: [] });

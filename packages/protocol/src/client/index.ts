@@ -21,6 +21,7 @@ export {
   type ToolFunction,
 } from './executor-client.ts';
 export { fromWireResponse, toWireRequest, toWireResponse } from './http.ts';
+export { INSTANCE_PARAMETER, instanceOf, instanceUrl } from './routing.ts';
 export {
   CLOSE_CODES,
   connectionClosedCause,

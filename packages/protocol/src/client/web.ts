@@ -61,7 +61,14 @@ export interface ResponseLike {
 export const CONNECTING = 0;
 export const OPEN = 1;
 
+/** The part of the standard URL the client uses. */
+export interface UrlLike {
+  readonly href: string;
+  readonly searchParams: { set(name: string, value: string): void };
+}
+
 interface Platform {
+  readonly URL: new (url: string) => UrlLike;
   readonly Response?: new (
     body: Uint8Array | null,
     init: { status: number; statusText: string; headers: [string, string][] },
