@@ -144,6 +144,7 @@ describe('shutdown', () => {
       logs: [],
     });
     await waitUntil(() => client.closed, 'the client sees the close');
+    expect(client.closedWith).toStrictEqual({ code: CLOSE_CODES.goingAway, reason: 'server shutting down' });
     expect(await client.execute({ code: 'async () => 1' })).toMatchObject({
       code: 'WORKER_LOST',
       error: `The worker running this execution was lost: the connection to the executor closed (code ${CLOSE_CODES.goingAway}: server shutting down).`,

@@ -185,6 +185,17 @@ export class ExecutorClient {
   }
 
   /**
+   * How the connection closed, once it has: the WebSocket close code and reason. A server that
+   * shuts down closes with 1001 (CLOSE_CODES.goingAway) only after every execution it ran has
+   * its envelope sent, so an execution that read WORKER_LOST from that close never ran and can
+   * be sent again elsewhere; after any other close (1006: the server or the network was lost) it
+   * may have run, tools and all (docs/deploy.md, "Failure model").
+   */
+  get closedWith(): { readonly code: number; readonly reason: string } | undefined {
+    return this.#closed;
+  }
+
+  /**
    * Runs `request.code` on the server, serving its tool calls from `providers[].fns` and its
    * proxied fetches from `outbound`. Resolves to the envelope; never rejects.
    */
