@@ -35,15 +35,6 @@ export function program(n: number) {
 /** A server that keeps refusing is an outcome too, not a loop. */
 const MAX_TRIES = 5;
 
-/** Resolves once the client has seen its socket's close, which follows a lost execution closely. */
-async function closing(client: ExecutorClient): Promise<void> {
-  const until = performance.now() + CLOSE_WAIT;
-  while (!client.closed && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
-/** How long a socket that lost an execution may take to report its close. */
-const CLOSE_WAIT = 5_000;
-
 /** Never ran: the server refused it while draining, or closed for shutdown before reading it. */
 function neverRan(envelope: ExecuteResult, client: ExecutorClient): boolean {
   if (envelope.code === 'OVERLOADED') return true;
@@ -102,9 +93,6 @@ export class Load {
         const sent = performance.now();
         const envelope = await client.execute(program(n));
         const instance = client.instance ?? '';
-        // Sent while its socket was closing, an execution reads WORKER_LOST before the close
-        // arrives: only the close's code tells whether the server could have run it.
-        if (envelope.code === 'WORKER_LOST') await closing(client);
         const retry = neverRan(envelope, client);
         if (retry || client.closed || envelope.code === 'WORKER_LOST') {
           // Its server is going away: this connection takes nothing more.

@@ -17,6 +17,7 @@ import { readToken } from '../../src/server/token.ts';
 import {
   connect,
   deferred,
+  executionsEnded,
   expectPoolClean,
   openSocket,
   Relay,
@@ -78,6 +79,31 @@ describe('a client that disconnects', () => {
     ).rejects.toMatchObject({
       code: 'HANDLES_CLOSED',
     });
+  });
+});
+
+describe('a socket that closes under its client', () => {
+  test('settles an execution sent while it closes with that close, whose code the client keeps', async () => {
+    const endedBefore = await executionsEnded(setup.server);
+    const { connections } = setup.server.stats();
+    const socket = openSocket(setup.server.url, { authorization: `Bearer ${TOKEN}` });
+    const client = await ExecutorClient.connect(socket);
+    // Closed by its owner behind the client's back: the socket is closing, the client not told yet.
+    socket.close(4000, 'closed under the client');
+    expect(await client.execute({ code: 'async () => 1' })).toStrictEqual({
+      result: undefined,
+      error:
+        'The worker running this execution was lost: the connection to the executor closed (code 4000: closed under the client).',
+      code: 'WORKER_LOST',
+      logs: [],
+    });
+    expect(client.closedWith).toStrictEqual({ code: 4000, reason: 'closed under the client' });
+    await waitUntil(
+      () => setup.server.stats().connections === connections,
+      'the server drops the connection',
+    );
+    // It was never sent: the server ran nothing.
+    expect(await executionsEnded(setup.server)).toBe(endedBefore);
   });
 });
 

@@ -52,6 +52,7 @@ import {
 } from './texts.ts';
 import {
   type AbortSignalLike,
+  CLOSING,
   type CloseEventLike,
   CONNECTING,
   type MessageEventLike,
@@ -229,6 +230,9 @@ export class ExecutorClient {
       try {
         this.#send({ type: 'execute', id, request: split.wire });
       } catch (error) {
+        // A socket already closing fires its close soon: the execution settles with that close's
+        // code (1001 from a server shutting down), which tells the caller whether to send it again.
+        if (error instanceof ConnectionClosedError && this.#socket.readyState === CLOSING) return;
         execution.finish(envelopeFromError(error));
         return;
       }

@@ -57,9 +57,10 @@ export interface ResponseLike {
   arrayBuffer(): Promise<ArrayBuffer>;
 }
 
-/** WebSocket.OPEN and WebSocket.CONNECTING, which every implementation numbers alike. */
+/** WebSocket.CONNECTING, OPEN and CLOSING, which every implementation numbers alike. */
 export const CONNECTING = 0;
 export const OPEN = 1;
+export const CLOSING = 2;
 
 /** The part of the standard URL the client uses. */
 export interface UrlLike {
