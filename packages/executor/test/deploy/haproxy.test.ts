@@ -159,6 +159,9 @@ describe('three servers behind HAProxy', () => {
       });
       await other.closeHandles(executionId);
     }
+    // A name no server line has is balanced like a connection that names none.
+    const unnamed = await connect(toInstance('executor-z'));
+    expect(NAMES).toContain(unnamed.instance);
   });
 
   test('SIGTERM mid-load: the server drains out of rotation, its executions finish, nothing is lost', async () => {
