@@ -29,6 +29,8 @@ const SERVER_ENV = {
   'executor-b': 'EXECUTOR_B',
   'executor-c': 'EXECUTOR_C',
 } as const;
+/** Each test drives many executions through four processes on a machine other work shares. */
+const TEST_TIMEOUT = 120_000;
 /** What an execution reads when the connection under it dropped with no close: its server died. */
 const LOST_WITH_ITS_SERVER =
   'The worker running this execution was lost: the connection to the executor closed (code 1006).';
@@ -119,127 +121,143 @@ afterAll(async () => {
   for (const each of servers.values()) if (each.running) each.signal('SIGKILL');
   await Promise.all([...servers.values()].map((each) => each.exited));
   if (dir) rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 describe('three servers behind HAProxy', () => {
-  test('balance 200 executions from concurrent clients, each serving its tools', async () => {
-    const load = new Load(haproxy.url, TOKEN, 200);
-    const outcomes = await load.run(8);
-    expect(load.errors).toStrictEqual([]);
-    expectEveryExecutionSucceeded(outcomes, 200);
-    expect(new Set(load.connections)).toStrictEqual(new Set(NAMES));
-    const counts = await Promise.all(NAMES.map(okExecutions));
-    expect(counts.every((count) => count > 0)).toBe(true);
-    expect(counts.reduce((sum, count) => sum + count, 0)).toBe(200);
-  });
+  test(
+    'balance 200 executions from concurrent clients, each serving its tools',
+    async () => {
+      const load = new Load(haproxy.url, TOKEN, 200);
+      const outcomes = await load.run(8);
+      expect(load.errors).toStrictEqual([]);
+      expectEveryExecutionSucceeded(outcomes, 200);
+      expect(new Set(load.connections)).toStrictEqual(new Set(NAMES));
+      const counts = await Promise.all(NAMES.map(okExecutions));
+      expect(counts.every((count) => count > 0)).toBe(true);
+      expect(counts.reduce((sum, count) => sum + count, 0)).toBe(200);
+    },
+    TEST_TIMEOUT,
+  );
 
-  test('a connection naming an instance reaches the retained execution it holds', async () => {
-    for (const [index, name] of NAMES.entries()) {
-      const creator = await connect(toInstance(name));
-      expect(creator.instance).toBe(name);
-      const granted = await creator.execute({
-        retainHandles: true,
-        code: `async () => (request) => new Response('held by ${name} at ' + new URL(request.url).pathname)`,
-      });
-      const executionId = granted.executionId as string;
-      expect(instanceOf(executionId)).toBe(name);
-      // Another connection, as a second process of the caller would open, finds it by its id alone.
-      const other = await connect(instanceUrl(haproxy.url, executionId));
-      expect(other.instance).toBe(name);
-      const response = await other.invoke(executionId, new Request('https://h.test/path'));
-      expect(await response.arrayBuffer().then((body) => new TextDecoder().decode(body))).toBe(
-        `held by ${name} at /path`,
-      );
-      const elsewhere = NAMES[(index + 1) % NAMES.length] as string;
-      const wrong = await connect(toInstance(elsewhere));
-      expect(wrong.instance).toBe(elsewhere);
-      await expect(wrong.invoke(executionId, new Request('https://h.test/'))).rejects.toMatchObject({
-        code: 'HANDLES_CLOSED',
-        message: foreignInstanceMessage(executionId, elsewhere),
-      });
-      await other.closeHandles(executionId);
-    }
-    // A name no server line has is balanced like a connection that names none.
-    const unnamed = await connect(toInstance('executor-z'));
-    expect(NAMES).toContain(unnamed.instance);
-  });
-
-  test('SIGTERM mid-load: the server drains out of rotation, its executions finish, nothing is lost', async () => {
-    const draining = server('executor-a');
-    const held = await parked('executor-a', 'finished during the drain');
-    const load = new Load(haproxy.url, TOKEN, Number.POSITIVE_INFINITY);
-    const running = load.run(6);
-    await waitUntil(() => load.outcomes.length >= 20, 'the load is under way', 60_000);
-    draining.signal('SIGTERM');
-    await waitUntil(
-      async () => (await fetch(draining.healthz)).status === 503,
-      'the drain shows in /healthz',
-    );
-    await haproxySees('executor-a', 'DOWN');
-    // New connections go to the others while executor-a still holds the executions it drains.
-    for (let count = 0; count < 6; count += 1) {
-      const client = await connect(haproxy.url);
-      expect(client.instance).not.toBe('executor-a');
-      expect(await client.execute({ code: 'async () => 6 * 7' })).toStrictEqual({ result: 42, logs: [] });
-    }
-    held.release();
-    expect(await held.envelope).toStrictEqual({ result: 'finished during the drain', logs: [] });
-    const settled = load.outcomes.length;
-    await waitUntil(
-      () => load.outcomes.length >= settled + 20,
-      'the load goes on without executor-a',
-      60_000,
-    );
-    load.stop();
-    const outcomes = await running;
-    expect(load.errors).toStrictEqual([]);
-    expectEveryExecutionSucceeded(outcomes, load.sent);
-    // Refused by the draining server and sent again elsewhere: the executions it never ran.
-    expect(outcomes.some((outcome) => outcome.tries > 1)).toBe(true);
-    expect(await draining.exited).toStrictEqual({ code: 0, signal: null });
-  });
-
-  test('SIGKILL mid-load: exactly the executions the server held read WORKER_LOST; clients connect again', async () => {
-    const killed = server('executor-b');
-    const children = await killed.childPids();
-    // Parked in the only child of executor-b's pool: the load's executions there queue behind it.
-    const lost = await parked('executor-b', 'never');
-    const load = new Load(haproxy.url, TOKEN, 80);
-    const running = load.run(6);
-    await waitUntil(() => load.outcomes.length >= 20, 'the load is under way', 60_000);
-    const killedAt = performance.now();
-    killed.signal('SIGKILL');
-    const expectLost = (envelope: ExecuteResult) =>
-      expect(envelope).toStrictEqual({
-        result: undefined,
-        error: LOST_WITH_ITS_SERVER,
-        code: 'WORKER_LOST',
-        logs: [],
-      });
-    expectLost(await lost.envelope);
-    const outcomes = await running;
-    expect(load.errors).toStrictEqual([]);
-    expect(outcomes.map((outcome) => outcome.n).sort((a, b) => a - b)).toStrictEqual(
-      Array.from({ length: 80 }, (_, n) => n),
-    );
-    // The load's executions that reached executor-b queued behind the parked one, and went with it.
-    expect(outcomes.some((outcome) => outcome.envelope.code === 'WORKER_LOST')).toBe(true);
-    for (const outcome of outcomes) {
-      if (outcome.envelope.code === 'WORKER_LOST') {
-        // Lost only with the server that died, and only if it was in flight there when it did.
-        expectLost(outcome.envelope);
-        expect(outcome.instance).toBe('executor-b');
-        expect(outcome.sent).toBeLessThan(killedAt);
-      } else {
-        expect(outcome.envelope).toStrictEqual({ result: 8 * outcome.n + 1, logs: [] });
+  test(
+    'a connection naming an instance reaches the retained execution it holds',
+    async () => {
+      for (const [index, name] of NAMES.entries()) {
+        const creator = await connect(toInstance(name));
+        expect(creator.instance).toBe(name);
+        const granted = await creator.execute({
+          retainHandles: true,
+          code: `async () => (request) => new Response('held by ${name} at ' + new URL(request.url).pathname)`,
+        });
+        const executionId = granted.executionId as string;
+        expect(instanceOf(executionId)).toBe(name);
+        // Another connection, as a second process of the caller would open, finds it by its id alone.
+        const other = await connect(instanceUrl(haproxy.url, executionId));
+        expect(other.instance).toBe(name);
+        const response = await other.invoke(executionId, new Request('https://h.test/path'));
+        expect(await response.arrayBuffer().then((body) => new TextDecoder().decode(body))).toBe(
+          `held by ${name} at /path`,
+        );
+        const elsewhere = NAMES[(index + 1) % NAMES.length] as string;
+        const wrong = await connect(toInstance(elsewhere));
+        expect(wrong.instance).toBe(elsewhere);
+        await expect(wrong.invoke(executionId, new Request('https://h.test/'))).rejects.toMatchObject({
+          code: 'HANDLES_CLOSED',
+          message: foreignInstanceMessage(executionId, elsewhere),
+        });
+        await other.closeHandles(executionId);
       }
-    }
-    expect(await killed.exited).toStrictEqual({ code: null, signal: 'SIGKILL' });
-    await haproxySees('executor-b', 'DOWN');
-    const again = await connect(haproxy.url);
-    expect(again.instance).toBe('executor-c');
-    expect(await again.execute({ code: 'async () => 6 * 7' })).toStrictEqual({ result: 42, logs: [] });
-    // Its pool's children end with it: nothing is left running on the machine.
-    await waitUntil(() => children.every((pid) => !alive(pid)), 'the killed server leaves no child behind');
-  });
+      // A name no server line has is balanced like a connection that names none.
+      const unnamed = await connect(toInstance('executor-z'));
+      expect(NAMES).toContain(unnamed.instance);
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    'SIGTERM mid-load: the server drains out of rotation, its executions finish, nothing is lost',
+    async () => {
+      const draining = server('executor-a');
+      const held = await parked('executor-a', 'finished during the drain');
+      const load = new Load(haproxy.url, TOKEN, Number.POSITIVE_INFINITY);
+      const running = load.run(6);
+      await waitUntil(() => load.outcomes.length >= 20, 'the load is under way', 60_000);
+      draining.signal('SIGTERM');
+      await waitUntil(
+        async () => (await fetch(draining.healthz)).status === 503,
+        'the drain shows in /healthz',
+      );
+      await haproxySees('executor-a', 'DOWN');
+      // New connections go to the others while executor-a still holds the executions it drains.
+      for (let count = 0; count < 6; count += 1) {
+        const client = await connect(haproxy.url);
+        expect(client.instance).not.toBe('executor-a');
+        expect(await client.execute({ code: 'async () => 6 * 7' })).toStrictEqual({ result: 42, logs: [] });
+      }
+      held.release();
+      expect(await held.envelope).toStrictEqual({ result: 'finished during the drain', logs: [] });
+      const settled = load.outcomes.length;
+      await waitUntil(
+        () => load.outcomes.length >= settled + 20,
+        'the load goes on without executor-a',
+        60_000,
+      );
+      load.stop();
+      const outcomes = await running;
+      expect(load.errors).toStrictEqual([]);
+      expectEveryExecutionSucceeded(outcomes, load.sent);
+      // Refused by the draining server and sent again elsewhere: the executions it never ran.
+      expect(outcomes.some((outcome) => outcome.tries > 1)).toBe(true);
+      expect(await draining.exited).toStrictEqual({ code: 0, signal: null });
+    },
+    TEST_TIMEOUT,
+  );
+
+  test(
+    'SIGKILL mid-load: exactly the executions the server held read WORKER_LOST; clients connect again',
+    async () => {
+      const killed = server('executor-b');
+      const children = await killed.childPids();
+      // Parked in the only child of executor-b's pool: the load's executions there queue behind it.
+      const lost = await parked('executor-b', 'never');
+      const load = new Load(haproxy.url, TOKEN, 80);
+      const running = load.run(6);
+      await waitUntil(() => load.outcomes.length >= 20, 'the load is under way', 60_000);
+      const killedAt = performance.now();
+      killed.signal('SIGKILL');
+      const expectLost = (envelope: ExecuteResult) =>
+        expect(envelope).toStrictEqual({
+          result: undefined,
+          error: LOST_WITH_ITS_SERVER,
+          code: 'WORKER_LOST',
+          logs: [],
+        });
+      expectLost(await lost.envelope);
+      const outcomes = await running;
+      expect(load.errors).toStrictEqual([]);
+      expect(outcomes.map((outcome) => outcome.n).sort((a, b) => a - b)).toStrictEqual(
+        Array.from({ length: 80 }, (_, n) => n),
+      );
+      // The load's executions that reached executor-b queued behind the parked one, and went with it.
+      expect(outcomes.some((outcome) => outcome.envelope.code === 'WORKER_LOST')).toBe(true);
+      for (const outcome of outcomes) {
+        if (outcome.envelope.code === 'WORKER_LOST') {
+          // Lost only with the server that died, and only if it was in flight there when it did.
+          expectLost(outcome.envelope);
+          expect(outcome.instance).toBe('executor-b');
+          expect(outcome.sent).toBeLessThan(killedAt);
+        } else {
+          expect(outcome.envelope).toStrictEqual({ result: 8 * outcome.n + 1, logs: [] });
+        }
+      }
+      expect(await killed.exited).toStrictEqual({ code: null, signal: 'SIGKILL' });
+      await haproxySees('executor-b', 'DOWN');
+      const again = await connect(haproxy.url);
+      expect(again.instance).toBe('executor-c');
+      expect(await again.execute({ code: 'async () => 6 * 7' })).toStrictEqual({ result: 42, logs: [] });
+      // Its pool's children end with it: nothing is left running on the machine.
+      await waitUntil(() => children.every((pid) => !alive(pid)), 'the killed server leaves no child behind');
+    },
+    TEST_TIMEOUT,
+  );
 });
