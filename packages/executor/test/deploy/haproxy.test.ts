@@ -132,6 +132,8 @@ describe('three servers behind HAProxy', () => {
       expect(load.errors).toStrictEqual([]);
       expectEveryExecutionSucceeded(outcomes, 200);
       expect(new Set(load.connections)).toStrictEqual(new Set(NAMES));
+      // Scraped from each server directly: the balancer refuses /metrics, which would be any one's.
+      expect((await fetch(new URL('/metrics', haproxy.url.replace('ws:', 'http:')))).status).toBe(403);
       const counts = await Promise.all(NAMES.map(okExecutions));
       expect(counts.every((count) => count > 0)).toBe(true);
       expect(counts.reduce((sum, count) => sum + count, 0)).toBe(200);
