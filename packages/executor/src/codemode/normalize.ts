@@ -54,7 +54,18 @@ export function readableEntryCode(code: string, typescript: boolean): string | u
   return normalize(code, typescript).entry;
 }
 
-function normalize(code: string, typescript: boolean): { entry: string | undefined; source: string } {
+/** The code as read: its entry, or undefined when it reads as no program, and the source read (fence and space trimmed). */
+export interface ReadCode {
+  readonly entry: string | undefined;
+  readonly source: string;
+}
+
+/**
+ * What toEntryCode and readableEntryCode both read. With `typescript` off nothing is erased, and
+ * an entry read that way is the one a read with it on gives too: erasure is tried only where the
+ * code does not read as JavaScript. Throws as toEntryCode does.
+ */
+export function normalize(code: string, typescript: boolean): ReadCode {
   checkSourceLimits(code, undefined);
   checkNesting(code, CODE_NAME);
   const source = withoutFence(code.trim()).trim();

@@ -1,6 +1,7 @@
 /**
  * The Code Mode form's arguments, `(code, providersOrFns, options?)`, made into the request
- * IsolateExecutor runs: the code normalized into the entry, each provider's fns keyed by the names
+ * IsolateExecutor runs: the code normalized into the entry (by `normalize`, which reads it off the
+ * caller's thread: normalizer.ts), each provider's fns keyed by the names
  * the program calls, connectors as providers served by their bindings. Nothing else is set, so the
  * executor's defaults apply, among them outbound `null`: no network unless the executor was
  * configured for it, as with the contract's own executor.
@@ -11,19 +12,24 @@ import type { IsolateExecuteRequest } from '../executor/request.ts';
 import { checkConnectors, serveConnectors } from './connectors.ts';
 import type { CodeModeFns, CodeModeProvider } from './contract.ts';
 import { OPTIONS_MESSAGE, PROVIDERS_MESSAGE, providerMessage } from './errors.ts';
-import { toEntryCode } from './normalize.ts';
 import { sanitizeFns } from './sanitize.ts';
 
 /** The namespace a bare record of fns is served under. */
 const DEFAULT_PROVIDER = 'codemode';
 
-/** Throws BadRequestError naming the argument that does not hold. */
-export function codeModeRequest(
+/** Makes the entry of the code, or throws the CodemodeError that ends the execution. */
+export type NormalizeCode = (code: string) => Promise<string>;
+
+/**
+ * Rejects with BadRequestError naming the argument that does not hold, and with what `normalize`
+ * throws. The arguments are checked before the code is read.
+ */
+export async function codeModeRequest(
   code: string,
   providersOrFns: unknown,
   options: unknown,
-  typescript: boolean,
-): IsolateExecuteRequest {
+  normalize: NormalizeCode,
+): Promise<IsolateExecuteRequest> {
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
     throw new BadRequestError(OPTIONS_MESSAGE);
   }
@@ -37,7 +43,7 @@ export function codeModeRequest(
   for (const { name } of connectors) providers.push({ name });
   const dispatch = serveConnectors(connectors);
   return {
-    code: toEntryCode(code, typescript),
+    code: await normalize(code),
     providers,
     ...(dispatch ? { dispatch } : {}),
   };

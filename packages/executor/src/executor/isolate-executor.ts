@@ -14,8 +14,9 @@
  * execute also takes the Code Mode form, `execute(code, providersOrFns, options?)`, which makes it
  * an `Executor` for `@cloudflare/codemode` (docs/codemode.md): a string first argument selects it.
  */
-import { BadRequestError, faultEnvelope } from '@supolka/codemode-protocol';
+import { BadRequestError, CodemodeError, faultEnvelope, isFaultCode } from '@supolka/codemode-protocol';
 import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '../codemode/contract.ts';
+import { CodeNormalizer } from '../codemode/normalizer.ts';
 import { codeModeRequest } from '../codemode/request.ts';
 import { toCodeModeResult } from '../codemode/result.ts';
 import type { PoolStats } from '../pool/events.ts';
@@ -42,6 +43,8 @@ export type HandleName = 'fetch';
 export class IsolateExecutor {
   readonly #options: ResolvedOptions;
   readonly #pool: Pool;
+  /** Reads the Code Mode form's code off this thread, under the run's bound. */
+  readonly #normalizer = new CodeNormalizer();
 
   /** Throws BadRequestError naming the option when one does not hold. */
   constructor(options: IsolateExecutorOptions = {}) {
@@ -70,21 +73,31 @@ export class IsolateExecutor {
     third?: CodeModeExecuteOptions,
   ): Promise<ExecuteResult | CodeModeResult> {
     if (typeof first === 'string') {
-      const read = () => codeModeRequest(first, second, third, this.#options.typescript);
-      return toCodeModeResult(await this.#run(read));
+      const { typescript, timeout } = this.#options;
+      const normalize = (code: string) => this.#normalizer.normalize(code, typescript, timeout);
+      return toCodeModeResult(await this.#run(() => codeModeRequest(first, second, third, normalize)));
     }
     return this.#run(() => first, second as ExecuteOptions | undefined);
   }
 
-  /** Reads and splits the request (one that does not hold is BAD_REQUEST), then runs it on the pool. */
-  async #run(read: () => IsolateExecuteRequest, options?: ExecuteOptions | null): Promise<ExecuteResult> {
+  /**
+   * Reads and splits the request, then runs it on the pool. One that does not hold is BAD_REQUEST;
+   * a read that ends otherwise (the Code Mode code read past the run's bound: TIMEOUT) has the
+   * code it ended with.
+   */
+  async #run(
+    read: () => IsolateExecuteRequest | Promise<IsolateExecuteRequest>,
+    options?: ExecuteOptions | null,
+  ): Promise<ExecuteResult> {
     let split: ReturnType<typeof splitRequest>;
     const { signal, onHostWaitChanged } = options ?? {};
     try {
       checkExecuteOptions(signal, onHostWaitChanged);
-      split = splitRequest(read(), this.#options);
+      const request = read();
+      // The object form reads at once: its execution reaches the pool in the call, as it always did.
+      split = splitRequest(request instanceof Promise ? await request : request, this.#options);
     } catch (error) {
-      if (error instanceof BadRequestError) return faultEnvelope('BAD_REQUEST', error.message);
+      if (error instanceof CodemodeError && isFaultCode(error.code)) return faultEnvelope(error.code, error.message);
       return faultEnvelope('INTERNAL', `The request could not be read: ${String(error)}`);
     }
     return this.#pool.execute(split.wire, { ...split.host, signal, onHostWaitChanged });
@@ -124,6 +137,7 @@ export class IsolateExecutor {
    * are answered the same way.
    */
   dispose(): Promise<void> {
+    this.#normalizer.dispose();
     return this.#pool.dispose();
   }
 

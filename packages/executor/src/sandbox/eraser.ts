@@ -51,13 +51,22 @@ export const ERASER_IDLE_TIMEOUT = 5000;
 export interface TypeEraserOptions {
   /** Milliseconds a thread without jobs lives before it is ended; ERASER_IDLE_TIMEOUT by default. */
   readonly idleTimeout?: number;
+  /**
+   * The thread's module, answering jobs as erasure-worker.ts does; erasure-worker by default. The
+   * Code Mode normalizer runs its whole reading of the code in a thread of its own this way.
+   */
+  readonly worker?: URL;
 }
 
-/** The worker's module, with the extension this module was loaded with (.ts from source, .js built). */
-const WORKER_URL = new URL(
-  `./erasure-worker${new URL(import.meta.url).pathname.endsWith('.ts') ? '.ts' : '.js'}`,
-  import.meta.url,
-);
+/**
+ * Thread module `name` beside the module at `base`, with the extension `base` was loaded with
+ * (.ts from source, .js built).
+ */
+export function threadModule(name: string, base: string): URL {
+  return new URL(`./${name}${new URL(base).pathname.endsWith('.ts') ? '.ts' : '.js'}`, base);
+}
+
+const WORKER_URL = threadModule('erasure-worker', import.meta.url);
 
 export class TypeEraser {
   #worker: Worker | undefined;
@@ -66,10 +75,12 @@ export class TypeEraser {
   #nextId = 1;
   #disposed = false;
   readonly #idleTimeout: number;
+  readonly #workerUrl: URL;
   #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(options: TypeEraserOptions = {}) {
     this.#idleTimeout = options.idleTimeout ?? ERASER_IDLE_TIMEOUT;
+    this.#workerUrl = options.worker ?? WORKER_URL;
   }
 
   /** Whether a thread is alive (starting or ready); false once it was ended for idleness or a deadline. */
@@ -105,7 +116,7 @@ export class TypeEraser {
 
   #start(): void {
     if (this.#worker) return;
-    const worker = new Worker(WORKER_URL);
+    const worker = new Worker(this.#workerUrl);
     // The thread never keeps the process alive: an idle sandbox lets its process end.
     worker.unref();
     this.#worker = worker;

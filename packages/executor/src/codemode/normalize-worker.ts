@@ -1,0 +1,27 @@
+/**
+ * The Code Mode normalizer's thread (normalizer.ts starts it, through the type eraser's job
+ * protocol): each source is read into the entry toEntryCode makes, with acorn and, for a source
+ * named as TypeScript, amaro. Off the caller's thread so a read that takes long, however the code
+ * makes it, is ended at the run's bound by terminating this thread; never imported.
+ */
+import { parentPort } from 'node:worker_threads';
+import { CodemodeError } from '@supolka/codemode-protocol';
+import type { ErasureJob, ErasureResult } from '../sandbox/eraser.ts';
+import { isTypeScriptModule } from '../sandbox/typescript.ts';
+import { toEntryCode } from './normalize.ts';
+
+const port = parentPort;
+if (port === null) throw new Error('normalize-worker runs as a worker thread.');
+
+port.on('message', ({ id, sources }: ErasureJob) => {
+  const results = sources.map(({ name, source }): ErasureResult => {
+    try {
+      return { code: toEntryCode(source, isTypeScriptModule(name)) };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { refused: message, badRequest: error instanceof CodemodeError };
+    }
+  });
+  port.postMessage({ id, results });
+});
+port.postMessage('ready');

@@ -1,0 +1,122 @@
+/**
+ * Where the Code Mode form's code is read into its entry (normalize.ts): acorn's parse and, for
+ * TypeScript, amaro's erasure, both outside every isolate limit, and both slow on code shaped for
+ * it within the size bound. On the caller's thread that time stopped the event loop of the
+ * application embedding the executor, and every other caller's execution with it: 170 KB of
+ * `a < (b` nested 120 deep held it 9 s in amaro, 1 MB of JavaScript over a second in acorn
+ * (docs/codemode.md, "Where the code is read").
+ *
+ * So the size and nesting bounds are checked first, before any parser sees the code; code no
+ * longer than INLINE_READ_LIMIT that reads as JavaScript is read here, which is cheap at that
+ * size; everything else goes to a lane: a type eraser (sandbox/eraser.ts) whose thread runs
+ * normalize-worker.ts, one read at a time, so one caller's slow read never holds another's. Past
+ * the run's timeout the lane's thread is terminated and the execution ends with the envelope a
+ * sandbox gives an erasure past its deadline. Lanes are few (NORMALIZER_LANES): a read is CPU
+ * work, and more threads than cores only divide them; a read that finds every lane busy waits for
+ * one, as an execution waits for a child.
+ */
+import { availableParallelism } from 'node:os';
+import {
+  CancelledError,
+  checkSourceLimits,
+  ExecutionTimeoutError,
+} from '@supolka/codemode-protocol';
+import { threadModule, TypeEraser } from '../sandbox/eraser.ts';
+import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
+import { normalize } from './normalize.ts';
+
+/** Threads that may read code at once: one per core, and two on a machine of one. */
+export const NORMALIZER_LANES = Math.max(2, availableParallelism());
+
+/**
+ * Characters of code read on the caller's thread, as JavaScript only: acorn reads this much in a
+ * few milliseconds however it is written (docs/codemode.md, "Where the code is read"), and most
+ * programs a model writes are shorter, so they never wait for a thread to start. Erasure never
+ * runs there: amaro took 600 ms over 2 KB of `f<a<a<...`.
+ */
+export const INLINE_READ_LIMIT = 4096;
+
+/** What a read pending when the executor was disposed, or asked for after, ends with. */
+const DISPOSED = 'the executor was disposed before it started';
+
+const WORKER_URL = threadModule('normalize-worker', import.meta.url);
+
+/** The names the thread reads the code under: TypeScript on or off (normalize-worker.ts). */
+const NAME = { typescript: 'code.ts', javascript: 'code.js' } as const;
+
+export class CodeNormalizer {
+  /** Every lane opened, busy or idle: disposal ends the threads of both. */
+  readonly #lanes = new Set<TypeEraser>();
+  readonly #idle: TypeEraser[] = [];
+  readonly #waiting: (() => void)[] = [];
+  readonly #limit: number;
+  #disposed = false;
+
+  constructor(lanes: number = NORMALIZER_LANES) {
+    this.#limit = lanes;
+  }
+
+  /**
+   * The entry toEntryCode makes of `code`, read in a thread of its own. Throws BadRequestError for
+   * code past CODE_LIMIT or NESTING_LIMIT (before any thread sees it) and for a refusal the read
+   * raised, ExecutionTimeoutError(timeout) when the read took longer than `timeout` ms of a ready
+   * thread, CancelledError once the normalizer was disposed.
+   */
+  async normalize(code: string, typescript: boolean, timeout: number): Promise<string> {
+    if (this.#disposed) throw new CancelledError(DISPOSED);
+    // Both are one linear pass, and a string past CODE_LIMIT is never copied to a thread.
+    checkSourceLimits(code, undefined);
+    checkNesting(code, CODE_NAME);
+    if (code.length <= INLINE_READ_LIMIT) {
+      // Read as JavaScript, which erases nothing: what reads so is the entry either way.
+      const read = normalize(code, false);
+      if (read.entry !== undefined) return read.entry;
+      if (!typescript) return read.source;
+    }
+    const lane = await this.#take();
+    let read: Awaited<ReturnType<TypeEraser['erase']>>;
+    try {
+      read = await lane.erase([{ name: typescript ? NAME.typescript : NAME.javascript, source: code }], timeout);
+    } catch (error) {
+      if (this.#disposed) throw new CancelledError(DISPOSED);
+      throw error;
+    } finally {
+      this.#give(lane);
+    }
+    if (this.#disposed) throw new CancelledError(DISPOSED);
+    if (read === undefined) throw new ExecutionTimeoutError(timeout);
+    const [entry] = read;
+    if (entry instanceof Error) throw entry;
+    return entry as string;
+  }
+
+  /** Ends every thread; reads pending or asked for later end with CancelledError. */
+  dispose(): void {
+    this.#disposed = true;
+    for (const lane of this.#lanes) lane.dispose();
+    this.#lanes.clear();
+    this.#idle.length = 0;
+    for (const wake of this.#waiting.splice(0)) wake();
+  }
+
+  /** An idle lane, a new one while fewer than the limit are open, or the next one given back. */
+  async #take(): Promise<TypeEraser> {
+    for (;;) {
+      if (this.#disposed) throw new CancelledError(DISPOSED);
+      const idle = this.#idle.pop();
+      if (idle) return idle;
+      if (this.#lanes.size < this.#limit) {
+        const lane = new TypeEraser({ worker: WORKER_URL });
+        this.#lanes.add(lane);
+        return lane;
+      }
+      await new Promise<void>((wake) => this.#waiting.push(wake));
+    }
+  }
+
+  #give(lane: TypeEraser): void {
+    if (this.#disposed) return;
+    this.#idle.push(lane);
+    this.#waiting.shift()?.();
+  }
+}
