@@ -36,8 +36,11 @@ export const NORMALIZER_LANES = Math.max(2, availableParallelism());
  */
 export const INLINE_READ_LIMIT = 4096;
 
-/** What a read pending when the executor was disposed, or asked for after, ends with. */
-const DISPOSED = 'the executor was disposed before it started';
+/** Why a read pending when the executor was disposed, or asked for after, is cancelled: the pool's words for an execution it never started. */
+export const DISPOSED_BEFORE_START = 'the executor was disposed before it started';
+
+/** The longest interval a timer takes: the one that holds the process fires never in practice. */
+const HOLD_INTERVAL = 2 ** 31 - 1;
 
 const WORKER_URL = threadModule('normalize-worker', import.meta.url);
 
@@ -63,7 +66,7 @@ export class CodeNormalizer {
    * thread, CancelledError once the normalizer was disposed.
    */
   async normalize(code: string, typescript: boolean, timeout: number): Promise<string> {
-    if (this.#disposed) throw new CancelledError(DISPOSED);
+    if (this.#disposed) throw new CancelledError(DISPOSED_BEFORE_START);
     // Both are one linear pass, and a string past CODE_LIMIT is never copied to a thread.
     checkSourceLimits(code, undefined);
     checkNesting(code, CODE_NAME);
@@ -73,17 +76,24 @@ export class CodeNormalizer {
       if (read.entry !== undefined) return read.entry;
       if (!typescript) return read.source;
     }
-    const lane = await this.#take();
+    // A lane's thread never keeps the process alive (it idles out unreferenced), so a script whose
+    // only work is this execution would end while the thread starts: the read holds the process.
+    const holdProcess = setInterval(() => {}, HOLD_INTERVAL);
     let read: Awaited<ReturnType<TypeEraser['erase']>>;
     try {
-      read = await lane.erase([{ name: typescript ? NAME.typescript : NAME.javascript, source: code }], timeout);
+      const lane = await this.#take();
+      try {
+        read = await lane.erase([{ name: typescript ? NAME.typescript : NAME.javascript, source: code }], timeout);
+      } finally {
+        this.#give(lane);
+      }
     } catch (error) {
-      if (this.#disposed) throw new CancelledError(DISPOSED);
+      if (this.#disposed) throw new CancelledError(DISPOSED_BEFORE_START);
       throw error;
     } finally {
-      this.#give(lane);
+      clearInterval(holdProcess);
     }
-    if (this.#disposed) throw new CancelledError(DISPOSED);
+    if (this.#disposed) throw new CancelledError(DISPOSED_BEFORE_START);
     if (read === undefined) throw new ExecutionTimeoutError(timeout);
     const [entry] = read;
     if (entry instanceof Error) throw entry;
@@ -102,11 +112,13 @@ export class CodeNormalizer {
   /** An idle lane, a new one while fewer than the limit are open, or the next one given back. */
   async #take(): Promise<TypeEraser> {
     for (;;) {
-      if (this.#disposed) throw new CancelledError(DISPOSED);
+      if (this.#disposed) throw new CancelledError(DISPOSED_BEFORE_START);
       const idle = this.#idle.pop();
       if (idle) return idle;
       if (this.#lanes.size < this.#limit) {
-        const lane = new TypeEraser({ worker: WORKER_URL });
+        // The embedding application's Node options are its own: `node -e`'s --input-type, for one,
+        // would stop the thread from loading its module file.
+        const lane = new TypeEraser({ worker: WORKER_URL, execArgv: [] });
         this.#lanes.add(lane);
         return lane;
       }

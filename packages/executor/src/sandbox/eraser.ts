@@ -56,6 +56,12 @@ export interface TypeEraserOptions {
    * Code Mode normalizer runs its whole reading of the code in a thread of its own this way.
    */
   readonly worker?: URL;
+  /**
+   * The Node options the thread starts with; the process's own (process.execArgv) by default. A
+   * caller's process may run with options a thread refuses (`--input-type` of `node -e`), and the
+   * thread's module needs none of them.
+   */
+  readonly execArgv?: readonly string[];
 }
 
 /**
@@ -76,11 +82,13 @@ export class TypeEraser {
   #disposed = false;
   readonly #idleTimeout: number;
   readonly #workerUrl: URL;
+  readonly #execArgv: readonly string[] | undefined;
   #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(options: TypeEraserOptions = {}) {
     this.#idleTimeout = options.idleTimeout ?? ERASER_IDLE_TIMEOUT;
     this.#workerUrl = options.worker ?? WORKER_URL;
+    this.#execArgv = options.execArgv;
   }
 
   /** Whether a thread is alive (starting or ready); false once it was ended for idleness or a deadline. */
@@ -116,7 +124,7 @@ export class TypeEraser {
 
   #start(): void {
     if (this.#worker) return;
-    const worker = new Worker(this.#workerUrl);
+    const worker = new Worker(this.#workerUrl, this.#execArgv ? { execArgv: [...this.#execArgv] } : {});
     // The thread never keeps the process alive: an idle sandbox lets its process end.
     worker.unref();
     this.#worker = worker;

@@ -1,0 +1,149 @@
+/**
+ * The Code Mode form's code is read off the caller's thread (src/codemode/normalizer.ts): acorn and
+ * amaro ran in IsolateExecutor.execute itself, where 170 KB of TypeScript shaped for amaro held the
+ * application's event loop 9 s. Each attack that could end a process runs in a child process of
+ * its own, through an executor of its own, and a typed program must run after it in the same
+ * executor. Then one caller's slow read must not hold another caller's execution.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import {
+  CODE_LIMIT_RULE,
+  cancelledMessage,
+  executionTimeoutMessage,
+  faultEnvelope,
+  sourceLimitMessage,
+} from '@supolka/codemode-protocol';
+import { afterAll, describe, expect, test } from 'vitest';
+import { CodeNormalizer, DISPOSED_BEFORE_START, INLINE_READ_LIMIT } from '../../src/codemode/normalizer.ts';
+import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
+import { ENTRY_NAME } from '../../src/sandbox/modules.ts';
+import { CODE_NAME, nestingMessage } from '../../src/sandbox/nesting.ts';
+import { eraserFailedMessage } from '../../src/sandbox/typescript.ts';
+
+const run = promisify(execFile);
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
+const executorModule = fileURLToPath(new URL('../../src/executor/isolate-executor.ts', import.meta.url));
+
+/** A typed program every attack is followed by: it must still be read and run. */
+const TYPED = 'const n: number = 2;\nreturn n * 3';
+
+/**
+ * amaro's TypeScript parser tries `<` as the start of type arguments at every level and reads the
+ * parenthesis after it again when that fails: 120 levels of it cost it seconds per few lines. The
+ * `let` of every line is redeclared, so acorn refuses the code as JavaScript and it is erased.
+ */
+const slowToErase = () => `let x = ${"a < (b".repeat(120)}${")".repeat(120)};\n`.repeat(400) + "x";
+
+/**
+ * The attack the expression `attack` builds (an argument cannot hold 10 MB), then TYPED, in a
+ * child process: both envelopes as JSON.
+ */
+async function inChild(attack: string, timeout: number): Promise<{ attack: unknown; after: unknown }> {
+  const script = `
+import { IsolateExecutor } from ${JSON.stringify(executorModule)};
+const executor = new IsolateExecutor({ poolSize: 1, timeout: ${timeout} });
+const attack = await executor.execute(${attack}, {});
+const after = await executor.execute(${JSON.stringify(TYPED)}, {});
+await executor.dispose();
+console.log(JSON.stringify({ attack, after }));
+`;
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: packageRoot,
+    encoding: 'utf8',
+    timeout: 90_000,
+    maxBuffer: 2 ** 24,
+  });
+  return JSON.parse(stdout) as { attack: unknown; after: unknown };
+}
+
+describe('attacks on the read, each in a process of its own, then a typed program', () => {
+  const after = { result: 6, logs: [] };
+  /** The envelope as the child's JSON carries it, without its undefined result. */
+  const fault = (...args: Parameters<typeof faultEnvelope>) => JSON.parse(JSON.stringify(faultEnvelope(...args)));
+
+  test('10 MB of TypeScript is refused by its size before any parser reads it', async () => {
+    const outcome = await inChild(`'const a: number = 1;\\n'.repeat(500_000)`, 5000);
+    expect(outcome).toStrictEqual({
+      attack: fault('BAD_REQUEST', sourceLimitMessage(['code'], CODE_LIMIT_RULE)),
+      after,
+    });
+  });
+
+  test('10^5 nested parentheses are refused by the nesting scan', async () => {
+    const outcome = await inChild(`'let x: number = ' + '('.repeat(1e5) + '1' + ')'.repeat(1e5) + ';\\nreturn x'`, 5000);
+    expect(outcome).toStrictEqual({ attack: fault('BAD_REQUEST', nestingMessage(CODE_NAME, 1)), after });
+  });
+
+  test('10^5 nested generics, which the scan does not count, overflow amaro in its thread, not the process', async () => {
+    // The lane's erasure fails and the code goes on as written; the sandbox erases it again, in its
+    // own thread, and names the failure.
+    const outcome = await inChild(`'let x: ' + 'A<'.repeat(1e5) + 'B' + '>'.repeat(1e5) + ' = 1;\\nreturn x'`, 20_000);
+    expect(outcome).toStrictEqual({
+      attack: fault('BAD_REQUEST', eraserFailedMessage(ENTRY_NAME)),
+      after,
+    });
+  });
+
+  test('an erasure past the run bound ends with the envelope of a run past it', async () => {
+    // The typed program after it loads amaro afresh in a fresh thread, on the same bound.
+    const outcome = await inChild(`(${slowToErase})()`, 3000);
+    expect(outcome).toStrictEqual({ attack: fault('TIMEOUT', executionTimeoutMessage(3000)), after });
+  });
+});
+
+describe('one caller reading slowly', () => {
+  const executor = new IsolateExecutor({ poolSize: 1, timeout: 5000 });
+  afterAll(() => executor.dispose());
+
+  test("holds neither another caller's execution in flight nor a typed one started after it", async () => {
+    expect(await executor.execute('async () => 0')).toStrictEqual({ result: 0, logs: [] });
+    const settled: string[] = [];
+    const track = <T>(name: string, execution: Promise<T>) =>
+      execution.then((envelope) => {
+        settled.push(name);
+        return envelope;
+      });
+    const trivial = track('trivial', executor.execute('async () => 1'));
+    const attack = track('attack', executor.execute(slowToErase(), {}));
+    const typed = track('typed', executor.execute(TYPED, {}));
+    expect(await trivial).toStrictEqual({ result: 1, logs: [] });
+    expect(await typed).toStrictEqual({ result: 6, logs: [] });
+    expect(settled).not.toContain('attack');
+    expect(await attack).toStrictEqual(faultEnvelope('TIMEOUT', executionTimeoutMessage(5000)));
+  });
+});
+
+describe('the normalizer', () => {
+  test('reads short JavaScript on the calling thread and everything else in a lane, with the same entry', async () => {
+    const normalizer = new CodeNormalizer(1);
+    afterAll(() => normalizer.dispose());
+    const statements = 'const a = 1;\nreturn a';
+    const long = `${'// padding\n'.repeat(INLINE_READ_LIMIT / 10)}${statements}`;
+    expect(await normalizer.normalize(statements, true, 5000)).toBe('async () => {\nconst a = 1;\nreturn a\n}');
+    const entry = await normalizer.normalize(long, true, 5000);
+    expect(entry.endsWith('return a\n}')).toBe(true);
+    expect(await normalizer.normalize('const a: number = 1;\na', true, 5000)).toBe(
+      'async () => {\nconst a         = 1;\n\nreturn (a);\n}',
+    );
+  });
+
+  test('a read waiting for the only lane is not charged the time the lane spent on another', async () => {
+    const normalizer = new CodeNormalizer(1);
+    afterAll(() => normalizer.dispose());
+    const slow = normalizer.normalize(slowToErase(), true, 1000);
+    const waiting = normalizer.normalize('const a: number = 1;\na', true, 1000);
+    await expect(slow).rejects.toThrow(executionTimeoutMessage(1000));
+    expect(await waiting).toBe('async () => {\nconst a         = 1;\n\nreturn (a);\n}');
+  });
+
+  test('disposal ends pending reads and later ones with the cancellation the pool gives', async () => {
+    const normalizer = new CodeNormalizer(1);
+    const pending = normalizer.normalize('const a: number = 1;\na', true, 5000);
+    normalizer.dispose();
+    const cancelled = cancelledMessage(DISPOSED_BEFORE_START);
+    await expect(pending).rejects.toThrow(cancelled);
+    await expect(normalizer.normalize('async () => 1', true, 5000)).rejects.toThrow(cancelled);
+  });
+});
