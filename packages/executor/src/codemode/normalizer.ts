@@ -16,12 +16,8 @@
  * one, as an execution waits for a child.
  */
 import { availableParallelism } from 'node:os';
-import {
-  CancelledError,
-  checkSourceLimits,
-  ExecutionTimeoutError,
-} from '@supolka/codemode-protocol';
-import { threadModule, TypeEraser } from '../sandbox/eraser.ts';
+import { CancelledError, checkSourceLimits, ExecutionTimeoutError } from '@supolka/codemode-protocol';
+import { TypeEraser, threadModule } from '../sandbox/eraser.ts';
 import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
 import { normalize } from './normalize.ts';
 
@@ -83,7 +79,10 @@ export class CodeNormalizer {
     try {
       const lane = await this.#take();
       try {
-        read = await lane.erase([{ name: typescript ? NAME.typescript : NAME.javascript, source: code }], timeout);
+        read = await lane.erase(
+          [{ name: typescript ? NAME.typescript : NAME.javascript, source: code }],
+          timeout,
+        );
       } finally {
         this.#give(lane);
       }

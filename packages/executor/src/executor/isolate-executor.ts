@@ -97,7 +97,8 @@ export class IsolateExecutor {
       // The object form reads at once: its execution reaches the pool in the call, as it always did.
       split = splitRequest(request instanceof Promise ? await request : request, this.#options);
     } catch (error) {
-      if (error instanceof CodemodeError && isFaultCode(error.code)) return faultEnvelope(error.code, error.message);
+      if (error instanceof CodemodeError && isFaultCode(error.code))
+        return faultEnvelope(error.code, error.message);
       return faultEnvelope('INTERNAL', `The request could not be read: ${String(error)}`);
     }
     return this.#pool.execute(split.wire, { ...split.host, signal, onHostWaitChanged });

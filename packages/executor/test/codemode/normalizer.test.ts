@@ -34,7 +34,7 @@ const TYPED = 'const n: number = 2;\nreturn n * 3';
  * parenthesis after it again when that fails: 120 levels of it cost it seconds per few lines. The
  * `let` of every line is redeclared, so acorn refuses the code as JavaScript and it is erased.
  */
-const slowToErase = () => `let x = ${"a < (b".repeat(120)}${")".repeat(120)};\n`.repeat(400) + "x";
+const slowToErase = () => `${`let x = ${'a < (b'.repeat(120)}${')'.repeat(120)};\n`.repeat(400)}x`;
 
 /**
  * The attack the expression `attack` builds (an argument cannot hold 10 MB), then TYPED, in a
@@ -61,7 +61,8 @@ console.log(JSON.stringify({ attack, after }));
 describe('attacks on the read, each in a process of its own, then a typed program', () => {
   const after = { result: 6, logs: [] };
   /** The envelope as the child's JSON carries it, without its undefined result. */
-  const fault = (...args: Parameters<typeof faultEnvelope>) => JSON.parse(JSON.stringify(faultEnvelope(...args)));
+  const fault = (...args: Parameters<typeof faultEnvelope>) =>
+    JSON.parse(JSON.stringify(faultEnvelope(...args)));
 
   test('10 MB of TypeScript is refused by its size before any parser reads it', async () => {
     const outcome = await inChild(`'const a: number = 1;\\n'.repeat(500_000)`, 5000);
@@ -72,14 +73,20 @@ describe('attacks on the read, each in a process of its own, then a typed progra
   });
 
   test('10^5 nested parentheses are refused by the nesting scan', async () => {
-    const outcome = await inChild(`'let x: number = ' + '('.repeat(1e5) + '1' + ')'.repeat(1e5) + ';\\nreturn x'`, 5000);
+    const outcome = await inChild(
+      `'let x: number = ' + '('.repeat(1e5) + '1' + ')'.repeat(1e5) + ';\\nreturn x'`,
+      5000,
+    );
     expect(outcome).toStrictEqual({ attack: fault('BAD_REQUEST', nestingMessage(CODE_NAME, 1)), after });
   });
 
   test('10^5 nested generics, which the scan does not count, overflow amaro in its thread, not the process', async () => {
     // The lane's erasure fails and the code goes on as written; the sandbox erases it again, in its
     // own thread, and names the failure.
-    const outcome = await inChild(`'let x: ' + 'A<'.repeat(1e5) + 'B' + '>'.repeat(1e5) + ' = 1;\\nreturn x'`, 20_000);
+    const outcome = await inChild(
+      `'let x: ' + 'A<'.repeat(1e5) + 'B' + '>'.repeat(1e5) + ' = 1;\\nreturn x'`,
+      20_000,
+    );
     expect(outcome).toStrictEqual({
       attack: fault('BAD_REQUEST', eraserFailedMessage(ENTRY_NAME)),
       after,
@@ -121,7 +128,9 @@ describe('the normalizer', () => {
     afterAll(() => normalizer.dispose());
     const statements = 'const a = 1;\nreturn a';
     const long = `${'// padding\n'.repeat(INLINE_READ_LIMIT / 10)}${statements}`;
-    expect(await normalizer.normalize(statements, true, 5000)).toBe('async () => {\nconst a = 1;\nreturn a\n}');
+    expect(await normalizer.normalize(statements, true, 5000)).toBe(
+      'async () => {\nconst a = 1;\nreturn a\n}',
+    );
     const entry = await normalizer.normalize(long, true, 5000);
     expect(entry.endsWith('return a\n}')).toBe(true);
     expect(await normalizer.normalize('const a: number = 1;\na', true, 5000)).toBe(
