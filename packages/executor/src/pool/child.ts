@@ -192,7 +192,14 @@ export class PoolChild {
     this.channel.sendText(text);
   }
 
-  /** Sends a heartbeat unless one is still waiting for its answer. */
+  /**
+   * Sends a heartbeat unless one is still waiting for its answer. Its id is a count, and needs no
+   * secrecy: a child answers only on its own channel, the pool takes an answer only to the one
+   * heartbeat it has in flight to that child (any other id is a violation that ends the child:
+   * pool.ts, #health), and the child has that id in hand anyway, since the heartbeat carried it.
+   * Guessing the next id buys an answer sent early, which is a violation too; what an answer says
+   * (its memory, its retained executions) is the child's word whatever the id is.
+   */
   beat(): void {
     if (this.heartbeat || this.endedByPool || !this.alive) return;
     const id = `h${this.#heartbeats++}`;
