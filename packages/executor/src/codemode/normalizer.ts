@@ -24,8 +24,8 @@ import { normalize } from './normalize.ts';
 /**
  * Threads that may read code at once: one per core, at least two (so one slow read never holds
  * every lane of a small machine) and at most four, since each holds what a megabyte of code
- * parses into while it reads (the worst megabyte measured, read on a thread of its own, left its
- * process at 162 MB resident).
+ * parses into while it reads (the worst megabyte measured, read in a process of its own, left it
+ * at 162 MB resident).
  */
 export const NORMALIZER_LANES = Math.min(4, Math.max(2, availableParallelism()));
 
