@@ -52,7 +52,7 @@ export class CodeNormalizer {
   /** Every lane opened, busy or idle: disposal ends the threads of both. */
   readonly #lanes = new Set<TypeEraser>();
   readonly #idle: TypeEraser[] = [];
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: { take: (lane: TypeEraser) => void; cancel: (error: Error) => void }[] = [];
   readonly #limit: number;
   #disposed = false;
 
@@ -110,29 +110,28 @@ export class CodeNormalizer {
     for (const lane of this.#lanes) lane.dispose();
     this.#lanes.clear();
     this.#idle.length = 0;
-    for (const wake of this.#waiting.splice(0)) wake();
+    for (const { cancel } of this.#waiting.splice(0)) cancel(new CancelledError(DISPOSED_BEFORE_START));
   }
 
-  /** An idle lane, a new one while fewer than the limit are open, or the next one given back. */
-  async #take(): Promise<TypeEraser> {
-    for (;;) {
-      if (this.#disposed) throw new CancelledError(DISPOSED_BEFORE_START);
-      const idle = this.#idle.pop();
-      if (idle) return idle;
-      if (this.#lanes.size < this.#limit) {
-        // The embedding application's Node options are its own: `node -e`'s --input-type, for one,
-        // would stop the thread from loading its module file.
-        const lane = new TypeEraser({ worker: WORKER_URL, execArgv: [] });
-        this.#lanes.add(lane);
-        return lane;
-      }
-      await new Promise<void>((wake) => this.#waiting.push(wake));
+  /** An idle lane, a new one while fewer than the limit are open, or the next one given back, in turn. */
+  #take(): Promise<TypeEraser> {
+    const idle = this.#idle.pop();
+    if (idle) return Promise.resolve(idle);
+    if (this.#lanes.size < this.#limit) {
+      // The embedding application's Node options are its own: `node -e`'s --input-type, for one,
+      // would stop the thread from loading its module file.
+      const lane = new TypeEraser({ worker: WORKER_URL, execArgv: [] });
+      this.#lanes.add(lane);
+      return Promise.resolve(lane);
     }
+    return new Promise((take, cancel) => this.#waiting.push({ take, cancel }));
   }
 
+  /** A lane whose read settled goes straight to the longest waiting read, so none is overtaken. */
   #give(lane: TypeEraser): void {
     if (this.#disposed) return;
-    this.#idle.push(lane);
-    this.#waiting.shift()?.();
+    const next = this.#waiting.shift();
+    if (next) next.take(lane);
+    else this.#idle.push(lane);
   }
 }
