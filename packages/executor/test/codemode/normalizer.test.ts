@@ -101,7 +101,7 @@ describe('attacks on the read, each in a process of its own, then a typed progra
 });
 
 describe('one caller reading slowly', () => {
-  const executor = new IsolateExecutor({ poolSize: 1, timeout: 5000 });
+  const executor = new IsolateExecutor({ poolSize: 1, timeout: 3000 });
   afterAll(() => executor.dispose());
 
   test("holds neither another caller's execution in flight nor a typed one started after it", async () => {
@@ -118,7 +118,7 @@ describe('one caller reading slowly', () => {
     expect(await trivial).toStrictEqual({ result: 1, logs: [] });
     expect(await typed).toStrictEqual({ result: 6, logs: [] });
     expect(settled).not.toContain('attack');
-    expect(await attack).toStrictEqual(faultEnvelope('TIMEOUT', executionTimeoutMessage(5000)));
+    expect(await attack).toStrictEqual(faultEnvelope('TIMEOUT', executionTimeoutMessage(3000)));
   });
 });
 
