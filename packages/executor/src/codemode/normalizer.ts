@@ -37,6 +37,15 @@ export const NORMALIZER_LANES = Math.min(4, Math.max(2, availableParallelism()))
  */
 export const INLINE_READ_LIMIT = 4096;
 
+/**
+ * Megabytes of JavaScript heap each lane's thread may use. The worst megabyte of code measured
+ * (docs/codemode.md, "Where the code is read") left its process at 162 MB resident, Node's own
+ * included; without a bound each of NORMALIZER_LANES threads may grow to Node's default heap,
+ * sized from the machine's memory, inside the application that embeds the executor. Past it the
+ * read ends as a refusal of the code (eraserOutOfMemoryMessage), and the lane starts afresh.
+ */
+export const NORMALIZER_HEAP_LIMIT_MB = 256;
+
 /** Why a read pending when the executor was disposed, or asked for after, is cancelled: the pool's words for an execution it never started. */
 export const DISPOSED_BEFORE_START = 'the executor was disposed before it started';
 
@@ -54,10 +63,12 @@ export class CodeNormalizer {
   readonly #idle: TypeEraser[] = [];
   readonly #waiting: { take: (lane: TypeEraser) => void; cancel: (error: Error) => void }[] = [];
   readonly #limit: number;
+  readonly #heapLimitMb: number;
   #disposed = false;
 
-  constructor(lanes: number = NORMALIZER_LANES) {
+  constructor(lanes: number = NORMALIZER_LANES, heapLimitMb: number = NORMALIZER_HEAP_LIMIT_MB) {
     this.#limit = lanes;
+    this.#heapLimitMb = heapLimitMb;
   }
 
   /**
@@ -120,7 +131,11 @@ export class CodeNormalizer {
     if (this.#lanes.size < this.#limit) {
       // The embedding application's Node options are its own: `node -e`'s --input-type, for one,
       // would stop the thread from loading its module file.
-      const lane = new TypeEraser({ worker: WORKER_URL, execArgv: [] });
+      const lane = new TypeEraser({
+        worker: WORKER_URL,
+        execArgv: [],
+        resourceLimits: { maxOldGenerationSizeMb: this.#heapLimitMb },
+      });
       this.#lanes.add(lane);
       return Promise.resolve(lane);
     }

@@ -13,7 +13,7 @@
  * WebAssembly (about 25 MB resident in a pool child, docs/pool.md, "Memory"), which only
  * TypeScript needs, and erasure is rare. The next erasure starts a fresh thread.
  */
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { BadRequestError } from '@supolka/codemode-protocol';
 
 export interface ErasureSource {
@@ -45,6 +45,14 @@ interface Pending {
 /** What a job reads when its thread ended without answering it. */
 export const ERASER_STOPPED_MESSAGE = 'The type eraser stopped before it answered.';
 
+/**
+ * What a job reads when its thread ran out of the heap its resourceLimits allow: the input, not the
+ * eraser, is at fault, so it is a refusal of the request (BadRequestError), never an internal error.
+ */
+export function eraserOutOfMemoryMessage(heapMb: number): string {
+  return `The code needs more memory to read than the ${heapMb} MB its reader may use; send shorter or simpler code.`;
+}
+
 /** How long a thread with no job stays alive (ms): a burst of TypeScript reuses it, and a rest frees it. */
 export const ERASER_IDLE_TIMEOUT = 5000;
 
@@ -62,6 +70,12 @@ export interface TypeEraserOptions {
    * thread's module needs none of them.
    */
   readonly execArgv?: readonly string[];
+  /**
+   * The thread's heap bounds; Node's defaults (sized from the machine's memory) when absent. A job
+   * whose thread runs out of them ends with eraserOutOfMemoryMessage, and the next starts a fresh
+   * thread. They bound the JavaScript heap only: amaro's WebAssembly memory lies outside them.
+   */
+  readonly resourceLimits?: ResourceLimits;
 }
 
 /**
@@ -83,12 +97,14 @@ export class TypeEraser {
   readonly #idleTimeout: number;
   readonly #workerUrl: URL;
   readonly #execArgv: readonly string[] | undefined;
+  readonly #resourceLimits: ResourceLimits | undefined;
   #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(options: TypeEraserOptions = {}) {
     this.#idleTimeout = options.idleTimeout ?? ERASER_IDLE_TIMEOUT;
     this.#workerUrl = options.worker ?? WORKER_URL;
     this.#execArgv = options.execArgv;
+    this.#resourceLimits = options.resourceLimits;
   }
 
   /** Whether a thread is alive (starting or ready); false once it was ended for idleness or a deadline. */
@@ -124,7 +140,10 @@ export class TypeEraser {
 
   #start(): void {
     if (this.#worker) return;
-    const worker = new Worker(this.#workerUrl, this.#execArgv ? { execArgv: [...this.#execArgv] } : {});
+    const worker = new Worker(this.#workerUrl, {
+      ...(this.#execArgv ? { execArgv: [...this.#execArgv] } : {}),
+      ...(this.#resourceLimits ? { resourceLimits: this.#resourceLimits } : {}),
+    });
     // The thread never keeps the process alive: an idle sandbox lets its process end.
     worker.unref();
     this.#worker = worker;
@@ -139,7 +158,10 @@ export class TypeEraser {
       if (pending === undefined) return;
       this.#finish(pending, message.results.map(toOutcome));
     });
-    worker.on('error', () => {});
+    let outOfMemory = false;
+    worker.on('error', (error: NodeJS.ErrnoException) => {
+      outOfMemory ||= error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+    });
     worker.on('exit', () => {
       if (this.#worker !== worker) return;
       // A thread that died on its own (not terminated for a deadline) fails the jobs it held, and
@@ -147,9 +169,14 @@ export class TypeEraser {
       const wasReady = this.#ready;
       this.#worker = undefined;
       this.#ready = false;
+      const heapMb = this.#resourceLimits?.maxOldGenerationSizeMb;
+      // A thread that ran out before it was ready could not load the eraser: not the code's fault.
+      const stopped = () =>
+        outOfMemory && wasReady && heapMb !== undefined
+          ? new BadRequestError(eraserOutOfMemoryMessage(heapMb))
+          : new Error(ERASER_STOPPED_MESSAGE);
       for (const pending of this.#pending.values()) {
-        if (!wasReady || pending.timer !== undefined)
-          this.#finish(pending, new Error(ERASER_STOPPED_MESSAGE));
+        if (!wasReady || pending.timer !== undefined) this.#finish(pending, stopped());
       }
       if (this.#pending.size > 0 && !this.#disposed) this.#start();
     });

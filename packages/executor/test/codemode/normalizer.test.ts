@@ -16,15 +16,22 @@ import {
   sourceLimitMessage,
 } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
-import { CodeNormalizer, DISPOSED_BEFORE_START, INLINE_READ_LIMIT } from '../../src/codemode/normalizer.ts';
+import {
+  CodeNormalizer,
+  DISPOSED_BEFORE_START,
+  INLINE_READ_LIMIT,
+  NORMALIZER_HEAP_LIMIT_MB,
+} from '../../src/codemode/normalizer.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import { ENTRY_NAME } from '../../src/sandbox/modules.ts';
 import { CODE_NAME, nestingMessage } from '../../src/sandbox/nesting.ts';
+import { eraserOutOfMemoryMessage } from '../../src/sandbox/eraser.ts';
 import { eraserFailedMessage } from '../../src/sandbox/typescript.ts';
 
 const run = promisify(execFile);
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 const executorModule = fileURLToPath(new URL('../../src/executor/isolate-executor.ts', import.meta.url));
+const normalizerModule = fileURLToPath(new URL('../../src/codemode/normalizer.ts', import.meta.url));
 
 /** A typed program every attack is followed by: it must still be read and run. */
 const TYPED = 'const n: number = 2;\nreturn n * 3';
@@ -155,4 +162,33 @@ describe('the normalizer', () => {
     await expect(pending).rejects.toThrow(cancelled);
     await expect(normalizer.normalize('async () => 1', true, 5000)).rejects.toThrow(cancelled);
   });
+
+  test('a read past its thread\'s heap bound is refused as the code\'s fault, and the lane reads the next one', async () => {
+    // A thread out of heap may take its process with it, so the attack runs in a process of its own.
+    // A megabyte of array elements is within CODE_LIMIT and parses into more than 40 MB of nodes;
+    // 40 MB still loads amaro for the typed read after it.
+    const script = `
+import { CodeNormalizer } from ${JSON.stringify(normalizerModule)};
+const normalizer = new CodeNormalizer(1, 40);
+const huge = 'return [' + '1,'.repeat(520000) + ']';
+const attack = await normalizer.normalize(huge, false, 60000).then(
+  (entry) => ({ entry: entry.length }),
+  (error) => ({ name: error.constructor.name, message: error.message }),
+);
+const after = await normalizer.normalize('const a: number = 1;\\na', true, 60000);
+normalizer.dispose();
+console.log(JSON.stringify({ attack, after }));
+`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: packageRoot,
+      encoding: 'utf8',
+      timeout: 90_000,
+    });
+    expect(JSON.parse(stdout)).toStrictEqual({
+      attack: { name: 'BadRequestError', message: eraserOutOfMemoryMessage(40) },
+      after: 'async () => {\nconst a         = 1;\n\nreturn (a);\n}',
+    });
+    // The bound the executor's own lanes use leaves the worst megabyte measured room to read.
+    expect(NORMALIZER_HEAP_LIMIT_MB).toBeGreaterThanOrEqual(256);
+  }, 120_000);
 });
