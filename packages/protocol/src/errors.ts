@@ -44,6 +44,45 @@ export type InRunErrorCode = (typeof IN_RUN_ERROR_CODES)[number];
 
 export type ErrorCode = FaultCode | InRunErrorCode;
 
+/**
+ * What kind of error a run that user code ended met, as the envelope's `errorKind` says it. The
+ * host sets it from what it observed itself (a compile that failed, a module the linker refused, a
+ * tool call it answered, a fetch it refused), never from a value the program threw, so a program
+ * cannot make its own throw read as anything but `thrown`. Present on an error envelope without
+ * `code`; docs/protocol.md, "Result envelope", says what each value means.
+ */
+export const ERROR_KINDS = [
+  /** The program or a module of the map does not parse. */
+  'syntax',
+  /** The program uses TypeScript that type erasure alone cannot turn into JavaScript (an enum, a namespace). */
+  'typescript',
+  /** The program threw or rejected, or reported an error of its own through the completion accessor. */
+  'thrown',
+  /** A tool call named a tool no provider serves. */
+  'tool-not-found',
+  /** A tool call failed: the caller's function threw, or the call broke a bound of the boundary. */
+  'tool-failed',
+  /** An import named a module the module map does not have. */
+  'module-not-found',
+  /** fetch was called in an execution whose outbound access is disabled. */
+  'outbound-disabled',
+  /** A tool call or fetch arrived after its execution had completed. */
+  'execution-completed',
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+export function isErrorKind(value: unknown): value is ErrorKind {
+  return typeof value === 'string' && (ERROR_KINDS as readonly string[]).includes(value);
+}
+
+/** The most UTF-16 code units of a thrown error's name the envelope's `errorName` carries. */
+export const ERROR_NAME_LIMIT = 100;
+/** The most frames the envelope's `errorStack` lists, and the most code units of one frame's function name. */
+export const ERROR_STACK_FRAME_LIMIT = 20;
+export const ERROR_FRAME_NAME_LIMIT = 200;
+/** The longest `errorStack` text; frames past it are left out whole. */
+export const ERROR_STACK_LIMIT = 16_384;
+
 export function isFaultCode(value: unknown): value is FaultCode {
   return typeof value === 'string' && (FAULT_CODES as readonly string[]).includes(value);
 }
@@ -95,6 +134,14 @@ export const OUTBOUND_DISABLED_MESSAGE =
 
 export function toolNotFoundMessage(provider: string, tool: string): string {
   return `Tool ${provider}.${tool} does not exist: no provider serves it.`;
+}
+
+/**
+ * The dispatch answer for a tool no provider serves: the result envelope a tool call gets, as
+ * JSON, with `errorKind` beside the text so the sandbox tells it from a tool that failed.
+ */
+export function toolNotFoundEnvelope(provider: string, tool: string): string {
+  return JSON.stringify({ error: toolNotFoundMessage(provider, tool), errorKind: 'tool-not-found' });
 }
 
 export function moduleNotFoundMessage(specifier: string, referrer: string): string {

@@ -25,7 +25,9 @@ export {
 } from './reserved.ts';
 export { BytesSchema, HeaderPairsSchema, MessageIdSchema, MillisecondsSchema } from './schemas/common.ts';
 export {
+  ErrorKindSchema,
   type ExecuteResult,
+  errorDetails,
   FaultCodeSchema,
   faultEnvelope,
   LOG_LEVELS,

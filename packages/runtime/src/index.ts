@@ -30,7 +30,7 @@ import { installFetch } from './fetch/index.ts';
 import { isResponse, requestFromWire, responseToWire } from './fetch/wire.ts';
 import { exposeInterface, exposeMember, markPublishedNative, nativeSource } from './global-scope.ts';
 import { connectHost, type HostBindings } from './host.ts';
-import { assertRequestScope, scope } from './internals.ts';
+import { assertRequestScope, markObserved, observedKind, scope } from './internals.ts';
 import { setMemoryLimit } from './memory-limit.ts';
 import { createNavigator, Navigator } from './navigator.ts';
 import { performance } from './performance.ts';
@@ -120,6 +120,7 @@ ObjectDefineProperty(globalThis, '__runtimeInternals', {
     reportException,
     nativeSource,
     http: { requestFromWire, responseToWire, isResponse },
+    errors: { mark: markObserved, kindOf: observedKind },
   },
   writable: false,
   enumerable: false,

@@ -13,7 +13,7 @@ import {
   errorText,
   parseForDispatch,
   stringifyForDispatch,
-  toolNotFoundMessage,
+  toolNotFoundEnvelope,
 } from '@supolka/codemode-protocol';
 import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { CodeModeConnector } from './contract.ts';
@@ -42,7 +42,7 @@ export function serveConnectors(connectors: readonly CodeModeConnector[]): Dispa
   const byName = new Map(connectors.map((connector) => [connector.name, connector.binding]));
   return async (provider, tool, argsJson) => {
     const binding = byName.get(provider);
-    if (!binding) return stringifyForDispatch({ error: toolNotFoundMessage(provider, tool) });
+    if (!binding) return toolNotFoundEnvelope(provider, tool);
     try {
       const args = parseForDispatch(argsJson);
       const value = await binding.callTool(tool, Array.isArray(args) ? args[0] : args);

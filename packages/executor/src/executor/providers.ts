@@ -9,7 +9,7 @@ import {
   type ProviderDescriptor,
   parseForDispatch,
   stringifyForDispatch,
-  toolNotFoundMessage,
+  toolNotFoundEnvelope,
 } from '@supolka/codemode-protocol';
 import type { DispatchFunction } from '../sandbox/dispatch.ts';
 
@@ -43,13 +43,11 @@ export function buildDispatch(
   return async (provider, tool, argsJson) => {
     const fns = served.get(provider);
     if (!fns) {
-      return fallback
-        ? fallback(provider, tool, argsJson)
-        : stringifyForDispatch({ error: toolNotFoundMessage(provider, tool) });
+      return fallback ? fallback(provider, tool, argsJson) : toolNotFoundEnvelope(provider, tool);
     }
     // Own properties only: `toString` or `constructor` must not resolve to Object.prototype's.
     const fn = Object.hasOwn(fns, tool) ? fns[tool] : undefined;
-    if (typeof fn !== 'function') return stringifyForDispatch({ error: toolNotFoundMessage(provider, tool) });
+    if (typeof fn !== 'function') return toolNotFoundEnvelope(provider, tool);
     try {
       const args = parseForDispatch(argsJson);
       const result = await (Array.isArray(args) ? fn(...(args as never[])) : fn(args as never));

@@ -15,7 +15,7 @@ import {
   type MessageOf,
   OUTBOUND_DISABLED_MESSAGE,
   type OutboundFrame,
-  toolNotFoundMessage,
+  toolNotFoundEnvelope,
   validate,
 } from '@supolka/codemode-protocol';
 import type { PoolChild } from './child.ts';
@@ -83,7 +83,7 @@ export async function serveDispatch(
   if (execution.settled) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
   const dispatch = execution.host.dispatch;
   if (!dispatch) {
-    return ['returned', JSON.stringify({ error: toolNotFoundMessage(message.provider, message.tool) })];
+    return ['returned', toolNotFoundEnvelope(message.provider, message.tool)];
   }
   try {
     const answer: unknown = await dispatch(message.provider, message.tool, message.args);

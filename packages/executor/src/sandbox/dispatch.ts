@@ -13,7 +13,7 @@ import {
   IN_FLIGHT_CALL_LIMIT,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
-  ToolNotFoundError,
+  toolNotFoundEnvelope,
 } from '@supolka/codemode-protocol';
 import { HeldAnswers, inlineOrHeld } from './answers.ts';
 import { bindValues } from './bound-source.ts';
@@ -67,7 +67,7 @@ export function hostDispatch(state: DispatchState) {
     }
     const dispatch = state.dispatch;
     if (dispatch === undefined) {
-      return ['returned', JSON.stringify({ error: new ToolNotFoundError(provider, tool).message })];
+      return ['returned', toolNotFoundEnvelope(provider, tool)];
     }
     state.inFlight++;
     state.inFlightBytes += size;
@@ -94,10 +94,14 @@ export function hostDispatch(state: DispatchState) {
 
 /**
  * A frame as it crosses into the isolate: its kind as one character ahead of its payload, so the
- * crossing moves one string instead of copying an array (measured 12 µs less per tool call).
+ * crossing moves one string instead of copying an array (measured 12 µs less per tool call):
+ * 'r' returned, 't' thrown, 'c' thrown because the run had already completed.
  */
 export function encodeFrame(frame: DispatchFrame): string {
-  return (frame[0] === 'returned' ? 'r' : 't') + frame[1];
+  if (frame[0] === 'returned') return `r${frame[1]}`;
+  // The refusal of a late call is told apart by its pinned text: the frame itself has no room for
+  // a kind, and in a pool it is composed in the parent.
+  return (frame[1] === EXECUTION_COMPLETED_MESSAGE ? 'c' : 't') + frame[1];
 }
 
 /** Sends a call's answer into the isolate: the encoded frame when it is short, else the number it is held under. */

@@ -16,6 +16,7 @@
 import type { ProviderDescriptor } from '@supolka/codemode-protocol';
 import { executionTimeoutMessage } from '@supolka/codemode-protocol';
 import { INTERNAL_SPECIFIER } from './internal-module.ts';
+import { lineCount } from './positions.ts';
 import { buildProviderSources } from './proxy-source.ts';
 
 export interface EntryParts {
@@ -31,17 +32,40 @@ export interface EntryParts {
 }
 
 export function buildEntrySource(parts: EntryParts): string {
+  return buildEntry(parts).source;
+}
+
+/** The entry's source, and the lines the request's imports and arrow occupy in it (positions.ts). */
+export interface BuiltEntry {
+  readonly source: string;
+  /** Each import declaration, then the arrow: its text and the 1-based entry line it starts on. */
+  readonly placed: readonly { readonly text: string; readonly entryLine: number }[];
+}
+
+export function buildEntry(parts: EntryParts): BuiltEntry {
   const { declarations, preludes } = buildProviderSources(parts.providers);
-  return `import { __provider, __startRun } from ${JSON.stringify(INTERNAL_SPECIFIER)};
+  const body = withoutTrailingSemicolons(parts.body);
+  const placed: { text: string; entryLine: number }[] = [];
+  let line = 2;
+  for (const declaration of parts.imports) {
+    placed.push({ text: declaration, entryLine: line });
+    line += lineCount(declaration);
+  }
+  // An empty import list still leaves its (empty) line.
+  if (parts.imports.length === 0) line++;
+  line += lineCount(declarations) + 1 + lineCount(preludes) + 1;
+  placed.push({ text: body, entryLine: line });
+  const source = `import { __provider, __startRun } from ${JSON.stringify(INTERNAL_SPECIFIER)};
 ${parts.imports.map((declaration) => `${declaration};`).join('\n')}
 ${declarations}
 __startRun(async () => {
 ${preludes}
 return await (
-${withoutTrailingSemicolons(parts.body)}
+${body}
 )();
 }, ${JSON.stringify(executionTimeoutMessage(parts.timeout))}, ${parts.retainHandles === true});
 `;
+  return { source, placed };
 }
 
 /**

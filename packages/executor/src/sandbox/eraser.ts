@@ -15,6 +15,7 @@
  */
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { BadRequestError } from '@supolka/codemode-protocol';
+import { TypeErasureRefusedError } from './error-kind.ts';
 
 export interface ErasureSource {
   readonly name: string;
@@ -230,5 +231,7 @@ export class TypeEraser {
 
 function toOutcome(result: ErasureResult): string | Error {
   if ('code' in result) return result.code;
-  return result.badRequest ? new BadRequestError(result.refused) : new Error(result.refused);
+  return result.badRequest
+    ? new BadRequestError(result.refused)
+    : new TypeErasureRefusedError(result.refused);
 }

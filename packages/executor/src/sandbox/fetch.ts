@@ -308,7 +308,8 @@ function send(
 type Frame =
   | readonly ['returned', WireAnswer]
   | readonly ['thrown', string]
-  | readonly ['thrown', string, 'Error'];
+  | readonly ['thrown', string, 'Error' | 'TypeError']
+  | readonly ['thrown', string, 'TypeError', 'outbound-disabled'];
 
 /** A response as its frame carries it: the body is its length, the URL only when not the request's. */
 interface WireAnswer {
@@ -449,6 +450,9 @@ export function hostSendRequest(
     } catch (error) {
       ticket.release();
       // The runtime raises a network failure as workerd does, a plain Error; the rest as TypeError.
+      // A refusal of the disabled state names its cause, for the envelope's errorKind.
+      if (error instanceof OutboundDisabledError)
+        return ['thrown', error.message, 'TypeError', 'outbound-disabled'];
       return error instanceof NetworkError
         ? ['thrown', error.message, 'Error']
         : ['thrown', errorText(error)];

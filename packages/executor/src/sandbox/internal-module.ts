@@ -9,10 +9,11 @@
  * before the entry's body: everything the envelope depends on (JSON, Promise, the codec) is bound
  * at a time no program could have replaced it yet.
  */
-import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE } from '@supolka/codemode-protocol';
+import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE, ERROR_NAME_LIMIT } from '@supolka/codemode-protocol';
 import { bindValues } from './bound-source.ts';
 import { INTERNAL_MODULE_TEXT, RUN_SUPPORT_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { RunSupportValues } from './inside/run-support.ts';
+import { STACK_READ_LIMIT } from './stack.ts';
 
 /**
  * The specifier the entry imports this module by. The resolver serves it to the entry and loader
@@ -20,12 +21,19 @@ import type { RunSupportValues } from './inside/run-support.ts';
  */
 export const INTERNAL_SPECIFIER = 'codemode:sandbox';
 
+/** The file name the internal module compiles under: its frames are never the program's (stack.ts). */
+export const INTERNAL_FILENAME = 'codemode-sandbox.js';
+
 /** The internal module: what RUN_SUPPORT_SOURCE returned for this isolate, as bindings (inside/internal-module.ts). */
 export const INTERNAL_MODULE_SOURCE = INTERNAL_MODULE_TEXT;
 
 /** The run support; the code is inside/run-support.ts. */
 export const RUN_SUPPORT_SOURCE = bindValues(
   RUN_SUPPORT_INSTALL_SOURCE,
-  { outsideEnvelope: DISPATCH_OUTSIDE_ENVELOPE_MESSAGE } satisfies RunSupportValues,
+  {
+    outsideEnvelope: DISPATCH_OUTSIDE_ENVELOPE_MESSAGE,
+    nameLimit: ERROR_NAME_LIMIT,
+    stackReadLimit: STACK_READ_LIMIT,
+  } satisfies RunSupportValues,
   ['internals', 'signal'],
 );

@@ -13,11 +13,12 @@
  * only compiles: V8 drives linking of the whole graph from instantiate, and a resolver that
  * instantiated on its own would break cycles.
  */
-import { InternalError, ModuleNotFoundError } from '@supolka/codemode-protocol';
+import { type ErrorKind, InternalError, ModuleNotFoundError } from '@supolka/codemode-protocol';
 import type ivm from 'isolated-vm';
 import { CJS_FACTORIES, cjsInternal, isCjsModule } from './cjs.ts';
 import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './code-cache.ts';
 import { rewriteDynamicImports } from './dynamic-import.ts';
+import { preparationErrorKind } from './error-kind.ts';
 import { INTERNAL_SPECIFIER } from './internal-module.ts';
 import type { IsolateHandle } from './isolate.ts';
 import { loadFailureMessage } from './loader.ts';
@@ -206,6 +207,11 @@ __loaded(${token}, namespace);`,
     );
     try {
       await root.instantiate(handle.context, resolveAsync);
+    } catch (error) {
+      // No user code runs while a graph links: what fails here is a compile or a lookup.
+      return thrownFrame(error, preparationErrorKind(error));
+    }
+    try {
       await root.evaluate({ promise: true });
     } catch (error) {
       // A throw after the root reported in is a stray rejection of user code, not this load's.
@@ -218,7 +224,9 @@ __loaded(${token}, namespace);`,
   handle.loader = (referrer: string, specifier: string): Promise<string> => {
     const result = serial.then(() => {
       const name = resolveSpecifier(specifier, referrer, (candidate) => options.modules.has(candidate));
-      if (!options.modules.has(name)) return thrownFrame(new ModuleNotFoundError(specifier, referrer));
+      if (!options.modules.has(name)) {
+        return thrownFrame(new ModuleNotFoundError(specifier, referrer), 'module-not-found');
+      }
       let outcome = outcomes.get(name);
       if (outcome === undefined) {
         outcome = loadOnce(name);
@@ -243,9 +251,13 @@ __loaded(${token}, namespace);`,
   };
 }
 
-/** A failed load as the isolate rebuilds it: the error's constructor name and its message. */
-function thrownFrame(error: unknown): string {
+/**
+ * A failed load as the isolate rebuilds it: the error's constructor name and its message, and the
+ * kind the host observed, when it observed one.
+ */
+function thrownFrame(error: unknown, kind?: ErrorKind): string {
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);
-  return JSON.stringify(['thrown', loadFailureMessage(name), loadFailureMessage(message)]);
+  const frame = ['thrown', loadFailureMessage(name), loadFailureMessage(message)];
+  return JSON.stringify(kind === undefined ? frame : [...frame, kind]);
 }

@@ -6,7 +6,12 @@
  * read on every call and Sandbox.execute fills, in the chapter's order, when a request arrives.
  * An isolate serves exactly one execution, prepared or not.
  */
-import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol';
+import {
+  ERROR_NAME_LIMIT,
+  type ErrorKind,
+  isErrorKind,
+  MISSING_SNAPSHOT_MESSAGE,
+} from '@supolka/codemode-protocol';
 import ivm from 'isolated-vm';
 import { BodyBudget, bodyBudgetFor } from './body-budget.ts';
 import { ClockSlot } from './clock.ts';
@@ -14,11 +19,12 @@ import type { ConsoleCapture } from './console.ts';
 import { subtleReference } from './crypto.ts';
 import { createDispatchState, type DispatchState, dispatchReference } from './dispatch.ts';
 import { hostSendRequest, type Performer } from './fetch.ts';
-import { INTERNAL_MODULE_SOURCE } from './internal-module.ts';
+import { INTERNAL_FILENAME, INTERNAL_MODULE_SOURCE } from './internal-module.ts';
 import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from './isolate.ts';
 import { loaderReference } from './loader.ts';
 import { pieceSource } from './pieces.ts';
 import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
+import { STACK_READ_LIMIT } from './stack.ts';
 import { never, TimerRegistry } from './timers.ts';
 
 /** Per-run state the host references consult on every call. */
@@ -39,6 +45,27 @@ export interface RunSlots {
   abortOutbound: () => void;
   /** Settles with what the entry assigned to __resultJson, the moment it does. */
   readonly delivered: Promise<unknown>;
+  /**
+   * What the run's own machinery said of the failure it reports, when the envelope it delivered
+   * is a failure; undefined when the program assigned the envelope itself (docs/sandbox.md).
+   */
+  deliveredFailure: ReportedFailure | undefined;
+}
+
+/** A failure as the run support reports it beside the envelope: the observed kind, and the error's name and stack as data. */
+export interface ReportedFailure {
+  readonly kind: ErrorKind;
+  readonly name: string | undefined;
+  readonly stack: string | undefined;
+}
+
+/** The failure as the signal reference received it: strings from the isolate, checked and bounded. */
+function readFailure(kind: unknown, name: unknown, stack: unknown): ReportedFailure {
+  return {
+    kind: isErrorKind(kind) ? kind : 'thrown',
+    name: typeof name === 'string' ? name.slice(0, ERROR_NAME_LIMIT) : undefined,
+    stack: typeof stack === 'string' ? stack.slice(0, STACK_READ_LIMIT) : undefined,
+  };
 }
 
 export interface PreparedIsolate {
@@ -79,9 +106,12 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       loaded: new Set(),
       expire: () => expire(),
       delivered,
+      deliveredFailure: undefined,
       outbound: undefined,
       abortOutbound: () => {},
     };
+    // The failure the run support reported last; read when the envelope arrives.
+    let reported: ReportedFailure | undefined;
     const outbound = hostSendRequest(
       () => slots.outbound,
       () => !handle.isolate.isDisposed,
@@ -127,10 +157,15 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
         new ivm.Reference(dispatchReference(slots.dispatch, answerCall)),
         new ivm.Reference(loaderReference(handle)),
         new ivm.Reference(() => expired),
-        new ivm.Reference((answer: unknown) => deliver(answer)),
-        new ivm.Reference((kind: 'started' | 'loaded', token?: number) => {
+        new ivm.Reference((answer: unknown) => {
+          // The completion accessor delivers once; the failure reported just before belongs to it.
+          slots.deliveredFailure = reported;
+          deliver(answer);
+        }),
+        new ivm.Reference((kind: 'started' | 'loaded' | 'failed', ...values: unknown[]) => {
           if (kind === 'started') slots.started = true;
-          else if (typeof token === 'number') slots.loaded.add(token);
+          else if (kind === 'failed') reported = readFailure(values[0], values[1], values[2]);
+          else if (typeof values[0] === 'number') slots.loaded.add(values[0]);
         }),
       ],
       { result: { reference: true } },
@@ -139,7 +174,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     installed.release();
     prepare.release();
     const internal = handle.isolate.compileModuleSync(INTERNAL_MODULE_SOURCE, {
-      filename: 'codemode-sandbox.js',
+      filename: INTERNAL_FILENAME,
     });
     internal.instantiateSync(handle.context, () => {
       throw new Error('The sandbox module imports nothing.');

@@ -9,6 +9,7 @@ import {
   checkSourceLimits,
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
+  ERROR_NAME_LIMIT,
   type ExecuteResult,
   ExecutionTimeoutError,
   type FaultCode,
@@ -27,17 +28,22 @@ import { RunClock, wrapHostWait } from './clock.ts';
 import { BoundedCodeCache, type CodeCache } from './code-cache.ts';
 import { ConsoleCapture } from './console.ts';
 import type { DispatchFunction } from './dispatch.ts';
-import { buildEntrySource } from './entry.ts';
+import { type BuiltEntry, buildEntry } from './entry.ts';
 import { TypeEraser } from './eraser.ts';
+import { preparationErrorKind } from './error-kind.ts';
 import { chooseOutbound, type Outbound } from './fetch.ts';
 import { DEFAULT_GRACE } from './grace.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
+import { INTERNAL_FILENAME } from './internal-module.ts';
 import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
 import { buildModuleMap } from './module-map.ts';
 import { ENTRY_NAME, linkModules } from './modules.ts';
+import { lineCount, type PlacedPiece, PositionMap, positionAt } from './positions.ts';
 import { checkSourceNesting, compileJavaScriptFirst, eraseTypeScriptModules } from './preparation.ts';
 import { type PreparedIsolate, prepareIsolate } from './prepared-isolate.ts';
+import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
+import { authorPositionInMessage, programStack, type StackSources } from './stack.ts';
 import { type RunOutcome, runWithTimeouts } from './timeout.ts';
 
 export interface SandboxExecuteRequest {
@@ -140,6 +146,12 @@ export class Sandbox {
     if (outcome.error !== undefined) envelope.error = outcome.error;
     if (outcome.code !== undefined) envelope.code = outcome.code;
     if (outcome.executionId !== undefined) envelope.executionId = outcome.executionId;
+    // The kind of what user code met, and only when user code ended the run: `code` says the rest.
+    if (outcome.error !== undefined && outcome.code === undefined) {
+      if (outcome.errorKind !== undefined) envelope.errorKind = outcome.errorKind;
+      if (outcome.errorName !== undefined) envelope.errorName = outcome.errorName;
+      if (outcome.errorStack !== undefined) envelope.errorStack = outcome.errorStack;
+    }
     this.#settled(startedAt, envelope);
     return envelope;
   }
@@ -198,16 +210,26 @@ export class Sandbox {
       const left = () => timeout - runClock.elapsed();
       const erased = typescript ? await eraseTypeScriptModules(modules, this.#eraser, left()) : undefined;
       if (typescript && erased === undefined) return timedOut(timeout);
+      // The entry last built, with the code it was built from, for positions in the author's code.
+      let placed: { code: string; bodyStart: number; built: BuiltEntry } | undefined;
       const entrySource = (code: string) => {
         const { imports, body } = separateImports(code);
-        return buildEntrySource({
+        const built = buildEntry({
           imports,
           body,
           providers,
           timeout,
           retainHandles: request.retainHandles === true,
         });
+        placed = { code, bodyStart: code.length - body.length, built };
+        return built.source;
       };
+      const sources = (): StackSources => ({
+        entryName: ENTRY_NAME,
+        entry: placed ? entryPositions(placed.code, placed.bodyStart, placed.built) : new PositionMap([]),
+        moduleKey: (name) =>
+          name !== INTERNAL_FILENAME && modules.has(name) ? requestKey(request.modules, name) : undefined,
+      });
       // 10. The linker over the module map, which fills the loader slot.
       const linker = linkModules(handle, {
         modules,
@@ -241,7 +263,7 @@ export class Sandbox {
         if (request.signal?.aborted) return cancelled(request.signal);
         entry = linker.linkEntry(compiled);
       } catch (error) {
-        return failure(linker.failure ?? error);
+        return preparationFailure(linker.failure ?? error, sources);
       }
       // 11. Evaluation under both timeouts, and the envelope read back.
       const grace = request.grace ?? DEFAULT_GRACE;
@@ -255,7 +277,8 @@ export class Sandbox {
           expireInIsolate: slots.expire,
           delivered: slots.delivered,
           started: () => slots.started,
-        }),
+          deliveredFailure: () => slots.deliveredFailure,
+        }).then((ran) => withProgramStack(ran, sources)),
         aborted,
       ]);
       // 12. A run that asked to retain handles and succeeded: the invoker's presence is the grant.
@@ -405,6 +428,54 @@ function timedOut(timeout: number): RunOutcome {
 function cancelled(signal: AbortSignal): RunOutcome {
   const reason = signal.reason instanceof Error ? signal.reason.message : undefined;
   return { error: new CancelledError(reason).message, code: 'CANCELLED' };
+}
+
+/**
+ * A failure to compile, link or erase the program: its message at the author's positions, and the
+ * kind the host observed (error-kind.ts); anything else as `failure` reports it.
+ */
+function preparationFailure(error: unknown, sources: () => StackSources): RunOutcome {
+  const outcome = failure(error);
+  const kind = preparationErrorKind(error);
+  if (outcome.code !== undefined || outcome.error === undefined || kind === undefined) return outcome;
+  return {
+    error: kind === 'syntax' ? authorPositionInMessage(outcome.error, sources()) : outcome.error,
+    errorKind: kind,
+    errorName: (error as Error).name.slice(0, ERROR_NAME_LIMIT),
+  };
+}
+
+/** The outcome with the program's own frames of its stack (stack.ts) in place of the raw text. */
+function withProgramStack(outcome: RunOutcome, sources: () => StackSources): RunOutcome {
+  if (outcome.rawStack === undefined) return outcome;
+  const { rawStack, ...rest } = outcome;
+  const errorStack = programStack(rawStack, sources());
+  return errorStack === undefined ? rest : { ...rest, errorStack };
+}
+
+/** Where the request's imports and arrow sit in the entry, and in the code they came from. */
+function entryPositions(code: string, bodyStart: number, built: BuiltEntry): PositionMap {
+  const pieces: PlacedPiece[] = [];
+  let searchFrom = 0;
+  for (const [index, piece] of built.placed.entries()) {
+    const isBody = index === built.placed.length - 1;
+    // Imports are exact slices of the code, in order; the arrow is its tail.
+    const start = isBody ? bodyStart : code.indexOf(piece.text, searchFrom);
+    if (start === -1) continue;
+    searchFrom = start + piece.text.length;
+    pieces.push({
+      entryLine: piece.entryLine,
+      lines: lineCount(piece.text),
+      original: positionAt(code, start),
+    });
+  }
+  return new PositionMap(pieces);
+}
+
+/** The request's own spelling of the module key that normalizes to `name`. */
+function requestKey(modules: ModuleMap | undefined, name: string): string {
+  for (const key of Object.keys(modules ?? {})) if (normalizeSpecifier(key) === name) return key;
+  return name;
 }
 
 /** A failure before or around the run: the error's message, with its code when the request caused it. */

@@ -8,6 +8,8 @@
  */
 import {
   CLOCK_TOLERANCE,
+  ERROR_NAME_LIMIT,
+  type ErrorKind,
   ExecutionTimeoutError,
   type FaultCode,
   MAX_DELAY,
@@ -23,6 +25,7 @@ import type { RunClock } from './clock.ts';
 import { COMPLETION_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { CompletionValues } from './inside/completion.ts';
 import type { IsolateHandle } from './isolate.ts';
+import type { ReportedFailure } from './prepared-isolate.ts';
 
 /**
  * Defines the completion names without flags, so user code can replace neither: __resultJson, an
@@ -44,6 +47,29 @@ export interface RunOutcome {
   readonly code?: FaultCode;
   /** Present when the run retained a handler. */
   readonly executionId?: string;
+  /** What kind of error user code met, as the host observed it (docs/sandbox.md, "Error kinds"). */
+  readonly errorKind?: ErrorKind;
+  /** The thrown error's name, as data. */
+  readonly errorName?: string;
+  /** The thrown error's stack text as V8 gave it inside the isolate, before the program's frames are picked (stack.ts). */
+  readonly rawStack?: string;
+  /** The program's own frames of that stack, at the author's positions (stack.ts). */
+  readonly errorStack?: string;
+}
+
+/**
+ * A delivered outcome with what the run support reported of its failure. An error envelope that
+ * arrives without that report is one the program assigned itself: its own error, `thrown`.
+ */
+export function withReportedFailure(outcome: RunOutcome, failure: ReportedFailure | undefined): RunOutcome {
+  if (outcome.error === undefined || outcome.code !== undefined) return outcome;
+  if (failure === undefined) return { ...outcome, errorKind: 'thrown' };
+  return {
+    ...outcome,
+    errorKind: failure.kind,
+    ...(failure.name !== undefined ? { errorName: failure.name } : {}),
+    ...(failure.stack !== undefined ? { rawStack: failure.stack } : {}),
+  };
 }
 
 /**
@@ -120,6 +146,8 @@ export interface RunWithTimeoutsOptions {
   readonly delivered: Promise<unknown>;
   /** Whether the entry's body has called __startRun. */
   readonly started: () => boolean;
+  /** What the run support reported of the failure it delivered, if it delivered one. */
+  readonly deliveredFailure?: () => ReportedFailure | undefined;
 }
 
 /**
@@ -152,7 +180,7 @@ export async function runWithTimeouts(options: RunWithTimeoutsOptions): Promise<
   /** The entry's own report of layer 1 is the executor ending the run, so it carries the code. */
   const coded = (outcome: RunOutcome): RunOutcome =>
     layerOneFired && outcome.error === timeoutText && outcome.code === undefined
-      ? { ...outcome, code: 'TIMEOUT' }
+      ? { error: outcome.error, code: 'TIMEOUT' }
       : outcome;
   const hostExpiry = clock
     .expire(totalTimeout)
@@ -179,13 +207,20 @@ export async function runWithTimeouts(options: RunWithTimeoutsOptions): Promise<
       if (rewritten) return rewritten;
       if (handle.isolate.isDisposed) return memoryOutcome();
       if (options.started()) return new Promise<never>(() => {});
-      return { error: message };
+      // A module of the static graph threw at its top level, before the program started.
+      return {
+        error: message,
+        errorKind: 'thrown',
+        ...(error instanceof Error ? { errorName: error.name.slice(0, ERROR_NAME_LIMIT) } : {}),
+      };
     },
   );
 
   try {
     return await Promise.race([
-      options.delivered.then((answer) => coded(parseEnvelope(answer))),
+      options.delivered.then((answer) =>
+        coded(withReportedFailure(parseEnvelope(answer), options.deliveredFailure?.())),
+      ),
       evaluated,
       hostExpiry,
       disposal,

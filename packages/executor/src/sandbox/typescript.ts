@@ -13,6 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import { BadRequestError } from '@supolka/codemode-protocol';
+import { TypeErasureRefusedError } from './error-kind.ts';
 
 type Transform = (source: string, options: { mode: 'strip-only'; filename: string }) => { code: string };
 
@@ -68,7 +69,7 @@ export function eraseTypes(source: string, name: string): string {
     if (error.code === 'InvalidSyntax') return source;
     const construct = error.message.replace(/ is not supported in strip-only mode\.?$/, '');
     const where = error.startLine === undefined ? name : `${name}, line ${error.startLine}`;
-    throw new Error(
+    throw new TypeErasureRefusedError(
       `${construct} (${where}) needs more than type erasure, and only erasure is done here: write it as plain JavaScript (an object for an enum, a module for a namespace, a field assigned in the constructor for a parameter property).`,
     );
   }

@@ -21,7 +21,7 @@ import {
   EXECUTION_COMPLETED_MESSAGE,
   errorText,
   PayloadTooLargeError,
-  toolNotFoundMessage,
+  toolNotFoundEnvelope,
   workerLostMessage,
 } from '../errors.ts';
 import { PAYLOAD_LIMIT } from '../limits.ts';
@@ -599,7 +599,7 @@ async function serveTool(
   const tools = fns.get(provider);
   // Own properties only: `toString` or `constructor` must not resolve to Object.prototype's.
   const fn = tools && Object.hasOwn(tools, tool) ? tools[tool] : undefined;
-  if (typeof fn !== 'function') return stringifyForDispatch({ error: toolNotFoundMessage(provider, tool) });
+  if (typeof fn !== 'function') return toolNotFoundEnvelope(provider, tool);
   try {
     const parsed = parseForDispatch(args);
     const result = await (Array.isArray(parsed) ? fn(...(parsed as never[])) : fn(parsed as never));

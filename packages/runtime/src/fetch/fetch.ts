@@ -14,7 +14,7 @@
  */
 import { abortSlots } from '../abort/abort-signal.ts';
 import { hostOf } from '../host.ts';
-import { assertRequestScope } from '../internals.ts';
+import { assertRequestScope, markObserved } from '../internals.ts';
 import { ErrorCtor, JSONParse, PromiseCtor, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
 import { Body } from './body.ts';
 import { processDataUrl } from './data-url.ts';
@@ -96,10 +96,12 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       // Settled only once the response is built: a take or a header that fails rejects the fetch.
       const frame = JSONParse(typeof answer === 'string' ? answer : takeFrame(host, id)) as
         | ['returned', WireResponse]
-        | ['thrown', string, 'Error'?];
+        | ['thrown', string, ('Error' | 'TypeError')?, string?];
       if (frame[0] === 'thrown') {
         settled = true;
-        reject(frame[2] === 'Error' ? new ErrorCtor(frame[1]) : new TypeErrorCtor(frame[1]));
+        const failure = frame[2] === 'Error' ? new ErrorCtor(frame[1]) : new TypeErrorCtor(frame[1]);
+        // The host names the cause it observed (outbound disabled), for the envelope's errorKind.
+        reject(frame[3] === undefined ? failure : markObserved(failure, frame[3]));
         return;
       }
       const wireResponse = frame[1];

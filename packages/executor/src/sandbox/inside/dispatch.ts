@@ -1,7 +1,8 @@
 /**
  * DISPATCH_SOURCE (dispatch.ts): __dispatch over the dispatch reference. A frame crosses as one
- * string, its kind ('r' returned, 't' thrown) ahead of its payload: a `thrown` frame becomes an
- * Error with its text, thrown behind the boundary; a `returned` frame yields its JSON string.
+ * string, its kind ('r' returned, 't' thrown, 'c' thrown because the run had completed) ahead of
+ * its payload: a thrown frame becomes an Error with its text, thrown behind the boundary and
+ * recorded with its kind for the envelope's errorKind; a `returned` frame yields its JSON string.
  * A number in place of the frame is a long answer the host holds: it is taken at once with a
  * synchronous call, where a copy past the memory limit ends the run cleanly (answers.ts).
  * In global scope (a module's top level) the call is refused, as workerd refuses I/O there.
@@ -28,7 +29,9 @@ interface PendingCall {
 }
 
 export default function installDispatch(values: DispatchValues, hostDispatch: HostReference): DispatchAnswer {
-  const assertRequestScope = (globalThis as SandboxGlobal).__runtimeInternals.assertRequestScope;
+  const internals = (globalThis as SandboxGlobal).__runtimeInternals;
+  const assertRequestScope = internals.assertRequestScope;
+  const mark = internals.errors.mark;
   const apply = Reflect.apply;
   const applyHostIgnored = hostDispatch.applyIgnored;
   const applyHostSync = hostDispatch.applySync;
@@ -42,10 +45,12 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
   const answerGone = values.answerGone;
   const pending = new Map<number, PendingCall>();
   let lastCall = 0;
+  // A thrown frame is a tool call that failed, or ('c') one that arrived after its run completed.
   const settle = (frame: unknown, call: PendingCall) => {
-    if (typeof frame !== 'string') return call.reject(new Error_(answerGone));
-    if (frame[0] === 'r') call.resolve(apply(slice, frame, [1]));
-    else call.reject(new Error_(apply(slice, frame, [1])));
+    if (typeof frame !== 'string') return call.reject(mark(new Error_(answerGone), 'tool-failed'));
+    if (frame[0] === 'r') return call.resolve(apply(slice, frame, [1]));
+    const kind = frame[0] === 'c' ? 'execution-completed' : 'tool-failed';
+    call.reject(mark(new Error_(apply(slice, frame, [1])), kind));
   };
   const answer: DispatchAnswer = (id, value) => {
     const call: PendingCall | undefined = apply(mapGet, pending, [id]);

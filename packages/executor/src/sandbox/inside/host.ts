@@ -33,6 +33,11 @@ export interface RuntimeInternals {
     isResponse(value: unknown): boolean;
     responseToWire(response: unknown): Promise<unknown>;
   };
+  /** Errors raised for a cause the host observed, by kind (the runtime's internals.ts, markObserved). */
+  readonly errors: {
+    mark<E extends Error>(error: E, kind: string): E;
+    kindOf(error: unknown): readonly [kind: string, message: string] | undefined;
+  };
   /** Set by LOADER_SOURCE: each loaded module's namespace, by the token its loader root carries. */
   loadedNamespaces?: Map<unknown, unknown>;
   /** Set by the preparation: what RUN_SUPPORT_SOURCE answered. */

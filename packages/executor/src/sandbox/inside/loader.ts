@@ -18,6 +18,7 @@ type ErrorConstructorLike = new (message?: string) => Error;
 export default function installLoader(values: LoaderValues, hostLoad: HostReference): void {
   const internals = (globalThis as SandboxGlobal).__runtimeInternals;
   const scope = internals.scope;
+  const mark = internals.errors.mark;
   const namespaces = new Map<unknown, unknown>();
   internals.loadedNamespaces = namespaces;
   const apply = Reflect.apply;
@@ -51,7 +52,7 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
       ]);
       apply(then, request, [
         (answer: unknown) => {
-          let frame: [string, string, string];
+          let frame: [string, string, string, string?];
           try {
             frame = parse(
               (typeof answer === 'number'
@@ -65,7 +66,9 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
           // The failed module's top level ran in global scope and never handed it back.
           scope.global = false;
           const Failure = errors[frame[1]] || Error_;
-          reject(new Failure(frame[2]));
+          const failure = new Failure(frame[2]);
+          // The host names what it observed (a module the map lacks, one that does not parse).
+          reject(typeof frame[3] === 'string' ? mark(failure, frame[3]) : failure);
         },
         (failure: { message?: unknown } | undefined) =>
           // biome-ignore lint/complexity/useOptionalChain: a falsy rejection reads as itself, as it always has.

@@ -15,6 +15,10 @@ declare const __stringifyForDispatch: (value: unknown) => string;
 export interface RunSupportValues {
   /** DISPATCH_OUTSIDE_ENVELOPE_MESSAGE. */
   readonly outsideEnvelope: string;
+  /** ERROR_NAME_LIMIT: the most of a thrown error's name that leaves the isolate. */
+  readonly nameLimit: number;
+  /** STACK_READ_LIMIT (stack.ts): the most of a thrown error's stack text that leaves the isolate. */
+  readonly stackReadLimit: number;
 }
 
 type Handler = (request: unknown) => unknown;
@@ -44,8 +48,14 @@ export default function createRunSupport(
   const __mapSet = Map.prototype.set;
   const __signalSync = __signal.applySync;
   const __outsideEnvelope = values.outsideEnvelope;
-  const __notify = (kind: string, value?: unknown) =>
-    __apply(__signalSync, __signal, [undefined, [kind, value]]);
+  const __notify = (kind: string, ...details: unknown[]) =>
+    __apply(__signalSync, __signal, [undefined, [kind, ...details]]);
+  const __errors = __internals.errors;
+  const __mark = __errors.mark;
+  const __kindOf = __errors.kindOf;
+  const __slice = String.prototype.slice;
+  const __nameLimit = values.nameLimit;
+  const __stackReadLimit = values.stackReadLimit;
 
   /** The text an uncaught failure reports: an Error's message, or String of anything else. */
   const __describe = (error: unknown) => {
@@ -66,9 +76,15 @@ export default function createRunSupport(
     } catch {
       data = null;
     }
-    if (data === null || typeof data !== 'object') throw new __Error(__outsideEnvelope);
-    const envelope = data as { error?: unknown; result?: unknown };
-    if (__hasOwn(envelope, 'error') && envelope.error) throw new __Error(envelope.error as string);
+    if (data === null || typeof data !== 'object')
+      throw __mark(new __Error(__outsideEnvelope), 'tool-failed');
+    const envelope = data as { error?: unknown; errorKind?: unknown; result?: unknown };
+    if (__hasOwn(envelope, 'error') && envelope.error) {
+      // Whoever serves the tools says when no tool of that name exists (toolNotFoundEnvelope);
+      // any other error answer is a tool that failed.
+      const kind = envelope.errorKind === 'tool-not-found' ? 'tool-not-found' : 'tool-failed';
+      throw __mark(new __Error(envelope.error as string), kind);
+    }
     return __hasOwn(envelope, 'result') ? envelope.result : undefined;
   };
 
@@ -113,15 +129,56 @@ export default function createRunSupport(
       __apply(__then, second, [resolve, reject]);
     });
 
-  /** Reports the outcome once: a value the codec cannot carry becomes the error it raised. */
-  const __report = (envelope: object) => {
+  /** A thrown error's name or stack text, at most `limit` code units of it; undefined when it has none. */
+  const __textOf = (error: unknown, key: 'name' | 'stack', limit: number) => {
+    try {
+      if (!__apply(__hasInstance, __Error, [error])) return undefined;
+      const value = (error as Error)[key];
+      if (key === 'stack' && typeof value !== 'string') return undefined;
+      return __apply(__slice, __String(value), [0, limit]) as string;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /**
+   * The outcome of a run that failed with `error`: its text, the kind the host observed when the
+   * error is one the runtime or the sandbox raised for an observed cause and still carries the
+   * message it was raised with, `thrown` for anything else, and the error's name and stack as data.
+   */
+  const __failure = (error: unknown) => {
+    const message = __describe(error);
+    const observed = __kindOf(error);
+    return {
+      message,
+      kind: observed !== undefined && observed[1] === message ? observed[0] : 'thrown',
+      name: __textOf(error, 'name', __nameLimit),
+      stack: __textOf(error, 'stack', __stackReadLimit),
+    };
+  };
+
+  /**
+   * Reports the outcome once: a value the codec cannot carry becomes the error it raised. A
+   * failure's kind, name and stack go to the host through the signal reference, which no program
+   * reaches, immediately before the envelope: nothing runs between the two, so the host pairs them
+   * with the envelope it receives next. An envelope a program assigns itself arrives with none.
+   */
+  const __report = (envelope: object, failure?: ReturnType<typeof __failure>) => {
     let json: string;
+    let reported = failure;
     try {
       json = __stringifyForDispatch(envelope);
     } catch (error) {
-      json = __stringifyForDispatch({ __proto__: null, error: __describe(error) });
+      reported = __failure(error);
+      json = __stringifyForDispatch({ __proto__: null, error: reported.message });
     }
+    if (reported !== undefined) __notify('failed', reported.kind, reported.name, reported.stack);
     __global.__resultJson = json;
+  };
+
+  const __reportFailure = (error: unknown) => {
+    const failure = __failure(error);
+    __report({ __proto__: null, error: failure.message }, failure);
   };
 
   /**
@@ -178,11 +235,11 @@ export default function createRunSupport(
         try {
           envelope = retain ? __retain(result) : { __proto__: null, result };
         } catch (error) {
-          envelope = { __proto__: null, error: __describe(error) };
+          return __reportFailure(error);
         }
         __report(envelope);
       },
-      (error: unknown) => __report({ __proto__: null, error: __describe(error) }),
+      __reportFailure,
     ]);
   };
 
