@@ -47,7 +47,13 @@ async () => ({ own: 'value', bytes: Uint8Array.of(7), fromTool: await tools.data
       ...tools,
       code: `async () => { ${tampering}; await tools.data(); throw new TypeError('the real failure') }`,
     });
-    expect(envelope).toStrictEqual({ result: undefined, error: 'the real failure', logs: [] });
+    // The tampering leaves the error's name and stack unreadable to the run support; its kind stands.
+    expect(envelope).toStrictEqual({
+      result: undefined,
+      error: 'the real failure',
+      logs: [],
+      errorKind: 'thrown',
+    });
   });
 
   test('a then that never settles breaks only the program: its waits on the host end at the bound', async () => {
@@ -89,6 +95,9 @@ async () => ({ own: 'value', bytes: Uint8Array.of(7), fromTool: await tools.data
       result: undefined,
       error: 'The program failed with a value that cannot be turned into text.',
       logs: [],
+      errorKind: 'thrown',
+      errorName: 'Error',
+      errorStack: '    at executor.js:1:25',
     });
   });
 });
@@ -214,6 +223,10 @@ describe('exhausting the engine', () => {
       result: undefined,
       error: 'Maximum call stack size exceeded',
       logs: [],
+      errorKind: 'thrown',
+      errorName: 'RangeError',
+      // V8 keeps ten frames by default; all ten are the program's.
+      errorStack: Array.from({ length: 10 }, () => '    at f (executor.js:1:31)').join('\n'),
     });
   });
 

@@ -42,6 +42,8 @@ async () => main`,
     result: undefined,
     error: "Unexpected token ']' [escape.cjs:3:2]",
     logs: [],
+    errorKind: 'syntax',
+    errorName: 'SyntaxError',
   });
 });
 

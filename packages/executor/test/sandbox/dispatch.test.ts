@@ -40,7 +40,7 @@ describe('the host reference', () => {
   test('a request that declared no dispatch function answers the unknown-tool envelope', async () => {
     expect(await hostDispatch(createDispatchState())('files', 'read', '[]')).toStrictEqual([
       'returned',
-      JSON.stringify({ error: toolNotFoundMessage('files', 'read') }),
+      JSON.stringify({ error: toolNotFoundMessage('files', 'read'), errorKind: 'tool-not-found' }),
     ]);
   });
 
@@ -106,6 +106,8 @@ describe('tool calls from a program', () => {
       result: undefined,
       error: 'no such table',
       logs: [],
+      errorKind: 'tool-failed',
+      errorName: 'Error',
     });
   });
 

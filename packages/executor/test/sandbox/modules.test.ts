@@ -69,6 +69,8 @@ async () => x`,
       result: undefined,
       error: moduleNotFoundMessage('constructor', 'executor.js'),
       logs: [],
+      errorKind: 'module-not-found',
+      errorName: 'ModuleNotFoundError',
     });
   });
 });
@@ -116,6 +118,8 @@ async () => a`,
       result: undefined,
       error: moduleNotFoundMessage('./missing.js', 'lib/a.js'),
       logs: [],
+      errorKind: 'module-not-found',
+      errorName: 'ModuleNotFoundError',
     });
   });
 
@@ -163,7 +167,13 @@ async () => [fromA(), fromB()]`,
       code: `import './bad.js'
 async () => 'unreachable'`,
     });
-    expect(envelope).toStrictEqual({ result: undefined, error: 'bad module', logs: [] });
+    expect(envelope).toStrictEqual({
+      result: undefined,
+      error: 'bad module',
+      logs: [],
+      errorKind: 'thrown',
+      errorName: 'RangeError',
+    });
   });
 
   test('a syntax error in a module comes back in the envelope', async () => {

@@ -35,6 +35,7 @@ test('a thrown non-Error comes back as an error, not as success', async () => {
     result: undefined,
     error: 'a string',
     logs: [],
+    errorKind: 'thrown',
   });
   expect(await sandbox.execute({ code: 'async () => { throw { code: 42 } }' })).toMatchObject({
     error: '[object Object]',
@@ -46,6 +47,8 @@ test('a result the codec cannot carry becomes the error it raised', async () => 
     result: undefined,
     error: 'Do not know how to serialize a BigInt',
     logs: [],
+    errorKind: 'thrown',
+    errorName: 'TypeError',
   });
   const cyclic = await sandbox.execute({ code: 'async () => { const a = {}; a.self = a; return a }' });
   expect(cyclic.error).toMatch(/circular structure/);

@@ -1,8 +1,8 @@
 /**
  * The printed examples of the sandbox's specification (docs/sandbox.md), run through Sandbox. Each
  * prints what the specification shows, plus the envelope's `code` where the executor ended the run
- * (docs/pool.md, "Outcomes"; the
- * deviation is listed in docs/sandbox.md).
+ * (docs/pool.md, "Outcomes"), and after everything the specification prints, the error's kind,
+ * name and stack where user code ended it (both deviations are listed in docs/sandbox.md).
  */
 import { describe, expect, test } from 'vitest';
 import { useSandbox } from '../helpers.ts';
@@ -44,7 +44,15 @@ describe('engine words', () => {
       timeout: 2_000,
       code: `async () => { throw new Error('Script execution timed out.') }`,
     });
-    expect(envelope).toStrictEqual({ result: undefined, error: 'Script execution timed out.', logs: [] });
+    // The specification's envelope, then the error's kind, name and stack (docs/sandbox.md, "Error kinds").
+    expect(envelope).toStrictEqual({
+      result: undefined,
+      error: 'Script execution timed out.',
+      logs: [],
+      errorKind: 'thrown',
+      errorName: 'Error',
+      errorStack: '    at executor.js:1:21',
+    });
   });
 
   test('a program that spins past timeout + grace gets them rewritten', async () => {

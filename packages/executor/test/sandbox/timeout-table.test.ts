@@ -62,7 +62,14 @@ test('a run that throws past its first yield reports the thrown message', async 
   const envelope = await sandbox.execute({
     code: `async () => { await new Promise((resolve) => setTimeout(resolve, 5)); throw new TypeError('late failure') }`,
   });
-  expect(envelope).toStrictEqual({ result: undefined, error: 'late failure', logs: [] });
+  expect(envelope).toStrictEqual({
+    result: undefined,
+    error: 'late failure',
+    logs: [],
+    errorKind: 'thrown',
+    errorName: 'TypeError',
+    errorStack: '    at executor.js:1:77',
+  });
 });
 
 test('time spent waiting on a tool does not count against the bound', async () => {
