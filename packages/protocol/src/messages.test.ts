@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { stringifyForDispatch } from './codec.ts';
+import { ERROR_NAME_LIMIT, ERROR_STACK_LIMIT } from './errors.ts';
 import { PAYLOAD_LIMIT } from './limits.ts';
 import { MESSAGE_TYPES } from './messages.ts';
 import { ExecuteRequestSchema } from './schemas/request.ts';
@@ -53,6 +54,17 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
     { type: 'result', id: 'e1', envelope: { result: { ok: [1] }, logs: [{ level: 'log', text: 'hi' }] } },
     { type: 'result', id: 'e1', envelope: { error: 'boom', code: 'TIMEOUT', logs: [] } },
     { type: 'result', id: 'e1', envelope: { logs: [], executionId: 'abc' } },
+    {
+      type: 'result',
+      id: 'e1',
+      envelope: {
+        error: 'boom',
+        logs: [],
+        errorKind: 'thrown',
+        errorName: 'TypeError',
+        errorStack: '    at executor.js:1:2',
+      },
+    },
   ],
   dispatch: [{ type: 'dispatch', id: 'e1', call: 0, provider: 'files', tool: 'read', args: '["a"]' }],
   dispatchReply: [
@@ -226,6 +238,29 @@ const malformed: [string, unknown, string][] = [
     'an unknown fault code',
     { type: 'result', id: 'e', envelope: { logs: [], code: 'OOPS' } },
     'envelope.code must be one of BAD_REQUEST',
+  ],
+  [
+    'an error kind outside the closed set',
+    { type: 'result', id: 'e', envelope: { logs: [], error: 'x', errorKind: 'forged' } },
+    'envelope.errorKind must be one of syntax, typescript, thrown, tool-not-found',
+  ],
+  [
+    'an error name past its bound',
+    {
+      type: 'result',
+      id: 'e',
+      envelope: { logs: [], error: 'x', errorName: 'N'.repeat(ERROR_NAME_LIMIT + 1) },
+    },
+    `envelope.errorName must be at most ${ERROR_NAME_LIMIT} characters`,
+  ],
+  [
+    'an error stack past its bound',
+    {
+      type: 'result',
+      id: 'e',
+      envelope: { logs: [], error: 'x', errorStack: 's'.repeat(ERROR_STACK_LIMIT + 1) },
+    },
+    `envelope.errorStack must be at most ${ERROR_STACK_LIMIT} characters`,
   ],
   [
     'a frame of the wrong kind',
