@@ -2,7 +2,8 @@
  * Runs a case in this executor, through the Sandbox over real isolates: the same program text and
  * module map, the same fake answering its tools, outbound fetch performed natively (the request
  * says `outbound: undefined` explicitly, the native mode of docs/protocol.md), and, for a case that
- * retains a handler, the same requests through Sandbox.invoke.
+ * retains a handler, the same requests through Sandbox.invoke. The envelope's errorKind, which
+ * workerd has no counterpart of, is checked for consistency and left out of the record.
  */
 import type { Sandbox, SandboxExecuteRequest } from '@supolka/codemode-executor/sandbox';
 import type { HttpRequest } from '@supolka/codemode-protocol';
@@ -10,6 +11,7 @@ import type { Case, InvokeRequest } from '../case.ts';
 import { prepareCase } from '../prepare.ts';
 import type { InvocationRecord, RunRecord } from '../record.ts';
 import { FakeTools } from '../tools/fake.ts';
+import { assertErrorKindConsistent } from './error-kind.ts';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -43,6 +45,8 @@ export async function runOnExecutor(
     ...(item.invoke !== undefined ? { retainHandles: true } : {}),
   };
   const envelope = await sandbox.execute(request);
+  // workerd has no errorKind to compare with; the executor's own must hold together (error-kind.ts).
+  assertErrorKindConsistent(envelope);
   const record: {
     -readonly [K in keyof RunRecord]: RunRecord[K];
   } = { logs: envelope.logs };
