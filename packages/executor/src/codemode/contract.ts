@@ -4,7 +4,7 @@
  * package's own declarations of it, written so that `IsolateExecutor` is assignable to the
  * package's `Executor` without depending on its types (its root types import `cloudflare:workers`).
  */
-import type { FaultCode } from '@supolka/codemode-protocol';
+import type { ErrorKind, FaultCode } from '@supolka/codemode-protocol';
 
 /** A namespace's tools by name, each called with the argument list the program passed. */
 export type CodeModeFns = Readonly<Record<string, (...args: never[]) => unknown>>;
@@ -42,4 +42,10 @@ export interface CodeModeResult {
   error?: string;
   code?: FaultCode;
   logs: string[];
+  /** This executor's too: what kind of error user code met, beside an `error` with no `code` (docs/protocol.md). */
+  errorKind?: ErrorKind;
+  /** The thrown error's name, as the program set it. */
+  errorName?: string;
+  /** The program's own frames, at the positions the model wrote. */
+  errorStack?: string;
 }

@@ -1,6 +1,7 @@
 /**
  * The Code Mode normalizer's thread (normalizer.ts starts it, through the type eraser's job
- * protocol): each source is read into the entry toEntryCode makes, with acorn and, for a source
+ * protocol): each source is read into the entry toEntryCode makes (with the slices of the code it
+ * copied, as JSON text), with acorn and, for a source
  * named as TypeScript, amaro. Off the caller's thread so a read that takes long, however the code
  * makes it, is ended at the run's bound by terminating this thread; never imported.
  */
@@ -8,7 +9,7 @@ import { parentPort } from 'node:worker_threads';
 import { CodemodeError } from '@supolka/codemode-protocol';
 import type { ErasureJob, ErasureResult } from '../sandbox/eraser.ts';
 import { isTypeScriptModule } from '../sandbox/typescript.ts';
-import { toEntryCode } from './normalize.ts';
+import { entryData, normalize } from './normalize.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('normalize-worker runs as a worker thread.');
@@ -16,7 +17,9 @@ if (port === null) throw new Error('normalize-worker runs as a worker thread.');
 port.on('message', ({ id, sources }: ErasureJob) => {
   const results = sources.map(({ name, source }): ErasureResult => {
     try {
-      return { code: toEntryCode(source, isTypeScriptModule(name)) };
+      // The entry and the slices of the code it copied, as JSON text in the eraser's `code` field:
+      // the caller's thread maps positions back through them (code-positions.ts).
+      return { code: JSON.stringify(entryData(normalize(source, isTypeScriptModule(name)))) };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { refused: message, badRequest: error instanceof CodemodeError };

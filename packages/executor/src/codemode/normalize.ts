@@ -24,6 +24,7 @@ import { checkSourceLimits } from '@supolka/codemode-protocol';
 import type { Program } from 'acorn';
 import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
 import { eraseTypes } from '../sandbox/typescript.ts';
+import { Assembly, CodePositions, type CopiedSlice } from './code-positions.ts';
 import { LinearParser } from './linear-parser.ts';
 
 type TopLevel = Program['body'][number];
@@ -43,8 +44,39 @@ const FENCE_LANGUAGES = new Set(['', 'js', 'javascript', 'jsx', 'ts', 'typescrip
  * caller's own process, before acorn and the type eraser read the code.
  */
 export function toEntryCode(code: string, typescript: boolean): string {
-  const { entry, source } = normalize(code, typescript);
-  return entry ?? source;
+  return normalizedEntry(code, typescript).code;
+}
+
+/** The entry toEntryCode makes, and where the model's code sits in it (code-positions.ts). */
+export function normalizedEntry(
+  code: string,
+  typescript: boolean,
+): { code: string; positions: CodePositions } {
+  return withPositions(code, entryData(normalize(code, typescript)));
+}
+
+/** An entry as plain data, for crossing from the normalizer's thread: its text and the slices it copied. */
+export interface EntryData {
+  readonly code: string;
+  readonly slices: readonly CopiedSlice[];
+  readonly authorFrom: number;
+}
+
+/** The entry of a read as data; code that reads as no program goes on as its source, a slice of the code. */
+export function entryData(read: ReadCode): EntryData {
+  if (read.entry === undefined) {
+    return {
+      code: read.source,
+      slices: [{ at: 0, from: read.sourceBase, length: read.source.length }],
+      authorFrom: 0,
+    };
+  }
+  return { code: read.entry.text, slices: read.entry.slices, authorFrom: read.entry.authorFrom };
+}
+
+/** The entry with its positions in `code`, the code it was read from. */
+export function withPositions(code: string, data: EntryData): { code: string; positions: CodePositions } {
+  return { code: data.code, positions: new CodePositions(data.code, code, data.slices, data.authorFrom) };
 }
 
 /**
@@ -53,13 +85,24 @@ export function toEntryCode(code: string, typescript: boolean): string {
  * Throws as toEntryCode does.
  */
 export function readableEntryCode(code: string, typescript: boolean): string | undefined {
-  return normalize(code, typescript).entry;
+  return normalize(code, typescript).entry?.text;
 }
 
-/** The code as read: its entry, or undefined when it reads as no program, and the source read (fence and space trimmed). */
+/** An entry the form made: its text, the slices of the code it copied, and where the model's own text starts. */
+export interface MadeEntry {
+  readonly text: string;
+  readonly slices: readonly CopiedSlice[];
+  readonly authorFrom: number;
+}
+
+/**
+ * The code as read: its entry, or undefined when it reads as no program, the source read (fence
+ * and space trimmed), and where that source starts in the code.
+ */
 export interface ReadCode {
-  readonly entry: string | undefined;
+  readonly entry: MadeEntry | undefined;
   readonly source: string;
+  readonly sourceBase: number;
 }
 
 /**
@@ -70,22 +113,34 @@ export interface ReadCode {
 export function normalize(code: string, typescript: boolean): ReadCode {
   checkSourceLimits(code, undefined);
   checkNesting(code, CODE_NAME);
-  const source = withoutFence(code.trim()).trim();
-  if (source === '') return { entry: 'async () => {}', source };
-  return { entry: readEntry(source, typescript), source };
+  const trimmed = code.trim();
+  const fenced = withoutFence(trimmed);
+  const source = fenced.trim();
+  // Where `source` starts in `code`: past the leading blanks, a fence line, and the blanks after it.
+  const sourceBase =
+    code.length -
+    code.trimStart().length +
+    (trimmed.length - fenced.length - (fenced === trimmed ? 0 : FENCE.length)) +
+    (fenced.length - fenced.trimStart().length);
+  if (source === '')
+    return { entry: { text: 'async () => {}', slices: [], authorFrom: 0 }, source, sourceBase };
+  return { entry: readEntry(source, typescript, sourceBase), source, sourceBase };
 }
 
 /**
  * The entry for `source`, or undefined when it reads neither as JavaScript nor (with TypeScript
  * on) once erased: such code goes on as written, for the engine to name its syntax error.
  */
-function readEntry(source: string, typescript: boolean): string | undefined {
+function readEntry(source: string, typescript: boolean, base: number): MadeEntry | undefined {
   const body = parseBody(source);
-  if (body) return fromProgram({ text: source, body }, false);
+  if (body) return fromProgram({ text: source, body }, false, base, 0);
   const inner = wrapperContents(source, typescript);
-  if (inner) return fromProgram(inner, true);
+  // Inside normalizeCode's wrapper the model's code starts on the line after its head.
+  const contents = base + WRAPPER_HEAD.length;
+  if (inner)
+    return fromProgram(inner, true, contents, source[WRAPPER_HEAD.length] === '\n' ? contents + 1 : contents);
   const erased = typescript ? readErased(source) : undefined;
-  return erased ? fromProgram(erased, false) : undefined;
+  return erased ? fromProgram(erased, false, base, 0) : undefined;
 }
 
 /**
@@ -171,7 +226,12 @@ function parseBody(text: string): readonly TopLevel[] | undefined {
  * the function. `wrapped` marks the contents of normalizeCode's wrapper, whose `return (f)` of a
  * lone function is the program the model wrote as `imports; f`.
  */
-function fromProgram({ text, body }: ReadProgram, wrapped: boolean): string {
+function fromProgram(
+  { text, body }: ReadProgram,
+  wrapped: boolean,
+  base: number,
+  authorFrom: number,
+): MadeEntry {
   const imports = body.filter((node) => node.type === 'ImportDeclaration');
   const statements = statementsOf(body);
   // An import between statements is blanked out, which keeps every other node's position valid.
@@ -184,9 +244,14 @@ function fromProgram({ text, body }: ReadProgram, wrapped: boolean): string {
   }
   pieces.push(text.slice(copied));
   const rest = pieces.join('');
-  const program = toFunction(rest, statements, wrapped);
-  const head = imports.map((node) => text.slice(node.start, node.end)).join('\n');
-  return head === '' ? program : `${head}\n${program}`;
+  const made = new Assembly();
+  imports.forEach((node, index) => {
+    if (index > 0) made.literal('\n');
+    made.copy(text, node.start, node.end, base);
+  });
+  if (imports.length > 0) made.literal('\n');
+  toFunction(made, rest, statements, wrapped, base);
+  return { text: made.text, slices: made.slices, authorFrom };
 }
 
 /** The statements of a program, without its imports; a stray `;` (formatters put one before a line that opens with a bracket) is no statement. */
@@ -209,18 +274,33 @@ function loneFunction(
   return undefined;
 }
 
-function toFunction(text: string, statements: readonly TopLevel[], wrapped: boolean): string {
-  const slice = (node: { start: number; end: number }) => text.slice(node.start, node.end);
-  if (statements.length === 0) return 'async () => {}';
+/** Appends the function the statements make to `made`; `text` sits at `base` of the code. */
+function toFunction(
+  made: Assembly,
+  text: string,
+  statements: readonly TopLevel[],
+  wrapped: boolean,
+  base: number,
+): void {
+  if (statements.length === 0) {
+    made.literal('async () => {}');
+    return;
+  }
   const only = loneFunction(statements, wrapped);
-  if (only) return slice(only);
+  if (only) {
+    made.copy(text, only.start, only.end, base);
+    return;
+  }
   const last = statements.at(-1) as TopLevel;
   const first = statements[0] as TopLevel;
+  made.literal('async () => {\n');
   if (last.type === 'ExpressionStatement') {
     // The newline ends a line comment the statements before may close with.
-    return `async () => {\n${text.slice(first.start, last.start)}\nreturn (${slice(last.expression)});\n}`;
+    made.copy(text, first.start, last.start, base).literal('\nreturn (');
+    made.copy(text, last.expression.start, last.expression.end, base).literal(');\n}');
+    return;
   }
-  return `async () => {\n${text.slice(first.start, last.end)}\n}`;
+  made.copy(text, first.start, last.end, base).literal('\n}');
 }
 
 function isFunction(node: { type: string }): boolean {

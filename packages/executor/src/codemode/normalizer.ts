@@ -19,7 +19,8 @@ import { availableParallelism } from 'node:os';
 import { CancelledError, checkSourceLimits, ExecutionTimeoutError } from '@supolka/codemode-protocol';
 import { TypeEraser, threadModule } from '../sandbox/eraser.ts';
 import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
-import { normalize } from './normalize.ts';
+import type { CodePositions } from './code-positions.ts';
+import { type EntryData, entryData, normalize, withPositions } from './normalize.ts';
 
 /**
  * Threads that may read code at once: one per core, at least two (so one slow read never holds
@@ -72,12 +73,17 @@ export class CodeNormalizer {
   }
 
   /**
-   * The entry toEntryCode makes of `code`, read in a thread of its own. Throws BadRequestError for
+   * The entry toEntryCode makes of `code`, read in a thread of its own, with where the code sits in
+   * it (code-positions.ts). Throws BadRequestError for
    * code past CODE_LIMIT or NESTING_LIMIT (before any thread sees it) and for a refusal the read
    * raised, ExecutionTimeoutError(timeout) when the read took longer than `timeout` ms of a ready
    * thread, CancelledError once the normalizer was disposed.
    */
-  async normalize(code: string, typescript: boolean, timeout: number): Promise<string> {
+  async normalize(
+    code: string,
+    typescript: boolean,
+    timeout: number,
+  ): Promise<{ code: string; positions: CodePositions }> {
     if (this.#disposed) throw new CancelledError(DISPOSED_BEFORE_START);
     // Both are one linear pass, and a string past CODE_LIMIT is never copied to a thread.
     checkSourceLimits(code, undefined);
@@ -85,8 +91,7 @@ export class CodeNormalizer {
     if (code.length <= INLINE_READ_LIMIT) {
       // Read as JavaScript, which erases nothing: what reads so is the entry either way.
       const read = normalize(code, false);
-      if (read.entry !== undefined) return read.entry;
-      if (!typescript) return read.source;
+      if (read.entry !== undefined || !typescript) return withPositions(code, entryData(read));
     }
     // A lane's thread never keeps the process alive (it idles out unreferenced), so a script whose
     // only work is this execution would end while the thread starts: the read holds the process.
@@ -112,7 +117,8 @@ export class CodeNormalizer {
     if (read === undefined) throw new ExecutionTimeoutError(timeout);
     const [entry] = read;
     if (entry instanceof Error) throw entry;
-    return entry as string;
+    // The thread answers the entry with the slices it copied, as JSON text (normalize-worker.ts).
+    return withPositions(code, JSON.parse(entry as string) as EntryData);
   }
 
   /** Ends every thread; reads pending or asked for later end with CancelledError. */

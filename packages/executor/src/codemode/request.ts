@@ -9,6 +9,7 @@
 import { BadRequestError } from '@supolka/codemode-protocol';
 import type { HostProvider } from '../executor/providers.ts';
 import type { IsolateExecuteRequest } from '../executor/request.ts';
+import type { CodePositions } from './code-positions.ts';
 import { checkConnectors, serveConnectors } from './connectors.ts';
 import type { CodeModeFns, CodeModeProvider } from './contract.ts';
 import { OPTIONS_MESSAGE, PROVIDERS_MESSAGE, providerMessage } from './errors.ts';
@@ -17,19 +18,20 @@ import { sanitizeFns } from './sanitize.ts';
 /** The namespace a bare record of fns is served under. */
 const DEFAULT_PROVIDER = 'codemode';
 
-/** Makes the entry of the code, or throws the CodemodeError that ends the execution. */
-export type NormalizeCode = (code: string) => Promise<string>;
+/** The entry of the code and where the code sits in it, or a throw of the CodemodeError that ends the execution. */
+export type NormalizeCode = (code: string) => Promise<{ code: string; positions: CodePositions }>;
 
 /**
  * Rejects with BadRequestError naming the argument that does not hold, and with what `normalize`
- * throws. The arguments are checked before the code is read.
+ * throws. The arguments are checked before the code is read. `positions` tells positions in the
+ * entry code in the code as the model wrote it (code-positions.ts).
  */
 export async function codeModeRequest(
   code: string,
   providersOrFns: unknown,
   options: unknown,
   normalize: NormalizeCode,
-): Promise<IsolateExecuteRequest> {
+): Promise<{ request: IsolateExecuteRequest; positions: CodePositions }> {
   if (options !== undefined && (typeof options !== 'object' || options === null)) {
     throw new BadRequestError(OPTIONS_MESSAGE);
   }
@@ -42,10 +44,10 @@ export async function codeModeRequest(
   // A connector is a namespace without fns: the request's dispatch serves it.
   for (const { name } of connectors) providers.push({ name });
   const dispatch = serveConnectors(connectors);
+  const entry = await normalize(code);
   return {
-    code: await normalize(code),
-    providers,
-    ...(dispatch ? { dispatch } : {}),
+    request: { code: entry.code, providers, ...(dispatch ? { dispatch } : {}) },
+    positions: entry.positions,
   };
 }
 

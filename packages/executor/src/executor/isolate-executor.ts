@@ -15,6 +15,7 @@
  * an `Executor` for `@cloudflare/codemode` (docs/codemode.md): a string first argument selects it.
  */
 import { BadRequestError, CodemodeError, faultEnvelope, isFaultCode } from '@supolka/codemode-protocol';
+import type { CodePositions } from '../codemode/code-positions.ts';
 import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '../codemode/contract.ts';
 import { CodeNormalizer } from '../codemode/normalizer.ts';
 import { codeModeRequest } from '../codemode/request.ts';
@@ -75,7 +76,13 @@ export class IsolateExecutor {
     if (typeof first === 'string') {
       const { typescript, timeout } = this.#options;
       const normalize = (code: string) => this.#normalizer.normalize(code, typescript, timeout);
-      return toCodeModeResult(await this.#run(() => codeModeRequest(first, second, third, normalize)));
+      let positions: CodePositions | undefined;
+      const read = async () => {
+        const made = await codeModeRequest(first, second, third, normalize);
+        positions = made.positions;
+        return made.request;
+      };
+      return toCodeModeResult(await this.#run(read), positions);
     }
     return this.#run(() => first, second as ExecuteOptions | undefined);
   }

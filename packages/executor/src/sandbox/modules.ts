@@ -23,11 +23,12 @@ import { INTERNAL_SPECIFIER } from './internal-module.ts';
 import type { IsolateHandle } from './isolate.ts';
 import { loadFailureMessage } from './loader.ts';
 import { moduleSource, type NormalizedModuleMap } from './module-map.ts';
+import { ENTRY_NAME } from './positions.ts';
 import { resolveSpecifier } from './resolver.ts';
 import { eraseTypes, isTypeScriptModule } from './typescript.ts';
 
-/** The file name the entry compiles under; relative imports in it resolve from the root. */
-export const ENTRY_NAME = 'executor.js';
+// The file name the entry compiles under; relative imports in it resolve from the root.
+export { ENTRY_NAME };
 
 const LOADER_ROOT_PREFIX = 'codemode:load:';
 const SCOPE_PREFIX = 'codemode:scope:';

@@ -5,6 +5,13 @@
  * those pieces maps back to the code; one in the sandbox's own lines maps to nothing.
  */
 
+/**
+ * The file name the entry compiles under (the Sandbox chapter's executor.js); relative imports in
+ * it resolve from the root. Defined here, beside the positions that name it, so the Code Mode
+ * result reads it without loading the linker.
+ */
+export const ENTRY_NAME = 'executor.js';
+
 export interface Position {
   readonly line: number;
   readonly column: number;

@@ -12,7 +12,7 @@ import {
   ERROR_STACK_FRAME_LIMIT,
   ERROR_STACK_LIMIT,
 } from '@supolka/codemode-protocol';
-import type { PositionMap } from './positions.ts';
+import type { Position } from './positions.ts';
 
 /** The most of a thrown error's stack text that leaves the isolate for this parse. */
 export const STACK_READ_LIMIT = 65_536;
@@ -20,8 +20,8 @@ export const STACK_READ_LIMIT = 65_536;
 export interface StackSources {
   /** The file name the entry compiles under. */
   readonly entryName: string;
-  /** Positions in the entry, back to the code. */
-  readonly entry: PositionMap;
+  /** Positions in the entry, back to the code (positions.ts; the Code Mode form's code-positions.ts). */
+  readonly entry: { toAuthor(position: Position): Position | undefined };
   /** The request's spelling of a module's key, by the name it compiles under; undefined for names that are no module of the map. */
   readonly moduleKey: (name: string) => string | undefined;
 }

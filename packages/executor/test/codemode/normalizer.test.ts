@@ -23,9 +23,9 @@ import {
   NORMALIZER_HEAP_LIMIT_MB,
 } from '../../src/codemode/normalizer.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
+import { eraserOutOfMemoryMessage } from '../../src/sandbox/eraser.ts';
 import { ENTRY_NAME } from '../../src/sandbox/modules.ts';
 import { CODE_NAME, nestingMessage } from '../../src/sandbox/nesting.ts';
-import { eraserOutOfMemoryMessage } from '../../src/sandbox/eraser.ts';
 import { eraserFailedMessage } from '../../src/sandbox/typescript.ts';
 
 const run = promisify(execFile);
@@ -135,12 +135,12 @@ describe('the normalizer', () => {
     afterAll(() => normalizer.dispose());
     const statements = 'const a = 1;\nreturn a';
     const long = `${'// padding\n'.repeat(INLINE_READ_LIMIT / 10)}${statements}`;
-    expect(await normalizer.normalize(statements, true, 5000)).toBe(
+    expect((await normalizer.normalize(statements, true, 5000)).code).toBe(
       'async () => {\nconst a = 1;\nreturn a\n}',
     );
-    const entry = await normalizer.normalize(long, true, 5000);
+    const { code: entry } = await normalizer.normalize(long, true, 5000);
     expect(entry.endsWith('return a\n}')).toBe(true);
-    expect(await normalizer.normalize('const a: number = 1;\na', true, 5000)).toBe(
+    expect((await normalizer.normalize('const a: number = 1;\na', true, 5000)).code).toBe(
       'async () => {\nconst a         = 1;\n\nreturn (a);\n}',
     );
   });
@@ -151,7 +151,7 @@ describe('the normalizer', () => {
     const slow = normalizer.normalize(slowToErase(), true, 1000);
     const waiting = normalizer.normalize('const a: number = 1;\na', true, 1000);
     await expect(slow).rejects.toThrow(executionTimeoutMessage(1000));
-    expect(await waiting).toBe('async () => {\nconst a         = 1;\n\nreturn (a);\n}');
+    expect((await waiting).code).toBe('async () => {\nconst a         = 1;\n\nreturn (a);\n}');
   });
 
   test('disposal ends pending reads and later ones with the cancellation the pool gives', async () => {
@@ -163,7 +163,7 @@ describe('the normalizer', () => {
     await expect(normalizer.normalize('async () => 1', true, 5000)).rejects.toThrow(cancelled);
   });
 
-  test('a read past its thread\'s heap bound is refused as the code\'s fault, and the lane reads the next one', async () => {
+  test("a read past its thread's heap bound is refused as the code's fault, and the lane reads the next one", async () => {
     // A thread out of heap may take its process with it, so the attack runs in a process of its own.
     // A megabyte of array elements is within CODE_LIMIT and parses into more than 40 MB of nodes;
     // 40 MB still loads amaro for the typed read after it.
@@ -172,10 +172,10 @@ import { CodeNormalizer } from ${JSON.stringify(normalizerModule)};
 const normalizer = new CodeNormalizer(1, 40);
 const huge = 'return [' + '1,'.repeat(520000) + ']';
 const attack = await normalizer.normalize(huge, false, 60000).then(
-  (entry) => ({ entry: entry.length }),
+  (entry) => ({ entry: entry.code.length }),
   (error) => ({ name: error.constructor.name, message: error.message }),
 );
-const after = await normalizer.normalize('const a: number = 1;\\na', true, 60000);
+const after = (await normalizer.normalize('const a: number = 1;\\na', true, 60000)).code;
 normalizer.dispose();
 console.log(JSON.stringify({ attack, after }));
 `;

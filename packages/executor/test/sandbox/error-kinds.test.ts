@@ -15,13 +15,13 @@ import {
 } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { buildDispatch } from '../../src/executor/providers.ts';
-import { encodeFrame } from '../../src/sandbox/dispatch.ts';
+import { type DispatchFunction, encodeFrame } from '../../src/sandbox/dispatch.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();
 
 /** Tools served the way IsolateExecutor serves them: a throw is a failed tool, a missing name an unknown one. */
-const dispatch = buildDispatch(
+const dispatch = served(
   [
     {
       name: 'tools',
@@ -36,6 +36,12 @@ const dispatch = buildDispatch(
   undefined,
 );
 const providers = [{ name: 'tools' }];
+
+function served(...args: Parameters<typeof buildDispatch>): DispatchFunction {
+  const built = buildDispatch(...args);
+  if (built === undefined) throw new Error('buildDispatch serves these fns');
+  return built;
+}
 
 describe('each kind, from what the host observed', () => {
   test('a program that does not parse is a syntax error, at the line its author wrote', async () => {
