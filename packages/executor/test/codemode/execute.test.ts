@@ -110,18 +110,26 @@ describe('failures come back as errors', () => {
     ).toBe('caught: the database is down');
     expect(
       await executor.execute(`async () => { console.log('before'); await codemode.fail() }`, fns),
-    ).toStrictEqual({ result: undefined, error: 'the database is down', logs: ['before'] });
+    ).toStrictEqual({
+      result: undefined,
+      error: 'the database is down',
+      logs: ['before'],
+      errorKind: 'tool-failed',
+      errorName: 'Error',
+    });
   });
 
+  // An Error has a name and a frame as well (docs/codemode.md, "Errors").
+  const anError = { errorName: 'Error', errorStack: '    at executor.js:1:21' };
   test.each([
-    ['a string', `throw 'plain text'`, 'plain text'],
-    ['undefined', 'throw undefined', 'undefined'],
-    ['an object', 'throw { reason: 1 }', '[object Object]'],
-    ['an Error without a message', 'throw new Error()', EMPTY_ERROR_MESSAGE],
-    ['an empty string', `throw ''`, EMPTY_ERROR_MESSAGE],
-  ])('a thrown %s is an error, never a success', async (_what, statement, error) => {
+    ['a string', `throw 'plain text'`, 'plain text', {}],
+    ['undefined', 'throw undefined', 'undefined', {}],
+    ['an object', 'throw { reason: 1 }', '[object Object]', {}],
+    ['an Error without a message', 'throw new Error()', EMPTY_ERROR_MESSAGE, anError],
+    ['an empty string', `throw ''`, EMPTY_ERROR_MESSAGE, {}],
+  ])('a thrown %s is an error, never a success', async (_what, statement, error, details) => {
     const outcome = await executor.execute(`async () => { ${statement} }`, []);
-    expect(outcome).toStrictEqual({ result: undefined, error, logs: [] });
+    expect(outcome).toStrictEqual({ result: undefined, error, logs: [], errorKind: 'thrown', ...details });
   });
 
   test('a run past the bound ends with TIMEOUT, keeping what it logged', async () => {

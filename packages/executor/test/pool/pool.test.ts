@@ -26,8 +26,23 @@ describe('an execution in a child', () => {
   test("keeps the envelope keys in the order the sandbox's specification prints them", async () => {
     const { pool } = usePool({ size: 1 });
     const envelope = await pool.execute({ code: 'async () => { throw new Error("no") }', timeout: 1000 });
-    expect(Object.keys(envelope)).toStrictEqual(['result', 'error', 'logs']);
-    expect(envelope).toStrictEqual({ result: undefined, error: 'no', logs: [] });
+    // The error's kind, name and frames come after everything the chapter prints.
+    expect(Object.keys(envelope)).toStrictEqual([
+      'result',
+      'error',
+      'logs',
+      'errorKind',
+      'errorName',
+      'errorStack',
+    ]);
+    expect(envelope).toStrictEqual({
+      result: undefined,
+      error: 'no',
+      logs: [],
+      errorKind: 'thrown',
+      errorName: 'Error',
+      errorStack: '    at executor.js:1:21',
+    });
   });
 
   test('calls tools in the parent: each call crosses as a dispatch message and comes back as a frame', async () => {

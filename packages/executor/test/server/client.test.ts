@@ -93,7 +93,13 @@ describe('an execution over the socket', () => {
       code: 'async () => kv.get()',
       providers: [{ name: 'kv', fns: { get: () => Promise.reject(new Error('no such key')) } }],
     });
-    expect(envelope).toStrictEqual({ result: undefined, error: 'no such key', logs: [] });
+    expect(envelope).toStrictEqual({
+      result: undefined,
+      error: 'no such key',
+      logs: [],
+      errorKind: 'tool-failed',
+      errorName: 'Error',
+    });
   });
 
   test('proxied fetch is performed by the client, a standard Response or the wire shape, and can fail', async () => {

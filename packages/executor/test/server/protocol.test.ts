@@ -483,7 +483,7 @@ describe('a message the server cannot accept gets a fault, and the connection se
     expect(await peer.next()).toStrictEqual({
       type: 'result',
       id: 'twice',
-      envelope: { logs: [], error: 'stopped' },
+      envelope: { logs: [], error: 'stopped', errorKind: 'tool-failed', errorName: 'Error' },
     });
   });
 
