@@ -124,7 +124,7 @@ test('envelopes the executor composes, and callers read, keep the printed key or
   const shaped = shapeEnvelope({ logs: [], executionId: 'x', code: 'TIMEOUT', error: 'late', result: 1 });
   expect(Object.keys(shaped)).toStrictEqual(['result', 'error', 'code', 'logs', 'executionId']);
   expect(Object.keys(shapeEnvelope({ logs: [] }))).toStrictEqual(['result', 'logs']);
-  // The error's kind, name and stack come after everything the Sandbox chapter prints.
+  // The error's kind, name and stack come after everything the specification prints (docs/sandbox.md).
   const failed = shapeEnvelope({
     errorStack: 's',
     errorName: 'E',

@@ -6,7 +6,7 @@
  */
 
 /**
- * The file name the entry compiles under (the Sandbox chapter's executor.js); relative imports in
+ * The file name the entry compiles under (executor.js, as docs/sandbox.md names it); relative imports in
  * it resolve from the root. Defined here, beside the positions that name it, so the Code Mode
  * result reads it without loading the linker.
  */

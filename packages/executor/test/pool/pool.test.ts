@@ -26,7 +26,7 @@ describe('an execution in a child', () => {
   test("keeps the envelope keys in the order the sandbox's specification prints them", async () => {
     const { pool } = usePool({ size: 1 });
     const envelope = await pool.execute({ code: 'async () => { throw new Error("no") }', timeout: 1000 });
-    // The error's kind, name and frames come after everything the chapter prints.
+    // The error's kind, name and frames come after everything the specification prints (docs/sandbox.md).
     expect(Object.keys(envelope)).toStrictEqual([
       'result',
       'error',
