@@ -10,7 +10,8 @@ import {
   type ModuleMap,
   stringifyForDispatch,
 } from '@supolka/codemode-protocol';
-import { readableEntryCode } from '../codemode/normalize.ts';
+import { identityPositions, withAuthorPositions } from '../codemode/code-positions.ts';
+import { readableEntry } from '../codemode/normalize.ts';
 import { IsolateExecutor } from '../executor/isolate-executor.ts';
 import { parseRunCommandLine, RUN_USAGE, UsageError } from './args.ts';
 import { exampleTools } from './example-tools.ts';
@@ -60,14 +61,16 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
   // One program: one child is all it needs, and it starts faster than a pool per core.
   const executor = new IsolateExecutor({ poolSize: 1 });
   try {
-    const envelope = await executor.execute({
-      code: entry ?? code,
+    const ran = await executor.execute({
+      code: entry?.code ?? code,
       providers,
       ...(modules !== undefined ? { modules } : {}),
       ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
       ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
       ...(command.outbound === 'native' ? { outbound: undefined } : { outbound: null }),
     });
+    // Positions in the program as the file holds it, not in the entry the statements became.
+    const envelope = withAuthorPositions(ran, entry?.positions);
     const printed = command.json
       ? stringifyForDispatch(envelope)
       : inspect(envelope, {
@@ -88,11 +91,11 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
  * as neither. Code past the size or nesting bounds goes on as written: the executor refuses it with
  * the same text, in an envelope like every other refusal.
  */
-function toEntry(code: string): string | undefined {
+function toEntry(code: string): ReturnType<typeof readableEntry> {
   try {
-    return readableEntryCode(code, true);
+    return readableEntry(code, true);
   } catch (error) {
-    if (error instanceof BadRequestError) return code;
+    if (error instanceof BadRequestError) return { code, positions: identityPositions(code) };
     throw error;
   }
 }

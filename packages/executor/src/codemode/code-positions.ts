@@ -7,7 +7,9 @@
  * (docs/sandbox.md, "Error kinds, names and positions"); this is the second step, for the result
  * the form returns (docs/codemode.md, "Errors").
  */
-import { type Position, positionAt } from '../sandbox/positions.ts';
+import { ENTRY_NAME, type Position, positionAt } from '../sandbox/positions.ts';
+import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import { authorPositionInMessage, programStack, type StackSources } from '../sandbox/stack.ts';
 
 /** One slice of the model's code in the entry code: where it sits there, where it came from, how long it is. */
 export interface CopiedSlice {
@@ -97,4 +99,25 @@ export class CodePositions {
 /** Every position of the entry code is its own: the code ran as it was received. */
 export function identityPositions(code: string): CodePositions {
   return new CodePositions(code, code, [{ at: 0, from: 0, length: code.length }], 0);
+}
+
+/**
+ * The envelope with a syntax error's `[executor.js:LINE:COLUMN]` and the frames of its errorStack
+ * told in the model's code; a frame on the form's own text is left out. Module frames are named by
+ * their keys already, and stay.
+ */
+export function withAuthorPositions(
+  envelope: ExecuteResult,
+  positions: CodePositions | undefined,
+): ExecuteResult {
+  if (positions === undefined || envelope.error === undefined) return envelope;
+  const sources: StackSources = { entryName: ENTRY_NAME, entry: positions, moduleKey: (name) => name };
+  const mapped: ExecuteResult = { ...envelope };
+  if (envelope.errorKind === 'syntax') mapped.error = authorPositionInMessage(envelope.error, sources);
+  if (envelope.errorStack !== undefined) {
+    const errorStack = programStack(envelope.errorStack, sources);
+    if (errorStack === undefined) delete mapped.errorStack;
+    else mapped.errorStack = errorStack;
+  }
+  return mapped;
 }

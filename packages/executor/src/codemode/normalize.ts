@@ -85,7 +85,17 @@ export function withPositions(code: string, data: EntryData): { code: string; po
  * Throws as toEntryCode does.
  */
 export function readableEntryCode(code: string, typescript: boolean): string | undefined {
-  return normalize(code, typescript).entry?.text;
+  return readableEntry(code, typescript)?.code;
+}
+
+/** readableEntryCode's entry, and where the code sits in it (code-positions.ts). */
+export function readableEntry(
+  code: string,
+  typescript: boolean,
+): { code: string; positions: CodePositions } | undefined {
+  const { entry } = normalize(code, typescript);
+  if (entry === undefined) return undefined;
+  return { code: entry.text, positions: new CodePositions(entry.text, code, entry.slices, entry.authorFrom) };
 }
 
 /** An entry the form made: its text, the slices of the code it copied, and where the model's own text starts. */

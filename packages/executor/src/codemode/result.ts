@@ -5,33 +5,18 @@
  * it: the sandbox's positions are those of the entry the form made, which moved and wrapped it.
  */
 import { errorDetails } from '@supolka/codemode-protocol';
-import { ENTRY_NAME } from '../sandbox/positions.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
-import { authorPositionInMessage, programStack, type StackSources } from '../sandbox/stack.ts';
-import type { CodePositions } from './code-positions.ts';
+import { type CodePositions, withAuthorPositions } from './code-positions.ts';
 import type { CodeModeResult } from './contract.ts';
 import { EMPTY_ERROR_MESSAGE } from './errors.ts';
 
 export function toCodeModeResult(envelope: ExecuteResult, positions?: CodePositions): CodeModeResult {
-  const { result, code, logs } = envelope;
-  const sources: StackSources | undefined = positions && {
-    entryName: ENTRY_NAME,
-    entry: positions,
-    // The sandbox named module frames by their keys already; there is nothing of the form's to map.
-    moduleKey: (name) => name,
-  };
-  let error = envelope.error;
-  if (error !== undefined && sources && envelope.errorKind === 'syntax')
-    error = authorPositionInMessage(error, sources);
-  const errorStack =
-    envelope.errorStack !== undefined && sources
-      ? programStack(envelope.errorStack, sources)
-      : envelope.errorStack;
+  const { result, error, code, logs, ...rest } = withAuthorPositions(envelope, positions);
   return {
     result,
     ...(error !== undefined ? { error: error === '' ? EMPTY_ERROR_MESSAGE : error } : {}),
     ...(code !== undefined ? { code } : {}),
     logs: logs.map(({ level, text }) => (level === 'log' ? text : `[${level}] ${text}`)),
-    ...errorDetails({ errorKind: envelope.errorKind, errorName: envelope.errorName, errorStack }),
+    ...errorDetails(rest),
   };
 }

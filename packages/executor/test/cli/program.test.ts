@@ -57,6 +57,21 @@ describe('FILE holds what the Code Mode form takes', () => {
   });
 });
 
+describe('positions', () => {
+  test("an error names the file's own line, not the line of the arrow the statements became", () => {
+    const program = write(dir, 'throws.js', "const a = 1\n\nthrow new RangeError('on line ' + (a + 2))");
+    const run = cli(['run', program, '--json']);
+    expect(run.status).toBe(1);
+    expect(parseForDispatch(run.stdout)).toStrictEqual({
+      error: 'on line 3',
+      logs: [],
+      errorKind: 'thrown',
+      errorName: 'RangeError',
+      errorStack: '    at executor.js:3:7',
+    });
+  });
+});
+
 describe('--json', () => {
   test('prints the envelope as one line of JSON, binary values in the codec form', () => {
     const program = write(
