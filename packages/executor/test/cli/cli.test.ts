@@ -53,7 +53,7 @@ describe('codemode-executor run', () => {
     const run = cli('run', program);
     expect(run.status).toBe(1);
     expect(run.stdout).toBe(
-      "{\n  result: undefined,\n  error: 'No note is named missing.',\n  logs: [ { level: 'error', text: 'about to fail' } ]\n}\n",
+      "{\n  result: undefined,\n  error: 'No note is named missing.',\n  logs: [ { level: 'error', text: 'about to fail' } ],\n  errorKind: 'tool-failed',\n  errorName: 'Error'\n}\n",
     );
   });
 
