@@ -66,7 +66,10 @@ export const ERROR_KINDS = [
   'module-not-found',
   /** fetch was called in an execution whose outbound access is disabled. */
   'outbound-disabled',
-  /** A tool call or fetch arrived after its execution had completed. */
+  /**
+   * A tool call arrived after its execution had completed. The error the program meets records it;
+   * no execution's own envelope carries it today, since that envelope has gone out by then.
+   */
   'execution-completed',
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];

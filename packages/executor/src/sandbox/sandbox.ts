@@ -224,11 +224,15 @@ export class Sandbox {
         placed = { code, bodyStart: code.length - body.length, built };
         return built.source;
       };
+      let spellings: Map<string, string> | undefined;
       const sources = (): StackSources => ({
         entryName: ENTRY_NAME,
         entry: placed ? entryPositions(placed.code, placed.bodyStart, placed.built) : new PositionMap([]),
-        moduleKey: (name) =>
-          name !== INTERNAL_FILENAME && modules.has(name) ? requestKey(request.modules, name) : undefined,
+        moduleKey: (name) => {
+          if (name === INTERNAL_FILENAME || !modules.has(name)) return undefined;
+          spellings ??= requestSpellings(request.modules);
+          return spellings.get(name) ?? name;
+        },
       });
       // 10. The linker over the module map, which fills the loader slot.
       const linker = linkModules(handle, {
@@ -472,10 +476,14 @@ function entryPositions(code: string, bodyStart: number, built: BuiltEntry): Pos
   return new PositionMap(pieces);
 }
 
-/** The request's own spelling of the module key that normalizes to `name`. */
-function requestKey(modules: ModuleMap | undefined, name: string): string {
-  for (const key of Object.keys(modules ?? {})) if (normalizeSpecifier(key) === name) return key;
-  return name;
+/** The request's own spelling of each module key, by the name it normalizes to; built once, when a frame needs it. */
+function requestSpellings(modules: ModuleMap | undefined): Map<string, string> {
+  const spellings = new Map<string, string>();
+  for (const key of Object.keys(modules ?? {})) {
+    const name = normalizeSpecifier(key);
+    if (!spellings.has(name)) spellings.set(name, key);
+  }
+  return spellings;
 }
 
 /** A failure before or around the run: the error's message, with its code when the request caused it. */
