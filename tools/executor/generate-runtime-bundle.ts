@@ -27,6 +27,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
+import { STREAM_INTERFACES } from '../../packages/runtime/src/streams/shape.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const out = join(root, 'packages/executor/src/sandbox/generated');
@@ -71,8 +72,44 @@ async function runtimePieces(): Promise<{ pieces: Record<string, string>; licens
   const { tr46Piece } = (await import(join(root, 'packages/runtime/src/url/build-whatwg-url.mjs'))) as {
     tr46Piece(): Promise<{ source: string; licenses: string }>;
   };
+  const { streamsPiece } = (await import(
+    join(root, 'packages/runtime/src/streams/build-streams-piece.mjs')
+  )) as {
+    streamsPiece(): Promise<{ source: string; licenses: string; publicShape: unknown }>;
+  };
   const tr46 = await tr46Piece();
-  return { pieces: { tr46: tr46.source }, licenses: tr46.licenses };
+  const streams = await streamsPiece();
+  checkStreamShape(streams.publicShape);
+  return {
+    pieces: { tr46: tr46.source, streams: streams.source },
+    licenses: `${tr46.licenses}\n *\n${streams.licenses}`,
+  };
+}
+
+/**
+ * The snapshot publishes the stream interfaces before the polyfill loads, from shape.ts: a
+ * polyfill whose classes have other members than it lists would publish the wrong ones.
+ */
+function checkStreamShape(publicShape: unknown): void {
+  const sorted = (members: readonly (readonly [string, string])[]) =>
+    members.map(([key, kind]) => `${key}:${kind}`).sort();
+  const normal = (
+    shapes: Record<
+      string,
+      { prototype: readonly (readonly [string, string])[]; statics: readonly (readonly [string, string])[] }
+    >,
+  ) =>
+    JSON.stringify(
+      Object.entries(shapes)
+        .map(([name, shape]) => [name, sorted(shape.prototype), sorted(shape.statics)])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
+  const expected = normal(STREAM_INTERFACES as never);
+  const actual = normal(publicShape as never);
+  if (expected !== actual)
+    throw new Error(
+      `web-streams-polyfill's classes differ from packages/runtime/src/streams/shape.ts:\n${actual}\n${expected}`,
+    );
 }
 
 async function codecSource(): Promise<string> {

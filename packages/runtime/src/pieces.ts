@@ -19,17 +19,24 @@
  *   helpers read, and the snapshot's values of the other globals its top level reads. Beyond
  *   those, a piece reads globals at the same moments it did in the bundle.
  */
+import { DOMException } from './dom-exception.ts';
 import { hostOf } from './host.ts';
 import {
   JSONParse,
   MathFloor,
+  MathTrunc,
+  NumberIsFinite,
+  NumberIsNaN,
   ObjectCreate,
   ObjectFreeze,
   ObjectGetOwnPropertyNames,
+  PromiseCtor,
+  PromiseResolve,
   ReflectApply,
   ReflectDefineProperty,
   ReflectGetOwnPropertyDescriptor,
   StringFromCharCode,
+  SymbolCtor,
 } from './primordials.ts';
 
 /** The engine's eval, called indirectly: a piece's script runs in global scope, never in this one. */
@@ -40,6 +47,11 @@ const compile = globalThis.eval;
 export interface Pieces {
   readonly tr46: {
     toASCII(domain: string, options: object): string | null;
+  };
+  /** web-streams-polyfill's classes, and the prototype each had when it evaluated (streams/index.ts). */
+  readonly streams: {
+    readonly classes: Readonly<Record<string, { prototype: object }>>;
+    readonly prototypes: Readonly<Record<string, object>>;
   };
 }
 
@@ -52,11 +64,26 @@ for (const key of ObjectGetOwnPropertyNames(Object)) {
 ObjectFreeze(snapshotObject);
 
 /**
- * The snapshot's values of the other globals a piece's top level reads (build-whatwg-url.mjs,
- * SNAPSHOT_VALUES): tr46's table is JSON.parse'd, and punycode keeps Math.floor and
- * String.fromCharCode, when they evaluate.
+ * The snapshot's values of the other globals a piece's top level reads (SNAPSHOT_VALUES in
+ * url/build-whatwg-url.mjs and streams/build-streams-piece.mjs): tr46's table is JSON.parse'd, and
+ * punycode keeps Math.floor and String.fromCharCode, when they evaluate; the streams polyfill keeps
+ * Promise's functions, Number.isFinite, Number.isNaN, Math.trunc and DOMException.
  */
-const snapshotValues = ObjectFreeze({ __proto__: null, JSONParse, MathFloor, StringFromCharCode });
+const snapshotValues = ObjectFreeze({
+  __proto__: null,
+  JSONParse,
+  MathFloor,
+  StringFromCharCode,
+  SymbolCtor,
+  PromiseCtor,
+  PromiseResolve,
+  PromiseThen: PromiseCtor.prototype.then,
+  PromiseReject: PromiseCtor.reject.bind(PromiseCtor),
+  NumberIsFinite,
+  NumberIsNaN,
+  MathTrunc,
+  DOMException,
+});
 
 type Factory<Name extends keyof Pieces> = (object: object, values: typeof snapshotValues) => Pieces[Name];
 

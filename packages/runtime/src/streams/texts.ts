@@ -5,19 +5,23 @@
  * classes it publishes, at their boundary: each constructor, method and accessor translates what
  * it throws or rejects with. The polyfill itself is untouched, and only its own texts are
  * translated: an error a program raised (a source's `start` throwing) passes through as it was.
+ *
+ * The interfaces are made before the polyfill is loaded (it is a runtime piece, ./index.ts): each
+ * member looks its polyfill function up on its first call.
  */
 import {
+  ObjectCreate,
   ObjectDefineProperty,
   ObjectGetPrototypeOf,
   PromisePrototypeThen,
   ReflectApply,
   ReflectConstruct,
   ReflectGetOwnPropertyDescriptor,
-  ReflectOwnKeys,
   RegExpPrototypeExec,
   TypeErrorCtor,
 } from '../primordials.ts';
 import { ILLEGAL_INVOCATION_MESSAGE } from '../webidl.ts';
+import type { InterfaceShape, MemberKind } from './shape.ts';
 
 const READER_LOCKED = 'This ReadableStream is currently locked to a reader.';
 const WRITER_LOCKED = 'This WritableStream is currently locked to a writer.';
@@ -168,48 +172,118 @@ function call(
   });
 }
 
-function wrapMembers(target: object, owner: string, methodTypes: Record<string, readonly string[]>): void {
-  for (const key of ReflectOwnKeys(target)) {
-    if (key === 'constructor' || key === 'prototype' || key === 'length' || key === 'name') continue;
-    const descriptor = ReflectGetOwnPropertyDescriptor(target, key);
-    if (descriptor === undefined) continue;
-    const name = typeof key === 'symbol' ? '' : key;
-    const operation: Operation = { owner, name, types: methodTypes[name] ?? [] };
-    if (typeof descriptor.value === 'function') {
-      const method = descriptor.value;
-      // A method definition, so the wrapper cannot be constructed, as the polyfill's method cannot.
-      const wrapper = {
-        method(this: unknown, ...args: unknown[]) {
-          return call(method, this, args, operation, false);
-        },
-      }.method;
-      ObjectDefineProperty(wrapper, 'name', { value: method.name });
-      ObjectDefineProperty(target, key, { ...descriptor, value: wrapper });
-    } else if (descriptor.get !== undefined) {
-      const getter = descriptor.get;
-      const wrapped = {
-        get(this: unknown) {
-          return call(getter, this, [], operation, true);
-        },
-      }.get;
-      ObjectDefineProperty(wrapped, 'name', { value: getter.name });
-      ObjectDefineProperty(target, key, { ...descriptor, get: wrapped });
+/** What an interface needs of its polyfill class once the piece is loaded (./index.ts, connect). */
+export interface PolyfillClass {
+  readonly polyfillClass: new (...args: unknown[]) => object;
+  /** The polyfill's own prototype, holding the functions the interface's members call. */
+  readonly polyfillPrototype: object;
+}
+
+const SYMBOL_KEYS: Record<string, symbol> = {
+  __proto__: null,
+  '@@asyncIterator': Symbol.asyncIterator,
+} as never;
+
+/** The property key a shape names: `@@name` is the well-known symbol. */
+export const keyOf = (key: string): PropertyKey => SYMBOL_KEYS[key] ?? key;
+
+/**
+ * A wrapper for the member `key` of `holder()` (the polyfill's prototype or class), looked up on
+ * the wrapper's first call, that translates what it throws. Method definitions, so no wrapper can
+ * be constructed, as the polyfill's methods cannot.
+ */
+function wrapper(
+  holder: () => object,
+  key: PropertyKey,
+  kind: MemberKind,
+  name: string,
+  operation: Operation,
+): (...args: unknown[]) => unknown {
+  let target: ((...args: never[]) => unknown) | undefined;
+  const resolve = () => {
+    if (target === undefined) {
+      const descriptor = ReflectGetOwnPropertyDescriptor(holder(), key) as PropertyDescriptor;
+      target = (kind === 'getter' ? descriptor.get : descriptor.value) as (...args: never[]) => unknown;
     }
+    return target;
+  };
+  const made =
+    kind === 'getter'
+      ? {
+          get(this: unknown) {
+            return call(resolve(), this, [], operation, true);
+          },
+        }.get
+      : {
+          method(this: unknown, ...args: unknown[]) {
+            return call(resolve(), this, args, operation, false);
+          },
+        }.method;
+  ObjectDefineProperty(made, 'name', { value: name });
+  return made;
+}
+
+function defineMembers(
+  target: object,
+  holder: () => object,
+  members: InterfaceShape['prototype'],
+  owner: string,
+  methodTypes: Record<string, readonly string[]>,
+): void {
+  for (const [shapeKey, kind] of members) {
+    const key = keyOf(shapeKey);
+    // Symbol.asyncIterator is the polyfill's values, by that name; getters are named as a class's.
+    const name = typeof key === 'symbol' ? 'values' : kind === 'getter' ? `get ${shapeKey}` : shapeKey;
+    const operation: Operation = {
+      owner,
+      name: typeof key === 'symbol' ? '' : shapeKey,
+      types: methodTypes[shapeKey] ?? [],
+    };
+    const made = wrapper(holder, key, kind, name, operation);
+    ObjectDefineProperty(
+      target,
+      key,
+      kind === 'getter'
+        ? { get: made, enumerable: true, configurable: true }
+        : { value: made, writable: true, enumerable: typeof key !== 'symbol', configurable: true },
+    );
   }
 }
 
 /**
- * The interface object a program sees for a polyfill class: a constructor that translates, over
- * the polyfill's own prototype, so the streams the polyfill makes inside (a tee's branches, a
- * TransformStream's sides) are instances of it too. The prototype's members and the statics
- * translate as well.
+ * The wrapper an internal member of a polyfill prototype gets when the piece connects (a
+ * controller's [[PullSteps]]): translated as the published members are, as before they were lazy.
  */
-export function withWorkerdTexts<T extends { readonly prototype: object; readonly name: string }>(
-  polyfill: T,
+export function wrapInternalMember(
+  target: object,
+  key: symbol,
+  method: (...args: never[]) => unknown,
+  owner: string,
+): void {
+  const operation: Operation = { owner, name: '', types: [] };
+  const made = {
+    method(this: unknown, ...args: unknown[]) {
+      return call(method, this, args, operation, false);
+    },
+  }.method;
+  ObjectDefineProperty(made, 'name', { value: method.name });
+  ObjectDefineProperty(target, key, { value: made, writable: true, enumerable: false, configurable: true });
+}
+
+/**
+ * The interface object a program sees for a polyfill class, made before the polyfill is loaded:
+ * a constructor that loads it (`polyfill()`) and translates, over a prototype of its own whose
+ * members call the polyfill's. When the piece connects, the polyfill class's `prototype` becomes
+ * this prototype, so the streams the polyfill makes inside (a tee's branches, a TransformStream's
+ * sides) are instances of the interface too.
+ */
+export function lazyInterface(
+  owner: string,
+  shape: InterfaceShape,
+  polyfill: () => PolyfillClass,
   types: readonly string[] = [],
   methodTypes: Record<string, readonly string[]> = {},
-): T {
-  const owner = polyfill.name;
+): { readonly prototype: object } {
   const operation: Operation = { owner, name: 'constructor', types };
   const Interface = function (this: unknown, ...args: unknown[]) {
     if (new.target === undefined) {
@@ -217,29 +291,24 @@ export function withWorkerdTexts<T extends { readonly prototype: object; readonl
         `Failed to construct '${owner}': Please use the 'new' operator, this object constructor cannot be called as a function.`,
       );
     }
+    const { polyfillClass } = polyfill();
     try {
-      return ReflectConstruct(polyfill as unknown as new (...args: unknown[]) => object, args, new.target);
+      return ReflectConstruct(polyfillClass, args, new.target);
     } catch (error) {
       throw translate(error, operation);
     }
-  } as unknown as T;
+  };
+  const prototype = ObjectCreate(Object.prototype) as object;
   ObjectDefineProperty(Interface, 'name', { value: owner });
-  ObjectDefineProperty(Interface, 'prototype', { value: polyfill.prototype, writable: false });
-  ObjectDefineProperty(polyfill.prototype, 'constructor', {
+  ObjectDefineProperty(Interface, 'prototype', { value: prototype, writable: false });
+  ObjectDefineProperty(prototype, 'constructor', {
     value: Interface,
     writable: true,
     enumerable: false,
     configurable: true,
   });
-  for (const key of ReflectOwnKeys(polyfill)) {
-    if (key === 'length' || key === 'name' || key === 'prototype') continue;
-    ObjectDefineProperty(
-      Interface,
-      key,
-      ReflectGetOwnPropertyDescriptor(polyfill, key) as PropertyDescriptor,
-    );
-  }
-  wrapMembers(polyfill.prototype as object, owner, methodTypes);
-  wrapMembers(Interface, owner, methodTypes);
-  return Interface;
+  defineMembers(prototype, () => polyfill().polyfillPrototype, shape.prototype, owner, methodTypes);
+  ObjectDefineProperty(prototype, Symbol.toStringTag, { value: owner, configurable: true });
+  defineMembers(Interface, () => polyfill().polyfillClass, shape.statics, owner, methodTypes);
+  return Interface as unknown as { readonly prototype: object };
 }
