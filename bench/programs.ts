@@ -8,6 +8,8 @@
  *   trivial       `async () => 1`
  *   realistic     fetch through proxied outbound, URL, TextEncoder, a Response body
  *   IDNA host     a URL whose host is not ASCII, which loads tr46 (a piece)
+ *   streams       a ReadableStream piped through a TextEncoderStream into a Response, which
+ *                 loads the streams polyfill (a piece)
  *
  * Each figure is Sandbox.execute with a fresh isolate (prepareAhead off), so the isolate's
  * restoring is inside it, and paced with a prepared isolate (the default), where it is not.
@@ -41,6 +43,12 @@ const PROGRAMS = {
     }),
   },
   'IDNA host': { code: `async () => new URL('https://bücher.example/').host` },
+  streams: {
+    code: `async () => {
+      const source = new ReadableStream({ start(controller) { controller.enqueue('chunk'); controller.close(); } });
+      return (await new Response(source.pipeThrough(new TextEncoderStream())).text()).length;
+    }`,
+  },
 };
 
 /** Wall and CPU milliseconds of each run, after `gapMs` of idle time before it. */

@@ -27,6 +27,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
+import { SINGLE_BYTE_NAMES } from '../../packages/runtime/src/encoding/single-byte-names.ts';
 import { STREAM_INTERFACES } from '../../packages/runtime/src/streams/shape.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -81,9 +82,35 @@ async function runtimePieces(): Promise<{ pieces: Record<string, string>; licens
   const streams = await streamsPiece();
   checkStreamShape(streams.publicShape);
   return {
-    pieces: { tr46: tr46.source, streams: streams.source },
+    pieces: { tr46: tr46.source, streams: streams.source, singleByteTables: await singleByteTablesPiece() },
     licenses: `${tr46.licenses}\n *\n${streams.licenses}`,
   };
+}
+
+/**
+ * The legacy single-byte tables as a piece: a module that imports nothing, whose factory answers
+ * its table object. The snapshot knows the encodings' names only (single-byte-names.ts), so the
+ * two lists must be the same.
+ */
+async function singleByteTablesPiece(): Promise<string> {
+  const entry = join(root, 'packages/runtime/src/encoding/single-byte-tables.ts');
+  const { SINGLE_BYTE_TABLES } = (await import(entry)) as { SINGLE_BYTE_TABLES: Record<string, string> };
+  const names = JSON.stringify([...SINGLE_BYTE_NAMES].sort());
+  if (JSON.stringify(Object.keys(SINGLE_BYTE_TABLES).sort()) !== names)
+    throw new Error('single-byte-tables.ts and single-byte-names.ts name different encodings');
+  // Transformed, not bundled: a bundle's module helpers would read what a program can replace
+  // (Object.prototype.hasOwnProperty, Function.prototype.call) when the piece evaluates.
+  const { code } = await transform(readFileSync(entry, 'utf8'), {
+    loader: 'ts',
+    target: 'es2024',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+  });
+  const body = code.replace(/^export const SINGLE_BYTE_TABLES=/, 'return ');
+  if (body === code || /\b(import|export)\b/.test(body))
+    throw new Error('single-byte-tables.ts must import nothing and export SINGLE_BYTE_TABLES alone');
+  return `(function(){"use strict";${body}})`;
 }
 
 /**

@@ -53,6 +53,8 @@ export interface Pieces {
     readonly classes: Readonly<Record<string, { prototype: object }>>;
     readonly prototypes: Readonly<Record<string, object>>;
   };
+  /** The legacy single-byte indexes' text, by encoding name (encoding/single-byte-tables.ts). */
+  readonly singleByteTables: Readonly<Record<string, string>>;
 }
 
 /** Object's own functions as the snapshot saw them, before any program could replace one. */

@@ -1,7 +1,8 @@
 /**
  * Runtime pieces (packages/runtime/src/pieces.ts, src/sandbox/pieces.ts): code kept out of the
- * startup snapshot and compiled into an isolate on first use. tr46 is the one piece today: the URL
- * parser loads it for the first host that is not ASCII. What holds for it holds for the mechanism:
+ * startup snapshot and compiled into an isolate on first use. Most tests here use tr46, which the
+ * URL parser loads for the first host that is not ASCII (streams-piece.test.ts tests the streams
+ * piece, the last one here the legacy single-byte tables). What holds for it holds for the mechanism:
  * the program sees the runtime it saw when tr46 was in the snapshot, wherever and however it first
  * touches the piece, and cannot reach the loader or make it load twice. Each program's answer here
  * was also taken from the runtime before the piece existed (tr46 in the snapshot): the same.
@@ -197,4 +198,22 @@ test('a program that meets its memory limit while the piece loads ends with the 
     `MEMORY_LIMIT: ${memoryLimitMessage(MIN_MEMORY_LIMIT)}`,
     'result xn--bcher-kva.de',
   ]);
+});
+
+test('a legacy single-byte decoder loads the tables piece, while modules load and at the smallest memory limit', async () => {
+  expect(pieceSource('singleByteTables')).toBe(RUNTIME_PIECES.singleByteTables);
+  const decode = `[new TextDecoder('latin1').decode(new Uint8Array([0x80, 0xe9])), new TextDecoder('koi8-r').decode(new Uint8Array([0xc1]))]`;
+  const envelope = await sandbox.execute({
+    memoryLimit: MIN_MEMORY_LIMIT,
+    modules: { 'decoded.js': `export default ${decode};` },
+    code: `import decoded from './decoded.js'
+async () => [decoded, ${decode}]`,
+  });
+  expect(envelope).toStrictEqual({
+    result: [
+      ['€é', 'а'],
+      ['€é', 'а'],
+    ],
+    logs: [],
+  });
 });
