@@ -85,7 +85,12 @@ test('what the polyfill makes inside is an instance of the interfaces the progra
       byob instanceof ReadableStreamBYOBReader, [...read.value],
       new Response(ReadableStream.from(['x', 'y']).pipeThrough(new TextEncoderStream())).body instanceof ReadableStream,
       await new Response(ReadableStream.from(['x', 'y']).pipeThrough(new TextEncoderStream())).text(),
-      Object.prototype.toString.call(controller), structuredClone.name,
+      Object.prototype.toString.call(controller),
+      // The polyfill's internal members, copied onto the prototype when it loaded, read as native code too.
+      Object.getOwnPropertySymbols(ReadableStreamDefaultController.prototype)
+        .map((key) => ReadableStreamDefaultController.prototype[key])
+        .filter((member) => typeof member === 'function')
+        .map((member) => String(member).endsWith('() { [native code] }')),
     ];
   }`);
   expect(result).toStrictEqual([
@@ -103,7 +108,7 @@ test('what the polyfill makes inside is an instance of the interfaces the progra
     true,
     'xy',
     '[object ReadableStreamDefaultController]',
-    'structuredClone',
+    [true, true, true, true],
   ]);
 });
 

@@ -9,6 +9,8 @@
  * The interfaces are made before the polyfill is loaded (it is a runtime piece, ./index.ts): each
  * member looks its polyfill function up on its first call.
  */
+
+import { nativeSource } from '../global-scope.ts';
 import {
   ObjectCreate,
   ObjectDefineProperty,
@@ -187,10 +189,17 @@ const SYMBOL_KEYS: Record<string, symbol> = {
 /** The property key a shape names: `@@name` is the well-known symbol. */
 export const keyOf = (key: string): PropertyKey => SYMBOL_KEYS[key] ?? key;
 
+/** The polyfill's function behind the member `key` of `holder`. */
+function memberOf(holder: object, key: PropertyKey, kind: MemberKind): (...args: never[]) => unknown {
+  const descriptor = ReflectGetOwnPropertyDescriptor(holder, key) as PropertyDescriptor;
+  return (kind === 'getter' ? descriptor.get : descriptor.value) as (...args: never[]) => unknown;
+}
+
 /**
  * A wrapper for the member `key` of `holder()` (the polyfill's prototype or class), looked up on
- * the wrapper's first call, that translates what it throws. Method definitions, so no wrapper can
- * be constructed, as the polyfill's methods cannot.
+ * the wrapper's first call, that translates what it throws. Defined in an object literal under
+ * `name`, so the engine names it (`getReader`, `get locked`) and no wrapper needs a map of its own
+ * for a redefined name; a method or accessor, so it cannot be constructed, as the polyfill's cannot.
  */
 function wrapper(
   holder: () => object,
@@ -200,27 +209,22 @@ function wrapper(
   operation: Operation,
 ): (...args: unknown[]) => unknown {
   let target: ((...args: never[]) => unknown) | undefined;
-  const resolve = () => {
-    if (target === undefined) {
-      const descriptor = ReflectGetOwnPropertyDescriptor(holder(), key) as PropertyDescriptor;
-      target = (kind === 'getter' ? descriptor.get : descriptor.value) as (...args: never[]) => unknown;
-    }
-    return target;
+  if (kind === 'getter') {
+    const literal = {
+      get [name](): unknown {
+        target ??= memberOf(holder(), key, kind);
+        return call(target, this, [], operation, true);
+      },
+    };
+    return (ReflectGetOwnPropertyDescriptor(literal, name) as PropertyDescriptor).get as () => unknown;
+  }
+  const literal = {
+    [name](this: unknown, ...args: unknown[]): unknown {
+      target ??= memberOf(holder(), key, kind);
+      return call(target, this, args, operation, false);
+    },
   };
-  const made =
-    kind === 'getter'
-      ? {
-          get(this: unknown) {
-            return call(resolve(), this, [], operation, true);
-          },
-        }.get
-      : {
-          method(this: unknown, ...args: unknown[]) {
-            return call(resolve(), this, args, operation, false);
-          },
-        }.method;
-  ObjectDefineProperty(made, 'name', { value: name });
-  return made;
+  return literal[name] as (...args: unknown[]) => unknown;
 }
 
 function defineMembers(
@@ -232,8 +236,8 @@ function defineMembers(
 ): void {
   for (const [shapeKey, kind] of members) {
     const key = keyOf(shapeKey);
-    // Symbol.asyncIterator is the polyfill's values, by that name; getters are named as a class's.
-    const name = typeof key === 'symbol' ? 'values' : kind === 'getter' ? `get ${shapeKey}` : shapeKey;
+    // Symbol.asyncIterator is the polyfill's values, by that name.
+    const name = typeof key === 'symbol' ? 'values' : shapeKey;
     const operation: Operation = {
       owner,
       name: typeof key === 'symbol' ? '' : shapeKey,
@@ -267,6 +271,8 @@ export function wrapInternalMember(
     },
   }.method;
   ObjectDefineProperty(made, 'name', { value: method.name });
+  // Made after the snapshot marked the published functions native (global-scope.ts), so marked here.
+  nativeSource(made, method.name);
   ObjectDefineProperty(target, key, { value: made, writable: true, enumerable: false, configurable: true });
 }
 
