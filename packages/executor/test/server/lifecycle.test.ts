@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLOSE_CODES, ExecutorClient } from '@supolka/codemode-protocol/client';
+import { CLOSE_CODES, ConnectionClosedError, ExecutorClient } from '@supolka/codemode-protocol/client';
 import { describe, expect, test } from 'vitest';
 import { createServer } from '../../src/server/server.ts';
 import { DRAINING_REFUSED_MESSAGE, SHUTTING_DOWN_MESSAGE } from '../../src/server/texts.ts';
@@ -104,6 +104,19 @@ describe('a socket that closes under its client', () => {
     );
     // It was never sent: the server ran nothing.
     expect(await executionsEnded(setup.server)).toBe(endedBefore);
+  });
+
+  test('rejects invoke and closeHandles sent while it closes with that close, not with 1006', async () => {
+    const socket = openSocket(setup.server.url, { authorization: `Bearer ${TOKEN}` });
+    const client = await ExecutorClient.connect(socket);
+    socket.close(4000, 'closed under the client');
+    const closed = {
+      name: 'ConnectionClosedError',
+      message: new ConnectionClosedError(4000, 'closed under the client').message,
+      closeCode: 4000,
+    };
+    await expect(client.invoke('e1', new Request('https://example.test/'))).rejects.toMatchObject(closed);
+    await expect(client.closeHandles('e1')).rejects.toMatchObject(closed);
   });
 });
 

@@ -372,6 +372,8 @@ export class ExecutorClient {
       try {
         this.#send(build(id));
       } catch (error) {
+        // As for an execution: a socket already closing rejects the call with that close's code.
+        if (error instanceof ConnectionClosedError && this.#socket.readyState === CLOSING) return;
         this.#conversations.delete(id);
         reject(error as Error);
       }
