@@ -211,6 +211,10 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
   // answered finished its work, and the memory limit's disposal is the engine's own.
   if (envelope.code === 'TIMEOUT' || envelope.code === 'CANCELLED') await reportWedge();
   sendResult(id, envelope);
+  // The wedge check gives the sandbox time to prepare the next isolate before the answer leaves,
+  // and the parent drops a `prepared` that arrives while this run is its current one (pool.ts,
+  // #prepared): said again after the answer, or the child reads unprepared while it is ready.
+  if (built?.preparedMemoryLimit !== undefined) parent.send({ type: 'prepared' });
 }
 
 /**
