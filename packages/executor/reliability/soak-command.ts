@@ -1,0 +1,92 @@
+/**
+ * `tools/run soak` (or `node --no-node-snapshot --no-wasm-code-gc packages/executor/reliability/soak-command.ts`):
+ * the soak at full size against the build, its figures beside their targets (docs/reliability.md).
+ *
+ *   --executions N       mixed executions (default 10000)
+ *   --callers-per-core N concurrent callers per core (default 2)
+ *   --seed N             the mix's seed (default: the clock), printed so a run can be repeated
+ *   --warmup N           executions a child serves before its memory counts as settled (default 100)
+ *   --window N           executions per window of a child's memory readings (default 100)
+ *   --sample-interval N  ms between readings of every child's memory (default 100)
+ *
+ * Exits 1 when a target is missed.
+ */
+import { availableParallelism } from 'node:os';
+import { loadBuild, numberFlags } from './build.ts';
+import { mb } from './process-sample.ts';
+import { lifeGrowth } from './resident-life.ts';
+import { runSoak } from './soak.ts';
+
+const flags = numberFlags(process.argv.slice(2), {
+  executions: 10_000,
+  'callers-per-core': 2,
+  seed: Date.now() % 2 ** 31,
+  warmup: 100,
+  window: 100,
+  'sample-interval': 100,
+});
+const cores = availableParallelism();
+const { executor: build } = await loadBuild();
+const executor = new build.IsolateExecutor({ poolSize: cores });
+const callers = flags['callers-per-core'] * cores;
+// The caller's own figures are first read after this many executions (soak.ts).
+const parentWarmup = Math.min(500, Math.floor(flags.executions / 10));
+console.log(
+  `soak: ${flags.executions} executions, ${callers} callers, pool of ${cores}, seed ${flags.seed}, Node ${process.version}`,
+);
+const report = await runSoak({
+  executor,
+  executions: flags.executions,
+  callers,
+  poolSize: cores,
+  seed: flags.seed,
+  warmup: flags.warmup,
+  sampleInterval: flags['sample-interval'],
+  parentWarmup,
+  lostAfter: 120_000,
+  onProgress: (settled) => console.log(`  ${settled} settled`),
+});
+await executor.dispose();
+
+const lives = report.lives
+  .map((life) => lifeGrowth(life, flags.warmup, flags.window))
+  .filter((growth) => growth !== undefined);
+const worst = Math.max(...lives.map((life) => life.growth));
+const { parentBefore: before, parentAfter: after } = report;
+const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
+const rows: [string, string, string, boolean][] = [
+  ['lost outcomes', String(report.lost.length), '0', report.lost.length === 0],
+  ['wrong or misattributed envelopes', String(report.wrong.length), '0', report.wrong.length === 0],
+  [
+    `child memory, highest window median against settled (${lives.length} lives of ${report.lives.length} long enough)`,
+    `${(worst * 100).toFixed(1)}%`,
+    '<= 15%',
+    lives.length > 0 && worst <= 0.15,
+  ],
+  ['parent descriptors, before → after', `${before.fds} → ${after.fds}`, 'flat', after.fds <= before.fds],
+  ['parent handles, before → after', `${before.handles} → ${after.handles}`, 'flat', after.handles <= before.handles],
+  [
+    'parent resident memory, before → after',
+    `${mb(before.rss)} → ${mb(after.rss)}`,
+    'flat (<= 15%)',
+    after.rss <= before.rss * 1.15,
+  ],
+];
+const timed = report.executions - parentWarmup;
+console.log(`\n${report.executions} executions; the ${timed} after the caller's warm-up in ${report.seconds.toFixed(1)} s (${(timed / report.seconds).toFixed(0)}/s)\n`);
+console.log('| kind | outcomes |\n| --- | --- |');
+for (const [kind, counts] of Object.entries(report.outcomes))
+  console.log(`| ${kind} | ${Object.entries(counts).map(([outcome, count]) => `${outcome} ${count}`).join(', ')} |`);
+console.log('\n| child | executions | settled | highest window | growth | peak |\n| --- | --- | --- | --- | --- | --- |');
+for (const life of lives)
+  console.log(
+    `| ${life.pid} | ${life.executions} | ${mb(life.settled)} | ${mb(life.highest)} | ${(life.growth * 100).toFixed(1)}% | ${mb(life.peak)} |`,
+  );
+console.log(`\nparent handles before: ${before.resources.join(', ')}; after: ${after.resources.join(', ')}`);
+console.log(`parent resident memory ${mb(before.rss)} → ${mb(after.rss)}, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)}`);
+console.log('\n| figure | measured | target | |\n| --- | --- | --- | --- |');
+for (const [name, measured, target, met] of rows) console.log(`| ${name} | ${measured} | ${target} | ${verdict(met)} |`);
+for (const outcome of report.wrong.slice(0, 20))
+  console.log(`wrong: ${outcome.kind} ${outcome.token}: ${outcome.wrong}`);
+for (const missing of report.lost.slice(0, 20)) console.log(`lost: ${missing.kind} ${missing.token}`);
+process.exitCode = rows.every(([, , , met]) => met) ? 0 : 1;
