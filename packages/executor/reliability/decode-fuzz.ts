@@ -6,7 +6,7 @@
  */
 import { decodeMessage, encodeMessage, FAULT_CODES } from '@supolka/codemode-protocol';
 import fc from 'fast-check';
-import { hostileMessage } from './hostile-messages.ts';
+import { extremeMessages, hostileMessage } from './hostile-messages.ts';
 
 export interface DecodeFuzzReport {
   readonly messages: number;
@@ -73,4 +73,15 @@ export function runDecodeFuzz(options: { messages: number; seed: number; maxDept
           }
         : undefined,
   };
+}
+
+/** The extreme texts (hostile-messages.ts) judged one by one, each with its size and how long it took. */
+export function judgeExtremes(payloadLimit: number) {
+  const judged: { family: string; bytes: number; ms: number; accepted: boolean; broken?: string }[] = [];
+  for (const { family, text } of extremeMessages(payloadLimit)) {
+    const started = performance.now();
+    const { accepted, broken } = judgeDecoding(text);
+    judged.push({ family, bytes: text.length, ms: performance.now() - started, accepted, ...(broken ? { broken } : {}) });
+  }
+  return judged;
 }

@@ -20,6 +20,8 @@ export interface SocketFuzzOptions {
   readonly maxDepth?: number;
   /** Whether the server is still up; checked after each batch. */
   readonly alive: () => boolean;
+  /** A batch of its own sent first (the extreme texts), counted in `messages` beside the drawn ones. */
+  readonly first?: readonly HostileMessage[];
   /** How long a batch's answers and its well-formed execution may take (ms). */
   readonly answerWithin?: number;
 }
@@ -78,11 +80,14 @@ export async function runSocketFuzz(options: SocketFuzzOptions): Promise<SocketF
   let unexpected = 0;
   let sent = 0;
   let batches = 0;
+  let drawnAndFirst = 0;
   let crash: SocketFuzzReport['crash'];
   const started = performance.now();
-  while (sent < options.messages && crash === undefined) {
-    const size = Math.min(options.batch, options.messages - sent);
-    const batch = fc.sample(arbitrary, { numRuns: size, seed: options.seed + batches });
+  let first = options.first;
+  while ((sent < options.messages || first) && crash === undefined) {
+    const batch = first ?? fc.sample(arbitrary, { numRuns: Math.min(options.batch, options.messages - sent), seed: options.seed + batches });
+    const size = first ? 0 : batch.length;
+    first = undefined;
     const owed = batch.reduce((sum, { text }) => sum + answersOwed(text), 0);
     const before = peer.received.length;
     for (const { text } of batch) peer.socket.send(text);
@@ -98,6 +103,7 @@ export async function runSocketFuzz(options: SocketFuzzOptions): Promise<SocketF
       answerWithin,
     );
     sent += size;
+    drawnAndFirst += batch.length;
     batches++;
     if (peer.closed !== undefined || !options.alive()) {
       crash = { batch, what: peer.closed ?? 'the server exited' };
@@ -114,7 +120,7 @@ export async function runSocketFuzz(options: SocketFuzzOptions): Promise<SocketF
   }
   const seconds = (performance.now() - started) / 1000;
   peer.socket.close();
-  return { messages: sent, seconds, batches, unanswered, unexpected, servingFailures, crash };
+  return { messages: drawnAndFirst, seconds, batches, unanswered, unexpected, servingFailures, crash };
 }
 
 async function waitFor(condition: () => boolean, ms: number): Promise<void> {
