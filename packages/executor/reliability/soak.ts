@@ -123,7 +123,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
  * are gone: read again for up to `ms` until descriptors and handles are back at `before`, and the
  * last reading whatever it says.
  */
-async function settledParent(before: ParentSample, ms = 5000): Promise<ParentSample> {
+export async function settledParent(before: ParentSample, ms = 5000): Promise<ParentSample> {
   const until = Date.now() + ms;
   for (;;) {
     const now = sampleParent();
