@@ -51,6 +51,7 @@ const report = await runChaos({
   signals: flags.signals,
   pause: [flags['pause-min'], flags['pause-max']],
   seed: flags.seed,
+  warmup: 200,
   bound,
 });
 await executor.dispose();

@@ -24,6 +24,8 @@ export interface ChaosOptions {
   /** The pause before each signal is drawn between these, in ms. */
   readonly pause: readonly [number, number];
   readonly seed: number;
+  /** Executions run before the caller's figures are first read and the first signal goes, not counted. */
+  readonly warmup: number;
   /** An execution that takes longer than this from its call to its envelope waited past its bound (ms). */
   readonly bound: number;
 }
@@ -83,6 +85,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const random = seeded(options.seed);
   const next = schedule(CHAOS_WEIGHTS, random);
   await executor.engine();
+  // What loads once in the caller (fetch's client, the codec's caches) is not read as growth.
+  let warmed = 0;
+  const warm = async () => {
+    while (warmed < options.warmup) await runKind({ executor, origin: echo.origin }, next(warmed), `warm-${warmed++}`);
+  };
+  await Promise.all(Array.from({ length: options.callers }, warm));
   await settledPool(executor, options.poolSize);
   const parentBefore = sampleParent();
   const outcomes: Record<string, Record<string, number>> = {};

@@ -41,6 +41,8 @@ export interface SoakReport {
   readonly outcomes: Record<string, Record<string, number>>;
   /** Envelopes that were not what their kind ends in: a wrong code, a wrong or foreign token. */
   readonly wrong: readonly Outcome[];
+  /** Envelopes of the kinds the executor ends (timeout, spin, memory) whose run ended before it logged its token. */
+  readonly unlogged: number;
   /** Executions with no envelope within `lostAfter`. */
   readonly lost: readonly { kind: KindName; token: string }[];
   readonly lives: readonly ChildLife[];
@@ -70,6 +72,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const lost: { kind: KindName; token: string }[] = [];
   let sent = 0;
   let settled = 0;
+  let unlogged = 0;
   const context = { executor, origin: echo.origin };
   const callers = async (until: number) => {
     const caller = async () => {
@@ -87,6 +90,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         const counts = (outcomes[kind] ??= {});
         counts[outcome.outcome] = (counts[outcome.outcome] ?? 0) + 1;
         if (outcome.wrong !== undefined) wrong.push(outcome);
+        else if (outcome.envelope.code !== undefined && outcome.envelope.logs.length === 0) unlogged++;
       }
     };
     await Promise.all(Array.from({ length: options.callers }, caller));
@@ -111,6 +115,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     seconds,
     outcomes,
     wrong,
+    unlogged,
     lost,
     lives: [...lives.values()],
     parentBefore,

@@ -31,6 +31,7 @@ test('100 mixed executions through 4 SIGKILLs and SIGSTOPs: each settles with it
     signals: 4,
     pause: [300, 900],
     seed: 14,
+    warmup: 20,
     // A hang, not a slow start: under load a replacement takes seconds to start, and queued runs wait for it.
     bound: 120_000,
   });

@@ -35,7 +35,7 @@ test('300 mixed executions: none lost, each with its own token and code; memory,
   expect(report.lives.length).toBeGreaterThan(POOL_SIZE);
   const grown = report.lives.map((life) => lifeGrowth(life, 30, 30)).filter((life) => life !== undefined);
   expect(grown.length).toBeGreaterThan(0);
-  for (const life of grown) expect(life.growth, `child ${life.pid}`).toBeLessThanOrEqual(0.15);
+  for (const life of grown) expect(life.floor.growth, `child ${life.pid}`).toBeLessThanOrEqual(0.15);
   expect(report.parentAfter.fds).toBeLessThanOrEqual(report.parentBefore.fds);
   expect(report.parentAfter.resources).toStrictEqual(report.parentBefore.resources);
 }, 300_000);
