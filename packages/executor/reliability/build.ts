@@ -26,7 +26,9 @@ export function numberFlags<Names extends string>(
   let values: Record<string, string | undefined>;
   try {
     const options = Object.fromEntries(names.map((name) => [name, { type: 'string' as const }]));
-    ({ values } = parseArgs({ args: [...argv], options, strict: true }) as { values: Record<string, string> });
+    ({ values } = parseArgs({ args: [...argv], options, strict: true }) as {
+      values: Record<string, string>;
+    });
   } catch (error) {
     throw new Error(`${(error as Error).message}; the flags are ${usage}`);
   }

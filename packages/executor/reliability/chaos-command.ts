@@ -62,31 +62,79 @@ const silenced = events.filter(
   (event) => event.type === 'terminating' && event.reason.startsWith('it stopped answering its heartbeat'),
 ).length;
 const { parentBefore: before, parentAfter: after } = report;
-console.log(`\n${report.executions} executions in ${report.seconds.toFixed(1)} s; ${killed} SIGKILL, ${stopped} SIGSTOP`);
+console.log(
+  `\n${report.executions} executions in ${report.seconds.toFixed(1)} s; ${killed} SIGKILL, ${stopped} SIGSTOP`,
+);
 console.log('| kind | outcomes |\n| --- | --- |');
 for (const [kind, counts] of Object.entries(report.outcomes))
-  console.log(`| ${kind} | ${Object.entries(counts).map(([outcome, count]) => `${outcome} ${count}`).join(', ')} |`);
+  console.log(
+    `| ${kind} | ${Object.entries(counts)
+      .map(([outcome, count]) => `${outcome} ${count}`)
+      .join(', ')} |`,
+  );
 console.log(`\nparent handles before: ${before.resources.join(', ')}; after: ${after.resources.join(', ')}`);
 const rows: [string, string, string, boolean][] = [
-  ['envelopes neither their kind\'s nor WORKER_LOST', String(report.wrong.length), '0', report.wrong.length === 0],
-  ['WORKER_LOST naming neither a kill nor a silence', String(report.lost.other.length), '0', report.lost.other.length === 0],
-  ['WORKER_LOST naming the SIGKILL, against SIGKILLs sent', `${report.lost.killed} of ${killed}`, '<= one each', report.lost.killed <= killed],
+  [
+    "envelopes neither their kind's nor WORKER_LOST",
+    String(report.wrong.length),
+    '0',
+    report.wrong.length === 0,
+  ],
+  [
+    'WORKER_LOST naming neither a kill nor a silence',
+    String(report.lost.other.length),
+    '0',
+    report.lost.other.length === 0,
+  ],
+  [
+    'WORKER_LOST naming the SIGKILL, against SIGKILLs sent',
+    `${report.lost.killed} of ${killed}`,
+    '<= one each',
+    report.lost.killed <= killed,
+  ],
   [
     'WORKER_LOST naming the silence, against children ended silent',
     `${report.lost.silent} of ${silenced} (${stopped} SIGSTOP sent)`,
     '<= one each',
     report.lost.silent <= silenced,
   ],
-  [`executions past the hang bound (${bound} ms); the longest`, `${report.pastBound.length}; ${(report.longest / 1000).toFixed(1)} s`, '0', report.pastBound.length === 0],
-  ['victims alive once the pool settled back at its size', String(report.survivors.length), '0', report.survivors.length === 0],
+  [
+    `executions past the hang bound (${bound} ms); the longest`,
+    `${report.pastBound.length}; ${(report.longest / 1000).toFixed(1)} s`,
+    '0',
+    report.pastBound.length === 0,
+  ],
+  [
+    'victims alive once the pool settled back at its size',
+    String(report.survivors.length),
+    '0',
+    report.survivors.length === 0,
+  ],
   ['parent descriptors, before → after', `${before.fds} → ${after.fds}`, 'flat', after.fds <= before.fds],
-  ['parent handles, before → after', `${before.handles} → ${after.handles}`, 'flat', after.handles <= before.handles],
-  ['parent resident memory, before → after', `${mb(before.rss)} → ${mb(after.rss)}`, 'flat (<= 15%)', after.rss <= before.rss * 1.15],
-  ['parent heap, before → after', `${mb(before.heapUsed)} → ${mb(after.heapUsed)}`, 'flat (<= 15%)', after.heapUsed <= before.heapUsed * 1.15],
+  [
+    'parent handles, before → after',
+    `${before.handles} → ${after.handles}`,
+    'flat',
+    after.handles <= before.handles,
+  ],
+  [
+    'parent resident memory, before → after',
+    `${mb(before.rss)} → ${mb(after.rss)}`,
+    'flat (<= 15%)',
+    after.rss <= before.rss * 1.15,
+  ],
+  [
+    'parent heap, before → after',
+    `${mb(before.heapUsed)} → ${mb(after.heapUsed)}`,
+    'flat (<= 15%)',
+    after.heapUsed <= before.heapUsed * 1.15,
+  ],
 ];
 console.log('\n| figure | measured | target | |\n| --- | --- | --- | --- |');
-for (const [name, measured, target, met] of rows) console.log(`| ${name} | ${measured} | ${target} | ${met ? 'met' : 'MISSED'} |`);
-for (const outcome of report.wrong.slice(0, 20)) console.log(`wrong: ${outcome.kind} ${outcome.token}: ${outcome.wrong}`);
+for (const [name, measured, target, met] of rows)
+  console.log(`| ${name} | ${measured} | ${target} | ${met ? 'met' : 'MISSED'} |`);
+for (const outcome of report.wrong.slice(0, 20))
+  console.log(`wrong: ${outcome.kind} ${outcome.token}: ${outcome.wrong}`);
 for (const text of report.lost.other.slice(0, 10)) console.log(`other WORKER_LOST: ${text}`);
 for (const slow of report.pastBound.slice(0, 10)) console.log(`past the bound: ${JSON.stringify(slow)}`);
 process.exitCode = rows.every(([, , , met]) => met) ? 0 : 1;

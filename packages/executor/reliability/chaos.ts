@@ -88,7 +88,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   // What loads once in the caller (fetch's client, the codec's caches) is not read as growth.
   let warmed = 0;
   const warm = async () => {
-    while (warmed < options.warmup) await runKind({ executor, origin: echo.origin }, next(warmed), `warm-${warmed++}`);
+    while (warmed < options.warmup)
+      await runKind({ executor, origin: echo.origin }, next(warmed), `warm-${warmed++}`);
   };
   await Promise.all(Array.from({ length: options.callers }, warm));
   await settledPool(executor, options.poolSize);
@@ -120,7 +121,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           took: Math.round(took),
           error: outcome.envelope.error,
         });
-      const counts = (outcomes[kind] ??= {});
+      const counts = outcomes[kind] ?? {};
+      outcomes[kind] = counts;
       counts[outcome.outcome] = (counts[outcome.outcome] ?? 0) + 1;
       if (outcome.wrong === undefined) continue;
       const { code, error = '' } = outcome.envelope;
@@ -143,7 +145,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const signal = random() < 0.7 ? 'SIGKILL' : 'SIGSTOP';
       try {
         process.kill(child.pid, signal);
-        victims.push({ pid: child.pid, signal, phase: child.phase, at: Math.round(performance.now() - started) });
+        victims.push({
+          pid: child.pid,
+          signal,
+          phase: child.phase,
+          at: Math.round(performance.now() - started),
+        });
       } catch {
         // It ended between the reading and the signal: nothing was sent.
       }

@@ -42,17 +42,25 @@ export function judgeDecoding(text: string): { readonly accepted: boolean; reado
     return { accepted: true, broken: `an accepted message failed to encode again: ${String(error)}` };
   }
   if (!again.ok)
-    return { accepted: true, broken: `an accepted message, encoded again, decoded to the fault ${again.fault.message}` };
+    return {
+      accepted: true,
+      broken: `an accepted message, encoded again, decoded to the fault ${again.fault.message}`,
+    };
   return { accepted: true };
 }
 
-export function runDecodeFuzz(options: { messages: number; seed: number; maxDepth?: number }): DecodeFuzzReport {
+export function runDecodeFuzz(options: {
+  messages: number;
+  seed: number;
+  maxDepth?: number;
+}): DecodeFuzzReport {
   const families: Record<string, { fault: number; message: number }> = {};
   const started = performance.now();
   const result = fc.check(
     fc.property(hostileMessage(options.maxDepth), ({ family, text }) => {
       const { accepted, broken } = judgeDecoding(text);
-      const tally = (families[family] ??= { fault: 0, message: 0 });
+      const tally = families[family] ?? { fault: 0, message: 0 };
+      families[family] = tally;
       if (accepted) tally.message++;
       else tally.fault++;
       return broken === undefined;
@@ -81,7 +89,13 @@ export function judgeExtremes(payloadLimit: number) {
   for (const { family, text } of extremeMessages(payloadLimit)) {
     const started = performance.now();
     const { accepted, broken } = judgeDecoding(text);
-    judged.push({ family, bytes: text.length, ms: performance.now() - started, accepted, ...(broken ? { broken } : {}) });
+    judged.push({
+      family,
+      bytes: text.length,
+      ms: performance.now() - started,
+      accepted,
+      ...(broken ? { broken } : {}),
+    });
   }
   return judged;
 }

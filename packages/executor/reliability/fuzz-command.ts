@@ -27,12 +27,17 @@ console.log(`fuzz: seed ${flags.seed}, Node ${process.version}`);
 
 const decode = runDecodeFuzz({ messages: flags.decode, seed: flags.seed, maxDepth: 1000 });
 const extremes = judgeExtremes(PAYLOAD_LIMIT);
-console.log(`\ndecodeMessage: ${decode.messages} texts in ${decode.seconds.toFixed(1)} s (${(decode.messages / decode.seconds).toFixed(0)}/s)`);
+console.log(
+  `\ndecodeMessage: ${decode.messages} texts in ${decode.seconds.toFixed(1)} s (${(decode.messages / decode.seconds).toFixed(0)}/s)`,
+);
 console.log('| family | fault | accepted |\n| --- | --- | --- |');
-for (const [family, { fault, message }] of Object.entries(decode.families)) console.log(`| ${family} | ${fault} | ${message} |`);
+for (const [family, { fault, message }] of Object.entries(decode.families))
+  console.log(`| ${family} | ${fault} | ${message} |`);
 console.log('\n| extreme text | bytes | ms | accepted |\n| --- | --- | --- | --- |');
 for (const judged of extremes)
-  console.log(`| ${judged.family} | ${judged.bytes} | ${judged.ms.toFixed(0)} | ${judged.accepted}${judged.broken ? `, BROKE: ${judged.broken}` : ''} |`);
+  console.log(
+    `| ${judged.family} | ${judged.bytes} | ${judged.ms.toFixed(0)} | ${judged.accepted}${judged.broken ? `, BROKE: ${judged.broken}` : ''} |`,
+  );
 
 const TOKEN = `fuzz-${Math.random().toString(36).slice(2)}-0123456789abcdef`;
 const server = await ServeProcess.start(new URL('../dist/cli/main.js', import.meta.url).pathname, TOKEN);
@@ -53,19 +58,38 @@ console.log(
 const brokenExtremes = extremes.filter((judged) => judged.broken !== undefined).length;
 const rows: [string, string, string, boolean][] = [
   ['texts through decodeMessage', String(decode.messages), '>= 1000000', decode.messages >= 1_000_000],
-  ['decodeMessage throws or malformed faults', decode.failure ? `1: ${decode.failure.what}` : '0', '0', !decode.failure],
+  [
+    'decodeMessage throws or malformed faults',
+    decode.failure ? `1: ${decode.failure.what}` : '0',
+    '0',
+    !decode.failure,
+  ],
   ['extreme texts that broke decodeMessage', String(brokenExtremes), '0', brokenExtremes === 0],
   ['messages over sockets', String(socket.messages), '>= 50000', socket.messages >= 50_000],
   ['server crashes', socket.crash ? `1: ${socket.crash.what}` : '0', '0', !socket.crash],
-  ['messages left unanswered / answered unasked', `${socket.unanswered} / ${socket.unexpected}`, '0 / 0', socket.unanswered + socket.unexpected === 0],
-  ['batches after which an execution failed', String(socket.servingFailures.length), '0', socket.servingFailures.length === 0],
+  [
+    'messages left unanswered / answered unasked',
+    `${socket.unanswered} / ${socket.unexpected}`,
+    '0 / 0',
+    socket.unanswered + socket.unexpected === 0,
+  ],
+  [
+    'batches after which an execution failed',
+    String(socket.servingFailures.length),
+    '0',
+    socket.servingFailures.length === 0,
+  ],
 ];
 console.log('\n| figure | measured | target | |\n| --- | --- | --- | --- |');
-for (const [name, measured, target, met] of rows) console.log(`| ${name} | ${measured} | ${target} | ${met ? 'met' : 'MISSED'} |`);
-if (decode.failure) console.log(`\ndecodeMessage broke on: ${JSON.stringify(decode.failure.text).slice(0, 2000)}`);
+for (const [name, measured, target, met] of rows)
+  console.log(`| ${name} | ${measured} | ${target} | ${met ? 'met' : 'MISSED'} |`);
+if (decode.failure)
+  console.log(`\ndecodeMessage broke on: ${JSON.stringify(decode.failure.text).slice(0, 2000)}`);
 if (socket.crash) {
   console.log(`\nthe server went down (${socket.crash.what}); its stderr:\n${exit.stderr}`);
-  console.log(`the batch in flight: ${JSON.stringify(socket.crash.batch.map((message) => message.text.slice(0, 300)))}`);
+  console.log(
+    `the batch in flight: ${JSON.stringify(socket.crash.batch.map((message) => message.text.slice(0, 300)))}`,
+  );
 }
 for (const failure of socket.servingFailures.slice(0, 10)) console.log(`serving failure: ${failure}`);
 process.exitCode = rows.every(([, , , met]) => met) ? 0 : 1;

@@ -26,7 +26,10 @@ export interface HostileMessage {
   readonly text: string;
 }
 
-const id = fc.oneof(fc.constant('fuzz'), fc.string({ maxLength: 12 }).map((text) => `fuzz-${text}`));
+const id = fc.oneof(
+  fc.constant('fuzz'),
+  fc.string({ maxLength: 12 }).map((text) => `fuzz-${text}`),
+);
 const call = fc.nat({ max: 1000 });
 const httpRequest = fc.record({
   method: fc.constantFrom('GET', 'POST'),
@@ -73,9 +76,18 @@ const clientMessage = fc.oneof(
     type: fc.constant('outboundReply'),
     id,
     call,
-    frame: fc.oneof(fc.tuple(fc.constant('returned'), httpResponse), fc.tuple(fc.constant('thrown'), fc.string())),
+    frame: fc.oneof(
+      fc.tuple(fc.constant('returned'), httpResponse),
+      fc.tuple(fc.constant('thrown'), fc.string()),
+    ),
   }),
-  fc.record({ type: fc.constant('invoke'), id, executionId: fc.uuid(), handle: fc.constant('fetch'), request: httpRequest }),
+  fc.record({
+    type: fc.constant('invoke'),
+    id,
+    executionId: fc.uuid(),
+    handle: fc.constant('fetch'),
+    request: httpRequest,
+  }),
   fc.record({ type: fc.constant('closeHandles'), id, executionId: fc.uuid() }),
   fc.record({ type: fc.constant('cancel'), id }),
 );
@@ -84,7 +96,14 @@ const clientMessage = fc.oneof(
 const executorMessage = fc.oneof(
   fc.record({ type: fc.constant('result'), id, envelope: fc.constant({ logs: [] }) }),
   fc.record({ type: fc.constant('ack'), id }),
-  fc.record({ type: fc.constant('dispatch'), id, call, provider: fc.constant('tools'), tool: fc.constant('echo'), args: fc.constant('[]') }),
+  fc.record({
+    type: fc.constant('dispatch'),
+    id,
+    call,
+    provider: fc.constant('tools'),
+    tool: fc.constant('echo'),
+    args: fc.constant('[]'),
+  }),
   fc.record({ type: fc.constant('outbound'), id, call, request: httpRequest }),
   fc.record({ type: fc.constant('hostWait'), id, waiting: fc.boolean() }),
   fc.record({ type: fc.constant('invokeResult'), id, response: httpResponse }),
@@ -133,7 +152,16 @@ const hugeNumberText = fc.oneof(
   fc.integer({ min: 300, max: 100_000 }).map((exponent) => `1e${exponent}`),
 );
 const hugeNumber = fc
-  .tuple(hugeNumberText, fc.constantFrom('hello', 'execute timeout', 'execute memoryLimit', 'dispatchReply', 'outboundReply status'))
+  .tuple(
+    hugeNumberText,
+    fc.constantFrom(
+      'hello',
+      'execute timeout',
+      'execute memoryLimit',
+      'dispatchReply',
+      'outboundReply status',
+    ),
+  )
   .map(([number, where]) => {
     switch (where) {
       case 'hello':
@@ -151,7 +179,9 @@ const hugeNumber = fc
 
 /** Nesting `depth` deep, of arrays or objects, in a field that takes a value, a string, or the whole message. */
 export function nested(depth: number, objects: boolean): string {
-  return objects ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}` : `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  return objects
+    ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`
+    : `${'['.repeat(depth)}${']'.repeat(depth)}`;
 }
 const deepNesting = (maxDepth: number) =>
   fc
@@ -182,7 +212,18 @@ const unknownType = fc
   .tuple(
     fc.oneof(
       fc.string({ maxLength: 16 }).map((text) => JSON.stringify(text)),
-      fc.constantFrom('null', '1', 'true', '[]', '{}', '"__proto__"', '"constructor"', '"toString"', '"HELLO"', '"execute "'),
+      fc.constantFrom(
+        'null',
+        '1',
+        'true',
+        '[]',
+        '{}',
+        '"__proto__"',
+        '"constructor"',
+        '"toString"',
+        '"HELLO"',
+        '"execute "',
+      ),
     ),
     fc.boolean(),
   )
@@ -214,7 +255,13 @@ const codecTag = fc
 
 /** Edits of a valid text: a character inserted, removed or replaced, a stretch doubled, the type spelled with escapes. */
 const mutated = fc
-  .tuple(validText, fc.nat(), fc.nat(), fc.constantFrom('insert', 'remove', 'replace', 'double', 'escape'), fc.string({ minLength: 1, maxLength: 3, unit: 'binary' }))
+  .tuple(
+    validText,
+    fc.nat(),
+    fc.nat(),
+    fc.constantFrom('insert', 'remove', 'replace', 'double', 'escape'),
+    fc.string({ minLength: 1, maxLength: 3, unit: 'binary' }),
+  )
   .map(([text, a, b, edit, inserted]) => {
     const at = a % (text.length + 1);
     const to = Math.min(text.length, at + (b % 32));
@@ -267,10 +314,22 @@ export function* extremeMessages(payloadLimit: number): Generator<HostileMessage
     family: 'deepNesting',
     text: `{"type":"dispatchReply","id":"fuzz","call":1,"frame":["returned",${nested(500_000, false)}]}`,
   };
-  yield { family: 'hugeNumber', text: `{"type":"dispatchReply","id":"fuzz","call":1${'0'.repeat(1_000_000)},"frame":["returned","1"]}` };
-  yield { family: 'wrongType', text: `{"type":"execute","id":"fuzz","request":{"code":[${'1,'.repeat(1_100_000)}1]}}` };
-  yield { family: 'wrongOrder', text: `{"type":"execute","id":"fuzz","request":{"code":${JSON.stringify(`async () => ${'1+'.repeat(5_000_000)}1`)}}}` };
-  yield { family: 'truncated', text: `{"type":"execute","id":"fuzz","request":{"code":"${'x'.repeat(payloadLimit)}"}}` };
+  yield {
+    family: 'hugeNumber',
+    text: `{"type":"dispatchReply","id":"fuzz","call":1${'0'.repeat(1_000_000)},"frame":["returned","1"]}`,
+  };
+  yield {
+    family: 'wrongType',
+    text: `{"type":"execute","id":"fuzz","request":{"code":[${'1,'.repeat(1_100_000)}1]}}`,
+  };
+  yield {
+    family: 'wrongOrder',
+    text: `{"type":"execute","id":"fuzz","request":{"code":${JSON.stringify(`async () => ${'1+'.repeat(5_000_000)}1`)}}}`,
+  };
+  yield {
+    family: 'truncated',
+    text: `{"type":"execute","id":"fuzz","request":{"code":"${'x'.repeat(payloadLimit)}"}}`,
+  };
   yield { family: 'mutated', text: '{"type":"execute","id":"\\ud800","request":{"code":"\\udfff"}}' };
   yield { family: 'mutated', text: `{"type":"hello","protocol":1,${'"x":1,'.repeat(200_000)}"y":1}` };
   yield { family: 'unknownType', text: `{${'"type":"hello",'.repeat(100_000)}"protocol":1}` };

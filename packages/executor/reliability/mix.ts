@@ -54,7 +54,10 @@ const tools = [
 ];
 
 /** The caller's half of a proxied fetch: a real request to the loopback server, answered whole. */
-export async function proxyToLoopback(request: HttpRequest, init: { signal: AbortSignal }): Promise<HttpResponse> {
+export async function proxyToLoopback(
+  request: HttpRequest,
+  init: { signal: AbortSignal },
+): Promise<HttpResponse> {
   const response = await fetch(request.url, { method: request.method, signal: init.signal });
   return {
     status: response.status,
@@ -79,7 +82,8 @@ const resultIs =
 const errorIs =
   (expected: (token: string) => string): Check =>
   (envelope, token) => {
-    if (envelope.code !== undefined) return `expected the program's own error, got ${envelope.code}: ${envelope.error}`;
+    if (envelope.code !== undefined)
+      return `expected the program's own error, got ${envelope.code}: ${envelope.error}`;
     return envelope.error === expected(token)
       ? undefined
       : `expected the error ${JSON.stringify(expected(token))}, got ${JSON.stringify(envelope.error)}`;
@@ -93,7 +97,8 @@ const errorIs =
 const endedWith =
   (code: string): Check =>
   (envelope, token) => {
-    if (envelope.code !== code) return `expected ${code}, got ${envelope.code ?? 'no code'}: ${envelope.error}`;
+    if (envelope.code !== code)
+      return `expected ${code}, got ${envelope.code ?? 'no code'}: ${envelope.error}`;
     const logged = envelope.logs[0]?.text;
     return logged === token || envelope.logs.length === 0
       ? undefined
@@ -201,7 +206,9 @@ async function runRetained(context: MixContext, token: string): Promise<ExecuteR
   if (executionId === undefined) return envelope;
   try {
     for (const path of ['/a', '/b']) {
-      const body = await (await context.executor.invoke(executionId, new Request(`https://soak.test${path}`))).text();
+      const body = await (
+        await context.executor.invoke(executionId, new Request(`https://soak.test${path}`))
+      ).text();
       if (body !== token + path) return { result: undefined, error: `invoke answered ${body}`, logs: [] };
     }
     await context.executor.closeHandles(executionId);
@@ -214,7 +221,12 @@ async function runRetained(context: MixContext, token: string): Promise<ExecuteR
     return { result: ['retained', token], logs: [] };
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string };
-    return { result: undefined, error: `retained: ${message}`, ...(code ? { code } : {}), logs: [] } as ExecuteResult;
+    return {
+      result: undefined,
+      error: `retained: ${message}`,
+      ...(code ? { code } : {}),
+      logs: [],
+    } as ExecuteResult;
   }
 }
 
@@ -243,7 +255,9 @@ export const SOAK_WEIGHTS: Readonly<Record<KindName, number>> = {
 
 /** Kind names in proportion to their weights, shuffled by `random`, repeated as long as needed. */
 export function schedule(weights: Readonly<Partial<Record<KindName, number>>>, random: () => number) {
-  const deck = Object.entries(weights).flatMap(([name, weight]) => Array<KindName>(weight ?? 0).fill(name as KindName));
+  const deck = Object.entries(weights).flatMap(([name, weight]) =>
+    Array<KindName>(weight ?? 0).fill(name as KindName),
+  );
   return (index: number): KindName => {
     if (index % deck.length === 0) {
       for (let i = deck.length - 1; i > 0; i--) {

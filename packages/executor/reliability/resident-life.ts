@@ -36,7 +36,9 @@ export function lifeGrowth(life: ChildLife, warmup: number, window: number): Lif
   for (const { executions, rss } of life.samples) {
     if (executions < warmup) continue;
     const index = Math.floor((executions - warmup) / window);
-    (windows[index] ??= []).push(rss);
+    const readings = windows[index] ?? [];
+    readings.push(rss);
+    windows[index] = readings;
   }
   const [first, ...later] = windows;
   const readLater = later.filter((readings) => readings !== undefined);

@@ -54,7 +54,9 @@ export class ServeProcess {
         }),
       ),
       exited.then((exit) => {
-        throw new Error(`codemode-executor serve exited (${exit.signal ?? exit.code}) before it served: ${exit.stderr}`);
+        throw new Error(
+          `codemode-executor serve exited (${exit.signal ?? exit.code}) before it served: ${exit.stderr}`,
+        );
       }),
     ]);
     return new ServeProcess(url, child, exited);

@@ -63,7 +63,12 @@ const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
 const rows: [string, string, string, boolean][] = [
   ['lost outcomes', String(report.lost.length), '0', report.lost.length === 0],
   ['wrong or misattributed envelopes', String(report.wrong.length), '0', report.wrong.length === 0],
-  ['TIMEOUT or MEMORY_LIMIT before the run logged its token (its own, not checked)', String(report.unlogged), '', true],
+  [
+    'TIMEOUT or MEMORY_LIMIT before the run logged its token (its own, not checked)',
+    String(report.unlogged),
+    '',
+    true,
+  ],
   [
     `child memory, highest window floor against the settled one (${lives.length} lives of ${report.lives.length} long enough)`,
     `${(worstFloor * 100).toFixed(1)}%`,
@@ -77,7 +82,12 @@ const rows: [string, string, string, boolean][] = [
     lives.length > 0 && worstMedian <= 0.15,
   ],
   ['parent descriptors, before → after', `${before.fds} → ${after.fds}`, 'flat', after.fds <= before.fds],
-  ['parent handles, before → after', `${before.handles} → ${after.handles}`, 'flat', after.handles <= before.handles],
+  [
+    'parent handles, before → after',
+    `${before.handles} → ${after.handles}`,
+    'flat',
+    after.handles <= before.handles,
+  ],
   [
     'parent resident memory, before → after',
     `${mb(before.rss)} → ${mb(after.rss)}`,
@@ -86,22 +96,37 @@ const rows: [string, string, string, boolean][] = [
   ],
 ];
 const timed = report.executions - parentWarmup;
-console.log(`\n${report.executions} executions; the ${timed} after the caller's warm-up in ${report.seconds.toFixed(1)} s (${(timed / report.seconds).toFixed(0)}/s)\n`);
+console.log(
+  `\n${report.executions} executions; the ${timed} after the caller's warm-up in ${report.seconds.toFixed(1)} s (${(timed / report.seconds).toFixed(0)}/s)\n`,
+);
 console.log('| kind | outcomes |\n| --- | --- |');
 for (const [kind, counts] of Object.entries(report.outcomes))
-  console.log(`| ${kind} | ${Object.entries(counts).map(([outcome, count]) => `${outcome} ${count}`).join(', ')} |`);
+  console.log(
+    `| ${kind} | ${Object.entries(counts)
+      .map(([outcome, count]) => `${outcome} ${count}`)
+      .join(', ')} |`,
+  );
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 const window = ({ settled, highest, growth }: LifeGrowth['median']) =>
   `${mb(settled)} → ${mb(highest)} (${percent(growth)})`;
-console.log('\n| child | executions | floor: settled → highest | median: settled → highest | peak |\n| --- | --- | --- | --- | --- |');
+console.log(
+  '\n| child | executions | floor: settled → highest | median: settled → highest | peak |\n| --- | --- | --- | --- | --- |',
+);
 for (const life of lives)
-  console.log(`| ${life.pid} | ${life.executions} | ${window(life.floor)} | ${window(life.median)} | ${mb(life.peak)} |`);
+  console.log(
+    `| ${life.pid} | ${life.executions} | ${window(life.floor)} | ${window(life.median)} | ${mb(life.peak)} |`,
+  );
 console.log(`(every reading: ${samplesFile})`);
 console.log(`\nparent handles before: ${before.resources.join(', ')}; after: ${after.resources.join(', ')}`);
-console.log(`parent resident memory ${mb(before.rss)} → ${mb(after.rss)}, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)}`);
+console.log(
+  `parent resident memory ${mb(before.rss)} → ${mb(after.rss)}, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)}`,
+);
 console.log('\n| figure | measured | target | |\n| --- | --- | --- | --- |');
-for (const [name, measured, target, met] of rows) console.log(`| ${name} | ${measured} | ${target} | ${verdict(met)} |`);
+for (const [name, measured, target, met] of rows)
+  console.log(`| ${name} | ${measured} | ${target} | ${verdict(met)} |`);
 for (const outcome of report.wrong.slice(0, 20))
-  console.log(`wrong: ${outcome.kind} ${outcome.token}: ${outcome.wrong}; ${JSON.stringify(outcome.envelope).slice(0, 500)}`);
+  console.log(
+    `wrong: ${outcome.kind} ${outcome.token}: ${outcome.wrong}; ${JSON.stringify(outcome.envelope).slice(0, 500)}`,
+  );
 for (const missing of report.lost.slice(0, 20)) console.log(`lost: ${missing.kind} ${missing.token}`);
 process.exitCode = rows.every(([, , , met]) => met) ? 0 : 1;

@@ -87,7 +87,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           lost.push({ kind, token });
           continue;
         }
-        const counts = (outcomes[kind] ??= {});
+        const counts = outcomes[kind] ?? {};
+        outcomes[kind] = counts;
         counts[outcome.outcome] = (counts[outcome.outcome] ?? 0) + 1;
         if (outcome.wrong !== undefined) wrong.push(outcome);
         else if (outcome.envelope.code !== undefined && outcome.envelope.logs.length === 0) unlogged++;
@@ -165,7 +166,9 @@ export async function settledPool(
     )
       return;
     if (Date.now() > until)
-      throw new Error(`the pool did not settle at ${size} idle children within ${ms} ms: ${JSON.stringify(children)}`);
+      throw new Error(
+        `the pool did not settle at ${size} idle children within ${ms} ms: ${JSON.stringify(children)}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

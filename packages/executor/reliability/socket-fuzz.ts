@@ -67,7 +67,8 @@ async function openPeer(url: string, token: string): Promise<Peer> {
   socket.send(stringifyForDispatch({ type: 'hello', protocol: 1 }));
   await waitFor(() => peer.received.length > 0 || peer.closed !== undefined, 10_000);
   const hello = peer.received.shift();
-  if (hello?.type !== 'hello') throw new Error(`the server did not answer the hello: ${JSON.stringify(hello) ?? peer.closed}`);
+  if (hello?.type !== 'hello')
+    throw new Error(`the server did not answer the hello: ${JSON.stringify(hello) ?? peer.closed}`);
   return peer;
 }
 
@@ -85,7 +86,12 @@ export async function runSocketFuzz(options: SocketFuzzOptions): Promise<SocketF
   const started = performance.now();
   let first = options.first;
   while ((sent < options.messages || first) && crash === undefined) {
-    const batch = first ?? fc.sample(arbitrary, { numRuns: Math.min(options.batch, options.messages - sent), seed: options.seed + batches });
+    const batch =
+      first ??
+      fc.sample(arbitrary, {
+        numRuns: Math.min(options.batch, options.messages - sent),
+        seed: options.seed + batches,
+      });
     const size = first ? 0 : batch.length;
     first = undefined;
     const owed = batch.reduce((sum, { text }) => sum + answersOwed(text), 0);
@@ -94,12 +100,20 @@ export async function runSocketFuzz(options: SocketFuzzOptions): Promise<SocketF
     await Promise.all([truncatedFrame(options.url, options.token), halfUpgrade(options.url)]);
     const sentinel = `sentinel-${batches}`;
     peer.socket.send(
-      stringifyForDispatch({ type: 'execute', id: sentinel, request: { code: `async () => ${JSON.stringify(sentinel)}` } }),
+      stringifyForDispatch({
+        type: 'execute',
+        id: sentinel,
+        request: { code: `async () => ${JSON.stringify(sentinel)}` },
+      }),
     );
-    const isSentinel = (message: Peer['received'][number]) => message.type === 'result' && message.id === sentinel;
+    const isSentinel = (message: Peer['received'][number]) =>
+      message.type === 'result' && message.id === sentinel;
     const answers = () => peer.received.length - before - (peer.received.some(isSentinel) ? 1 : 0);
     await waitFor(
-      () => (peer.received.some(isSentinel) && answers() >= owed) || peer.closed !== undefined || !options.alive(),
+      () =>
+        (peer.received.some(isSentinel) && answers() >= owed) ||
+        peer.closed !== undefined ||
+        !options.alive(),
       answerWithin,
     );
     sent += size;
@@ -164,7 +178,9 @@ async function truncatedFrame(address: string, token: string): Promise<void> {
   await once(socket, 'data');
   const hello = Buffer.from(stringifyForDispatch({ type: 'hello', protocol: 1 }));
   socket.write(partialFrame(hello, hello.length));
-  const message = Buffer.from(stringifyForDispatch({ type: 'execute', id: 'cut', request: { code: 'async () => 1' } }));
+  const message = Buffer.from(
+    stringifyForDispatch({ type: 'execute', id: 'cut', request: { code: 'async () => 1' } }),
+  );
   socket.write(partialFrame(message.subarray(0, message.length >> 1), message.length));
   socket.destroy();
 }

@@ -6,9 +6,9 @@
  * handles are where they were.
  */
 import { afterAll, expect, test } from 'vitest';
+import { runChaos } from '../../reliability/chaos.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { PoolEvent } from '../../src/pool/events.ts';
-import { runChaos } from '../../reliability/chaos.ts';
 
 const POOL_SIZE = 2;
 const events: PoolEvent[] = [];

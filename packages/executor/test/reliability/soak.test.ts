@@ -6,14 +6,18 @@
  * descriptors and handles are where they were.
  */
 import { afterAll, expect, test } from 'vitest';
-import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import { KINDS } from '../../reliability/mix.ts';
 import { lifeGrowth } from '../../reliability/resident-life.ts';
 import { runSoak } from '../../reliability/soak.ts';
+import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 
 const POOL_SIZE = 2;
 const SERVICE_LIFE = 120;
-const executor = new IsolateExecutor({ poolSize: POOL_SIZE, maxExecutionsPerChild: SERVICE_LIFE, grace: 100 });
+const executor = new IsolateExecutor({
+  poolSize: POOL_SIZE,
+  maxExecutionsPerChild: SERVICE_LIFE,
+  grace: 100,
+});
 afterAll(() => executor.dispose());
 
 test('300 mixed executions: none lost, each with its own token and code; memory, descriptors and handles flat', async () => {
