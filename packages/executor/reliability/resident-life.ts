@@ -4,6 +4,7 @@
  * is cut into windows of `window` executions, and each window is read twice: by its median (what
  * the child holds under load) and by its lowest reading (its floor between runs, what it keeps).
  * Settled is the first window past the warm-up; growth is the highest later window against it.
+ * Only whole windows count: the one the life's end cuts short holds its last run or two.
  * A child retired by its service life ends its series there; its replacement is a life of its own.
  */
 export interface ChildLife {
@@ -32,9 +33,11 @@ export interface LifeGrowth {
 
 /** The growth of a life long enough to have a settled window and one after it; undefined otherwise. */
 export function lifeGrowth(life: ChildLife, warmup: number, window: number): LifeGrowth | undefined {
+  // The last window is cut short by the life's end (its last run alone, often): too few readings to say.
+  const complete = Math.floor(((life.samples.at(-1)?.executions ?? 0) - warmup) / window);
   const windows: number[][] = [];
   for (const { executions, rss } of life.samples) {
-    if (executions < warmup) continue;
+    if (executions < warmup || executions >= warmup + complete * window) continue;
     const index = Math.floor((executions - warmup) / window);
     const readings = windows[index] ?? [];
     readings.push(rss);
