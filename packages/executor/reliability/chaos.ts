@@ -139,7 +139,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (done) return;
       const serving = executor
         .stats()
-        .children.filter((child) => ['idle', 'busy', 'hostWait'].includes(child.phase));
+        .children.filter((child) => ['idle', 'busy', 'hostWait'].includes(child.phase))
+        // A stopped child reads as serving until its heartbeat times out; signalled again, it
+        // would end as killed, and its stop would never be seen for what it is.
+        .filter((child) => !victims.some((victim) => victim.pid === child.pid));
       const child = serving[Math.floor(random() * serving.length)];
       if (child === undefined) continue;
       const signal = random() < 0.7 ? 'SIGKILL' : 'SIGSTOP';
