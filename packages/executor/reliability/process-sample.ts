@@ -15,7 +15,12 @@ export interface ParentSample {
   readonly heapUsed: number;
 }
 
+/**
+ * The caller's figures now. With --expose-gc (the commands run with it) a full collection runs
+ * first, so the heap reads what is kept, not what the next collection would take.
+ */
 export function sampleParent(): ParentSample {
+  (globalThis as { gc?: () => void }).gc?.();
   const { rss, heapUsed } = process.memoryUsage();
   const resources = process.getActiveResourcesInfo();
   return {

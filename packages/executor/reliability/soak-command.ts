@@ -1,5 +1,5 @@
 /**
- * `tools/run soak` (or `node --no-node-snapshot --no-wasm-code-gc packages/executor/reliability/soak-command.ts`):
+ * `tools/run soak` (or `node --no-node-snapshot --no-wasm-code-gc --expose-gc packages/executor/reliability/soak-command.ts`):
  * the soak at full size against the build, its figures beside their targets (docs/reliability.md).
  *
  *   --executions N       mixed executions (default 10000)
@@ -59,6 +59,8 @@ const worstFloor = Math.max(...lives.map((life) => life.floor.growth));
 const samplesFile = join(tmpdir(), `codemode-soak-${flags.seed}.json`);
 writeFileSync(samplesFile, JSON.stringify(report.lives));
 const { parentBefore: before, parentAfter: after } = report;
+// Without --expose-gc the heap is read as it stands, which moves with the collector's timing.
+const collected = typeof (globalThis as { gc?: unknown }).gc === 'function';
 const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
 const rows: [string, string, string, boolean][] = [
   ['lost outcomes', String(report.lost.length), '0', report.lost.length === 0],
@@ -93,6 +95,12 @@ const rows: [string, string, string, boolean][] = [
     `${mb(before.rss)} → ${mb(after.rss)}`,
     'flat (<= 15%)',
     after.rss <= before.rss * 1.15,
+  ],
+  [
+    `parent heap${collected ? ' after a full collection' : ''}, before → after`,
+    `${mb(before.heapUsed)} → ${mb(after.heapUsed)}`,
+    'flat (<= 15%)',
+    after.heapUsed <= before.heapUsed * 1.15,
   ],
 ];
 const timed = report.executions - parentWarmup;
