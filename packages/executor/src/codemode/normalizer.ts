@@ -13,10 +13,18 @@
  * the run's timeout the lane's thread is terminated and the execution ends with the envelope a
  * sandbox gives an erasure past its deadline. Lanes are few (NORMALIZER_LANES): a read is CPU
  * work, and more threads than cores only divide them; a read that finds every lane busy waits for
- * one, as an execution waits for a child.
+ * one, as an execution waits for a child, and as with children the wait is bounded: each waiting
+ * read holds its code (up to CODE_LIMIT) in the caller's process, so past the executor's queue
+ * limit a read is refused at once with OVERLOADED.
  */
 import { availableParallelism } from 'node:os';
-import { CancelledError, checkSourceLimits, ExecutionTimeoutError } from '@supolka/codemode-protocol';
+import {
+  CancelledError,
+  checkSourceLimits,
+  ExecutionTimeoutError,
+  OverloadedError,
+} from '@supolka/codemode-protocol';
+import { DEFAULT_QUEUE_LIMIT } from '../executor/defaults.ts';
 import { TypeEraser, threadModule } from '../sandbox/eraser.ts';
 import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
 import type { CodePositions } from './code-positions.ts';
@@ -65,11 +73,18 @@ export class CodeNormalizer {
   readonly #waiting: { take: (lane: TypeEraser) => void; cancel: (error: Error) => void }[] = [];
   readonly #limit: number;
   readonly #heapLimitMb: number;
+  readonly #waitLimit: number;
   #disposed = false;
 
-  constructor(lanes: number = NORMALIZER_LANES, heapLimitMb: number = NORMALIZER_HEAP_LIMIT_MB) {
+  /** `waitLimit`: reads that may wait for a lane; IsolateExecutor passes its queueLimit. */
+  constructor(
+    lanes: number = NORMALIZER_LANES,
+    heapLimitMb: number = NORMALIZER_HEAP_LIMIT_MB,
+    waitLimit: number = DEFAULT_QUEUE_LIMIT,
+  ) {
     this.#limit = lanes;
     this.#heapLimitMb = heapLimitMb;
+    this.#waitLimit = waitLimit;
   }
 
   /**
@@ -77,7 +92,8 @@ export class CodeNormalizer {
    * it (code-positions.ts). Throws BadRequestError for
    * code past CODE_LIMIT or NESTING_LIMIT (before any thread sees it) and for a refusal the read
    * raised, ExecutionTimeoutError(timeout) when the read took longer than `timeout` ms of a ready
-   * thread, CancelledError once the normalizer was disposed.
+   * thread, CancelledError once the normalizer was disposed, OverloadedError when every lane is
+   * busy and `waitLimit` reads already wait.
    */
   async normalize(
     code: string,
@@ -130,7 +146,10 @@ export class CodeNormalizer {
     for (const { cancel } of this.#waiting.splice(0)) cancel(new CancelledError(DISPOSED_BEFORE_START));
   }
 
-  /** An idle lane, a new one while fewer than the limit are open, or the next one given back, in turn. */
+  /**
+   * An idle lane, a new one while fewer than the limit are open, or the next one given back, in
+   * turn; refused with OverloadedError when `waitLimit` reads wait already.
+   */
   #take(): Promise<TypeEraser> {
     const idle = this.#idle.pop();
     if (idle) return Promise.resolve(idle);
@@ -145,6 +164,7 @@ export class CodeNormalizer {
       this.#lanes.add(lane);
       return Promise.resolve(lane);
     }
+    if (this.#waiting.length >= this.#waitLimit) return Promise.reject(new OverloadedError());
     return new Promise((take, cancel) => this.#waiting.push({ take, cancel }));
   }
 

@@ -45,12 +45,14 @@ export class IsolateExecutor {
   readonly #options: ResolvedOptions;
   readonly #pool: Pool;
   /** Reads the Code Mode form's code off this thread, under the run's bound. */
-  readonly #normalizer = new CodeNormalizer();
+  readonly #normalizer: CodeNormalizer;
 
   /** Throws BadRequestError naming the option when one does not hold. */
   constructor(options: IsolateExecutorOptions = {}) {
     this.#options = resolveOptions(options);
     this.#pool = new Pool(this.#options.pool);
+    // Reads wait for a lane under the bound executions wait for a child under.
+    this.#normalizer = new CodeNormalizer(undefined, undefined, this.#options.pool.queueLimit);
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   cancelledMessage,
   executionTimeoutMessage,
   faultEnvelope,
+  OVERLOADED_MESSAGE,
   sourceLimitMessage,
 } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -21,6 +22,7 @@ import {
   DISPOSED_BEFORE_START,
   INLINE_READ_LIMIT,
   NORMALIZER_HEAP_LIMIT_MB,
+  NORMALIZER_LANES,
 } from '../../src/codemode/normalizer.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import { eraserOutOfMemoryMessage } from '../../src/sandbox/eraser.ts';
@@ -129,6 +131,20 @@ describe('one caller reading slowly', () => {
   });
 });
 
+describe('an executor whose queue is full', () => {
+  const executor = new IsolateExecutor({ poolSize: 1, timeout: 1000, queueLimit: 0 });
+  afterAll(() => executor.dispose());
+
+  test('answers a Code Mode read that finds every lane busy with OVERLOADED, as it answers an execution', async () => {
+    const slow = Array.from({ length: NORMALIZER_LANES }, () => executor.execute(slowToErase(), {}));
+    expect(await executor.execute(TYPED, {})).toStrictEqual(faultEnvelope('OVERLOADED', OVERLOADED_MESSAGE));
+    for (const envelope of await Promise.all(slow)) {
+      expect(envelope).toStrictEqual(faultEnvelope('TIMEOUT', executionTimeoutMessage(1000)));
+    }
+    expect(await executor.execute(TYPED, {})).toStrictEqual({ result: 6, logs: [] });
+  });
+});
+
 describe('the normalizer', () => {
   test('reads short JavaScript on the calling thread and everything else in a lane, with the same entry', async () => {
     const normalizer = new CodeNormalizer(1);
@@ -152,6 +168,20 @@ describe('the normalizer', () => {
     const waiting = normalizer.normalize('const a: number = 1;\na', true, 1000);
     await expect(slow).rejects.toThrow(executionTimeoutMessage(1000));
     expect((await waiting).code).toBe('async () => {\nconst a         = 1;\n\nreturn (a);\n}');
+  });
+
+  test('reads waiting for a lane are bounded: past the bound a read is refused at once as overloaded', async () => {
+    // Each waiting read holds its code (up to CODE_LIMIT) until a lane frees; unbounded, a flood of
+    // slow reads grows the embedding process without limit while the pool's own queue stays bounded.
+    const normalizer = new CodeNormalizer(1, NORMALIZER_HEAP_LIMIT_MB, 1);
+    afterAll(() => normalizer.dispose());
+    const slow = normalizer.normalize(slowToErase(), true, 1000);
+    const waiting = normalizer.normalize('const a: number = 1;\na', true, 1000);
+    await expect(normalizer.normalize('const b: number = 2;\nb', true, 1000)).rejects.toThrow(
+      OVERLOADED_MESSAGE,
+    );
+    await expect(slow).rejects.toThrow(executionTimeoutMessage(1000));
+    expect(await waiting).toBe('async () => {\nconst a         = 1;\n\nreturn (a);\n}');
   });
 
   test('disposal ends pending reads and later ones with the cancellation the pool gives', async () => {
