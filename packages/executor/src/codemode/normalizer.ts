@@ -66,6 +66,15 @@ const WORKER_URL = threadModule('normalize-worker', import.meta.url);
 /** The names the thread reads the code under: TypeScript on or off (normalize-worker.ts). */
 const NAME = { typescript: 'code.ts', javascript: 'code.js' } as const;
 
+export interface CodeNormalizerOptions {
+  /** Threads that may read at once; NORMALIZER_LANES by default. */
+  readonly lanes?: number;
+  /** Each thread's JavaScript heap in MB; NORMALIZER_HEAP_LIMIT_MB by default. */
+  readonly heapLimitMb?: number;
+  /** Reads that may wait for a lane before one more is refused; IsolateExecutor passes its queueLimit. */
+  readonly waitLimit?: number;
+}
+
 export class CodeNormalizer {
   /** Every lane opened, busy or idle: disposal ends the threads of both. */
   readonly #lanes = new Set<TypeEraser>();
@@ -76,12 +85,11 @@ export class CodeNormalizer {
   readonly #waitLimit: number;
   #disposed = false;
 
-  /** `waitLimit`: reads that may wait for a lane; IsolateExecutor passes its queueLimit. */
-  constructor(
-    lanes: number = NORMALIZER_LANES,
-    heapLimitMb: number = NORMALIZER_HEAP_LIMIT_MB,
-    waitLimit: number = DEFAULT_QUEUE_LIMIT,
-  ) {
+  constructor({
+    lanes = NORMALIZER_LANES,
+    heapLimitMb = NORMALIZER_HEAP_LIMIT_MB,
+    waitLimit = DEFAULT_QUEUE_LIMIT,
+  }: CodeNormalizerOptions = {}) {
     this.#limit = lanes;
     this.#heapLimitMb = heapLimitMb;
     this.#waitLimit = waitLimit;

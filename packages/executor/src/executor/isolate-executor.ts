@@ -52,7 +52,7 @@ export class IsolateExecutor {
     this.#options = resolveOptions(options);
     this.#pool = new Pool(this.#options.pool);
     // Reads wait for a lane under the bound executions wait for a child under.
-    this.#normalizer = new CodeNormalizer(undefined, undefined, this.#options.pool.queueLimit);
+    this.#normalizer = new CodeNormalizer({ waitLimit: this.#options.pool.queueLimit });
   }
 
   /**

@@ -147,7 +147,7 @@ describe('an executor whose queue is full', () => {
 
 describe('the normalizer', () => {
   test('reads short JavaScript on the calling thread and everything else in a lane, with the same entry', async () => {
-    const normalizer = new CodeNormalizer(1);
+    const normalizer = new CodeNormalizer({ lanes: 1 });
     afterAll(() => normalizer.dispose());
     const statements = 'const a = 1;\nreturn a';
     const long = `${'// padding\n'.repeat(INLINE_READ_LIMIT / 10)}${statements}`;
@@ -162,7 +162,7 @@ describe('the normalizer', () => {
   });
 
   test('a read waiting for the only lane is not charged the time the lane spent on another', async () => {
-    const normalizer = new CodeNormalizer(1);
+    const normalizer = new CodeNormalizer({ lanes: 1 });
     afterAll(() => normalizer.dispose());
     const slow = normalizer.normalize(slowToErase(), true, 1000);
     const waiting = normalizer.normalize('const a: number = 1;\na', true, 1000);
@@ -173,7 +173,7 @@ describe('the normalizer', () => {
   test('reads waiting for a lane are bounded: past the bound a read is refused at once as overloaded', async () => {
     // Each waiting read holds its code (up to CODE_LIMIT) until a lane frees; unbounded, a flood of
     // slow reads grows the embedding process without limit while the pool's own queue stays bounded.
-    const normalizer = new CodeNormalizer(1, NORMALIZER_HEAP_LIMIT_MB, 1);
+    const normalizer = new CodeNormalizer({ lanes: 1, waitLimit: 1 });
     afterAll(() => normalizer.dispose());
     const slow = normalizer.normalize(slowToErase(), true, 1000);
     const waiting = normalizer.normalize('const a: number = 1;\na', true, 1000);
@@ -185,7 +185,7 @@ describe('the normalizer', () => {
   });
 
   test('disposal ends pending reads and later ones with the cancellation the pool gives', async () => {
-    const normalizer = new CodeNormalizer(1);
+    const normalizer = new CodeNormalizer({ lanes: 1 });
     const pending = normalizer.normalize('const a: number = 1;\na', true, 5000);
     normalizer.dispose();
     const cancelled = cancelledMessage(DISPOSED_BEFORE_START);
@@ -199,7 +199,7 @@ describe('the normalizer', () => {
     // 40 MB still loads amaro for the typed read after it.
     const script = `
 import { CodeNormalizer } from ${JSON.stringify(normalizerModule)};
-const normalizer = new CodeNormalizer(1, 40);
+const normalizer = new CodeNormalizer({ lanes: 1, heapLimitMb: 40 });
 const huge = 'return [' + '1,'.repeat(520000) + ']';
 const attack = await normalizer.normalize(huge, false, 60000).then(
   (entry) => ({ entry: entry.code.length }),
