@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROTOCOL_VERSION } from '@supolka/codemode-protocol';
 import type { IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { Gauges, ServerMetrics } from './metrics.ts';
+import { ROUTE_NOT_FOUND_MESSAGE } from './texts.ts';
 
 export interface RouteContext {
   readonly executor: IsolateExecutor;
@@ -24,7 +25,10 @@ export async function serveRoute(
   response: ServerResponse,
   context: RouteContext,
 ): Promise<void> {
-  const path = new URL(request.url ?? '/', 'http://server').pathname;
+  // The path as the request names it, its query cut off and nothing resolved: a balancer in front
+  // matches that same text (deploy/haproxy/haproxy.cfg refuses `path /metrics`), and a WHATWG URL
+  // would resolve `/./metrics` or `/x/%2e%2e/metrics` into a route the balancer let through.
+  const path = requestPath(request.url ?? '/');
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     reply(response, 405, 'text/plain', 'Only GET /healthz and GET /metrics are served over plain HTTP.\n');
     return;
@@ -49,12 +53,13 @@ export async function serveRoute(
     reply(response, status === 'ok' ? 200 : 503, 'application/json', `${JSON.stringify(body, null, 2)}\n`);
     return;
   }
-  reply(
-    response,
-    404,
-    'text/plain',
-    'Not found: the executor serves WebSocket upgrades, /healthz and /metrics.\n',
-  );
+  reply(response, 404, 'text/plain', ROUTE_NOT_FOUND_MESSAGE);
+}
+
+/** The request target up to its query or fragment, exactly as sent. */
+function requestPath(target: string): string {
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
 }
 
 async function engineReport(executor: IsolateExecutor): Promise<object> {

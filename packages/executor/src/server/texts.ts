@@ -103,3 +103,7 @@ export function notLoopbackMessage(host: string): string {
 export function notLoopbackServeMessage(host: string): string {
   return `Refusing to listen on ${host} without a token: only a loopback address (127.0.0.1, ::1, localhost) may be served unauthenticated. Set CODEMODE_EXECUTOR_TOKEN or --token-file.`;
 }
+
+/** Any plain HTTP path but the two routes, as the request named it (routes.ts). */
+export const ROUTE_NOT_FOUND_MESSAGE =
+  'Not found: the executor serves WebSocket upgrades, /healthz and /metrics.\n';

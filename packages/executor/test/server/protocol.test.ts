@@ -5,6 +5,7 @@
  * who it is; a refused one reads nothing more.
  */
 import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeMessage, PAYLOAD_LIMIT, stringifyForDispatch } from '@supolka/codemode-protocol';
 import {
@@ -31,6 +32,7 @@ import {
   notFromClientMessage,
   notLoopbackMessage,
   originRefusedMessage,
+  ROUTE_NOT_FOUND_MESSAGE,
 } from '../../src/server/texts.ts';
 import { executionsEnded, openSocket, RawPeer, TOKEN, upgrade, useServer, waitUntil } from './helpers.ts';
 
@@ -590,6 +592,35 @@ describe('plain HTTP', () => {
     expect(text).toMatch(/^process_resident_memory_bytes [1-9]\d*$/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes [1-9]\d*$/m);
     expect((await fetch(new URL('/elsewhere', base))).status).toBe(404);
+  });
+
+  test('a route is the path as the request names it: dot segments and their encodings reach no route', async () => {
+    // A balancer matches the path as sent (HAProxy's `path /metrics`, deploy/haproxy/haproxy.cfg):
+    // had the server resolved `/./metrics` to /metrics, the balancer's refusal would be passed by.
+    const { port } = new URL(setup.server.url);
+    const get = (path: string) =>
+      new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
+        // http.request sends the path as given; fetch would resolve the dot segments first.
+        const request = httpRequest({ host: '127.0.0.1', port, path }, (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            body += chunk;
+          });
+          response.on('end', () => resolve({ status: response.statusCode, body }));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    for (const path of ['/./metrics', '/x/../metrics', '/%2e/metrics', '/x/%2E%2E/healthz', '/./healthz']) {
+      expect({ path, ...(await get(path)) }).toStrictEqual({
+        path,
+        status: 404,
+        body: ROUTE_NOT_FOUND_MESSAGE,
+      });
+    }
+    expect((await get('/metrics?instance=x')).status).toBe(200);
+    expect((await get('/healthz?instance=..')).status).toBe(200);
   });
 });
 
