@@ -27,3 +27,11 @@ export function toolNameCollisionMessage(
 
 /** runCode treats an empty `error` as success, so a failure whose text is empty is given this one. */
 export const EMPTY_ERROR_MESSAGE = 'The program failed with an error that has no message.';
+
+/**
+ * Code whose operators chain deeper than the reader's stack (a million `!`, `a = a = ...`): brackets
+ * are counted before any parser runs, these are not, and on as written the engine would blame the
+ * executor's wrapper instead.
+ */
+export const CODE_TOO_DEEP_MESSAGE =
+  'The code chains operators too deeply to be read (its reader ran out of stack): split long chains into statements.';

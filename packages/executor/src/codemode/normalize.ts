@@ -20,11 +20,12 @@
  * erasure always in a thread ended at the run's bound.
  */
 
-import { checkSourceLimits } from '@supolka/codemode-protocol';
+import { BadRequestError, checkSourceLimits } from '@supolka/codemode-protocol';
 import type { Program } from 'acorn';
 import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
 import { eraseTypes } from '../sandbox/typescript.ts';
 import { Assembly, CodePositions, type CopiedSlice } from './code-positions.ts';
+import { CODE_TOO_DEEP_MESSAGE } from './errors.ts';
 import { LinearParser } from './linear-parser.ts';
 
 type TopLevel = Program['body'][number];
@@ -226,9 +227,20 @@ function parseBody(text: string): readonly TopLevel[] | undefined {
       allowReturnOutsideFunction: true,
       allowHashBang: true,
     }).body;
-  } catch {
+  } catch (error) {
+    // Out of stack is no verdict on the syntax: passed on as written, the engine would blame the
+    // executor's wrapper for statements that are valid.
+    if (outOfStack(error)) throw new BadRequestError(CODE_TOO_DEEP_MESSAGE);
     return undefined;
   }
+}
+
+/** What acorn (8.19) raises when its recursion overflows the stack, in place of the RangeError. */
+const ACORN_OUT_OF_STACK = 'Not enough stack space to parse input';
+
+function outOfStack(error: unknown): boolean {
+  if (error instanceof RangeError) return true;
+  return error instanceof SyntaxError && error.message.startsWith(ACORN_OUT_OF_STACK);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   sourceLimitMessage,
 } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
+import { CODE_TOO_DEEP_MESSAGE } from '../../src/codemode/errors.ts';
 import {
   CodeNormalizer,
   DISPOSED_BEFORE_START,
@@ -182,6 +183,19 @@ describe('the normalizer', () => {
     );
     await expect(slow).rejects.toThrow(executionTimeoutMessage(1000));
     expect(await waiting).toBe('async () => {\nconst a         = 1;\n\nreturn (a);\n}');
+  });
+
+  test("operators chained past the reader's stack are refused as the code's fault, with or without TypeScript", async () => {
+    // Brackets are counted before any parser runs; unary operators, assignments and arrows are not.
+    // Read as unreadable, such code went on as written and the engine named a syntax error in the
+    // executor's wrapper, `Unexpected token 'return' [executor.js:7:1]`, for valid statements.
+    const normalizer = new CodeNormalizer({ lanes: 1 });
+    afterAll(() => normalizer.dispose());
+    for (const code of [`return ${'!'.repeat(200_000)}1`, `let a;\nreturn ${'a = '.repeat(100_000)}1`]) {
+      for (const typescript of [false, true]) {
+        await expect(normalizer.normalize(code, typescript, 60_000)).rejects.toThrow(CODE_TOO_DEEP_MESSAGE);
+      }
+    }
   });
 
   test('disposal ends pending reads and later ones with the cancellation the pool gives', async () => {
