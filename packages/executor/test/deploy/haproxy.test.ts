@@ -17,8 +17,8 @@ import {
   instanceUrl,
 } from '@supolka/codemode-protocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { foreignInstanceMessage } from '../../src/server/texts.ts';
-import { deferred, TOKEN, waitUntil } from '../server/helpers.ts';
+import { foreignInstanceMessage, ROUTE_NOT_FOUND_MESSAGE } from '../../src/server/texts.ts';
+import { deferred, getPathAsSent, TOKEN, waitUntil } from '../server/helpers.ts';
 import { alive, ExecutorProcess } from './executor-process.ts';
 import { ensureHaproxy, Haproxy } from './haproxy.ts';
 import { connectThrough, Load, type Outcome } from './load.ts';
@@ -134,6 +134,13 @@ describe('three servers behind HAProxy', () => {
       expect(new Set(load.connections)).toStrictEqual(new Set(NAMES));
       // Scraped from each server directly: the balancer refuses /metrics, which would be any one's.
       expect((await fetch(new URL('/metrics', haproxy.url.replace('ws:', 'http:')))).status).toBe(403);
+      // HAProxy passes a path it does not match as sent; the server serves no route for it either.
+      for (const path of ['/./metrics', '/x/../metrics']) {
+        expect(await getPathAsSent(haproxy.url, path)).toStrictEqual({
+          status: 404,
+          body: ROUTE_NOT_FOUND_MESSAGE,
+        });
+      }
       const counts = await Promise.all(NAMES.map(okExecutions));
       expect(counts.every((count) => count > 0)).toBe(true);
       expect(counts.reduce((sum, count) => sum + count, 0)).toBe(200);

@@ -274,3 +274,26 @@ export class Relay {
     for (const socket of this.#sockets) socket.resetAndDestroy();
   }
 }
+
+/**
+ * GET `path` from the HTTP server at `base` (an http: or ws: URL) with the path exactly as given:
+ * fetch would resolve its dot segments first.
+ */
+export function getPathAsSent(
+  base: string,
+  path: string,
+): Promise<{ status: number | undefined; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest({ host: hostname, port, path }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode, body }));
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}

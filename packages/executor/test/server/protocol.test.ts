@@ -5,7 +5,6 @@
  * who it is; a refused one reads nothing more.
  */
 import { once } from 'node:events';
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeMessage, PAYLOAD_LIMIT, stringifyForDispatch } from '@supolka/codemode-protocol';
 import {
@@ -34,7 +33,16 @@ import {
   originRefusedMessage,
   ROUTE_NOT_FOUND_MESSAGE,
 } from '../../src/server/texts.ts';
-import { executionsEnded, openSocket, RawPeer, TOKEN, upgrade, useServer, waitUntil } from './helpers.ts';
+import {
+  executionsEnded,
+  getPathAsSent,
+  openSocket,
+  RawPeer,
+  TOKEN,
+  upgrade,
+  useServer,
+  waitUntil,
+} from './helpers.ts';
 
 const INSTANCE = 'exec-a';
 const setup = useServer({ helloTimeout: 400, allowedOrigins: ['https://app.test'], instance: INSTANCE });
@@ -597,21 +605,7 @@ describe('plain HTTP', () => {
   test('a route is the path as the request names it: dot segments and their encodings reach no route', async () => {
     // A balancer matches the path as sent (HAProxy's `path /metrics`, deploy/haproxy/haproxy.cfg):
     // had the server resolved `/./metrics` to /metrics, the balancer's refusal would be passed by.
-    const { port } = new URL(setup.server.url);
-    const get = (path: string) =>
-      new Promise<{ status: number | undefined; body: string }>((resolve, reject) => {
-        // http.request sends the path as given; fetch would resolve the dot segments first.
-        const request = httpRequest({ host: '127.0.0.1', port, path }, (response) => {
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => {
-            body += chunk;
-          });
-          response.on('end', () => resolve({ status: response.statusCode, body }));
-        });
-        request.on('error', reject);
-        request.end();
-      });
+    const get = (path: string) => getPathAsSent(setup.server.url, path);
     for (const path of ['/./metrics', '/x/../metrics', '/%2e/metrics', '/x/%2E%2E/healthz', '/./healthz']) {
       expect({ path, ...(await get(path)) }).toStrictEqual({
         path,
