@@ -34,7 +34,7 @@ import { type EntryData, entryData, normalize, withPositions } from './normalize
  * Threads that may read code at once: one per core, at least two (so one slow read never holds
  * every lane of a small machine) and at most four, since each holds what a megabyte of code
  * parses into while it reads (the worst megabyte measured, read in a process of its own, left it
- * at 162 MB resident).
+ * at 376 MB resident: docs/codemode.md, "Where the code is read").
  */
 export const NORMALIZER_LANES = Math.min(4, Math.max(2, availableParallelism()));
 
@@ -48,8 +48,8 @@ export const INLINE_READ_LIMIT = 4096;
 
 /**
  * Megabytes of JavaScript heap each lane's thread may use. The worst megabyte of code measured
- * (docs/codemode.md, "Where the code is read") left its process at 162 MB resident, Node's own
- * included; without a bound each of NORMALIZER_LANES threads may grow to Node's default heap,
+ * (docs/codemode.md, "Where the code is read") left its process at 376 MB resident, Node's own
+ * and amaro's WebAssembly included, without reaching it; without a bound each of NORMALIZER_LANES threads may grow to Node's default heap,
  * sized from the machine's memory, inside the application that embeds the executor. Past it the
  * read ends as a refusal of the code (eraserOutOfMemoryMessage), and the lane starts afresh.
  */
