@@ -39,6 +39,7 @@ export type { HostProvider, ToolFunction } from './executor/providers.ts';
 export type { IsolateExecuteRequest } from './executor/request.ts';
 export type { ChildPhase, ChildStats, PoolEvent, PoolStats } from './pool/events.ts';
 export type { OutboundFunction } from './pool/execution.ts';
+export { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE, PARENT_ENDED_REASON } from './pool/nesting.ts';
 // Types only: the in-process Sandbox and the engine probes load isolated-vm, so they are exported
 // from the subpath '@supolka/codemode-executor/sandbox' (src/sandbox/index.ts), never from here.
 export type { DispatchFunction } from './sandbox/dispatch.ts';

@@ -66,6 +66,11 @@ export class PoolChild {
   readonly channel: Channel;
   readonly pid: number;
   readonly spawnedAt = performance.now();
+  /**
+   * 0 for a child of the pool's own size; d for one started beyond it for nested executions d
+   * levels deep (nesting.ts), which takes only executions at least that deep and ends once none waits.
+   */
+  readonly nestingLevel: number;
   /** Its one state (child-state.ts): the pool moves it; this file moves it to terminating and gone. */
   readonly state = new ChildLifecycle();
   /** Set by the first healthy heartbeat answer: its engine serves the sandbox. */
@@ -108,8 +113,9 @@ export class PoolChild {
   #stderr = '';
   readonly #killTimeout: number;
 
-  constructor(options: ForkOptions, events: ChildEvents) {
+  constructor(options: ForkOptions, events: ChildEvents, nestingLevel = 0) {
     this.#killTimeout = options.killTimeout;
+    this.nestingLevel = nestingLevel;
     // Spawned, not forked: the channel is the pipe at fd 3 (channel.ts), and no IPC channel is opened.
     this.process = spawn(
       process.execPath,

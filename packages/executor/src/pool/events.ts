@@ -28,6 +28,8 @@ export interface ChildStats {
   /** Its one explicit state (child-state.ts). */
   readonly phase: ChildPhase;
   readonly executions: number;
+  /** 0 for the pool's own children; d for one started beyond the pool size for nested executions d levels deep. */
+  readonly nestingLevel: number;
   /** Heartbeats it answered since it became healthy; the pool reviews its service at each. */
   readonly heartbeatsAnswered: number;
   /** Whether its isolate for the next execution is ready. */

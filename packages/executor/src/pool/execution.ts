@@ -4,10 +4,12 @@
  * child's answer, a cancel, a lost child, dispose) settles it exactly once, and later outcomes are
  * dropped: execute never rejects and never answers twice.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { CancelledError, EXECUTION_ENDED_MESSAGE, faultEnvelope } from '@supolka/codemode-protocol';
 import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import type { NestingFrame } from './nesting.ts';
 
 export type { OutboundFunction };
 
@@ -23,7 +25,17 @@ export interface ExecutionHost {
   readonly signal?: AbortSignal | undefined;
 }
 
-export class PoolExecution {
+/** Where an execution sits among nested ones (nesting.ts). */
+export interface Placement {
+  /** The pool it runs on. */
+  readonly owner: object;
+  /** 0 at the top level; d for an execution nested d levels deep on the same pool. */
+  readonly depth: number;
+  /** The host call's frame it was started in, if it was started inside one. */
+  readonly parent: NestingFrame | undefined;
+}
+
+export class PoolExecution implements NestingFrame {
   readonly id: string;
   /** The execute message, already encoded: measured against PAYLOAD_LIMIT before it queued. */
   readonly text: string;
@@ -31,12 +43,23 @@ export class PoolExecution {
   /** Whether it asked to retain handles: it needs a child with room for one more. */
   readonly retainHandles: boolean;
   readonly promise: Promise<ExecuteResult>;
+  readonly owner: object;
+  readonly depth: number;
+  readonly parent: NestingFrame | undefined;
+  /**
+   * Runs a function in the async context `execute` was called in: the caller's tools and outbound
+   * function see what an AsyncLocalStorage store (a tracing span among them) held around that call,
+   * not whatever context the child's channel delivers its messages in.
+   */
+  readonly runInCaller: <R>(fn: () => R) => R = AsyncLocalStorage.snapshot();
+  /** When it was handed to the pool, for the time it waited for a child. */
+  readonly queuedAt = performance.now();
   /** Set once the child sent a message about the run (a tool call, an outbound request, a wait edge). */
   started = false;
   #resolve: (envelope: ExecuteResult) => void = () => {};
   #settled = false;
   #waiting = false;
-  #onAbort: (() => void) | undefined;
+  #unwatch: (() => void) | undefined;
   /**
    * Aborted when the execution settles: outbound requests still in flight are no longer wanted.
    * Made on first use, by a proxied run's outbound call: aborting one dispatches an event, which
@@ -44,11 +67,14 @@ export class PoolExecution {
    */
   #ended: AbortController | undefined;
 
-  constructor(id: string, text: string, host: ExecutionHost, retainHandles: boolean) {
+  constructor(id: string, text: string, host: ExecutionHost, retainHandles: boolean, placement: Placement) {
     this.id = id;
     this.text = text;
     this.host = host;
     this.retainHandles = retainHandles;
+    this.owner = placement.owner;
+    this.depth = placement.depth;
+    this.parent = placement.parent;
     this.promise = new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -67,19 +93,27 @@ export class PoolExecution {
     return this.#ended.signal;
   }
 
-  /** Calls `onAbort` once when the caller's signal aborts, until the execution settles. */
-  watchSignal(onAbort: () => void): void {
-    const signal = this.host.signal;
-    if (!signal) return;
-    this.#onAbort = onAbort;
-    signal.addEventListener('abort', onAbort, { once: true });
+  /**
+   * Calls `onAbort` once with the first of `signals` to abort (the caller's, and the ended signal
+   * of the execution whose tool started this one), until the execution settles.
+   */
+  watchSignals(signals: readonly AbortSignal[], onAbort: (signal: AbortSignal) => void): void {
+    if (signals.length === 0) return;
+    const listeners = signals.map((signal) => {
+      const listener = () => onAbort(signal);
+      signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
+    });
+    this.#unwatch = () => {
+      for (const remove of listeners) remove();
+    };
   }
 
   settle(envelope: ExecuteResult): boolean {
     if (this.#settled) return false;
     this.#settled = true;
     this.#ended?.abort(endedError());
-    if (this.#onAbort) this.host.signal?.removeEventListener('abort', this.#onAbort);
+    this.#unwatch?.();
     // Ended during a wait (a cancel, a lost child): the caller still gets the closing edge.
     if (this.#waiting) this.#notifyWait(false);
     this.#resolve(envelope);

@@ -34,6 +34,14 @@ import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
+import {
+  currentFrame,
+  MAX_NESTING_DEPTH,
+  NESTING_TOO_DEEP_MESSAGE,
+  type NestingFrame,
+  nestingDepth,
+  PARENT_ENDED_REASON,
+} from './nesting.ts';
 import { RetainedRoutes } from './retained.ts';
 import { answerHostCall, HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from './serve.ts';
 import type { ChildTestHooks } from './settings.ts';
@@ -137,7 +145,10 @@ export class Pool {
     this.#updateRef();
   }
 
-  /** Runs one execution in a child. Never rejects: every ending is an envelope with its code. */
+  /**
+   * Runs one execution in a child. Never rejects: every ending is an envelope with its code. Called
+   * from a tool or outbound function of one of this pool's executions, it is nested (nesting.ts).
+   */
   execute(request: ExecuteRequest, host: ExecutionHost = {}): Promise<ExecuteResult> {
     if (this.#disposed) {
       return Promise.resolve(
@@ -145,6 +156,12 @@ export class Pool {
       );
     }
     if (host.signal?.aborted) return Promise.resolve(cancelledEnvelope(host.signal));
+    const frame = currentFrame();
+    const depth = nestingDepth(this, frame);
+    if (depth > MAX_NESTING_DEPTH)
+      return Promise.resolve(faultEnvelope('BAD_REQUEST', NESTING_TOO_DEEP_MESSAGE));
+    // Started inside a host call of an execution still running: it lives no longer than that one.
+    const parent: NestingFrame | undefined = frame?.settled === false ? frame : undefined;
     const id = `x${this.#nextExecution++}`;
     let text: string;
     try {
@@ -168,13 +185,21 @@ export class Pool {
     if (startFailure !== undefined && !this.#supervision.canServeSoon()) {
       return Promise.resolve(faultEnvelope('INTERNAL', noChildMessage(startFailure)));
     }
-    const execution = new PoolExecution(id, text, host, request.retainHandles === true);
-    const child = this.#idleChild(execution.retainHandles);
+    const execution = new PoolExecution(id, text, host, request.retainHandles === true, {
+      owner: this,
+      depth,
+      parent,
+    });
+    const child = this.#idleChild(execution);
     if (child) this.#assign(child, execution);
-    else if (this.#queue.length < this.#settings.queueLimit + this.#supervision.starting())
-      this.#queue.push(execution);
-    else return Promise.resolve(faultEnvelope('OVERLOADED', OVERLOADED_MESSAGE));
-    execution.watchSignal(() => this.#cancel(execution));
+    else {
+      if (depth > 0) this.#startNestedChild(depth);
+      if (this.#queue.length < this.#settings.queueLimit + this.#supervision.starting())
+        this.#queue.push(execution);
+      else return Promise.resolve(faultEnvelope('OVERLOADED', OVERLOADED_MESSAGE));
+    }
+    const signals = [host.signal, parent?.endedSignal].filter((signal) => signal !== undefined);
+    execution.watchSignals(signals, (signal) => this.#cancel(execution, signal));
     this.#updateRef();
     return execution.promise;
   }
@@ -424,23 +449,40 @@ export class Pool {
   }
 
   /**
-   * An idle child (for a retaining execution, one with room for it). Among those whose next
-   * isolate is ready, the one idle the shortest time: a process that ran recently answers faster
-   * than one that sat idle (measured 2.5 against 2.9 ms for a trivial run at light load, docs/pool.md),
-   * so light load stays on one warm child. Without a ready one, the one idle longest, which is the
-   * likeliest to be ready first.
+   * An idle child that may take `execution`: one of the pool's own, or one started for nested
+   * executions no deeper than it (nesting.ts); for a retaining execution, one with room for it.
+   * Among those whose next isolate is ready, the one idle the shortest time: a process that ran
+   * recently answers faster than one that sat idle (measured 2.5 against 2.9 ms for a trivial run
+   * at light load, docs/pool.md), so light load stays on one warm child. Without a ready one, the
+   * one idle longest, which is the likeliest to be ready first.
    */
-  #idleChild(retainHandles: boolean): PoolChild | undefined {
+  #idleChild(execution: PoolExecution): PoolChild | undefined {
     let warmest: PoolChild | undefined;
     let longest: PoolChild | undefined;
     for (const child of this.#supervision.children) {
       // Idle is healthy, in service, running nothing, and no retained timer work (handles.ts) busy on its core.
       if (child.state.phase !== 'idle') continue;
-      if (retainHandles && child.retained.size >= this.#settings.maxRetainedPerChild) continue;
+      if (child.nestingLevel > execution.depth) continue;
+      if (execution.retainHandles && child.retained.size >= this.#settings.maxRetainedPerChild) continue;
       if (child.prepared && (!warmest || child.idleSince > warmest.idleSince)) warmest = child;
       if (!longest || child.idleSince < longest.idleSince) longest = child;
     }
     return warmest ?? longest;
+  }
+
+  /**
+   * A nested execution `depth` deep found no child it may take: a child is started beyond the pool
+   * size for the lowest level from 1 to `depth` that has fewer than the pool's size of them. With
+   * every level full it waits: the children of the deepest levels run executions that wait on no
+   * nested one, so they free up.
+   */
+  #startNestedChild(depth: number): void {
+    for (let level = 1; level <= depth; level++) {
+      if (this.#supervision.nestedChildren(level) < this.#settings.size) {
+        this.#supervision.startNested(level);
+        return;
+      }
+    }
   }
 
   #assign(child: PoolChild, execution: PoolExecution): void {
@@ -452,19 +494,25 @@ export class Pool {
     child.sendText(execution.text);
   }
 
-  /** Hands queued executions to idle children, in order, skipping those no idle child has room for. */
+  /**
+   * Hands queued executions to idle children, in order, skipping those no idle child may take;
+   * then a child started for nested executions that is left idle has nothing waiting for it, and ends.
+   */
   #pump(): void {
     if (this.#disposed) return;
     for (let index = 0; index < this.#queue.length; ) {
       const execution = this.#queue[index] as PoolExecution;
-      const child = this.#idleChild(execution.retainHandles);
+      const child = this.#idleChild(execution);
       if (!child) {
-        if (!this.#idleChild(false)) return;
+        if (!this.#supervision.children.some((candidate) => candidate.state.phase === 'idle')) return;
         index++;
         continue;
       }
       this.#queue.splice(index, 1);
       this.#assign(child, execution);
+    }
+    for (const child of this.#supervision.children) {
+      if (child.nestingLevel > 0 && child.state.phase === 'idle') this.#supervision.retireNested(child);
     }
   }
 
@@ -477,13 +525,18 @@ export class Pool {
     this.#updateRef();
   }
 
-  #cancel(execution: PoolExecution): void {
+  /** `signal` (the caller's, or the ended signal of the execution that started this one) aborted. */
+  #cancel(execution: PoolExecution, signal: AbortSignal): void {
     const queued = this.#queue.indexOf(execution);
     if (queued >= 0) this.#queue.splice(queued, 1);
     const child = this.#supervision.children.find((candidate) => candidate.current === execution);
     // The child answers with its own CANCELLED envelope, dropped here; until then it stays busy.
     if (child) child.send({ type: 'cancel', id: execution.id });
-    execution.settle(cancelledEnvelope(execution.host.signal));
+    execution.settle(
+      signal === execution.host.signal
+        ? cancelledEnvelope(signal)
+        : faultEnvelope('CANCELLED', new CancelledError(PARENT_ENDED_REASON).message),
+    );
     this.#updateRef();
   }
 
@@ -526,6 +579,7 @@ function childStats(child: PoolChild): ChildStats {
     state,
     phase,
     executions: child.executions,
+    nestingLevel: child.nestingLevel,
     prepared: child.prepared,
     heartbeatsAnswered: child.heartbeatsAnswered,
     rss: child.rss,

@@ -21,6 +21,7 @@ import {
 import type { PoolChild } from './child.ts';
 import type { HostCallMessage } from './child-messages.ts';
 import type { PoolExecution } from './execution.ts';
+import { serveInContext } from './nesting.ts';
 
 /**
  * Host calls a child's current run may have waiting on this process: its sandbox refuses a tool
@@ -86,7 +87,9 @@ export async function serveDispatch(
     return ['returned', toolNotFoundEnvelope(message.provider, message.tool)];
   }
   try {
-    const answer: unknown = await dispatch(message.provider, message.tool, message.args);
+    const answer: unknown = await inCallContext(execution, () =>
+      dispatch(message.provider, message.tool, message.args),
+    );
     if (typeof answer === 'string') return ['returned', answer];
     return [
       'thrown',
@@ -111,11 +114,19 @@ export async function serveOutbound(
       'returned',
       validate(
         HttpResponseSchema,
-        await outbound(message.request, { signal: execution.endedSignal }),
+        await inCallContext(execution, () => outbound(message.request, { signal: execution.endedSignal })),
         'outbound response',
       ),
     ];
   } catch (error) {
     return ['thrown', errorText(error)];
   }
+}
+
+/**
+ * A caller's function runs in the async context `execute` was called in, with the execution it
+ * serves as its nesting frame: an `execute` it makes is nested in this one (nesting.ts).
+ */
+function inCallContext<T>(execution: PoolExecution, call: () => T): T {
+  return execution.runInCaller(() => serveInContext(execution, call));
 }

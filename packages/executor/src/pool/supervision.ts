@@ -19,6 +19,10 @@ import {
 import type { PoolEvent } from './events.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 
+/** Why a child started beyond the pool size for nested executions ends. */
+export const NESTED_DONE_REASON =
+  'it was started beyond the pool size for nested executions, and none waits for it';
+
 /** How long the pool waits before forking again after children failed to start, at most. */
 const MAX_RESPAWN_DELAY = 5000;
 
@@ -95,6 +99,26 @@ export class Supervision {
   /** A child in service now, or one still starting that may yet report healthy. */
   canServeSoon(): boolean {
     return this.#children.some((child) => child.state.inService && child.startFailure === undefined);
+  }
+
+  /** Children in service (starting ones included) started for nested executions `level` deep. */
+  nestedChildren(level: number): number {
+    return this.#children.filter((child) => child.nestingLevel === level && child.state.inService).length;
+  }
+
+  /** Starts a child beyond the pool size for nested executions `level` or more deep (nesting.ts). */
+  startNested(level: number): void {
+    this.#spawn(level);
+  }
+
+  /**
+   * A child started for nested executions that none waits for: it leaves service, and ends once
+   * what it holds (retained executions) is closed. It is not replaced.
+   */
+  retireNested(child: PoolChild): void {
+    this.#leaveService(child, NESTED_DONE_REASON);
+    this.#emit({ type: 'retiring', pid: child.pid, reason: NESTED_DONE_REASON });
+    if (child.retained.size === 0) this.terminate(child, NESTED_DONE_REASON);
   }
 
   /** Children still starting: each will take one queued execution, so they add to the queue's room. */
@@ -218,9 +242,9 @@ export class Supervision {
     if (child.state.inService) child.state.move('retiring');
   }
 
-  #spawn(): void {
+  #spawn(nestingLevel = 0): void {
     if (this.#stopped) return;
-    const child = new PoolChild(this.#fork, this.#events);
+    const child = new PoolChild(this.#fork, this.#events, nestingLevel);
     this.#children.push(child);
     this.#events.spawned(child);
     this.#emit({ type: 'spawned', pid: child.pid });
@@ -267,7 +291,8 @@ export class Supervision {
   /** Forks children until `size` are in service; after failed starts, with a growing delay. */
   #replenish(): void {
     if (this.#stopped || this.#respawn) return;
-    const inService = this.#children.filter((child) => child.state.inService);
+    // Children started for nested executions are beyond the size and never replaced.
+    const inService = this.#children.filter((child) => child.state.inService && child.nestingLevel === 0);
     const missing = this.#settings.size - inService.length;
     if (missing <= 0) return;
     if (this.#startFailures === 0) {

@@ -1,0 +1,62 @@
+/**
+ * Nested executions: a tool function (or an outbound function) that calls `execute` on the same
+ * executor, as `@cloudflare/codemode`'s `codemode.run` does. The execution whose tool is waiting
+ * holds its child for the whole wait, so a nested execution queued behind it would wait for ever
+ * with a pool of one, and with as many waiting outer runs as children at any size.
+ *
+ * The pool serves every host call inside an async context naming the execution it serves
+ * (`serveInContext`); an `execute` that finds such an execution of the same pool in its context
+ * is nested, one level deeper than it. A nested execution d levels deep may run on the pool's own
+ * children and on children started beyond the pool size for levels 1 to d (pool.ts), never on one
+ * kept for a deeper level: the deepest level waits on nobody, so each level below it is freed in
+ * turn, and no nested execution waits on its own ancestors. docs/pool.md, "Nested executions".
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** How many levels nested executions may go below a top-level one (which is level 0). */
+export const MAX_NESTING_DEPTH = 3;
+
+/** The error of an execution that would be nested past MAX_NESTING_DEPTH; it never runs. */
+export const NESTING_TOO_DEEP_MESSAGE = `Nested executions go at most ${MAX_NESTING_DEPTH} levels deep: a tool of an execution nested ${MAX_NESTING_DEPTH} levels deep called execute on the same executor.`;
+
+/** Why a nested execution was cancelled when the execution whose tool started it ended first. */
+export const PARENT_ENDED_REASON = 'the execution whose tool call started it has ended';
+
+/** What the context of a host call says about the execution it serves. */
+export interface NestingFrame {
+  /** The pool the execution runs on: nesting is counted per pool. */
+  readonly owner: object;
+  /** 0 for a top-level execution. */
+  readonly depth: number;
+  /** The frame the execution was started in, when it was started inside a host call. */
+  readonly parent: NestingFrame | undefined;
+  /** Whether it has settled: an execute started from a settled one's context is not nested in it. */
+  readonly settled: boolean;
+  /** Aborted when it settles. */
+  readonly endedSignal: AbortSignal;
+}
+
+const frames = new AsyncLocalStorage<NestingFrame>();
+
+/** The frame of the host call that is calling `execute` now, if any. */
+export function currentFrame(): NestingFrame | undefined {
+  return frames.getStore();
+}
+
+/**
+ * How deep an execute on `owner` started now is nested: 0 at the top level, or the depth of the
+ * nearest execution of `owner` in the chain plus one. A chain whose nearest execution settled
+ * already (a tool that started work which outlived its call) is not nested.
+ */
+export function nestingDepth(owner: object, frame: NestingFrame | undefined): number {
+  if (frame === undefined || frame.settled) return 0;
+  for (let ancestor: NestingFrame | undefined = frame; ancestor; ancestor = ancestor.parent) {
+    if (ancestor.owner === owner) return ancestor.depth + 1;
+  }
+  return 0;
+}
+
+/** Runs a host call of `frame`'s execution with the frame as its context. */
+export function serveInContext<T>(frame: NestingFrame, serve: () => T): T {
+  return frames.run(frame, serve);
+}
