@@ -36,11 +36,22 @@ export interface NestingFrame {
   readonly endedSignal: AbortSignal;
 }
 
-const frames = new AsyncLocalStorage<NestingFrame>();
+/**
+ * The context an `execute` is called in: the frame of the host call making it, and whether the
+ * execution it starts is bound to that call's execution (cancelled when it ends). Only a call in
+ * this process is known to be the caller; a server attributes a remote client's execute to one of
+ * that client's pending calls (`withNestingCapacity`) by when it came, which may be wrong.
+ */
+interface NestingContext {
+  readonly frame: NestingFrame;
+  readonly bound: boolean;
+}
 
-/** The frame of the host call that is calling `execute` now, if any. */
-export function currentFrame(): NestingFrame | undefined {
-  return frames.getStore();
+const contexts = new AsyncLocalStorage<NestingContext>();
+
+/** The frame of the host call that is calling `execute` now, and whether the new run is bound to it. */
+export function currentContext(): NestingContext | undefined {
+  return contexts.getStore();
 }
 
 /**
@@ -58,5 +69,13 @@ export function nestingDepth(owner: object, frame: NestingFrame | undefined): nu
 
 /** Runs a host call of `frame`'s execution with the frame as its context. */
 export function serveInContext<T>(frame: NestingFrame, serve: () => T): T {
-  return frames.run(frame, serve);
+  return contexts.run({ frame, bound: true }, serve);
+}
+
+/**
+ * Runs `start` (an execute) as nested in `frame` for capacity only: it gets the children its
+ * depth may use, but is not cancelled when `frame`'s execution ends, since it may not be its own.
+ */
+export function withNestingCapacity<T>(frame: NestingFrame, start: () => T): T {
+  return contexts.run({ frame, bound: false }, start);
 }

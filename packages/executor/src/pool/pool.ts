@@ -35,7 +35,7 @@ import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 import {
-  currentFrame,
+  currentContext,
   MAX_NESTING_DEPTH,
   NESTING_TOO_DEEP_MESSAGE,
   type NestingFrame,
@@ -156,12 +156,13 @@ export class Pool {
       );
     }
     if (host.signal?.aborted) return Promise.resolve(cancelledEnvelope(host.signal));
-    const frame = currentFrame();
-    const depth = nestingDepth(this, frame);
+    const context = currentContext();
+    const depth = nestingDepth(this, context?.frame);
     if (depth > MAX_NESTING_DEPTH)
       return Promise.resolve(faultEnvelope('BAD_REQUEST', NESTING_TOO_DEEP_MESSAGE));
     // Started inside a host call of an execution still running: it lives no longer than that one.
-    const parent: NestingFrame | undefined = frame?.settled === false ? frame : undefined;
+    const bound: NestingFrame | undefined =
+      context?.bound === true && !context.frame.settled ? context.frame : undefined;
     const id = `x${this.#nextExecution++}`;
     let text: string;
     try {
@@ -188,7 +189,7 @@ export class Pool {
     const execution = new PoolExecution(id, text, host, request.retainHandles === true, {
       owner: this,
       depth,
-      parent,
+      parent: context?.frame,
     });
     const child = this.#idleChild(execution);
     if (child) this.#assign(child, execution);
@@ -198,7 +199,7 @@ export class Pool {
         this.#queue.push(execution);
       else return Promise.resolve(faultEnvelope('OVERLOADED', OVERLOADED_MESSAGE));
     }
-    const signals = [host.signal, parent?.endedSignal].filter((signal) => signal !== undefined);
+    const signals = [host.signal, bound?.endedSignal].filter((signal) => signal !== undefined);
     execution.watchSignals(signals, (signal) => this.#cancel(execution, signal));
     this.#updateRef();
     return execution.promise;

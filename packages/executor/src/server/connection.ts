@@ -25,6 +25,7 @@ import {
 import type { RawData, WebSocket } from 'ws';
 import type { HandleName, IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { IsolateExecuteRequest } from '../executor/request.ts';
+import { type NestingFrame, withNestingCapacity } from '../pool/nesting.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { BudgetAccount, type RequestBudget } from './budget.ts';
 import { byteLengthOf, Channel, textOf } from './channel.ts';
@@ -34,7 +35,7 @@ import { MESSAGE_COST_LIMIT, messageCost } from './message-cost.ts';
 import { outcomeOf, type ServerMetrics } from './metrics.ts';
 import { type Admission, Opening } from './opening.ts';
 import type { ResolvedServerOptions } from './options.ts';
-import { RemoteExecution } from './remote-execution.ts';
+import { RemoteExecution, type WaitingCall } from './remote-execution.ts';
 import {
   ALREADY_OPEN_MESSAGE,
   BINARY_FRAME_MESSAGE,
@@ -291,6 +292,7 @@ export class ServerConnection {
   /** Runs an admitted execute; `release` gives its bytes back to the budget once it settled. */
   async #run(id: string, request: ExecuteRequest, release: () => void): Promise<void> {
     const { options, executor, metrics } = this.#context;
+    const nestedIn = this.#waitingFrame();
     const execution = new RemoteExecution(
       id,
       (message) => this.#channel.sendOrThrow(message),
@@ -302,7 +304,8 @@ export class ServerConnection {
     );
     this.#executions.set(id, execution);
     const started = performance.now();
-    const run = executor.execute(hostRequest(request, execution), { signal: execution.signal });
+    const start = () => executor.execute(hostRequest(request, execution), { signal: execution.signal });
+    const run = nestedIn ? withNestingCapacity(nestedIn, start) : start();
     this.#context.track(run);
     const settled = await run;
     release();
@@ -325,6 +328,22 @@ export class ServerConnection {
       if (options.instance) result.executionId = `${options.instance}.${result.executionId}`;
     }
     this.#sendResult(id, result);
+  }
+
+  /**
+   * The nesting frame of this client's call asked last that still waits on it. A client's tool
+   * that calls execute sends it over the same connection while its call waits, so an execute that
+   * arrives then is taken as nested in that call's execution, for capacity only: it may use the
+   * children a nested run may (docs/pool.md, "Nested executions"), and is not cancelled with it,
+   * since it may be an unrelated run sent meanwhile.
+   */
+  #waitingFrame(): NestingFrame | undefined {
+    let latest: WaitingCall | undefined;
+    for (const execution of this.#executions.values()) {
+      const call = execution.latestCall;
+      if (call !== undefined && (latest === undefined || call.order > latest.order)) latest = call;
+    }
+    return latest?.frame;
   }
 
   /** Why an execute is answered at once instead of run, if it is. */

@@ -17,6 +17,7 @@ import type {
   OutboundFrame,
 } from '@supolka/codemode-protocol';
 import { errorText } from '@supolka/codemode-protocol';
+import { currentContext, type NestingFrame } from '../pool/nesting.ts';
 import type { CallOutcome, ServerMetrics } from './metrics.ts';
 import { dispatchUnansweredMessage, outboundUnansweredMessage, wallClockMessage } from './texts.ts';
 
@@ -24,8 +25,20 @@ type Kind = 'dispatch' | 'outbound';
 
 interface PendingCall {
   readonly kind: Kind;
+  /** Across every remote execution of the process, so the one asked last can be told. */
+  readonly order: number;
+  /** The nesting frame of the execution the call serves (pool/nesting.ts). */
+  readonly frame: NestingFrame | undefined;
   answer(frame: DispatchFrame | OutboundFrame): void;
   fail(text: string, outcome: CallOutcome): void;
+}
+
+let callOrder = 0;
+
+/** A call of a remote execution waiting on its client, as a nested execute is attributed to it. */
+export interface WaitingCall {
+  readonly order: number;
+  readonly frame: NestingFrame | undefined;
 }
 
 export interface RemoteExecutionBounds {
@@ -98,6 +111,13 @@ export class RemoteExecution {
     return frame[1] as HttpResponse;
   };
 
+  /** The call of this execution that waits on the client and was asked last, if one waits. */
+  get latestCall(): WaitingCall | undefined {
+    let latest: PendingCall | undefined;
+    for (const pending of this.#calls.values()) latest = pending;
+    return latest;
+  }
+
   /** A reply from the client. One for a call that is not waiting (late, or of the other kind) is dropped. */
   answer(kind: Kind, call: number, frame: DispatchFrame | OutboundFrame): void {
     const pending = this.#calls.get(call);
@@ -127,6 +147,7 @@ export class RemoteExecution {
       return Promise.resolve(['thrown', `The call failed: ${this.#ended}.`]);
     }
     const call = this.#next++;
+    const frame = currentContext()?.frame;
     return new Promise((resolve) => {
       const settle = (frame: DispatchFrame | OutboundFrame, outcome: CallOutcome) => {
         clearTimeout(timer);
@@ -137,6 +158,8 @@ export class RemoteExecution {
       const timer = setTimeout(() => settle(['thrown', unanswered], 'unanswered'), this.#deadline);
       this.#calls.set(call, {
         kind,
+        order: callOrder++,
+        frame,
         answer: (frame) => settle(frame, frame[0]),
         fail: (text, outcome) => settle(['thrown', text], outcome),
       });
