@@ -27,6 +27,7 @@ import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { fromWireResponse, toWireRequest } from './http.ts';
 import { type IsolateExecutorOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { type IsolateExecuteRequest, splitRequest } from './request.ts';
+import { type HostTracing, traceExecution } from './tracing.ts';
 
 export interface ExecuteOptions {
   /** Aborting ends the execution at once; its envelope comes back with code CANCELLED. */
@@ -89,14 +90,23 @@ export class IsolateExecutor {
     return this.#run(() => first, second as ExecuteOptions | undefined);
   }
 
+  /** Runs one execution under its tracing span (tracing.ts). */
+  #run(
+    read: () => IsolateExecuteRequest | Promise<IsolateExecuteRequest>,
+    options?: ExecuteOptions | null,
+  ): Promise<ExecuteResult> {
+    return traceExecution((tracing) => this.#start(read, options, tracing));
+  }
+
   /**
    * Reads and splits the request, then runs it on the pool. One that does not hold is BAD_REQUEST;
    * a read that ends otherwise (the Code Mode code read past the run's bound: TIMEOUT) has the
    * code it ended with.
    */
-  async #run(
+  async #start(
     read: () => IsolateExecuteRequest | Promise<IsolateExecuteRequest>,
-    options?: ExecuteOptions | null,
+    options: ExecuteOptions | null | undefined,
+    tracing: HostTracing,
   ): Promise<ExecuteResult> {
     let split: ReturnType<typeof splitRequest>;
     const { signal, onHostWaitChanged } = options ?? {};
@@ -110,7 +120,7 @@ export class IsolateExecutor {
         return faultEnvelope(error.code, error.message);
       return faultEnvelope('INTERNAL', `The request could not be read: ${String(error)}`);
     }
-    return this.#pool.execute(split.wire, { ...split.host, signal, onHostWaitChanged });
+    return this.#pool.execute(split.wire, { ...tracing(split.host), signal, onHostWaitChanged });
   }
 
   /**
