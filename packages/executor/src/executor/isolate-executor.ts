@@ -21,10 +21,12 @@ import { CodeNormalizer } from '../codemode/normalizer.ts';
 import { codeModeRequest } from '../codemode/request.ts';
 import { toCodeModeResult } from '../codemode/result.ts';
 import type { PoolStats } from '../pool/events.ts';
+import type { ExecutionMeter } from '../pool/meter.ts';
 import { Pool } from '../pool/pool.ts';
 import type { EngineReport } from '../sandbox/isolate.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { fromWireResponse, toWireRequest } from './http.ts';
+import { observeExecution } from './observer.ts';
 import { type IsolateExecutorOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { type IsolateExecuteRequest, splitRequest } from './request.ts';
 import { type HostTracing, traceExecution } from './tracing.ts';
@@ -90,12 +92,16 @@ export class IsolateExecutor {
     return this.#run(() => first, second as ExecuteOptions | undefined);
   }
 
-  /** Runs one execution under its tracing span (tracing.ts). */
+  /** Runs one execution under its tracing span (tracing.ts), and tells the observer what it cost. */
   #run(
     read: () => IsolateExecuteRequest | Promise<IsolateExecuteRequest>,
     options?: ExecuteOptions | null,
   ): Promise<ExecuteResult> {
-    return traceExecution((tracing) => this.#start(read, options, tracing));
+    const observer = this.#options.onExecution;
+    if (!observer) return traceExecution((tracing) => this.#start(read, options, tracing, undefined));
+    return observeExecution(observer, (meter) =>
+      traceExecution((tracing) => this.#start(read, options, tracing, meter)),
+    );
   }
 
   /**
@@ -107,6 +113,7 @@ export class IsolateExecutor {
     read: () => IsolateExecuteRequest | Promise<IsolateExecuteRequest>,
     options: ExecuteOptions | null | undefined,
     tracing: HostTracing,
+    meter: ExecutionMeter | undefined,
   ): Promise<ExecuteResult> {
     let split: ReturnType<typeof splitRequest>;
     const { signal, onHostWaitChanged } = options ?? {};
@@ -120,7 +127,7 @@ export class IsolateExecutor {
         return faultEnvelope(error.code, error.message);
       return faultEnvelope('INTERNAL', `The request could not be read: ${String(error)}`);
     }
-    return this.#pool.execute(split.wire, { ...tracing(split.host), signal, onHostWaitChanged });
+    return this.#pool.execute(split.wire, { ...tracing(split.host), signal, onHostWaitChanged, meter });
   }
 
   /**

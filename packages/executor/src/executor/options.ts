@@ -35,6 +35,7 @@ import {
   DEFAULT_QUEUE_LIMIT,
   DEFAULT_START_TIMEOUT,
 } from './defaults.ts';
+import type { ExecutionObserver } from './observer.ts';
 
 /**
  * The outbound tri-state: `null` disables fetch, a function of the wire request proxies it through
@@ -90,6 +91,8 @@ export interface IsolateExecutorOptions {
   readonly childExecArgv?: readonly string[];
   /** Supervision events: forks, health, retirements, terminations, exits. */
   readonly onPoolEvent?: (event: PoolEvent) => void;
+  /** What each execution cost, once it has its envelope (observer.ts); a throw is dropped. */
+  readonly onExecution?: ExecutionObserver;
 }
 
 export interface ResolvedOptions {
@@ -98,6 +101,7 @@ export interface ResolvedOptions {
   readonly outbound: OutboundSetting;
   readonly modules: ModuleMap;
   readonly typescript: boolean;
+  readonly onExecution: ExecutionObserver | undefined;
   readonly pool: PoolOptions;
 }
 
@@ -134,6 +138,7 @@ const OTHER_OPTIONS = [
   'typescript',
   'childExecArgv',
   'onPoolEvent',
+  'onExecution',
 ] as const;
 const KNOWN = new Set<string>([...Object.keys(RANGES), ...OTHER_OPTIONS]);
 
@@ -203,8 +208,10 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   if (options.typescript !== undefined && typeof options.typescript !== 'boolean') {
     throw new OptionError('typescript', 'must be a boolean', options.typescript);
   }
-  if (options.onPoolEvent !== undefined && typeof options.onPoolEvent !== 'function') {
-    throw new OptionError('onPoolEvent', 'must be a function', options.onPoolEvent);
+  for (const name of ['onPoolEvent', 'onExecution'] as const) {
+    if (options[name] !== undefined && typeof options[name] !== 'function') {
+      throw new OptionError(name, 'must be a function', options[name]);
+    }
   }
   return {
     timeout: number('timeout'),
@@ -212,6 +219,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     outbound,
     modules,
     typescript: options.typescript ?? true,
+    onExecution: options.onExecution,
     pool: {
       size: number('poolSize'),
       queueLimit: number('queueLimit'),

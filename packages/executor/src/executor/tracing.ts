@@ -12,6 +12,7 @@
 import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ExecutionHost } from '../pool/execution.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import { outcomeOf } from './observer.ts';
 
 /** The instrumentation scope the spans are created under. */
 export const TRACER_NAME = '@supolka/codemode-executor';
@@ -58,7 +59,7 @@ export async function traceExecution(
     return start(untraced);
   }
   const envelope = await context.with(trace.setSpan(context.active(), span), () => start(traced));
-  const outcome = envelope.code ?? (envelope.error === undefined ? 'ok' : 'error');
+  const outcome = outcomeOf(envelope);
   span.setAttribute(ATTRIBUTE.outcome, outcome);
   if (envelope.code !== undefined) span.setAttribute(ATTRIBUTE.code, envelope.code);
   if (outcome !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR });

@@ -13,7 +13,7 @@
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type Decoded, decodeMessage, encodeMessage, type Message } from '@supolka/codemode-protocol';
-import { encodeFrame, FrameReader } from './frames.ts';
+import { encodeFrame, FRAME_HEADER, FrameReader } from './frames.ts';
 
 /** The child's file descriptor of the channel. */
 export const CHANNEL_FD = 3;
@@ -53,12 +53,16 @@ export class Channel {
   readonly #reader: FrameReader;
   readonly #holdReadingOnBacklog: boolean;
   #held = false;
+  #lastReceivedBytes = 0;
 
   constructor(socket: Duplex, events: ChannelEvents, options: ChannelOptions = {}) {
     this.#socket = socket;
     this.#holdReadingOnBacklog = options.holdReadingOnBacklog === true;
     this.#reader = new FrameReader({
-      frame: (text) => events.received(decodeMessage(text)),
+      frame: (text, bytes) => {
+        this.#lastReceivedBytes = bytes;
+        events.received(decodeMessage(text));
+      },
       violation: (reason) => {
         // The stream cannot be read past a broken frame; reading on would only spend this process.
         socket.pause();
@@ -71,6 +75,11 @@ export class Channel {
     socket.on('error', () => events.closed());
   }
 
+  /** The UTF-8 bytes of the message being delivered now (read while `received` runs), for metering. */
+  get lastReceivedBytes(): number {
+    return this.#lastReceivedBytes;
+  }
+
   get open(): boolean {
     return this.#socket.writable && !this.#socket.destroyed;
   }
@@ -80,18 +89,23 @@ export class Channel {
    * answer with a smaller message instead. A channel that closed meanwhile drops the message
    * quietly: the side that lost its peer learns it from the exit or close event, not here.
    */
-  send(message: Message): void {
-    this.sendText(encodeMessage(message));
+  send(message: Message): number {
+    return this.sendText(encodeMessage(message));
   }
 
-  /** Sends text encodeMessage already produced; `flushed` runs once it left this process (or could not). */
-  sendText(text: string, flushed?: () => void): void {
+  /**
+   * Sends text encodeMessage already produced; `flushed` runs once it left this process (or could
+   * not). Answers the UTF-8 bytes of the message it wrote (0 on a closed channel), for metering.
+   */
+  sendText(text: string, flushed?: () => void): number {
     if (!this.open) {
       flushed?.();
-      return;
+      return 0;
     }
-    const below = this.#socket.write(encodeFrame(text), flushed);
+    const frame = encodeFrame(text);
+    const below = this.#socket.write(frame, flushed);
     if (!below && this.#holdReadingOnBacklog) this.#holdReading();
+    return frame.length - FRAME_HEADER;
   }
 
   /** Reads nothing more, the rest of a chunk being read included: its owner ended the peer. */

@@ -190,12 +190,13 @@ export class PoolChild {
     return this.#termination !== undefined;
   }
 
-  send(message: Message): void {
-    this.channel.send(message);
+  /** Sends a message; answers its UTF-8 bytes. */
+  send(message: Message): number {
+    return this.channel.send(message);
   }
 
-  sendText(text: string): void {
-    this.channel.sendText(text);
+  sendText(text: string): number {
+    return this.channel.sendText(text);
   }
 
   /**

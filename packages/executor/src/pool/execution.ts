@@ -9,6 +9,7 @@ import { CancelledError, EXECUTION_ENDED_MESSAGE, faultEnvelope } from '@supolka
 import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import type { ExecutionMeter } from './meter.ts';
 import type { NestingFrame } from './nesting.ts';
 
 export type { OutboundFunction };
@@ -23,6 +24,8 @@ export interface ExecutionHost {
   readonly onHostWaitChanged?: ((waiting: boolean) => void) | undefined;
   /** Aborting ends the execution at once with CANCELLED. */
   readonly signal?: AbortSignal | undefined;
+  /** Filled with what the execution cost as it runs, when given. */
+  readonly meter?: ExecutionMeter | undefined;
 }
 
 /** Where an execution sits among nested ones (nesting.ts). */

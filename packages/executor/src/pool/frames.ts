@@ -47,8 +47,8 @@ export function encodeFrame(text: string): Buffer {
 }
 
 export interface FrameReaderEvents {
-  /** One frame's text. */
-  frame(text: string): void;
+  /** One frame's text, and the bytes of UTF-8 it came as. */
+  frame(text: string, bytes: number): void;
   /** The stream broke the framing; nothing more is delivered. */
   violation(reason: string): void;
 }
@@ -175,7 +175,7 @@ export class FrameReader {
       this.#fail(NOT_UTF8_MESSAGE);
       return;
     }
-    this.#events.frame(bytes.toString('utf8'));
+    this.#events.frame(bytes.toString('utf8'), bytes.length);
   }
 
   #fail(reason: string): void {

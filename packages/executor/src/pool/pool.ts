@@ -312,6 +312,7 @@ export class Pool {
       this.#violation(child, `it sent the result of ${message.id}, which it was not running`);
       return;
     }
+    if (execution.host.meter) execution.host.meter.bytesIn += child.channel.lastReceivedBytes;
     const envelope = shapeEnvelope(message.envelope);
     if (envelope.executionId !== undefined) {
       // A cancelled execution's caller never learns the id, so nothing could ever close it.
@@ -330,6 +331,12 @@ export class Pool {
     if (child.hostCalls >= HOST_CALL_LIMIT) {
       this.#violation(child, TOO_MANY_HOST_CALLS_MESSAGE);
       return;
+    }
+    const meter = execution.host.meter;
+    if (meter) {
+      if (message.type === 'dispatch') meter.toolCalls++;
+      else meter.outboundRequests++;
+      meter.bytesIn += child.channel.lastReceivedBytes;
     }
     // The run waits on this process until the caller's function answers.
     child.hostCalls++;
@@ -492,7 +499,12 @@ export class Pool {
     child.hostCalls = 0;
     child.executions++;
     child.prepared = false;
-    child.sendText(execution.text);
+    const sent = child.sendText(execution.text);
+    const meter = execution.host.meter;
+    if (meter) {
+      meter.queueWait = performance.now() - execution.queuedAt;
+      meter.bytesOut += sent;
+    }
   }
 
   /**

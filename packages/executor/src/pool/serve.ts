@@ -47,7 +47,7 @@ export function answerHostCall(
   if (message.type === 'dispatch') {
     void serveDispatch(execution, message).then((frame) => {
       served();
-      reply(child, { type: 'dispatchReply', id, call, frame }, (text) => ({
+      reply(child, execution, { type: 'dispatchReply', id, call, frame }, (text) => ({
         type: 'dispatchReply',
         id,
         call,
@@ -58,7 +58,7 @@ export function answerHostCall(
   }
   void serveOutbound(execution, message).then((frame) => {
     served();
-    reply(child, { type: 'outboundReply', id, call, frame }, (text) => ({
+    reply(child, execution, { type: 'outboundReply', id, call, frame }, (text) => ({
       type: 'outboundReply',
       id,
       call,
@@ -67,13 +67,20 @@ export function answerHostCall(
   });
 }
 
-function reply(child: PoolChild, message: Message, tooLarge: (text: string) => Message): void {
+function reply(
+  child: PoolChild,
+  execution: PoolExecution,
+  message: Message,
+  tooLarge: (text: string) => Message,
+): void {
+  let sent: number;
   try {
-    child.send(message);
+    sent = child.send(message);
   } catch (error) {
     // Past PAYLOAD_LIMIT: the run meets the error instead of the answer.
-    child.send(tooLarge((error as Error).message));
+    sent = child.send(tooLarge((error as Error).message));
   }
+  if (execution.host.meter) execution.host.meter.bytesOut += sent;
 }
 
 export async function serveDispatch(

@@ -14,11 +14,16 @@
  */
 import { FAULT_CODES } from '@supolka/codemode-protocol';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { outcomeOf } from '../executor/observer.ts';
 import type { PoolStats } from '../pool/events.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 
 /** Upper bounds of the duration histogram, in seconds: from a trivial run to the default bound. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Upper bounds of the queue-wait histogram, in seconds: from an idle child taking it at once to a long queue. */
+const QUEUE_WAIT_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
 
 /** How a tool call or proxied fetch ended, from the server's side. */
 export type CallOutcome = 'returned' | 'thrown' | 'unanswered' | 'lost';
@@ -35,9 +40,7 @@ export interface Gauges {
 }
 
 /** How an execution ended, as the metrics and the log name it: ok, error, or the fault code. */
-export function outcomeOf(envelope: ExecuteResult): string {
-  return envelope.code ?? (envelope.error === undefined ? 'ok' : 'error');
-}
+export { outcomeOf };
 
 let processRegistry: Registry | undefined;
 
@@ -59,6 +62,7 @@ export class ServerMetrics {
   /** By outcome: `ok`, `error` (the program failed) or the fault code the executor ended it with. */
   readonly #executions: Counter<'outcome'>;
   readonly #duration: Histogram;
+  readonly #queueWait: Histogram;
   readonly #calls: { readonly tool: Counter<'outcome'>; readonly outbound: Counter<'outcome'> };
 
   /** `gauges` is read at each scrape: the pool and the connections as they are then. */
@@ -76,6 +80,12 @@ export class ServerMetrics {
       name: 'codemode_execution_duration_seconds',
       help: 'Wall time of executions, request to envelope.',
       buckets: BUCKETS,
+      registers,
+    });
+    this.#queueWait = new Histogram({
+      name: 'codemode_queue_wait_seconds',
+      help: 'Time from execute to a child taking the run, for runs a child took.',
+      buckets: QUEUE_WAIT_BUCKETS,
       registers,
     });
     const calls = (name: string, help: string) => {
@@ -136,6 +146,11 @@ export class ServerMetrics {
   execution(envelope: ExecuteResult, seconds: number): void {
     this.#executions.inc({ outcome: outcomeOf(envelope) });
     this.#duration.observe(seconds);
+  }
+
+  /** A child took a run `seconds` after its execute (the pool's hand-off, through IsolateExecutor's onExecution). */
+  queueWait(seconds: number): void {
+    this.#queueWait.observe(seconds);
   }
 
   call(kind: 'tool' | 'outbound', outcome: CallOutcome): void {

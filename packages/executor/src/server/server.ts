@@ -98,8 +98,18 @@ export class ExecutorServer {
       this.#http.listen(this.#options.port, this.#options.host, () => {
         this.#http.off('error', reject);
         const { executor } = this.#options;
+        const own = executor.onExecution;
         this.executor = new IsolateExecutor({
           ...executor,
+          // The queue wait of every run is the metrics'; the caller's own observer still sees each
+          // (one that is no function is passed on as it is, for the executor to refuse by name).
+          onExecution:
+            own !== undefined && typeof own !== 'function'
+              ? own
+              : (report) => {
+                  if (report.queueWait !== undefined) this.#metrics.queueWait(report.queueWait / 1000);
+                  own?.(report);
+                },
           ownEndpoints: [
             ...(executor.ownEndpoints ?? []),
             ...ownEndpoints(this.#http.address() as AddressInfo),
