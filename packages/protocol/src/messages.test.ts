@@ -23,6 +23,7 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
   ],
   execute: [
     { type: 'execute', id: 'e1', request: { code: 'async () => 1' } },
+    { type: 'execute', id: 'e3', request: { code: 'async () => 1' }, streamConsole: true },
     {
       type: 'execute',
       id: 'e2',
@@ -83,6 +84,17 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
   closeHandles: [{ type: 'closeHandles', id: 'c1', executionId: 'abc' }],
   ack: [{ type: 'ack', id: 'c1' }],
   cancel: [{ type: 'cancel', id: 'e1' }],
+  console: [
+    { type: 'console', id: 'e1', lines: [] },
+    {
+      type: 'console',
+      id: 'e1',
+      lines: [
+        { level: 'log', text: 'one' },
+        { level: 'warn', text: 'two' },
+      ],
+    },
+  ],
   hostWait: [
     { type: 'hostWait', id: 'e1', waiting: true },
     { type: 'hostWait', id: 'e1', waiting: false },
@@ -153,7 +165,7 @@ const malformed: [string, unknown, string][] = [
   [
     'no type',
     { id: 'x' },
-    'Unknown message type none; expected one of hello, execute, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, outOfMemory, timedOut, handlesClosed, wedged, heartbeat, health, fault.',
+    'Unknown message type none; expected one of hello, execute, console, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, outOfMemory, timedOut, handlesClosed, wedged, heartbeat, health, fault.',
   ],
   ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
   ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],
@@ -286,6 +298,11 @@ const malformed: [string, unknown, string][] = [
     'a status out of range',
     { type: 'invokeResult', id: 'i', response: { ...httpResponse, status: 600 } },
     'response.status must be at most 599',
+  ],
+  [
+    'console lines that are not log lines',
+    { type: 'console', id: 'e', lines: [{ level: 'debug', text: 'x' }] },
+    'lines[0].level',
   ],
   [
     'a host-wait edge that is not a boolean',

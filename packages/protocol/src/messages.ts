@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { MessageIdSchema } from './schemas/common.ts';
-import { FaultCodeSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
+import { FaultCodeSchema, LogLineSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
 import {
   DispatchFrameSchema,
   HttpRequestSchema,
@@ -42,6 +42,17 @@ export const MESSAGE_SCHEMAS = {
     request: ExecuteRequestSchema,
     /** Send hostWait messages for this execution; without it the edges stay in the executor. */
     reportHostWaits: z.boolean({ error: 'must be a boolean' }).optional(),
+    /** Send the run's console lines in `console` messages as they are written, besides the envelope's logs. */
+    streamConsole: z.boolean({ error: 'must be a boolean' }).optional(),
+  }),
+  /**
+   * Console lines of a running execution that asked for them (`streamConsole`), in the order
+   * written, batched; every line is also in the envelope's `logs`, and all of them arrive before
+   * the `result`.
+   */
+  console: shape('console', {
+    id: MessageIdSchema,
+    lines: z.array(LogLineSchema, { error: 'must be a list of log lines' }),
   }),
   /** Ends an execution's conversation with its envelope. */
   result: shape('result', { id: MessageIdSchema, envelope: ResultEnvelopeSchema }),

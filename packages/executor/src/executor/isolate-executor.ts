@@ -14,7 +14,13 @@
  * execute also takes the Code Mode form, `execute(code, providersOrFns, options?)`, which makes it
  * an `Executor` for `@cloudflare/codemode` (docs/codemode.md): a string first argument selects it.
  */
-import { BadRequestError, CodemodeError, faultEnvelope, isFaultCode } from '@supolka/codemode-protocol';
+import {
+  BadRequestError,
+  CodemodeError,
+  faultEnvelope,
+  isFaultCode,
+  type LogLine,
+} from '@supolka/codemode-protocol';
 import type { CodePositions } from '../codemode/code-positions.ts';
 import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '../codemode/contract.ts';
 import { CodeNormalizer } from '../codemode/normalizer.ts';
@@ -39,6 +45,12 @@ export interface ExecuteOptions {
    * when the first opens, false when the last closes. The run clock pauses over the same span.
    */
   readonly onHostWaitChanged?: (waiting: boolean) => void;
+  /**
+   * The run's console lines while it goes, in batches (each line also ends up in the envelope's
+   * logs, within the same capture bound). The program's console never waits on it; a throw or a
+   * rejected promise from it is dropped, and a promise it returns is not waited on.
+   */
+  readonly onConsole?: (lines: readonly LogLine[]) => unknown;
 }
 
 /** The handles a retained execution may grant. */
@@ -116,9 +128,9 @@ export class IsolateExecutor {
     meter: ExecutionMeter | undefined,
   ): Promise<ExecuteResult> {
     let split: ReturnType<typeof splitRequest>;
-    const { signal, onHostWaitChanged } = options ?? {};
+    const { signal, onHostWaitChanged, onConsole } = options ?? {};
     try {
-      checkExecuteOptions(signal, onHostWaitChanged);
+      checkExecuteOptions(signal, onHostWaitChanged, onConsole);
       const request = read();
       // The object form reads at once: its execution reaches the pool in the call, as it always did.
       split = splitRequest(request instanceof Promise ? await request : request, this.#options);
@@ -127,7 +139,13 @@ export class IsolateExecutor {
         return faultEnvelope(error.code, error.message);
       return faultEnvelope('INTERNAL', `The request could not be read: ${String(error)}`);
     }
-    return this.#pool.execute(split.wire, { ...tracing(split.host), signal, onHostWaitChanged, meter });
+    return this.#pool.execute(split.wire, {
+      ...tracing(split.host),
+      signal,
+      onHostWaitChanged,
+      onConsole,
+      meter,
+    });
   }
 
   /**
@@ -175,7 +193,10 @@ export class IsolateExecutor {
 }
 
 /** The second argument is checked like the request: a wrong one is BAD_REQUEST, not a rejection. */
-function checkExecuteOptions(signal: unknown, onHostWaitChanged: unknown): void {
+function checkExecuteOptions(signal: unknown, onHostWaitChanged: unknown, onConsole: unknown): void {
+  if (onConsole !== undefined && typeof onConsole !== 'function') {
+    throw new BadRequestError('options.onConsole must be a function.');
+  }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new BadRequestError('options.signal must be an AbortSignal.');
   }

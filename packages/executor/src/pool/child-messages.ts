@@ -14,6 +14,7 @@ export interface ChildMessageHandlers {
   result(child: PoolChild, message: MessageOf<'result'>): void;
   hostCall(child: PoolChild, message: HostCallMessage): void;
   hostWait(child: PoolChild, message: MessageOf<'hostWait'>): void;
+  console(child: PoolChild, message: MessageOf<'console'>): void;
   prepared(child: PoolChild): void;
   /** The answer to a conversation (invoke, closeHandles). */
   answer(child: PoolChild, message: MessageOf<'invokeResult'> | MessageOf<'ack'>): void;
@@ -40,6 +41,9 @@ export function routeChildMessage(child: PoolChild, message: Message, handlers: 
       break;
     case 'hostWait':
       handlers.hostWait(child, message);
+      break;
+    case 'console':
+      handlers.console(child, message);
       break;
     case 'prepared':
       handlers.prepared(child);

@@ -5,7 +5,12 @@
  * dropped: execute never rejects and never answers twice.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CancelledError, EXECUTION_ENDED_MESSAGE, faultEnvelope } from '@supolka/codemode-protocol';
+import {
+  CancelledError,
+  EXECUTION_ENDED_MESSAGE,
+  faultEnvelope,
+  type LogLine,
+} from '@supolka/codemode-protocol';
 import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
@@ -24,6 +29,8 @@ export interface ExecutionHost {
   readonly onHostWaitChanged?: ((waiting: boolean) => void) | undefined;
   /** Aborting ends the execution at once with CANCELLED. */
   readonly signal?: AbortSignal | undefined;
+  /** Console lines of the run in batches as it writes them (the child batches them); a throw is dropped. */
+  readonly onConsole?: ((lines: readonly LogLine[]) => unknown) | undefined;
   /** Filled with what the execution cost as it runs, when given. */
   readonly meter?: ExecutionMeter | undefined;
 }
@@ -127,6 +134,17 @@ export class PoolExecution implements NestingFrame {
   hostWaitChanged(waiting: boolean): void {
     if (this.#settled) return;
     this.#notifyWait(waiting);
+  }
+
+  /** Passes a batch of console lines on; the caller's callback is not waited on, and its throw is dropped. */
+  consoleLines(lines: readonly LogLine[]): void {
+    if (this.#settled || !this.host.onConsole) return;
+    try {
+      const answer = this.host.onConsole(lines);
+      if (answer instanceof Promise) answer.catch(() => {});
+    } catch {
+      // The run goes on as if nobody watched.
+    }
   }
 
   #notifyWait(waiting: boolean): void {

@@ -93,6 +93,7 @@ export class Pool {
     result: (child, message) => this.#result(child, message),
     hostCall: (child, message) => this.#hostCall(child, message),
     hostWait: (child, message) => this.#running(child, message.id)?.hostWaitChanged(message.waiting),
+    console: (child, message) => this.#running(child, message.id)?.consoleLines(message.lines),
     prepared: (child) => this.#prepared(child),
     answer: (child, message) => this.#answer(child, message),
     fault: (child, message) => this.#fault(child, message),
@@ -172,6 +173,7 @@ export class Pool {
         id,
         request,
         ...(host.onHostWaitChanged ? { reportHostWaits: true } : {}),
+        ...(host.onConsole ? { streamConsole: true } : {}),
       });
     } catch (error) {
       if (error instanceof PayloadTooLargeError) {

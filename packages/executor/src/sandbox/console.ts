@@ -13,6 +13,12 @@ export class ConsoleCapture {
   readonly lines: LogLine[] = [];
   #cost = 0;
   #closed = false;
+  readonly #listener: ((line: LogLine) => void) | undefined;
+
+  /** `listener` hears each line as it is captured (the closing warning too); a throw from it is dropped. */
+  constructor(listener?: (line: LogLine) => void) {
+    this.#listener = listener;
+  }
 
   /**
    * Captures a line, charged LINE_COST plus its escaped length. Returns false once capture has
@@ -23,12 +29,22 @@ export class ConsoleCapture {
     const cost = LINE_COST + JSON.stringify(text).length;
     if (this.#cost + cost > CONSOLE_CAPTURE_LIMIT) {
       this.#closed = true;
-      this.lines.push({ level: 'warn', text: CONSOLE_CAPTURE_MESSAGE });
+      this.#capture({ level: 'warn', text: CONSOLE_CAPTURE_MESSAGE });
       return false;
     }
     this.#cost += cost;
-    this.lines.push({ level, text });
+    this.#capture({ level, text });
     return true;
+  }
+
+  #capture(line: LogLine): void {
+    this.lines.push(line);
+    if (this.#listener === undefined) return;
+    try {
+      this.#listener(line);
+    } catch {
+      // A listener must not change what the run captures.
+    }
   }
 
   /** Ends capture without a final line: a retained execution already delivered its output. */

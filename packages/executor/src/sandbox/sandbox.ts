@@ -16,6 +16,7 @@ import {
   type HttpRequest,
   type HttpResponse,
   isFaultCode,
+  type LogLine,
   MAX_DELAY,
   type ModuleMap,
   type ProviderDescriptor,
@@ -62,6 +63,11 @@ export interface SandboxExecuteRequest {
   readonly countHostWaits?: boolean;
   /** Outermost edges of waits on the caller, for the layer above to pause with the run. */
   readonly onHostWaitChanged?: (waiting: boolean) => void;
+  /**
+   * Each console line as the host captures it, within the capture bound (its closing warning
+   * too), synchronously: the program's console call returns once it did. A throw is dropped.
+   */
+  readonly onConsole?: (line: LogLine) => void;
   /**
    * How fetch reaches the network: null refuses, a function proxies through the caller, undefined
    * written explicitly performs natively. A request without the key gets null (no network).
@@ -140,7 +146,7 @@ export class Sandbox {
   async execute(request: SandboxExecuteRequest): Promise<ExecuteResult> {
     const startedAt = performance.now();
     // 1. Capture first, so a run the engine kills later still comes back with what it wrote.
-    const capture = new ConsoleCapture();
+    const capture = new ConsoleCapture(request.onConsole);
     const outcome = await this.#run(request, capture);
     const envelope: ExecuteResult = { result: outcome.result, logs: capture.lines };
     if (outcome.error !== undefined) envelope.error = outcome.error;

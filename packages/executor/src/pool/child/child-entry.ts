@@ -29,6 +29,7 @@ import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
 import { parseSettings } from '../settings.ts';
 import { ChildRun } from './child-run.ts';
+import { ConsoleStream } from './console-stream.ts';
 import { MemoryGuard } from './memory-guard.ts';
 import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
@@ -114,7 +115,10 @@ function handle(message: Message): void {
       void answerHeartbeat(message.id);
       return;
     case 'execute':
-      void execute(message.id, message.request, message.reportHostWaits === true);
+      void execute(message.id, message.request, {
+        reportHostWaits: message.reportHostWaits === true,
+        streamConsole: message.streamConsole === true,
+      });
       return;
     case 'dispatchReply':
       runs.get(message.id)?.answerDispatch(message.call, message.frame);
@@ -166,8 +170,13 @@ async function answerHeartbeat(id: string): Promise<void> {
   });
 }
 
-async function execute(id: string, request: ExecuteRequest, reportHostWaits: boolean): Promise<void> {
+async function execute(
+  id: string,
+  request: ExecuteRequest,
+  { reportHostWaits, streamConsole }: { reportHostWaits: boolean; streamConsole: boolean },
+): Promise<void> {
   const run = new ChildRun(id, parent, hooks, guard.catastropheInRun);
+  const stream = streamConsole ? new ConsoleStream(id, parent) : undefined;
   runs.set(id, run);
   let envelope: ExecuteResult;
   try {
@@ -191,6 +200,7 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
       dispatch: run.dispatch,
       // Two messages per tool call nobody reads cost about a fifth of a pooled call: sent only when asked.
       ...(reportHostWaits ? { onHostWaitChanged: run.hostWaitChanged } : {}),
+      ...(stream ? { onConsole: stream.push } : {}),
       signal: run.signal,
     });
   } catch (error) {
@@ -210,6 +220,8 @@ async function execute(id: string, request: ExecuteRequest, reportHostWaits: boo
   // Only a run ended at its bound or by its caller can leave its isolate running: one that
   // answered finished its work, and the memory limit's disposal is the engine's own.
   if (envelope.code === 'TIMEOUT' || envelope.code === 'CANCELLED') await reportWedge();
+  // Every streamed line reaches the parent before the result that ends the conversation.
+  stream?.flush();
   sendResult(id, envelope);
   // The wedge check gives the sandbox time to prepare the next isolate before the answer leaves,
   // and the parent drops a `prepared` that arrives while this run is its current one (pool.ts,
