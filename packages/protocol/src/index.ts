@@ -71,4 +71,9 @@ export {
   validate,
   validateMessage,
 } from './validate.ts';
-export { PROTOCOL_VERSION } from './version.ts';
+export {
+  agreedVersion,
+  CONSOLE_PROTOCOL_VERSION,
+  MIN_PROTOCOL_VERSION,
+  PROTOCOL_VERSION,
+} from './version.ts';

@@ -1,6 +1,24 @@
 /**
- * The version of the wire protocol this package speaks. A peer that speaks another version
- * is refused at the hello with a fault naming both (docs/protocol.md, "Versions").
- * Bump it when a message changes shape in a way an older peer would misread.
+ * The versions of the wire protocol this package speaks. The hello negotiates one: the client
+ * states the newest it speaks, the server answers with the newest both speak, and a peer that
+ * speaks none of this package's versions is refused with a fault naming them (docs/protocol.md,
+ * "Versions"). Bump PROTOCOL_VERSION when a message changes shape in a way an older peer would
+ * misread, or for something only a newer peer may ask for.
+ *
+ * 1: everything before the live console.
+ * 2: a client may ask for an execution's console lines as they are written (`streamConsole` on
+ *    `execute`, answered with `console` messages).
  */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
+
+/** The oldest version this package still speaks: a version 1 peer gets exactly version 1. */
+export const MIN_PROTOCOL_VERSION = 1;
+
+/** The first version with the live console. */
+export const CONSOLE_PROTOCOL_VERSION = 2;
+
+/** The version two peers speak, given the newest the other side states; undefined when they share none. */
+export function agreedVersion(stated: number): number | undefined {
+  if (stated < MIN_PROTOCOL_VERSION) return undefined;
+  return Math.min(stated, PROTOCOL_VERSION);
+}

@@ -7,12 +7,14 @@
  */
 import type { Duplex } from 'node:stream';
 import {
+  CONSOLE_PROTOCOL_VERSION,
   decodeMessage,
   type ExecuteRequest,
   errorText,
   faultEnvelope,
   type HttpResponse,
   isFaultCode,
+  type LogLine,
   type Message,
   type MessageOf,
   type MessageScan,
@@ -268,7 +270,7 @@ export class ServerConnection {
     }
   }
 
-  async #execute({ id, request }: MessageOf<'execute'>, release: () => void): Promise<void> {
+  async #execute({ id, request, streamConsole }: MessageOf<'execute'>, release: () => void): Promise<void> {
     if (this.#executions.has(id)) {
       release();
       this.#fault(id, 'BAD_REQUEST', duplicateIdMessage(id));
@@ -283,14 +285,16 @@ export class ServerConnection {
       return;
     }
     try {
-      await this.#run(id, request, release);
+      // Only a client that agreed on a version with the live console gets it; an older one, today's behaviour.
+      const live = streamConsole === true && this.#opening.protocol >= CONSOLE_PROTOCOL_VERSION;
+      await this.#run(id, request, release, live);
     } finally {
       release();
     }
   }
 
   /** Runs an admitted execute; `release` gives its bytes back to the budget once it settled. */
-  async #run(id: string, request: ExecuteRequest, release: () => void): Promise<void> {
+  async #run(id: string, request: ExecuteRequest, release: () => void, live: boolean): Promise<void> {
     const { options, executor, metrics } = this.#context;
     const nestedIn = this.#waitingFrame();
     const execution = new RemoteExecution(
@@ -304,7 +308,11 @@ export class ServerConnection {
     );
     this.#executions.set(id, execution);
     const started = performance.now();
-    const start = () => executor.execute(hostRequest(request, execution), { signal: execution.signal });
+    const start = () =>
+      executor.execute(hostRequest(request, execution), {
+        signal: execution.signal,
+        ...(live ? { onConsole: (lines: readonly LogLine[]) => this.#console(id, lines) } : {}),
+      });
     const run = nestedIn ? withNestingCapacity(nestedIn, start) : start();
     this.#context.track(run);
     const settled = await run;
@@ -328,6 +336,16 @@ export class ServerConnection {
       if (options.instance) result.executionId = `${options.instance}.${result.executionId}`;
     }
     this.#sendResult(id, result);
+  }
+
+  /**
+   * A batch of a live execution's console lines, sent on. They are within the console capture
+   * bound (1 MiB of cost for the whole run), so a batch never nears PAYLOAD_LIMIT; a closed
+   * connection drops it, as its result would be.
+   */
+  #console(id: string, lines: readonly LogLine[]): void {
+    if (this.#closed) return;
+    this.#send({ type: 'console', id, lines: [...lines] });
   }
 
   /**

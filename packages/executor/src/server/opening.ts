@@ -10,7 +10,13 @@
  * refused peer could go on guessing tokens, or open with a second hello, for ws's 30 s.
  */
 import type { Duplex } from 'node:stream';
-import { decodeMessage, type MessageOf, PROTOCOL_VERSION } from '@supolka/codemode-protocol';
+import {
+  agreedVersion,
+  decodeMessage,
+  type MessageOf,
+  MIN_PROTOCOL_VERSION,
+  PROTOCOL_VERSION,
+} from '@supolka/codemode-protocol';
 import {
   CLOSE_CODES,
   HELLO_FIRST_MESSAGE,
@@ -52,6 +58,7 @@ export class Opening {
   readonly #timer: NodeJS.Timeout;
   readonly #log: ConnectionLog;
   #state: OpeningState = 'waiting';
+  #protocol = MIN_PROTOCOL_VERSION;
   #authenticated: boolean;
   #received = 0;
 
@@ -111,9 +118,18 @@ export class Opening {
       }
       this.#authenticated = true;
     }
-    if (hello === undefined) this.#refuse();
-    else if (hello.protocol !== PROTOCOL_VERSION) this.#refuseVersion(hello);
-    else this.#open();
+    if (hello === undefined) {
+      this.#refuse();
+      return;
+    }
+    const agreed = agreedVersion(hello.protocol);
+    if (agreed === undefined) this.#refuseVersion(hello);
+    else this.#open(agreed);
+  }
+
+  /** The protocol version the hello agreed on (the oldest until it did). */
+  get protocol(): number {
+    return this.#protocol;
   }
 
   /** The connection ended before the opening did. */
@@ -121,13 +137,15 @@ export class Opening {
     if (this.#state === 'waiting') this.#finish('refused');
   }
 
-  #open(): void {
+  /** Answers with the newest version both speak: a client of an older one gets exactly that one. */
+  #open(protocol: number): void {
+    this.#protocol = protocol;
     this.#finish('open');
     this.#log.helloAccepted();
     const instance = this.#settings.instance;
     this.#channel.sendOrThrow({
       type: 'hello',
-      protocol: PROTOCOL_VERSION,
+      protocol,
       ...(instance ? { instance } : {}),
     });
   }
@@ -159,7 +177,7 @@ export class Opening {
 
   #refuseVersion(hello: MessageOf<'hello'>): void {
     this.#finish('refused');
-    const message = versionMismatchMessage(PROTOCOL_VERSION, hello.protocol);
+    const message = versionMismatchMessage(MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, hello.protocol);
     this.#channel.sendOrThrow({ type: 'fault', code: 'BAD_REQUEST', message });
     this.#channel.close(CLOSE_CODES.protocol, 'protocol version mismatch');
   }

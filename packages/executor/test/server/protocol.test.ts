@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { encodeMessage, PAYLOAD_LIMIT, stringifyForDispatch } from '@supolka/codemode-protocol';
+import { encodeMessage, PAYLOAD_LIMIT, PROTOCOL_VERSION, stringifyForDispatch } from '@supolka/codemode-protocol';
 import {
   CLOSE_CODES,
   CodemodeError,
@@ -197,17 +197,32 @@ describe('the opening', () => {
     expect((await authenticated.closed).code).toBe(CLOSE_CODES.protocol);
   });
 
-  test('another protocol version is refused naming both, and the client says so', async () => {
+  test.each([
+    [1, 1],
+    [2, 2],
+    [3, 2],
+  ])(
+    'a hello stating version %i is answered with version %i, the newest both speak',
+    async (stated, agreed) => {
+      const peer = new RawPeer(setup.server.url, { authorization: `Bearer ${TOKEN}` });
+      await peer.opened;
+      peer.send({ type: 'hello', protocol: stated });
+      expect(await peer.next()).toStrictEqual({ type: 'hello', protocol: agreed, instance: INSTANCE });
+      peer.socket.close();
+    },
+  );
+
+  test('a version older than any the server speaks is refused naming them, and the client says so', async () => {
     const peer = new RawPeer(setup.server.url, { authorization: `Bearer ${TOKEN}` });
     await peer.opened;
-    peer.send({ type: 'hello', protocol: 2 });
+    peer.send({ type: 'hello', protocol: 0 });
     expect(await peer.next()).toStrictEqual({
       type: 'fault',
       code: 'BAD_REQUEST',
-      message: versionMismatchMessage(1, 2),
+      message: versionMismatchMessage(1, 2, 0),
     });
-    expect(versionMismatchMessage(1, 2)).toBe(
-      "The executor speaks protocol version 1; the client speaks version 2. Use a client of the executor's version.",
+    expect(versionMismatchMessage(1, 2, 0)).toBe(
+      'The executor speaks protocol versions 1 to 2; the client speaks version 0. Use a client of one of those versions.',
     );
     expect(await peer.closed).toStrictEqual({
       code: CLOSE_CODES.protocol,
@@ -218,7 +233,11 @@ describe('the opening', () => {
   test('a client meeting an executor of another version rejects connect with what the executor said', async () => {
     const refusing = await handDrivenExecutor((socket) => {
       socket.send(
-        stringifyForDispatch({ type: 'fault', code: 'BAD_REQUEST', message: versionMismatchMessage(2, 1) }),
+        stringifyForDispatch({
+          type: 'fault',
+          code: 'BAD_REQUEST',
+          message: versionMismatchMessage(3, 4, 2),
+        }),
       );
       socket.close(CLOSE_CODES.protocol, 'protocol version mismatch');
     });
@@ -226,16 +245,16 @@ describe('the opening', () => {
     expect(refused).toMatchObject({
       name: 'CodemodeError',
       code: 'BAD_REQUEST',
-      message: versionMismatchMessage(2, 1),
+      message: versionMismatchMessage(3, 4, 2),
     });
     const newer = await handDrivenExecutor((socket) =>
-      socket.send(stringifyForDispatch({ type: 'hello', protocol: 2 })),
+      socket.send(stringifyForDispatch({ type: 'hello', protocol: 3 })),
     );
     const mismatched = await ExecutorClient.connect(new WebSocket(newer)).catch((error: unknown) => error);
     expect(mismatched).toMatchObject({
       name: 'BadRequestError',
       code: 'BAD_REQUEST',
-      message: 'The executor speaks protocol version 2; this client speaks 1.',
+      message: 'The executor speaks protocol version 3; this client speaks versions 1 to 2.',
     });
   });
 
@@ -257,10 +276,10 @@ describe('a refused connection reads nothing more', () => {
       'a hello of another version, then one of this version',
       { authorization: `Bearer ${TOKEN}` },
       [
-        { type: 'hello', protocol: 2 },
+        { type: 'hello', protocol: 0 },
         { type: 'hello', protocol: 1 },
       ],
-      versionMismatchMessage(1, 2),
+      versionMismatchMessage(1, 2, 0),
       { code: CLOSE_CODES.protocol, reason: 'protocol version mismatch' },
     ],
     [
@@ -578,7 +597,7 @@ describe('plain HTTP', () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({
       status: 'ok',
-      protocol: 1,
+      protocol: PROTOCOL_VERSION,
       instance: INSTANCE,
       engine: { isolatedVm: expect.any(String), behaviours: expect.any(Object) },
       pool: { queued: 0, children: [expect.objectContaining({ pid: expect.any(Number) })] },

@@ -26,7 +26,7 @@ import {
 } from '../errors.ts';
 import { PAYLOAD_LIMIT } from '../limits.ts';
 import type { Message, MessageOf } from '../messages.ts';
-import { type ExecuteResult, faultEnvelope, shapeEnvelope } from '../schemas/envelope.ts';
+import { type ExecuteResult, faultEnvelope, type LogLine, shapeEnvelope } from '../schemas/envelope.ts';
 import type { Fault } from '../schemas/fault.ts';
 import {
   type DispatchFrame,
@@ -42,10 +42,11 @@ import {
   type ProviderDescriptor,
 } from '../schemas/request.ts';
 import { decodeMessage, encodeMessage, validate } from '../validate.ts';
-import { PROTOCOL_VERSION } from '../version.ts';
+import { CONSOLE_PROTOCOL_VERSION, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from '../version.ts';
 import { fromWireResponse, isResponseLike, toWireRequest, toWireResponse } from './http.ts';
 import {
   CLOSE_CODES,
+  clientVersionMessage,
   connectionClosedCause,
   connectionClosedMessage,
   connectRefusedMessage,
@@ -89,6 +90,12 @@ export interface ClientExecuteRequest extends Omit<ExecuteRequest, 'providers' |
 export interface ClientExecuteOptions {
   /** Aborting sends `cancel`; the envelope comes back with code CANCELLED. */
   readonly signal?: AbortSignalLike;
+  /**
+   * The run's console lines while it goes, in batches, before its envelope (which has them all
+   * too). Needs a server of protocol version 2 or later: with an older one the lines come only in
+   * the envelope. A throw from it is dropped.
+   */
+  readonly onConsole?: (lines: readonly LogLine[]) => void;
 }
 
 export interface ConnectOptions {
@@ -132,6 +139,7 @@ interface Execution {
   readonly outbound: OutboundHandler | undefined;
   /** Aborted when the execution ends: proxied fetches still running are no longer wanted. */
   readonly ended: { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
+  readonly onConsole: ((lines: readonly LogLine[]) => void) | undefined;
   finish(envelope: ExecuteResult): void;
 }
 
@@ -155,6 +163,8 @@ export class ExecutorClient {
   #next = 0;
   #closed: { code: number; reason: string } | undefined;
   #instance: string | undefined;
+  /** The version the hello agreed on. */
+  #protocol = MIN_PROTOCOL_VERSION;
 
   /**
    * Opens a session over `socket` (connecting or open): sends the hello, with the token when
@@ -185,6 +195,11 @@ export class ExecutorClient {
     return this.#closed !== undefined;
   }
 
+  /** The protocol version the hello agreed on with the server. */
+  get protocol(): number {
+    return this.#protocol;
+  }
+
   /**
    * How the connection closed, once it has: the WebSocket close code and reason. A server that
    * shuts down closes with 1001 (CLOSE_CODES.goingAway) only after every execution it ran has
@@ -208,8 +223,13 @@ export class ExecutorClient {
     } catch (error) {
       return Promise.resolve(faultEnvelope('BAD_REQUEST', (error as Error).message));
     }
-    const { signal } = options;
+    const { signal, onConsole } = options;
+    if (onConsole !== undefined && typeof onConsole !== 'function') {
+      return Promise.resolve(faultEnvelope('BAD_REQUEST', 'options.onConsole must be a function.'));
+    }
     if (signal?.aborted) return Promise.resolve(faultEnvelope('CANCELLED', cancelledMessage()));
+    // Asked for only where the server speaks it: an older one would refuse nothing, and send nothing.
+    const streamConsole = onConsole !== undefined && this.#protocol >= CONSOLE_PROTOCOL_VERSION;
     const id = this.#id();
     return new Promise<ExecuteResult>((resolve) => {
       const cancel = () => this.#trySend({ type: 'cancel', id });
@@ -218,6 +238,7 @@ export class ExecutorClient {
         fns: split.fns,
         outbound: split.outbound,
         ended: new platform.AbortController(),
+        onConsole,
         finish: (envelope) => {
           if (this.#conversations.get(id) !== execution) return;
           this.#conversations.delete(id);
@@ -228,7 +249,7 @@ export class ExecutorClient {
       };
       this.#conversations.set(id, execution);
       try {
-        this.#send({ type: 'execute', id, request: split.wire });
+        this.#send({ type: 'execute', id, request: split.wire, ...(streamConsole ? { streamConsole } : {}) });
       } catch (error) {
         // A socket already closing fires its close soon: the execution settles with that close's
         // code (1001 from a server shutting down), which tells the caller whether to send it again.
@@ -408,6 +429,9 @@ export class ExecutorClient {
       case 'result':
         this.#execution(message.id)?.finish(shapeEnvelope(message.envelope));
         return;
+      case 'console':
+        this.#console(message);
+        return;
       case 'invokeResult':
       case 'ack': {
         const call = this.#conversations.get(message.id);
@@ -429,14 +453,28 @@ export class ExecutorClient {
     const handshake = this.#handshake;
     if (!handshake) return;
     this.#handshake = undefined;
-    if (hello.protocol === PROTOCOL_VERSION) {
+    // The server answers with the newest version both speak: one of ours, or it is not speaking the protocol.
+    if (hello.protocol >= MIN_PROTOCOL_VERSION && hello.protocol <= PROTOCOL_VERSION) {
+      this.#protocol = hello.protocol;
       handshake.resolve(hello);
       return;
     }
-    const reason = `the executor speaks protocol version ${hello.protocol}; this client speaks ${PROTOCOL_VERSION}`;
-    handshake.reject(new BadRequestError(`${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`));
+    const message = clientVersionMessage(hello.protocol, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION);
+    handshake.reject(new BadRequestError(message));
+    const reason = 'protocol version mismatch';
     this.#end(CLOSE_CODES.protocol, reason);
     this.#socket.close(CLOSE_CODES.protocol, reason);
+  }
+
+  /** Console lines of a running execution that asked; a throw from the caller's callback is dropped. */
+  #console(message: MessageOf<'console'>): void {
+    const onConsole = this.#execution(message.id)?.onConsole;
+    if (onConsole === undefined) return;
+    try {
+      onConsole(message.lines);
+    } catch {
+      // The run goes on as if nobody watched.
+    }
   }
 
   #onServerFault(fault: MessageOf<'fault'>): void {

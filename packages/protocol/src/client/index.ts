@@ -9,7 +9,7 @@ export { CodemodeError, FAULT_CODES, type FaultCode } from '../errors.ts';
 export type { ExecuteResult, LogLine } from '../schemas/envelope.ts';
 export type { Fault } from '../schemas/fault.ts';
 export type { HttpRequest, HttpResponse } from '../schemas/frames.ts';
-export { PROTOCOL_VERSION } from '../version.ts';
+export { CONSOLE_PROTOCOL_VERSION, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from '../version.ts';
 export {
   type ClientExecuteOptions,
   type ClientExecuteRequest,
@@ -24,6 +24,7 @@ export { fromWireResponse, toWireRequest, toWireResponse } from './http.ts';
 export { INSTANCE_PARAMETER, instanceOf, instanceUrl } from './routing.ts';
 export {
   CLOSE_CODES,
+  clientVersionMessage,
   connectionClosedCause,
   connectionClosedMessage,
   connectRefusedMessage,

@@ -35,9 +35,14 @@ export const UNAUTHORIZED_REASONS = {
   wrong: 'wrong token',
 } as const;
 
-/** The server's answer to a hello that speaks another version. */
-export function versionMismatchMessage(server: number, client: number): string {
-  return `The executor speaks protocol version ${server}; the client speaks version ${client}. Use a client of the executor's version.`;
+/** The server's answer to a hello whose version it does not speak (`oldest` to `newest` it does). */
+export function versionMismatchMessage(oldest: number, newest: number, client: number): string {
+  return `The executor speaks protocol versions ${oldest} to ${newest}; the client speaks version ${client}. Use a client of one of those versions.`;
+}
+
+/** What connect rejects with when the server's hello states a version this client does not speak. */
+export function clientVersionMessage(server: number, oldest: number, newest: number): string {
+  return `The executor speaks protocol version ${server}; this client speaks versions ${oldest} to ${newest}.`;
 }
 
 /** Sent (as a fault) before closing with CLOSE_CODES.protocol when the first message is not a hello. */
