@@ -16,6 +16,7 @@ import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import type { ExecutionMeter } from './meter.ts';
 import type { NestingFrame } from './nesting.ts';
+import { consoleCost, STREAMED_CONSOLE_LIMIT } from './streamed-console.ts';
 
 export type { OutboundFunction };
 
@@ -70,6 +71,7 @@ export class PoolExecution implements NestingFrame {
   #settled = false;
   #waiting = false;
   #unwatch: (() => void) | undefined;
+  #consoleCost = 0;
   /**
    * Aborted when the execution settles: outbound requests still in flight are no longer wanted.
    * Made on first use, by a proxied run's outbound call: aborting one dispatches an event, which
@@ -134,6 +136,15 @@ export class PoolExecution implements NestingFrame {
   hostWaitChanged(waiting: boolean): void {
     if (this.#settled) return;
     this.#notifyWait(waiting);
+  }
+
+  /**
+   * Charges streamed lines against what the run's console capture may hold (streamed-console.ts);
+   * false once they pass it, which no sandbox sends.
+   */
+  chargeConsole(lines: readonly LogLine[]): boolean {
+    this.#consoleCost += consoleCost(lines);
+    return this.#consoleCost <= STREAMED_CONSOLE_LIMIT;
   }
 
   /** Passes a batch of console lines on; the caller's callback is not waited on, and its throw is dropped. */

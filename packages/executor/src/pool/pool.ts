@@ -45,6 +45,7 @@ import {
 import { RetainedRoutes } from './retained.ts';
 import { answerHostCall, HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from './serve.ts';
 import type { ChildTestHooks } from './settings.ts';
+import { CONSOLE_PAST_BOUND_MESSAGE, CONSOLE_UNASKED_MESSAGE } from './streamed-console.ts';
 import { Supervision, type SupervisionSettings } from './supervision.ts';
 
 /** The pool's settings, every one resolved by the caller (executor/options.ts holds the defaults). */
@@ -93,7 +94,7 @@ export class Pool {
     result: (child, message) => this.#result(child, message),
     hostCall: (child, message) => this.#hostCall(child, message),
     hostWait: (child, message) => this.#running(child, message.id)?.hostWaitChanged(message.waiting),
-    console: (child, message) => this.#running(child, message.id)?.consoleLines(message.lines),
+    console: (child, message) => this.#console(child, message),
     prepared: (child) => this.#prepared(child),
     answer: (child, message) => this.#answer(child, message),
     fault: (child, message) => this.#fault(child, message),
@@ -349,6 +350,24 @@ export class Pool {
       child.hostCalls--;
       if (child.hostCalls === 0 && child.state.phase === 'hostWait') child.state.move('busy');
     });
+  }
+
+  /**
+   * Console lines of a run that asked for them. Its sandbox streams only what it captured, so a
+   * child that sends lines unasked, or more than the capture bound holds, is not running it.
+   */
+  #console(child: PoolChild, message: MessageOf<'console'>): void {
+    const execution = this.#running(child, message.id);
+    if (!execution) return;
+    if (!execution.host.onConsole) {
+      this.#violation(child, CONSOLE_UNASKED_MESSAGE);
+      return;
+    }
+    if (!execution.chargeConsole(message.lines)) {
+      this.#violation(child, CONSOLE_PAST_BOUND_MESSAGE);
+      return;
+    }
+    execution.consoleLines(message.lines);
   }
 
   #prepared(child: PoolChild): void {

@@ -4,16 +4,18 @@
  * back as WORKER_LOST naming it, while an execution held in another child is answered as if
  * nothing happened and a replacement serves the next request.
  */
-import { workerLostMessage } from '@supolka/codemode-protocol';
+import { CONSOLE_CAPTURE_LIMIT, workerLostMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import {
   CALL_FLOOD_CALLS,
   CALLS_AFTER_INVALID,
+  CONSOLE_FLOOD_LINE,
   DEAF_FLOOD_CALLS,
   DEAF_FLOOD_TOOL,
 } from '../../src/pool/child/channel-attacks.ts';
 import { FRAME_LIMIT, frameTooLargeMessage, NOT_UTF8_MESSAGE } from '../../src/pool/frames.ts';
 import { HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from '../../src/pool/serve.ts';
+import { CONSOLE_PAST_BOUND_MESSAGE, CONSOLE_UNASKED_MESSAGE } from '../../src/pool/streamed-console.ts';
 import { TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
 const validation = (reason: string) => `it sent a message that failed validation: ${reason}`;
@@ -148,6 +150,39 @@ describe('a child that sends valid tool calls right after an invalid message', (
       exactly(validation('Unknown message type "nope"; expected one of '), /[^;]*/),
     );
     expect(served).toBe(0);
+    expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
+      result: 'served on',
+      logs: [],
+    });
+  });
+});
+
+describe('a child that streams console lines its sandbox would not', () => {
+  test.each([
+    ['past the capture bound, to a caller that asked', true, CONSOLE_PAST_BOUND_MESSAGE],
+    ['to a caller that did not ask', false, CONSOLE_UNASKED_MESSAGE],
+  ])('%s: is ended, and the callback heard no more than the bound', async (_, asked, reason) => {
+    const { pool, log } = usePool({ size: 1, testHooks: { channelAttackOnTool: 'attack' } });
+    await Promise.all([pool.engine(), log.next('healthy')]);
+    let heard = 0;
+    const outcome = await pool.execute(
+      { code: 'async () => tools.attack("console-flood")', providers: TOOLS_PROVIDER },
+      {
+        dispatch: async () => '{"result":1}',
+        ...(asked
+          ? {
+              onConsole: (lines: readonly unknown[]) => {
+                heard += lines.length;
+              },
+            }
+          : {}),
+      },
+    );
+    expect(outcome).toMatchObject({ result: undefined, code: 'WORKER_LOST', logs: [] });
+    expect(outcome.error).toMatch(
+      new RegExp(`^${literal(workerLostMessage(reason).slice(0, -1))}; the pool `),
+    );
+    expect(heard * CONSOLE_FLOOD_LINE).toBeLessThanOrEqual(CONSOLE_CAPTURE_LIMIT);
     expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
       result: 'served on',
       logs: [],

@@ -6,7 +6,12 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { encodeMessage, PAYLOAD_LIMIT, PROTOCOL_VERSION, stringifyForDispatch } from '@supolka/codemode-protocol';
+import {
+  encodeMessage,
+  PAYLOAD_LIMIT,
+  PROTOCOL_VERSION,
+  stringifyForDispatch,
+} from '@supolka/codemode-protocol';
 import {
   CLOSE_CODES,
   CodemodeError,

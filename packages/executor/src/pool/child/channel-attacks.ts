@@ -18,6 +18,9 @@ export const CALL_FLOOD_CALLS = 4 * IN_FLIGHT_CALL_LIMIT;
 /** Valid tool calls the invalid-then-calls attack writes right after its invalid message. */
 export const CALLS_AFTER_INVALID = 8;
 
+/** Console lines of this many characters the console-flood attack sends, in messages of 100 lines. */
+export const CONSOLE_FLOOD_LINE = 10_000;
+
 /** The tool the flood attacks call. */
 export const DEAF_FLOOD_TOOL = 'flood';
 
@@ -80,6 +83,14 @@ export function attackChannel(name: unknown, id: string): void {
         Buffer.concat([header(15), Buffer.from('{"type":"nope"}'), ...callFrames(id, CALLS_AFTER_INVALID)]),
       );
       return;
+    case 'console-flood': {
+      // Console lines of its own run, past what its sandbox's capture holds: 2 MiB and more.
+      const line = { level: 'log', text: 'x'.repeat(CONSOLE_FLOOD_LINE) } as const;
+      for (let batch = 0; batch < 3; batch++) {
+        writeAll(encodeFrame(encodeMessage({ type: 'console', id, lines: Array(100).fill(line) })));
+      }
+      return;
+    }
     case 'call-flood':
       // Valid tool calls of its own run, past what its sandbox allows in flight, then on as usual.
       floodCalls(id, CALL_FLOOD_CALLS);
