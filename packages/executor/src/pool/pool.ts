@@ -501,16 +501,26 @@ export class Pool {
 
   /**
    * A nested execution `depth` deep found no child it may take: a child is started beyond the pool
-   * size for the lowest level from 1 to `depth` that has fewer than the pool's size of them. With
-   * every level full it waits: the children of the deepest levels run executions that wait on no
-   * nested one, so they free up.
+   * size for its own level, unless that level already has the pool's size of them. A child of
+   * level d runs only executions at least d deep, none of which is an ancestor of one d deep, so
+   * with its level full it waits for a child that will free up.
    */
   #startNestedChild(depth: number): void {
-    for (let level = 1; level <= depth; level++) {
-      if (this.#supervision.nestedChildren(level) < this.#settings.size) {
-        this.#supervision.startNested(level);
-        return;
-      }
+    if (this.#supervision.nestedChildren(depth) < this.#settings.size) this.#supervision.startNested(depth);
+  }
+
+  /**
+   * Every nested execution still queued has a child of its own level in service (or about to
+   * start): one that was started for it may have failed to start, or died, meanwhile.
+   */
+  #keepNestedCapacity(): void {
+    for (const execution of this.#queue) {
+      const depth = execution.depth;
+      if (depth === 0 || this.#supervision.nestedStartPending(depth)) continue;
+      const serving = this.#supervision.children.some(
+        (child) => child.nestingLevel === depth && child.state.inService && child.startFailure === undefined,
+      );
+      if (!serving) this.#startNestedChild(depth);
     }
   }
 
@@ -538,7 +548,7 @@ export class Pool {
       const execution = this.#queue[index] as PoolExecution;
       const child = this.#idleChild(execution);
       if (!child) {
-        if (!this.#supervision.children.some((candidate) => candidate.state.phase === 'idle')) return;
+        if (!this.#supervision.children.some((candidate) => candidate.state.phase === 'idle')) break;
         index++;
         continue;
       }
@@ -548,6 +558,7 @@ export class Pool {
     for (const child of this.#supervision.children) {
       if (child.nestingLevel > 0 && child.state.phase === 'idle') this.#supervision.retireNested(child);
     }
+    this.#keepNestedCapacity();
   }
 
   #finished(child: PoolChild): void {

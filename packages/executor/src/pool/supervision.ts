@@ -62,6 +62,8 @@ export class Supervision {
   /** Why the last child failed to start, while no child is healthy. */
   #startFailure: string | undefined;
   #stopped = false;
+  /** Children for nested executions waiting out the respawn delay, by level. */
+  readonly #nestedRespawns = new Map<number, NodeJS.Timeout>();
 
   constructor(
     settings: SupervisionSettings,
@@ -94,6 +96,8 @@ export class Supervision {
     this.#stopped = true;
     clearInterval(this.#ticker);
     clearTimeout(this.#respawn);
+    for (const timer of this.#nestedRespawns.values()) clearTimeout(timer);
+    this.#nestedRespawns.clear();
   }
 
   /** A child in service now, or one still starting that may yet report healthy. */
@@ -106,9 +110,28 @@ export class Supervision {
     return this.#children.filter((child) => child.nestingLevel === level && child.state.inService).length;
   }
 
-  /** Starts a child beyond the pool size for nested executions `level` or more deep (nesting.ts). */
+  /**
+   * Starts a child beyond the pool size for nested executions `level` or more deep (nesting.ts).
+   * While children fail to start, one per level at a time, after the same growing delay as
+   * replacements: a broken engine costs one fork per delay here too.
+   */
   startNested(level: number): void {
-    this.#spawn(level);
+    if (this.#stopped || this.#nestedRespawns.has(level)) return;
+    if (this.#startFailures === 0) {
+      this.#spawn(level);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.#nestedRespawns.delete(level);
+      this.#spawn(level);
+    }, this.#respawnDelay());
+    timer.unref();
+    this.#nestedRespawns.set(level, timer);
+  }
+
+  /** Whether a child for nested executions `level` deep is due to start after a failed start. */
+  nestedStartPending(level: number): boolean {
+    return this.#nestedRespawns.has(level);
   }
 
   /**
@@ -299,7 +322,7 @@ export class Supervision {
       for (let index = 0; index < missing; index++) this.#spawn();
       return;
     }
-    const delay = Math.min(100 * 2 ** (this.#startFailures - 1), MAX_RESPAWN_DELAY);
+    const delay = this.#respawnDelay();
     this.#respawn = setTimeout(() => {
       this.#respawn = undefined;
       if (this.#stopped) return;
@@ -308,6 +331,11 @@ export class Supervision {
       this.#replenish();
     }, delay);
     this.#respawn.unref();
+  }
+
+  /** 100 ms after the first failed start, doubling with each one since a child last started, up to MAX_RESPAWN_DELAY. */
+  #respawnDelay(): number {
+    return Math.min(100 * 2 ** (this.#startFailures - 1), MAX_RESPAWN_DELAY);
   }
 
   #emit(event: PoolEvent): void {

@@ -12,6 +12,9 @@ import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { ExecuteResult } from '../../src/index.ts';
 import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE, PARENT_ENDED_REASON } from '../../src/pool/nesting.ts';
 
+// Each level of nesting may start a child of its own, which takes seconds on a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
+
 const executors: IsolateExecutor[] = [];
 function executorOf(poolSize: number): IsolateExecutor {
   const executor = new IsolateExecutor({ poolSize, timeout: 20_000 });

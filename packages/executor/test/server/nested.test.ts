@@ -5,9 +5,12 @@
  * execute sent while a call waits is not cancelled when that execution ends.
  */
 import type { ExecutorClient } from '@supolka/codemode-protocol/client';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE } from '../../src/pool/nesting.ts';
 import { connect, expectPoolClean, useServer } from './helpers.ts';
+
+// Each level of nesting may start a child of its own, which takes seconds on a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const setup = useServer({ executor: { poolSize: 1 } });
 
