@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 /** What `codemode-executor help` (and `--help`) prints: every command, in one screen. */
 export const USAGE = `Usage: codemode-executor run FILE [options]   run one program and print its envelope
        codemode-executor serve [options]      serve the executor protocol over WebSocket
-       codemode-executor help [COMMAND]       this text, or the options of run or serve
+       codemode-executor mcp --config FILE    one MCP code tool over the MCP servers FILE names
+       codemode-executor help [COMMAND]       this text, or the options of run, serve or mcp
        codemode-executor --version            the version of @supolka/codemode-executor
 `;
 
@@ -33,9 +34,9 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** A command name that is none of run, serve or help. */
+/** A command name that is none of run, serve, mcp or help. */
 export function unknownCommandMessage(command: string): string {
-  return `Unknown command '${command}'; the commands are run, serve and help.`;
+  return `Unknown command '${command}'; the commands are run, serve, mcp and help.`;
 }
 
 /** An option before any command. */
@@ -43,7 +44,7 @@ export function unknownLeadingOptionMessage(option: string): string {
   return `Unknown option '${option}'; codemode-executor help lists the commands, and help COMMAND their options.`;
 }
 
-export const NO_COMMAND_MESSAGE = 'No command given; the commands are run, serve and help.';
+export const NO_COMMAND_MESSAGE = 'No command given; the commands are run, serve, mcp and help.';
 
 export interface RunCommand {
   readonly file: string;

@@ -1,8 +1,9 @@
 /**
- * The first word of the command line: run, serve, help, or --version. Returns the exit code: a
+ * The first word of the command line: run, serve, mcp, help, or --version. Returns the exit code: a
  * command that is none of these is a usage error, exit 2, naming what was given.
  */
 import { readFileSync } from 'node:fs';
+import { MCP_USAGE } from '../mcp/command-line.ts';
 import { runServe } from '../server/serve-command.ts';
 import {
   NO_COMMAND_MESSAGE,
@@ -15,7 +16,7 @@ import {
 } from './args.ts';
 import { type Output, runCli } from './run.ts';
 
-const HELP: Readonly<Record<string, string>> = { run: RUN_USAGE, serve: SERVE_USAGE, help: USAGE };
+const HELP: Readonly<Record<string, string>> = { run: RUN_USAGE, serve: SERVE_USAGE, mcp: MCP_USAGE, help: USAGE };
 
 /** The package's version, from its package.json two levels up (from src/cli and from dist/cli alike). */
 export function packageVersion(): string {
@@ -31,6 +32,11 @@ export async function runCommand(argv: readonly string[], output: Output): Promi
         return await runCli(rest, output);
       case 'serve':
         return await runServe(rest, output);
+      case 'mcp': {
+        // Loaded here only: the MCP SDK is this command's, and no other entry point pays for it.
+        const { runMcp } = await import('../mcp/command.ts');
+        return await runMcp(rest, output);
+      }
       case 'help':
       case '--help':
       case '-h':

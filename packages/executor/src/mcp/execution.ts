@@ -1,0 +1,110 @@
+/**
+ * One `execute` call: the program run through IsolateExecutor's Code Mode form with one provider
+ * per upstream, each tool a function that counts the call, asks the approval policy (and, for
+ * `ask`, the user through the client), calls the upstream and maps its result. The run clock pauses
+ * over each of those calls, as over any tool call. The envelope becomes the tool result: its text
+ * (and structuredContent for an object), the console lines as a second block, each cut past
+ * maxResultLength with a marker.
+ */
+import { stringifyForDispatch } from '@supolka/codemode-protocol';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CodeModeProvider } from '../codemode/contract.ts';
+import type { IsolateExecutor } from '../executor/isolate-executor.ts';
+import type { ApprovalPolicy } from './approvals.ts';
+import type { Catalog } from './catalog.ts';
+import { toProgramValue } from './results.ts';
+import {
+  approvalQuestion,
+  declinedMessage,
+  deniedMessage,
+  noElicitationMessage,
+  tooManyCallsMessage,
+  truncatedMarker,
+  unansweredMessage,
+} from './texts.ts';
+
+export interface ExecutionLimits {
+  readonly maxUpstreamCalls: number;
+  readonly maxResultLength: number;
+}
+
+/** The user's answer to an approval question, or undefined when the client cannot be asked. */
+export type AskUser = ((question: string) => Promise<'accept' | 'decline' | 'cancel'>) | undefined;
+
+export interface Execution {
+  readonly code: string;
+  readonly catalog: Catalog;
+  readonly policy: ApprovalPolicy;
+  readonly limits: ExecutionLimits;
+  readonly executor: IsolateExecutor;
+  readonly ask: AskUser;
+  /** Says what the run is waiting on, for progress notifications. */
+  readonly waiting?: (what: string | undefined) => void;
+}
+
+/** How much of the arguments an approval question shows. */
+const QUESTION_ARGS_LIMIT = 500;
+
+export async function runExecution(execution: Execution): Promise<CallToolResult> {
+  const envelope = await execution.executor.execute(execution.code, providersFor(execution));
+  const { maxResultLength } = execution.limits;
+  const logs = envelope.logs.join('\n');
+  const logBlock = logs === '' ? [] : [{ type: 'text' as const, text: cut(`console:\n${logs}`, maxResultLength) }];
+  if (envelope.error !== undefined) {
+    const kind = envelope.code === undefined ? '' : ` [${envelope.code}]`;
+    return { isError: true, content: [{ type: 'text', text: cut(`${envelope.error}${kind}`, maxResultLength) }, ...logBlock] };
+  }
+  const text = envelope.result === undefined ? 'undefined' : stringifyForDispatch(envelope.result);
+  const shown = cut(text, maxResultLength);
+  const structured = isPlainObject(envelope.result) && shown === text ? { structuredContent: JSON.parse(text) } : {};
+  return { content: [{ type: 'text', text: shown }, ...logBlock], ...structured };
+}
+
+function providersFor(execution: Execution): CodeModeProvider[] {
+  let calls = 0;
+  const { catalog, policy, limits } = execution;
+  return catalog.upstreams.map((upstream) => {
+    const fns: Record<string, (args?: unknown) => Promise<unknown>> = Object.create(null);
+    for (const tool of upstream.tools) {
+      const raw = `${upstream.key}.${tool.name}`;
+      fns[tool.name] = async (args: unknown = {}) => {
+        const call = catalog.find(raw)?.call ?? raw;
+        if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+          throw new TypeError(`${call} takes one arguments object, as its declaration says.`);
+        }
+        if (++calls > limits.maxUpstreamCalls) throw new Error(tooManyCallsMessage(limits.maxUpstreamCalls));
+        const verdict = policy.decide([raw, call]);
+        if (verdict.decision === 'deny') throw new Error(deniedMessage(call, verdict.pattern ?? '*'));
+        if (verdict.decision === 'ask') await approve(execution, call, args);
+        return toProgramValue(await upstream.call(tool.name, args as Record<string, unknown>));
+      };
+    }
+    return { name: upstream.namespace, fns };
+  });
+}
+
+async function approve(execution: Execution, call: string, args: object): Promise<void> {
+  if (execution.ask === undefined) throw new Error(noElicitationMessage(call));
+  const shown = cut(JSON.stringify(args), QUESTION_ARGS_LIMIT);
+  execution.waiting?.(`waiting for the user to approve ${call}`);
+  let answer: Awaited<ReturnType<NonNullable<AskUser>>>;
+  try {
+    answer = await execution.ask(approvalQuestion(call, shown));
+  } catch (error) {
+    throw new Error(unansweredMessage(call, error instanceof Error ? error.message : String(error)));
+  } finally {
+    execution.waiting?.(undefined);
+  }
+  if (answer === 'decline') throw new Error(declinedMessage(call));
+  if (answer !== 'accept') throw new Error(unansweredMessage(call, 'the question was dismissed'));
+}
+
+function cut(text: string, limit: number): string {
+  return text.length <= limit ? text : `${text.slice(0, limit)}${truncatedMarker(limit, text.length)}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}

@@ -1,0 +1,136 @@
+/**
+ * `--http PORT`: the served MCP server over Streamable HTTP at /mcp, one session per client
+ * `initialize`, under the rules `serve` keeps (docs/server.md): a bearer token compared in constant
+ * time when one is configured, browser origins refused unless allowed, and no token only on a
+ * loopback address.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { bearerToken, isLoopback, tokenMatches } from '../server/auth.ts';
+import { notLoopbackServeMessage, originRefusedMessage } from '../server/texts.ts';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+
+/** Sessions held at once: each is a served server and its streams in this process. */
+export const SESSION_LIMIT = 64;
+export const MCP_PATH = '/mcp';
+
+export const UNAUTHORIZED_MESSAGE = 'This MCP server needs the bearer token in the Authorization header.';
+export const UNKNOWN_SESSION_MESSAGE = 'No such session: send initialize without an Mcp-Session-Id to start one.';
+export function tooManySessionsMessage(limit: number): string {
+  return `This MCP server already holds ${limit} sessions; close one, or retry later.`;
+}
+
+export interface HttpServeOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly token: string | undefined;
+  readonly allowedOrigins: readonly string[];
+  readonly createServer: () => Server;
+}
+
+export interface ServedHttp {
+  readonly url: string;
+  /** Every server in a session, to tell each of a change of tools. */
+  readonly servers: () => Server[];
+  close(): Promise<void>;
+}
+
+export class HttpServeError extends Error {
+  override name = 'HttpServeError';
+}
+
+export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> {
+  if (options.token === undefined && !isLoopback(options.host)) {
+    throw new HttpServeError(notLoopbackServeMessage(options.host));
+  }
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  const allowed = new Set(options.allowedOrigins);
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    if (path !== MCP_PATH) return refuse(response, 404, `Not found; the MCP endpoint is ${MCP_PATH}.`);
+    const origin = request.headers.origin;
+    if (origin !== undefined && !allowed.has(origin)) return refuse(response, 403, originRefusedMessage(origin));
+    if (options.token !== undefined) {
+      const given = bearerToken(request.headers.authorization ?? '');
+      if (!tokenMatches(options.token, given)) return refuse(response, 401, UNAUTHORIZED_MESSAGE);
+    }
+    const id = request.headers['mcp-session-id'];
+    const existing = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (existing !== undefined) return existing.transport.handleRequest(request, response);
+    if (id !== undefined) return refuse(response, 404, UNKNOWN_SESSION_MESSAGE);
+    if (request.method !== 'POST') return refuse(response, 400, UNKNOWN_SESSION_MESSAGE);
+    const body = await readJson(request, response);
+    if (body === undefined) return;
+    if (!isInitializeRequest(body)) return refuse(response, 400, UNKNOWN_SESSION_MESSAGE);
+    if (sessions.size >= SESSION_LIMIT) return refuse(response, 503, tooManySessionsMessage(SESSION_LIMIT));
+    const server = options.createServer();
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        sessions.set(sessionId, { transport, server });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+
+  const http: HttpServer = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) refuse(response, 500, `The request failed: ${String(error)}`);
+      else response.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port, options.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = http.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}${MCP_PATH}`,
+    servers: () => [...sessions.values()].map((session) => session.server),
+    close: async () => {
+      await Promise.all([...sessions.values()].map((session) => session.transport.close().catch(() => {})));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+/** The first request of a session, read under the same bound the transport keeps for the others. */
+const INITIALIZE_BODY_LIMIT = 1024 * 1024;
+
+async function readJson(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > INITIALIZE_BODY_LIMIT) {
+      refuse(response, 413, `The request body is larger than ${INITIALIZE_BODY_LIMIT} bytes.`);
+      request.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    refuse(response, 400, 'The request body is not JSON.');
+    return undefined;
+  }
+}
+
+function refuse(response: ServerResponse, status: number, message: string): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}

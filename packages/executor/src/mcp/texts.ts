@@ -1,0 +1,102 @@
+/**
+ * Every sentence the mcp command says: to its operator at startup, to the model inside a program,
+ * and to the client in an answer. Defined once here and asserted verbatim by the tests.
+ */
+
+/** Two config keys that sanitize to one namespace. */
+export function serverNameCollisionMessage(first: string, second: string, name: string): string {
+  return `The MCP servers ${JSON.stringify(first)} and ${JSON.stringify(second)} in mcpServers are both called ${name} once their names are made identifiers; rename one of them.`;
+}
+
+/** A config key whose namespace the provider rules reserve. */
+export function serverNameReservedMessage(key: string, name: string, reason: string): string {
+  return `The MCP server ${JSON.stringify(key)} in mcpServers would be the namespace ${name}, which a program cannot be given: ${reason}; rename it.`;
+}
+
+/** Two tools of one upstream that sanitize to one function name. */
+export function toolNameCollisionMessage(server: string, first: string, second: string, name: string): string {
+  return `The tools ${JSON.stringify(first)} and ${JSON.stringify(second)} of the MCP server ${server} are both called ${name} once their names are made identifiers; the server cannot be served until one is renamed.`;
+}
+
+/** An upstream offering more tools than one namespace may hold. */
+export function tooManyToolsMessage(server: string, limit: number): string {
+  return `The MCP server ${server} lists more than ${limit} tools, more than one namespace may hold.`;
+}
+
+/** A config file that does not hold the format; `where` is the key path, `rule` what it must be. */
+export function configKeyMessage(file: string, where: string, rule: string): string {
+  return `${file}: ${where}: ${rule}`;
+}
+
+export function configNotJsonMessage(file: string, reason: string): string {
+  return `${file} is not JSON: ${reason}`;
+}
+
+export function noServersMessage(file: string): string {
+  return `${file} names no MCP server: mcpServers must hold at least one entry.`;
+}
+
+/** Startup: one upstream could not be reached; the others are served. */
+export function upstreamFailedMessage(server: string, reason: string): string {
+  return `codemode-executor mcp: the MCP server ${server} failed to start and is not served: ${reason}`;
+}
+
+/** A call to an upstream that is down (exited, dropped, never started). */
+export function upstreamDownMessage(server: string, reason: string): string {
+  return `The MCP server ${server} is not available (${reason}); it is being restarted, so retry this call in a few seconds or do without it.`;
+}
+
+/** An upstream call that got no answer in time. */
+export function upstreamTimeoutMessage(server: string, tool: string, ms: number): string {
+  return `The MCP server ${server} did not answer the call of ${tool} within ${ms} ms (upstreamTimeout).`;
+}
+
+/** An upstream call that failed on the wire (a garbage answer, a protocol error). */
+export function upstreamCallFailedMessage(server: string, tool: string, reason: string): string {
+  return `The call of ${tool} on the MCP server ${server} failed: ${reason}`;
+}
+
+/** The program made more upstream calls than one execution may. */
+export function tooManyCallsMessage(limit: number): string {
+  return `This program has already made ${limit} upstream tool calls, the most one execution may (maxUpstreamCalls); do the rest in another execute call, or fewer, larger calls.`;
+}
+
+/** A policy says deny. */
+export function deniedMessage(call: string, pattern: string): string {
+  return `The call of ${call} is denied by this server's approval policy (${JSON.stringify(pattern)}: deny); do not retry it, find another way or tell the user it is not allowed.`;
+}
+
+/** The user declined an `ask`. */
+export function declinedMessage(call: string): string {
+  return `The user declined the call of ${call}; do not retry it unless the user asks for it.`;
+}
+
+/** The user dismissed an `ask` without deciding, or it could not be asked. */
+export function unansweredMessage(call: string, reason: string): string {
+  return `The call of ${call} needs the user's approval and did not get it (${reason}); it was not made.`;
+}
+
+/** A policy says ask and the client cannot be asked. */
+export function noElicitationMessage(call: string): string {
+  return `The call of ${call} needs the user's approval, but this MCP client does not support elicitation, so it cannot be asked; the call was not made. Use a client that supports elicitation, or change the policy for this tool.`;
+}
+
+/** What the user is asked. */
+export function approvalQuestion(call: string, args: string): string {
+  return `A program wants to call ${call} with ${args}. Allow this call?`;
+}
+
+/** After the program's answer text when it was cut. */
+export function truncatedMarker(shown: number, total: number): string {
+  return `\n[truncated: ${total} characters, the first ${shown} shown (maxResultLength); return less, or a part at a time]`;
+}
+
+/** The answer to a tool name this server does not offer. */
+export function unknownToolMessage(name: string, offered: readonly string[]): string {
+  return `Unknown tool ${JSON.stringify(name)}; this server offers ${offered.join(', ')}.`;
+}
+
+/** describe asked for a tool the catalog does not hold. */
+export function notInCatalogMessage(name: string): string {
+  return `No tool ${JSON.stringify(name)} in the catalog; search lists the names, as server.tool.`;
+}

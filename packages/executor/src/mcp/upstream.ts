@@ -1,0 +1,227 @@
+/**
+ * One upstream MCP server, held connected with the official SDK's Client: started (stdio) or
+ * reached (Streamable HTTP, falling back to legacy SSE when the server only speaks that), its tools
+ * listed and listed again on `notifications/tools/list_changed`, and, when it exits or its
+ * connection drops, restarted with a backoff that doubles up to BACKOFF_CAP. A call while it is
+ * down throws a sentence naming it and why.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { packageVersion } from '../cli/dispatch.ts';
+import { isStdio, type UpstreamConfig } from './config.ts';
+import { functionNames } from './names.ts';
+import {
+  tooManyToolsMessage,
+  upstreamCallFailedMessage,
+  upstreamDownMessage,
+  upstreamTimeoutMessage,
+} from './texts.ts';
+
+/** Tools one namespace may hold: each is a function the program is told about. */
+export const TOOL_LIMIT = 1000;
+/** Pages of tools/list read before giving up: a server paging forever must not hold startup. */
+export const PAGE_LIMIT = 100;
+export const BACKOFF_START = 500;
+export const BACKOFF_CAP = 30_000;
+/** How much of a stdio server's stderr is kept, to say why it failed. */
+const STDERR_TAIL = 2000;
+
+export interface UpstreamOptions {
+  /** Ms one call, the connection and each listing may take. */
+  readonly timeout: number;
+  /** Told of every change of tools or state, so the catalog can be refreshed. */
+  readonly onChange: () => void;
+  /** Lifecycle lines for the operator (stderr). */
+  readonly log: (line: string) => void;
+}
+
+type State = { readonly kind: 'connecting' } | { readonly kind: 'ready' } | { readonly kind: 'down'; readonly reason: string };
+
+export class Upstream {
+  readonly key: string;
+  readonly namespace: string;
+  readonly #config: UpstreamConfig;
+  readonly #options: UpstreamOptions;
+  #client: Client | undefined;
+  #state: State = { kind: 'connecting' };
+  #tools: readonly Tool[] = [];
+  #stderr = '';
+  #backoff = BACKOFF_START;
+  #restart: NodeJS.Timeout | undefined;
+  #closed = false;
+  /** Bumped by every connection, so the close of an old one cannot touch a newer one's state. */
+  #generation = 0;
+
+  constructor(key: string, namespace: string, config: UpstreamConfig, options: UpstreamOptions) {
+    this.key = key;
+    this.namespace = namespace;
+    this.#config = config;
+    this.#options = options;
+  }
+
+  /** The tools of the last good listing (kept while the server is down, so calls name it). */
+  get tools(): readonly Tool[] {
+    return this.#tools;
+  }
+
+  get state(): State {
+    return this.#state;
+  }
+
+  /** Connects and lists; rejects with the reason (and schedules a restart) when it cannot. */
+  async start(): Promise<void> {
+    const generation = ++this.#generation;
+    this.#state = { kind: 'connecting' };
+    try {
+      const client = await this.#connect(generation);
+      if (generation !== this.#generation || this.#closed) {
+        await client.close();
+        return;
+      }
+      this.#client = client;
+      this.#tools = await this.#list(client);
+      this.#state = { kind: 'ready' };
+      this.#backoff = BACKOFF_START;
+      this.#options.onChange();
+    } catch (error) {
+      if (generation === this.#generation) this.#down(generation, this.#reason(error));
+      throw new Error(this.#reason(error));
+    }
+  }
+
+  async #connect(generation: number): Promise<Client> {
+    const config = this.#config;
+    if (isStdio(config)) {
+      this.#stderr = '';
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args ?? [],
+        // Desktop clients add the entry's env to a minimal inherited one; so does this.
+        env: { ...getDefaultEnvironment(), ...config.env },
+        ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+        stderr: 'pipe',
+      });
+      transport.stderr?.on('data', (chunk: Buffer) => {
+        this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+      });
+      return this.#open(transport, generation);
+    }
+    const url = new URL(config.url);
+    const requestInit = { headers: { ...config.headers } };
+    if (config.type === 'sse') return this.#open(new SSEClientTransport(url, { requestInit }), generation);
+    try {
+      return await this.#open(new StreamableHTTPClientTransport(url, { requestInit }), generation);
+    } catch (streamable) {
+      if (config.type === 'http' || config.type === 'streamable-http') throw streamable;
+      try {
+        return await this.#open(new SSEClientTransport(url, { requestInit }), generation);
+      } catch {
+        throw streamable;
+      }
+    }
+  }
+
+  async #open(transport: Transport, generation: number): Promise<Client> {
+    const client = new Client({ name: 'codemode-executor', version: packageVersion() }, { capabilities: {} });
+    client.onclose = () => {
+      // While connecting, start's own catch reports the failure, with the better reason.
+      if (generation !== this.#generation || this.#closed || this.#state.kind !== 'ready') return;
+      this.#down(generation, this.#closeReason());
+    };
+    // Garbage on the wire is the SDK's to skip; the call it meant to answer times out by name.
+    client.onerror = () => {};
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (generation === this.#generation) void this.#refresh(client);
+    });
+    await client.connect(transport, { timeout: this.#options.timeout });
+    return client;
+  }
+
+  async #list(client: Client): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < PAGE_LIMIT; page++) {
+      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.#options.timeout });
+      tools.push(...answer.tools);
+      if (tools.length > TOOL_LIMIT) throw new Error(tooManyToolsMessage(this.key, TOOL_LIMIT));
+      cursor = answer.nextCursor;
+      if (cursor === undefined) break;
+    }
+    // Refused here, before any of them is offered: two tools under one name hide one.
+    functionNames(this.key, tools.map((tool) => tool.name));
+    return tools;
+  }
+
+  async #refresh(client: Client): Promise<void> {
+    try {
+      this.#tools = await this.#list(client);
+      this.#options.onChange();
+    } catch (error) {
+      this.#options.log(`the tools of ${this.key} could not be listed again, the earlier list stays: ${this.#reason(error)}`);
+    }
+  }
+
+  #down(generation: number, reason: string): void {
+    this.#state = { kind: 'down', reason };
+    this.#client = undefined;
+    this.#options.log(`the MCP server ${this.key} is down (${reason}); restarting in ${this.#backoff} ms`);
+    this.#options.onChange();
+    if (this.#closed || this.#restart !== undefined) return;
+    const delay = this.#backoff;
+    this.#backoff = Math.min(this.#backoff * 2, BACKOFF_CAP);
+    this.#restart = setTimeout(() => {
+      this.#restart = undefined;
+      if (generation !== this.#generation || this.#closed) return;
+      this.start().then(
+        () => this.#options.log(`the MCP server ${this.key} is back`),
+        () => {},
+      );
+    }, delay);
+    this.#restart.unref();
+  }
+
+  #closeReason(): string {
+    const stderr = this.#stderr.trim().split('\n').at(-1);
+    return stderr ? `its connection closed; its last words on stderr: ${stderr}` : 'its connection closed';
+  }
+
+  #reason(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return this.#closeReason();
+    return message;
+  }
+
+  /** Calls one tool by its upstream name; resolves to the raw result, rejects with a sentence naming the server. */
+  async call(tool: string, args: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
+    const client = this.#client;
+    if (this.#state.kind !== 'ready' || client === undefined) {
+      const reason = this.#state.kind === 'down' ? this.#state.reason : 'it is still starting';
+      throw new Error(upstreamDownMessage(this.key, reason));
+    }
+    try {
+      return (await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
+        timeout: this.#options.timeout,
+      })) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new Error(upstreamTimeoutMessage(this.key, tool, this.#options.timeout));
+      }
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+        throw new Error(upstreamDownMessage(this.key, this.#closeReason()));
+      }
+      throw new Error(upstreamCallFailedMessage(this.key, tool, error instanceof Error ? error.message : String(error)));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#restart);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+}
