@@ -41,6 +41,11 @@ export function upstreamFailedMessage(server: string, reason: string): string {
   return `codemode-executor mcp: the MCP server ${server} failed to start and is not served: ${reason}`;
 }
 
+/** Connecting or listing tools took too long. */
+export function connectTimeoutMessage(ms: number): string {
+  return `it did not finish connecting and listing its tools within ${ms} ms`;
+}
+
 /** A call to an upstream that is down (exited, dropped, never started). */
 export function upstreamDownMessage(server: string, reason: string): string {
   return `The MCP server ${server} is not available (${reason}); it is being restarted, so retry this call in a few seconds or do without it.`;

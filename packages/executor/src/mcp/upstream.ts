@@ -15,6 +15,7 @@ import { packageVersion } from '../cli/dispatch.ts';
 import { isStdio, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
 import {
+  connectTimeoutMessage,
   tooManyToolsMessage,
   upstreamCallFailedMessage,
   upstreamDownMessage,
@@ -25,8 +26,15 @@ import {
 export const TOOL_LIMIT = 1000;
 /** Pages of tools/list read before giving up: a server paging forever must not hold startup. */
 export const PAGE_LIMIT = 100;
+/**
+ * How long connecting and listing tools may take: a server started with npx may spend seconds
+ * installing, far longer than one call should wait (upstreamTimeout).
+ */
+export const CONNECT_TIMEOUT = 30_000;
 export const BACKOFF_START = 500;
 export const BACKOFF_CAP = 30_000;
+/** A transport error this recent when the connection closes is named as its cause. */
+const LAST_ERROR_WINDOW = 1000;
 /** How much of a stdio server's stderr is kept, to say why it failed. */
 const STDERR_TAIL = 2000;
 
@@ -50,6 +58,10 @@ export class Upstream {
   #state: State = { kind: 'connecting' };
   #tools: readonly Tool[] = [];
   #stderr = '';
+  /** Settles when the stdio server's stderr has ended, so its last words are read before they are quoted. */
+  #stderrEnded: Promise<void> = Promise.resolve();
+  /** The transport's last complaint (a line too long, a broken pipe), quoted if the connection then closes. */
+  #lastError: { message: string; at: number } | undefined;
   #backoff = BACKOFF_START;
   #restart: NodeJS.Timeout | undefined;
   #closed = false;
@@ -105,8 +117,13 @@ export class Upstream {
         ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
         stderr: 'pipe',
       });
-      transport.stderr?.on('data', (chunk: Buffer) => {
+      const stderr = transport.stderr;
+      stderr?.on('data', (chunk: Buffer) => {
         this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+      });
+      this.#stderrEnded = new Promise((resolve) => {
+        stderr?.once('end', resolve);
+        stderr?.once('close', resolve);
       });
       return this.#open(transport, generation);
     }
@@ -130,14 +147,21 @@ export class Upstream {
     client.onclose = () => {
       // While connecting, start's own catch reports the failure, with the better reason.
       if (generation !== this.#generation || this.#closed || this.#state.kind !== 'ready') return;
-      this.#down(generation, this.#closeReason());
+      this.#state = { kind: 'down', reason: 'its connection closed' };
+      void this.#closeReason().then((reason) => this.#down(generation, reason));
     };
-    // Garbage on the wire is the SDK's to skip; the call it meant to answer times out by name.
-    client.onerror = () => {};
+    // Garbage on the wire is the SDK's to skip (the call it meant to answer times out by name);
+    // the complaint is kept in case the connection closes because of it.
+    // The first of a burst is the cause: a line past the bound is followed by its tail as garbage.
+    client.onerror = (error) => {
+      const now = Date.now();
+      if (this.#lastError !== undefined && now - this.#lastError.at < LAST_ERROR_WINDOW) return;
+      this.#lastError = { message: error.message, at: now };
+    };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (generation === this.#generation) void this.#refresh(client);
     });
-    await client.connect(transport, { timeout: this.#options.timeout });
+    await client.connect(transport, { timeout: CONNECT_TIMEOUT });
     return client;
   }
 
@@ -145,7 +169,7 @@ export class Upstream {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < PAGE_LIMIT; page++) {
-      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.#options.timeout });
+      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: CONNECT_TIMEOUT });
       tools.push(...answer.tools);
       if (tools.length > TOOL_LIMIT) throw new Error(tooManyToolsMessage(this.key, TOOL_LIMIT));
       cursor = answer.nextCursor;
@@ -166,6 +190,8 @@ export class Upstream {
   }
 
   #down(generation: number, reason: string): void {
+    // A close noticed late must not mark a newer connection down.
+    if (generation !== this.#generation) return;
     this.#state = { kind: 'down', reason };
     this.#client = undefined;
     this.#options.log(`the MCP server ${this.key} is down (${reason}); restarting in ${this.#backoff} ms`);
@@ -184,14 +210,19 @@ export class Upstream {
     this.#restart.unref();
   }
 
-  #closeReason(): string {
+  /** Why the connection closed, once the server's stderr has been read to its end (a second at most). */
+  async #closeReason(): Promise<string> {
+    await Promise.race([this.#stderrEnded, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    const recent = this.#lastError !== undefined && Date.now() - this.#lastError.at < LAST_ERROR_WINDOW;
+    const after = recent ? ` after ${this.#lastError?.message}` : '';
     const stderr = this.#stderr.trim().split('\n').at(-1);
-    return stderr ? `its connection closed; its last words on stderr: ${stderr}` : 'its connection closed';
+    return `its connection closed${after}${stderr ? `; its last words on stderr: ${stderr}` : ''}`;
   }
 
   #reason(error: unknown): string {
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return this.#closeReason();
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return 'its connection closed';
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return connectTimeoutMessage(CONNECT_TIMEOUT);
     return message;
   }
 
@@ -211,7 +242,7 @@ export class Upstream {
         throw new Error(upstreamTimeoutMessage(this.key, tool, this.#options.timeout));
       }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
-        throw new Error(upstreamDownMessage(this.key, this.#closeReason()));
+        throw new Error(upstreamDownMessage(this.key, await this.#closeReason()));
       }
       throw new Error(upstreamCallFailedMessage(this.key, tool, error instanceof Error ? error.message : String(error)));
     }
