@@ -8,6 +8,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
+  McpError,
   ListToolsRequestSchema,
   type ServerNotification,
   type ServerRequest,
@@ -19,7 +21,7 @@ import type { IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { ApprovalPolicy } from './approvals.ts';
 import { type Catalog, DESCRIPTION_CUTOVER } from './catalog.ts';
 import { type AskUser, type ExecutionLimits, runExecution } from './execution.ts';
-import { notInCatalogMessage, unknownToolMessage } from './texts.ts';
+import { approvalTimeoutReason, notInCatalogMessage, unknownToolMessage } from './texts.ts';
 
 export interface McpHost {
   readonly catalog: Catalog;
@@ -133,12 +135,21 @@ async function execute(server: Server, host: McpHost, code: string, extra: Extra
 
 function askUser(server: Server, host: McpHost, extra: Extra): AskUser {
   if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
+  const timeout = host.limits.approvalTimeout;
   return async (question) => {
-    const answer = await server.elicitInput(
-      { mode: 'form', message: question, requestedSchema: { type: 'object', properties: {} } },
-      { relatedRequestId: extra.requestId, timeout: host.limits.approvalTimeout, signal: extra.signal },
-    );
-    return answer.action;
+    try {
+      const answer = await server.elicitInput(
+        { mode: 'form', message: question, requestedSchema: { type: 'object', properties: {} } },
+        // Related to the execute request, so over HTTP the question travels on its stream.
+        { relatedRequestId: extra.requestId, timeout, signal: extra.signal },
+      );
+      return answer.action;
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new Error(approvalTimeoutReason(timeout));
+      }
+      throw error;
+    }
   };
 }
 

@@ -81,6 +81,11 @@ export function unansweredMessage(call: string, reason: string): string {
   return `The call of ${call} needs the user's approval and did not get it (${reason}); it was not made.`;
 }
 
+/** Why an `ask` got no answer: none came in time. */
+export function approvalTimeoutReason(ms: number): string {
+  return `no answer came within ${ms} ms (approvalTimeout)`;
+}
+
 /** A policy says ask and the client cannot be asked. */
 export function noElicitationMessage(call: string): string {
   return `The call of ${call} needs the user's approval, but this MCP client does not support elicitation, so it cannot be asked; the call was not made. Use a client that supports elicitation, or change the policy for this tool.`;
