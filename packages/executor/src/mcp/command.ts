@@ -10,6 +10,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { UsageError } from '../cli/args.ts';
 import type { Output } from '../cli/run.ts';
 import { IsolateExecutor } from '../executor/isolate-executor.ts';
+import { isLoopback } from '../server/auth.ts';
+import { notLoopbackServeMessage } from '../server/texts.ts';
 import { readToken, TokenSourceError } from '../server/token.ts';
 import { ApprovalPolicy } from './approvals.ts';
 import { Catalog } from './catalog.ts';
@@ -52,8 +54,15 @@ export async function runMcp(
     config = await readConfig(command.config);
     names = namespaceNames(Object.keys(config.mcpServers));
     token = command.http === undefined ? undefined : await readToken(env, command.tokenFile);
+    // Refused before any upstream starts; serveHttp checks the same for callers of its own.
+    const host = command.host ?? '127.0.0.1';
+    if (command.http !== undefined && token === undefined && !isLoopback(host)) {
+      throw new HttpServeError(notLoopbackServeMessage(host));
+    }
   } catch (error) {
-    if (!(error instanceof UsageError || error instanceof TokenSourceError)) throw error;
+    if (!(error instanceof UsageError || error instanceof TokenSourceError || error instanceof HttpServeError)) {
+      throw error;
+    }
     output.err(`codemode-executor mcp: ${error.message}\n`);
     return 2;
   }
