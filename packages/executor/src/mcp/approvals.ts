@@ -46,7 +46,7 @@ export class ApprovalPolicy {
         best = rule;
       }
     }
-    return best === undefined ? { decision: 'allow', pattern: undefined } : best;
+    return best === undefined ? { decision: 'allow', pattern: undefined } : { decision: best.decision, pattern: best.pattern };
   }
 }
 

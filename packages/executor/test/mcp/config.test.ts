@@ -1,0 +1,149 @@
+/**
+ * The config file and the names made from it: each key checked with a sentence naming it, files
+ * too large or too deep refused before they cost anything, names that collide or are reserved
+ * refused naming both, and the approval globs matched in bounded time.
+ */
+import { afterAll, describe, expect, test } from 'vitest';
+import { USAGE } from '../../src/cli/args.ts';
+import { tooLargeMessage } from '../../src/cli/read-text-file.ts';
+import { ApprovalPolicy, globMatches } from '../../src/mcp/approvals.ts';
+import { MCP_USAGE } from '../../src/mcp/command-line.ts';
+import { CONFIG_BYTES_LIMIT, parseConfig } from '../../src/mcp/config.ts';
+import { functionNames, namespaceNames } from '../../src/mcp/names.ts';
+import {
+  configKeyMessage,
+  noServersMessage,
+  serverNameCollisionMessage,
+  serverNameReservedMessage,
+  toolNameCollisionMessage,
+} from '../../src/mcp/texts.ts';
+import { cli, removeScratch, scratch, write } from '../cli/cli-process.ts';
+
+afterAll(removeScratch);
+
+const stdio = { command: 'node' };
+
+function refusal(config: unknown): string {
+  try {
+    parseConfig(JSON.stringify(config), 'mcp.json');
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return 'accepted';
+}
+
+describe('the config file', () => {
+  test.each([
+    [{ mcpServers: { a: stdio }, approvals: { 'a.*': 'maybe' } }, 'approvals["a.*"]', 'Invalid option: expected one of "allow"|"deny"|"ask".'],
+    [{ mcpServers: { a: { command: 'node', args: 'x' } } }, 'mcpServers.a.args', 'Invalid input: expected array, received string.'],
+    [{ mcpServers: { 'my server': { url: 'ftp://host/' } } }, 'mcpServers["my server"].url', 'Invalid URL.'],
+    [{ mcpServers: { a: { command: 'node', extra: 1 } } }, 'mcpServers.a', 'unknown key "extra"; docs/mcp.md lists the keys.'],
+    [{ mcpServers: { a: { headers: {} } } }, 'mcpServers.a', 'must be a stdio server { command, args?, env?, cwd? } or an HTTP server { url, headers? }.'],
+    [{ mcpServers: { a: stdio }, timeout: 1.5 }, 'timeout', 'Invalid input: expected int, received number.'],
+    [{ mcpServers: { a: stdio }, colour: 'blue' }, '(the top level)', 'unknown key "colour"; docs/mcp.md lists the keys.'],
+    [[], '(the top level)', 'Invalid input: expected object, received array.'],
+  ])('%j is refused naming the key', (config, where, rule) => {
+    expect(refusal(config)).toBe(configKeyMessage('mcp.json', where, rule));
+  });
+
+  test('a config with no servers, and one nested deep inside a key, are refused', () => {
+    expect(refusal({ mcpServers: {} })).toBe(noServersMessage('mcp.json'));
+    const deep = `{"mcpServers":{"a":{"command":"node","env":{"X":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}}`;
+    expect(() => parseConfig(deep, 'mcp.json')).toThrow(
+      configKeyMessage('mcp.json', 'mcpServers.a.env.X', 'Invalid input: expected string, received array.'),
+    );
+  });
+
+  test('the desktop clients’ forms are accepted: type, disabled, env and headers', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        mcpServers: {
+          local: { type: 'stdio', command: 'npx', args: ['-y', 'x'], env: { A: 'b' }, cwd: '/tmp', disabled: true },
+          remote: { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' } },
+        },
+        approvals: { '*': 'ask' },
+        outbound: 'native',
+      }),
+      'mcp.json',
+    );
+    expect(Object.keys(config.mcpServers)).toEqual(['local', 'remote']);
+  });
+
+  test('a 10 MB config file and a missing --config end the command with exit 2, before any upstream', () => {
+    const directory = scratch();
+    const big = write(directory, 'big.json', `{"mcpServers":{"a":{"command":"${'x'.repeat(10 * 1024 * 1024)}"}}}`);
+    const run = cli(['mcp', '--config', big]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(`codemode-executor mcp: ${tooLargeMessage(big, CONFIG_BYTES_LIMIT)}\n`);
+    const bare = cli(['mcp']);
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toBe(`codemode-executor mcp: mcp needs --config FILE, the file naming the MCP servers.\n\n${MCP_USAGE}`);
+  });
+
+  test('help names the command, and help mcp prints its options', () => {
+    expect(USAGE).toContain('codemode-executor mcp --config FILE');
+    const run = cli(['help', 'mcp']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(MCP_USAGE);
+  });
+});
+
+describe('names', () => {
+  test('config keys become namespaces as the Code Mode sanitizer makes them', () => {
+    expect([...namespaceNames(['github', 'my-server', '2fa', 'class']).values()]).toEqual([
+      'github',
+      'my_server',
+      '_2fa',
+      'class_',
+    ]);
+  });
+
+  test('two keys that become one namespace are refused naming both', () => {
+    expect(() => namespaceNames(['my-server', 'my.server'])).toThrow(
+      serverNameCollisionMessage('my-server', 'my.server', 'my_server'),
+    );
+  });
+
+  test('a key whose namespace would hide a global is refused naming it and why', () => {
+    expect(() => namespaceNames(['console'])).toThrow(
+      serverNameReservedMessage('console', 'console', 'it would hide the global console that programs rely on'),
+    );
+    expect(() => namespaceNames(['__dispatch'])).toThrow(
+      serverNameReservedMessage('__dispatch', '__dispatch', 'names starting with __ belong to the sandbox'),
+    );
+  });
+
+  test('two tools of one server that become one function are refused naming both', () => {
+    expect(() => functionNames('github', ['list-issues', 'list issues'])).toThrow(
+      toolNameCollisionMessage('github', 'list-issues', 'list issues', 'list_issues'),
+    );
+  });
+});
+
+describe('approval globs', () => {
+  test('the most specific pattern wins; of equal ones the strictest; no match allows', () => {
+    const policy = new ApprovalPolicy({ '*': 'ask', 'github.*': 'allow', 'github.delete_*': 'deny', 'github.get*': 'ask' });
+    expect(policy.decide(['github.delete_repo'])).toEqual({ decision: 'deny', pattern: 'github.delete_*' });
+    expect(policy.decide(['github.list_issues'])).toEqual({ decision: 'allow', pattern: 'github.*' });
+    expect(policy.decide(['slack.post'])).toEqual({ decision: 'ask', pattern: '*' });
+    expect(new ApprovalPolicy({}).decide(['a.b'])).toEqual({ decision: 'allow', pattern: undefined });
+    const tie = new ApprovalPolicy({ 'a.*x': 'allow', 'a.x*': 'deny' });
+    expect(tie.decide(['a.xx']).decision).toBe('deny');
+  });
+
+  test('a pattern matches the raw spelling or the sanitized one', () => {
+    const policy = new ApprovalPolicy({ 'my-server.get-item': 'deny' });
+    expect(policy.decide(['my-server.get-item', 'my_server.get_item']).decision).toBe('deny');
+    expect(new ApprovalPolicy({ 'my_server.get_item': 'deny' }).decide(['my-server.get-item', 'my_server.get_item']).decision).toBe('deny');
+  });
+
+  test('stars and literals match as globs, and a pathological pattern still ends', () => {
+    expect(globMatches('a*b*c', 'aXXbYYc')).toBe(true);
+    expect(globMatches('a*b*c', 'aXXbYY')).toBe(false);
+    expect(globMatches('*', '')).toBe(true);
+    expect(globMatches('a.b', 'a.b')).toBe(true);
+    expect(globMatches('a.b', 'aXb')).toBe(false);
+    // Exponential for a backtracking regular expression; length × length here.
+    expect(globMatches(`${'*a'.repeat(500)}b`, 'a'.repeat(20_000))).toBe(false);
+  });
+});
