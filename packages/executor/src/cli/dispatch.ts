@@ -16,7 +16,12 @@ import {
 } from './args.ts';
 import { type Output, runCli } from './run.ts';
 
-const HELP: Readonly<Record<string, string>> = { run: RUN_USAGE, serve: SERVE_USAGE, mcp: MCP_USAGE, help: USAGE };
+const HELP: Readonly<Record<string, string>> = {
+  run: RUN_USAGE,
+  serve: SERVE_USAGE,
+  mcp: MCP_USAGE,
+  help: USAGE,
+};
 
 /** The package's version, from its package.json two levels up (from src/cli and from dist/cli alike). */
 export function packageVersion(): string {

@@ -46,7 +46,9 @@ export class ApprovalPolicy {
         best = rule;
       }
     }
-    return best === undefined ? { decision: 'allow', pattern: undefined } : { decision: best.decision, pattern: best.pattern };
+    return best === undefined
+      ? { decision: 'allow', pattern: undefined }
+      : { decision: best.decision, pattern: best.pattern };
   }
 }
 

@@ -34,7 +34,11 @@ export class Catalog {
 
   entries(): CatalogEntry[] {
     return this.upstreams.flatMap((upstream) =>
-      upstream.tools.map((tool) => ({ upstream, tool, call: `${upstream.namespace}.${sanitizeToolName(tool.name)}` })),
+      upstream.tools.map((tool) => ({
+        upstream,
+        tool,
+        call: `${upstream.namespace}.${sanitizeToolName(tool.name)}`,
+      })),
     );
   }
 
@@ -42,7 +46,9 @@ export class Catalog {
   declarations(): string {
     return this.upstreams
       .filter((upstream) => upstream.tools.length > 0)
-      .map((upstream) => namespaceDeclaration(upstream.namespace, upstream.tools, `The MCP server ${upstream.key}.`))
+      .map((upstream) =>
+        namespaceDeclaration(upstream.namespace, upstream.tools, `The MCP server ${upstream.key}.`),
+      )
       .join('\n\n');
   }
 
@@ -51,7 +57,8 @@ export class Catalog {
     return this.upstreams.flatMap((upstream) => {
       const state = upstream.state;
       if (state.kind === 'down') return [`${upstream.namespace} (${upstream.key}): down, ${state.reason}`];
-      if (state.kind === 'connecting' && upstream.tools.length === 0) return [`${upstream.namespace} (${upstream.key}): starting`];
+      if (state.kind === 'connecting' && upstream.tools.length === 0)
+        return [`${upstream.namespace} (${upstream.key}): starting`];
       return [];
     });
   }
@@ -81,7 +88,9 @@ export class Catalog {
   }
 
   find(call: string): CatalogEntry | undefined {
-    return this.entries().find((entry) => entry.call === call || `${entry.upstream.key}.${entry.tool.name}` === call);
+    return this.entries().find(
+      (entry) => entry.call === call || `${entry.upstream.key}.${entry.tool.name}` === call,
+    );
   }
 
   describe(entry: CatalogEntry): string {

@@ -51,14 +51,17 @@ export function parseMcpCommandLine(argv: readonly string[]): McpCommand | 'help
     if (option !== undefined && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
       throw new UsageError(unknownOptionMessage('mcp', option));
     }
-    if (option !== undefined && message.endsWith(' argument missing')) throw new UsageError(missingValueMessage(option));
-    if (option !== undefined && message.endsWith(' does not take an argument')) throw new UsageError(noValueMessage(option));
+    if (option !== undefined && message.endsWith(' argument missing'))
+      throw new UsageError(missingValueMessage(option));
+    if (option !== undefined && message.endsWith(' does not take an argument'))
+      throw new UsageError(noValueMessage(option));
     throw new UsageError(message);
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`mcp takes no arguments; got ${positionals.join(' ')}.`);
-  if (values.config === undefined) throw new UsageError('mcp needs --config FILE, the file naming the MCP servers.');
+  if (values.config === undefined)
+    throw new UsageError('mcp needs --config FILE, the file naming the MCP servers.');
   const outbound = values.outbound;
   if (outbound !== undefined && outbound !== 'disabled' && outbound !== 'native') {
     throw new UsageError(`--outbound must be disabled or native; got '${outbound}'.`);

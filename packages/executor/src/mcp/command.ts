@@ -15,7 +15,7 @@ import { notLoopbackServeMessage } from '../server/texts.ts';
 import { readToken, TokenSourceError } from '../server/token.ts';
 import { ApprovalPolicy } from './approvals.ts';
 import { Catalog } from './catalog.ts';
-import { type McpCommand, MCP_USAGE, parseMcpCommandLine } from './command-line.ts';
+import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';
 import { type McpConfig, readConfig } from './config.ts';
 import { HttpServeError, serveHttp } from './http-serve.ts';
 import { namespaceNames } from './names.ts';
@@ -60,7 +60,9 @@ export async function runMcp(
       throw new HttpServeError(notLoopbackServeMessage(host));
     }
   } catch (error) {
-    if (!(error instanceof UsageError || error instanceof TokenSourceError || error instanceof HttpServeError)) {
+    if (
+      !(error instanceof UsageError || error instanceof TokenSourceError || error instanceof HttpServeError)
+    ) {
       throw error;
     }
     output.err(`codemode-executor mcp: ${error.message}\n`);
@@ -103,11 +105,17 @@ export async function runMcp(
   const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
   started.forEach((outcome, index) => {
     if (outcome.status === 'rejected') {
-      output.err(`${upstreamFailedMessage((upstreams[index] as Upstream).key, (outcome.reason as Error).message)}\n`);
+      output.err(
+        `${upstreamFailedMessage((upstreams[index] as Upstream).key, (outcome.reason as Error).message)}\n`,
+      );
     }
   });
-  const served = upstreams.filter((upstream) => upstream.state.kind === 'ready').map((upstream) => upstream.key);
-  log(`serving ${served.length} of ${upstreams.length} MCP servers${served.length > 0 ? `: ${served.join(', ')}` : ''}`);
+  const served = upstreams
+    .filter((upstream) => upstream.state.kind === 'ready')
+    .map((upstream) => upstream.key);
+  log(
+    `serving ${served.length} of ${upstreams.length} MCP servers${served.length > 0 ? `: ${served.join(', ')}` : ''}`,
+  );
 
   const shutdown = async () => {
     await Promise.all(upstreams.map((upstream) => upstream.close()));

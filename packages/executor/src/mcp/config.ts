@@ -5,8 +5,8 @@
  * checked; a file that does not hold is refused with a sentence naming the key (docs/mcp.md).
  */
 import { z } from 'zod';
-import { readTextFile } from '../cli/read-text-file.ts';
 import { UsageError } from '../cli/args.ts';
+import { readTextFile } from '../cli/read-text-file.ts';
 import { configKeyMessage, configNotJsonMessage, noServersMessage } from './texts.ts';
 
 /** A config is a few kilobytes; a megabyte is far past any real one and bounds what parsing costs. */
@@ -106,7 +106,8 @@ function keyPath(path: readonly PropertyKey[]): string {
   let written = '';
   for (const key of path) {
     if (typeof key === 'number') written += `[${key}]`;
-    else if (/^[A-Za-z_$][\w$]*$/.test(String(key))) written += written === '' ? String(key) : `.${String(key)}`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(String(key)))
+      written += written === '' ? String(key) : `.${String(key)}`;
     else written += `[${JSON.stringify(String(key))}]`;
   }
   return written;

@@ -44,14 +44,16 @@ function typeOf(schema: unknown, walk: Walk, depth: number, indent: string): str
   if (Array.isArray(schema.enum)) return union(schema.enum.slice(0, 100).map(literal));
   for (const key of ['anyOf', 'oneOf'] as const) {
     const branches = schema[key];
-    if (Array.isArray(branches)) return union(branches.slice(0, 50).map((b) => typeOf(b, walk, depth + 1, indent)));
+    if (Array.isArray(branches))
+      return union(branches.slice(0, 50).map((b) => typeOf(b, walk, depth + 1, indent)));
   }
   if (Array.isArray(schema.allOf)) {
     const parts = schema.allOf.slice(0, 50).map((b) => typeOf(b, walk, depth + 1, indent));
     return parts.length === 0 ? 'unknown' : parts.map(parenthesize).join(' & ');
   }
   const type = schema.type;
-  if (Array.isArray(type)) return union(type.slice(0, 10).map((t) => typeOf({ ...schema, type: t }, walk, depth, indent)));
+  if (Array.isArray(type))
+    return union(type.slice(0, 10).map((t) => typeOf({ ...schema, type: t }, walk, depth, indent)));
   switch (type) {
     case 'string':
       return 'string';
@@ -73,7 +75,9 @@ function typeOf(schema: unknown, walk: Walk, depth: number, indent: string): str
 
 function objectType(schema: Schema, walk: Walk, depth: number, indent: string): string {
   const properties = isSchema(schema.properties) ? Object.entries(schema.properties) : [];
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === 'string') : []);
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === 'string') : [],
+  );
   const inner = `${indent}  `;
   const lines: string[] = [];
   for (const [key, value] of properties.slice(0, 200)) {
@@ -108,7 +112,8 @@ function refType(ref: string, walk: Walk, depth: number, indent: string): string
 
 function literal(value: unknown): string {
   if (value === null || typeof value === 'boolean' || typeof value === 'number') return String(value);
-  if (typeof value === 'string') return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
+  if (typeof value === 'string')
+    return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
   return 'unknown';
 }
 
@@ -147,7 +152,8 @@ function propertyKey(key: string): string {
 /** A JSDoc comment, its text made unable to end the comment early. */
 export function docComment(description: unknown, indent: string): string {
   if (typeof description !== 'string' || description.trim() === '') return '';
-  const cut = description.length > DESCRIPTION_LIMIT ? `${description.slice(0, DESCRIPTION_LIMIT)}…` : description;
+  const cut =
+    description.length > DESCRIPTION_LIMIT ? `${description.slice(0, DESCRIPTION_LIMIT)}…` : description;
   const lines = cut.replaceAll('*/', '*\\/').trim().split(/\r?\n/);
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
   return `${indent}/**\n${lines.map((line) => `${indent} * ${line}`.trimEnd()).join('\n')}\n${indent} */\n`;
@@ -168,7 +174,11 @@ export function toolDeclaration(tool: ToolShape, indent = '  '): string {
 }
 
 /** A namespace's declaration: `declare const name: { ... };`. */
-export function namespaceDeclaration(namespace: string, tools: readonly ToolShape[], description?: string): string {
+export function namespaceDeclaration(
+  namespace: string,
+  tools: readonly ToolShape[],
+  description?: string,
+): string {
   const body = tools.map((tool) => toolDeclaration(tool)).join('\n');
   return `${docComment(description, '')}declare const ${namespace}: {\n${body}\n};`;
 }

@@ -6,8 +6,9 @@
  * (and structuredContent for an object), the console lines as a second block, each cut past
  * maxResultLength with a marker.
  */
-import { stringifyForDispatch } from '@supolka/codemode-protocol';
+
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { stringifyForDispatch } from '@supolka/codemode-protocol';
 import type { CodeModeProvider } from '../codemode/contract.ts';
 import type { IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { ApprovalPolicy } from './approvals.ts';
@@ -49,14 +50,19 @@ export async function runExecution(execution: Execution): Promise<CallToolResult
   const envelope = await execution.executor.execute(execution.code, providersFor(execution));
   const { maxResultLength } = execution.limits;
   const logs = envelope.logs.join('\n');
-  const logBlock = logs === '' ? [] : [{ type: 'text' as const, text: cut(`console:\n${logs}`, maxResultLength) }];
+  const logBlock =
+    logs === '' ? [] : [{ type: 'text' as const, text: cut(`console:\n${logs}`, maxResultLength) }];
   if (envelope.error !== undefined) {
     const kind = envelope.code === undefined ? '' : ` [${envelope.code}]`;
-    return { isError: true, content: [{ type: 'text', text: cut(`${envelope.error}${kind}`, maxResultLength) }, ...logBlock] };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: cut(`${envelope.error}${kind}`, maxResultLength) }, ...logBlock],
+    };
   }
   const text = envelope.result === undefined ? 'undefined' : stringifyForDispatch(envelope.result);
   const shown = cut(text, maxResultLength);
-  const structured = isPlainObject(envelope.result) && shown === text ? { structuredContent: JSON.parse(text) } : {};
+  const structured =
+    isPlainObject(envelope.result) && shown === text ? { structuredContent: JSON.parse(text) } : {};
   return { content: [{ type: 'text', text: shown }, ...logBlock], ...structured };
 }
 

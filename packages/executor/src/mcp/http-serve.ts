@@ -5,20 +5,26 @@
  * loopback address.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerToken, isLoopback, tokenMatches } from '../server/auth.ts';
 import { notLoopbackServeMessage, originRefusedMessage } from '../server/texts.ts';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 
 /** Sessions held at once: each is a served server and its streams in this process. */
 export const SESSION_LIMIT = 64;
 export const MCP_PATH = '/mcp';
 
 export const UNAUTHORIZED_MESSAGE = 'This MCP server needs the bearer token in the Authorization header.';
-export const UNKNOWN_SESSION_MESSAGE = 'No such session: send initialize without an Mcp-Session-Id to start one.';
+export const UNKNOWN_SESSION_MESSAGE =
+  'No such session: send initialize without an Mcp-Session-Id to start one.';
 export function tooManySessionsMessage(limit: number): string {
   return `This MCP server already holds ${limit} sessions; close one, or retry later.`;
 }
@@ -53,7 +59,8 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
     const path = new URL(request.url ?? '/', 'http://x').pathname;
     if (path !== MCP_PATH) return refuse(response, 404, `Not found; the MCP endpoint is ${MCP_PATH}.`);
     const origin = request.headers.origin;
-    if (origin !== undefined && !allowed.has(origin)) return refuse(response, 403, originRefusedMessage(origin));
+    if (origin !== undefined && !allowed.has(origin))
+      return refuse(response, 403, originRefusedMessage(origin));
     if (options.token !== undefined) {
       const given = bearerToken(request.headers.authorization ?? '');
       if (!tokenMatches(options.token, given)) return refuse(response, 401, UNAUTHORIZED_MESSAGE);

@@ -5,17 +5,17 @@
  * HTTP one per session); all of them share the catalog, the policy and the executor.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
-  McpError,
   ListToolsRequestSchema,
+  McpError,
   type ServerNotification,
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { packageVersion } from '../cli/dispatch.ts';
 import type { IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { ApprovalPolicy } from './approvals.ts';
@@ -63,7 +63,8 @@ const SEARCH_TOOL: Tool = {
 
 const DESCRIBE_TOOL: Tool = {
   name: 'describe',
-  description: 'The TypeScript declaration of tools of the execute sandbox, named as search answers them (namespace.function).',
+  description:
+    'The TypeScript declaration of tools of the execute sandbox, named as search answers them (namespace.function).',
   inputSchema: {
     type: 'object',
     properties: { names: { type: 'array', items: { type: 'string' }, maxItems: 50 } },
@@ -73,7 +74,9 @@ const DESCRIBE_TOOL: Tool = {
 
 function offeredTools(host: McpHost): Tool[] {
   const execute = executeTool(host);
-  return host.catalog.declarations().length > DESCRIPTION_CUTOVER ? [execute, SEARCH_TOOL, DESCRIBE_TOOL] : [execute];
+  return host.catalog.declarations().length > DESCRIPTION_CUTOVER
+    ? [execute, SEARCH_TOOL, DESCRIBE_TOOL]
+    : [execute];
 }
 
 export function createServedServer(host: McpHost): Server {
@@ -92,7 +95,13 @@ export function createServedServer(host: McpHost): Server {
       case 'describe':
         return describe(host, Array.isArray(args.names) ? args.names.slice(0, 50).map(String) : []);
       default:
-        return textResult(unknownToolMessage(name, offeredTools(host).map((tool) => tool.name)), true);
+        return textResult(
+          unknownToolMessage(
+            name,
+            offeredTools(host).map((tool) => tool.name),
+          ),
+          true,
+        );
     }
   });
   return server;
@@ -156,7 +165,9 @@ function askUser(server: Server, host: McpHost, extra: Extra): AskUser {
 function search(host: McpHost, query: string): CallToolResult {
   const found = host.catalog.search(query);
   if (found.length === 0) return textResult(`No tool matches ${JSON.stringify(query)}.`);
-  const lines = found.map(({ call, tool }) => `${call}: ${(tool.description ?? '').split('\n')[0]?.slice(0, 300)}`);
+  const lines = found.map(
+    ({ call, tool }) => `${call}: ${(tool.description ?? '').split('\n')[0]?.slice(0, 300)}`,
+  );
   return textResult(lines.join('\n'));
 }
 

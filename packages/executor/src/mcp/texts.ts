@@ -14,7 +14,12 @@ export function serverNameReservedMessage(key: string, name: string, reason: str
 }
 
 /** Two tools of one upstream that sanitize to one function name. */
-export function toolNameCollisionMessage(server: string, first: string, second: string, name: string): string {
+export function toolNameCollisionMessage(
+  server: string,
+  first: string,
+  second: string,
+  name: string,
+): string {
   return `The tools ${JSON.stringify(first)} and ${JSON.stringify(second)} of the MCP server ${server} are both called ${name} once their names are made identifiers; the server cannot be served until one is renamed.`;
 }
 

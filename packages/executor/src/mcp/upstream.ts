@@ -10,7 +10,12 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { packageVersion } from '../cli/dispatch.ts';
 import { isStdio, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
@@ -47,7 +52,10 @@ export interface UpstreamOptions {
   readonly log: (line: string) => void;
 }
 
-type State = { readonly kind: 'connecting' } | { readonly kind: 'ready' } | { readonly kind: 'down'; readonly reason: string };
+type State =
+  | { readonly kind: 'connecting' }
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'down'; readonly reason: string };
 
 export class Upstream {
   readonly key: string;
@@ -169,14 +177,19 @@ export class Upstream {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < PAGE_LIMIT; page++) {
-      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: CONNECT_TIMEOUT });
+      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: CONNECT_TIMEOUT,
+      });
       tools.push(...answer.tools);
       if (tools.length > TOOL_LIMIT) throw new Error(tooManyToolsMessage(this.key, TOOL_LIMIT));
       cursor = answer.nextCursor;
       if (cursor === undefined) break;
     }
     // Refused here, before any of them is offered: two tools under one name hide one.
-    functionNames(this.key, tools.map((tool) => tool.name));
+    functionNames(
+      this.key,
+      tools.map((tool) => tool.name),
+    );
     return tools;
   }
 
@@ -185,7 +198,9 @@ export class Upstream {
       this.#tools = await this.#list(client);
       this.#options.onChange();
     } catch (error) {
-      this.#options.log(`the tools of ${this.key} could not be listed again, the earlier list stays: ${this.#reason(error)}`);
+      this.#options.log(
+        `the tools of ${this.key} could not be listed again, the earlier list stays: ${this.#reason(error)}`,
+      );
     }
   }
 
@@ -221,8 +236,10 @@ export class Upstream {
 
   #reason(error: unknown): string {
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return 'its connection closed';
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return connectTimeoutMessage(CONNECT_TIMEOUT);
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
+      return 'its connection closed';
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+      return connectTimeoutMessage(CONNECT_TIMEOUT);
     return message;
   }
 
@@ -244,7 +261,9 @@ export class Upstream {
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         throw new Error(upstreamDownMessage(this.key, await this.#closeReason()));
       }
-      throw new Error(upstreamCallFailedMessage(this.key, tool, error instanceof Error ? error.message : String(error)));
+      throw new Error(
+        upstreamCallFailedMessage(this.key, tool, error instanceof Error ? error.message : String(error)),
+      );
     }
   }
 

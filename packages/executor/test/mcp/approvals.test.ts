@@ -90,7 +90,9 @@ describe('approvals', () => {
   test('deny wins over allow for the tools it names, and never asks', async () => {
     const answer = await incapable.client.callTool({
       name: 'execute',
-      arguments: { code: `async () => { try { await bad.fail({}); } catch (error) { return error.message; } }` },
+      arguments: {
+        code: `async () => { try { await bad.fail({}); } catch (error) { return error.message; } }`,
+      },
     });
     expect(JSON.parse(firstText(answer as never))).toBe(deniedMessage('bad.fail', 'bad.f*'));
   });

@@ -34,13 +34,33 @@ function refusal(config: unknown): string {
 
 describe('the config file', () => {
   test.each([
-    [{ mcpServers: { a: stdio }, approvals: { 'a.*': 'maybe' } }, 'approvals["a.*"]', 'Invalid option: expected one of "allow"|"deny"|"ask".'],
-    [{ mcpServers: { a: { command: 'node', args: 'x' } } }, 'mcpServers.a.args', 'Invalid input: expected array, received string.'],
+    [
+      { mcpServers: { a: stdio }, approvals: { 'a.*': 'maybe' } },
+      'approvals["a.*"]',
+      'Invalid option: expected one of "allow"|"deny"|"ask".',
+    ],
+    [
+      { mcpServers: { a: { command: 'node', args: 'x' } } },
+      'mcpServers.a.args',
+      'Invalid input: expected array, received string.',
+    ],
     [{ mcpServers: { 'my server': { url: 'ftp://host/' } } }, 'mcpServers["my server"].url', 'Invalid URL.'],
-    [{ mcpServers: { a: { command: 'node', extra: 1 } } }, 'mcpServers.a', 'unknown key "extra"; docs/mcp.md lists the keys.'],
-    [{ mcpServers: { a: { headers: {} } } }, 'mcpServers.a', 'must be a stdio server { command, args?, env?, cwd? } or an HTTP server { url, headers? }.'],
+    [
+      { mcpServers: { a: { command: 'node', extra: 1 } } },
+      'mcpServers.a',
+      'unknown key "extra"; docs/mcp.md lists the keys.',
+    ],
+    [
+      { mcpServers: { a: { headers: {} } } },
+      'mcpServers.a',
+      'must be a stdio server { command, args?, env?, cwd? } or an HTTP server { url, headers? }.',
+    ],
     [{ mcpServers: { a: stdio }, timeout: 1.5 }, 'timeout', 'Invalid input: expected int, received number.'],
-    [{ mcpServers: { a: stdio }, colour: 'blue' }, '(the top level)', 'unknown key "colour"; docs/mcp.md lists the keys.'],
+    [
+      { mcpServers: { a: stdio }, colour: 'blue' },
+      '(the top level)',
+      'unknown key "colour"; docs/mcp.md lists the keys.',
+    ],
     [[], '(the top level)', 'Invalid input: expected object, received array.'],
   ])('%j is refused naming the key', (config, where, rule) => {
     expect(refusal(config)).toBe(configKeyMessage('mcp.json', where, rule));
@@ -58,7 +78,14 @@ describe('the config file', () => {
     const config = parseConfig(
       JSON.stringify({
         mcpServers: {
-          local: { type: 'stdio', command: 'npx', args: ['-y', 'x'], env: { A: 'b' }, cwd: '/tmp', disabled: true },
+          local: {
+            type: 'stdio',
+            command: 'npx',
+            args: ['-y', 'x'],
+            env: { A: 'b' },
+            cwd: '/tmp',
+            disabled: true,
+          },
           remote: { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' } },
         },
         approvals: { '*': 'ask' },
@@ -71,13 +98,19 @@ describe('the config file', () => {
 
   test('a 10 MB config file and a missing --config end the command with exit 2, before any upstream', () => {
     const directory = scratch();
-    const big = write(directory, 'big.json', `{"mcpServers":{"a":{"command":"${'x'.repeat(10 * 1024 * 1024)}"}}}`);
+    const big = write(
+      directory,
+      'big.json',
+      `{"mcpServers":{"a":{"command":"${'x'.repeat(10 * 1024 * 1024)}"}}}`,
+    );
     const run = cli(['mcp', '--config', big]);
     expect(run.status).toBe(2);
     expect(run.stderr).toBe(`codemode-executor mcp: ${tooLargeMessage(big, CONFIG_BYTES_LIMIT)}\n`);
     const bare = cli(['mcp']);
     expect(bare.status).toBe(2);
-    expect(bare.stderr).toBe(`codemode-executor mcp: mcp needs --config FILE, the file naming the MCP servers.\n\n${MCP_USAGE}`);
+    expect(bare.stderr).toBe(
+      `codemode-executor mcp: mcp needs --config FILE, the file naming the MCP servers.\n\n${MCP_USAGE}`,
+    );
   });
 
   test('help names the command, and help mcp prints its options', () => {
@@ -106,7 +139,11 @@ describe('names', () => {
 
   test('a key whose namespace would hide a global is refused naming it and why', () => {
     expect(() => namespaceNames(['console'])).toThrow(
-      serverNameReservedMessage('console', 'console', 'it would hide the global console that programs rely on'),
+      serverNameReservedMessage(
+        'console',
+        'console',
+        'it would hide the global console that programs rely on',
+      ),
     );
     expect(() => namespaceNames(['__dispatch'])).toThrow(
       serverNameReservedMessage('__dispatch', '__dispatch', 'names starting with __ belong to the sandbox'),
@@ -122,7 +159,12 @@ describe('names', () => {
 
 describe('approval globs', () => {
   test('the most specific pattern wins; of equal ones the strictest; no match allows', () => {
-    const policy = new ApprovalPolicy({ '*': 'ask', 'github.*': 'allow', 'github.delete_*': 'deny', 'github.get*': 'ask' });
+    const policy = new ApprovalPolicy({
+      '*': 'ask',
+      'github.*': 'allow',
+      'github.delete_*': 'deny',
+      'github.get*': 'ask',
+    });
     expect(policy.decide(['github.delete_repo'])).toEqual({ decision: 'deny', pattern: 'github.delete_*' });
     expect(policy.decide(['github.list_issues'])).toEqual({ decision: 'allow', pattern: 'github.*' });
     expect(policy.decide(['slack.post'])).toEqual({ decision: 'ask', pattern: '*' });
@@ -134,7 +176,12 @@ describe('approval globs', () => {
   test('a pattern matches the raw spelling or the sanitized one', () => {
     const policy = new ApprovalPolicy({ 'my-server.get-item': 'deny' });
     expect(policy.decide(['my-server.get-item', 'my_server.get_item']).decision).toBe('deny');
-    expect(new ApprovalPolicy({ 'my_server.get_item': 'deny' }).decide(['my-server.get-item', 'my_server.get_item']).decision).toBe('deny');
+    expect(
+      new ApprovalPolicy({ 'my_server.get_item': 'deny' }).decide([
+        'my-server.get-item',
+        'my_server.get_item',
+      ]).decision,
+    ).toBe('deny');
   });
 
   test('stars and literals match as globs, and a pathological pattern still ends', () => {

@@ -15,7 +15,9 @@ import {
 } from '../../src/mcp/declarations.ts';
 
 // amaro (swc, as Node strips types) refuses TypeScript that does not parse.
-const amaro = createRequire(import.meta.url)('amaro') as { transformSync(code: string, options: object): unknown };
+const amaro = createRequire(import.meta.url)('amaro') as {
+  transformSync(code: string, options: object): unknown;
+};
 
 function parses(source: string): boolean {
   try {
@@ -63,14 +65,20 @@ describe('declarations from JSON Schema', () => {
   });
 
   test('a union inside an array is parenthesized', () => {
-    expect(schemaToType({ type: 'array', items: { oneOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'null' }] } })).toBe(
-      '({\n  a?: string;\n} | null)[]',
-    );
+    expect(
+      schemaToType({
+        type: 'array',
+        items: { oneOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'null' }] },
+      }),
+    ).toBe('({\n  a?: string;\n} | null)[]');
   });
 
   test('a $ref cycle reads as unknown where it closes', () => {
     expect(
-      schemaToType({ $ref: '#/$defs/node', $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } } }),
+      schemaToType({
+        $ref: '#/$defs/node',
+        $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } },
+      }),
     ).toBe('{\n  next?: unknown;\n}');
   });
 
@@ -97,14 +105,26 @@ describe('declarations from JSON Schema', () => {
   });
 
   test('a huge flat schema falls back to the coarse type past TYPE_LIMIT', () => {
-    const properties = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`property_${i}`, { type: 'string' }]));
+    const properties = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`property_${i}`, { type: 'string' }]),
+    );
     const type = toolDeclaration({ name: 'wide', inputSchema: { type: 'object', properties } });
     expect(type).toBe('  wide(args: Record<string, unknown>): Promise<unknown>;');
     expect(TYPE_LIMIT).toBeLessThan(300 * 'property_000?: string;\n'.length);
   });
 
   test('garbage schemas read as the fallback, never a throw', () => {
-    for (const garbage of [null, 7, 'x', [], { type: 42 }, { properties: 'x' }, { enum: 'x' }, { $ref: 5 }, { allOf: [] }]) {
+    for (const garbage of [
+      null,
+      7,
+      'x',
+      [],
+      { type: 42 },
+      { properties: 'x' },
+      { enum: 'x' },
+      { $ref: 5 },
+      { allOf: [] },
+    ]) {
       expect(parses(`declare const x: ${schemaToType(garbage)};`)).toBe(true);
     }
   });

@@ -12,7 +12,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { UNAUTHORIZED_MESSAGE } from '../../src/mcp/http-serve.ts';
 import { notLoopbackServeMessage, originRefusedMessage } from '../../src/server/texts.ts';
 import { cli } from '../cli/cli-process.ts';
-import { BIN, execute, firstText, misbehaving, npmServer, removeScratch, scratch, writeConfig } from './mcp-process.ts';
+import {
+  BIN,
+  execute,
+  firstText,
+  misbehaving,
+  npmServer,
+  removeScratch,
+  scratch,
+  writeConfig,
+} from './mcp-process.ts';
 
 const TOKEN = 'an-http-token-of-enough-length';
 let files: string;
@@ -21,7 +30,10 @@ let command: ChildProcess;
 let url: string;
 
 /** Starts the command with --http 0 and resolves to the URL it says it serves. */
-function startHttp(config: string, env: Record<string, string>): Promise<{ process: ChildProcess; url: string }> {
+function startHttp(
+  config: string,
+  env: Record<string, string>,
+): Promise<{ process: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [BIN, 'mcp', '--config', config, '--http', '0'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -37,7 +49,9 @@ function startHttp(config: string, env: Record<string, string>): Promise<{ proce
   });
 }
 
-async function connectHttp(headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }): Promise<Client> {
+async function connectHttp(
+  headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` },
+): Promise<Client> {
   const client = new Client({ name: 'codemode-mcp-http-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
@@ -91,7 +105,12 @@ describe('mcp --http', () => {
     try {
       let progress = 0;
       const answer = await client.callTool(
-        { name: 'execute', arguments: { code: 'async () => { await new Promise((r) => setTimeout(r, 4000)); return "done"; }' } },
+        {
+          name: 'execute',
+          arguments: {
+            code: 'async () => { await new Promise((r) => setTimeout(r, 4000)); return "done"; }',
+          },
+        },
         undefined,
         { timeout: 2000, resetTimeoutOnProgress: true, onprogress: () => progress++ },
       );
@@ -109,18 +128,26 @@ describe('mcp --http', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
     });
     expect(response.status).toBe(401);
-    expect((await response.json()).error.message).toBe(UNAUTHORIZED_MESSAGE);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      UNAUTHORIZED_MESSAGE,
+    );
     await expect(connectHttp({})).rejects.toThrow(UNAUTHORIZED_MESSAGE);
   });
 
   test('a browser origin not allowed is refused', async () => {
     const response = await fetch(url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, origin: 'https://evil.example', 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        origin: 'https://evil.example',
+        'content-type': 'application/json',
+      },
       body: '{}',
     });
     expect(response.status).toBe(403);
-    expect((await response.json()).error.message).toBe(originRefusedMessage('https://evil.example'));
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      originRefusedMessage('https://evil.example'),
+    );
   });
 
   test('without a token only a loopback host is served', () => {

@@ -16,8 +16,16 @@ const MODULES = new URL('../../node_modules/@modelcontextprotocol/', import.meta
 export const MISBEHAVING = new URL('./fixtures/misbehaving-server.mjs', import.meta.url).pathname;
 
 /** A stdio entry of mcpServers starting the npm package's server with this Node. */
-export function npmServer(name: 'server-everything' | 'server-filesystem' | 'server-memory', args: string[] = [], env?: Record<string, string>) {
-  return { command: process.execPath, args: [join(MODULES, name, 'dist/index.js'), ...args], ...(env ? { env } : {}) };
+export function npmServer(
+  name: 'server-everything' | 'server-filesystem' | 'server-memory',
+  args: string[] = [],
+  env?: Record<string, string>,
+) {
+  return {
+    command: process.execPath,
+    args: [join(MODULES, name, 'dist/index.js'), ...args],
+    ...(env ? { env } : {}),
+  };
 }
 
 export function misbehaving(mode = 'normal') {
@@ -50,7 +58,11 @@ export interface Connected {
 }
 
 /** The command serving `config` over stdio, connected, with the client's capabilities as given. */
-export async function connect(config: unknown, options: ClientOptions = {}, args: string[] = []): Promise<Connected> {
+export async function connect(
+  config: unknown,
+  options: ClientOptions = {},
+  args: string[] = [],
+): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', '--config', writeConfig(config), ...args],
@@ -67,7 +79,9 @@ export async function connect(config: unknown, options: ClientOptions = {}, args
 
 /** Calls execute and returns the answer. */
 export async function execute(client: Client, code: string, timeout = 60_000): Promise<CallToolResult> {
-  return (await client.callTool({ name: 'execute', arguments: { code } }, undefined, { timeout })) as CallToolResult;
+  return (await client.callTool({ name: 'execute', arguments: { code } }, undefined, {
+    timeout,
+  })) as CallToolResult;
 }
 
 /** The text of the answer's first block (the result or the error). */

@@ -6,15 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEPTH_LIMIT, TYPE_LIMIT } from '../../src/mcp/declarations.ts';
-import { TOOL_LIMIT } from '../../src/mcp/upstream.ts';
 import {
+  toolNameCollisionMessage,
   tooManyCallsMessage,
   tooManyToolsMessage,
-  toolNameCollisionMessage,
   upstreamCallFailedMessage,
   upstreamFailedMessage,
   upstreamTimeoutMessage,
 } from '../../src/mcp/texts.ts';
+import { TOOL_LIMIT } from '../../src/mcp/upstream.ts';
 import { type Connected, connect, execute, firstText, misbehaving, removeScratch } from './mcp-process.ts';
 
 /** Short, for the calls that must time out; `patient` below waits long enough for any answer. */
@@ -37,7 +37,10 @@ afterAll(async () => {
 
 /** Runs `call` in a program and returns the message it threw, or 'no throw'. */
 async function thrown(call: string, through = served): Promise<string> {
-  const answer = await execute(through.client, `async () => { try { await ${call}; return 'no throw'; } catch (error) { return error.message; } }`);
+  const answer = await execute(
+    through.client,
+    `async () => { try { await ${call}; return 'no throw'; } catch (error) { return error.message; } }`,
+  );
   return JSON.parse(firstText(answer)) as string;
 }
 
@@ -45,14 +48,19 @@ describe('misbehaving upstreams', () => {
   test('a server with too many tools, and one with two tools of one name, are refused naming why', () => {
     expect(served.stderr()).toContain(upstreamFailedMessage('many', tooManyToolsMessage('many', TOOL_LIMIT)));
     expect(served.stderr()).toContain(
-      upstreamFailedMessage('collide', toolNameCollisionMessage('collide', 'get-item', 'get.item', 'get_item')),
+      upstreamFailedMessage(
+        'collide',
+        toolNameCollisionMessage('collide', 'get-item', 'get.item', 'get_item'),
+      ),
     );
   });
 
   test('declarations of cyclic, deep and exploding schemas are bounded', async () => {
     const { tools } = await served.client.listTools();
     const description = tools[0]?.description ?? '';
-    expect(description).toContain('cyclic(args: {\n    node?: {\n      next?: unknown;\n    };\n  }): Promise<unknown>;');
+    expect(description).toContain(
+      'cyclic(args: {\n    node?: {\n      next?: unknown;\n    };\n  }): Promise<unknown>;',
+    );
     // Nesting past DEPTH_LIMIT reads as unknown: 1000 levels declare as a few.
     const deep = declarationOf(description, 'deep');
     expect(deep.match(/inner/g)?.length).toBeLessThanOrEqual(DEPTH_LIMIT + 1);
@@ -76,7 +84,7 @@ describe('misbehaving upstreams', () => {
 
   test('an answer of the wrong shape is a throw naming the call', async () => {
     expect(await thrown('bad.wrong_shape({})')).toMatch(
-      new RegExp(`^${escape(upstreamCallFailedMessage('bad', 'wrong_shape', ''))}`),
+      new RegExp(`^${escapeRegExp(upstreamCallFailedMessage('bad', 'wrong_shape', ''))}`),
     );
   });
 });
@@ -105,13 +113,17 @@ describe('upstreams that answer too much, too often, change or die', () => {
         told++;
       },
     );
-    expect(firstText(await execute(patient.client, `async () => bad.add_tool({ name: 'fresh-tool' })`))).toBe('"added"');
+    expect(firstText(await execute(patient.client, `async () => bad.add_tool({ name: 'fresh-tool' })`))).toBe(
+      '"added"',
+    );
     await eventually(async () => {
       const { tools } = await patient.client.listTools();
       expect(tools[0]?.description).toContain('fresh_tool(args: Record<string, unknown>): Promise<unknown>;');
       expect(told).toBeGreaterThan(0);
     });
-    expect(firstText(await execute(patient.client, 'async () => bad.fresh_tool({})'))).toBe('"new tool answers"');
+    expect(firstText(await execute(patient.client, 'async () => bad.fresh_tool({})'))).toBe(
+      '"new tool answers"',
+    );
   });
 
   test('a server that exits mid-call is named in the error, and restarted with backoff', async () => {
@@ -119,7 +131,9 @@ describe('upstreams that answer too much, too often, change or die', () => {
     expect(message).toBe(
       'The MCP server bad is not available (its connection closed; its last words on stderr: misbehaving: crashing as asked); it is being restarted, so retry this call in a few seconds or do without it.',
     );
-    expect(patient.stderr()).toContain('the MCP server bad is down (its connection closed; its last words on stderr: misbehaving: crashing as asked); restarting in');
+    expect(patient.stderr()).toContain(
+      'the MCP server bad is down (its connection closed; its last words on stderr: misbehaving: crashing as asked); restarting in',
+    );
     await eventually(async () => expect(await thrown('bad.echo({ value: 3 })', patient)).toBe('no throw'));
     expect(patient.stderr()).toContain('the MCP server bad is back');
   }, 60_000);
@@ -133,7 +147,7 @@ function declarationOf(description: string, name: string): string {
   return description.slice(start, end + 2);
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

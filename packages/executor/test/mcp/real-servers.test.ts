@@ -7,7 +7,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { upstreamFailedMessage } from '../../src/mcp/texts.ts';
-import { type Connected, connect, execute, firstText, npmServer, removeScratch, scratch } from './mcp-process.ts';
+import {
+  type Connected,
+  connect,
+  execute,
+  firstText,
+  npmServer,
+  removeScratch,
+  scratch,
+} from './mcp-process.ts';
 
 let files: string;
 let memoryFile: string;
@@ -96,7 +104,9 @@ describe('mcp over stdio with real servers', () => {
       mimeType: 'image/png',
       png: 'PNG',
     });
-    expect((answer.structuredContent as { structuredKeys: string[] }).structuredKeys.length).toBeGreaterThan(0);
+    expect((answer.structuredContent as { structuredKeys: string[] }).structuredKeys.length).toBeGreaterThan(
+      0,
+    );
   });
 
   test('an upstream that reports an error throws in the program with its text', async () => {
@@ -111,26 +121,38 @@ describe('mcp over stdio with real servers', () => {
   });
 
   test('TypeScript is accepted, and a result past maxResultLength is cut with a marker', async () => {
-    const answer = await execute(served.client, `async (): Promise<string> => { const n: number = 5000; return 'y'.repeat(n); }`);
+    const answer = await execute(
+      served.client,
+      `async (): Promise<string> => { const n: number = 5000; return 'y'.repeat(n); }`,
+    );
     const text = firstText(answer);
-    expect(text).toBe(`"${'y'.repeat(1999)}\n[truncated: 5002 characters, the first 2000 shown (maxResultLength); return less, or a part at a time]`);
+    expect(text).toBe(
+      `"${'y'.repeat(1999)}\n[truncated: 5002 characters, the first 2000 shown (maxResultLength); return less, or a part at a time]`,
+    );
     expect(answer.structuredContent).toBeUndefined();
   });
 
   test('a program error comes back as isError with the text, console lines beside it', async () => {
-    const answer = await execute(served.client, `async () => { console.warn('before'); throw new Error('program says no'); }`);
+    const answer = await execute(
+      served.client,
+      `async () => { console.warn('before'); throw new Error('program says no'); }`,
+    );
     expect(answer.isError).toBe(true);
     expect(firstText(answer)).toBe('program says no');
     expect(answer.content[1]).toEqual({ type: 'text', text: 'console:\n[warn] before' });
   });
 
   test('the broken upstream is named at startup and in the description; the others are served', async () => {
-    expect(served.stderr()).toContain(upstreamFailedMessage('broken', `spawn ${join(files, 'no-such-server')} ENOENT`));
+    expect(served.stderr()).toContain(
+      upstreamFailedMessage('broken', `spawn ${join(files, 'no-such-server')} ENOENT`),
+    );
     const { tools } = await served.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(['execute']);
     const description = tools[0]?.description ?? '';
     expect(description).toContain('declare const knowledge_graph: {');
     expect(description).toContain('read_text_file(args: {');
-    expect(description).toContain(`Not available now: broken (broken): down, spawn ${join(files, 'no-such-server')} ENOENT.`);
+    expect(description).toContain(
+      `Not available now: broken (broken): down, spawn ${join(files, 'no-such-server')} ENOENT.`,
+    );
   });
 });

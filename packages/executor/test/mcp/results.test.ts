@@ -4,7 +4,9 @@ import { toProgramValue, UpstreamToolError } from '../../src/mcp/results.ts';
 
 describe('upstream results', () => {
   test('structuredContent wins over the content', () => {
-    expect(toProgramValue({ structuredContent: { a: 1 }, content: [{ type: 'text', text: '{"a":1}' }] })).toEqual({ a: 1 });
+    expect(
+      toProgramValue({ structuredContent: { a: 1 }, content: [{ type: 'text', text: '{"a":1}' }] }),
+    ).toEqual({ a: 1 });
   });
 
   test('text parses as JSON when it is JSON, and stays text otherwise', () => {
@@ -31,10 +33,12 @@ describe('upstream results', () => {
   });
 
   test('isError throws with the upstream text', () => {
-    expect(() => toProgramValue({ isError: true, content: [{ type: 'text', text: 'no such repo' }] })).toThrow(
-      new UpstreamToolError('no such repo'),
+    expect(() =>
+      toProgramValue({ isError: true, content: [{ type: 'text', text: 'no such repo' }] }),
+    ).toThrow(new UpstreamToolError('no such repo'));
+    expect(() => toProgramValue({ isError: true, content: [] })).toThrow(
+      'The tool reported an error and gave no text.',
     );
-    expect(() => toProgramValue({ isError: true, content: [] })).toThrow('The tool reported an error and gave no text.');
   });
 
   test('no content is an empty list', () => {
