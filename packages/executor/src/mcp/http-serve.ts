@@ -25,6 +25,9 @@ export const MCP_PATH = '/mcp';
 export const UNAUTHORIZED_MESSAGE = 'This MCP server needs the bearer token in the Authorization header.';
 export const UNKNOWN_SESSION_MESSAGE =
   'No such session: send initialize without an Mcp-Session-Id to start one.';
+export function foreignHostMessage(host: string): string {
+  return `Host ${JSON.stringify(host)} is not a loopback name; without a token this MCP server answers only requests addressed to loopback.`;
+}
 export function tooManySessionsMessage(limit: number): string {
   return `This MCP server already holds ${limit} sessions; close one, or retry later.`;
 }
@@ -54,13 +57,22 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
   }
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
   const allowed = new Set(options.allowedOrigins);
+  let ownOrigin = '';
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
     if (path !== MCP_PATH) return refuse(response, 404, `Not found; the MCP endpoint is ${MCP_PATH}.`);
     const origin = request.headers.origin;
-    if (origin !== undefined && !allowed.has(origin))
+    // Our own origin is allowed: no page is served from it, so none there can be another's.
+    if (origin !== undefined && !allowed.has(origin) && origin !== ownOrigin) {
       return refuse(response, 403, originRefusedMessage(origin));
+    }
+    // Without a token, loopback is the only guard: a Host that names another machine is a page
+    // whose name was rebound to this one (DNS rebinding), which an Origin check alone misses on GET.
+    const hostName = hostnameOf(request.headers.host);
+    if (options.token === undefined && (hostName === undefined || !isLoopback(hostName))) {
+      return refuse(response, 403, foreignHostMessage(request.headers.host ?? ''));
+    }
     if (options.token !== undefined) {
       const given = bearerToken(request.headers.authorization ?? '');
       if (!tokenMatches(options.token, given)) return refuse(response, 401, UNAUTHORIZED_MESSAGE);
@@ -103,6 +115,7 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
   });
   const { port } = http.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  ownOrigin = `http://${host}:${port}`;
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
     servers: () => [...sessions.values()].map((session) => session.server),
@@ -133,6 +146,16 @@ async function readJson(request: IncomingMessage, response: ServerResponse): Pro
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     refuse(response, 400, 'The request body is not JSON.');
+    return undefined;
+  }
+}
+
+/** The name in a Host header (`[::1]:8080` → `[::1]`), or undefined when there is none. */
+function hostnameOf(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  try {
+    return new URL(`http://${header}`).hostname;
+  } catch {
     return undefined;
   }
 }
