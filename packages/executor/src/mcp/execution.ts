@@ -10,6 +10,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { stringifyForDispatch } from '@supolka/codemode-protocol';
 import type { CodeModeProvider } from '../codemode/contract.ts';
+import { sanitizeToolName } from '../codemode/sanitize.ts';
 import type { IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { ApprovalPolicy } from './approvals.ts';
 import type { Catalog } from './catalog.ts';
@@ -73,8 +74,8 @@ function providersFor(execution: Execution): CodeModeProvider[] {
     const fns: Record<string, (args?: unknown) => Promise<unknown>> = Object.create(null);
     for (const tool of upstream.tools) {
       const raw = `${upstream.key}.${tool.name}`;
+      const call = `${upstream.namespace}.${sanitizeToolName(tool.name)}`;
       fns[tool.name] = async (args: unknown = {}) => {
-        const call = catalog.find(raw)?.call ?? raw;
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
           throw new TypeError(`${call} takes one arguments object, as its declaration says.`);
         }

@@ -1,0 +1,89 @@
+/**
+ * MCP benchmark: `codemode-executor mcp` (the built CLI) over stdio with the everything server
+ * from npm as its one upstream, driven by the MCP SDK's Client, beside a Client connected to the
+ * same server directly, all in one run. Started by `tools/run bench`.
+ *
+ *   direct upstream call      one tools/call of everything.echo by a client connected to it
+ *   upstream call in program  per call, in a program making 50 sequential echo calls, minus the
+ *                             trivial program's time: what one upstream call costs from a program
+ *   added per upstream call   the two above: what the code tool adds to each call
+ *   execute, trivial program  from the client's execute request to its answer, `async () => 1`,
+ *                             back to back (the figure the per-call rows subtract) and 20 ms apart
+ *                             (each request finds the next isolate prepared, as a paced client does)
+ */
+import { createRequire } from 'node:module';
+import { printTable, record, sample, samplePaced, summarize } from './stats.ts';
+
+// The SDK and the server are the executor package's dependencies, not the root's.
+const executorRequire = createRequire(new URL('../packages/executor/package.json', import.meta.url));
+const { Client } = (await import(
+  executorRequire.resolve('@modelcontextprotocol/sdk/client/index.js')
+)) as typeof import('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = (await import(
+  executorRequire.resolve('@modelcontextprotocol/sdk/client/stdio.js')
+)) as typeof import('@modelcontextprotocol/sdk/client/stdio.js');
+const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+const { tmpdir } = await import('node:os');
+const { join } = await import('node:path');
+
+const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
+const everything = executorRequire
+  .resolve('@modelcontextprotocol/server-everything/package.json')
+  .replace(/package\.json$/, 'dist/index.js');
+const bin = new URL('../packages/executor/bin/codemode-executor.js', import.meta.url).pathname;
+const scratch = mkdtempSync(join(tmpdir(), 'codemode-bench-mcp-'));
+const config = join(scratch, 'mcp.json');
+writeFileSync(
+  config,
+  JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } }),
+);
+
+async function connect(command: string, args: string[]) {
+  const client = new Client({ name: 'codemode-bench', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
+  return client;
+}
+
+const direct = await connect(process.execPath, [everything, 'stdio']);
+const served = await connect(process.execPath, [bin, 'mcp', '--config', config]);
+
+const execute = (code: string) => served.callTool({ name: 'execute', arguments: { code } });
+const calls = 50;
+const loop = `async () => { for (let i = 0; i < ${calls}; i++) await everything.echo({ message: 'x' }); return 'done' }`;
+const loopRuns = Math.max(20, Math.floor(iterations / 10));
+
+const directCall = summarize(
+  'direct upstream call (client → everything)',
+  await sample(iterations, () => direct.callTool({ name: 'echo', arguments: { message: 'x' } })),
+);
+const trivialSamples = await sample(iterations, () => execute('async () => 1'));
+const trivial = summarize('execute, trivial program (request to answer)', trivialSamples);
+const trivialPaced = summarize(
+  'execute, trivial program, paced 20 ms',
+  await samplePaced(iterations, () => execute('async () => 1'), 20),
+);
+const loopSamples = await sample(loopRuns, () => execute(loop), 3);
+const perCall = summarize(
+  'upstream call in program (per call)',
+  loopSamples.map((ms) => (ms - trivial.median) / calls),
+);
+const added = summarize(
+  'added per upstream call (program minus direct)',
+  loopSamples.map((ms) => (ms - trivial.median) / calls - directCall.median),
+);
+
+printTable(
+  `MCP code tool over stdio, one everything upstream (${iterations} samples, loops of ${calls} calls)`,
+  [
+    { summary: directCall },
+    { summary: perCall, baseline: directCall },
+    { summary: added },
+    { summary: trivial },
+    { summary: trivialPaced },
+  ],
+);
+record('mcp.addedPerUpstreamCall', added);
+record('mcp.trivialExecutePaced', trivialPaced);
+
+await Promise.all([direct.close(), served.close()]);
+rmSync(scratch, { recursive: true, force: true });
