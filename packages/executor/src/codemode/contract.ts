@@ -30,6 +30,8 @@ export interface CodeModeConnector {
 /** The contract's third argument. Keys it does not know are ignored, as the contract's own executor does. */
 export interface CodeModeExecuteOptions {
   readonly connectors?: readonly CodeModeConnector[];
+  /** This executor's addition: aborting ends the run at once, with code CANCELLED. */
+  readonly signal?: AbortSignal;
 }
 
 /**

@@ -40,6 +40,8 @@ export interface Execution {
   readonly limits: ExecutionLimits;
   readonly executor: IsolateExecutor;
   readonly ask: AskUser;
+  /** The client's cancellation of the execute request: aborting ends the run with CANCELLED. */
+  readonly signal?: AbortSignal;
   /** Says what the run is waiting on, for progress notifications. */
   readonly waiting?: (what: string | undefined) => void;
 }
@@ -48,7 +50,12 @@ export interface Execution {
 const QUESTION_ARGS_LIMIT = 500;
 
 export async function runExecution(execution: Execution): Promise<CallToolResult> {
-  const envelope = await execution.executor.execute(execution.code, providersFor(execution));
+  const signal = execution.signal;
+  const envelope = await execution.executor.execute(
+    execution.code,
+    providersFor(execution),
+    signal ? { signal } : {},
+  );
   const { maxResultLength } = execution.limits;
   const logs = envelope.logs.join('\n');
   const logBlock =

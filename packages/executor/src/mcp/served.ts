@@ -133,6 +133,7 @@ async function execute(server: Server, host: McpHost, code: string, extra: Extra
       limits: host.limits,
       executor: host.executor,
       ask: askUser(server, host, extra),
+      signal: extra.signal,
       waiting: (what) => {
         status = what ?? 'running';
       },

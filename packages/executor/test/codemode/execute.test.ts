@@ -138,6 +138,23 @@ describe('failures come back as errors', () => {
     expect(outcome.error).toContain('2000 ms');
   });
 
+  test("options.signal, this executor's addition, ends the run with CANCELLED when aborted", async () => {
+    const controller = new AbortController();
+    const started = executor.execute(
+      `async () => { await tools.started(); await new Promise(() => {}); }`,
+      [{ name: 'tools', fns: { started: async () => controller.abort() } }],
+      { signal: controller.signal },
+    );
+    const outcome = await started;
+    expect(outcome.code).toBe('CANCELLED');
+    expect(outcome.result).toBeUndefined();
+  });
+
+  test('an options.signal that is no AbortSignal is BAD_REQUEST', async () => {
+    const outcome = await executor.execute('async () => 1', [], { signal: 'stop' as never });
+    expect(outcome).toMatchObject({ code: 'BAD_REQUEST', error: 'options.signal must be an AbortSignal.' });
+  });
+
   test('fetch has no network, as with the contract executor default of globalOutbound null', async () => {
     const outcome = await executor.execute(
       `async () => fetch('http://127.0.0.1:9/').catch((error) => error.message)`,

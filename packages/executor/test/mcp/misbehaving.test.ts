@@ -4,6 +4,8 @@
  * deep, cyclic or explosive to expand. Each is bounded and named; the command and its other
  * upstreams go on.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEPTH_LIMIT, TYPE_LIMIT } from '../../src/mcp/declarations.ts';
 import {
@@ -15,7 +17,15 @@ import {
   upstreamTimeoutMessage,
 } from '../../src/mcp/texts.ts';
 import { TOOL_LIMIT } from '../../src/mcp/upstream.ts';
-import { type Connected, connect, execute, firstText, misbehaving, removeScratch } from './mcp-process.ts';
+import {
+  type Connected,
+  connect,
+  execute,
+  firstText,
+  misbehaving,
+  removeScratch,
+  scratch,
+} from './mcp-process.ts';
 
 /** Short, for the calls that must time out; `patient` below waits long enough for any answer. */
 const UPSTREAM_TIMEOUT = 1500;
@@ -124,6 +134,29 @@ describe('upstreams that answer too much, too often, change or die', () => {
     expect(firstText(await execute(patient.client, 'async () => bad.fresh_tool({})'))).toBe(
       '"new tool answers"',
     );
+  });
+
+  test('a client that cancels execute ends the run: the call the program would make later never leaves', async () => {
+    const marker = join(scratch(), 'touched');
+    const controller = new AbortController();
+    const answer = patient.client.callTool(
+      {
+        name: 'execute',
+        arguments: {
+          code: `async () => { await bad.echo({}); await new Promise((r) => setTimeout(r, 2000)); await bad.touch({ path: ${JSON.stringify(marker)} }); }`,
+        },
+      },
+      undefined,
+      { signal: controller.signal },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    controller.abort();
+    await expect(answer).rejects.toThrow(/abort/i);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(existsSync(marker)).toBe(false);
+    // The control: the same program left alone makes the call.
+    await execute(patient.client, `async () => bad.touch({ path: ${JSON.stringify(marker)} })`);
+    expect(existsSync(marker)).toBe(true);
   });
 
   test('a server that exits mid-call is named in the error, and restarted with backoff', async () => {
