@@ -42,13 +42,21 @@ export class Catalog {
     );
   }
 
+  /** Each upstream's declaration, made again only when its list of tools is a new one. */
+  readonly #declared = new WeakMap<readonly Tool[], string>();
+
   /** Every namespace's declaration; upstreams with no tools listed yet are left out. */
   declarations(): string {
     return this.upstreams
       .filter((upstream) => upstream.tools.length > 0)
-      .map((upstream) =>
-        namespaceDeclaration(upstream.namespace, upstream.tools, `The MCP server ${upstream.key}.`),
-      )
+      .map((upstream) => {
+        let text = this.#declared.get(upstream.tools);
+        if (text === undefined) {
+          text = namespaceDeclaration(upstream.namespace, upstream.tools, `The MCP server ${upstream.key}.`);
+          this.#declared.set(upstream.tools, text);
+        }
+        return text;
+      })
       .join('\n\n');
   }
 

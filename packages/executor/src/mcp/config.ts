@@ -41,7 +41,8 @@ const decision = z.enum(['allow', 'deny', 'ask']);
 const wholeNumber = (min: number, max: number) => z.int().min(min).max(max);
 
 const configSchema = z.strictObject({
-  mcpServers: z.record(text.min(1), z.union([stdioServer, httpServer])),
+  /** Keys become namespaces the model reads: as long as a tool name may be, no longer. */
+  mcpServers: z.record(z.string().min(1).max(128), z.union([stdioServer, httpServer])),
   /** Globs on `server.tool` to a decision; the most specific pattern wins (approvals.ts). */
   approvals: z
     .record(text.min(1), decision)

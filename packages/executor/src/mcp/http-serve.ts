@@ -18,7 +18,10 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { bearerToken, isLoopback, tokenMatches } from '../server/auth.ts';
 import { notLoopbackServeMessage, originRefusedMessage } from '../server/texts.ts';
 
-/** Sessions held at once: each is a served server and its streams in this process. */
+/**
+ * Sessions held at once: each is a served server and its streams in this process. Past it, the
+ * session used least recently is ended.
+ */
 export const SESSION_LIMIT = 64;
 export const MCP_PATH = '/mcp';
 
@@ -27,9 +30,6 @@ export const UNKNOWN_SESSION_MESSAGE =
   'No such session: send initialize without an Mcp-Session-Id to start one.';
 export function foreignHostMessage(host: string): string {
   return `Host ${JSON.stringify(host)} is not a loopback name; without a token this MCP server answers only requests addressed to loopback.`;
-}
-export function tooManySessionsMessage(limit: number): string {
-  return `This MCP server already holds ${limit} sessions; close one, or retry later.`;
 }
 
 export interface HttpServeOptions {
@@ -79,13 +79,26 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
     }
     const id = request.headers['mcp-session-id'];
     const existing = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (existing !== undefined) return existing.transport.handleRequest(request, response);
+    if (existing !== undefined) {
+      // Most recently used last: when the sessions are full, the first is the one to end.
+      sessions.delete(id as string);
+      sessions.set(id as string, existing);
+      return existing.transport.handleRequest(request, response);
+    }
     if (id !== undefined) return refuse(response, 404, UNKNOWN_SESSION_MESSAGE);
     if (request.method !== 'POST') return refuse(response, 400, UNKNOWN_SESSION_MESSAGE);
     const body = await readJson(request, response);
     if (body === undefined) return;
     if (!isInitializeRequest(body)) return refuse(response, 400, UNKNOWN_SESSION_MESSAGE);
-    if (sessions.size >= SESSION_LIMIT) return refuse(response, 503, tooManySessionsMessage(SESSION_LIMIT));
+    // A client that vanished never says so over HTTP: the session used least recently makes room.
+    if (sessions.size >= SESSION_LIMIT) {
+      const [oldest, session] = sessions.entries().next().value as [
+        string,
+        { transport: StreamableHTTPServerTransport },
+      ];
+      sessions.delete(oldest);
+      await session.transport.close().catch(() => {});
+    }
     const server = options.createServer();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

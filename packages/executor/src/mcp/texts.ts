@@ -28,6 +28,11 @@ export function tooManyToolsMessage(server: string, limit: number): string {
   return `The MCP server ${server} lists more than ${limit} tools, more than one namespace may hold.`;
 }
 
+/** An upstream tool name too long to be a function name the model reads. */
+export function toolNameTooLongMessage(server: string, length: number, limit: number): string {
+  return `The MCP server ${server} lists a tool whose name is ${length} characters long, past the ${limit} a name may have.`;
+}
+
 /** A config file that does not hold the format; `where` is the key path, `rule` what it must be. */
 export function configKeyMessage(file: string, where: string, rule: string): string {
   return `${file}: ${where}: ${rule}`;

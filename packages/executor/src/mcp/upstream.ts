@@ -21,6 +21,7 @@ import { isStdio, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
 import {
   connectTimeoutMessage,
+  toolNameTooLongMessage,
   tooManyToolsMessage,
   upstreamCallFailedMessage,
   upstreamDownMessage,
@@ -29,6 +30,8 @@ import {
 
 /** Tools one namespace may hold: each is a function the program is told about. */
 export const TOOL_LIMIT = 1000;
+/** Characters a tool name may have: the MCP specification's 128. */
+export const NAME_LIMIT = 128;
 /** Pages of tools/list read before giving up: a server paging forever must not hold startup. */
 export const PAGE_LIMIT = 100;
 /**
@@ -180,6 +183,10 @@ export class Upstream {
       const answer = await client.listTools(cursor === undefined ? {} : { cursor }, {
         timeout: CONNECT_TIMEOUT,
       });
+      for (const tool of answer.tools) {
+        if (tool.name.length > NAME_LIMIT)
+          throw new Error(toolNameTooLongMessage(this.key, tool.name.length, NAME_LIMIT));
+      }
       tools.push(...answer.tools);
       if (tools.length > TOOL_LIMIT) throw new Error(tooManyToolsMessage(this.key, TOOL_LIMIT));
       cursor = answer.nextCursor;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { UNAUTHORIZED_MESSAGE } from '../../src/mcp/http-serve.ts';
+import { SESSION_LIMIT, UNAUTHORIZED_MESSAGE } from '../../src/mcp/http-serve.ts';
 import { notLoopbackServeMessage, originRefusedMessage } from '../../src/server/texts.ts';
 import { cli } from '../cli/cli-process.ts';
 import {
@@ -155,5 +155,59 @@ describe('mcp --http', () => {
     const run = cli(['mcp', '--config', config, '--http', '0', '--host', '0.0.0.0']);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(`codemode-executor mcp: ${notLoopbackServeMessage('0.0.0.0')}\n`);
+  });
+});
+
+describe('sessions', () => {
+  /** A session's first request, as a client sends it; resolves to its session id. */
+  async function initialize(): Promise<string> {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+    });
+    await response.text();
+    return response.headers.get('mcp-session-id') as string;
+  }
+
+  async function ping(session: string): Promise<number> {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+    });
+    await response.text();
+    return response.status;
+  }
+
+  test('past SESSION_LIMIT, the session used least recently is ended to make room', async () => {
+    const first = await initialize();
+    const second = await initialize();
+    expect(await ping(first)).toBe(200);
+    // Clients that vanish without closing: one more than the places left, so one session must end.
+    const others: string[] = [];
+    for (let index = 0; index < SESSION_LIMIT - 1; index++) others.push(await initialize());
+    expect(await ping(second)).toBe(404);
+    expect(await ping(first)).toBe(200);
+    expect(await ping(others.at(-1) as string)).toBe(200);
   });
 });

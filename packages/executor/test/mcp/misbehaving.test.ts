@@ -10,13 +10,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEPTH_LIMIT, TYPE_LIMIT } from '../../src/mcp/declarations.ts';
 import {
   toolNameCollisionMessage,
+  toolNameTooLongMessage,
   tooManyCallsMessage,
   tooManyToolsMessage,
   upstreamCallFailedMessage,
   upstreamFailedMessage,
   upstreamTimeoutMessage,
 } from '../../src/mcp/texts.ts';
-import { TOOL_LIMIT } from '../../src/mcp/upstream.ts';
+import { NAME_LIMIT, TOOL_LIMIT } from '../../src/mcp/upstream.ts';
 import {
   type Connected,
   connect,
@@ -33,7 +34,12 @@ let served: Connected;
 let patient: Connected;
 
 beforeAll(async () => {
-  const mcpServers = { bad: misbehaving(), many: misbehaving('many'), collide: misbehaving('collide') };
+  const mcpServers = {
+    bad: misbehaving(),
+    many: misbehaving('many'),
+    collide: misbehaving('collide'),
+    long: misbehaving('long-name'),
+  };
   [served, patient] = await Promise.all([
     connect({ mcpServers, upstreamTimeout: UPSTREAM_TIMEOUT }),
     connect({ mcpServers: { bad: misbehaving() }, upstreamTimeout: 30_000, maxUpstreamCalls: 500 }),
@@ -55,8 +61,11 @@ async function thrown(call: string, through = served): Promise<string> {
 }
 
 describe('misbehaving upstreams', () => {
-  test('a server with too many tools, and one with two tools of one name, are refused naming why', () => {
+  test('a server with too many tools, a tool name of a megabyte, or two tools of one name is refused naming why', () => {
     expect(served.stderr()).toContain(upstreamFailedMessage('many', tooManyToolsMessage('many', TOOL_LIMIT)));
+    expect(served.stderr()).toContain(
+      upstreamFailedMessage('long', toolNameTooLongMessage('long', 1024 * 1024, NAME_LIMIT)),
+    );
     expect(served.stderr()).toContain(
       upstreamFailedMessage(
         'collide',
