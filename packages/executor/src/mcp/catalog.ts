@@ -64,7 +64,9 @@ export class Catalog {
   unavailable(): string[] {
     return this.upstreams.flatMap((upstream) => {
       const state = upstream.state;
-      if (state.kind === 'down') return [`${upstream.namespace} (${upstream.key}): down, ${state.reason}`];
+      // The reasons are sentences of their own; the list joins them with semicolons.
+      if (state.kind === 'down')
+        return [`${upstream.namespace} (${upstream.key}): down, ${state.reason.replace(/\.$/, '')}`];
       if (state.kind === 'connecting' && upstream.tools.length === 0)
         return [`${upstream.namespace} (${upstream.key}): starting`];
       return [];

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEPTH_LIMIT, TYPE_LIMIT } from '../../src/mcp/declarations.ts';
 import {
+  notInCatalogMessage,
   toolNameCollisionMessage,
   toolNameTooLongMessage,
   tooManyCallsMessage,
@@ -32,6 +33,8 @@ import {
 const UPSTREAM_TIMEOUT = 1500;
 let served: Connected;
 let patient: Connected;
+/** A catalog past DESCRIPTION_CUTOVER. */
+let large: Connected;
 
 beforeAll(async () => {
   const mcpServers = {
@@ -40,14 +43,15 @@ beforeAll(async () => {
     collide: misbehaving('collide'),
     long: misbehaving('long-name'),
   };
-  [served, patient] = await Promise.all([
+  [served, patient, large] = await Promise.all([
     connect({ mcpServers, upstreamTimeout: UPSTREAM_TIMEOUT }),
     connect({ mcpServers: { bad: misbehaving() }, upstreamTimeout: 30_000, maxUpstreamCalls: 500 }),
+    connect({ mcpServers: { bad: misbehaving(), archive: misbehaving('large') } }),
   ]);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([served?.close(), patient?.close()]);
+  await Promise.all([served?.close(), patient?.close(), large?.close()]);
   removeScratch();
 });
 
@@ -105,6 +109,38 @@ describe('misbehaving upstreams', () => {
     expect(await thrown('bad.wrong_shape({})')).toMatch(
       new RegExp(`^${escapeRegExp(upstreamCallFailedMessage('bad', 'wrong_shape', ''))}`),
     );
+  });
+});
+
+describe('a large catalog', () => {
+  test('past DESCRIPTION_CUTOVER, execute lists namespaces and search and describe find the rest', async () => {
+    const { tools } = await large.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['execute', 'search', 'describe']);
+    expect(tools[0]?.description).toContain('Namespaces: bad (12 tools), archive (400 tools).');
+    expect(tools[0]?.description).not.toContain('record_7(');
+    const found = await large.client.callTool({ name: 'search', arguments: { query: 'lucky archive' } });
+    expect(firstText(found as never)).toBe(
+      'archive.record_7: Reads record number 7 of the archive, the lucky one.',
+    );
+    const described = await large.client.callTool({
+      name: 'describe',
+      arguments: { names: ['archive.record_7', 'nope.x'] },
+    });
+    expect(firstText(described as never)).toBe(
+      [
+        'declare const archive: {',
+        '  /** Reads record number 7 of the archive, the lucky one. */',
+        '  record_7(args: {',
+        '    /** which field to read */',
+        '    field?: string;',
+        '  }): Promise<unknown>;',
+        '};',
+        '',
+        `// ${notInCatalogMessage('nope.x')}`,
+      ].join('\n'),
+    );
+    const answer = await execute(large.client, `async () => archive.record_7({ field: 'title' })`);
+    expect(answer.structuredContent).toEqual({ record: 'record_7', field: 'title' });
   });
 });
 
