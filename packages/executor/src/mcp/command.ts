@@ -102,7 +102,14 @@ export async function runMcp(
       approvalTimeout: config.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT,
     },
   };
+  // The pool's child starts beside the upstreams, so the first execute does not wait for it.
+  const ready = executor.engine().then(
+    () => {},
+    (error: unknown) =>
+      log(`the pool's first child did not start (${String(error)}); executions will start another`),
+  );
   const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
+  await ready;
   started.forEach((outcome, index) => {
     if (outcome.status === 'rejected') {
       output.err(

@@ -16,50 +16,60 @@ import {
 } from '../../src/mcp/texts.ts';
 import { type Connected, connect, firstText, misbehaving, removeScratch } from './mcp-process.ts';
 
+const APPROVAL_TIMEOUT = 3000;
 const config = {
   mcpServers: { bad: misbehaving() },
   approvals: { 'bad.*': 'allow', 'bad.echo': 'ask', 'bad.f*': 'deny' },
-  approvalTimeout: 1500,
+  approvalTimeout: APPROVAL_TIMEOUT,
   progressInterval: 200,
 };
-const elicitation = { capabilities: { elicitation: { form: {} } } };
-/** How long the approving client thinks before it answers: longer than its request timeout. */
-const THINKING = 4000;
+/** How long the user thinks before approving: longer than the request timeout, within approvalTimeout. */
+const THINKING = 2000;
 
-let approving: Connected;
-let declining: Connected;
-let silent: Connected;
+/** One client with elicitation, whose user answers by the value the call carries. */
+let asking: Connected;
 let incapable: Connected;
 const questions: string[] = [];
 
 beforeAll(async () => {
-  [approving, declining, silent, incapable] = await Promise.all([
-    connect({ ...config, approvalTimeout: 60_000 }, elicitation),
-    connect(config, elicitation),
-    connect(config, elicitation),
+  [asking, incapable] = await Promise.all([
+    connect(config, { capabilities: { elicitation: { form: {} } } }),
     connect(config),
   ]);
-  approving.client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    questions.push(request.params.message);
-    await new Promise((resolve) => setTimeout(resolve, THINKING));
-    return { action: 'accept', content: {} };
+  asking.client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const message = request.params.message;
+    questions.push(message);
+    if (message.includes('"value":"approve"')) {
+      await new Promise((resolve) => setTimeout(resolve, THINKING));
+      return { action: 'accept', content: {} };
+    }
+    if (message.includes('"value":"decline"')) return { action: 'decline' };
+    return new Promise(() => {});
   });
-  declining.client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'decline' }));
-  silent.client.setRequestHandler(ElicitRequestSchema, () => new Promise(() => {}));
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([approving, declining, silent, incapable].map((served) => served?.close()));
+  await Promise.all([asking?.close(), incapable?.close()]);
   removeScratch();
 });
 
-const PROGRAM = `async () => { try { return await bad.echo({ value: 1 }); } catch (error) { return error.message; } }`;
+const program = (value: string) =>
+  `async () => { try { return await bad.echo({ value: '${value}' }); } catch (error) { return error.message; } }`;
 
-async function run(served: Connected, onprogress?: () => void, timeout = 60_000): Promise<unknown> {
-  const answer = await served.client.callTool({ name: 'execute', arguments: { code: PROGRAM } }, undefined, {
-    timeout,
-    ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}),
-  });
+async function run(
+  served: Connected,
+  value: string,
+  onprogress?: () => void,
+  timeout = 60_000,
+): Promise<unknown> {
+  const answer = await served.client.callTool(
+    { name: 'execute', arguments: { code: program(value) } },
+    undefined,
+    {
+      timeout,
+      ...(onprogress ? { onprogress, resetTimeoutOnProgress: true } : {}),
+    },
+  );
   const text = firstText(answer as never);
   expect((answer as { isError?: boolean }).isError, text).toBeUndefined();
   return JSON.parse(text);
@@ -68,23 +78,25 @@ async function run(served: Connected, onprogress?: () => void, timeout = 60_000)
 describe('approvals', () => {
   test('a client that approves gets the call made; progress kept its request alive while it thought', async () => {
     let progress = 0;
-    // The request would time out long before the answer, but for the progress notifications.
-    const answer = await run(approving, () => progress++, THINKING / 2);
-    expect(answer).toEqual({ value: 1 });
+    // The request would time out before the answer, but for the progress notifications.
+    const answer = await run(asking, 'approve', () => progress++, THINKING / 2);
+    expect(answer).toEqual({ value: 'approve' });
     expect(progress).toBeGreaterThan(0);
-    expect(questions).toEqual([approvalQuestion('bad.echo', '{"value":1}')]);
+    expect(questions).toEqual([approvalQuestion('bad.echo', '{"value":"approve"}')]);
   });
 
   test('a client that declines gets a throw the model can act on', async () => {
-    expect(await run(declining)).toBe(declinedMessage('bad.echo'));
+    expect(await run(asking, 'decline')).toBe(declinedMessage('bad.echo'));
   });
 
   test('a client that never answers gets a throw once approvalTimeout passes', async () => {
-    expect(await run(silent)).toBe(unansweredMessage('bad.echo', approvalTimeoutReason(1500)));
+    expect(await run(asking, 'silence')).toBe(
+      unansweredMessage('bad.echo', approvalTimeoutReason(APPROVAL_TIMEOUT)),
+    );
   });
 
   test('a client without elicitation is refused with a clear sentence', async () => {
-    expect(await run(incapable)).toBe(noElicitationMessage('bad.echo'));
+    expect(await run(incapable, 'approve')).toBe(noElicitationMessage('bad.echo'));
   });
 
   test('deny wins over allow for the tools it names, and never asks', async () => {
