@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { OUTBOUND_DISABLED_MESSAGE } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DEPTH_LIMIT, TYPE_LIMIT } from '../../src/mcp/declarations.ts';
 import {
@@ -46,7 +47,12 @@ beforeAll(async () => {
   [served, patient, large] = await Promise.all([
     connect({ mcpServers, upstreamTimeout: UPSTREAM_TIMEOUT }),
     connect({ mcpServers: { bad: misbehaving() }, upstreamTimeout: 30_000, maxUpstreamCalls: 500 }),
-    connect({ mcpServers: { bad: misbehaving(), archive: misbehaving('large') } }),
+    // The file's bounds, one of them overridden by a flag.
+    connect(
+      { mcpServers: { bad: misbehaving(), archive: misbehaving('large') }, timeout: 60_000, memoryLimit: 16 },
+      {},
+      ['--timeout', '1500'],
+    ),
   ]);
 }, 60_000);
 
@@ -141,6 +147,31 @@ describe('a large catalog', () => {
     );
     const answer = await execute(large.client, `async () => archive.record_7({ field: 'title' })`);
     expect(answer.structuredContent).toEqual({ record: 'record_7', field: 'title' });
+  });
+});
+
+describe('the executor bounds from the file and the flags', () => {
+  test('a spinning program ends at --timeout, which wins over the file', async () => {
+    const answer = await execute(large.client, 'async () => { for (;;) {} }');
+    expect(answer.isError).toBe(true);
+    expect(firstText(answer)).toMatch(/1500 ms.* \[TIMEOUT\]$/);
+  });
+
+  test('a program past the file’s memoryLimit ends with MEMORY_LIMIT', async () => {
+    const answer = await execute(
+      large.client,
+      'async () => { const keep = []; for (;;) keep.push(new Array(1e6).fill(1)); }',
+    );
+    expect(answer.isError).toBe(true);
+    expect(firstText(answer)).toMatch(/ \[MEMORY_LIMIT\]$/);
+  });
+
+  test('fetch is disabled by default', async () => {
+    const answer = await execute(
+      large.client,
+      `async () => fetch('https://example.com/').then(() => 'reached', (error) => error.message)`,
+    );
+    expect(JSON.parse(firstText(answer))).toBe(OUTBOUND_DISABLED_MESSAGE);
   });
 });
 
