@@ -101,7 +101,10 @@ export class IsolateExecutor {
       };
       // Read loosely here: a third argument that is no object is codeModeRequest's to refuse.
       const signal = typeof third === 'object' && third !== null ? third.signal : undefined;
-      return toCodeModeResult(await this.#run(read, signal === undefined ? undefined : { signal }), positions);
+      return toCodeModeResult(
+        await this.#run(read, signal === undefined ? undefined : { signal }),
+        positions,
+      );
     }
     return this.#run(() => first, second as ExecuteOptions | undefined);
   }
