@@ -1,0 +1,131 @@
+/**
+ * Hand-written checks for the messages every tool call and every execution's end cross with:
+ * dispatch, dispatchReply and result. A message's schema (messages.ts) costs 30-35 µs in a process
+ * just woken and these checks a few, on a path that runs twice per tool call.
+ *
+ * Each check returns exactly what its schema returns for a value it accepts (new objects and lists,
+ * keys in the schema's order, `result` passed through as it is) and undefined for anything else,
+ * and the caller then asks the schema, which accepts or refuses and names why. So a check only
+ * decides faster what the schema would accept: every refusal, and every shape a check does not
+ * know (a field the schema gained, a prototype other than a plain object's, a number out of range),
+ * takes the schema's path. hot-messages.test.ts proves the equality over messages generated from
+ * the schemas themselves, valid and hostile, so a field added there fails the test until the check
+ * learns it.
+ *
+ * The checks read values the codec's parse built (plain data, never accessors), which is what
+ * decodeMessage hands them.
+ */
+import { FAULT_CODES } from './errors.ts';
+import { LOG_LINE_LIMIT } from './limits.ts';
+import type { MessageOf, MessageType } from './messages.ts';
+import { LOG_LEVELS } from './schemas/envelope.ts';
+
+type Plain = Record<string, unknown>;
+
+const objectPrototype = Object.prototype;
+const faultCodes: ReadonlySet<unknown> = new Set(FAULT_CODES);
+const logLevels: ReadonlySet<unknown> = new Set(LOG_LEVELS);
+
+export const DISPATCH_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'provider', 'tool', 'args']);
+export const DISPATCH_REPLY_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'frame']);
+export const RESULT_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'envelope']);
+export const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['result', 'error', 'code', 'logs', 'executionId']);
+export const LOG_LINE_KEYS: ReadonlySet<string> = new Set(['level', 'text']);
+
+/** An object of Object.prototype or of none, whose enumerable keys are all in `known`: their count, or -1. */
+function knownKeys(value: unknown, known: ReadonlySet<string>): number {
+  if (typeof value !== 'object' || value === null) return -1;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== objectPrototype && prototype !== null) return -1;
+  let count = 0;
+  // for-in, not Object.keys: no list is built, and an enumerable key inherited from a changed
+  // Object.prototype is seen too, so such a value takes the schema's path.
+  for (const key in value) {
+    if (!known.has(key)) return -1;
+    count++;
+  }
+  return count;
+}
+
+/** MessageIdSchema: a string of 1 to 128 characters. */
+function isMessageId(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= 1 && value.length <= 128;
+}
+
+/** A call number: a whole number the schema's int() accepts (a safe integer), not negative. */
+function isCallNumber(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function checkDispatch(value: Plain): MessageOf<'dispatch'> | undefined {
+  if (knownKeys(value, DISPATCH_KEYS) !== DISPATCH_KEYS.size) return undefined;
+  const { type, id, call, provider, tool, args } = value;
+  if (type !== 'dispatch' || !isMessageId(id) || !isCallNumber(call)) return undefined;
+  if (typeof provider !== 'string' || typeof tool !== 'string' || typeof args !== 'string') return undefined;
+  return { type, id, call, provider, tool, args };
+}
+
+function checkDispatchReply(value: Plain): MessageOf<'dispatchReply'> | undefined {
+  if (knownKeys(value, DISPATCH_REPLY_KEYS) !== DISPATCH_REPLY_KEYS.size) return undefined;
+  const { type, id, call, frame } = value;
+  if (type !== 'dispatchReply' || !isMessageId(id) || !isCallNumber(call)) return undefined;
+  if (!Array.isArray(frame) || frame.length !== 2) return undefined;
+  const [outcome, text] = frame as unknown[];
+  if ((outcome !== 'returned' && outcome !== 'thrown') || typeof text !== 'string') return undefined;
+  return { type, id, call, frame: [outcome, text] };
+}
+
+function checkLogs(value: unknown): MessageOf<'result'>['envelope']['logs'] | undefined {
+  if (!Array.isArray(value) || value.length > LOG_LINE_LIMIT) return undefined;
+  const logs: MessageOf<'result'>['envelope']['logs'] = [];
+  for (let index = 0; index < value.length; index++) {
+    const line = value[index] as Plain;
+    if (knownKeys(line, LOG_LINE_KEYS) !== LOG_LINE_KEYS.size) return undefined;
+    const { level, text } = line;
+    if (!logLevels.has(level) || typeof text !== 'string') return undefined;
+    logs.push({ level: level as (typeof LOG_LEVELS)[number], text });
+  }
+  return logs;
+}
+
+function checkEnvelope(value: unknown): MessageOf<'result'>['envelope'] | undefined {
+  if (knownKeys(value, ENVELOPE_KEYS) === -1) return undefined;
+  const envelope = value as Plain;
+  if (!Object.hasOwn(envelope, 'logs')) return undefined;
+  const logs = checkLogs(envelope.logs);
+  if (logs === undefined) return undefined;
+  // Built in the schema's key order, each optional key only when the value has it.
+  const checked: MessageOf<'result'>['envelope'] = {} as MessageOf<'result'>['envelope'];
+  if (Object.hasOwn(envelope, 'result')) checked.result = envelope.result;
+  if (Object.hasOwn(envelope, 'error')) {
+    if (typeof envelope.error !== 'string') return undefined;
+    checked.error = envelope.error;
+  }
+  if (Object.hasOwn(envelope, 'code')) {
+    if (!faultCodes.has(envelope.code)) return undefined;
+    checked.code = envelope.code as (typeof FAULT_CODES)[number];
+  }
+  checked.logs = logs;
+  if (Object.hasOwn(envelope, 'executionId')) {
+    if (typeof envelope.executionId !== 'string') return undefined;
+    checked.executionId = envelope.executionId;
+  }
+  return checked;
+}
+
+function checkResult(value: Plain): MessageOf<'result'> | undefined {
+  if (knownKeys(value, RESULT_KEYS) !== RESULT_KEYS.size) return undefined;
+  const { type, id } = value;
+  if (type !== 'result' || !isMessageId(id)) return undefined;
+  const envelope = checkEnvelope(value.envelope);
+  return envelope === undefined ? undefined : { type, id, envelope };
+}
+
+/** The hot message types' checks, by type: each the fast half of its schema in MESSAGE_SCHEMAS. */
+export const HOT_MESSAGE_CHECKS: {
+  readonly [Type in MessageType]?: (value: Plain) => MessageOf<Type> | undefined;
+} = {
+  dispatch: checkDispatch,
+  dispatchReply: checkDispatchReply,
+  result: checkResult,
+};
