@@ -2,7 +2,8 @@
  * The wire between the pool and a child. Every message is a protocol message carried as its codec
  * text: encodeMessage refuses one past PAYLOAD_LIMIT before it leaves, and decodeMessage measures,
  * parses and validates it on arrival. The same text is what a network transport carries, so the
- * pool and a remote client speak one format.
+ * pool and a remote client speak one format, but for a tool call's codec JSON, which travels after
+ * its message instead of escaped inside it (attachment.ts).
  *
  * The text travels in frames (frames.ts) on a pipe of its own, the child's file descriptor 3: one
  * encode and one write to send, one UTF-8 read and one decode to receive. Node's IPC channel did the
@@ -12,7 +13,8 @@
  */
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type Decoded, decodeMessage, encodeMessage, type Message } from '@supolka/codemode-protocol';
+import type { Decoded, Message } from '@supolka/codemode-protocol';
+import { decodeChannelMessage, encodeChannelMessage } from './attachment.ts';
 import { encodeFrame, FRAME_HEADER, FrameReader } from './frames.ts';
 
 /** The child's file descriptor of the channel. */
@@ -61,7 +63,7 @@ export class Channel {
     this.#reader = new FrameReader({
       frame: (text, bytes) => {
         this.#lastReceivedBytes = bytes;
-        events.received(decodeMessage(text));
+        events.received(decodeChannelMessage(text));
       },
       violation: (reason) => {
         // The stream cannot be read past a broken frame; reading on would only spend this process.
@@ -90,7 +92,7 @@ export class Channel {
    * quietly: the side that lost its peer learns it from the exit or close event, not here.
    */
   send(message: Message): number {
-    return this.sendText(encodeMessage(message));
+    return this.sendText(encodeChannelMessage(message));
   }
 
   /**

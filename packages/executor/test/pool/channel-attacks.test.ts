@@ -6,6 +6,7 @@
  */
 import { CONSOLE_CAPTURE_LIMIT, workerLostMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
+import { FILLED_ATTACHMENT_FIELD_MESSAGE, unexpectedAttachmentMessage } from '../../src/pool/attachment.ts';
 import {
   CALL_FLOOD_CALLS,
   CALLS_AFTER_INVALID,
@@ -25,6 +26,8 @@ const attacks: [name: string, cause: RegExp][] = [
   ['garbage', exactly(validation(frameTooLargeMessage(0x47455420, FRAME_LIMIT)))],
   ['not-utf8', exactly(validation(NOT_UTF8_MESSAGE))],
   ['not-a-message', exactly(validation('Unknown message type "nope"; expected one of '), /[^;]*/)],
+  ['attachment-on-prepared', exactly(validation(unexpectedAttachmentMessage('prepared')))],
+  ['filled-attachment', exactly(validation(FILLED_ATTACHMENT_FIELD_MESSAGE))],
   ['trickle', exactly(validation('The message is not codec JSON: '), /.*/)],
   // The process ends itself inside a frame: its exit, not the cut frame, is what the caller meets.
   ['truncated', new RegExp(`^${literal(workerLostMessage('its process exited with code 1'))}$`)],

@@ -1,5 +1,6 @@
 /**
- * The child entry on its own, driven over a raw channel: every message is codec text in a frame,
+ * The child entry on its own, driven over a raw channel: every message is codec text in a frame
+ * (a tool call's codec JSON after it, attachment.ts),
  * validated on arrival, and what fails validation is answered with a fault, never a crash. A
  * heartbeat is answered with the engine report once the engine check finished. A stream that
  * breaks the framing is answered with a fault naming how, and the child ends: nothing past it can be read.
@@ -8,9 +9,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { decodeMessage, encodeMessage, type Message } from '@supolka/codemode-protocol';
+import { encodeMessage, type Message } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV, DEFAULT_CHILD_RSS_LIMIT } from '../../src/executor/defaults.ts';
+import { decodeChannelMessage } from '../../src/pool/attachment.ts';
 import { CHILD_STDIO, FRAMING_EXIT } from '../../src/pool/channel.ts';
 import { childEntryUrl } from '../../src/pool/child.ts';
 import {
@@ -67,7 +69,7 @@ function exchange(
     const onExit = (code: number | null, signal: string | null) =>
       reject(new Error(`the child exited (${signal ?? code}) before answering`));
     const onMessage = (text: string) => {
-      const decoded = decodeMessage(text);
+      const decoded = decodeChannelMessage(text);
       if (!decoded.ok) return reject(new Error(decoded.fault.message));
       if (!match(decoded.message)) return;
       to.texts.off('message', onMessage);
@@ -149,7 +151,7 @@ describe('a child', () => {
   test('sends hostWait edges only for an execution that asked for them', async () => {
     const seen: string[] = [];
     const record = (text: string) => {
-      const decoded = decodeMessage(text);
+      const decoded = decodeChannelMessage(text);
       if (decoded.ok && decoded.message.type === 'hostWait')
         seen.push(`${decoded.message.id}:${decoded.message.waiting}`);
     };

@@ -106,6 +106,18 @@ export function attackChannel(name: unknown, id: string): void {
     case 'not-utf8':
       writeAll(Buffer.concat([header(4), Buffer.from([0xff, 0xfe, 0xfd, 0xfc])]));
       return;
+    case 'attachment-on-prepared':
+      // An attachment (attachment.ts) after a message that has none.
+      writeAll(encodeFrame('{"type":"prepared"}\n[1]'));
+      return;
+    case 'filled-attachment':
+      // A tool call with its args both inside the message and after it: which would the parent read?
+      writeAll(
+        encodeFrame(
+          `${encodeMessage({ type: 'dispatch', id, call: 1_000_000, provider: 'tools', tool: DEAF_FLOOD_TOOL, args: '[]' })}\n[1]`,
+        ),
+      );
+      return;
     case 'not-a-message':
       writeAll(Buffer.concat([header(15), Buffer.from('{"type":"nope"}')]));
       return;
