@@ -1,3 +1,4 @@
+import { inspect, isDeepStrictEqual } from 'node:util';
 /**
  * The hot messages' hand-written checks against their zod schemas, over messages generated from
  * the schemas themselves (through their JSON Schema), so a field added to a schema is generated
@@ -11,12 +12,18 @@ import {
   DISPATCH_KEYS,
   DISPATCH_REPLY_KEYS,
   ENVELOPE_KEYS,
+  EXECUTE_KEYS,
   HOT_MESSAGE_CHECKS,
   LOG_LINE_KEYS,
+  MODULE_KEYS,
+  PROVIDER_KEYS,
+  REQUEST_KEYS,
   RESULT_KEYS,
 } from './hot-messages.ts';
+import { MODULE_LIMIT } from './limits.ts';
 import { MESSAGE_SCHEMAS, type MessageType } from './messages.ts';
 import { LogLineSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
+import { ExecuteRequestSchema, ModuleEntrySchema, ProviderDescriptorSchema } from './schemas/request.ts';
 import { type Decoded, decodeMessage, validateMessage, validateParsed } from './validate.ts';
 
 const HOT_TYPES = Object.keys(HOT_MESSAGE_CHECKS) as MessageType[];
@@ -37,6 +44,7 @@ interface JsonSchema {
   anyOf?: JsonSchema[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
+  additionalProperties?: JsonSchema | false;
 }
 
 /** Any value the codec carries: JSON, binary, and objects with keys such as __proto__. */
@@ -48,37 +56,45 @@ const codecValue: fc.Arbitrary<unknown> = fc.oneof(
 
 const objectWithOwnKey = (key: string, value: unknown) => Object.fromEntries([[key, value]]);
 
-/** Values that satisfy `schema`, keys of each object in a shuffled order. */
-function validOf(schema: JsonSchema): fc.Arbitrary<unknown> {
+/** Values that satisfy `schema`, keys of each object in a shuffled order; `full`, every optional key present. */
+function validOf(schema: JsonSchema, full = false): fc.Arbitrary<unknown> {
+  const validInner = (inner: JsonSchema) => validOf(inner, full);
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
-  if (schema.anyOf) return fc.oneof(...schema.anyOf.map(validOf));
-  if (schema.prefixItems) return fc.tuple(...schema.prefixItems.map(validOf));
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map(validInner));
+  if (schema.prefixItems) return fc.tuple(...schema.prefixItems.map(validInner));
   switch (schema.type) {
     case 'string': {
       const min = schema.minLength ?? 0;
       const max = schema.maxLength ?? 40;
-      return fc
-        .oneof(
-          fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, 12) }),
-          fc.string({ minLength: max, maxLength: max }),
-        )
-        .filter((text) => text.length >= min && text.length <= max);
+      const short = fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, 12) });
+      // Exactly at the bound too, where that is small enough to generate often.
+      const atBound = max <= 1024 ? [fc.string({ minLength: max, maxLength: max })] : [];
+      return fc.oneof(short, ...atBound).filter((text) => text.length >= min && text.length <= max);
     }
+    case 'boolean':
+      return fc.boolean();
     case 'integer': {
       const min = schema.minimum ?? Number.MIN_SAFE_INTEGER;
       const max = schema.maximum ?? Number.MAX_SAFE_INTEGER;
       return fc.oneof(fc.integer({ min, max: Math.min(max, min + 1000) }), fc.constantFrom(min, max));
     }
     case 'array': {
-      const item = schema.items === false || schema.items === undefined ? codecValue : validOf(schema.items);
+      const item =
+        schema.items === false || schema.items === undefined ? codecValue : validInner(schema.items);
       return fc.array(item, { maxLength: Math.min(schema.maxItems ?? 4, 4) });
     }
     case 'object': {
+      if (schema.additionalProperties) {
+        // A record (the module map). A key __proto__ is valid but dropped by the schema, so the
+        // check leaves it to the schema's path: the hostile test adds it.
+        const key = fc.string({ maxLength: 8 }).filter((name) => name !== '__proto__');
+        return fc.dictionary(key, validInner(schema.additionalProperties), { maxKeys: 4 });
+      }
       const properties = schema.properties ?? {};
       const record = fc.record(
-        Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, validOf(value)])),
-        { requiredKeys: schema.required ?? [] },
+        Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, validInner(value)])),
+        { requiredKeys: full ? Object.keys(properties) : (schema.required ?? []) },
       ) as fc.Arbitrary<Record<string, unknown>>;
       return record.chain((value) => {
         const keys = Object.keys(value);
@@ -141,16 +157,18 @@ function containers(value: unknown, found: Container[] = []): Container[] {
 }
 
 /** Values `schema` refuses by a hair: one past each bound it states, the wrong constant, the wrong kind. */
-function violating(schema: JsonSchema): fc.Arbitrary<unknown> {
+function nearValues(schema: JsonSchema): unknown[] {
   const near: unknown[] = [undefined, null, 1, 'text', [], {}];
   if (schema.maxLength !== undefined) near.push('x'.repeat(schema.maxLength + 1));
   if (schema.minLength !== undefined && schema.minLength > 0) near.push('x'.repeat(schema.minLength - 1));
   if (schema.minimum !== undefined) near.push(schema.minimum - 1, schema.minimum + 0.5);
   if (schema.maximum !== undefined) near.push(schema.maximum + 1, schema.maximum * 2);
   if (schema.const !== undefined || schema.enum) near.push('OTHER', `${schema.const ?? schema.enum?.[0]}x`);
-  // A list one past its bound is tested on its own below: tens of thousands of items per run are too slow here.
-  return fc.constantFrom(...near);
+  // A list one past its bound is tested on its own below: tens of thousands of items are too slow here.
+  return near;
 }
+
+const violating = (schema: JsonSchema) => fc.constantFrom(...nearValues(schema));
 
 /** Each field in `value` with the schema that describes it, outside an envelope's opaque result. */
 function fieldsOf(
@@ -225,7 +243,13 @@ const hostileMessage = fc.constantFrom(...HOT_TYPES).chain((type) =>
 
 /** Equal as values, and in the order of every object's keys and the kind of every binary value. */
 function expectSameDecoded(actual: Decoded, expected: Decoded): void {
-  expect(actual).toStrictEqual(expected);
+  // Node's deep equality, not toStrictEqual, which compares the `constructor` each object reads and
+  // so calls two equal objects owning a key named constructor different.
+  if (!isDeepStrictEqual(actual, expected)) {
+    expect.fail(
+      `decoded\n${inspect(actual, { depth: 12 })}\nbut the schema says\n${inspect(expected, { depth: 12 })}`,
+    );
+  }
   expect(stringifyForDispatch(actual)).toBe(stringifyForDispatch(expected));
 }
 
@@ -238,6 +262,11 @@ describe('the hot messages decode as their schemas say', () => {
     expect([...RESULT_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.result.shape));
     expect([...ENVELOPE_KEYS]).toEqual(Object.keys(ResultEnvelopeSchema.shape));
     expect([...LOG_LINE_KEYS]).toEqual(Object.keys(LogLineSchema.shape));
+    expect([...EXECUTE_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.execute.shape));
+    expect([...REQUEST_KEYS]).toEqual(Object.keys(ExecuteRequestSchema.shape));
+    expect([...PROVIDER_KEYS]).toEqual(Object.keys(ProviderDescriptorSchema.shape));
+    const moduleObject = ModuleEntrySchema.options[1] as z.ZodObject;
+    expect([...MODULE_KEYS]).toEqual(Object.keys(moduleObject.shape));
   });
 
   for (const type of HOT_TYPES) {
@@ -268,11 +297,49 @@ describe('the hot messages decode as their schemas say', () => {
         expectSameDecoded(validateParsed(parseForDispatch(text)), reference);
         expectSameDecoded(decodeMessage(text), reference);
       }),
-      { numRuns: 1500 },
+      { numRuns: 1000 },
     );
     // The generator must reach refusals, or the test proves nothing about them.
-    expect(refused).toBeGreaterThan(500);
+    expect(refused).toBeGreaterThan(300);
   }, 60_000);
+
+  for (const type of HOT_TYPES) {
+    test(`every field of a full ${type} message, broken by a hair, is refused exactly as the schema says`, () => {
+      const schema = jsonSchemaOf(type);
+      const samples = fc.sample(validOf(schema, true), { numRuns: 4, seed: 11 });
+      const check = (sample: unknown, breakage: (message: unknown) => void) => {
+        const message = parseForDispatch(stringifyForDispatch(sample));
+        breakage(message);
+        const text = stringifyForDispatch(message);
+        expectSameDecoded(decodeMessage(text), validateMessage(parseForDispatch(text)));
+      };
+      for (const sample of samples) {
+        const fields = fieldsOf(parseForDispatch(stringifyForDispatch(sample)), schema);
+        fields.forEach((field, index) => {
+          const at = (message: unknown) => fieldsOf(message, schema)[index] as (typeof fields)[number];
+          for (const bad of nearValues(field.schema)) {
+            check(sample, (message) => {
+              const target = at(message);
+              (target.holder as Record<string | number, unknown>)[target.key] = bad;
+            });
+          }
+          check(sample, (message) => {
+            const target = at(message);
+            if (!Array.isArray(target.holder)) delete target.holder[target.key as string];
+          });
+        });
+        for (const key of ['__proto__', 'constructor', 'toString', 'errorKind', 'extra']) {
+          for (const value of ['', {}]) {
+            check(sample, (message) => {
+              for (const container of containers(message)) {
+                if (!Array.isArray(container)) Object.assign(container, objectWithOwnKey(key, value));
+              }
+            });
+          }
+        }
+      }
+    }, 60_000);
+  }
 
   test('logs at their bound take the fast path; one line more is refused as the schema says', () => {
     const bound = (jsonSchemaOf('result').properties?.envelope?.properties?.logs?.maxItems ?? 0) as number;
@@ -289,6 +356,26 @@ describe('the hot messages decode as their schemas say', () => {
     const past = parseForDispatch(withLines(bound + 1)) as Record<string, unknown>;
     expect(HOT_MESSAGE_CHECKS.result?.(past)).toBeUndefined();
     const refused = decodeMessage(withLines(bound + 1));
+    expect(refused.ok).toBe(false);
+    expectSameDecoded(refused, validateMessage(past));
+  });
+
+  test('a module map at MODULE_LIMIT takes the fast path; one module more is refused as the schema says', () => {
+    const withModules = (count: number) =>
+      stringifyForDispatch({
+        type: 'execute',
+        id: 'e1',
+        request: {
+          code: 'async () => 1',
+          modules: Object.fromEntries(Array.from({ length: count }, (_, index) => [`m${index}`, ''])),
+        },
+      });
+    const atBound = parseForDispatch(withModules(MODULE_LIMIT)) as Record<string, unknown>;
+    expect(HOT_MESSAGE_CHECKS.execute?.(atBound)).toBeDefined();
+    expectSameDecoded(decodeMessage(withModules(MODULE_LIMIT)), validateMessage(atBound));
+    const past = parseForDispatch(withModules(MODULE_LIMIT + 1)) as Record<string, unknown>;
+    expect(HOT_MESSAGE_CHECKS.execute?.(past)).toBeUndefined();
+    const refused = decodeMessage(withModules(MODULE_LIMIT + 1));
     expect(refused.ok).toBe(false);
     expectSameDecoded(refused, validateMessage(past));
   });

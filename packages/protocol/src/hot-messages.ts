@@ -1,7 +1,8 @@
 /**
- * Hand-written checks for the messages every tool call and every execution's end cross with:
- * dispatch, dispatchReply and result. A message's schema (messages.ts) costs 30-35 µs in a process
- * just woken and these checks a few, on a path that runs twice per tool call.
+ * Hand-written checks for the messages every tool call and every execution cross with: dispatch,
+ * dispatchReply, result, and execute with its request (which the executor also checks alone,
+ * checkExecuteRequest). A message's schema (messages.ts) costs 30-35 µs in a process just woken, an
+ * execute request's over 100, and these checks a few, on paths that run at every boundary.
  *
  * Each check returns exactly what its schema returns for a value it accepts (new objects and lists,
  * keys in the schema's order, `result` passed through as it is) and undefined for anything else,
@@ -12,13 +13,24 @@
  * the schemas themselves, valid and hostile, so a field added there fails the test until the check
  * learns it.
  *
- * The checks read values the codec's parse built (plain data, never accessors), which is what
- * decodeMessage hands them.
+ * The checks read plain data: what the codec's parse built (decodeMessage's), or a request the
+ * executor assembled in its caller's process from the caller's own objects (checkExecuteRequest).
+ * An object of any other prototype takes the schema's path.
  */
 import { FAULT_CODES } from './errors.ts';
-import { LOG_LINE_LIMIT } from './limits.ts';
+import {
+  CODE_LIMIT,
+  LOG_LINE_LIMIT,
+  MAX_DELAY,
+  MAX_MEMORY_LIMIT,
+  MIN_MEMORY_LIMIT,
+  MODULE_LIMIT,
+  MODULE_SOURCE_LIMIT,
+  PROVIDER_LIMIT,
+} from './limits.ts';
 import type { MessageOf, MessageType } from './messages.ts';
 import { LOG_LEVELS } from './schemas/envelope.ts';
+import type { ExecuteRequest, ModuleEntry, ModuleMap, ProviderDescriptor } from './schemas/request.ts';
 
 type Plain = Record<string, unknown>;
 
@@ -31,6 +43,26 @@ export const DISPATCH_REPLY_KEYS: ReadonlySet<string> = new Set(['type', 'id', '
 export const RESULT_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'envelope']);
 export const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['result', 'error', 'code', 'logs', 'executionId']);
 export const LOG_LINE_KEYS: ReadonlySet<string> = new Set(['level', 'text']);
+export const EXECUTE_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'request', 'reportHostWaits']);
+export const REQUEST_KEYS: ReadonlySet<string> = new Set([
+  'code',
+  'modules',
+  'providers',
+  'timeout',
+  'memoryLimit',
+  'outbound',
+  'retainHandles',
+  'countHostWaits',
+  'typescript',
+]);
+export const MODULE_KEYS: ReadonlySet<string> = new Set(['js', 'cjs', 'json', 'text', 'data']);
+export const PROVIDER_KEYS: ReadonlySet<string> = new Set([
+  'name',
+  'positionalArgs',
+  'prelude',
+  'proxySource',
+]);
+const outboundModes: ReadonlySet<unknown> = new Set(['disabled', 'proxied', 'native']);
 
 /** An object of Object.prototype or of none, whose enumerable keys are all in `known`: their count, or -1. */
 function knownKeys(value: unknown, known: ReadonlySet<string>): number {
@@ -121,6 +153,122 @@ function checkResult(value: Plain): MessageOf<'result'> | undefined {
   return envelope === undefined ? undefined : { type, id, envelope };
 }
 
+/** A whole number within bounds that are themselves safe integers. */
+function isWholeIn(value: unknown, min: number, max: number): value is number {
+  return Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
+}
+
+function checkModuleEntry(value: unknown): ModuleEntry | undefined {
+  if (typeof value === 'string') return value.length <= MODULE_SOURCE_LIMIT ? value : undefined;
+  if (knownKeys(value, MODULE_KEYS) === -1) return undefined;
+  const entry = value as Plain;
+  const checked: Exclude<ModuleEntry, string> = {};
+  for (const key of ['js', 'cjs'] as const) {
+    if (!Object.hasOwn(entry, key)) continue;
+    const source = entry[key];
+    if (typeof source !== 'string' || source.length > MODULE_SOURCE_LIMIT) return undefined;
+    checked[key] = source;
+  }
+  if (Object.hasOwn(entry, 'json')) checked.json = entry.json;
+  for (const key of ['text', 'data'] as const) {
+    if (!Object.hasOwn(entry, key)) continue;
+    const text = entry[key];
+    if (typeof text !== 'string') return undefined;
+    checked[key] = text;
+  }
+  return checked;
+}
+
+function checkModules(value: unknown): ModuleMap | undefined {
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== objectPrototype) {
+    return undefined;
+  }
+  const modules: ModuleMap = {};
+  let count = 0;
+  for (const name in value) {
+    // The schema's record drops a module named __proto__ (its assignment sets no key): its path says so.
+    if (name === '__proto__' || ++count > MODULE_LIMIT) return undefined;
+    const entry = checkModuleEntry((value as Plain)[name]);
+    if (entry === undefined) return undefined;
+    modules[name] = entry;
+  }
+  return modules;
+}
+
+function checkProviders(value: unknown): ProviderDescriptor[] | undefined {
+  if (!Array.isArray(value) || value.length > PROVIDER_LIMIT) return undefined;
+  const providers: ProviderDescriptor[] = [];
+  for (let index = 0; index < value.length; index++) {
+    const provider = value[index] as Plain;
+    if (knownKeys(provider, PROVIDER_KEYS) === -1 || typeof provider.name !== 'string') return undefined;
+    const checked: ProviderDescriptor = { name: provider.name };
+    if (Object.hasOwn(provider, 'positionalArgs')) {
+      if (typeof provider.positionalArgs !== 'boolean') return undefined;
+      checked.positionalArgs = provider.positionalArgs;
+    }
+    for (const key of ['prelude', 'proxySource'] as const) {
+      if (!Object.hasOwn(provider, key)) continue;
+      const source = provider[key];
+      if (typeof source !== 'string') return undefined;
+      checked[key] = source;
+    }
+    providers.push(checked);
+  }
+  return providers;
+}
+
+/**
+ * ExecuteRequestSchema's fast half: exactly what the schema returns for a request it accepts (the
+ * codec's plain data), undefined for anything else, which the schema then accepts or refuses.
+ */
+export function checkExecuteRequest(value: unknown): ExecuteRequest | undefined {
+  if (knownKeys(value, REQUEST_KEYS) === -1) return undefined;
+  const request = value as Plain;
+  const { code } = request;
+  if (typeof code !== 'string' || code.length > CODE_LIMIT) return undefined;
+  const checked: ExecuteRequest = { code };
+  if (Object.hasOwn(request, 'modules')) {
+    const modules = checkModules(request.modules);
+    if (modules === undefined) return undefined;
+    checked.modules = modules;
+  }
+  if (Object.hasOwn(request, 'providers')) {
+    const providers = checkProviders(request.providers);
+    if (providers === undefined) return undefined;
+    checked.providers = providers;
+  }
+  if (Object.hasOwn(request, 'timeout')) {
+    if (!isWholeIn(request.timeout, 1, MAX_DELAY)) return undefined;
+    checked.timeout = request.timeout;
+  }
+  if (Object.hasOwn(request, 'memoryLimit')) {
+    if (!isWholeIn(request.memoryLimit, MIN_MEMORY_LIMIT, MAX_MEMORY_LIMIT)) return undefined;
+    checked.memoryLimit = request.memoryLimit;
+  }
+  if (Object.hasOwn(request, 'outbound')) {
+    if (!outboundModes.has(request.outbound)) return undefined;
+    checked.outbound = request.outbound as ExecuteRequest['outbound'];
+  }
+  for (const key of ['retainHandles', 'countHostWaits', 'typescript'] as const) {
+    if (!Object.hasOwn(request, key)) continue;
+    const flag = request[key];
+    if (typeof flag !== 'boolean') return undefined;
+    checked[key] = flag;
+  }
+  return checked;
+}
+
+function checkExecute(value: Plain): MessageOf<'execute'> | undefined {
+  if (knownKeys(value, EXECUTE_KEYS) === -1) return undefined;
+  const { type, id } = value;
+  if (type !== 'execute' || !isMessageId(id) || !Object.hasOwn(value, 'request')) return undefined;
+  const request = checkExecuteRequest(value.request);
+  if (request === undefined) return undefined;
+  if (!Object.hasOwn(value, 'reportHostWaits')) return { type, id, request };
+  const { reportHostWaits } = value;
+  return typeof reportHostWaits === 'boolean' ? { type, id, request, reportHostWaits } : undefined;
+}
+
 /** The hot message types' checks, by type: each the fast half of its schema in MESSAGE_SCHEMAS. */
 export const HOT_MESSAGE_CHECKS: {
   readonly [Type in MessageType]?: (value: Plain) => MessageOf<Type> | undefined;
@@ -128,4 +276,5 @@ export const HOT_MESSAGE_CHECKS: {
   dispatch: checkDispatch,
   dispatchReply: checkDispatchReply,
   result: checkResult,
+  execute: checkExecute,
 };

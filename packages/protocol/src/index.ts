@@ -5,6 +5,7 @@
 export { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
 export { CODEC_IDENTIFIERS } from './codec-identifiers.ts';
 export * from './errors.ts';
+export { checkExecuteRequest } from './hot-messages.ts';
 export { type SeparatedImports, separateImports } from './imports.ts';
 export * from './limits.ts';
 export { type MessageScan, scanMessage, valueCount } from './message-scan.ts';

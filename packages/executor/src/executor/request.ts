@@ -6,6 +6,7 @@
  */
 import {
   BadRequestError,
+  checkExecuteRequest,
   type ExecuteRequest,
   ExecuteRequestSchema,
   type ModuleMap,
@@ -79,22 +80,21 @@ export function splitRequest(request: IsolateExecuteRequest, defaults: ResolvedO
   }
   const outbound = splitOutbound(request, defaults.outbound);
   const typescript = request.typescript ?? defaults.typescript;
-  const wire = validate(
-    ExecuteRequestSchema,
-    {
-      code: request.code,
-      modules: { ...defaults.modules, ...request.modules },
-      providers: describeProviders(providers),
-      timeout: request.timeout ?? defaults.timeout,
-      memoryLimit: request.memoryLimit ?? defaults.memoryLimit,
-      outbound: outbound.mode,
-      ...(request.retainHandles !== undefined ? { retainHandles: request.retainHandles } : {}),
-      ...(request.countHostWaits !== undefined ? { countHostWaits: request.countHostWaits } : {}),
-      // Absent on the wire means on, so only "off" travels; a non-boolean reaches the schema and is named.
-      ...(typescript !== true ? { typescript } : {}),
-    },
-    'execute request',
-  );
+  const candidate = {
+    code: request.code,
+    modules: { ...defaults.modules, ...request.modules },
+    providers: describeProviders(providers),
+    timeout: request.timeout ?? defaults.timeout,
+    memoryLimit: request.memoryLimit ?? defaults.memoryLimit,
+    outbound: outbound.mode,
+    ...(request.retainHandles !== undefined ? { retainHandles: request.retainHandles } : {}),
+    ...(request.countHostWaits !== undefined ? { countHostWaits: request.countHostWaits } : {}),
+    // Absent on the wire means on, so only "off" travels; a non-boolean reaches the schema and is named.
+    ...(typescript !== true ? { typescript } : {}),
+  };
+  // The schema's fast half first: it accepts what the schema would, in a few µs where the schema
+  // takes over a hundred in a process just woken; the schema names the fault of anything else.
+  const wire = checkExecuteRequest(candidate) ?? validate(ExecuteRequestSchema, candidate, 'execute request');
   return { wire, host: { dispatch: buildDispatch(providers, request.dispatch), outbound: outbound.host } };
 }
 
