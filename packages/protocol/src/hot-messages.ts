@@ -17,7 +17,7 @@
  * executor assembled in its caller's process from the caller's own objects (checkExecuteRequest).
  * An object of any other prototype takes the schema's path.
  */
-import { FAULT_CODES } from './errors.ts';
+import { ERROR_KINDS, ERROR_NAME_LIMIT, ERROR_STACK_LIMIT, FAULT_CODES } from './errors.ts';
 import {
   CODE_LIMIT,
   LOG_LINE_LIMIT,
@@ -41,7 +41,17 @@ const logLevels: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 export const DISPATCH_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'provider', 'tool', 'args']);
 export const DISPATCH_REPLY_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'frame']);
 export const RESULT_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'envelope']);
-export const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['result', 'error', 'code', 'logs', 'executionId']);
+export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  'result',
+  'error',
+  'code',
+  'logs',
+  'executionId',
+  'errorKind',
+  'errorName',
+  'errorStack',
+]);
+const errorKinds: ReadonlySet<unknown> = new Set(ERROR_KINDS);
 export const LOG_LINE_KEYS: ReadonlySet<string> = new Set(['level', 'text']);
 export const EXECUTE_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'request', 'reportHostWaits']);
 export const REQUEST_KEYS: ReadonlySet<string> = new Set([
@@ -141,6 +151,19 @@ function checkEnvelope(value: unknown): MessageOf<'result'>['envelope'] | undefi
   if (Object.hasOwn(envelope, 'executionId')) {
     if (typeof envelope.executionId !== 'string') return undefined;
     checked.executionId = envelope.executionId;
+  }
+  if (Object.hasOwn(envelope, 'errorKind')) {
+    if (!errorKinds.has(envelope.errorKind)) return undefined;
+    checked.errorKind = envelope.errorKind as (typeof ERROR_KINDS)[number];
+  }
+  for (const [key, limit] of [
+    ['errorName', ERROR_NAME_LIMIT],
+    ['errorStack', ERROR_STACK_LIMIT],
+  ] as const) {
+    if (!Object.hasOwn(envelope, key)) continue;
+    const text = envelope[key];
+    if (typeof text !== 'string' || text.length > limit) return undefined;
+    checked[key] = text;
   }
   return checked;
 }
