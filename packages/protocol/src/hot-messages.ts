@@ -53,7 +53,13 @@ export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
 ]);
 const errorKinds: ReadonlySet<unknown> = new Set(ERROR_KINDS);
 export const LOG_LINE_KEYS: ReadonlySet<string> = new Set(['level', 'text']);
-export const EXECUTE_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'request', 'reportHostWaits']);
+export const EXECUTE_KEYS: ReadonlySet<string> = new Set([
+  'type',
+  'id',
+  'request',
+  'reportHostWaits',
+  'streamConsole',
+]);
 export const REQUEST_KEYS: ReadonlySet<string> = new Set([
   'code',
   'modules',
@@ -287,9 +293,19 @@ function checkExecute(value: Plain): MessageOf<'execute'> | undefined {
   if (type !== 'execute' || !isMessageId(id) || !Object.hasOwn(value, 'request')) return undefined;
   const request = checkExecuteRequest(value.request);
   if (request === undefined) return undefined;
-  if (!Object.hasOwn(value, 'reportHostWaits')) return { type, id, request };
-  const { reportHostWaits } = value;
-  return typeof reportHostWaits === 'boolean' ? { type, id, request, reportHostWaits } : undefined;
+  // The flags after the request, in the schema's order, as zod writes them.
+  const checked: { -readonly [Key in keyof MessageOf<'execute'>]: MessageOf<'execute'>[Key] } = {
+    type,
+    id,
+    request,
+  };
+  for (const key of ['reportHostWaits', 'streamConsole'] as const) {
+    if (!Object.hasOwn(value, key)) continue;
+    const flag = value[key];
+    if (typeof flag !== 'boolean') return undefined;
+    checked[key] = flag;
+  }
+  return checked;
 }
 
 /** The hot message types' checks, by type: each the fast half of its schema in MESSAGE_SCHEMAS. */
