@@ -10,8 +10,8 @@
  *   Sandbox.execute     the same program through Sandbox.execute, less the program making no call
  */
 import ivm from 'isolated-vm';
-import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { RunClock, wrapHostWait } from '../packages/executor/src/sandbox/clock.ts';
+import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { prepareIsolate } from '../packages/executor/src/sandbox/prepared-isolate.ts';
 
 const calls = 1000;

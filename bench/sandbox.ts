@@ -75,7 +75,7 @@ const toolCall = summarize(
   withTools.map((ms) => (ms - base.median) / applyCalls),
 );
 
-printTable('Sandbox, in process (Node ' + process.version + ', isolated-vm ' + isolatedVmVersion() + ')', [
+printTable(`Sandbox, in process (Node ${process.version}, isolated-vm ${isolatedVmVersion()})`, [
   { summary: rawIsolate },
   { summary: trivialFresh, baseline: rawIsolate, target: '≤ 1.3x the raw isolate floor' },
   { summary: trivialPrepared, target: '< 1.5 ms' },
