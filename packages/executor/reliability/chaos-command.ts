@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import type { PoolEvent } from '../src/pool/events.ts';
 import { loadBuild, numberFlags } from './build.ts';
 import { runChaos } from './chaos.ts';
-import { mb } from './process-sample.ts';
+import { parentRows, type ReportRow } from './process-sample.ts';
 
 const flags = numberFlags(process.argv.slice(2), {
   executions: 2000,
@@ -73,7 +73,7 @@ for (const [kind, counts] of Object.entries(report.outcomes))
       .join(', ')} |`,
   );
 console.log(`\nparent handles before: ${before.resources.join(', ')}; after: ${after.resources.join(', ')}`);
-const rows: [string, string, string, boolean][] = [
+const rows: ReportRow[] = [
   [
     "envelopes neither their kind's nor WORKER_LOST",
     String(report.wrong.length),
@@ -110,25 +110,7 @@ const rows: [string, string, string, boolean][] = [
     '0',
     report.survivors.length === 0,
   ],
-  ['parent descriptors, before → after', `${before.fds} → ${after.fds}`, 'flat', after.fds <= before.fds],
-  [
-    'parent handles, before → after',
-    `${before.handles} → ${after.handles}`,
-    'flat',
-    after.handles <= before.handles,
-  ],
-  [
-    'parent resident memory, before → after',
-    `${mb(before.rss)} → ${mb(after.rss)}`,
-    'flat (<= 15%)',
-    after.rss <= before.rss * 1.15,
-  ],
-  [
-    `parent heap${typeof (globalThis as { gc?: unknown }).gc === 'function' ? ' after a full collection' : ''}, before → after`,
-    `${mb(before.heapUsed)} → ${mb(after.heapUsed)}`,
-    'flat (<= 15%)',
-    after.heapUsed <= before.heapUsed * 1.15,
-  ],
+  ...parentRows(before, after),
 ];
 console.log('\n| figure | measured | target | |\n| --- | --- | --- | --- |');
 for (const [name, measured, target, met] of rows)

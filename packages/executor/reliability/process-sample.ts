@@ -53,3 +53,37 @@ export function processAlive(pid: number): boolean {
 }
 
 export const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+/** A report row: the figure, what was measured, the target, and whether it was met. */
+export type ReportRow = [figure: string, measured: string, target: string, met: boolean];
+
+/**
+ * The rows both soak and chaos report about the parent, from its samples before and after the load:
+ * descriptors and handles flat, resident memory and heap within 15%. The heap is read after a full
+ * collection when the process runs with --expose-gc, and the row says which it was: without it the
+ * heap is read as it stands, which moves with the collector's timing.
+ */
+export function parentRows(before: ParentSample, after: ParentSample): ReportRow[] {
+  const collected = typeof (globalThis as { gc?: unknown }).gc === 'function';
+  return [
+    ['parent descriptors, before → after', `${before.fds} → ${after.fds}`, 'flat', after.fds <= before.fds],
+    [
+      'parent handles, before → after',
+      `${before.handles} → ${after.handles}`,
+      'flat',
+      after.handles <= before.handles,
+    ],
+    [
+      'parent resident memory, before → after',
+      `${mb(before.rss)} → ${mb(after.rss)}`,
+      'flat (<= 15%)',
+      after.rss <= before.rss * 1.15,
+    ],
+    [
+      `parent heap${collected ? ' after a full collection' : ''}, before → after`,
+      `${mb(before.heapUsed)} → ${mb(after.heapUsed)}`,
+      'flat (<= 15%)',
+      after.heapUsed <= before.heapUsed * 1.15,
+    ],
+  ];
+}

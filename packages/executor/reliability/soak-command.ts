@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBuild, numberFlags } from './build.ts';
-import { mb } from './process-sample.ts';
+import { mb, parentRows, type ReportRow } from './process-sample.ts';
 import { type LifeGrowth, lifeGrowth } from './resident-life.ts';
 import { runSoak } from './soak.ts';
 
@@ -59,10 +59,8 @@ const worstFloor = Math.max(...lives.map((life) => life.floor.growth));
 const samplesFile = join(tmpdir(), `codemode-soak-${flags.seed}.json`);
 writeFileSync(samplesFile, JSON.stringify(report.lives));
 const { parentBefore: before, parentAfter: after } = report;
-// Without --expose-gc the heap is read as it stands, which moves with the collector's timing.
-const collected = typeof (globalThis as { gc?: unknown }).gc === 'function';
 const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
-const rows: [string, string, string, boolean][] = [
+const rows: ReportRow[] = [
   ['lost outcomes', String(report.lost.length), '0', report.lost.length === 0],
   ['wrong or misattributed envelopes', String(report.wrong.length), '0', report.wrong.length === 0],
   [
@@ -83,25 +81,7 @@ const rows: [string, string, string, boolean][] = [
     '<= 15%',
     lives.length > 0 && worstMedian <= 0.15,
   ],
-  ['parent descriptors, before → after', `${before.fds} → ${after.fds}`, 'flat', after.fds <= before.fds],
-  [
-    'parent handles, before → after',
-    `${before.handles} → ${after.handles}`,
-    'flat',
-    after.handles <= before.handles,
-  ],
-  [
-    'parent resident memory, before → after',
-    `${mb(before.rss)} → ${mb(after.rss)}`,
-    'flat (<= 15%)',
-    after.rss <= before.rss * 1.15,
-  ],
-  [
-    `parent heap${collected ? ' after a full collection' : ''}, before → after`,
-    `${mb(before.heapUsed)} → ${mb(after.heapUsed)}`,
-    'flat (<= 15%)',
-    after.heapUsed <= before.heapUsed * 1.15,
-  ],
+  ...parentRows(before, after),
 ];
 const timed = report.executions - parentWarmup;
 console.log(
