@@ -35,8 +35,18 @@ function expected(index: number, kind: Kind): ExecuteResult {
   switch (kind) {
     case 'success':
       return { result: { index }, logs };
-    case 'throw':
-      return { result: undefined, error: `failure ${index}`, logs };
+    case 'throw': {
+      // The program's own frame, where it wrote `new Error`, on its one line.
+      const column = program(index, kind).code.indexOf('new Error') + 1;
+      return {
+        result: undefined,
+        error: `failure ${index}`,
+        errorKind: 'thrown',
+        errorName: 'Error',
+        errorStack: `    at executor.js:1:${column}`,
+        logs,
+      };
+    }
     case 'timeout':
       return { result: undefined, error: executionTimeoutMessage(100 + index), code: 'TIMEOUT', logs };
     case 'memory':

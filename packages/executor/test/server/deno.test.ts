@@ -78,7 +78,10 @@ test('a Deno program drives the server with the self-contained client, serving t
         logs: [],
       },
     ],
-    ['a tool that throws', { error: 'failed in deno', logs: [] }],
+    [
+      'a tool that throws',
+      { error: 'failed in deno', errorKind: 'tool-failed', errorName: 'Error', logs: [] },
+    ],
     ['cancelled', { error: 'Execution was cancelled: its client cancelled it', code: 'CANCELLED', logs: [] }],
     ['invoke', [true, 200, 'handled deno']],
     [
