@@ -16,7 +16,7 @@ import { availableParallelism } from 'node:os';
 import type { PoolEvent } from '../src/pool/events.ts';
 import { loadBuild, numberFlags } from './build.ts';
 import { runChaos } from './chaos.ts';
-import { parentRows, type ReportRow } from './process-sample.ts';
+import { parentRows, printOutcomes, printRows, type ReportRow } from './process-sample.ts';
 
 const flags = numberFlags(process.argv.slice(2), {
   executions: 2000,
@@ -65,13 +65,7 @@ const { parentBefore: before, parentAfter: after } = report;
 console.log(
   `\n${report.executions} executions in ${report.seconds.toFixed(1)} s; ${killed} SIGKILL, ${stopped} SIGSTOP`,
 );
-console.log('| kind | outcomes |\n| --- | --- |');
-for (const [kind, counts] of Object.entries(report.outcomes))
-  console.log(
-    `| ${kind} | ${Object.entries(counts)
-      .map(([outcome, count]) => `${outcome} ${count}`)
-      .join(', ')} |`,
-  );
+printOutcomes(report.outcomes);
 console.log(`\nparent handles before: ${before.resources.join(', ')}; after: ${after.resources.join(', ')}`);
 const rows: ReportRow[] = [
   [
@@ -112,11 +106,9 @@ const rows: ReportRow[] = [
   ],
   ...parentRows(before, after),
 ];
-console.log('\n| figure | measured | target | |\n| --- | --- | --- | --- |');
-for (const [name, measured, target, met] of rows)
-  console.log(`| ${name} | ${measured} | ${target} | ${met ? 'met' : 'MISSED'} |`);
+const allMet = printRows(rows);
 for (const outcome of report.wrong.slice(0, 20))
   console.log(`wrong: ${outcome.kind} ${outcome.token}: ${outcome.wrong}`);
 for (const text of report.lost.other.slice(0, 10)) console.log(`other WORKER_LOST: ${text}`);
 for (const slow of report.pastBound.slice(0, 10)) console.log(`past the bound: ${JSON.stringify(slow)}`);
-process.exitCode = rows.every(([, , , met]) => met) ? 0 : 1;
+process.exitCode = allMet ? 0 : 1;

@@ -57,6 +57,23 @@ export const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB
 /** A report row: the figure, what was measured, the target, and whether it was met. */
 export type ReportRow = [figure: string, measured: string, target: string, met: boolean];
 
+/** Prints each kind's outcomes and their counts as a Markdown table, as soak and chaos report them. */
+export function printOutcomes(outcomes: Record<string, Record<string, number>>): void {
+  console.log('| kind | outcomes |\n| --- | --- |');
+  for (const [kind, counts] of Object.entries(outcomes)) {
+    const cells = Object.entries(counts).map(([outcome, count]) => `${outcome} ${count}`);
+    console.log(`| ${kind} | ${cells.join(', ')} |`);
+  }
+}
+
+/** Prints the rows beside their targets as a Markdown table; answers whether every target was met. */
+export function printRows(rows: readonly ReportRow[]): boolean {
+  console.log('\n| figure | measured | target | |\n| --- | --- | --- | --- |');
+  for (const [name, measured, target, met] of rows)
+    console.log(`| ${name} | ${measured} | ${target} | ${met ? 'met' : 'MISSED'} |`);
+  return rows.every(([, , , met]) => met);
+}
+
 /**
  * The rows both soak and chaos report about the parent, from its samples before and after the load:
  * descriptors and handles flat, resident memory and heap within 15%. The heap is read after a full

@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadBuild, numberFlags } from './build.ts';
-import { mb, parentRows, type ReportRow } from './process-sample.ts';
+import { mb, parentRows, printOutcomes, printRows, type ReportRow } from './process-sample.ts';
 import { type LifeGrowth, lifeGrowth } from './resident-life.ts';
 import { runSoak } from './soak.ts';
 
@@ -59,7 +59,6 @@ const worstFloor = Math.max(...lives.map((life) => life.floor.growth));
 const samplesFile = join(tmpdir(), `codemode-soak-${flags.seed}.json`);
 writeFileSync(samplesFile, JSON.stringify(report.lives));
 const { parentBefore: before, parentAfter: after } = report;
-const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
 const rows: ReportRow[] = [
   ['lost outcomes', String(report.lost.length), '0', report.lost.length === 0],
   ['wrong or misattributed envelopes', String(report.wrong.length), '0', report.wrong.length === 0],
@@ -87,13 +86,7 @@ const timed = report.executions - parentWarmup;
 console.log(
   `\n${report.executions} executions; the ${timed} after the caller's warm-up in ${report.seconds.toFixed(1)} s (${(timed / report.seconds).toFixed(0)}/s)\n`,
 );
-console.log('| kind | outcomes |\n| --- | --- |');
-for (const [kind, counts] of Object.entries(report.outcomes))
-  console.log(
-    `| ${kind} | ${Object.entries(counts)
-      .map(([outcome, count]) => `${outcome} ${count}`)
-      .join(', ')} |`,
-  );
+printOutcomes(report.outcomes);
 const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 const window = ({ settled, highest, growth }: LifeGrowth['median']) =>
   `${mb(settled)} → ${mb(highest)} (${percent(growth)})`;
@@ -109,12 +102,10 @@ console.log(`\nparent handles before: ${before.resources.join(', ')}; after: ${a
 console.log(
   `parent resident memory ${mb(before.rss)} → ${mb(after.rss)}, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)}`,
 );
-console.log('\n| figure | measured | target | |\n| --- | --- | --- | --- |');
-for (const [name, measured, target, met] of rows)
-  console.log(`| ${name} | ${measured} | ${target} | ${verdict(met)} |`);
+const allMet = printRows(rows);
 for (const outcome of report.wrong.slice(0, 20))
   console.log(
     `wrong: ${outcome.kind} ${outcome.token}: ${outcome.wrong}; ${JSON.stringify(outcome.envelope).slice(0, 500)}`,
   );
 for (const missing of report.lost.slice(0, 20)) console.log(`lost: ${missing.kind} ${missing.token}`);
-process.exitCode = rows.every(([, , , met]) => met) ? 0 : 1;
+process.exitCode = allMet ? 0 : 1;
