@@ -47,12 +47,32 @@ async () => ({ own: 'value', bytes: Uint8Array.of(7), fromTool: await tools.data
       ...tools,
       code: `async () => { ${tampering}; await tools.data(); throw new TypeError('the real failure') }`,
     });
-    // The tampering leaves the error's name and stack unreadable to the run support; its kind stands.
+    // The replaced iterator once reached the run support's report (an array spread), which then
+    // carried the iterator's values instead of the error's name and stack; the report spreads nothing.
     expect(envelope).toStrictEqual({
       result: undefined,
       error: 'the real failure',
       logs: [],
       errorKind: 'thrown',
+      errorName: 'TypeError',
+      errorStack: '    at executor.js:14:29',
+    });
+  });
+
+  test('an array iterator that throws does not keep the run support from reporting a throw', async () => {
+    // The failure report once spread its details through the array iterator the program replaced:
+    // the report threw, nothing delivered, and the run ended TIMEOUT instead of with its error.
+    const envelope = await sandbox.execute({
+      timeout: 2000,
+      code: `async () => { Array.prototype[Symbol.iterator] = function () { throw new Error('no iterating') }; throw new TypeError('the real failure') }`,
+    });
+    expect(envelope).toStrictEqual({
+      result: undefined,
+      error: 'the real failure',
+      logs: [],
+      errorKind: 'thrown',
+      errorName: 'TypeError',
+      errorStack: '    at executor.js:1:105',
     });
   });
 

@@ -48,8 +48,10 @@ export default function createRunSupport(
   const __mapSet = Map.prototype.set;
   const __signalSync = __signal.applySync;
   const __outsideEnvelope = values.outsideEnvelope;
-  const __notify = (kind: string, ...details: unknown[]) =>
-    __apply(__signalSync, __signal, [undefined, [kind, ...details]]);
+  // Fixed arity, never a spread: an array spread walks Array.prototype[Symbol.iterator], which the
+  // program may have replaced with one that throws, and a report that throws delivers nothing.
+  const __notify = (kind: string, first?: unknown, second?: unknown, third?: unknown) =>
+    __apply(__signalSync, __signal, [undefined, [kind, first, second, third]]);
   const __errors = __internals.errors;
   const __mark = __errors.mark;
   const __kindOf = __errors.kindOf;
