@@ -18,8 +18,13 @@
  *   `Object` as a parameter and is handed the snapshot's Object functions, which the bundler's
  *   helpers read, and the snapshot's values of the other globals its top level reads. Beyond
  *   those, a piece reads globals at the same moments it did in the bundle.
+ * - A piece made of the runtime's own modules (crypto) shares the modules the snapshot also holds
+ *   instead of carrying copies (whose state would exist twice): its factory's third parameter is
+ *   the record of the exports it reads from them (generated/piece-imports.generated.ts, written
+ *   by the generator from the piece's build), and the build turns each such import into a read.
  */
 import { DOMException } from './dom-exception.ts';
+import { PIECE_IMPORTS } from './generated/piece-imports.generated.ts';
 import { hostOf } from './host.ts';
 import {
   JSONParse,
@@ -55,6 +60,8 @@ export interface Pieces {
   };
   /** The legacy single-byte indexes' text, by encoding name (encoding/single-byte-tables.ts). */
   readonly singleByteTables: Readonly<Record<string, string>>;
+  /** SubtleCrypto's operations (crypto/operations.ts). */
+  readonly crypto: typeof import('./crypto/operations.ts');
 }
 
 /** Object's own functions as the snapshot saw them, before any program could replace one. */
@@ -87,7 +94,11 @@ const snapshotValues = ObjectFreeze({
   DOMException,
 });
 
-type Factory<Name extends keyof Pieces> = (object: object, values: typeof snapshotValues) => Pieces[Name];
+type Factory<Name extends keyof Pieces> = (
+  object: object,
+  values: typeof snapshotValues,
+  imports: typeof PIECE_IMPORTS,
+) => Pieces[Name];
 
 const factories: { [Name in keyof Pieces]?: Factory<Name> } = ObjectCreate(null);
 const exported: { [Name in keyof Pieces]?: Pieces[Name] } = ObjectCreate(null);
@@ -101,7 +112,7 @@ export function loadPiece<Name extends keyof Pieces>(name: Name): Pieces[Name] {
     factory = ReflectApply(compile, undefined, [hostOf().loadPiece(name)]) as Factory<Name>;
     factories[name] = factory as never;
   }
-  const exports = factory(snapshotObject, snapshotValues);
+  const exports = factory(snapshotObject, snapshotValues, PIECE_IMPORTS);
   exported[name] = exports;
   return exports;
 }

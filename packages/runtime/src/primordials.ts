@@ -87,6 +87,8 @@ export const PromisePrototypeThen = uncurryThis(Promise.prototype.then) as <T, R
 export const ErrorCtor = Error;
 export const TypeErrorCtor = TypeError;
 export const RangeErrorCtor = RangeError;
+export const SyntaxErrorCtor = SyntaxError;
+export const ReferenceErrorCtor = ReferenceError;
 
 export const Uint8ArrayCtor = Uint8Array;
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;

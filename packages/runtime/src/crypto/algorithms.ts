@@ -101,8 +101,10 @@ const PBKDF2_PARAMS: Dictionary = [
 function table(entries: [string, Dictionary][]): Record<string, Dictionary> {
   const result = dataRecord<Record<string, Dictionary>>();
   for (let index = 0; index < entries.length; index++) {
-    const [name, dictionary] = entries[index] as [string, Dictionary];
-    result[name] = dictionary;
+    // Index reads, not a destructuring: this runs when the crypto piece loads, after a program
+    // may have replaced the array iterator.
+    const entry = entries[index] as [string, Dictionary];
+    result[entry[0]] = entry[1];
   }
   return result;
 }

@@ -19,6 +19,8 @@ import {
   PromiseCtor,
   PromisePrototypeThen,
   RangeErrorCtor,
+  ReferenceErrorCtor,
+  SyntaxErrorCtor,
   TypeErrorCtor,
 } from '../primordials.ts';
 import { admitCrossing, releaseCrossing } from './crossing.ts';
@@ -47,8 +49,6 @@ const CROSSING = { arguments: { copy: true }, result: { promise: true } };
 const SYNC_CROSSING = { arguments: { copy: true }, result: { copy: true } };
 const TAKE_CROSSING = { result: { copy: true } };
 
-const SyntaxErrorCtor = SyntaxError;
-const ReferenceErrorCtor = ReferenceError;
 const JS_ERRORS: Record<string, new (message: string) => Error> = {
   __proto__: null,
   Error: ErrorCtor,
