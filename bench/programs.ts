@@ -10,6 +10,8 @@
  *   IDNA host     a URL whose host is not ASCII, which loads tr46 (a piece)
  *   streams       a ReadableStream piped through a TextEncoderStream into a Response, which
  *                 loads the streams polyfill (a piece)
+ *   crypto        an HMAC key imported and a message signed, as a webhook check does, which
+ *                 loads crypto.subtle's operations (a piece)
  *
  * Each figure is Sandbox.execute with a fresh isolate (prepareAhead off), so the isolate's
  * restoring is inside it, and paced with a prepared isolate (the default), where it is not.
@@ -47,6 +49,13 @@ const PROGRAMS = {
     code: `async () => {
       const source = new ReadableStream({ start(controller) { controller.enqueue('chunk'); controller.close(); } });
       return (await new Response(source.pipeThrough(new TextEncoderStream())).text()).length;
+    }`,
+  },
+  crypto: {
+    code: `async () => {
+      const encoder = new TextEncoder();
+      const key = await crypto.subtle.importKey('raw', encoder.encode('secret'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      return (await crypto.subtle.sign('HMAC', key, encoder.encode('{"event":"push"}'))).byteLength;
     }`,
   },
 };

@@ -20,11 +20,11 @@
  *   those, a piece reads globals at the same moments it did in the bundle.
  * - A piece made of the runtime's own modules (crypto) shares the modules the snapshot also holds
  *   instead of carrying copies (whose state would exist twice): its factory's third parameter is
- *   the record of the exports it reads from them (generated/piece-imports.generated.ts, written
- *   by the generator from the piece's build), and the build turns each such import into a read.
+ *   the record of the exports it reads from them, which the module that loads the piece passes
+ *   (crypto/generated/piece-imports.generated.ts, written by the generator from the piece's
+ *   build), and the build turns each such import into a read of it.
  */
 import { DOMException } from './dom-exception.ts';
-import { PIECE_IMPORTS } from './generated/piece-imports.generated.ts';
 import { hostOf } from './host.ts';
 import {
   JSONParse,
@@ -94,17 +94,31 @@ const snapshotValues = ObjectFreeze({
   DOMException,
 });
 
+/**
+ * The snapshot's exports a piece reads, by the path of their module under src/, then by name; read
+ * only by the piece's generated code, so no shape is declared here.
+ */
+export type PieceImports = object;
+
+const NO_IMPORTS: PieceImports = ObjectFreeze(ObjectCreate(null));
+
 type Factory<Name extends keyof Pieces> = (
   object: object,
   values: typeof snapshotValues,
-  imports: typeof PIECE_IMPORTS,
+  imports: PieceImports,
 ) => Pieces[Name];
 
 const factories: { [Name in keyof Pieces]?: Factory<Name> } = ObjectCreate(null);
 const exported: { [Name in keyof Pieces]?: Pieces[Name] } = ObjectCreate(null);
 
-/** The exports of the piece `name`, compiled into this isolate on the first call. */
-export function loadPiece<Name extends keyof Pieces>(name: Name): Pieces[Name] {
+/**
+ * The exports of the piece `name`, compiled into this isolate on the first call; `imports` is
+ * what a piece made of the runtime's own modules reads from the snapshot's.
+ */
+export function loadPiece<Name extends keyof Pieces>(
+  name: Name,
+  imports: PieceImports = NO_IMPORTS,
+): Pieces[Name] {
   const done = exported[name];
   if (done !== undefined) return done;
   let factory = factories[name] as Factory<Name> | undefined;
@@ -112,7 +126,7 @@ export function loadPiece<Name extends keyof Pieces>(name: Name): Pieces[Name] {
     factory = ReflectApply(compile, undefined, [hostOf().loadPiece(name)]) as Factory<Name>;
     factories[name] = factory as never;
   }
-  const exports = factory(snapshotObject, snapshotValues, PIECE_IMPORTS);
+  const exports = factory(snapshotObject, snapshotValues, imports);
   exported[name] = exports;
   return exports;
 }

@@ -9,7 +9,7 @@
  * snapshot's keys do not answer, so the piece carries none: every module of the runtime outside
  * CRYPTO_PIECE_MODULES is left out of the bundle, and each name the piece imports from one becomes
  * a read of the factory's third parameter, made once when the piece evaluates. That parameter is
- * ../generated/piece-imports.generated.ts, which the generator writes from `imports` below, so the
+ * ./generated/piece-imports.generated.ts, which the generator writes from `imports` below, so the
  * snapshot holds exactly the names the piece reads. The generator also stops when a module of the
  * piece is in the snapshot's bundle.
  *

@@ -10,9 +10,15 @@
  * timingSafeEqual is a synchronous extra. In this executor every operation that reaches the host
  * is refused in global scope.
  */
-import { loadPiece } from '../pieces.ts';
+import { loadPiece, type Pieces } from '../pieces.ts';
 import { PromiseCtor, TypeErrorCtor } from '../primordials.ts';
 import { defineWorkerdInterface, illegalInvocation } from '../webidl.ts';
+import { CRYPTO_PIECE_IMPORTS } from './generated/piece-imports.generated.ts';
+
+/** The piece's operations, loaded on the first call in this isolate. */
+function operations(): Pieces['crypto'] {
+  return loadPiece('crypto', CRYPTO_PIECE_IMPORTS);
+}
 
 function rejected(error: unknown): Promise<never> {
   return new PromiseCtor((_, reject) => reject(error));
@@ -48,7 +54,7 @@ export class SubtleCrypto {
     data: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').encrypt(algorithm, key, data));
+    return attempt(() => operations().encrypt(algorithm, key, data));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-decrypt */
@@ -58,7 +64,7 @@ export class SubtleCrypto {
     data: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').decrypt(algorithm, key, data));
+    return attempt(() => operations().decrypt(algorithm, key, data));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-sign */
@@ -68,7 +74,7 @@ export class SubtleCrypto {
     data: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').sign(algorithm, key, data));
+    return attempt(() => operations().sign(algorithm, key, data));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-verify */
@@ -79,13 +85,13 @@ export class SubtleCrypto {
     data: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').verify(algorithm, key, signature, data));
+    return attempt(() => operations().verify(algorithm, key, signature, data));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-digest */
   digest(algorithm: unknown = undefined, data: unknown = undefined): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').digest(algorithm, data));
+    return attempt(() => operations().digest(algorithm, data));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-generateKey */
@@ -95,7 +101,7 @@ export class SubtleCrypto {
     keyUsages: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').generateKey(algorithm, extractable, keyUsages));
+    return attempt(() => operations().generateKey(algorithm, extractable, keyUsages));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-deriveKey */
@@ -107,9 +113,7 @@ export class SubtleCrypto {
     keyUsages: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() =>
-      loadPiece('crypto').deriveKey(algorithm, baseKey, derivedKeyType, extractable, keyUsages),
-    );
+    return attempt(() => operations().deriveKey(algorithm, baseKey, derivedKeyType, extractable, keyUsages));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-deriveBits */
@@ -119,7 +123,7 @@ export class SubtleCrypto {
     length: unknown = null,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').deriveBits(algorithm, baseKey, length));
+    return attempt(() => operations().deriveBits(algorithm, baseKey, length));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-importKey */
@@ -131,13 +135,13 @@ export class SubtleCrypto {
     keyUsages: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').importKey(format, keyData, algorithm, extractable, keyUsages));
+    return attempt(() => operations().importKey(format, keyData, algorithm, extractable, keyUsages));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-exportKey */
   exportKey(format: unknown = undefined, key: unknown = undefined): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').exportKey(format, key));
+    return attempt(() => operations().exportKey(format, key));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-wrapKey */
@@ -148,7 +152,7 @@ export class SubtleCrypto {
     wrapAlgorithm: unknown = undefined,
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
-    return attempt(() => loadPiece('crypto').wrapKey(format, key, wrappingKey, wrapAlgorithm));
+    return attempt(() => operations().wrapKey(format, key, wrappingKey, wrapAlgorithm));
   }
 
   /** https://w3c.github.io/webcrypto/#SubtleCrypto-method-unwrapKey */
@@ -163,7 +167,7 @@ export class SubtleCrypto {
   ): Promise<unknown> {
     if (!isSubtle(this)) throw illegalInvocation();
     return attempt(() =>
-      loadPiece('crypto').unwrapKey(
+      operations().unwrapKey(
         format,
         wrappedKey,
         unwrappingKey,
@@ -181,7 +185,7 @@ export class SubtleCrypto {
    */
   timingSafeEqual(a: unknown = undefined, b: unknown = undefined): boolean {
     if (!isSubtle(this)) throw illegalInvocation();
-    return loadPiece('crypto').timingSafeEqual(a, b);
+    return operations().timingSafeEqual(a, b);
   }
 }
 
