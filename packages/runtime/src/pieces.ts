@@ -62,6 +62,10 @@ export interface Pieces {
   readonly singleByteTables: Readonly<Record<string, string>>;
   /** SubtleCrypto's operations (crypto/operations.ts). */
   readonly crypto: typeof import('./crypto/operations.ts');
+  /** multipart/form-data and urlencoded bodies: FormData's serialization, and the parsers (fetch/form-bodies.ts). */
+  readonly formBodies: typeof import('./fetch/form-bodies.ts');
+  /** The data: URL processor fetch answers such a URL with (fetch/data-url.ts). */
+  readonly dataUrl: typeof import('./fetch/data-url.ts');
 }
 
 /** Object's own functions as the snapshot saw them, before any program could replace one. */

@@ -13,11 +13,11 @@
 import { loadPiece, type Pieces } from '../pieces.ts';
 import { PromiseCtor, TypeErrorCtor } from '../primordials.ts';
 import { defineWorkerdInterface, illegalInvocation } from '../webidl.ts';
-import { CRYPTO_PIECE_IMPORTS } from './generated/piece-imports.generated.ts';
+import { PIECE_IMPORTS } from './generated/crypto-piece-imports.generated.ts';
 
 /** The piece's operations, loaded on the first call in this isolate. */
 function operations(): Pieces['crypto'] {
-  return loadPiece('crypto', CRYPTO_PIECE_IMPORTS);
+  return loadPiece('crypto', PIECE_IMPORTS);
 }
 
 function rejected(error: unknown): Promise<never> {

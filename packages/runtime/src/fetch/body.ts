@@ -5,12 +5,19 @@
  */
 
 import { assertRequestScope } from '../internals.ts';
+import { loadPiece, type Pieces } from '../pieces.ts';
 import { JSONParse, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
 import { ReadableStream } from '../streams/index.ts';
 import { utf8Decode, utf8Encode } from '../utf8.ts';
 import { bufferSourceBytes, toDOMString } from '../webidl.ts';
 import { Blob, blobBytes, concatBytes, isBlob } from './blob.ts';
-import { formDataSlots, isFormData, parseMultipart, parseUrlEncoded } from './form-data.ts';
+import { formDataSlots, isFormData } from './form-data.ts';
+import { PIECE_IMPORTS } from './generated/form-bodies-piece-imports.generated.ts';
+
+/** The form bodies' codecs (./form-bodies.ts), a runtime piece loaded on the first call in this isolate. */
+function formBodies(): Pieces['formBodies'] {
+  return loadPiece('formBodies', PIECE_IMPORTS);
+}
 
 export const BODY_USED_MESSAGE =
   'Body has already been used. It can only be used once. Use tee() first if you need to read it twice.';
@@ -146,7 +153,7 @@ export function extractBody(init: unknown): { body: Body; type: string | null } 
   const bytes = bufferSourceBytes(init);
   if (bytes !== undefined) return { body: new Body(bytes.slice()), type: null };
   if (isFormData(init)) {
-    const { bytes: encoded, boundary } = formDataSlots.serialize(init);
+    const { bytes: encoded, boundary } = formBodies().serialize(formDataSlots.entries(init));
     return { body: new Body(encoded), type: `multipart/form-data; boundary=${boundary}` };
   }
   if (isSearchParams(init)) {
@@ -236,10 +243,10 @@ export const bodyReaders = {
     const { essence, boundary } = parseContentType(holder.headers.get('content-type'));
     if (essence === 'multipart/form-data') {
       if (boundary === undefined) throw new TypeErrorCtor('The multipart/form-data body has no boundary.');
-      return parseMultipart(await consume(holder), boundary);
+      return formBodies().parseMultipart(await consume(holder), boundary);
     }
     if (essence === 'application/x-www-form-urlencoded')
-      return parseUrlEncoded(utf8Decode(await consume(holder)));
+      return formBodies().parseUrlEncoded(utf8Decode(await consume(holder)));
     throw new TypeErrorCtor(
       'Unrecognized Content-Type header value. FormData can only parse the following MIME types: multipart/form-data, application/x-www-form-urlencoded.',
     );

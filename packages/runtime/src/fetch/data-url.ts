@@ -3,6 +3,9 @@
  * (https://fetch.spec.whatwg.org/#data-url-processor) and the MIME type parser and serializer it
  * uses (https://mimesniff.spec.whatwg.org/#parsing-a-mime-type). One step follows workerd instead
  * of the standard: base64 is decoded permissively (below), where forgiving-base64 would fail.
+ *
+ * A runtime piece (../pieces.ts), kept out of the startup snapshot: the first data: URL fetched
+ * loads it (./fetch.ts). Every module it imports is the snapshot's (../build-runtime-piece.mjs).
  */
 import { Uint8ArrayCtor } from '../primordials.ts';
 import { utf8Encode } from '../utf8.ts';

@@ -15,9 +15,10 @@
 import { abortSlots } from '../abort/abort-signal.ts';
 import { hostOf } from '../host.ts';
 import { assertRequestScope, markObserved } from '../internals.ts';
+import { loadPiece, type Pieces } from '../pieces.ts';
 import { ErrorCtor, JSONParse, PromiseCtor, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
 import { Body } from './body.ts';
-import { processDataUrl } from './data-url.ts';
+import { PIECE_IMPORTS } from './generated/data-url-piece-imports.generated.ts';
 import { headerSlots } from './headers.ts';
 import { Request, type RequestInit, requestSlots } from './request.ts';
 import { Response, responseSlots } from './response.ts';
@@ -36,6 +37,11 @@ interface WireResponse {
 
 let nextRequest = 1;
 
+/** The data: URL processor (./data-url.ts), a runtime piece loaded by the first data: URL fetched. */
+function dataUrls(): Pieces['dataUrl'] {
+  return loadPiece('dataUrl', PIECE_IMPORTS);
+}
+
 export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
   return new PromiseCtor((resolve, reject) => {
     let request: Request;
@@ -47,7 +53,7 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       return;
     }
     const state = requestSlots.state(request);
-    const dataUrl = state.url.startsWith('data:') ? processDataUrl(state.url) : null;
+    const dataUrl = state.url.startsWith('data:') ? dataUrls().processDataUrl(state.url) : null;
     if (dataUrl !== null) {
       resolve(dataUrlResponse(state.method, dataUrl));
       return;

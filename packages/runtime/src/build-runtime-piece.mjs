@@ -1,17 +1,17 @@
 /**
- * Builds the crypto runtime piece (../pieces.ts): SubtleCrypto's operations (./operations.ts) and
- * the modules only they import, kept out of the startup snapshot and compiled into an isolate by
- * the first crypto.subtle method a program calls.
+ * Builds the runtime pieces made of the runtime's own modules (./pieces.ts): crypto.subtle's
+ * operations, the form bodies' codecs and the data: URL processor. Each is kept out of the startup
+ * snapshot and compiled into an isolate on its first use.
  *
- * The piece is made of the runtime's own modules, and most of what it imports the snapshot holds
- * too (DOMException, the WebIDL conversions, the primordials, CryptoKey's slots). A second copy of
- * such a module would be a second DOMException class and a second `keySlots`, which the
- * snapshot's keys do not answer, so the piece carries none: every module of the runtime outside
- * CRYPTO_PIECE_MODULES is left out of the bundle, and each name the piece imports from one becomes
- * a read of the factory's third parameter, made once when the piece evaluates. That parameter is
- * ./generated/piece-imports.generated.ts, which the generator writes from `imports` below, so the
- * snapshot holds exactly the names the piece reads. The generator also stops when a module of the
- * piece is in the snapshot's bundle.
+ * Most of what such a piece imports the snapshot holds too (DOMException, the WebIDL conversions,
+ * the primordials, CryptoKey's slots, FormData's). A second copy of such a module would be a
+ * second DOMException class and a second `keySlots`, which the snapshot's keys do not answer, so a
+ * piece carries none: every module of the runtime outside the piece's `modules` is left out of its
+ * bundle, and each name the piece imports from one becomes a read of the factory's third
+ * parameter, made once when the piece evaluates. That parameter is the piece's `imports` file,
+ * which the generator writes from what the build found, so the snapshot holds exactly the names the
+ * piece reads; the module that loads the piece passes it to loadPiece. The generator also stops
+ * when a module of a piece is in the snapshot's bundle.
  *
  * The bundle is an ES module whose one export list becomes the factory's answer: a bundle in a
  * script format would add module helpers that iterate and call what a program can replace.
@@ -22,17 +22,35 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const source = join(here, '..');
+const source = dirname(fileURLToPath(import.meta.url));
 
-/** The modules the piece carries; every other module it imports is the snapshot's. */
-export const CRYPTO_PIECE_MODULES = [
-  'crypto/operations.ts',
-  'crypto/algorithms.ts',
-  'crypto/usages.ts',
-  'crypto/json-web-key.ts',
-  'crypto/bridge.ts',
-  'crypto/crossing.ts',
+/**
+ * Each piece: its name in ./pieces.ts, the modules it carries (the first is its entry; every other
+ * module it imports is the snapshot's), and its imports file, under src/.
+ */
+export const OWN_MODULE_PIECES = [
+  {
+    name: 'crypto',
+    modules: [
+      'crypto/operations.ts',
+      'crypto/algorithms.ts',
+      'crypto/usages.ts',
+      'crypto/json-web-key.ts',
+      'crypto/bridge.ts',
+      'crypto/crossing.ts',
+    ],
+    imports: 'crypto/generated/crypto-piece-imports.generated.ts',
+  },
+  {
+    name: 'formBodies',
+    modules: ['fetch/form-bodies.ts'],
+    imports: 'fetch/generated/form-bodies-piece-imports.generated.ts',
+  },
+  {
+    name: 'dataUrl',
+    modules: ['fetch/data-url.ts'],
+    imports: 'fetch/generated/data-url-piece-imports.generated.ts',
+  },
 ];
 
 /** The factory's third parameter (../pieces.ts): the snapshot's modules' exports the piece reads. */
@@ -60,14 +78,15 @@ function exportsAsAnswer(names) {
 }
 
 /**
- * The piece's source, a function expression `(Object, values, imports) => exports`, and `imports`:
- * each snapshot module the piece reads from, by its path under src/, with the names it reads.
+ * A piece of OWN_MODULE_PIECES: its source, a function expression `(Object, values, imports) =>
+ * exports`, and `imports`, each snapshot module it reads from, by its path under src/, with the
+ * names it reads.
  */
-export async function cryptoPiece() {
-  const own = new Set(CRYPTO_PIECE_MODULES);
+export async function ownModulePiece(piece) {
+  const own = new Set(piece.modules);
   const result = await build({
     absWorkingDir: source,
-    entryPoints: [join(source, 'crypto/operations.ts')],
+    entryPoints: [join(source, piece.modules[0])],
     bundle: true,
     write: false,
     format: 'esm',
@@ -99,10 +118,10 @@ export async function cryptoPiece() {
     importAsRead(names, key, imports),
   );
   const answers = [...code.matchAll(/export\{([^}]*)\};\s*$/g)];
-  if (answers.length !== 1) throw new Error('the crypto piece must end with one export list');
+  if (answers.length !== 1) throw new Error(`the ${piece.name} piece must end with one export list`);
   code = code.replace(/export\{([^}]*)\};\s*$/, (_, names) => exportsAsAnswer(names));
   if (/\bimport\s*[{*("'`]|\bexport\s*[{*]|\bexport\s+(default|const|let|var|function|class)\b/.test(code))
-    throw new Error('the crypto piece still imports or exports after its build');
+    throw new Error(`the ${piece.name} piece still imports or exports after its build`);
   return {
     source: `(function(Object,__snapshotValues,${IMPORTS}){"use strict";${code}})`,
     imports: new Map(
