@@ -18,11 +18,11 @@
  *   `Object` as a parameter and is handed the snapshot's Object functions, which the bundler's
  *   helpers read, and the snapshot's values of the other globals its top level reads. Beyond
  *   those, a piece reads globals at the same moments it did in the bundle.
- * - A piece made of the runtime's own modules (crypto) shares the modules the snapshot also holds
- *   instead of carrying copies (whose state would exist twice): its factory's third parameter is
- *   the record of the exports it reads from them, which the module that loads the piece passes
- *   (crypto/generated/piece-imports.generated.ts, written by the generator from the piece's
- *   build), and the build turns each such import into a read of it.
+ * - A piece made of the runtime's own modules (crypto, formBodies, dataUrl; build-runtime-piece.mjs)
+ *   shares the modules the snapshot also holds instead of carrying copies (whose state would exist
+ *   twice): its factory's third parameter is the record of the exports it reads from them, which
+ *   the module that loads the piece passes (its generated piece-imports file, written by
+ *   the generator from the piece's build), and the build turns each such import into a read of it.
  */
 import { DOMException } from './dom-exception.ts';
 import { hostOf } from './host.ts';
