@@ -11,8 +11,8 @@
  *       RUNTIME_PIECES: the runtime's pieces, each a script whose value is the piece's factory,
  *       kept out of the snapshot; an isolate compiles one on the piece's first use
  *       (packages/runtime/src/pieces.ts): tr46, streams, the single-byte tables, crypto, the form
- *       bodies' codecs and the data: URL processor.
- *   packages/runtime/src/{crypto,fetch}/generated/(piece)-piece-imports.generated.ts
+ *       bodies' codecs, the data: URL processor and the legacy decoders.
+ *   packages/runtime/src/{crypto,fetch,encoding}/generated/(piece)-piece-imports.generated.ts
  *       PIECE_IMPORTS: the snapshot's exports a piece made of the runtime's own modules reads,
  *       one file per such piece, made from the piece's build
  *       (packages/runtime/src/build-runtime-piece.mjs); the runtime bundle includes them.

@@ -1,7 +1,7 @@
 /**
  * Builds the runtime pieces made of the runtime's own modules (./pieces.ts): crypto.subtle's
- * operations, the form bodies' codecs and the data: URL processor. Each is kept out of the startup
- * snapshot and compiled into an isolate on its first use.
+ * operations, the form bodies' codecs, the data: URL processor and the decoders other than UTF-8.
+ * Each is kept out of the startup snapshot and compiled into an isolate on its first use.
  *
  * Most of what such a piece imports the snapshot holds too (DOMException, the WebIDL conversions,
  * the primordials, CryptoKey's slots, FormData's). A second copy of such a module would be a
@@ -50,6 +50,11 @@ export const OWN_MODULE_PIECES = [
     name: 'dataUrl',
     modules: ['fetch/data-url.ts'],
     imports: 'fetch/generated/data-url-piece-imports.generated.ts',
+  },
+  {
+    name: 'legacyDecoders',
+    modules: ['encoding/legacy-decoders.ts', 'encoding/utf16.ts', 'encoding/single-byte.ts'],
+    imports: 'encoding/generated/legacy-decoders-piece-imports.generated.ts',
   },
 ];
 

@@ -18,7 +18,8 @@
  *   `Object` as a parameter and is handed the snapshot's Object functions, which the bundler's
  *   helpers read, and the snapshot's values of the other globals its top level reads. Beyond
  *   those, a piece reads globals at the same moments it did in the bundle.
- * - A piece made of the runtime's own modules (crypto, formBodies, dataUrl; build-runtime-piece.mjs)
+ * - A piece made of the runtime's own modules (crypto, formBodies, dataUrl, legacyDecoders;
+ *   build-runtime-piece.mjs)
  *   shares the modules the snapshot also holds instead of carrying copies (whose state would exist
  *   twice): its factory's third parameter is the record of the exports it reads from them, which
  *   the module that loads the piece passes (its generated piece-imports file, written by
@@ -66,6 +67,8 @@ export interface Pieces {
   readonly formBodies: typeof import('./fetch/form-bodies.ts');
   /** The data: URL processor fetch answers such a URL with (fetch/data-url.ts). */
   readonly dataUrl: typeof import('./fetch/data-url.ts');
+  /** The decoders of UTF-16 and the legacy single-byte encodings (encoding/legacy-decoders.ts). */
+  readonly legacyDecoders: typeof import('./encoding/legacy-decoders.ts');
 }
 
 /** Object's own functions as the snapshot saw them, before any program could replace one. */

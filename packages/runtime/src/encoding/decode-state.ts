@@ -3,6 +3,8 @@
  * the encoding, its decoder, the error mode and the BOM flags, and the conversions their
  * constructors and decode() make of their arguments.
  */
+
+import { loadPiece } from '../pieces.ts';
 import {
   ArrayBufferPrototypeGetByteLength,
   DataViewPrototypeGetBuffer,
@@ -22,10 +24,8 @@ import {
 import { toBoolean } from '../webidl.ts';
 import type { Decoder } from './decoder.ts';
 import { getEncoding, UNDECODED_ENCODINGS } from './encodings.ts';
-import { SingleByteDecoder, xUserDefinedIndex } from './single-byte.ts';
-import { isSingleByteEncoding, singleByteIndex } from './single-byte-indexes.ts';
+import { PIECE_IMPORTS } from './generated/legacy-decoders-piece-imports.generated.ts';
 import { Utf8Decoder } from './utf8.ts';
-import { Utf16Decoder } from './utf16.ts';
 
 /** workerd's text for a label that names no encoding (the quotes are part of it). */
 export function invalidEncodingMessage(label: string): string {
@@ -52,14 +52,13 @@ export function encodingForDecoder(label: string): string {
   return encoding;
 }
 
+/** UTF-8's decoder is the snapshot's; every other is in the legacyDecoders piece (./legacy-decoders.ts). */
 function newDecoder(encoding: string): Decoder {
   if (encoding === 'utf-8') return new Utf8Decoder();
-  if (encoding === 'utf-16le') return new Utf16Decoder(false);
-  if (encoding === 'utf-16be') return new Utf16Decoder(true);
-  if (encoding === 'x-user-defined') return new SingleByteDecoder(xUserDefinedIndex());
-  if (isSingleByteEncoding(encoding)) return new SingleByteDecoder(singleByteIndex(encoding) as Uint16Array);
+  const decoder = loadPiece('legacyDecoders', PIECE_IMPORTS).newLegacyDecoder(encoding);
   // encodingForDecoder let no other encoding through.
-  throw new RangeErrorCtor(invalidEncodingMessage(encoding));
+  if (decoder === undefined) throw new RangeErrorCtor(invalidEncodingMessage(encoding));
+  return decoder;
 }
 
 /** A decoder with the BOM handling of "serialize I/O queue". */
