@@ -125,7 +125,11 @@ export async function ownModulePiece(piece) {
   const answers = [...code.matchAll(/export\{([^}]*)\};\s*$/g)];
   if (answers.length !== 1) throw new Error(`the ${piece.name} piece must end with one export list`);
   code = code.replace(/export\{([^}]*)\};\s*$/, (_, names) => exportsAsAnswer(names));
-  if (/\bimport\s*[{*("'`]|\bexport\s*[{*]|\bexport\s+(default|const|let|var|function|class)\b/.test(code))
+  // What is left of a module statement: a side-effect import, a default or namespace import (the
+  // runtime's modules export neither, so a piece reads none), a second export list.
+  const statement =
+    /\bimport\s*[{*("'`]|\bimport\s+[\w$]+\s*(,|from\b)|\bexport\s*[{*]|\bexport\s+(default|const|let|var|function|class)\b/;
+  if (statement.test(code))
     throw new Error(`the ${piece.name} piece still imports or exports after its build`);
   return {
     source: `(function(Object,__snapshotValues,${IMPORTS}){"use strict";${code}})`,
