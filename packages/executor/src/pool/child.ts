@@ -57,7 +57,7 @@ export function childEntryUrl(poolModuleUrl: string): URL {
  */
 export const CHILD_MALLOC_ARENA_MAX = '2';
 
-function childEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+export function childEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { MALLOC_ARENA_MAX: CHILD_MALLOC_ARENA_MAX, ...env };
 }
 
