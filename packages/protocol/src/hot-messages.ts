@@ -1,7 +1,8 @@
 /**
  * Hand-written checks for the messages every tool call and every execution cross with: dispatch,
  * dispatchReply, result, and execute with its request (which the executor also checks alone,
- * checkExecuteRequest). A message's schema (messages.ts) costs 30-35 µs in a process just woken, an
+ * checkExecuteRequest); and heartbeat, cancel and closeHandles, so that a pool child decides what
+ * it hears at rest without loading the schemas (message-wire.ts). A message's schema (messages.ts) costs 30-35 µs in a process just woken, an
  * execute request's over 100, and these checks a few, on paths that run at every boundary.
  *
  * Each check returns exactly what its schema returns for a value it accepts (new objects and lists,
@@ -20,6 +21,7 @@
 import { ERROR_KINDS, ERROR_NAME_LIMIT, ERROR_STACK_LIMIT, FAULT_CODES } from './errors.ts';
 import {
   CODE_LIMIT,
+  LOG_LEVELS,
   LOG_LINE_LIMIT,
   MAX_DELAY,
   MAX_MEMORY_LIMIT,
@@ -29,7 +31,6 @@ import {
   PROVIDER_LIMIT,
 } from './limits.ts';
 import type { MessageOf, MessageType } from './messages.ts';
-import { LOG_LEVELS } from './schemas/envelope.ts';
 import type { ExecuteRequest, ModuleEntry, ModuleMap, ProviderDescriptor } from './schemas/request.ts';
 
 type Plain = Record<string, unknown>;
@@ -38,6 +39,8 @@ const objectPrototype = Object.prototype;
 const faultCodes: ReadonlySet<unknown> = new Set(FAULT_CODES);
 const logLevels: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 
+export const ID_ONLY_KEYS: ReadonlySet<string> = new Set(['type', 'id']);
+export const CLOSE_HANDLES_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'executionId']);
 export const DISPATCH_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'provider', 'tool', 'args']);
 export const DISPATCH_REPLY_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'frame']);
 export const RESULT_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'envelope']);
@@ -308,6 +311,23 @@ function checkExecute(value: Plain): MessageOf<'execute'> | undefined {
   return checked;
 }
 
+/** heartbeat and cancel: a type and a message id, nothing else. */
+function checkIdOnly<Type extends 'heartbeat' | 'cancel'>(expected: Type) {
+  return (value: Plain): MessageOf<Type> | undefined => {
+    if (knownKeys(value, ID_ONLY_KEYS) !== ID_ONLY_KEYS.size) return undefined;
+    const { type, id } = value;
+    if (type !== expected || !isMessageId(id)) return undefined;
+    return { type, id } as MessageOf<Type>;
+  };
+}
+
+function checkCloseHandles(value: Plain): MessageOf<'closeHandles'> | undefined {
+  if (knownKeys(value, CLOSE_HANDLES_KEYS) !== CLOSE_HANDLES_KEYS.size) return undefined;
+  const { type, id, executionId } = value;
+  if (type !== 'closeHandles' || !isMessageId(id) || typeof executionId !== 'string') return undefined;
+  return { type, id, executionId };
+}
+
 /** The hot message types' checks, by type: each the fast half of its schema in MESSAGE_SCHEMAS. */
 export const HOT_MESSAGE_CHECKS: {
   readonly [Type in MessageType]?: (value: Plain) => MessageOf<Type> | undefined;
@@ -316,4 +336,9 @@ export const HOT_MESSAGE_CHECKS: {
   dispatchReply: checkDispatchReply,
   result: checkResult,
   execute: checkExecute,
+  // What a pool child hears besides executions and their answers: with these it decides every
+  // message of a child at rest without the schemas, so a child never loads zod to stay healthy.
+  heartbeat: checkIdOnly('heartbeat'),
+  cancel: checkIdOnly('cancel'),
+  closeHandles: checkCloseHandles,
 };

@@ -31,7 +31,6 @@ export {
   errorDetails,
   FaultCodeSchema,
   faultEnvelope,
-  LOG_LEVELS,
   type LogLine,
   LogLineSchema,
   type ResultEnvelope,

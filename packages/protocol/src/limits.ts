@@ -103,3 +103,6 @@ export const MAX_MEMORY_LIMIT = 4096;
 
 /** How long a retained execution may sit without an invocation before it is closed. */
 export const DEFAULT_HANDLES_IDLE_TIMEOUT = 60_000;
+
+/** The console levels a log line carries. Here, not beside LogLineSchema, so zod-free code reads them. */
+export const LOG_LEVELS = ['log', 'warn', 'error'] as const;

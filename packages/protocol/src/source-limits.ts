@@ -5,8 +5,8 @@
  */
 import { BadRequestError } from './errors.ts';
 import { CODE_LIMIT, CODE_LIMIT_RULE, MODULE_SOURCE_LIMIT, MODULE_SOURCE_LIMIT_RULE } from './limits.ts';
+import { formatPath } from './message-wire.ts';
 import type { ModuleMap } from './schemas/request.ts';
-import { formatPath } from './validate.ts';
 
 /** The sentence a request past one of the source limits is refused with. */
 export function sourceLimitMessage(path: readonly PropertyKey[], rule: string): string {

@@ -8,9 +8,9 @@ import {
   FAULT_CODES,
   type FaultCode,
 } from '../errors.ts';
-import { LOG_LINE_LIMIT } from '../limits.ts';
+import { LOG_LEVELS, LOG_LINE_LIMIT } from '../limits.ts';
 
-export const LOG_LEVELS = ['log', 'warn', 'error'] as const;
+export { LOG_LEVELS };
 
 export const LogLineSchema = z.strictObject({
   level: z.enum(LOG_LEVELS, { error: "must be one of 'log', 'warn', 'error'" }),
