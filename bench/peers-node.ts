@@ -13,12 +13,13 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { DEFAULT_CHILD_EXEC_ARGV } from '../packages/executor/dist/executor/defaults.js';
 import { printTable, processRss, record, sample, single, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
 const calls = 100;
-/** The flags the pool gives its children (DEFAULT_CHILD_EXEC_ARGV in executor/defaults.ts). */
-const CHILD_FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
+/** The flags the pool gives its children. */
+const CHILD_FLAGS = DEFAULT_CHILD_EXEC_ARGV;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Echoes every chunk of stdin to stdout, untouched. */

@@ -21,7 +21,7 @@ import { IsolateExecutor } from '../packages/executor/dist/index.js';
 import { CHILD_STDIO, Channel } from '../packages/executor/src/pool/channel.ts';
 import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
-import { decodeMessage, encodeMessage } from '../packages/protocol/src/index.ts';
+import { decodeMessage, encodeMessage, validateMessage } from '../packages/protocol/src/index.ts';
 import { printTable, record, type Summary, sample, samplePaced, single, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
@@ -93,21 +93,25 @@ const channel = await (async () => {
   const echoSource =
     `import { openParentChannel } from ${JSON.stringify(channelModule)};` +
     'const channel = openParentChannel({ received: (decoded) => decoded.ok && channel.send(decoded.message),' +
-    ' violation: () => process.exit(2), closed: () => process.exit(0) });';
+    ' violation: () => process.exit(2), closed: () => process.exit(0) }, () => { throw new Error("not hot") });';
   const echo = spawn(process.execPath, ['--input-type=module', '-e', echoSource], {
     stdio: [...CHILD_STDIO],
   });
   let answered = () => {};
-  const wire = new Channel(echo.stdio[3] as Duplex, {
-    received: (decoded) => {
-      if (!decoded.ok) throw new Error(decoded.fault.message);
-      answered();
+  const wire = new Channel(
+    echo.stdio[3] as Duplex,
+    {
+      received: (decoded) => {
+        if (!decoded.ok) throw new Error(decoded.fault.message);
+        answered();
+      },
+      violation: (reason) => {
+        throw new Error(reason);
+      },
+      closed: () => {},
     },
-    violation: (reason) => {
-      throw new Error(reason);
-    },
-    closed: () => {},
-  });
+    { schemaPath: validateMessage },
+  );
   const dispatch = {
     type: 'dispatch',
     id: 'x1',

@@ -18,6 +18,10 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('../protocol/src/index.ts', import.meta.url)),
       },
       {
+        find: /^@supolka\/codemode-protocol\/wire$/,
+        replacement: fileURLToPath(new URL('../protocol/src/wire.ts', import.meta.url)),
+      },
+      {
         find: /^@supolka\/codemode-protocol\/client$/,
         replacement: fileURLToPath(new URL('../protocol/src/client/index.ts', import.meta.url)),
       },

@@ -87,7 +87,7 @@ export interface IsolateExecutorOptions {
    * `typescript` wins; `false` runs sources exactly as written.
    */
   readonly typescript?: boolean;
-  /** Node flags of the children (default `['--no-node-snapshot', '--no-wasm-code-gc']`, which every child needs: adr/0002). */
+  /** Node flags of the children (default `['--no-node-snapshot', '--no-wasm-code-gc', '--max-semi-space-size=1']`: the first two every child needs, adr/0002; the third keeps its own heap small). */
   readonly childExecArgv?: readonly string[];
   /** Supervision events: forks, health, retirements, terminations, exits. */
   readonly onPoolEvent?: (event: PoolEvent) => void;

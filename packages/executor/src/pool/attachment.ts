@@ -19,12 +19,13 @@
  */
 import {
   type Decoded,
-  decodeMessage,
+  decodeHotMessage,
   encodeMessage,
+  type HotDecoded,
   type Message,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 
 const SEPARATOR = '\n';
 
@@ -43,26 +44,46 @@ export const FILLED_ATTACHMENT_FIELD_MESSAGE =
  */
 export function encodeChannelMessage(message: Message): string {
   if (message.type === 'dispatch' && message.args.isWellFormed()) {
-    return withAttachment({ ...message, args: '' }, message.args);
+    return attached({ ...message, args: '' }, message.args);
   }
   if (message.type === 'dispatchReply' && message.frame[1].isWellFormed()) {
-    return withAttachment({ ...message, frame: [message.frame[0], ''] }, message.frame[1]);
+    return attached({ ...message, frame: [message.frame[0], ''] }, message.frame[1]);
   }
   return encodeMessage(message);
 }
 
-function withAttachment(head: Message, attachment: string): string {
+function attached(head: Message, attachment: string): string {
   const headText = encodeMessage(head);
   const length = headText.length + SEPARATOR.length + attachment.length;
   if (length > PAYLOAD_LIMIT) throw new PayloadTooLargeError(`${head.type} message`, length, PAYLOAD_LIMIT);
   return headText + SEPARATOR + attachment;
 }
 
-/** A frame's text as its message, the attachment back in its field; a refusal as decodeMessage words it. */
-export function decodeChannelMessage(text: string): Decoded {
+/**
+ * Decides a message no hot check accepted: the protocol's validateMessage, at hand (the parent) or
+ * loaded on first use (a child, which holds no zod at rest: docs/pool.md, "Memory").
+ */
+export type SchemaPath = (value: unknown) => Decoded | Promise<Decoded>;
+
+/**
+ * A frame's text as its message, the attachment back in its field; a refusal as decodeMessage
+ * words it. Settles at once unless the message needed `schemaPath` and it answered later.
+ */
+export function decodeChannelMessage(text: string, schemaPath: SchemaPath): Decoded | Promise<Decoded> {
   const cut = text.indexOf(SEPARATOR);
-  if (cut === -1 || text.length > PAYLOAD_LIMIT) return decodeMessage(text);
-  const decoded = decodeMessage(text.slice(0, cut));
+  if (cut === -1 || text.length > PAYLOAD_LIMIT) return decided(decodeHotMessage(text), schemaPath);
+  const head = decided(decodeHotMessage(text.slice(0, cut)), schemaPath);
+  return head instanceof Promise
+    ? head.then((decoded) => withAttachment(decoded, text, cut))
+    : withAttachment(head, text, cut);
+}
+
+function decided(decoded: HotDecoded, schemaPath: SchemaPath): Decoded | Promise<Decoded> {
+  return decoded.ok === undefined ? schemaPath(decoded.value) : decoded;
+}
+
+/** The decoded head of a frame with an attachment, the attachment in the field it fills. */
+function withAttachment(decoded: Decoded, text: string, cut: number): Decoded {
   if (!decoded.ok) return decoded;
   const message = decoded.message;
   const attachment = text.slice(cut + 1);

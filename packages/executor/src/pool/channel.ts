@@ -13,8 +13,8 @@
  */
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Decoded, Message } from '@supolka/codemode-protocol';
-import { decodeChannelMessage, encodeChannelMessage } from './attachment.ts';
+import type { Decoded, Message } from '@supolka/codemode-protocol/wire';
+import { decodeChannelMessage, encodeChannelMessage, type SchemaPath } from './attachment.ts';
 import { encodeFrame, FRAME_HEADER, FrameReader } from './frames.ts';
 
 /** The child's file descriptor of the channel. */
@@ -48,6 +48,8 @@ export interface ChannelOptions {
    * not set it: two sides that both stopped reading while both wait to write would never resume.
    */
   readonly holdReadingOnBacklog?: boolean;
+  /** Decides each message no hot check accepted (attachment.ts): received in order all the same. */
+  readonly schemaPath: SchemaPath;
 }
 
 export class Channel {
@@ -56,14 +58,31 @@ export class Channel {
   readonly #holdReadingOnBacklog: boolean;
   #held = false;
   #lastReceivedBytes = 0;
+  /** Messages waiting on a schema path that answers later, and those behind them: delivered in order. */
+  #backlog: Promise<void> | undefined;
+  #waiting = 0;
 
-  constructor(socket: Duplex, events: ChannelEvents, options: ChannelOptions = {}) {
+  constructor(socket: Duplex, events: ChannelEvents, options: ChannelOptions) {
     this.#socket = socket;
     this.#holdReadingOnBacklog = options.holdReadingOnBacklog === true;
+    const deliver = (decoded: Decoded, bytes: number) => {
+      this.#lastReceivedBytes = bytes;
+      events.received(decoded);
+    };
     this.#reader = new FrameReader({
       frame: (text, bytes) => {
-        this.#lastReceivedBytes = bytes;
-        events.received(decodeChannelMessage(text));
+        const decoded = decodeChannelMessage(text, options.schemaPath);
+        if (this.#backlog === undefined && !(decoded instanceof Promise)) {
+          deliver(decoded, bytes);
+          return;
+        }
+        this.#waiting++;
+        this.#backlog = (this.#backlog ?? Promise.resolve()).then(async () => {
+          const settled = await decoded;
+          if (--this.#waiting === 0) this.#backlog = undefined;
+          // Its owner ended the peer meanwhile: nothing more is delivered, as from the reader.
+          if (!this.#reader.stopped) deliver(settled, bytes);
+        });
       },
       violation: (reason) => {
         // The stream cannot be read past a broken frame; reading on would only spend this process.
@@ -141,8 +160,8 @@ export class Channel {
 }
 
 /** The child's end: the pipe its parent set up at CHANNEL_FD. */
-export function openParentChannel(events: ChannelEvents): Channel {
-  return new Channel(new Socket({ fd: CHANNEL_FD, readable: true, writable: true }), events);
+export function openParentChannel(events: ChannelEvents, schemaPath: SchemaPath): Channel {
+  return new Channel(new Socket({ fd: CHANNEL_FD, readable: true, writable: true }), events, { schemaPath });
 }
 
 /** The side a run or the memory guard sends through: the child's channel to its parent. */

@@ -12,7 +12,7 @@
  * takes nothing more: the stream cannot be resynchronized and its peer is not speaking the protocol.
  */
 import { isUtf8 } from 'node:buffer';
-import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol/wire';
 
 /** Bytes of a frame's length prefix. */
 export const FRAME_HEADER = 4;

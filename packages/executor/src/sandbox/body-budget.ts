@@ -6,7 +6,7 @@
  * in bytes, never more than PAYLOAD_LIMIT: a program could not hold more in its own memory anyway.
  * Bytes are counted as they decode, so a decompression bomb stops at the budget, not at its end.
  */
-import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol/wire';
 
 /** The text a response fails with when its body would pass the budget. */
 export function bodyBudgetMessage(held: number, budget: number): string {

@@ -17,7 +17,7 @@
  * Factory bodies inherit the strict mode of the ES module around them, where Node runs CommonJS
  * sloppy; and each facade owns its cache, so a module two facades require runs once per facade.
  */
-import type { ModuleEntry } from '@supolka/codemode-protocol';
+import type { ModuleEntry } from '@supolka/codemode-protocol/wire';
 import { moduleKind, type NormalizedModuleMap } from './module-map.ts';
 import { normalizeSpecifier, resolveSpecifier } from './resolver.ts';
 

@@ -3,7 +3,7 @@
  * (a tool call, a proxied fetch) counts only as far as the isolate itself executes meanwhile, so
  * a slow tool does not time the program out while guest compute during the wait still does.
  */
-import { PAUSED_RECHECK } from '@supolka/codemode-protocol';
+import { PAUSED_RECHECK } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
 
 export interface RunClockOptions {

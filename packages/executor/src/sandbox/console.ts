@@ -3,7 +3,7 @@
  * applySync, so the next guest instruction runs only once the host holds the line: a run the
  * engine kills later still comes back with everything it wrote.
  */
-import { CONSOLE_CAPTURE_LIMIT, LINE_COST, type LogLine } from '@supolka/codemode-protocol';
+import { CONSOLE_CAPTURE_LIMIT, LINE_COST, type LogLine } from '@supolka/codemode-protocol/wire';
 import { CONSOLE_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 
 export const CONSOLE_CAPTURE_MESSAGE = `Console output past ${CONSOLE_CAPTURE_LIMIT} bytes was dropped: the run writes more than one execution may capture.`;

@@ -18,7 +18,11 @@
  * the exception's name, since isolated-vm would report a rejection as unhandled on the host.
  */
 import { createHash, webcrypto } from 'node:crypto';
-import { EXECUTION_ENDED_MESSAGE, KEY_LIMIT, NOT_A_CRYPTO_KEY_MESSAGE } from '@supolka/codemode-protocol';
+import {
+  EXECUTION_ENDED_MESSAGE,
+  KEY_LIMIT,
+  NOT_A_CRYPTO_KEY_MESSAGE,
+} from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
 import { HeldAnswers } from './answers.ts';
 import type { IsolateHandle } from './isolate.ts';

@@ -14,7 +14,7 @@ import {
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
   toolNotFoundEnvelope,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import { HeldAnswers, inlineOrHeld } from './answers.ts';
 import { bindValues } from './bound-source.ts';
 import { DISPATCH_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';

@@ -13,8 +13,8 @@
  * async function resolves through its 'then', which a program may have replaced; await does not.
  */
 
-import type { ProviderDescriptor } from '@supolka/codemode-protocol';
-import { executionTimeoutMessage } from '@supolka/codemode-protocol';
+import type { ProviderDescriptor } from '@supolka/codemode-protocol/wire';
+import { executionTimeoutMessage } from '@supolka/codemode-protocol/wire';
 import { INTERNAL_SPECIFIER } from './internal-module.ts';
 import { lineCount } from './positions.ts';
 import { buildProviderSources } from './proxy-source.ts';

@@ -14,7 +14,7 @@
  * TypeScript needs, and erasure is rare. The next erasure starts a fresh thread.
  */
 import { type ResourceLimits, Worker } from 'node:worker_threads';
-import { BadRequestError } from '@supolka/codemode-protocol';
+import { BadRequestError } from '@supolka/codemode-protocol/wire';
 import { TypeErasureRefusedError } from './error-kind.ts';
 
 export interface ErasureSource {

@@ -4,7 +4,7 @@
  * at the run's bound by terminating this thread; never imported.
  */
 import { parentPort } from 'node:worker_threads';
-import { CodemodeError } from '@supolka/codemode-protocol';
+import { CodemodeError } from '@supolka/codemode-protocol/wire';
 import type { ErasureJob, ErasureResult } from './eraser.ts';
 import { eraseTypes } from './typescript.ts';
 

@@ -4,7 +4,7 @@
  * compile, a link or an erasure are classified here; a program's own throw never reaches this,
  * so a program that throws a SyntaxError still reads as `thrown` (docs/sandbox.md, "Error kinds").
  */
-import { type ErrorKind, ModuleNotFoundError } from '@supolka/codemode-protocol';
+import { type ErrorKind, ModuleNotFoundError } from '@supolka/codemode-protocol/wire';
 
 /**
  * TypeScript that erasure alone cannot turn into JavaScript (an enum, a namespace, a parameter

@@ -25,12 +25,10 @@ import {
   errorText,
   type HttpRequest,
   type HttpResponse,
-  HttpResponseSchema,
   OutboundDisabledError,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
-  validate,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
 import { AddressPolicy, type AddressPolicyOptions } from './address-policy.ts';
 import { inlineText } from './answers.ts';
@@ -38,6 +36,7 @@ import { BodyBlocks, type BodyBudget, type BodyTicket, UNMETERED } from './body-
 import { type ClockSlot, wrapHostWait } from './clock.ts';
 import { IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
 import { measureResponseHead } from './response-head.ts';
+import { protocolSchemas } from './schemas.ts';
 
 /** The caller's function for proxied outbound: it performs the request and answers the response. */
 export type OutboundFunction = (
@@ -96,10 +95,12 @@ export function measureRequest(request: HttpRequest): void {
 export function chooseOutbound(outbound: Outbound, slot: ClockSlot, options: NativeOptions = {}): Performer {
   if (outbound === null) return () => Promise.reject(new OutboundDisabledError());
   if (typeof outbound === 'function') {
-    const proxied = wrapHostWait(slot, async (request: HttpRequest, signal: AbortSignal) =>
+    const proxied = wrapHostWait(slot, async (request: HttpRequest, signal: AbortSignal) => {
+      const response = await outbound(request, { signal });
       // The caller's answer is checked like any message: a broken one is a clear error, not a crash.
-      validate(HttpResponseSchema, await outbound(request, { signal }), 'outbound response'),
-    );
+      const { validate, HttpResponseSchema } = await protocolSchemas();
+      return validate(HttpResponseSchema, response, 'outbound response');
+    });
     return async (request, signal, ticket = UNMETERED) => {
       measureRequest(request);
       const response = await proxied(request, signal);

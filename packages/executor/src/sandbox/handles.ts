@@ -23,18 +23,17 @@ import {
   HandlesClosedError,
   type HttpRequest,
   type HttpResponse,
-  HttpResponseSchema,
   MAX_DELAY,
   MemoryLimitError,
   PAUSED_RECHECK,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
-  validate,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
 import { RunClock } from './clock.ts';
 import { disposeIsolate, type IsolateHandle } from './isolate.ts';
 import type { PreparedIsolate } from './prepared-isolate.ts';
+import { protocolSchemas } from './schemas.ts';
 import { rewriteEngineTermination } from './timeout.ts';
 
 /** The handles a retained execution can grant; only a fetch handler today. */
@@ -62,7 +61,8 @@ export async function captureInvokeReference(
  * Checks the handler's answer again on the host, whatever the isolate claimed: the status, the
  * status text, the header pairs and the body, and their size against PAYLOAD_LIMIT.
  */
-export function assertResponseWireShape(value: unknown): HttpResponse {
+export async function assertResponseWireShape(value: unknown): Promise<HttpResponse> {
+  const { validate, HttpResponseSchema } = await protocolSchemas();
   const response = validate(HttpResponseSchema, value, 'response of the handler');
   let size = response.statusText.length + (response.body?.byteLength ?? 0);
   for (const [name, text] of response.headers) size += name.length + text.length;
@@ -299,7 +299,7 @@ export class RetainedHandles {
       }
       const [kind, payload] = outcome.frame;
       if (kind === 'thrown') throw new Error(payload);
-      return assertResponseWireShape(payload);
+      return await assertResponseWireShape(payload);
     } finally {
       clearInterval(watch);
       retained.invoking = false;

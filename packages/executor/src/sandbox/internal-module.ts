@@ -9,7 +9,7 @@
  * before the entry's body: everything the envelope depends on (JSON, Promise, the codec) is bound
  * at a time no program could have replaced it yet.
  */
-import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE, ERROR_NAME_LIMIT } from '@supolka/codemode-protocol';
+import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE, ERROR_NAME_LIMIT } from '@supolka/codemode-protocol/wire';
 import { bindValues } from './bound-source.ts';
 import { INTERNAL_MODULE_TEXT, RUN_SUPPORT_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { RunSupportValues } from './inside/run-support.ts';

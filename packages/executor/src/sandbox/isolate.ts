@@ -5,7 +5,7 @@
  * docs/sandbox.md, "Deviations").
  */
 import { createRequire } from 'node:module';
-import { ENGINE_PROBE_TIMEOUT } from '@supolka/codemode-protocol';
+import { ENGINE_PROBE_TIMEOUT } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
 
 /**

@@ -9,7 +9,7 @@ import {
   type ModuleMap,
   ModuleNotFoundError,
   UnsupportedModuleKindError,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import { wrapCjs } from './cjs.ts';
 import { normalizeSpecifier } from './resolver.ts';
 

@@ -13,7 +13,7 @@
  * only compiles: V8 drives linking of the whole graph from instantiate, and a resolver that
  * instantiated on its own would break cycles.
  */
-import { type ErrorKind, InternalError, ModuleNotFoundError } from '@supolka/codemode-protocol';
+import { type ErrorKind, InternalError, ModuleNotFoundError } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
 import { CJS_FACTORIES, cjsInternal, isCjsModule } from './cjs.ts';
 import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './code-cache.ts';

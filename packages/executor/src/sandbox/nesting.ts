@@ -21,7 +21,7 @@
  *   one never closes anything, so a regular expression read as code could only over-count.
  * Everything is one pass over the text: each character is looked at a bounded number of times.
  */
-import { BadRequestError, NESTING_LIMIT } from '@supolka/codemode-protocol';
+import { BadRequestError, NESTING_LIMIT } from '@supolka/codemode-protocol/wire';
 
 /** What the refusal calls the request's code; a module is called by its name. */
 export const CODE_NAME = 'The code';

@@ -11,7 +11,7 @@ import {
   type ErrorKind,
   isErrorKind,
   MISSING_SNAPSHOT_MESSAGE,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
 import { BodyBudget, bodyBudgetFor } from './body-budget.ts';
 import { ClockSlot } from './clock.ts';

@@ -4,7 +4,7 @@
  * comes after all of them: provider source commonly reaches its own namespace, and source running
  * ahead of the declarations would die in the temporal dead zone of its own const.
  */
-import type { ProviderDescriptor } from '@supolka/codemode-protocol';
+import type { ProviderDescriptor } from '@supolka/codemode-protocol/wire';
 
 export interface ProviderSources {
   /** One declaration per provider, in order. */

@@ -7,7 +7,7 @@
  * passes its maxHeaderSize (16 KiB), and the connection fails. 256 KiB is sixteen times that,
  * far past any response a server sends, so a head past it is refused, not carried.
  */
-import type { HttpResponse } from '@supolka/codemode-protocol';
+import type { HttpResponse } from '@supolka/codemode-protocol/wire';
 
 export const RESPONSE_HEAD_LIMIT = 256 * 1024;
 

@@ -3,7 +3,7 @@
  * prepared (sandbox-source.ts): it hands them to the __hostBindings function the runtime bundle
  * published in the snapshot, which keeps them in closures user code cannot reach.
  */
-import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol';
+import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
 import { bindValues } from './bound-source.ts';
 import { BINDINGS_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { BindingsValues } from './inside/bindings.ts';

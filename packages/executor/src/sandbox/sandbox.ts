@@ -22,7 +22,7 @@ import {
   type ProviderDescriptor,
   separateImports,
   validateProviders,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
 import type { OwnEndpoint } from './address-policy.ts';
 import { RunClock, wrapHostWait } from './clock.ts';

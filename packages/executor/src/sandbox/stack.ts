@@ -11,7 +11,7 @@ import {
   ERROR_FRAME_NAME_LIMIT,
   ERROR_STACK_FRAME_LIMIT,
   ERROR_STACK_LIMIT,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type { Position } from './positions.ts';
 
 /** The most of a thrown error's stack text that leaves the isolate for this parse. */

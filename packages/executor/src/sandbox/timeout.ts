@@ -18,7 +18,7 @@ import {
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
   parseForDispatch,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
 import { bindValues } from './bound-source.ts';
 import type { RunClock } from './clock.ts';

@@ -12,7 +12,7 @@
  * fresh WebAssembly instance (about 140 ms). One erasure can never break another.
  */
 import { createRequire } from 'node:module';
-import { BadRequestError } from '@supolka/codemode-protocol';
+import { BadRequestError } from '@supolka/codemode-protocol/wire';
 import { TypeErasureRefusedError } from './error-kind.ts';
 
 type Transform = (source: string, options: { mode: 'strip-only'; filename: string }) => { code: string };

@@ -3,7 +3,13 @@
  * comes back exactly as it left, whatever it holds, and a frame that misuses the form is refused
  * with the sentence naming why. The hostile child's version is in channel-attacks.test.ts.
  */
-import { encodeMessage, type Message, PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import {
+  type Decoded,
+  encodeMessage,
+  type Message,
+  PAYLOAD_LIMIT,
+  validateMessage,
+} from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import {
   decodeChannelMessage,
@@ -12,6 +18,9 @@ import {
   unexpectedAttachmentMessage,
 } from '../../src/pool/attachment.ts';
 import { TOOLS_PROVIDER, usePool } from './helpers.ts';
+
+/** The parent's decode: the schemas at hand, so every frame settles at once. */
+const decodeSync = (text: string) => decodeChannelMessage(text, validateMessage) as Decoded;
 
 /** Texts an argument list or an answer may be: line feeds, quotes, escapes, non-ASCII, a lone surrogate. */
 const TEXTS = [
@@ -36,7 +45,7 @@ describe('the pool channel carries a tool call codec JSON as an attachment', () 
   test.each(TEXTS)('%j crosses unchanged in a dispatch and both reply frames', (text) => {
     for (const message of messagesOf(text)) {
       const wire = encodeChannelMessage(message);
-      expect(decodeChannelMessage(wire)).toStrictEqual({ ok: true, message });
+      expect(decodeSync(wire)).toStrictEqual({ ok: true, message });
     }
   });
 
@@ -53,18 +62,16 @@ describe('the pool channel carries a tool call codec JSON as an attachment', () 
 
   test('a message inline, as the server protocol writes it, decodes as before', () => {
     for (const message of messagesOf('[1]')) {
-      expect(decodeChannelMessage(encodeMessage(message))).toStrictEqual({ ok: true, message });
+      expect(decodeSync(encodeMessage(message))).toStrictEqual({ ok: true, message });
     }
   });
 
   test('an attachment after a message that has none is refused, naming the type', () => {
-    expect(
-      decodeChannelMessage(`${encodeMessage({ type: 'hostWait', id: 'x1', waiting: true })}\n[1]`),
-    ).toStrictEqual({
+    expect(decodeSync(`${encodeMessage({ type: 'hostWait', id: 'x1', waiting: true })}\n[1]`)).toStrictEqual({
       ok: false,
       fault: { code: 'BAD_REQUEST', id: 'x1', message: unexpectedAttachmentMessage('hostWait') },
     });
-    expect(decodeChannelMessage('{"type":"prepared"}\n')).toStrictEqual({
+    expect(decodeSync('{"type":"prepared"}\n')).toStrictEqual({
       ok: false,
       fault: { code: 'BAD_REQUEST', message: unexpectedAttachmentMessage('prepared') },
     });
@@ -72,7 +79,7 @@ describe('the pool channel carries a tool call codec JSON as an attachment', () 
 
   test('a field both inside the message and attached is refused', () => {
     for (const message of messagesOf('[1]')) {
-      expect(decodeChannelMessage(`${encodeMessage(message)}\n[2]`)).toStrictEqual({
+      expect(decodeSync(`${encodeMessage(message)}\n[2]`)).toStrictEqual({
         ok: false,
         fault: { code: 'BAD_REQUEST', id: 'x1', message: FILLED_ATTACHMENT_FIELD_MESSAGE },
       });
@@ -80,7 +87,7 @@ describe('the pool channel carries a tool call codec JSON as an attachment', () 
   });
 
   test('a message part that is not a message is refused as decodeMessage refuses it', () => {
-    const decoded = decodeChannelMessage('{"type":"dispatch"\n[1]');
+    const decoded = decodeSync('{"type":"dispatch"\n[1]');
     expect(decoded.ok).toBe(false);
     expect(decoded.ok ? '' : decoded.fault.message).toMatch(/^The message is not codec JSON: /);
   });
@@ -90,7 +97,7 @@ describe('the pool channel carries a tool call codec JSON as an attachment', () 
     expect(() =>
       encodeChannelMessage({ type: 'dispatchReply', id: 'x1', call: 0, frame: ['returned', large] }),
     ).toThrow(/^The dispatchReply message is \d+ bytes, past the \d+-byte payload limit\.$/);
-    const decoded = decodeChannelMessage(`{"type":"prepared"}\n${large}`);
+    const decoded = decodeSync(`{"type":"prepared"}\n${large}`);
     expect(decoded.ok ? '' : decoded.fault.code).toBe('PAYLOAD_TOO_LARGE');
   });
 

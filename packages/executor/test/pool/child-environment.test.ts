@@ -1,17 +1,20 @@
 /**
- * A pool child runs with MALLOC_ARENA_MAX capped (pool/child.ts, docs/pool.md "Memory") unless the
- * caller set the variable itself, and inherits the rest of the caller's environment. Read from the
+ * A pool child runs with MALLOC_ARENA_MAX capped and glibc's mmap threshold fixed (pool/child.ts,
+ * docs/pool.md "Memory") unless the caller set the variable itself, and inherits the rest of the caller's environment. Read from the
  * real child's /proc/<pid>/environ.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import { CHILD_MALLOC_ARENA_MAX } from '../../src/pool/child.ts';
+import { CHILD_MALLOC_ARENA_MAX, CHILD_MALLOC_MMAP_THRESHOLD } from '../../src/pool/child.ts';
 
-const saved = process.env.MALLOC_ARENA_MAX;
+const MALLOC_VARIABLES = ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'] as const;
+const saved = MALLOC_VARIABLES.map((name) => process.env[name]);
 afterEach(() => {
-  if (saved === undefined) delete process.env.MALLOC_ARENA_MAX;
-  else process.env.MALLOC_ARENA_MAX = saved;
+  MALLOC_VARIABLES.forEach((name, index) => {
+    if (saved[index] === undefined) delete process.env[name];
+    else process.env[name] = saved[index];
+  });
   delete process.env.CHILD_ENVIRONMENT_PROBE;
 });
 
@@ -29,15 +32,21 @@ async function childEnvironment(): Promise<Map<string, string>> {
   }
 }
 
-test('a child caps its malloc arenas and inherits the caller environment', async () => {
-  delete process.env.MALLOC_ARENA_MAX;
+test('a child caps its malloc arenas, fixes the mmap threshold and inherits the caller environment', async () => {
+  for (const name of MALLOC_VARIABLES) delete process.env[name];
   process.env.CHILD_ENVIRONMENT_PROBE = 'inherited';
   const env = await childEnvironment();
   expect(env.get('MALLOC_ARENA_MAX')).toBe(CHILD_MALLOC_ARENA_MAX);
+  expect(env.get('MALLOC_MMAP_THRESHOLD_')).toBe(CHILD_MALLOC_MMAP_THRESHOLD);
   expect(env.get('CHILD_ENVIRONMENT_PROBE')).toBe('inherited');
 });
 
 test("the caller's own MALLOC_ARENA_MAX wins", async () => {
   process.env.MALLOC_ARENA_MAX = '7';
   expect((await childEnvironment()).get('MALLOC_ARENA_MAX')).toBe('7');
+});
+
+test("the caller's own MALLOC_MMAP_THRESHOLD_ wins", async () => {
+  process.env.MALLOC_MMAP_THRESHOLD_ = '65536';
+  expect((await childEnvironment()).get('MALLOC_MMAP_THRESHOLD_')).toBe('65536');
 });

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { encodeMessage, type Message } from '@supolka/codemode-protocol';
+import { type Decoded, encodeMessage, type Message, validateMessage } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV, DEFAULT_CHILD_RSS_LIMIT } from '../../src/executor/defaults.ts';
 import { decodeChannelMessage } from '../../src/pool/attachment.ts';
@@ -24,6 +24,9 @@ import {
   NOT_UTF8_MESSAGE,
 } from '../../src/pool/frames.ts';
 import { encodeSettings } from '../../src/pool/settings.ts';
+
+/** The parent's decode: the schemas at hand, so every frame settles at once. */
+const decodeSync = (text: string) => decodeChannelMessage(text, validateMessage) as Decoded;
 
 /** A child entry on its own, its channel read frame by frame: each frame's text is a 'message' event. */
 function startChild(): { child: ChildProcess; pipe: Duplex; texts: EventEmitter; exited: Promise<unknown> } {
@@ -69,7 +72,7 @@ function exchange(
     const onExit = (code: number | null, signal: string | null) =>
       reject(new Error(`the child exited (${signal ?? code}) before answering`));
     const onMessage = (text: string) => {
-      const decoded = decodeChannelMessage(text);
+      const decoded = decodeSync(text);
       if (!decoded.ok) return reject(new Error(decoded.fault.message));
       if (!match(decoded.message)) return;
       to.texts.off('message', onMessage);
@@ -151,7 +154,7 @@ describe('a child', () => {
   test('sends hostWait edges only for an execution that asked for them', async () => {
     const seen: string[] = [];
     const record = (text: string) => {
-      const decoded = decodeChannelMessage(text);
+      const decoded = decodeSync(text);
       if (decoded.ok && decoded.message.type === 'hostWait')
         seen.push(`${decoded.message.id}:${decoded.message.waiting}`);
     };

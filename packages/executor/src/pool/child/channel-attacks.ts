@@ -5,7 +5,7 @@
  * test set the hook.
  */
 import { writeSync } from 'node:fs';
-import { encodeMessage, IN_FLIGHT_CALL_LIMIT } from '@supolka/codemode-protocol';
+import { encodeMessage, IN_FLIGHT_CALL_LIMIT } from '@supolka/codemode-protocol/wire';
 import { CHANNEL_FD } from '../channel.ts';
 import { encodeFrame, FRAME_HEADER, FRAME_LIMIT } from '../frames.ts';
 

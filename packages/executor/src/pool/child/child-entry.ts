@@ -15,6 +15,7 @@ import { closeSync, openSync } from 'node:fs';
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
+  type Decoded,
   type ExecuteRequest,
   encodeMessage,
   type FaultCode,
@@ -22,10 +23,11 @@ import {
   isFaultCode,
   type Message,
   type MessageOf,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import { BoundedCodeCache } from '../../sandbox/code-cache.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
+import { protocolSchemas } from '../../sandbox/schemas.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
 import { parseSettings } from '../settings.ts';
 import { ChildRun } from './child-run.ts';
@@ -34,21 +36,38 @@ import { MemoryGuard } from './memory-guard.ts';
 import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
 const settings = parseSettings(process.argv[2]);
+
+/**
+ * What the hot checks do not decide (an invoke, an outbound reply, anything malformed) is the
+ * schemas' to decide, loaded with the first such message: a child at rest holds no zod.
+ */
+function decideBySchema(value: unknown): Promise<Decoded> {
+  return protocolSchemas().then(
+    (protocol) => protocol.validateMessage(value),
+    (error: unknown): Decoded => ({
+      ok: false,
+      fault: { code: 'INTERNAL', message: `The message schemas did not load: ${String(error)}` },
+    }),
+  );
+}
 const hooks = settings.testHooks ?? {};
 
-const parent = openParentChannel({
-  received: (decoded) => {
-    if (decoded.ok) handle(decoded.message);
-    else parent.send({ type: 'fault', ...decoded.fault });
+const parent = openParentChannel(
+  {
+    received: (decoded) => {
+      if (decoded.ok) handle(decoded.message);
+      else parent.send({ type: 'fault', ...decoded.fault });
+    },
+    // Nothing past a broken frame can be read, so this child can serve no more: it says why and ends.
+    violation: (reason) =>
+      parent.sendText(encodeMessage({ type: 'fault', code: 'BAD_REQUEST', message: reason }), () =>
+        process.exit(FRAMING_EXIT),
+      ),
+    // The parent went away (or closed the channel): see shutdown.
+    closed: () => shutdown(),
   },
-  // Nothing past a broken frame can be read, so this child can serve no more: it says why and ends.
-  violation: (reason) =>
-    parent.sendText(encodeMessage({ type: 'fault', code: 'BAD_REQUEST', message: reason }), () =>
-      process.exit(FRAMING_EXIT),
-    ),
-  // The parent went away (or closed the channel): see shutdown.
-  closed: () => shutdown(),
-});
+  decideBySchema,
+);
 
 interface Ready {
   readonly engine: EngineReport;

@@ -11,7 +11,7 @@ import type {
   HttpResponse,
   OutboundFrame,
   OutboundMode,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type { Outbound } from '../../sandbox/fetch.ts';
 import type { MessageEndpoint } from '../channel.ts';
 import type { ChildTestHooks } from '../settings.ts';

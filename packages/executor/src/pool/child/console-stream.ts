@@ -5,7 +5,7 @@
  * and whatever is left leaves before the result. The lines are the ones the sandbox captured, so
  * the capture bound holds for them as for the envelope's logs.
  */
-import type { LogLine } from '@supolka/codemode-protocol';
+import type { LogLine } from '@supolka/codemode-protocol/wire';
 import type { MessageEndpoint } from '../channel.ts';
 
 /** How long a line waits in the child before its batch is sent, at most, in ms. */

@@ -9,7 +9,7 @@
  * conversations in flight). Those read MEMORY_LIMIT with the memory text; everything else the
  * child held reads WORKER_LOST. A death no isolate can be shown to have caused names nobody.
  */
-import { CLOCK_TOLERANCE, encodeMessage, MAX_DELAY, type MessageOf } from '@supolka/codemode-protocol';
+import { CLOCK_TOLERANCE, encodeMessage, MAX_DELAY, type MessageOf } from '@supolka/codemode-protocol/wire';
 import {
   endProcessOnCatastrophicError,
   type IsolateHandle,
