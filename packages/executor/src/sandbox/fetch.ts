@@ -15,12 +15,9 @@
  * nothing of Node's own; a gzip or br body is decoded and keeps its Content-Encoding; a failed
  * connection is workerd's plain Error, "Network connection lost.".
  */
-import { lookup as dnsLookup } from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
+import type { Agent } from 'node:http';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
-import zlib from 'node:zlib';
 import {
   errorText,
   type HttpRequest,
@@ -58,10 +55,21 @@ export type Performer = (
 export type NativeOptions = AddressPolicyOptions;
 
 /**
+ * node:http, node:https, node:zlib and node:dns, loaded with the first native request: together
+ * they cost a process about 11 MB resident, which a pool child at rest need not hold
+ * (docs/pool.md, "Memory"), and most runs make no native request.
+ */
+const builtin = process.getBuiltinModule.bind(process);
+
+/**
  * Agents of native fetch's own: a request with an explicit agent never goes through the global
  * agent, which Node 24 points at HTTP_PROXY/HTTPS_PROXY when NODE_USE_ENV_PROXY is set.
  */
-const AGENTS = { 'http:': new http.Agent(), 'https:': new https.Agent() };
+let agents: { readonly 'http:': Agent; readonly 'https:': Agent } | undefined;
+const agentFor = (protocol: string): Agent => {
+  agents ??= { 'http:': new (builtin('node:http').Agent)(), 'https:': new (builtin('node:https').Agent)() };
+  return agents[protocol === 'https:' ? 'https:' : 'http:'];
+};
 
 export const MAX_REDIRECTS = 20;
 
@@ -188,8 +196,8 @@ function outgoingHeaders(request: HttpRequest, url: URL): Map<string, { name: st
 
 /** A decoder for the encodings workerd decodes: exactly `gzip`, and `br`. */
 function decoderFor(encoding: string | undefined) {
-  if (encoding === 'gzip') return zlib.createGunzip();
-  if (encoding === 'br') return zlib.createBrotliDecompress();
+  if (encoding === 'gzip') return builtin('node:zlib').createGunzip();
+  if (encoding === 'br') return builtin('node:zlib').createBrotliDecompress();
   return undefined;
 }
 
@@ -209,13 +217,14 @@ function send(
       reject(new TypeError(refused));
       return;
     }
-    const client = url.protocol === 'https:' ? https : http;
+    const client = url.protocol === 'https:' ? builtin('node:https') : builtin('node:http');
+    const dnsLookup = builtin('node:dns').lookup;
     const outgoing = client.request(
       url,
       {
         method: request.method,
         signal,
-        agent: AGENTS[url.protocol === 'https:' ? 'https:' : 'http:'],
+        agent: agentFor(url.protocol),
         // Every address of the answer is judged, since the connection may try any of them
         // (autoSelectFamily); one refused address refuses the name.
         lookup: (host, lookupOptions, callback) =>
