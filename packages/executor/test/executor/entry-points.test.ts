@@ -7,10 +7,12 @@
  * shows the probe sees it. Each case is a fresh Node on the built package, imported by its name.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { IsolateExecutor } from '../../dist/index.js';
+import { DEFAULT_CHILD_EXEC_ARGV } from '../../src/executor/defaults.ts';
 
 const fixtures = new URL('./fixtures/', import.meta.url);
 const recorder = new URL('record-addons.mjs', fixtures).pathname;
@@ -23,6 +25,7 @@ afterAll(() => rmSync(reports, { recursive: true, force: true }));
 interface Report {
   readonly resolved: readonly string[];
   readonly sharedObjects: readonly string[];
+  readonly builtins: readonly string[];
 }
 
 /** Runs `args` in a fresh Node (the same flags in every case) with the recorder loaded first. */
@@ -71,4 +74,43 @@ test('the sandbox subpath loads isolated-vm into the process that imports it', (
   expect(JSON.parse(stdout)).toStrictEqual({ result: 42, logs: [] });
   expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/sandbox/index.js'))).toBe(true);
   expect(addons(report)).toHaveLength(1);
+});
+
+/**
+ * A pool child at rest loads neither zod (the protocol's zod-free entry decides every message it
+ * hears at rest: execute, heartbeat, cancel) nor node:http and its kin (native fetch loads them
+ * with its first request): together about 25 MB of its resident memory (docs/pool.md, "Memory").
+ * The child of the built package, recorded by the same probe, its report written as it exits.
+ */
+test('a pool child that served executions, heartbeats and a cancel loads no zod and no node:http', async () => {
+  const directory = mkdtempSync(join(reports, 'child-'));
+  process.env.ADDON_REPORT_DIR = directory;
+  const executor = new IsolateExecutor({
+    poolSize: 1,
+    heartbeatInterval: 20,
+    childExecArgv: [...DEFAULT_CHILD_EXEC_ARGV, '--import', recorder],
+  });
+  try {
+    expect(await executor.execute({ code: 'async () => 6 * 7' })).toStrictEqual({ result: 42, logs: [] });
+    const cancelled = new AbortController();
+    const running = executor.execute(
+      { code: 'async () => { await new Promise(() => {}) }' },
+      { signal: cancelled.signal },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    cancelled.abort();
+    expect((await running).code).toBe('CANCELLED');
+    expect(executor.stats().children[0]?.executions).toBe(2);
+  } finally {
+    await executor.dispose();
+    delete process.env.ADDON_REPORT_DIR;
+  }
+  const [file] = readdirSync(directory);
+  const report = JSON.parse(readFileSync(join(directory, file as string), 'utf8')) as Report;
+  // The probe saw the child itself: the report is the built child entry's.
+  expect(
+    report.resolved.some((url) => url.endsWith('/packages/executor/dist/pool/child/child-entry.js')),
+  ).toBe(true);
+  expect(report.resolved.filter((url) => url.includes('/zod/'))).toStrictEqual([]);
+  expect(report.builtins.filter((name) => /^NativeModule (http|https|zlib)$/.test(name))).toStrictEqual([]);
 });
