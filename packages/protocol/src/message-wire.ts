@@ -3,7 +3,7 @@
  * bounds, and the decode up to the hot messages' checks (hot-messages.ts). validate.ts adds the
  * schemas' half (zod), which decides every message these checks do not accept. A process that must
  * not load zod at rest (a pool child) decodes with decodeHotMessage and loads the schemas only for
- * a message that comes back unchecked (docs/protocol.md, "Validation").
+ * a message that comes back unchecked (docs/protocol.md, "The zod-free entry").
  */
 import { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
 import { PayloadTooLargeError, TooManyValuesError } from './errors.ts';

@@ -4,7 +4,7 @@
  * checks (message-wire.ts), and the shapes as types only. A process that must stay small at rest
  * (the executor's pool child, its type eraser's thread) imports this, and the package's main entry
  * when it needs a schema; both share these modules, so an error class is the same class from
- * either (docs/protocol.md, "Validation").
+ * either (docs/protocol.md, "The zod-free entry").
  */
 export { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
 export { CODEC_IDENTIFIERS } from './codec-identifiers.ts';

@@ -38,7 +38,7 @@ export const DEFAULT_KILL_TIMEOUT = 2000;
 
 /**
  * Resident memory past which an idle child is recycled (MB). Native memory an isolate used goes
- * back to the system only with its process; a child at rest holds 90 to 160 MB (docs/pool.md, "Memory").
+ * back to the system only with its process; a child at rest holds 70 to 95 MB (docs/pool.md, "Memory").
  */
 export const DEFAULT_CHILD_RSS_LIMIT = 1024;
 
