@@ -22,12 +22,14 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
 import { CHILD_STDIO, Channel } from '../packages/executor/dist/pool/channel.js';
+import { validateMessage } from '../packages/protocol/dist/index.js';
 import { printTable, record, summarize } from './stats.ts';
 
 const calls = 500;
 const rounds = Number(process.argv[2] ?? 15);
 const FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
 const channelModule = new URL('../packages/executor/dist/pool/channel.js', import.meta.url).href;
+const schemasModule = new URL('../packages/executor/dist/sandbox/schemas.js', import.meta.url).href;
 
 /** CPU time of a process, every thread, in µs; NaN where /proc cannot say. */
 function processCpu(pid: number): number {
@@ -171,6 +173,7 @@ function fd3Lines(): Variant {
 /** pool/channel.ts at the child's end, answering an execute with `calls` dispatches and a result. */
 const CHANNEL_CHILD = `
 const { openParentChannel } = await import(${JSON.stringify(channelModule)});
+const { protocolSchemas } = await import(${JSON.stringify(schemasModule)});
 let pending;
 const parent = openParentChannel({
   received: (decoded) => {
@@ -189,7 +192,8 @@ const parent = openParentChannel({
   },
   violation: () => process.exit(3),
   closed: () => process.exit(0),
-});`;
+// What the hot checks do not decide goes to the schemas, loaded then, as in a pool child.
+}, (value) => protocolSchemas().then((protocol) => protocol.validateMessage(value)));`;
 
 function poolChannel(): Variant {
   const child = spawn(process.execPath, [...FLAGS, '--input-type=module', '-e', CHANNEL_CHILD], {
@@ -219,7 +223,7 @@ function poolChannel(): Variant {
       },
       closed: () => {},
     },
-    { holdReadingOnBacklog: true },
+    { holdReadingOnBacklog: true, schemaPath: validateMessage },
   );
   return measured('the pool’s channel (frames, codec text, checks; no isolate)', {
     pid: () => child.pid ?? -1,
