@@ -113,6 +113,33 @@ describe('a child', () => {
     });
   });
 
+  test('answers in the order messages came: one only the schemas decide, then a heartbeat behind it', async () => {
+    // A child of its own, ready (its first heartbeat answered) and holding no zod: the first
+    // message needs the schemas, which it loads then; the heartbeat, decided at once, waits its turn.
+    const other = startChild();
+    const order: string[] = [];
+    const record = (text: string) => {
+      const decoded = decodeSync(text);
+      if (decoded.ok && 'id' in decoded.message && decoded.message.id?.startsWith('order-'))
+        order.push(`${decoded.message.type} ${decoded.message.id}`);
+    };
+    try {
+      await exchange(encodeMessage({ type: 'heartbeat', id: 'ready' }), withId('ready'), other);
+      other.texts.on('message', record);
+      const malformed = JSON.stringify({ type: 'execute', id: 'order-1', request: { code: 7 } });
+      const heartbeat = encodeMessage({ type: 'heartbeat', id: 'order-2' });
+      await exchange(
+        Buffer.concat([encodeFrame(malformed), encodeFrame(heartbeat)]),
+        withId('order-2'),
+        other,
+      );
+      expect(order).toStrictEqual(['fault order-1', 'health order-2']);
+    } finally {
+      other.child.kill('SIGTERM');
+      await other.exited;
+    }
+  });
+
   test('refuses a message a child never receives', async () => {
     const raw = encodeMessage({ type: 'result', id: 'r1', envelope: { logs: [] } });
     expect(await exchange(raw, withId('r1'))).toStrictEqual({
