@@ -20,6 +20,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import { DEFAULT_CHILD_EXEC_ARGV } from '../packages/executor/dist/executor/defaults.js';
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
 import { CHILD_STDIO, Channel } from '../packages/executor/dist/pool/channel.js';
 import { validateMessage } from '../packages/protocol/dist/index.js';
@@ -27,7 +28,8 @@ import { printTable, record, summarize } from './stats.ts';
 
 const calls = 500;
 const rounds = Number(process.argv[2] ?? 15);
-const FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
+/** The pool children's own flags, so every child here starts as a pool child does. */
+const FLAGS = DEFAULT_CHILD_EXEC_ARGV;
 const channelModule = new URL('../packages/executor/dist/pool/channel.js', import.meta.url).href;
 const schemasModule = new URL('../packages/executor/dist/sandbox/schemas.js', import.meta.url).href;
 
