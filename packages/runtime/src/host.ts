@@ -4,7 +4,7 @@
  * the sandbox hands over once per isolate, in the second install step, and that only this module
  * keeps, in closures user code cannot reach.
  */
-import { ErrorCtor, ReflectApply } from './primordials.ts';
+import { ErrorCtor, ObjectFreeze, ReflectApply } from './primordials.ts';
 
 /** An isolated-vm Reference as code inside the isolate sees it. */
 export interface HostReference {
@@ -38,6 +38,17 @@ let host:
       loadPiece: (name: string) => unknown;
     }
   | undefined;
+
+/**
+ * The options of a crossing whose result is copied in. Every option object the runtime hands
+ * isolated-vm has no prototype: isolated-vm reads an option it does not find as an own property
+ * through the prototype chain, so a program's getter on Object.prototype (`reference`, `arguments`,
+ * `timeout`...) would otherwise set the options of the runtime's own calls.
+ */
+export const COPY_RESULT: object = ObjectFreeze({
+  __proto__: null,
+  result: ObjectFreeze({ __proto__: null, copy: true }),
+});
 
 export const PIECE_LOADER_MISSING_MESSAGE =
   'The runtime piece cannot load: the host gave this isolate no piece loader.';

@@ -76,6 +76,55 @@ async () => ({ own: 'value', bytes: Uint8Array.of(7), fromTool: await tools.data
     });
   });
 
+  describe("isolated-vm's option names on Object.prototype", () => {
+    // isolated-vm looks an option it does not find on an options object up the prototype chain, so
+    // the runtime's and the sandbox's own crossings must hand it objects without one. Each planting
+    // below once changed a crossing: inherited `arguments` handed the host references instead of
+    // copies (import() failed on them, a timer never fired, getRandomValues filled zeros); a
+    // `reference` getter for promise results hung every timer.
+    const plantings = {
+      'plain values': `for (const [key, value] of [['arguments', { reference: true }], ['timeout', 1], ['promise', true], ['copy', true]]) Object.prototype[key] = value;`,
+      'getters that pick the result options': `for (const key of ['reference', 'externalCopy']) Object.defineProperty(Object.prototype, key, { get() { return Object.hasOwn(this, 'promise') }, configurable: true });`,
+    };
+    const uses = `
+      const imported = (await import('./m.js')).default;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const random = crypto.getRandomValues(new Uint8Array(32));
+      const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('abc')));
+      const fetched = await (await fetch('https://example.com/a')).text();
+      const fromTool = await tools.data();
+      const form = await new Response(new URLSearchParams({ a: '1' })).text();
+      return { imported, random: random.some((byte) => byte !== 0), digest: Array.from(digest.subarray(0, 4)), fetched, fromTool, form };`;
+    for (const [name, planting] of Object.entries(plantings)) {
+      test(`${name}: every crossing still works as written`, async () => {
+        const envelope = await sandbox.execute({
+          ...tools,
+          timeout: 5000,
+          modules: { 'm.js': 'export default "module"' },
+          outbound: async (request) => ({
+            status: 200,
+            statusText: 'OK',
+            headers: [],
+            body: new TextEncoder().encode(`fetched ${request.url}`),
+          }),
+          code: `async () => { ${planting}
+            try { ${uses} } finally { for (const key of ['arguments', 'timeout', 'promise', 'copy', 'reference', 'externalCopy']) delete Object.prototype[key]; } }`,
+        });
+        expect(envelope).toStrictEqual({
+          result: {
+            imported: 'module',
+            random: true,
+            digest: [0xba, 0x78, 0x16, 0xbf],
+            fetched: 'fetched https://example.com/a',
+            fromTool: { nested: { list: [1, 2] } },
+            form: 'a=1',
+          },
+          logs: [],
+        });
+      });
+    }
+  });
+
   test('a then that never settles breaks only the program: its waits on the host end at the bound', async () => {
     // isolated-vm resolves a host promise inside the isolate through the observable then of a
     // nested promise, so the program's own replacement decides whether a timer's wait resumes

@@ -45,9 +45,20 @@ export type SubtleOperation =
 // asynchronous answer is only the number the host holds the frame under (executor answers.ts): a
 // frame copied in by isolated-vm's own task would abort the process when it meets the memory limit.
 // The frame is taken with a synchronous call of that number, where such a copy ends only the run.
-const CROSSING = { arguments: { copy: true }, result: { promise: true } };
-const SYNC_CROSSING = { arguments: { copy: true }, result: { copy: true } };
-const TAKE_CROSSING = { result: { copy: true } };
+// Without prototypes: isolated-vm reads an option it does not find through the prototype chain, so
+// a program's getter on Object.prototype (`reference`, `arguments`, `timeout`...) would set options of
+// the runtime's own crossings.
+const CROSSING = {
+  __proto__: null,
+  arguments: { __proto__: null, copy: true },
+  result: { __proto__: null, promise: true },
+};
+const SYNC_CROSSING = {
+  __proto__: null,
+  arguments: { __proto__: null, copy: true },
+  result: { __proto__: null, copy: true },
+};
+const TAKE_CROSSING = { __proto__: null, result: { __proto__: null, copy: true } };
 
 const JS_ERRORS: Record<string, new (message: string) => Error> = {
   __proto__: null,

@@ -4,7 +4,7 @@
  * errors are workerd's. Both methods wait on the host, so they throw in global scope, as in workerd.
  */
 import { DOMException } from '../dom-exception.ts';
-import { hostOf } from '../host.ts';
+import { COPY_RESULT, hostOf } from '../host.ts';
 import { assertRequestScope } from '../internals.ts';
 import {
   DataViewPrototypeGetBuffer,
@@ -91,7 +91,7 @@ export class Crypto {
     }
     // 3-4. Overwrite the elements with random values, and return the same array.
     if (length === 0) return array;
-    const bytes = hostOf().randomBytes.sync([length], { result: { copy: true } }) as Uint8Array;
+    const bytes = hostOf().randomBytes.sync([length], COPY_RESULT) as Uint8Array;
     const target = new Uint8ArrayCtor(
       TypedArrayPrototypeGetBuffer(array) as ArrayBuffer,
       TypedArrayPrototypeGetByteOffset(array),

@@ -16,13 +16,27 @@ import { abortSlots } from '../abort/abort-signal.ts';
 import { hostOf } from '../host.ts';
 import { assertRequestScope, markObserved } from '../internals.ts';
 import { loadPiece, type Pieces } from '../pieces.ts';
-import { ErrorCtor, JSONParse, PromiseCtor, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
+import {
+  ErrorCtor,
+  JSONParse,
+  ObjectFreeze,
+  PromiseCtor,
+  TypeErrorCtor,
+  Uint8ArrayCtor,
+} from '../primordials.ts';
 import { Body } from './body.ts';
 import { PIECE_IMPORTS } from './generated/data-url-piece-imports.generated.ts';
 import { headerSlots } from './headers.ts';
 import { Request, type RequestInit, requestSlots } from './request.ts';
 import { Response, responseSlots } from './response.ts';
 import { parseUrl } from './url.ts';
+
+/** The request crosses copied; its answer is a promise. No prototypes, as host.ts's COPY_RESULT says why. */
+const SEND_CROSSING: object = ObjectFreeze({
+  __proto__: null,
+  arguments: ObjectFreeze({ __proto__: null, copy: true }),
+  result: ObjectFreeze({ __proto__: null, promise: true }),
+});
 
 interface WireResponse {
   status: number;
@@ -90,10 +104,7 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
         body,
         redirect: state.redirect,
       };
-      const answer = (await host.async(['send', id, wire], {
-        arguments: { copy: true },
-        result: { promise: true },
-      })) as string | number;
+      const answer = (await host.async(['send', id, wire], SEND_CROSSING)) as string | number;
       if (settled) {
         // Aborted meanwhile: what the host holds for this request is let go, never copied in.
         host.sync(['drop', id]);

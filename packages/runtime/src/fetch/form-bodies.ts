@@ -4,7 +4,7 @@
  * formData() uses. The first body made from a FormData, or read with formData(), loads it
  * (./body.ts). Every module it imports but this one is the snapshot's (../build-runtime-piece.mjs).
  */
-import { hostOf } from '../host.ts';
+import { COPY_RESULT, hostOf } from '../host.ts';
 import { TypeErrorCtor } from '../primordials.ts';
 import { utf8Decode, utf8Encode } from '../utf8.ts';
 import { blobBytes, concatBytes, File } from './blob.ts';
@@ -18,7 +18,7 @@ function escapeParameter(text: string): string {
 /** A FormData's entries as a multipart/form-data body, with the boundary it chose. */
 export function serialize(entries: readonly Entry[]): { bytes: Uint8Array; boundary: string } {
   // workerd's form: 16 random bytes as 32 hex digits.
-  const random = hostOf().randomBytes.sync([16], { result: { copy: true } }) as Uint8Array;
+  const random = hostOf().randomBytes.sync([16], COPY_RESULT) as Uint8Array;
   let boundary = '';
   for (const byte of random) boundary += (byte < 16 ? '0' : '') + byte.toString(16);
   const parts: Uint8Array[] = [];

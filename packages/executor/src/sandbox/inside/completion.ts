@@ -43,6 +43,10 @@ export default function defineCompletion(
   });
   Object.defineProperty(globalThis, '__resultReady', { value: ready });
   Object.defineProperty(globalThis, '__timeoutExpired', {
-    value: hostTimeout.apply(undefined, [], { result: { promise: true } }),
+    // No prototypes: isolated-vm looks up an option it does not find on the chain (inside/timers.ts).
+    value: hostTimeout.apply(undefined, [], {
+      __proto__: null,
+      result: { __proto__: null, promise: true },
+    } as object),
   });
 }

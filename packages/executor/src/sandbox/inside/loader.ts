@@ -48,7 +48,8 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
       const request = apply(applyHost, hostLoad, [
         undefined,
         [String_(referrer), name],
-        { result: { promise: true } },
+        // No prototypes: isolated-vm looks up an option it does not find on the chain (inside/timers.ts).
+        { __proto__: null, result: { __proto__: null, promise: true } },
       ]);
       apply(then, request, [
         (answer: unknown) => {

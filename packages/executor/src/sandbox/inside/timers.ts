@@ -26,6 +26,9 @@ export default function installTimers(host: TimersValues, hostDelay: HostReferen
   const reportException = internals.reportException;
   const apply = Reflect.apply;
   const applyDelay = hostDelay.apply;
+  // Option objects isolated-vm reads have no prototype: it looks an option it does not find up the
+  // prototype chain, where a program's getter (`reference`, `arguments`, `timeout`...) would set it.
+  const PROMISE_RESULT = { __proto__: null, result: { __proto__: null, promise: true } } as object;
   const then = Promise.prototype.then;
   const resolved = Promise.resolve();
   const TypeError_ = TypeError;
@@ -73,7 +76,7 @@ export default function installTimers(host: TimersValues, hostDelay: HostReferen
       throw new Error_(`Too many timers are pending: one execution may have at most ${LIMIT} at once.`);
     }
     pendingDelays++;
-    apply(then, apply(applyDelay, hostDelay, [undefined, [delay], { result: { promise: true } }]), [
+    apply(then, apply(applyDelay, hostDelay, [undefined, [delay], PROMISE_RESULT]), [
       (count: number) => settle(count, id),
     ]);
   };

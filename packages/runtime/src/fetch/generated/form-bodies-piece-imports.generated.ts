@@ -8,15 +8,15 @@
 import { ObjectFreeze as freeze } from '../../primordials.ts';
 import { File as i0, blobBytes as i1, concatBytes as i2 } from '../../fetch/blob.ts';
 import { FormData as i3, formDataSlots as i4 } from '../../fetch/form-data.ts';
-import { hostOf as i5 } from '../../host.ts';
-import { TypeErrorCtor as i6 } from '../../primordials.ts';
-import { utf8Decode as i7, utf8Encode as i8 } from '../../utf8.ts';
+import { COPY_RESULT as i5, hostOf as i6 } from '../../host.ts';
+import { TypeErrorCtor as i7 } from '../../primordials.ts';
+import { utf8Decode as i8, utf8Encode as i9 } from '../../utf8.ts';
 
 export const PIECE_IMPORTS = freeze({
   __proto__: null,
   'fetch/blob.ts': freeze({ __proto__: null, File: i0, blobBytes: i1, concatBytes: i2 }),
   'fetch/form-data.ts': freeze({ __proto__: null, FormData: i3, formDataSlots: i4 }),
-  'host.ts': freeze({ __proto__: null, hostOf: i5 }),
-  'primordials.ts': freeze({ __proto__: null, TypeErrorCtor: i6 }),
-  'utf8.ts': freeze({ __proto__: null, utf8Decode: i7, utf8Encode: i8 }),
+  'host.ts': freeze({ __proto__: null, COPY_RESULT: i5, hostOf: i6 }),
+  'primordials.ts': freeze({ __proto__: null, TypeErrorCtor: i7 }),
+  'utf8.ts': freeze({ __proto__: null, utf8Decode: i8, utf8Encode: i9 }),
 });
