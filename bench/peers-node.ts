@@ -14,6 +14,7 @@ import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { DEFAULT_CHILD_EXEC_ARGV } from '../packages/executor/dist/executor/defaults.js';
+import { STDIO_TOOL_CHILD } from './peer-programs.mjs';
 import { printTable, processRss, record, sample, single, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
@@ -25,24 +26,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Echoes every chunk of stdin to stdout, untouched. */
 const ECHO_CHILD = "process.stdin.on('data', (chunk) => process.stdout.write(chunk))";
 
-/**
- * Runs a program on each `{"run":n}` line: n sequential tool calls, each `{"call":i,"args":[i]}` out
- * and `{"call":i,"result":...}` back, then `{"done":n}`.
- */
-const TOOL_CHILD = `
-const lines = require('node:readline').createInterface({ input: process.stdin });
-let pending;
-const call = (index) => new Promise((resolve) => {
-  pending = resolve;
-  process.stdout.write(JSON.stringify({ call: index, args: [index] }) + '\\n');
-});
-lines.on('line', async (line) => {
-  const message = JSON.parse(line);
-  if ('result' in message) return pending(message.result);
-  for (let i = 0; i < message.run; i++) await call(i);
-  process.stdout.write(JSON.stringify({ done: message.run }) + '\\n');
-});
-`;
+/** The tool-call program (peer-programs.mjs). */
+const TOOL_CHILD = STDIO_TOOL_CHILD;
 
 function child(source: string): ChildProcessByStdio<Writable, Readable, null> {
   return spawn(process.execPath, [...CHILD_FLAGS, '-e', source], { stdio: ['pipe', 'pipe', 'inherit'] });

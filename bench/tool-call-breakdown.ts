@@ -24,6 +24,7 @@ import { DEFAULT_CHILD_EXEC_ARGV } from '../packages/executor/dist/executor/defa
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
 import { CHILD_STDIO, Channel } from '../packages/executor/dist/pool/channel.js';
 import { validateMessage } from '../packages/protocol/dist/index.js';
+import { STDIO_TOOL_CHILD } from './peer-programs.mjs';
 import { printTable, record, summarize } from './stats.ts';
 
 const calls = 500;
@@ -74,23 +75,8 @@ async function ended(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** A program of n calls, each a JSON line out and one back: the peer's protocol. */
-const STDIO_CHILD = `
-const lines = require('node:readline').createInterface({ input: process.stdin });
-let pending;
-const call = (index) => new Promise((resolve) => {
-  pending = resolve;
-  process.stdout.write(JSON.stringify({ call: index, args: [index] }) + '\\n');
-});
-lines.on('line', async (line) => {
-  const message = JSON.parse(line);
-  if ('result' in message) return pending(message.result);
-  for (let i = 0; i < message.run; i++) await call(i);
-  process.stdout.write(JSON.stringify({ done: message.run }) + '\\n');
-});`;
-
 function stdioLines(): Variant {
-  const child = spawn(process.execPath, [...FLAGS, '-e', STDIO_CHILD], {
+  const child = spawn(process.execPath, [...FLAGS, '-e', STDIO_TOOL_CHILD], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const stdin = child.stdin as Writable;

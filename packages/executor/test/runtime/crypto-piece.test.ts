@@ -12,6 +12,7 @@ import { GLOBAL_SCOPE_MESSAGE } from '../../../runtime/src/internals.ts';
 import { RUNTIME_PIECES } from '../../src/sandbox/generated/runtime-pieces.generated.ts';
 import { pieceSource } from '../../src/sandbox/pieces.ts';
 import { resultOf, useSandbox } from '../helpers.ts';
+import { firstUseOnAnExhaustedStack, OVERFLOWED_THEN_LOADED } from './piece-probes.ts';
 
 const sandbox = useSandbox();
 const run = (code: string) => resultOf(sandbox, code);
@@ -179,24 +180,9 @@ test('the loading calls no getter a program put on Object.prototype', async () =
 
 test('a stack overflow in the middle of the first load leaves it loadable', async () => {
   const result = await run(`async () => {
-    const outcomes = new Set();
     const data = new Uint8Array([1, 2, 3]);
-    // Each try compiles the piece anew until one succeeds: only the innermost frames try, where
-    // the stack runs out in the middle of the load, so the test stays short.
-    let deepest = -1;
-    const dive = (depth) => {
-      try {
-        dive(depth + 1);
-      } catch (error) {
-        if (deepest < 0) deepest = depth;
-        if (deepest - depth < 400 && !outcomes.has('compared')) {
-          try { crypto.subtle.timingSafeEqual(data, data); outcomes.add('compared'); } catch (inner) { outcomes.add(inner.name); }
-        }
-        throw error;
-      }
-    };
-    try { dive(0); } catch {}
+    ${firstUseOnAnExhaustedStack('crypto.subtle.timingSafeEqual(data, data)')}
     return { outcomes: [...outcomes].sort(), after: await ${USE} };
   }`);
-  expect(result).toStrictEqual({ outcomes: ['RangeError', 'compared'], after: USED });
+  expect(result).toStrictEqual({ outcomes: OVERFLOWED_THEN_LOADED, after: USED });
 });

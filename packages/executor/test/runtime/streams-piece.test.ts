@@ -10,6 +10,7 @@ import { expect, test } from 'vitest';
 import { RUNTIME_PIECES } from '../../src/sandbox/generated/runtime-pieces.generated.ts';
 import { pieceSource } from '../../src/sandbox/pieces.ts';
 import { resultOf, useSandbox } from '../helpers.ts';
+import { firstUseOnAnExhaustedStack, OVERFLOWED_THEN_LOADED } from './piece-probes.ts';
 
 const sandbox = useSandbox();
 const run = (code: string) => resultOf(sandbox, code);
@@ -194,23 +195,8 @@ test('it loads at the smallest memory limit accepted', async () => {
 
 test('a stack overflow in the middle of the first load leaves it loadable', async () => {
   const result = await run(`async () => {
-    const outcomes = new Set();
-    // Each try compiles the piece anew until one succeeds: only the innermost frames try, where
-    // the stack runs out in the middle of the load, so the test stays short.
-    let deepest = -1;
-    const dive = (depth) => {
-      try {
-        dive(depth + 1);
-      } catch (error) {
-        if (deepest < 0) deepest = depth;
-        if (deepest - depth < 400 && !outcomes.has('made')) {
-          try { new ReadableStream(); outcomes.add('made'); } catch (inner) { outcomes.add(inner.name); }
-        }
-        throw error;
-      }
-    };
-    try { dive(0); } catch {}
+    ${firstUseOnAnExhaustedStack('new ReadableStream()')}
     return { outcomes: [...outcomes].sort(), after: await ${MAKE_AND_READ} };
   }`);
-  expect(result).toStrictEqual({ outcomes: ['RangeError', 'made'], after: ['a', 'b'] });
+  expect(result).toStrictEqual({ outcomes: OVERFLOWED_THEN_LOADED, after: ['a', 'b'] });
 });
