@@ -209,6 +209,61 @@ describe('the codec as source text', () => {
   });
 });
 
+describe('base64 under Node, where the codec decodes with Buffer', () => {
+  // The script in a context without Buffer decodes with atob and a loop, as every isolate does; the
+  // host's decode must accept exactly what that one accepts and give the same bytes.
+  const context = vm.createContext({ btoa, atob });
+  vm.runInContext(codecScript(), context);
+  const parseWithAtob = vm.runInContext('__parseForDispatch', context) as (text: string) => unknown;
+  const outcome = (parse: (text: string) => unknown, base64: string) => {
+    try {
+      return Array.from(parse(JSON.stringify({ $binary: 'Uint8Array', base64 })) as Uint8Array);
+    } catch (error) {
+      return String((error as Error).message);
+    }
+  };
+  const base64ish = fc.string({
+    unit: fc.constantFrom(
+      ...'AQZaqz09+/='.split(''),
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\f',
+      '\v',
+      '-',
+      '_',
+      '*',
+      '\u00a0',
+    ),
+    maxLength: 24,
+  });
+
+  test('accepts exactly what atob accepts, with the same bytes', () => {
+    fc.assert(
+      fc.property(base64ish, (text) => {
+        expect(outcome(parseForDispatch, text)).toStrictEqual(outcome(parseWithAtob, text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test("the encode under Node is btoa's, and a short decode owns its buffer, not Node's shared pool", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        const inside = vm.runInContext(
+          '__stringifyForDispatch',
+          context,
+        )(new (vm.runInContext('Uint8Array', context))(bytes));
+        expect(stringifyForDispatch(bytes)).toBe(inside);
+        const decoded = parseForDispatch(stringifyForDispatch(bytes)) as Uint8Array;
+        expect(decoded.byteOffset).toBe(0);
+        expect(decoded.buffer.byteLength).toBe(bytes.length);
+      }),
+    );
+  });
+});
+
 describe('codec properties', () => {
   const binary = fc
     .tuple(
