@@ -17,6 +17,7 @@ export type ChaosExecutor = Pick<IsolateExecutor, 'execute' | 'invoke' | 'closeH
 export interface ChaosOptions {
   readonly executor: ChaosExecutor;
   readonly poolSize: number;
+  /** Runs to make, at least: the load goes on until every signal was sent (at most ten times as many). */
   readonly executions: number;
   readonly callers: number;
   /** Signals to send, at most: SIGKILL or SIGSTOP, each to a random child in service. */
@@ -104,8 +105,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let done = false;
   const context = { executor, origin: echo.origin };
   const started = performance.now();
+  // The load lasts at least `executions` runs and until every signal has been sent: a machine fast
+  // enough to finish the runs before the last pause ended would otherwise leave signals unsent.
+  // Ten times the runs bound it, should no child ever be there to signal.
+  const loadGoesOn = () =>
+    sent < options.executions || (victims.length < options.signals && sent < 10 * options.executions);
   const caller = async () => {
-    while (sent < options.executions) {
+    while (loadGoesOn()) {
       const index = sent++;
       const kind = next(index);
       const token = `chaos-${options.seed}-${index}`;
@@ -169,7 +175,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const parentAfter = await settledParent(parentBefore);
   await echo.close();
   return {
-    executions: options.executions,
+    executions: sent,
     seconds,
     victims,
     outcomes,
