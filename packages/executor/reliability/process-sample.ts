@@ -32,6 +32,22 @@ export function sampleParent(): ParentSample {
   };
 }
 
+/**
+ * The kinds of handle the caller holds more of after than before, each as often as it grew: what a
+ * run left behind. One fewer is no leak (an idle keep-alive socket of the warm-up closing meanwhile).
+ */
+export function resourcesGrown(before: ParentSample, after: ParentSample): string[] {
+  const left = new Map<string, number>();
+  for (const kind of before.resources) left.set(kind, (left.get(kind) ?? 0) + 1);
+  const grown: string[] = [];
+  for (const kind of after.resources) {
+    const remaining = left.get(kind) ?? 0;
+    if (remaining > 0) left.set(kind, remaining - 1);
+    else grown.push(kind);
+  }
+  return grown.sort();
+}
+
 /** A process's resident memory in bytes (VmRSS, which the kernel states in kB), or undefined once it is gone. */
 export function residentOf(pid: number): number | undefined {
   try {
