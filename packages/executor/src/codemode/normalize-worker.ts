@@ -7,7 +7,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { CodemodeError } from '@supolka/codemode-protocol';
-import type { ErasureJob, ErasureResult } from '../sandbox/eraser.ts';
+import type { ErasureAnswer, ErasureJob, ErasureResult } from '../sandbox/eraser.ts';
+import { threadRetainedBytes } from '../sandbox/thread-memory.ts';
 import { isTypeScriptModule } from '../sandbox/typescript.ts';
 import { entryData, normalize } from './normalize.ts';
 
@@ -25,6 +26,6 @@ port.on('message', ({ id, sources }: ErasureJob) => {
       return { refused: message, badRequest: error instanceof CodemodeError };
     }
   });
-  port.postMessage({ id, results });
+  port.postMessage({ id, results, retained: threadRetainedBytes() } satisfies ErasureAnswer);
 });
 port.postMessage('ready');

@@ -12,6 +12,12 @@
  * A thread left idle for ERASER_IDLE_TIMEOUT is ended: it holds a V8 heap of its own and amaro's
  * WebAssembly (about 25 MB resident in a pool child, docs/pool.md, "Memory"), which only
  * TypeScript needs, and erasure is rare. The next erasure starts a fresh thread.
+ *
+ * A thread that holds more than ERASER_RETAINED_LIMIT outside its heap after a job is ended as soon
+ * as it has no job left. That memory is amaro's WebAssembly, which grows with what the code parses
+ * into (a megabyte of `1+1+…` takes it from 15 to 93 MB) and never shrinks, and no heap bound sees
+ * it: without the rule, a lane kept busy after one hostile megabyte held it for as long as the
+ * traffic lasted.
  */
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { BadRequestError } from '@supolka/codemode-protocol/wire';
@@ -25,6 +31,14 @@ export interface ErasureSource {
 export interface ErasureJob {
   readonly id: number;
   readonly sources: readonly ErasureSource[];
+}
+
+/** What the thread answers a job with: each source's outcome, and its memory outside its heap. */
+export interface ErasureAnswer {
+  readonly id: number;
+  readonly results: readonly ErasureResult[];
+  /** Bytes the thread holds outside its JavaScript heap (threadRetainedBytes), after the job. */
+  readonly retained: number;
 }
 
 export type ErasureResult =
@@ -57,6 +71,14 @@ export function eraserOutOfMemoryMessage(heapMb: number): string {
 /** How long a thread with no job stays alive (ms): a burst of TypeScript reuses it, and a rest frees it. */
 export const ERASER_IDLE_TIMEOUT = 5000;
 
+/**
+ * Bytes outside its heap past which a thread is ended once its jobs are done: 32 MiB. A thread
+ * holds about 15 MB once amaro has erased anything, 17 MB after a 100 KB program and 20-24 MB after
+ * 300 KB, so ordinary TypeScript keeps its thread; a megabyte of it leaves 41 MB, and a megabyte of
+ * `1+1+…` that breaks amaro 93 MB (docs/sandbox.md, "TypeScript").
+ */
+export const ERASER_RETAINED_LIMIT = 32 * 1024 * 1024;
+
 export interface TypeEraserOptions {
   /** Milliseconds a thread without jobs lives before it is ended; ERASER_IDLE_TIMEOUT by default. */
   readonly idleTimeout?: number;
@@ -77,6 +99,8 @@ export interface TypeEraserOptions {
    * thread. They bound the JavaScript heap only: amaro's WebAssembly memory lies outside them.
    */
   readonly resourceLimits?: ResourceLimits;
+  /** Bytes outside its heap past which a thread ends once its jobs are done; ERASER_RETAINED_LIMIT by default. */
+  readonly retainedLimit?: number;
 }
 
 /**
@@ -99,6 +123,9 @@ export class TypeEraser {
   readonly #workerUrl: URL;
   readonly #execArgv: readonly string[] | undefined;
   readonly #resourceLimits: ResourceLimits | undefined;
+  readonly #retainedLimit: number;
+  /** The thread answered a job holding more than the retained limit: it ends once it has no job. */
+  #retiring = false;
   #idleTimer: NodeJS.Timeout | undefined;
 
   constructor(options: TypeEraserOptions = {}) {
@@ -106,6 +133,7 @@ export class TypeEraser {
     this.#workerUrl = options.worker ?? WORKER_URL;
     this.#execArgv = options.execArgv;
     this.#resourceLimits = options.resourceLimits;
+    this.#retainedLimit = options.retainedLimit ?? ERASER_RETAINED_LIMIT;
   }
 
   /** Whether a thread is alive (starting or ready); false once it was ended for idleness or a deadline. */
@@ -149,12 +177,14 @@ export class TypeEraser {
     worker.unref();
     this.#worker = worker;
     this.#ready = false;
-    worker.on('message', (message: 'ready' | { id: number; results: readonly ErasureResult[] }) => {
+    this.#retiring = false;
+    worker.on('message', (message: 'ready' | ErasureAnswer) => {
       if (message === 'ready') {
         this.#ready = true;
         for (const pending of this.#pending.values()) this.#send(pending);
         return;
       }
+      if (message.retained > this.#retainedLimit) this.#retiring = true;
       const pending = this.#pending.get(message.id);
       if (pending === undefined) return;
       this.#finish(pending, message.results.map(toOutcome));
@@ -217,7 +247,9 @@ export class TypeEraser {
     clearTimeout(pending.timer);
     this.#pending.delete(pending.job.id);
     pending.settle(outcome);
-    if (this.#pending.size === 0 && this.#worker !== undefined) this.#idleAfterLastJob();
+    if (this.#pending.size > 0 || this.#worker === undefined) return;
+    if (this.#retiring) this.#stop();
+    else this.#idleAfterLastJob();
   }
 
   /** The last job settled: the thread is ended unless another job arrives within the idle timeout. */

@@ -5,7 +5,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { CodemodeError } from '@supolka/codemode-protocol/wire';
-import type { ErasureJob, ErasureResult } from './eraser.ts';
+import type { ErasureAnswer, ErasureJob, ErasureResult } from './eraser.ts';
+import { threadRetainedBytes } from './thread-memory.ts';
 import { eraseTypes } from './typescript.ts';
 
 const port = parentPort;
@@ -20,6 +21,6 @@ port.on('message', ({ id, sources }: ErasureJob) => {
       return { refused: message, badRequest: error instanceof CodemodeError };
     }
   });
-  port.postMessage({ id, results });
+  port.postMessage({ id, results, retained: threadRetainedBytes() } satisfies ErasureAnswer);
 });
 port.postMessage('ready');
