@@ -3,9 +3,11 @@
  *
  *   RSS per child, fresh      started, nothing run yet, after 1 s idle
  *   RSS per child at rest     after a warm-up of mixed executions and 6 s idle (past the eraser's
- *                             idle timeout), read from /proc
+ *                             idle timeout), read from /proc; read again 8 s later, once V8 has
+ *                             released the heap pages of the eraser's ended thread (below)
  *   growth over 1000 mixed    the children's resident memory after 1000 more mixed executions and
- *                             6 s idle, against the same children's at rest (the warm-up excluded)
+ *                             the same full rest, against the same children's at rest (the warm-up
+ *                             excluded)
  *
  * The mix: a trivial program, tool calls, the Web runtime (URL, TextEncoder, a Response body,
  * JSON), console output, a thrown error, a program with TypeScript types (the eraser's path), a
@@ -26,6 +28,9 @@ const cores = availableParallelism();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // At rest is past the type eraser's idle timeout: its thread (about 25 MB) ends then (docs/pool.md, "Memory").
 const rest = ERASER_IDLE_TIMEOUT + 1000;
+// V8 (13.6, Node 24) keeps the heap pages of an isolate that ended, the eraser thread's among them, in
+// a pool for other isolates to reuse, and frees them 8 s later (src/heap/page-pool.cc): full rest.
+const V8_PAGE_POOL_DELAY = 8000;
 const tools = [{ name: 'tools', fns: { echo: (value: number) => value } }];
 
 const MIX: readonly { code: string; timeout?: number }[] = [
@@ -78,9 +83,11 @@ const fresh = rss(children());
 await run(warmup);
 await pause(rest);
 const restPids = children();
+const atRestEarly = rss(restPids);
+await pause(V8_PAGE_POOL_DELAY);
 const atRest = rss(restPids);
 await run(runs);
-await pause(rest);
+await pause(rest + V8_PAGE_POOL_DELAY);
 const afterPids = children();
 const after = rss(afterPids);
 await executor.dispose();
@@ -88,12 +95,18 @@ await executor.dispose();
 const replaced = restPids.filter((pid) => !afterPids.includes(pid)).length;
 // The bound holds for every child, so the largest is the figure; Math.max is NaN if any reading is.
 const restLargest = Math.max(...atRest);
+const restEarlyLargest = Math.max(...atRestEarly);
 const growth = sum(after) / sum(atRest) - 1;
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 console.log(`\nMemory of the pool's children (Node ${process.version}, pool of ${cores})`);
 console.log('| measurement | value |\n| --- | --- |');
 console.log(`| RSS per child at rest, fresh (nothing run) | ${fresh.map(mb).join(', ')} |`);
-console.log(`| RSS per child at rest, after ${warmup} mixed executions | ${atRest.map(mb).join(', ')} |`);
+console.log(
+  `| RSS per child at rest, after ${warmup} mixed executions, ${rest / 1000} s idle | ${atRestEarly.map(mb).join(', ')} |`,
+);
+console.log(
+  `| the same, ${(rest + V8_PAGE_POOL_DELAY) / 1000} s idle (V8 freed the eraser thread's pages) | ${atRest.map(mb).join(', ')} |`,
+);
 console.log(`| RSS per child after ${runs} more mixed executions | ${after.map(mb).join(', ')} |`);
 console.log(`| growth, all children | ${(growth * 100).toFixed(1)}% |`);
 console.log(
@@ -101,6 +114,11 @@ console.log(
 );
 if (replaced > 0)
   console.log(`| children replaced during the runs (the growth is not one child's) | ${replaced} |`);
+record(
+  'memory.restRssEarly',
+  single(`RSS per child at rest, ${rest / 1000} s idle (the largest child)`, restEarlyLargest, atRest.length),
+  'bytes',
+);
 record(
   'memory.restRss',
   single('RSS per child at rest (the largest child)', restLargest, atRest.length),
