@@ -70,8 +70,9 @@ function validOf(schema: JsonSchema, full = false): fc.Arbitrary<unknown> {
       const min = schema.minLength ?? 0;
       const max = schema.maxLength ?? 40;
       const short = fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, 12) });
-      // Exactly at the bound too, where that is small enough to generate often.
-      const atBound = max <= 1024 ? [fc.string({ minLength: max, maxLength: max })] : [];
+      // At the bound and just under it too (ids: 126 to 128 characters), where that is small
+      // enough to generate often; one past it is among the near values below.
+      const atBound = max <= 1024 ? [fc.string({ minLength: Math.max(min, max - 2), maxLength: max })] : [];
       return fc.oneof(short, ...atBound).filter((text) => text.length >= min && text.length <= max);
     }
     case 'boolean':

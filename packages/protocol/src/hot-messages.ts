@@ -21,6 +21,7 @@
 import { ERROR_KINDS, ERROR_NAME_LIMIT, ERROR_STACK_LIMIT, FAULT_CODES } from './errors.ts';
 import {
   CODE_LIMIT,
+  ID_LIMIT,
   LOG_LEVELS,
   LOG_LINE_LIMIT,
   MAX_DELAY,
@@ -98,9 +99,9 @@ function knownKeys(value: unknown, known: ReadonlySet<string>): number {
   return count;
 }
 
-/** MessageIdSchema: a string of 1 to 128 characters. */
-function isMessageId(value: unknown): value is string {
-  return typeof value === 'string' && value.length >= 1 && value.length <= 128;
+/** MessageIdSchema and ExecutionIdSchema: a string of 1 to ID_LIMIT characters. */
+function isId(value: unknown): value is string {
+  return typeof value === 'string' && value.length >= 1 && value.length <= ID_LIMIT;
 }
 
 /** A call number: a whole number the schema's int() accepts (a safe integer), not negative. */
@@ -111,7 +112,7 @@ function isCallNumber(value: unknown): value is number {
 function checkDispatch(value: Plain): MessageOf<'dispatch'> | undefined {
   if (knownKeys(value, DISPATCH_KEYS) !== DISPATCH_KEYS.size) return undefined;
   const { type, id, call, provider, tool, args } = value;
-  if (type !== 'dispatch' || !isMessageId(id) || !isCallNumber(call)) return undefined;
+  if (type !== 'dispatch' || !isId(id) || !isCallNumber(call)) return undefined;
   if (typeof provider !== 'string' || typeof tool !== 'string' || typeof args !== 'string') return undefined;
   return { type, id, call, provider, tool, args };
 }
@@ -119,7 +120,7 @@ function checkDispatch(value: Plain): MessageOf<'dispatch'> | undefined {
 function checkDispatchReply(value: Plain): MessageOf<'dispatchReply'> | undefined {
   if (knownKeys(value, DISPATCH_REPLY_KEYS) !== DISPATCH_REPLY_KEYS.size) return undefined;
   const { type, id, call, frame } = value;
-  if (type !== 'dispatchReply' || !isMessageId(id) || !isCallNumber(call)) return undefined;
+  if (type !== 'dispatchReply' || !isId(id) || !isCallNumber(call)) return undefined;
   if (!Array.isArray(frame) || frame.length !== 2) return undefined;
   const [outcome, text] = frame as unknown[];
   if ((outcome !== 'returned' && outcome !== 'thrown') || typeof text !== 'string') return undefined;
@@ -158,7 +159,7 @@ function checkEnvelope(value: unknown): MessageOf<'result'>['envelope'] | undefi
   }
   checked.logs = logs;
   if (Object.hasOwn(envelope, 'executionId')) {
-    if (typeof envelope.executionId !== 'string') return undefined;
+    if (!isId(envelope.executionId)) return undefined;
     checked.executionId = envelope.executionId;
   }
   if (Object.hasOwn(envelope, 'errorKind')) {
@@ -180,7 +181,7 @@ function checkEnvelope(value: unknown): MessageOf<'result'>['envelope'] | undefi
 function checkResult(value: Plain): MessageOf<'result'> | undefined {
   if (knownKeys(value, RESULT_KEYS) !== RESULT_KEYS.size) return undefined;
   const { type, id } = value;
-  if (type !== 'result' || !isMessageId(id)) return undefined;
+  if (type !== 'result' || !isId(id)) return undefined;
   const envelope = checkEnvelope(value.envelope);
   return envelope === undefined ? undefined : { type, id, envelope };
 }
@@ -293,7 +294,7 @@ export function checkExecuteRequest(value: unknown): ExecuteRequest | undefined 
 function checkExecute(value: Plain): MessageOf<'execute'> | undefined {
   if (knownKeys(value, EXECUTE_KEYS) === -1) return undefined;
   const { type, id } = value;
-  if (type !== 'execute' || !isMessageId(id) || !Object.hasOwn(value, 'request')) return undefined;
+  if (type !== 'execute' || !isId(id) || !Object.hasOwn(value, 'request')) return undefined;
   const request = checkExecuteRequest(value.request);
   if (request === undefined) return undefined;
   // The flags after the request, in the schema's order, as zod writes them.
@@ -316,7 +317,7 @@ function checkIdOnly<Type extends 'heartbeat' | 'cancel'>(expected: Type) {
   return (value: Plain): MessageOf<Type> | undefined => {
     if (knownKeys(value, ID_ONLY_KEYS) !== ID_ONLY_KEYS.size) return undefined;
     const { type, id } = value;
-    if (type !== expected || !isMessageId(id)) return undefined;
+    if (type !== expected || !isId(id)) return undefined;
     return { type, id } as MessageOf<Type>;
   };
 }
@@ -324,7 +325,7 @@ function checkIdOnly<Type extends 'heartbeat' | 'cancel'>(expected: Type) {
 function checkCloseHandles(value: Plain): MessageOf<'closeHandles'> | undefined {
   if (knownKeys(value, CLOSE_HANDLES_KEYS) !== CLOSE_HANDLES_KEYS.size) return undefined;
   const { type, id, executionId } = value;
-  if (type !== 'closeHandles' || !isMessageId(id) || typeof executionId !== 'string') return undefined;
+  if (type !== 'closeHandles' || !isId(id) || !isId(executionId)) return undefined;
   return { type, id, executionId };
 }
 

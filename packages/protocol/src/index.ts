@@ -24,7 +24,13 @@ export {
   RUNTIME_GLOBALS,
   reservedReason,
 } from './reserved.ts';
-export { BytesSchema, HeaderPairsSchema, MessageIdSchema, MillisecondsSchema } from './schemas/common.ts';
+export {
+  BytesSchema,
+  ExecutionIdSchema,
+  HeaderPairsSchema,
+  MessageIdSchema,
+  MillisecondsSchema,
+} from './schemas/common.ts';
 export {
   ErrorKindSchema,
   type ExecuteResult,
@@ -69,6 +75,7 @@ export {
   formatIssues,
   formatPath,
   validate,
+  validateExecutionId,
   validateMessage,
 } from './validate.ts';
 export {

@@ -10,6 +10,13 @@
  */
 export const IN_FLIGHT_CALL_LIMIT = 256;
 
+/**
+ * Characters a message id or an execution id may hold. A legitimate execution id is at most 101
+ * (a 64-character server instance, a dot, a UUID); error texts name ids, so an unbounded one would
+ * make a fault or a log line as large as the message that carried it.
+ */
+export const ID_LIMIT = 128;
+
 /** Bytes of JSON text one message may carry on any transport (Workers RPC's ceiling). */
 export const PAYLOAD_LIMIT = 32 * 1024 * 1024;
 

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { stringifyForDispatch } from './codec.ts';
 import { ERROR_NAME_LIMIT, ERROR_STACK_LIMIT } from './errors.ts';
-import { PAYLOAD_LIMIT } from './limits.ts';
+import { ID_LIMIT, PAYLOAD_LIMIT } from './limits.ts';
 import { MESSAGE_TYPES } from './messages.ts';
 import { ExecuteRequestSchema } from './schemas/request.ts';
-import { decodeMessage, encodeMessage, validate, validateMessage } from './validate.ts';
+import { decodeMessage, encodeMessage, validate, validateExecutionId, validateMessage } from './validate.ts';
 
 const httpRequest = {
   method: 'POST',
@@ -355,6 +355,87 @@ const malformed: [string, unknown, string][] = [
     'Invalid fault message: message is required.',
   ],
 ];
+
+/** Every message that names a retained execution, with `executionId` for that name. */
+const withExecutionId = (executionId: unknown): [string, Record<string, unknown>, string][] => [
+  ['invoke', { type: 'invoke', id: 'i1', executionId, handle: 'fetch', request: httpRequest }, 'executionId'],
+  ['closeHandles', { type: 'closeHandles', id: 'c1', executionId }, 'executionId'],
+  ['result', { type: 'result', id: 'e1', envelope: { logs: [], executionId } }, 'envelope.executionId'],
+  [
+    'outOfMemory',
+    { type: 'outOfMemory', conversations: ['x1'], executionId, memoryLimit: 64, cause: 'engine' },
+    'executionId',
+  ],
+  ['timedOut', { type: 'timedOut', conversations: ['x1'], executionId, timeout: 50 }, 'executionId'],
+  ['handlesClosed', { type: 'handlesClosed', executionId, message: 'closed' }, 'executionId'],
+];
+
+describe('an executionId', () => {
+  // A server's instance (64 characters at most), a dot and a UUID: the longest id an executor mints.
+  const longestMinted = `${'i'.repeat(64)}.${crypto.randomUUID()}`;
+
+  test.each(withExecutionId(longestMinted))(
+    'the longest an executor mints is accepted in %s',
+    (_, message) => {
+      expect(validateMessage(message)).toStrictEqual({ ok: true, message });
+    },
+  );
+
+  test.each(withExecutionId('x'.repeat(ID_LIMIT)))(
+    'of ID_LIMIT characters is accepted in %s',
+    (_, message) => {
+      expect(validateMessage(message)).toStrictEqual({ ok: true, message });
+    },
+  );
+
+  for (const [what, executionId, rule] of [
+    ['one past ID_LIMIT', 'x'.repeat(ID_LIMIT + 1), `must be at most ${ID_LIMIT} characters`],
+    ['of 10 MB', 'x'.repeat(10 * 1024 * 1024), `must be at most ${ID_LIMIT} characters`],
+    ['that is empty', '', 'must not be empty'],
+    ['that is a number', 1, 'must be a string'],
+  ] as const) {
+    test.each(withExecutionId(executionId))(
+      `${what} is refused in %s, naming the field and the rule`,
+      (type, message, field) => {
+        const id = typeof message.id === 'string' ? { id: message.id } : {};
+        expect(validateMessage(message)).toStrictEqual({
+          ok: false,
+          fault: { code: 'BAD_REQUEST', message: `Invalid ${type} message: ${field} ${rule}.`, ...id },
+        });
+        // The same through the wire, where the hot checks decide first.
+        expect(decodeMessage(stringifyForDispatch(message))).toStrictEqual(validateMessage(message));
+      },
+    );
+  }
+
+  test('handed to a call is checked by the same rule, and the refusal names the call, never the id', () => {
+    expect(validateExecutionId(longestMinted, 'invoke')).toBe(longestMinted);
+    const refusal = (executionId: unknown, call: string) => {
+      try {
+        validateExecutionId(executionId, call);
+      } catch (error) {
+        return {
+          name: (error as Error).name,
+          code: (error as { code?: string }).code,
+          message: (error as Error).message,
+        };
+      }
+      return undefined;
+    };
+    expect(refusal('x'.repeat(10 * 1024 * 1024), 'invoke')).toStrictEqual({
+      name: 'BadRequestError',
+      code: 'BAD_REQUEST',
+      message: `Invalid invoke call: executionId must be at most ${ID_LIMIT} characters.`,
+    });
+    expect(refusal('', 'closeHandles')?.message).toBe(
+      'Invalid closeHandles call: executionId must not be empty.',
+    );
+    expect(refusal(undefined, 'closeHandles')?.message).toBe(
+      'Invalid closeHandles call: executionId is required.',
+    );
+    expect(refusal(7, 'invoke')?.message).toBe('Invalid invoke call: executionId must be a string.');
+  });
+});
 
 describe('a malformed message', () => {
   test.each(malformed)('with %s yields a fault naming the field and the rule', (_, message, sentence) => {

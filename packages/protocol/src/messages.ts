@@ -6,7 +6,7 @@
  * Message types and decodeMessage all derive from this table.
  */
 import { z } from 'zod';
-import { MessageIdSchema } from './schemas/common.ts';
+import { ExecutionIdSchema, MessageIdSchema } from './schemas/common.ts';
 import { FaultCodeSchema, LogLineSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
 import {
   DispatchFrameSchema,
@@ -81,7 +81,7 @@ export const MESSAGE_SCHEMAS = {
   /** Invokes a retained handler of the execution `executionId` with a request. */
   invoke: shape('invoke', {
     id: MessageIdSchema,
-    executionId: z.string({ error: 'must be a string' }),
+    executionId: ExecutionIdSchema,
     handle: z.string({ error: 'must be a string' }),
     request: HttpRequestSchema,
   }),
@@ -90,7 +90,7 @@ export const MESSAGE_SCHEMAS = {
   /** Ends a retained execution and disposes its isolate. */
   closeHandles: shape('closeHandles', {
     id: MessageIdSchema,
-    executionId: z.string({ error: 'must be a string' }),
+    executionId: ExecutionIdSchema,
   }),
   /** Confirms a request that has no other answer (closeHandles). */
   ack: shape('ack', { id: MessageIdSchema }),
@@ -115,7 +115,7 @@ export const MESSAGE_SCHEMAS = {
    */
   outOfMemory: shape('outOfMemory', {
     conversations: z.array(MessageIdSchema, { error: 'must be a list of message ids' }),
-    executionId: z.string({ error: 'must be a string' }).optional(),
+    executionId: ExecutionIdSchema.optional(),
     memoryLimit: z
       .number({ error: 'must be a number' })
       .int({ error: 'must be a whole number' })
@@ -133,7 +133,7 @@ export const MESSAGE_SCHEMAS = {
    */
   timedOut: shape('timedOut', {
     conversations: z.array(MessageIdSchema, { error: 'must be a list of message ids' }),
-    executionId: z.string({ error: 'must be a string' }).optional(),
+    executionId: ExecutionIdSchema.optional(),
     timeout: z
       .number({ error: 'must be a number' })
       .int({ error: 'must be a whole number' })
@@ -144,7 +144,7 @@ export const MESSAGE_SCHEMAS = {
    * bound), so the route to it goes at once; the next invoke reads HANDLES_CLOSED with `message`.
    */
   handlesClosed: shape('handlesClosed', {
-    executionId: z.string({ error: 'must be a string' }),
+    executionId: ExecutionIdSchema,
     message: z.string({ error: 'must be a string' }),
   }),
   /**

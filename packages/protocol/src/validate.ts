@@ -2,7 +2,7 @@
  * Validation at every boundary: a value that fails its schema yields one sentence naming each
  * field and the rule it broke, never a thrown zod dump.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { BadRequestError } from './errors.ts';
 import { PAYLOAD_LIMIT } from './limits.ts';
 import type { MessageScan } from './message-scan.ts';
@@ -14,6 +14,7 @@ import {
   formatPath,
 } from './message-wire.ts';
 import { MESSAGE_SCHEMAS, MESSAGE_TYPES, type Message, type MessageType } from './messages.ts';
+import { ExecutionIdSchema } from './schemas/common.ts';
 
 export { type Decoded, describeValue, encodeMessage, formatPath } from './message-wire.ts';
 
@@ -48,6 +49,17 @@ export function validate<Schema extends z.ZodType>(
   const parsed = schema.safeParse(value, { reportInput: true });
   if (parsed.success) return parsed.data;
   throw new BadRequestError(`Invalid ${what}: ${formatIssues(parsed.error.issues)}.`);
+}
+
+const ExecutionIdArgumentSchema = z.strictObject({ executionId: ExecutionIdSchema });
+
+/**
+ * The executionId a caller handed to `call` (invoke, closeHandles), or a BadRequestError naming the
+ * call, the field and its rule (`Invalid invoke call: executionId must be at most 128 characters.`),
+ * as the same field of a message is refused: never the id itself, which may be of any size.
+ */
+export function validateExecutionId(executionId: unknown, call: string): string {
+  return validate(ExecutionIdArgumentSchema, { executionId }, `${call} call`).executionId;
 }
 
 /** Checks a value already parsed from the wire against the schema its `type` names. */

@@ -20,6 +20,7 @@ import {
   faultEnvelope,
   isFaultCode,
   type LogLine,
+  validateExecutionId,
 } from '@supolka/codemode-protocol';
 import type { CodePositions } from '../codemode/code-positions.ts';
 import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '../codemode/contract.ts';
@@ -156,16 +157,21 @@ export class IsolateExecutor {
   /**
    * Calls a handler a retained execution granted, in the child that holds it. Rejects with code
    * HANDLES_CLOSED when the execution holds no handles (closed, idle too long, never granted), and
-   * HANDLE_NOT_FOUND for a handle it did not grant.
+   * HANDLE_NOT_FOUND for a handle it did not grant, and BAD_REQUEST for an executionId no
+   * executor mints (empty, or past ID_LIMIT), before any error text could echo it.
    */
   async invoke(executionId: string, request: Request, handle: HandleName = 'fetch'): Promise<Response> {
-    const response = await this.#pool.invoke(executionId, handle, await toWireRequest(request));
+    const checked = validateExecutionId(executionId, 'invoke');
+    const response = await this.#pool.invoke(checked, handle, await toWireRequest(request));
     return fromWireResponse(response);
   }
 
-  /** Ends a retained execution and frees its isolate; rejects with code HANDLES_CLOSED when it holds none. */
-  closeHandles(executionId: string): Promise<void> {
-    return this.#pool.closeHandles(executionId);
+  /**
+   * Ends a retained execution and frees its isolate; rejects with code HANDLES_CLOSED when it holds
+   * none, and BAD_REQUEST for an executionId no executor mints, as invoke does.
+   */
+  async closeHandles(executionId: string): Promise<void> {
+    await this.#pool.closeHandles(validateExecutionId(executionId, 'closeHandles'));
   }
 
   /**

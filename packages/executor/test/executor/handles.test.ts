@@ -3,6 +3,7 @@
  * there, and everything that ends a retained execution (closeHandles, the idle timeout, a lost
  * child, an invocation that times out) leaves callers meeting HANDLES_CLOSED.
  */
+import { ID_LIMIT } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { IsolateExecutorOptions } from '../../src/executor/options.ts';
@@ -139,6 +140,35 @@ describe('a retained execution', () => {
     await expect(executor.invoke(id, new Request('https://handler.test/'))).rejects.toMatchObject({
       code: 'HANDLES_CLOSED',
     });
+  });
+});
+
+describe('an executionId no executor mints', () => {
+  test('is refused by invoke and closeHandles with BAD_REQUEST naming the field and its rule, never echoed', async () => {
+    await using setup = useExecutor();
+    const { executor } = setup;
+    const id = await retain(executor);
+    const huge = `${id}${'x'.repeat(10 * 1024 * 1024)}`;
+    const tooLong = { name: 'BadRequestError', code: 'BAD_REQUEST' };
+    await expect(executor.invoke(huge, new Request('https://handler.test/'))).rejects.toMatchObject({
+      ...tooLong,
+      message: `Invalid invoke call: executionId must be at most ${ID_LIMIT} characters.`,
+    });
+    await expect(executor.closeHandles(huge)).rejects.toMatchObject({
+      ...tooLong,
+      message: `Invalid closeHandles call: executionId must be at most ${ID_LIMIT} characters.`,
+    });
+    await expect(executor.invoke('', new Request('https://handler.test/'))).rejects.toMatchObject({
+      ...tooLong,
+      message: 'Invalid invoke call: executionId must not be empty.',
+    });
+    await expect(executor.closeHandles(7 as never)).rejects.toMatchObject({
+      ...tooLong,
+      message: 'Invalid closeHandles call: executionId must be a string.',
+    });
+    // The execution those refusals did not name still serves, and closes.
+    expect(await (await executor.invoke(id, new Request('https://handler.test/a'))).text()).toBe('hit 1 /a ');
+    await executor.closeHandles(id);
   });
 });
 

@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import {
   encodeMessage,
+  ID_LIMIT,
   PAYLOAD_LIMIT,
   PROTOCOL_VERSION,
   stringifyForDispatch,
@@ -484,6 +485,29 @@ describe('a message the server cannot accept gets a fault, and the connection se
     const peer = await open();
     peer.send(message);
     expect(await peer.next()).toStrictEqual({ type: 'fault', ...fault });
+    await expectStillServing(peer);
+  });
+
+  test('an invoke or closeHandles naming an executionId of 10 MB, refused naming the field, never echoing it', async () => {
+    const peer = await open();
+    const request = { method: 'GET', url: 'https://h.test/', headers: [], body: null };
+    // Prefixed by this server's instance, so only the id's length is wrong.
+    const executionId = `${INSTANCE}.${'x'.repeat(10 * 1024 * 1024)}`;
+    const rule = `executionId must be at most ${ID_LIMIT} characters.`;
+    peer.send({ type: 'invoke', id: 'i1', executionId, handle: 'fetch', request });
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      id: 'i1',
+      code: 'BAD_REQUEST',
+      message: `Invalid invoke message: ${rule}`,
+    });
+    peer.send({ type: 'closeHandles', id: 'c1', executionId });
+    expect(await peer.next()).toStrictEqual({
+      type: 'fault',
+      id: 'c1',
+      code: 'BAD_REQUEST',
+      message: `Invalid closeHandles message: ${rule}`,
+    });
     await expectStillServing(peer);
   });
 

@@ -1,6 +1,6 @@
 /** Building blocks the message schemas share. */
 import { z } from 'zod';
-import { HEADER_LIMIT, MAX_DELAY } from '../limits.ts';
+import { HEADER_LIMIT, ID_LIMIT, MAX_DELAY } from '../limits.ts';
 
 /** Bytes on the wire: a Uint8Array (a Node Buffer is one too), as the codec decodes binary values. */
 export const BytesSchema = z.custom<Uint8Array>((value) => value instanceof Uint8Array, {
@@ -32,7 +32,16 @@ export function boundedRecord<Value extends z.ZodType>(value: Value, limit: numb
 export const MessageIdSchema = z
   .string({ error: 'must be a string' })
   .min(1, { error: 'must not be empty' })
-  .max(128, { error: 'must be at most 128 characters' });
+  .max(ID_LIMIT, { error: `must be at most ${ID_LIMIT} characters` });
+
+/**
+ * The id of a retained execution (an envelope's `executionId`), which invoke and closeHandles name:
+ * a UUID, prefixed by the server's instance and a dot when it has one.
+ */
+export const ExecutionIdSchema = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(ID_LIMIT, { error: `must be at most ${ID_LIMIT} characters` });
 
 /** A whole number of milliseconds a 32-bit timer can wait. */
 export const MillisecondsSchema = z

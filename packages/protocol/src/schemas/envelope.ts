@@ -9,6 +9,7 @@ import {
   type FaultCode,
 } from '../errors.ts';
 import { LOG_LEVELS, LOG_LINE_LIMIT } from '../limits.ts';
+import { ExecutionIdSchema } from './common.ts';
 
 export { LOG_LEVELS };
 
@@ -33,7 +34,7 @@ export const ResultEnvelopeSchema = z.strictObject({
     .array(LogLineSchema, { error: 'must be a list of log lines' })
     .max(LOG_LINE_LIMIT, { error: `must hold at most ${LOG_LINE_LIMIT} lines` }),
   /** Present when the run retained a handler: the id to invoke it by. */
-  executionId: z.string({ error: 'must be a string' }).optional(),
+  executionId: ExecutionIdSchema.optional(),
   /** What kind of error user code met, as the host observed it; only beside `error`, never beside `code`. */
   errorKind: ErrorKindSchema.optional(),
   /** The name of the error the program threw, as data (a program chooses it). */
