@@ -23,6 +23,14 @@ import { createSubtleCrypto, type SubtleCrypto } from './subtle-crypto.ts';
 /** The most bytes one call may ask for. */
 export const RANDOM_VALUES_LIMIT = 65536;
 
+/**
+ * Why getRandomValues threw when the host's random source answered anything but exactly the
+ * `length` bytes asked for (an OperationError): the array is left as it was, never partly random.
+ */
+export function randomAnswerMessage(length: number): string {
+  return `getRandomValues() could not fill ${length} bytes: the host's random source did not answer exactly that many, so the array was left unchanged.`;
+}
+
 /** The integer typed arrays getRandomValues accepts (https://w3c.github.io/webcrypto/#Crypto-method-getRandomValues, step 1). */
 const INTEGER_ARRAYS = dataRecord<Record<string, true>>();
 for (const kind of [
@@ -91,13 +99,21 @@ export class Crypto {
     }
     // 3-4. Overwrite the elements with random values, and return the same array.
     if (length === 0) return array;
-    const bytes = hostOf().randomBytes.sync([length], COPY_RESULT) as Uint8Array;
+    const bytes = hostOf().randomBytes.sync([length], COPY_RESULT) as unknown;
+    // Copied into the array below, a shorter answer would leave zeros (or what the array held)
+    // where randomness was promised, and a longer or foreign one would throw mid-copy.
+    if (
+      TypedArrayPrototypeGetSymbolToStringTag(bytes) !== 'Uint8Array' ||
+      TypedArrayPrototypeGetByteLength(bytes) !== length
+    ) {
+      throw new DOMException(randomAnswerMessage(length), 'OperationError');
+    }
     const target = new Uint8ArrayCtor(
       TypedArrayPrototypeGetBuffer(array) as ArrayBuffer,
       TypedArrayPrototypeGetByteOffset(array),
       length,
     );
-    TypedArrayPrototypeSet(target, bytes);
+    TypedArrayPrototypeSet(target, bytes as Uint8Array);
     return array;
   }
 
