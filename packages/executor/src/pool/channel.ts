@@ -58,9 +58,14 @@ export class Channel {
   readonly #holdReadingOnBacklog: boolean;
   #held = false;
   #lastReceivedBytes = 0;
-  /** Messages waiting on a schema path that answers later, and those behind them: delivered in order. */
+  /**
+   * Messages waiting on a schema path that answers later, and those behind them: delivered in
+   * order. A broken frame or the stream's end is reported behind them too: they came first.
+   */
   #backlog: Promise<void> | undefined;
   #waiting = 0;
+  /** Its owner ended the peer (stopReading): nothing more is delivered, the backlog included. */
+  #ownerStopped = false;
 
   constructor(socket: Duplex, events: ChannelEvents, options: ChannelOptions) {
     this.#socket = socket;
@@ -80,20 +85,33 @@ export class Channel {
         this.#backlog = (this.#backlog ?? Promise.resolve()).then(async () => {
           const settled = await decoded;
           if (--this.#waiting === 0) this.#backlog = undefined;
-          // Its owner ended the peer meanwhile: nothing more is delivered, as from the reader.
-          if (!this.#reader.stopped) deliver(settled, bytes);
+          // Its owner ended the peer meanwhile: nothing more is delivered, as from the reader. A
+          // break or an end behind this message stopped the reader too, but not its owner: the
+          // message came before it and is delivered.
+          if (!this.#ownerStopped) deliver(settled, bytes);
         });
       },
       violation: (reason) => {
         // The stream cannot be read past a broken frame; reading on would only spend this process.
         socket.pause();
-        events.violation(reason);
+        this.#afterBacklog(() => {
+          if (!this.#ownerStopped) events.violation(reason);
+        });
       },
     });
     socket.on('data', (chunk: Buffer) => this.#reader.push(chunk));
-    socket.on('end', () => events.closed(this.#reader.end()));
+    socket.on('end', () => {
+      const cut = this.#reader.end();
+      this.#afterBacklog(() => events.closed(cut));
+    });
     // A write to a peer that died fails with EPIPE; its exit is reported by whoever watches it.
-    socket.on('error', () => events.closed());
+    socket.on('error', () => this.#afterBacklog(() => events.closed()));
+  }
+
+  /** Runs `report` once every message received before it was delivered: at once when none waits. */
+  #afterBacklog(report: () => void): void {
+    if (this.#backlog === undefined) report();
+    else void this.#backlog.then(report, report);
   }
 
   /** The UTF-8 bytes of the message being delivered now (read while `received` runs), for metering. */
@@ -131,6 +149,7 @@ export class Channel {
 
   /** Reads nothing more, the rest of a chunk being read included: its owner ended the peer. */
   stopReading(): void {
+    this.#ownerStopped = true;
     this.#reader.stop();
     this.#socket.pause();
   }

@@ -219,6 +219,7 @@ describe('a child', () => {
 });
 
 describe('a child whose channel breaks the framing', () => {
+  const GET = { method: 'GET', url: 'https://h.test/', headers: [], body: null };
   const broken: [string, Buffer, string][] = [
     [
       'a header announcing more than the limit',
@@ -231,6 +232,41 @@ describe('a child whose channel breaks the framing', () => {
     ],
     ['a frame whose bytes are not UTF-8', Buffer.from([0, 0, 0, 1, 0xff]), NOT_UTF8_MESSAGE],
   ];
+  test('answers a message only the schemas decide that came before a broken frame, then reports the break', async () => {
+    // A child of its own, ready and holding no zod: the invoke waits for the schemas to load, and
+    // the broken frame behind it in the same write arrives while it waits. The schemas refuse it
+    // (an empty executionId), which the child answers as it receives it.
+    const other = startChild();
+    const seen: unknown[] = [];
+    try {
+      await exchange(encodeMessage({ type: 'heartbeat', id: 'ready' }), withId('ready'), other);
+      other.texts.on('message', (text: string) => {
+        const decoded = decodeSync(text);
+        // The isolate it prepares after its first heartbeat may say so at any point.
+        if (!(decoded.ok && decoded.message.type === 'prepared')) seen.push(decoded);
+      });
+      const invoke = { type: 'invoke', id: 'before', executionId: '', handle: 'fetch', request: GET };
+      const notUtf8 = Buffer.from([0, 0, 0, 1, 0xff]);
+      other.pipe.write(Buffer.concat([encodeFrame(JSON.stringify(invoke)), notUtf8]));
+      expect(await other.exited).toBe(FRAMING_EXIT);
+      expect(seen).toStrictEqual([
+        {
+          ok: true,
+          message: {
+            type: 'fault',
+            id: 'before',
+            code: 'BAD_REQUEST',
+            message: 'Invalid invoke message: executionId must not be empty.',
+          },
+        },
+        { ok: true, message: { type: 'fault', code: 'BAD_REQUEST', message: NOT_UTF8_MESSAGE } },
+      ]);
+    } finally {
+      other.child.kill('SIGTERM');
+      await other.exited;
+    }
+  });
+
   test.each(broken)('answers %s with a fault naming it, and ends itself', async (_name, bytes, reason) => {
     const other = startChild();
     try {
