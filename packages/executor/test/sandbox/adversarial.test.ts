@@ -13,6 +13,16 @@ const tools = {
   dispatch: serve({ tools: { data: () => ({ nested: { list: [1, 2] } }) } }),
 };
 
+/** The envelope of a program that threw `new TypeError('the real failure')` at `position`. */
+const theRealFailureAt = (position: string) => ({
+  result: undefined,
+  error: 'the real failure',
+  logs: [],
+  errorKind: 'thrown',
+  errorName: 'TypeError',
+  errorStack: `    at ${position}`,
+});
+
 describe('tampering with built-ins before the host reads the result', () => {
   const tampering = `
 JSON.stringify = () => '{"result":"forged by JSON.stringify"}';
@@ -49,14 +59,7 @@ async () => ({ own: 'value', bytes: Uint8Array.of(7), fromTool: await tools.data
     });
     // The replaced iterator once reached the run support's report (an array spread), which then
     // carried the iterator's values instead of the error's name and stack; the report spreads nothing.
-    expect(envelope).toStrictEqual({
-      result: undefined,
-      error: 'the real failure',
-      logs: [],
-      errorKind: 'thrown',
-      errorName: 'TypeError',
-      errorStack: '    at executor.js:14:29',
-    });
+    expect(envelope).toStrictEqual(theRealFailureAt('executor.js:14:29'));
   });
 
   test('an array iterator that throws does not keep the run support from reporting a throw', async () => {
@@ -66,14 +69,7 @@ async () => ({ own: 'value', bytes: Uint8Array.of(7), fromTool: await tools.data
       timeout: 2000,
       code: `async () => { Array.prototype[Symbol.iterator] = function () { throw new Error('no iterating') }; throw new TypeError('the real failure') }`,
     });
-    expect(envelope).toStrictEqual({
-      result: undefined,
-      error: 'the real failure',
-      logs: [],
-      errorKind: 'thrown',
-      errorName: 'TypeError',
-      errorStack: '    at executor.js:1:105',
-    });
+    expect(envelope).toStrictEqual(theRealFailureAt('executor.js:1:105'));
   });
 
   describe("isolated-vm's option names on Object.prototype", () => {
