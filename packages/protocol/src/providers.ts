@@ -1,4 +1,5 @@
 /** validateProviders: the names a request's providers declare, checked before any isolate exists. */
+import { echo } from './echo.ts';
 import { InvalidProviderError } from './errors.ts';
 import { reservedReason } from './reserved.ts';
 
@@ -20,15 +21,15 @@ export function validateProviders(providers: readonly { readonly name: unknown }
     }
     if (!IDENTIFIER.test(name)) {
       throw new InvalidProviderError(
-        `Provider name ${JSON.stringify(name)} is not a valid JavaScript identifier, so code could not call name.tool().`,
+        `Provider name ${JSON.stringify(echo(name))} is not a valid JavaScript identifier, so code could not call name.tool().`,
       );
     }
     const reason = reservedReason(name);
     if (reason !== undefined)
-      throw new InvalidProviderError(`Provider name "${name}" is reserved: ${reason}.`);
+      throw new InvalidProviderError(`Provider name "${echo(name)}" is reserved: ${reason}.`);
     if (seen.has(name)) {
       throw new InvalidProviderError(
-        `Provider name "${name}" is declared twice; each provider needs its own name.`,
+        `Provider name "${echo(name)}" is declared twice; each provider needs its own name.`,
       );
     }
     seen.add(name);

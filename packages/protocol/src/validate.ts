@@ -3,6 +3,7 @@
  * field and the rule it broke, never a thrown zod dump.
  */
 import { z } from 'zod';
+import { echo, echoList } from './echo.ts';
 import { BadRequestError } from './errors.ts';
 import { PAYLOAD_LIMIT } from './limits.ts';
 import type { MessageScan } from './message-scan.ts';
@@ -14,7 +15,7 @@ import {
   formatPath,
 } from './message-wire.ts';
 import { MESSAGE_SCHEMAS, MESSAGE_TYPES, type Message, type MessageType } from './messages.ts';
-import { ExecutionIdSchema } from './schemas/common.ts';
+import { ExecutionIdSchema, MessageIdSchema } from './schemas/common.ts';
 
 export { type Decoded, describeValue, encodeMessage, formatPath } from './message-wire.ts';
 
@@ -27,7 +28,7 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
     .map((issue) => {
       if (issue.code === 'unrecognized_keys') {
         const where = issue.path.length ? ` in ${formatPath(issue.path)}` : '';
-        return `${issue.keys.map((key) => `'${key}'`).join(', ')} ${issue.keys.length === 1 ? 'is not a known field' : 'are not known fields'}${where}`;
+        return `${echoList(issue.keys)} ${issue.keys.length === 1 ? 'is not a known field' : 'are not known fields'}${where}`;
       }
       const field = formatPath(issue.path) || 'the value';
       const missing = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined;
@@ -68,10 +69,12 @@ export function validateMessage(value: unknown): Decoded {
     return badRequest(`A message must be an object with a "type"; got ${describeValue(value)}.`);
   }
   const record = value as Record<string, unknown>;
-  const id = typeof record.id === 'string' ? record.id : undefined;
+  // The fault answers the message's id only when it is one (MessageIdSchema): the answer never
+  // repeats more of a refused message than the refusal's words do (echo.ts).
+  const id = MessageIdSchema.safeParse(record.id).success ? (record.id as string) : undefined;
   const type = record.type;
   if (typeof type !== 'string' || !Object.hasOwn(MESSAGE_SCHEMAS, type)) {
-    const got = typeof type === 'string' ? `"${type}"` : 'none';
+    const got = typeof type === 'string' ? `"${echo(type)}"` : 'none';
     return badRequest(`Unknown message type ${got}; expected one of ${MESSAGE_TYPES.join(', ')}.`, id);
   }
   const parsed = MESSAGE_SCHEMAS[type as MessageType].safeParse(value, { reportInput: true });

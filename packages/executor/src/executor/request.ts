@@ -9,6 +9,7 @@ import {
   checkExecuteRequest,
   type ExecuteRequest,
   ExecuteRequestSchema,
+  echoList,
   type ModuleMap,
   type OutboundMode,
   validate,
@@ -68,7 +69,7 @@ export function splitRequest(request: IsolateExecuteRequest, defaults: ResolvedO
   const unknown = Object.keys(request).filter((key) => !FIELDS.has(key));
   if (unknown.length > 0) {
     throw new BadRequestError(
-      `Invalid execute request: ${unknown.map((key) => `'${key}'`).join(', ')} ${unknown.length === 1 ? 'is not a known field' : 'are not known fields'}.`,
+      `Invalid execute request: ${echoList(unknown)} ${unknown.length === 1 ? 'is not a known field' : 'are not known fields'}.`,
     );
   }
   const providers = request.providers ?? [];

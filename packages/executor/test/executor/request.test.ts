@@ -1,3 +1,4 @@
+import { BadRequestError, echoList } from '@supolka/codemode-protocol';
 /**
  * How a request is split into the wire half and the host half, and the outbound rule (docs/protocol.md): an
  * explicit `outbound` decides the mode, a missing key takes the executor's configured default.
@@ -87,5 +88,14 @@ describe('the wire half', () => {
     ['a bad timeout', { code: 'x', timeout: -1 }, 'timeout must be at least 1 ms'],
   ])('refuses %s naming it', (_, request, message) => {
     expect(() => splitRequest(request as never, resolveOptions())).toThrow(message);
+  });
+
+  test('names unknown fields of megabytes each by their starts, five of them, and counts the rest', () => {
+    const names = Array.from({ length: 7 }, (_, index) => `${index}${'f'.repeat(512 * 1024)}`);
+    const request = Object.fromEntries([['code', 'x'], ...names.map((name) => [name, 1])]);
+    expect(() => splitRequest(request as never, resolveOptions())).toThrow(
+      new BadRequestError(`Invalid execute request: ${echoList(names)} are not known fields.`),
+    );
+    expect(echoList(names).length).toBeLessThan(1000);
   });
 });

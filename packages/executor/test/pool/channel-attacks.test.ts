@@ -4,7 +4,7 @@
  * back as WORKER_LOST naming it, while an execution held in another child is answered as if
  * nothing happened and a replacement serves the next request.
  */
-import { CONSOLE_CAPTURE_LIMIT, workerLostMessage } from '@supolka/codemode-protocol';
+import { CONSOLE_CAPTURE_LIMIT, echo, workerLostMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { FILLED_ATTACHMENT_FIELD_MESSAGE, unexpectedAttachmentMessage } from '../../src/pool/attachment.ts';
 import {
@@ -13,6 +13,7 @@ import {
   CONSOLE_FLOOD_LINE,
   DEAF_FLOOD_CALLS,
   DEAF_FLOOD_TOOL,
+  HUGE_NAME,
 } from '../../src/pool/child/channel-attacks.ts';
 import { FRAME_LIMIT, frameTooLargeMessage, NOT_UTF8_MESSAGE } from '../../src/pool/frames.ts';
 import { HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from '../../src/pool/serve.ts';
@@ -26,6 +27,10 @@ const attacks: [name: string, cause: RegExp][] = [
   ['garbage', exactly(validation(frameTooLargeMessage(0x47455420, FRAME_LIMIT)))],
   ['not-utf8', exactly(validation(NOT_UTF8_MESSAGE))],
   ['not-a-message', exactly(validation('Unknown message type "nope"; expected one of '), /[^;]*/)],
+  [
+    'huge-type',
+    exactly(validation(`Unknown message type "${echo('n'.repeat(HUGE_NAME))}"; expected one of `), /[^;]*/),
+  ],
   ['attachment-on-prepared', exactly(validation(unexpectedAttachmentMessage('prepared')))],
   ['filled-attachment', exactly(validation(FILLED_ATTACHMENT_FIELD_MESSAGE))],
   ['trickle', exactly(validation('The message is not codec JSON: '), /.*/)],

@@ -24,6 +24,9 @@ export const CONSOLE_FLOOD_LINE = 10_000;
 /** The tool the flood attacks call. */
 export const DEAF_FLOOD_TOOL = 'flood';
 
+/** Characters of the type and the id the huge-type attack's message holds. */
+export const HUGE_NAME = 4 * 1024 * 1024;
+
 /** Bytes the trickle attack announces and then writes one at a time. */
 export const TRICKLE_BYTES = 16 * 1024;
 
@@ -120,6 +123,10 @@ export function attackChannel(name: unknown, id: string): void {
       return;
     case 'not-a-message':
       writeAll(Buffer.concat([header(15), Buffer.from('{"type":"nope"}')]));
+      return;
+    case 'huge-type':
+      // A message whose type and id are megabytes long: the parent's refusal repeats neither whole.
+      writeAll(encodeFrame(JSON.stringify({ type: 'n'.repeat(HUGE_NAME), id: 'i'.repeat(HUGE_NAME) })));
       return;
     case 'trickle': {
       // A frame written a byte per write: the parent copies it into one growing buffer.
