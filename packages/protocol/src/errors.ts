@@ -3,6 +3,7 @@
  * carry them with a stable `code`. Callers branch on `code` (or `name` across a boundary),
  * never on message text and never on `instanceof` across a process or isolate boundary.
  */
+import { echo } from './echo.ts';
 
 /**
  * Codes an envelope or a fault carries when the executor, not user code, ended the work.
@@ -163,8 +164,9 @@ export function handlesClosedMessage(executionId: string): string {
   return `Execution ${executionId} holds no handles: they were closed, expired, or never granted.`;
 }
 
+/** `handle` comes from whoever invoked (a remote client among them): the text repeats only its start. */
 export function handleNotFoundMessage(handle: string, granted: readonly string[]): string {
-  return `Handle '${handle}' was not granted; the granted handles are ${granted.join(', ')}.`;
+  return `Handle '${echo(handle)}' was not granted; the granted handles are ${granted.join(', ')}.`;
 }
 
 export function cancelledMessage(reason?: string): string {

@@ -48,6 +48,7 @@ import {
   duplicateIdMessage,
   ENVELOPE_MISREAD_MESSAGE,
   foreignInstanceMessage,
+  invokeRequestMessage,
   memoryLimitPastMaxMessage,
   messageCostMessage,
   NATIVE_OUTBOUND_REFUSED_MESSAGE,
@@ -411,7 +412,7 @@ export class ServerConnection {
     try {
       request = requestFromWire(message.request);
     } catch (error) {
-      this.#fault(message.id, 'BAD_REQUEST', `Invalid invoke message: request ${errorText(error)}`);
+      this.#fault(message.id, 'BAD_REQUEST', invokeRequestMessage(errorText(error)));
       return;
     }
     let response: HttpResponse;

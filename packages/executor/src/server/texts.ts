@@ -3,6 +3,16 @@
  * the tests. The texts both ends share (close codes, the hello, authentication) live in
  * `@supolka/codemode-protocol/client`.
  */
+import { echo } from '@supolka/codemode-protocol';
+
+/**
+ * Why an invoke's request could not be made a Request: `reason` is the Request constructor's
+ * words, which repeat the URL, method or header name the client sent whole, so only their start
+ * is repeated here.
+ */
+export function invokeRequestMessage(reason: string): string {
+  return `Invalid invoke message: request ${echo(reason)}`;
+}
 
 export function dispatchUnansweredMessage(provider: string, tool: string, ms: number): string {
   return `The client did not answer the tool call ${provider}.${tool} within ${ms} ms, so the call failed.`;

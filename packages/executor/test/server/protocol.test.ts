@@ -8,6 +8,8 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import {
   encodeMessage,
+  errorText,
+  handleNotFoundMessage,
   ID_LIMIT,
   PAYLOAD_LIMIT,
   PROTOCOL_VERSION,
@@ -28,12 +30,14 @@ import {
 } from '@supolka/codemode-protocol/client';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type WebSocket as PeerSocket, WebSocketServer } from 'ws';
+import { GRANTED_HANDLES } from '../../src/sandbox/handles.ts';
 import { createServer, MAX_FRAME } from '../../src/server/server.ts';
 import {
   ALREADY_OPEN_MESSAGE,
   BINARY_FRAME_MESSAGE,
   duplicateIdMessage,
   foreignInstanceMessage,
+  invokeRequestMessage,
   notFromClientMessage,
   notLoopbackMessage,
   originRefusedMessage,
@@ -508,6 +512,63 @@ describe('a message the server cannot accept gets a fault, and the connection se
       code: 'BAD_REQUEST',
       message: `Invalid closeHandles message: ${rule}`,
     });
+    await expectStillServing(peer);
+  });
+
+  test('an invoke naming a handle, URL, method or header name of megabytes, refused repeating only its start', async () => {
+    const peer = await open();
+    peer.send({
+      type: 'execute',
+      id: 'keep',
+      request: { code: 'async () => ({ fetch: () => new Response("kept") })', retainHandles: true },
+    });
+    const executionId = ((await peer.next()).envelope as { executionId: string }).executionId;
+    const request = { method: 'GET', url: 'https://h.test/', headers: [], body: null };
+    const handle = 'h'.repeat(10 * 1024 * 1024);
+    peer.send({ type: 'invoke', id: 'i1', executionId, handle, request });
+    const refused = await peer.next();
+    expect(refused).toStrictEqual({
+      type: 'fault',
+      id: 'i1',
+      code: 'HANDLE_NOT_FOUND',
+      message: handleNotFoundMessage(handle, GRANTED_HANDLES),
+    });
+    // Before, each fault held the whole name: 10 MB for the handle and the URL, 3 MB for the others.
+    expect((refused.message as string).length).toBeLessThan(200);
+    /** The Request constructor's own words for what the client sent, as the server reads them. */
+    const reasonOf = (make: () => Request) => {
+      try {
+        make();
+      } catch (error) {
+        return errorText(error);
+      }
+      throw new Error('the Request was made');
+    };
+    const url = 'u'.repeat(10 * 1024 * 1024);
+    const method = 'M E'.repeat(1024 * 1024);
+    const header = 'b a'.repeat(1024 * 1024);
+    const cases = [
+      { request: { ...request, url }, reason: reasonOf(() => new Request(url)) },
+      { request: { ...request, method }, reason: reasonOf(() => new Request(request.url, { method })) },
+      {
+        request: { ...request, headers: [[header, 'v']] },
+        reason: reasonOf(() => new Request(request.url, { headers: [[header, 'v']] })),
+      },
+    ];
+    for (const [index, { request: sent, reason }] of cases.entries()) {
+      peer.send({ type: 'invoke', id: `r${index}`, executionId, handle: 'fetch', request: sent });
+      const fault = await peer.next();
+      expect(fault).toStrictEqual({
+        type: 'fault',
+        id: `r${index}`,
+        code: 'BAD_REQUEST',
+        message: invokeRequestMessage(reason),
+      });
+      expect((fault.message as string).length).toBeLessThan(200);
+    }
+    // The execution those refusals named still serves.
+    peer.send({ type: 'invoke', id: 'ok', executionId, handle: 'fetch', request });
+    expect(await peer.next()).toMatchObject({ type: 'invokeResult', id: 'ok', response: { status: 200 } });
     await expectStillServing(peer);
   });
 
