@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { stringifyForDispatch } from './codec.ts';
 import { ERROR_NAME_LIMIT, ERROR_STACK_LIMIT } from './errors.ts';
-import { ID_LIMIT, PAYLOAD_LIMIT } from './limits.ts';
+import { ID_LIMIT, LOG_LINE_LIMIT, PAYLOAD_LIMIT, VALUE_LIMIT } from './limits.ts';
 import { MESSAGE_TYPES } from './messages.ts';
 import { ExecuteRequestSchema } from './schemas/request.ts';
 import { decodeMessage, encodeMessage, validate, validateExecutionId, validateMessage } from './validate.ts';
@@ -502,6 +502,25 @@ describe('a malformed message', () => {
     expect(() => encodeMessage({ type: 'fault', code: 'INTERNAL', message: 'x'.repeat(100) }, 50)).toThrow(
       /^The fault message is \d+ bytes, past the 50-byte payload limit\.$/,
     );
+  });
+});
+
+describe("a pool child's console message", () => {
+  test('holds at most LOG_LINE_LIMIT lines, refused by that rule before its lines are read one by one', () => {
+    // A million bad lines from a taken-over child: each was its own issue, 2 s and 690 MB of the
+    // parent's (the caller's) process for a 2 MB message; the bound is checked first.
+    const flood = JSON.stringify({ type: 'console', id: 'run', lines: new Array(VALUE_LIMIT - 100).fill(1) });
+    expect(decodeMessage(flood)).toStrictEqual({
+      ok: false,
+      fault: {
+        code: 'BAD_REQUEST',
+        id: 'run',
+        message: `Invalid console message: lines must hold at most ${LOG_LINE_LIMIT} lines.`,
+      },
+    });
+    const line = { level: 'log', text: 'x' } as const;
+    const full = decodeMessage(encodeMessage({ type: 'console', id: 'run', lines: new Array(LOG_LINE_LIMIT).fill(line) }));
+    expect(full.ok).toBe(true);
   });
 });
 

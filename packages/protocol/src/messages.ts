@@ -6,6 +6,7 @@
  * Message types and decodeMessage all derive from this table.
  */
 import { z } from 'zod';
+import { LOG_LINE_LIMIT } from './limits.ts';
 import { ExecutionIdSchema, MessageIdSchema } from './schemas/common.ts';
 import { FaultCodeSchema, LogLineSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
 import {
@@ -52,7 +53,11 @@ export const MESSAGE_SCHEMAS = {
    */
   console: shape('console', {
     id: MessageIdSchema,
-    lines: z.array(LogLineSchema, { error: 'must be a list of log lines' }),
+    // Bounded as the envelope's logs are (every line is in them too): checked before the lines
+    // are, so a child's million bad lines cost one issue, not a million (seconds and hundreds of MB).
+    lines: z
+      .array(LogLineSchema, { error: 'must be a list of log lines' })
+      .max(LOG_LINE_LIMIT, { error: `must hold at most ${LOG_LINE_LIMIT} lines` }),
   }),
   /** Ends an execution's conversation with its envelope. */
   result: shape('result', { id: MessageIdSchema, envelope: ResultEnvelopeSchema }),
