@@ -151,7 +151,9 @@ export class TypeEraser {
       clearTimeout(this.#idleTimer);
       this.#idleTimer = undefined;
       this.#start();
-      if (this.#ready) this.#send(pending);
+      // A retiring thread takes no new job: under a steady stream of jobs it would never run out
+      // of them. The job waits for the fresh thread that follows, uncharged, as during any start.
+      if (this.#ready && !this.#retiring) this.#send(pending);
     });
     if (outcome instanceof Error) throw outcome;
     return outcome;
@@ -179,6 +181,8 @@ export class TypeEraser {
     this.#ready = false;
     this.#retiring = false;
     worker.on('message', (message: 'ready' | ErasureAnswer) => {
+      // A thread already ended for a deadline or its memory speaks for no one now.
+      if (this.#worker !== worker) return;
       if (message === 'ready') {
         this.#ready = true;
         for (const pending of this.#pending.values()) this.#send(pending);
@@ -231,8 +235,9 @@ export class TypeEraser {
 
   /** The deadline passed: the thread is ended and every other job goes to a fresh one. */
   #expire(pending: Pending): void {
-    this.#finish(pending, undefined);
+    // Stopped first, so finishing the job cannot hand the others to a thread ended next.
     this.#stop();
+    this.#finish(pending, undefined);
     // The others keep what they had left of their time; the restart is not charged to them.
     const now = performance.now();
     for (const other of this.#pending.values()) {
@@ -247,9 +252,15 @@ export class TypeEraser {
     clearTimeout(pending.timer);
     this.#pending.delete(pending.job.id);
     pending.settle(outcome);
-    if (this.#pending.size > 0 || this.#worker === undefined) return;
-    if (this.#retiring) this.#stop();
-    else this.#idleAfterLastJob();
+    if (this.#worker === undefined) return;
+    if (this.#retiring) {
+      // Ended once the jobs it was sent are done; those that waited for it go to a fresh thread.
+      for (const other of this.#pending.values()) if (other.timer !== undefined) return;
+      this.#stop();
+      if (this.#pending.size > 0) this.#start();
+      return;
+    }
+    if (this.#pending.size === 0) this.#idleAfterLastJob();
   }
 
   /** The last job settled: the thread is ended unless another job arrives within the idle timeout. */

@@ -97,3 +97,18 @@ test('a job that broke amaro holding tens of MB ends the thread too, and the nex
   const [next] = (await subject.erase(sources(typescriptOf(20_000)), 60_000)) ?? [];
   expect(isErased(next)).toBe(true);
 });
+
+test('a job that arrives while a thread past the limit finishes its others waits for a fresh thread', async () => {
+  const subject = eraser(new URL('./fixtures/retaining-worker.ts', import.meta.url));
+  const job = (source: string) => subject.erase([{ name: 'code.ts', source }], 60_000);
+  // `slow` is still in flight on the retiring thread when `big` settles and `next` is asked for.
+  const slow = job('slow');
+  const [bigThread] = (await job('big')) ?? [];
+  const next = job('next');
+  const [slowThread] = (await slow) ?? [];
+  const [nextThread] = (await next) ?? [];
+  expect(slowThread).toBe(bigThread);
+  // Before, `next` went to the retiring thread, which a steady stream of such jobs kept alive.
+  expect(nextThread).not.toBe(bigThread);
+  expect(subject.threadAlive).toBe(true);
+});
