@@ -524,6 +524,27 @@ describe("a pool child's console message", () => {
   });
 });
 
+describe("a pool child's list of conversations", () => {
+  test('of a million bad ids is refused as one list, before its ids are read one by one', () => {
+    for (const type of ['outOfMemory', 'timedOut'] as const) {
+      const flood = JSON.stringify({
+        type,
+        conversations: new Array(VALUE_LIMIT - 100).fill(1),
+        ...(type === 'outOfMemory' ? { memoryLimit: 64, cause: 'engine' } : { timeout: 50 }),
+      });
+      expect(decodeMessage(flood)).toStrictEqual({
+        ok: false,
+        fault: { code: 'BAD_REQUEST', message: `Invalid ${type} message: conversations must be a list of message ids.` },
+      });
+    }
+    const many = Array.from({ length: 10_000 }, (_, index) => `i${index}`);
+    expect(decodeMessage(encodeMessage({ type: 'timedOut', conversations: many, timeout: 50 }))).toStrictEqual({
+      ok: true,
+      message: { type: 'timedOut', conversations: many, timeout: 50 },
+    });
+  });
+});
+
 describe('validate', () => {
   test('throws a BadRequestError naming what was validated', () => {
     expect(() => validate(ExecuteRequestSchema, { code: 1, timeout: -1 }, 'execute request')).toThrow(

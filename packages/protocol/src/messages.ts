@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { LOG_LINE_LIMIT } from './limits.ts';
-import { ExecutionIdSchema, MessageIdSchema } from './schemas/common.ts';
+import { ExecutionIdSchema, MessageIdListSchema, MessageIdSchema } from './schemas/common.ts';
 import { FaultCodeSchema, LogLineSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
 import {
   DispatchFrameSchema,
@@ -119,7 +119,7 @@ export const MESSAGE_SCHEMAS = {
    * those read MEMORY_LIMIT at `memoryLimit`, everything else the worker held reads WORKER_LOST.
    */
   outOfMemory: shape('outOfMemory', {
-    conversations: z.array(MessageIdSchema, { error: 'must be a list of message ids' }),
+    conversations: MessageIdListSchema,
     executionId: ExecutionIdSchema.optional(),
     memoryLimit: z
       .number({ error: 'must be a number' })
@@ -137,7 +137,7 @@ export const MESSAGE_SCHEMAS = {
    * was serving, as in `outOfMemory`; those read TIMEOUT at `timeout`, the rest WORKER_LOST.
    */
   timedOut: shape('timedOut', {
-    conversations: z.array(MessageIdSchema, { error: 'must be a list of message ids' }),
+    conversations: MessageIdListSchema,
     executionId: ExecutionIdSchema.optional(),
     timeout: z
       .number({ error: 'must be a number' })

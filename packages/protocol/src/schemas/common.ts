@@ -35,6 +35,21 @@ export const MessageIdSchema = z
   .max(ID_LIMIT, { error: `must be at most ${ID_LIMIT} characters` });
 
 /**
+ * A list of message ids of any length (the conversations a pool child names when it ends: a run's,
+ * or every invoke in flight of a retained execution). Checked whole first, with one issue for the
+ * list, then element by element: zod makes one issue per bad element, and a child's million bad
+ * elements (2 MB) took the parent over a second and 640 MB to refuse.
+ */
+export const MessageIdListSchema = z
+  .custom<unknown[]>(
+    (value) =>
+      Array.isArray(value) &&
+      value.every((id) => typeof id === 'string' && id.length >= 1 && id.length <= ID_LIMIT),
+    { error: 'must be a list of message ids' },
+  )
+  .pipe(z.array(MessageIdSchema));
+
+/**
  * The id of a retained execution (an envelope's `executionId`), which invoke and closeHandles name:
  * a UUID, prefixed by the server's instance and a dot when it has one.
  */
