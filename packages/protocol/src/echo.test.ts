@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList } from './echo.ts';
 import { ID_LIMIT } from './limits.ts';
 import { validateProviders } from './providers.ts';
-import { decodeMessage, validateMessage } from './validate.ts';
+import { decodeMessage, formatPath, validateMessage } from './validate.ts';
 
 const MEGABYTES = 4 * 1024 * 1024;
 /** Longer than any refusal names a cut name in, and far shorter than the name. */
@@ -104,6 +104,24 @@ describe('a refusal of a message with a huge name', () => {
     );
     expect(fault.message).toContain(`request.modules[${JSON.stringify(echo(name))}]`);
     expect(fault.message.length).toBeLessThan(REFUSAL_BOUND);
+  });
+
+  test('a module name of megabytes that reads as an identifier is named by its start too', () => {
+    // Only names that are not identifiers were cut: this one came back whole, 10 MB of fault.
+    const name = 'm'.repeat(MEGABYTES);
+    const fault = faultOf(
+      decodeMessage(
+        JSON.stringify({
+          type: 'execute',
+          id: 'e1',
+          request: { code: 'async () => 1', modules: { [name]: { js: '', extra: 1 } } },
+        }),
+      ),
+    );
+    expect(fault.message).toBe(
+      `Invalid execute message: 'extra' is not a known field in request.modules[${JSON.stringify(echo(name))}].`,
+    );
+    expect(formatPath(['request', 'modules', 'm'.repeat(ECHO_LIMIT)])).toBe(`request.modules.${'m'.repeat(ECHO_LIMIT)}`);
   });
 
   test('a provider name of megabytes is named by its start, whichever rule it breaks', () => {

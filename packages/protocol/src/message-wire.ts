@@ -6,7 +6,7 @@
  * a message that comes back unchecked (docs/protocol.md, "The zod-free entry").
  */
 import { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
-import { echo } from './echo.ts';
+import { ECHO_LIMIT, echo } from './echo.ts';
 import { PayloadTooLargeError, TooManyValuesError } from './errors.ts';
 import { HOT_MESSAGE_CHECKS } from './hot-messages.ts';
 import { PAYLOAD_LIMIT, VALUE_LIMIT } from './limits.ts';
@@ -26,8 +26,10 @@ export function formatPath(path: readonly PropertyKey[]): string {
   let text = '';
   for (const key of path) {
     if (typeof key === 'number') text += `[${key}]`;
-    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) text += text ? `.${key}` : key;
-    // A key of any length may arrive (a module name, a header): the path repeats at most its start.
+    // A key of any length may arrive (a module name, a header), identifier-shaped or not: the path
+    // repeats at most its start, in brackets once it is cut.
+    else if (typeof key === 'string' && key.length <= ECHO_LIMIT && /^[A-Za-z_$][\w$]*$/.test(key))
+      text += text ? `.${key}` : key;
     else text += `[${JSON.stringify(echo(String(key)))}]`;
   }
   return text;
