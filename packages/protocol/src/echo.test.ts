@@ -121,7 +121,9 @@ describe('a refusal of a message with a huge name', () => {
     expect(fault.message).toBe(
       `Invalid execute message: 'extra' is not a known field in request.modules[${JSON.stringify(echo(name))}].`,
     );
-    expect(formatPath(['request', 'modules', 'm'.repeat(ECHO_LIMIT)])).toBe(`request.modules.${'m'.repeat(ECHO_LIMIT)}`);
+    expect(formatPath(['request', 'modules', 'm'.repeat(ECHO_LIMIT)])).toBe(
+      `request.modules.${'m'.repeat(ECHO_LIMIT)}`,
+    );
   });
 
   test('a provider name of megabytes is named by its start, whichever rule it breaks', () => {

@@ -519,7 +519,9 @@ describe("a pool child's console message", () => {
       },
     });
     const line = { level: 'log', text: 'x' } as const;
-    const full = decodeMessage(encodeMessage({ type: 'console', id: 'run', lines: new Array(LOG_LINE_LIMIT).fill(line) }));
+    const full = decodeMessage(
+      encodeMessage({ type: 'console', id: 'run', lines: new Array(LOG_LINE_LIMIT).fill(line) }),
+    );
     expect(full.ok).toBe(true);
   });
 });
@@ -534,11 +536,16 @@ describe("a pool child's list of conversations", () => {
       });
       expect(decodeMessage(flood)).toStrictEqual({
         ok: false,
-        fault: { code: 'BAD_REQUEST', message: `Invalid ${type} message: conversations must be a list of message ids.` },
+        fault: {
+          code: 'BAD_REQUEST',
+          message: `Invalid ${type} message: conversations must be a list of message ids.`,
+        },
       });
     }
     const many = Array.from({ length: 10_000 }, (_, index) => `i${index}`);
-    expect(decodeMessage(encodeMessage({ type: 'timedOut', conversations: many, timeout: 50 }))).toStrictEqual({
+    expect(
+      decodeMessage(encodeMessage({ type: 'timedOut', conversations: many, timeout: 50 })),
+    ).toStrictEqual({
       ok: true,
       message: { type: 'timedOut', conversations: many, timeout: 50 },
     });
