@@ -112,3 +112,16 @@ test('a job that arrives while a thread past the limit finishes its others waits
   expect(nextThread).not.toBe(bigThread);
   expect(subject.threadAlive).toBe(true);
 });
+
+test('a deadline that passes while a thread past the limit finishes its jobs ends it, and the job waiting for it is served', async () => {
+  const subject = eraser(new URL('./fixtures/retaining-worker.ts', import.meta.url));
+  // `slow` answers after 200 ms: its 50 ms pass while the thread, past the limit after `big`, retires.
+  const slow = subject.erase([{ name: 'code.ts', source: 'slow' }], 50);
+  const [bigThread] = (await subject.erase([{ name: 'code.ts', source: 'big' }], 60_000)) ?? [];
+  const next = subject.erase([{ name: 'code.ts', source: 'next' }], 60_000);
+  expect(await slow).toBeUndefined();
+  const [nextThread] = (await next) ?? [];
+  expect(typeof nextThread).toBe('string');
+  expect(nextThread).not.toBe(bigThread);
+  expect(subject.threadAlive).toBe(true);
+});
