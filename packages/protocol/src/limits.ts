@@ -17,6 +17,14 @@ export const IN_FLIGHT_CALL_LIMIT = 256;
  */
 export const ID_LIMIT = 128;
 
+/**
+ * Characters of the reason a pool child gives when it ends a retained execution on its own
+ * (`handlesClosed`): the pool keeps up to a thousand of them to answer invokes with, so a child's
+ * reason of megabytes would be parked in the parent, the caller's process, and read back to its
+ * callers. The child's own text (timerWorkClosedMessage) is under 300.
+ */
+export const CLOSED_REASON_LIMIT = 1024;
+
 /** Bytes of JSON text one message may carry on any transport (Workers RPC's ceiling). */
 export const PAYLOAD_LIMIT = 32 * 1024 * 1024;
 

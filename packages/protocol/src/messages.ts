@@ -6,7 +6,7 @@
  * Message types and decodeMessage all derive from this table.
  */
 import { z } from 'zod';
-import { LOG_LINE_LIMIT } from './limits.ts';
+import { CLOSED_REASON_LIMIT, LOG_LINE_LIMIT } from './limits.ts';
 import { ExecutionIdSchema, MessageIdListSchema, MessageIdSchema } from './schemas/common.ts';
 import { FaultCodeSchema, LogLineSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
 import {
@@ -150,7 +150,9 @@ export const MESSAGE_SCHEMAS = {
    */
   handlesClosed: shape('handlesClosed', {
     executionId: ExecutionIdSchema,
-    message: z.string({ error: 'must be a string' }),
+    message: z
+      .string({ error: 'must be a string' })
+      .max(CLOSED_REASON_LIMIT, { error: `must be at most ${CLOSED_REASON_LIMIT} characters` }),
   }),
   /**
    * A worker disposed an isolate (its run or invocation ended at its bound, or was cancelled) whose

@@ -4,7 +4,12 @@
  * back as WORKER_LOST naming it, while an execution held in another child is answered as if
  * nothing happened and a replacement serves the next request.
  */
-import { CONSOLE_CAPTURE_LIMIT, echo, workerLostMessage } from '@supolka/codemode-protocol';
+import {
+  CLOSED_REASON_LIMIT,
+  CONSOLE_CAPTURE_LIMIT,
+  echo,
+  workerLostMessage,
+} from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { FILLED_ATTACHMENT_FIELD_MESSAGE, unexpectedAttachmentMessage } from '../../src/pool/attachment.ts';
 import {
@@ -30,6 +35,12 @@ const attacks: [name: string, cause: RegExp][] = [
   [
     'huge-type',
     exactly(validation(`Unknown message type "${echo('n'.repeat(HUGE_NAME))}"; expected one of `), /[^;]*/),
+  ],
+  [
+    'huge-closed-reason',
+    exactly(
+      validation(`Invalid handlesClosed message: message must be at most ${CLOSED_REASON_LIMIT} characters.`),
+    ),
   ],
   ['attachment-on-prepared', exactly(validation(unexpectedAttachmentMessage('prepared')))],
   ['filled-attachment', exactly(validation(FILLED_ATTACHMENT_FIELD_MESSAGE))],

@@ -128,6 +128,14 @@ export function attackChannel(name: unknown, id: string): void {
       // A message whose type and id are megabytes long: the parent's refusal repeats neither whole.
       writeAll(encodeFrame(JSON.stringify({ type: 'n'.repeat(HUGE_NAME), id: 'i'.repeat(HUGE_NAME) })));
       return;
+    case 'huge-closed-reason':
+      // A retained execution's end with a reason of megabytes, which the parent would keep.
+      writeAll(
+        encodeFrame(
+          JSON.stringify({ type: 'handlesClosed', executionId: id, message: 'r'.repeat(HUGE_NAME) }),
+        ),
+      );
+      return;
     case 'trickle': {
       // A frame written a byte per write: the parent copies it into one growing buffer.
       writeAll(header(TRICKLE_BYTES));
