@@ -52,7 +52,7 @@ interface Pending {
   readonly job: ErasureJob;
   /** Milliseconds of a ready thread's time the job has left. */
   within: number;
-  sentAt?: number;
+  sentAt?: number | undefined;
   readonly settle: (erasure: Erasure | Error) => void;
   timer?: NodeJS.Timeout | undefined;
 }
@@ -244,6 +244,8 @@ export class TypeEraser {
       clearTimeout(other.timer);
       other.timer = undefined;
       if (other.sentAt !== undefined) other.within -= now - other.sentAt;
+      // Charged once: until it is sent again, it is no thread's, and a later deadline charges nothing.
+      other.sentAt = undefined;
     }
     if (this.#pending.size > 0) this.#start();
   }
