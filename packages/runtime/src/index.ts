@@ -18,7 +18,7 @@ import './dom-exception-global.ts';
 import { AbortController, AbortSignal } from './abort/abort-signal.ts';
 import { limitArraySizes } from './array-size-limits.ts';
 import { atob, btoa } from './base64.ts';
-import { refuseCodeGeneration } from './code-generation.ts';
+import { refuseCodeGeneration, refuseWebAssembly } from './code-generation.ts';
 import { installCrypto } from './crypto/index.ts';
 import { installDate } from './date.ts';
 import { installEncoding } from './encoding/index.ts';
@@ -94,13 +94,17 @@ const INSTALLERS: readonly (() => void)[] = [
 for (const install of INSTALLERS) install();
 // Last: every function published above shows workerd's native shape (length 0, native source).
 markPublishedNative();
+// After it: the replacements of eval and the function constructors keep their own shapes. Done
+// here, so they live in the snapshot (code-generation.ts); WebAssembly's wait for the second step.
+refuseCodeGeneration();
 
 /** The second step: the state a snapshot cannot hold, installed in every restored isolate. */
 function secondStep(bindings: HostBindings): void {
   delete (globalThis as { __hostBindings?: unknown }).__hostBindings;
   connectGlobalEvents();
   connectHost(bindings);
-  refuseCodeGeneration();
+  // WebAssembly exists only in a restored context: its compiling members are refused here.
+  refuseWebAssembly();
   // Memory the isolate's limit does not meter, bounded by that limit (reserved-memory.ts).
   setMemoryLimit(bindings.memoryLimit);
   limitReservedMemory();
