@@ -54,8 +54,9 @@ export class ConsoleCapture {
 }
 
 /**
- * Builds globalThis.console over the sink reference it is called with (and the runtime's
- * nativeSource, which shows a function as native code), in workerd's shape: its keys
+ * Builds globalThis.console when called with the runtime's nativeSource (which shows a function as
+ * native code) and answers the function that connects it to the sink reference; the sandbox builds
+ * it while the snapshot is made and connects the sink in every isolate. In workerd's shape: its keys
  * in workerd's order, a prototype of its own, methods named "" that show as native code, and
  * console.context. log, warn and error format as the wire does: String of each argument, single
  * spaces; an argument String cannot convert throws into the program, as that rule does (workerd's

@@ -1,9 +1,10 @@
 /**
  * SANDBOX_SOURCE: the sandbox's own code inside the isolate, run once per process into the startup
- * snapshot after the runtime bundle. It defines one function, __prepareSandbox (inside/prepare.ts),
- * which every restored isolate calls once, with the host references, to install each piece in the
- * chapter's order: the console, the runtime handshake, the timers, the dispatch bridge, the
- * import() loader, the completion names, and the run support the entry imports. Every piece is
+ * snapshot after the runtime bundle. It builds the console, which needs nothing from the host but
+ * its sink, and defines one function, __prepareSandbox (inside/prepare.ts), which every restored
+ * isolate calls once, with the host references, to install each piece in the chapter's order: the
+ * console's sink, the runtime handshake, the timers, the dispatch bridge, the import() loader, the
+ * completion names, and the run support the entry imports. Every piece is
  * compiled in one strict scope with the dispatch codec, whose names the run support calls.
  *
  * Living in the snapshot, none of this is parsed again per isolate, and WARMUP_SOURCE

@@ -144,7 +144,7 @@ describe('ConsoleCapture', () => {
           return capture.push(level, text);
         }),
       );
-      context.evalSync(`${CONSOLE_SOURCE}(__consoleSink, () => {})`);
+      context.evalSync(`${CONSOLE_SOURCE}(() => {})(__consoleSink)`);
       context.evalSync(`const line = 'x'.repeat(100000); for (let i = 0; i < 1000; i++) console.log(line)`);
       const fitting = Math.floor(CONSOLE_CAPTURE_LIMIT / (LINE_COST + 100002));
       expect(crossings).toBe(fitting + 1);

@@ -1,16 +1,18 @@
 /**
  * The body of SANDBOX_SOURCE (sandbox-source.ts): run once per process into the startup snapshot,
- * after the runtime bundle, it defines __prepareSandbox, which every restored isolate calls once,
- * with the host references, to install each piece in the chapter's order: the console, the runtime
- * handshake, the timers, the dispatch bridge, the import() loader, the completion names, and the
- * run support the entry imports. The pieces come in as functions, each already holding the host
+ * after the runtime bundle, it builds the console, which needs nothing from the host but its sink,
+ * and defines __prepareSandbox, which every restored isolate calls once, with the host references,
+ * to install each piece in the chapter's order: the console's sink, the runtime handshake, the
+ * timers, the dispatch bridge, the import() loader, the completion names, and the run support the
+ * entry imports. The pieces come in as functions, each already holding the host
  * values it needs. It answers the functions the host calls into the isolate: the dispatch answer.
  */
 import type { DispatchAnswer } from './dispatch.ts';
 import type { HostReference, NativeSource, RunSupport, RuntimeInternals, SandboxGlobal } from './host.ts';
 
 export interface SandboxPieces {
-  readonly console: (sink: HostReference, nativeSource: NativeSource) => void;
+  /** Builds the console now, while the snapshot is made; answers what connects the sink (inside/console.ts). */
+  readonly console: (nativeSource: NativeSource) => (sink: HostReference) => void;
   readonly bindings: (references: unknown) => void;
   readonly timers: (hostDelay: HostReference) => void;
   /** Answers with the function the host calls to answer a tool call (inside/dispatch.ts). */
@@ -22,6 +24,8 @@ export interface SandboxPieces {
 
 export default function definePrepare(pieces: SandboxPieces): void {
   const { console, bindings, timers, dispatch, loader, completion, runSupport } = pieces;
+  // The console needs nothing from the host but its sink: it is built once, into the snapshot.
+  const connectConsole = console((globalThis as SandboxGlobal).__runtimeInternals.nativeSource);
   const prepare = (
     consoleSink: HostReference,
     runtime: unknown,
@@ -33,7 +37,7 @@ export default function definePrepare(pieces: SandboxPieces): void {
     hostSignal: HostReference,
   ) => {
     delete (globalThis as Partial<SandboxGlobal>).__prepareSandbox;
-    console(consoleSink, (globalThis as SandboxGlobal).__runtimeInternals.nativeSource);
+    connectConsole(consoleSink);
     bindings(runtime);
     timers(hostDelay);
     const answerDispatch = dispatch(hostDispatch);
