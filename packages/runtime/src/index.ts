@@ -12,6 +12,10 @@
  *      object user code sees is created with the context, after the snapshot;
  *   2. the closures over the host references: a Reference is a handle into the host process, which
  *      V8 cannot serialize (it aborts the process trying).
+ *
+ * It also guards WebAssembly and SharedArrayBuffer, which V8 adds only to a context it restores,
+ * and bounds by the isolate's limit what the engine's limit does not meter. Everything else is
+ * done here, once, so it lives in the snapshot (each step costs every isolate its time otherwise).
  */
 // First: libraries below read DOMException off the global object when they load.
 import './dom-exception-global.ts';
@@ -36,7 +40,7 @@ import { createNavigator, Navigator } from './navigator.ts';
 import { performance } from './performance.ts';
 import { ObjectDefineProperty } from './primordials.ts';
 import { reportException } from './report-exception.ts';
-import { limitReservedMemory } from './reserved-memory.ts';
+import { guardArrayBuffer, limitReservedMemory } from './reserved-memory.ts';
 import { installStreams } from './streams/index.ts';
 import { registerPlatformInterface, structuredClone } from './structured-clone.ts';
 import { installUrl } from './url/index.ts';
@@ -94,9 +98,11 @@ const INSTALLERS: readonly (() => void)[] = [
 for (const install of INSTALLERS) install();
 // Last: every function published above shows workerd's native shape (length 0, native source).
 markPublishedNative();
-// After it: the replacements of eval and the function constructors keep their own shapes. Done
-// here, so they live in the snapshot (code-generation.ts); WebAssembly's wait for the second step.
+// After it, so these replacements keep their own shapes; done here, so they live in the snapshot:
+// eval and the function constructors (code-generation.ts) and ArrayBuffer's guard
+// (reserved-memory.ts). WebAssembly's and SharedArrayBuffer's wait for the second step.
 refuseCodeGeneration();
+guardArrayBuffer();
 
 /** The second step: the state a snapshot cannot hold, installed in every restored isolate. */
 function secondStep(bindings: HostBindings): void {

@@ -19,8 +19,9 @@
  * and Symbol.species, which reads `constructor`. Buffers the engine makes on its own path keep a
  * maximum already charged (transfer() of a resizable buffer keeps its maxByteLength and detaches
  * the original) or have none (slice, transferToFixedLength, typed arrays, structuredClone here).
- * Installed in the second step: SharedArrayBuffer and WebAssembly do not exist while the snapshot
- * is made, and the limit is known only then.
+ * ArrayBuffer's guard is installed once, as the bundle's last step, so it lives in the snapshot;
+ * SharedArrayBuffer's in the second step of every isolate, with the budget: SharedArrayBuffer and
+ * WebAssembly do not exist while the snapshot is made, and the limit is known only then.
  */
 import { standIn } from './global-scope.ts';
 import { memoryLimitBytes } from './memory-limit.ts';
@@ -118,19 +119,30 @@ function guardedBufferConstructor(Original: ArrayBufferConstructor, name: string
   return Guarded;
 }
 
-/** Replaces the buffer constructors; called once per isolate, before user code, after setMemoryLimit. */
+/** Replaces the global constructor `name` with its guard, when the context has it. */
+function guardBufferConstructor(name: 'ArrayBuffer' | 'SharedArrayBuffer'): void {
+  const global = globalThis as Record<string, unknown>;
+  const Original = global[name] as ArrayBufferConstructor | undefined;
+  if (Original === undefined) return;
+  ObjectDefineProperty(global, name, {
+    value: guardedBufferConstructor(Original, name),
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+}
+
+/** Replaces ArrayBuffer; called once, as the bundle's last step, so the guard is in the snapshot. */
+export function guardArrayBuffer(): void {
+  guardBufferConstructor('ArrayBuffer');
+}
+
+/**
+ * Sets this isolate's budget and replaces SharedArrayBuffer, which V8 adds only to a context it
+ * restores; called once per isolate, before user code, after setMemoryLimit.
+ */
 export function limitReservedMemory(): void {
   budget = MathTrunc(memoryLimitBytes() * RESERVED_MEMORY_SHARE);
   remaining = budget;
-  const global = globalThis as Record<string, unknown>;
-  for (const name of ['ArrayBuffer', 'SharedArrayBuffer']) {
-    const Original = global[name] as ArrayBufferConstructor | undefined;
-    if (Original === undefined) continue;
-    ObjectDefineProperty(global, name, {
-      value: guardedBufferConstructor(Original, name),
-      writable: true,
-      enumerable: false,
-      configurable: true,
-    });
-  }
+  guardBufferConstructor('SharedArrayBuffer');
 }
