@@ -13,7 +13,10 @@
  * one that meets it, so compare totals, not single rows, across changes (docs/sandbox.md).
  */
 import ivm from 'isolated-vm';
-import { INTERNAL_FILENAME, INTERNAL_MODULE_SOURCE } from '../packages/executor/src/sandbox/internal-module.ts';
+import {
+  INTERNAL_FILENAME,
+  INTERNAL_MODULE_SOURCE,
+} from '../packages/executor/src/sandbox/internal-module.ts';
 import { RUNTIME_SOURCE } from '../packages/executor/src/sandbox/runtime.ts';
 import { SANDBOX_SOURCE, WARMUP_SOURCE } from '../packages/executor/src/sandbox/sandbox-source.ts';
 
@@ -165,4 +168,6 @@ PHASES.forEach((name, phase) => {
   console.log(`| ${name} | ${us(median(phases[phase] as number[]))} |`);
 });
 console.log(`| whole preparation, isolate to evaluate (median of the totals) | ${us(median(totals))} |`);
-console.log(`| sum of the medians, dispose included | ${us(phases.reduce((sum, samples) => sum + median(samples), 0))} |`);
+console.log(
+  `| sum of the medians, dispose included | ${us(phases.reduce((sum, samples) => sum + median(samples), 0))} |`,
+);

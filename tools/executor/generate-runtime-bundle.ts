@@ -224,7 +224,8 @@ async function sandboxSource(entry: (typeof SANDBOX_SOURCES)[number]): Promise<s
   if (renamed.length > 0) throw new Error(`${entry.file}: the transform renamed ${renamed.join(', ')}`);
   if (entry.kind === 'module') return code;
   // The text is the function alone: anything before it (a helper function) would be left outside.
-  if (!code.startsWith('export default function ')) throw new Error(`${entry.file} must begin with its default-exported function`);
+  if (!code.startsWith('export default function '))
+    throw new Error(`${entry.file} must begin with its default-exported function`);
   const body = code.replace(/^export default /m, '');
   if (/^\s*export\b/m.test(body))
     throw new Error(`${entry.file} must consist of one default-exported function`);

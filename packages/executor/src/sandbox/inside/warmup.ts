@@ -46,7 +46,7 @@ export default function warmUp(): void {
         return 0;
       }
     }
-    class SharedArrayBuffer {
+    class SharedBufferStandIn {
       get byteLength(): number {
         return 0;
       }
@@ -63,7 +63,7 @@ export default function warmUp(): void {
       compileStreaming: refuse,
       instantiateStreaming: refuse,
     };
-    global.SharedArrayBuffer = SharedArrayBuffer;
+    global.SharedArrayBuffer = SharedBufferStandIn;
   }
   standInEngineGlobals();
   const host = { apply: () => new Promise(() => {}), applySync: () => true, applyIgnored: () => {} };
