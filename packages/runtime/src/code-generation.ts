@@ -12,8 +12,12 @@
  *
  * Every route to the constructors is replaced: the globals, Function.prototype.constructor (which
  * every function inherits), and the constructor properties of the async, generator and async
- * generator function prototypes. WebAssembly.validate stays: it generates no code.
+ * generator function prototypes. WebAssembly.validate stays: it generates no code. Each
+ * replacement reads as native code under its engine name (`String(Function)` is
+ * `function Function() { [native code] }`), as the engine's own does in workerd: its source would
+ * show a program that it runs here.
  */
+import { nativeSource } from './global-scope.ts';
 import { ObjectDefineProperty, ObjectGetPrototypeOf } from './primordials.ts';
 
 export const CODE_GENERATION_MESSAGE = 'Code generation from strings disallowed for this context';
@@ -32,6 +36,8 @@ const refusedConstructor = (name: string, prototype: object) => {
     configurable: false,
   });
   ObjectDefineProperty(refuse, 'length', { value: 1 });
+  // Read as the engine's constructor reads, as in workerd: its source would name this replacement.
+  nativeSource(refuse, name);
   return refuse;
 };
 
@@ -59,6 +65,7 @@ export function refuseCodeGeneration(): void {
       throw new EvalError(CODE_GENERATION_MESSAGE);
     },
   }.eval;
+  nativeSource(evalReplacement, 'eval');
   ObjectDefineProperty(global, 'eval', {
     value: evalReplacement,
     writable: true,
@@ -89,7 +96,7 @@ export function refuseWebAssembly(): void {
     new CompileError(`WebAssembly.${operation}(): Wasm code generation disallowed by embedder`);
   const Module = wasm.Module as { prototype: { constructor: unknown } };
   const ModuleReplacement = {
-    Module: function Module() {
+    Module: function Module(_bytes: unknown) {
       throw refusal('Module');
     },
   }.Module;
@@ -102,9 +109,12 @@ export function refuseWebAssembly(): void {
   });
   const members: Record<string, unknown> = {
     Module: ModuleReplacement,
-    compile: { compile: () => Promise.reject(refusal('compile')) }.compile,
-    instantiate: { instantiate: () => Promise.reject(refusal('instantiate')) }.instantiate,
+    compile: { compile: (_bytes: unknown) => Promise.reject(refusal('compile')) }.compile,
+    instantiate: { instantiate: (_source: unknown) => Promise.reject(refusal('instantiate')) }.instantiate,
   };
+  // The engine's shapes: one declared parameter each, and native source, as workerd shows
+  // Module and compile (its instantiate is a wrapper of its own, whose source is not imitated).
+  for (const [name, value] of Object.entries(members)) nativeSource(value, name);
   for (const name of ['compileStreaming', 'instantiateStreaming']) delete wasm[name];
   for (const [name, value] of Object.entries(members)) {
     ObjectDefineProperty(wasm, name, { value, writable: true, enumerable: false, configurable: true });

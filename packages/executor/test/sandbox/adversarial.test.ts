@@ -4,6 +4,7 @@
  * of the host.
  */
 import { executionTimeoutMessage } from '@supolka/codemode-protocol';
+import { moduleNotFoundMessage, timerCallbackMessage } from '@supolka/codemode-protocol/wire';
 import { describe, expect, test } from 'vitest';
 import { serve, useSandbox } from '../helpers.ts';
 
@@ -254,6 +255,90 @@ describe('code generation and WebAssembly are refused, as workerd refuses them',
     });
     const refused = 'EvalError: Code generation from strings disallowed for this context';
     expect(envelope.result).toStrictEqual([Array(9).fill(refused), 5, true]);
+  });
+
+  // The replacements are made once, in the snapshot: each route a program can build to them is
+  // tried, through functions made in the snapshot, in each isolate's preparation and by the program.
+  test('every other route reaches the same refusal: calls, bindings, proxies, subclasses, other functions', async () => {
+    const envelope = await sandbox.execute({
+      code: `async () => {
+  const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+  const GeneratorFunction = Object.getPrototypeOf(function* () {}).constructor;
+  const AsyncGeneratorFunction = Object.getPrototypeOf(async function* () {}).constructor;
+  const routes = [
+    () => eval.call(undefined, '1'),
+    () => Reflect.apply(eval, undefined, ['1']),
+    () => globalThis.eval('1'),
+    () => new AsyncFunction('return 1'),
+    () => new (Object.getPrototypeOf(async function () {}).constructor)('return 1'),
+    () => (async () => {}).constructor('return 1'),
+    () => new GeneratorFunction('yield 1'),
+    () => new AsyncGeneratorFunction('yield 1'),
+    () => Reflect.construct(AsyncFunction, ['return 1']),
+    () => Reflect.construct(Function, ['return 1'], AsyncFunction),
+    () => Reflect.apply(Function, undefined, ['return 1']),
+    () => Function.prototype.call.call(Function, undefined, 'return 1'),
+    () => Function.bind(undefined, 'return 1')(),
+    () => new (Function.bind(undefined, 'return 1'))(),
+    () => new (AsyncFunction.bind(undefined, 'return 1'))(),
+    () => (function () {}).bind(undefined).constructor('return 1'),
+    () => new Proxy(Function, {})('return 1'),
+    () => new (new Proxy(Function, {}))('return 1'),
+    () => new (new Proxy(GeneratorFunction, {}))('yield 1'),
+    () => { class Made extends Function { constructor() { super('return 1') } } return new Made() },
+    () => { class Made extends AsyncGeneratorFunction { constructor() { super('yield 1') } } return new Made() },
+    () => Object.getOwnPropertyDescriptor(Function.prototype, 'constructor').value('return 1'),
+    () => (class {}).constructor('return 1'),
+    () => console.log.constructor('return 1'),
+    () => console.context().log.constructor('return 1'),
+    () => fetch.constructor('return 1'),
+    () => Function.prototype.toString.constructor('return 1'),
+    () => Object.getOwnPropertyDescriptor(Function.prototype, 'caller').get.constructor('return 1'),
+    () => Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get.constructor('return 1'),
+    () => new Uint8Array(1).buffer.constructor.constructor('return 1'),
+    () => WebAssembly.Memory.constructor('return 1'),
+    () => WebAssembly.compile.constructor('return 1'),
+  ];
+  const outcome = (route) => { try { route(); return 'allowed' } catch (e) { return e.name + ': ' + e.message } };
+  const strings = [() => setTimeout('globalThis.made = 1', 0), () => setInterval('globalThis.made = 1', 0)];
+  let imported;
+  try { await import('data:text/javascript,export default 1'); imported = 'allowed' } catch (e) { imported = e.message }
+  return [routes.map(outcome), strings.map(outcome), imported, typeof globalThis.ShadowRealm];
+}`,
+    });
+    const refused = 'EvalError: Code generation from strings disallowed for this context';
+    expect(envelope.result).toStrictEqual([
+      Array(32).fill(refused),
+      [
+        `TypeError: ${timerCallbackMessage('setTimeout')}`,
+        `TypeError: ${timerCallbackMessage('setInterval')}`,
+      ],
+      moduleNotFoundMessage('data:text/javascript,export default 1', 'executor.js'),
+      'undefined',
+    ]);
+  });
+
+  test('the replacements read as the engine functions they replace, as in workerd', async () => {
+    const envelope = await sandbox.execute({
+      code: `async () => {
+  const constructors = [Function, eval, Object.getPrototypeOf(async function () {}).constructor,
+    Object.getPrototypeOf(function* () {}).constructor, Object.getPrototypeOf(async function* () {}).constructor,
+    WebAssembly.Module, WebAssembly.compile, WebAssembly.instantiate];
+  return constructors.map((fn) => [String(fn), fn.length]);
+}`,
+    });
+    expect(envelope.result).toStrictEqual(
+      [
+        'Function',
+        'eval',
+        'AsyncFunction',
+        'GeneratorFunction',
+        'AsyncGeneratorFunction',
+        'Module',
+        'compile',
+        'instantiate',
+      ].map((name) => [`function ${name}() { [native code] }`, 1]),
+    );
   });
 
   test('WebAssembly from bytes is refused; validate still answers', async () => {
