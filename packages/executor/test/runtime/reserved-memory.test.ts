@@ -74,6 +74,17 @@ describe('the budget', () => {
     });
   });
 
+  // ArrayBuffer's guard is made in the snapshot, SharedArrayBuffer's and WebAssembly's in each
+  // isolate: all three charge the one budget the isolate's preparation set.
+  test('a shared buffer and a memory made first charge the budget ArrayBuffer then reads', async () => {
+    const result = await run(`
+      new SharedArrayBuffer(0, { maxByteLength: 12 * 2 ** 20 });
+      new WebAssembly.Memory({ initial: 0, maximum: 1 });
+      return t(() => new ArrayBuffer(0, { maxByteLength: 24 * 2 ** 20 }));
+    `);
+    expect(result).toBe(refused(24 * 2 ** 20, BUDGET - 12 * 2 ** 20 - RESERVATION_UNIT));
+  });
+
   test('tiny buffers are charged whole units, since each holds at least a page', async () => {
     const result = await run(`
       let made = 0;

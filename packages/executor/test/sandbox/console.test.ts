@@ -169,3 +169,52 @@ test('a run the engine kills still comes back with the lines it wrote', async ()
     ],
   });
 });
+
+// The console is built once, in the snapshot, and each isolate connects its own sink: what one
+// program does to it, and the lines a retained execution writes later, stay with that execution.
+test("each isolate's console writes to its own run: a retained execution's later lines and a program's changes to the console reach no other run", async () => {
+  const retained = await sandbox.execute({
+    retainHandles: true,
+    code: `async () => {
+  console.log('retained body');
+  Object.getPrototypeOf(console).log = () => {};
+  console.warn = () => {};
+  Object.defineProperty(Object.prototype, 'applySync', { value: () => false, configurable: true });
+  return () => { console.log('retained invoked'); return new Response('ok') };
+}`,
+  });
+  const executionId = retained.executionId as string;
+  const invoked: number[] = [];
+  const next = await sandbox.execute({
+    providers: [{ name: 'other' }],
+    // The retained execution writes a line while this run waits on its tool call.
+    dispatch: async () => {
+      const response = await sandbox.invoke(executionId, {
+        method: 'GET',
+        url: 'https://handler.example/',
+        headers: [],
+        body: null,
+      });
+      invoked.push(response.status);
+      return JSON.stringify({ result: null });
+    },
+    code: `async () => {
+  console.log('next before');
+  await other.invokeRetained();
+  console.warn('next after');
+  return [typeof Object.prototype.applySync, Object.getOwnPropertyNames(Object.getPrototypeOf(console)), typeof Object.getOwnPropertyDescriptor(console, 'warn').value];
+}`,
+  });
+  sandbox.closeHandles(executionId);
+  expect([retained.logs, invoked, next]).toStrictEqual([
+    [{ level: 'log', text: 'retained body' }],
+    [200],
+    {
+      result: ['undefined', [], 'function'],
+      logs: [
+        { level: 'log', text: 'next before' },
+        { level: 'warn', text: 'next after' },
+      ],
+    },
+  ]);
+});
