@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { accessSync, constants } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -18,9 +19,16 @@ export function haproxyMissingMessage(tried: string): string {
   return `This test needs HAProxy (the Debian package haproxy, 2.6 or later) on the PATH and could not install it: ${tried}. Install it (apt-get install -y haproxy, as root) and run the test again.`;
 }
 
+/**
+ * Where Debian puts the binary, looked in when the PATH has none: a PATH without the sbin
+ * directories (a non-login shell's, or a CI runner's) missed a haproxy that apt-get had just
+ * installed, and the test failed with "apt-get install -y haproxy failed (exit 0)".
+ */
+const SBIN_DIRECTORIES = ['/usr/local/sbin', '/usr/sbin', '/sbin'];
+
 /** The path of the haproxy binary, installing the Debian package first when there is none. */
 export function ensureHaproxy(): string {
-  const found = which('haproxy');
+  const found = findHaproxy();
   if (found !== undefined) return found;
   if (process.getuid?.() !== 0) throw new Error(haproxyMissingMessage('installing needs root'));
   const install = () =>
@@ -35,12 +43,32 @@ export function ensureHaproxy(): string {
     spawnSync('apt-get', ['update'], { encoding: 'utf8', timeout: INSTALL_TIMEOUT });
     result = install();
   }
-  const installed = which('haproxy');
+  const installed = findHaproxy();
   if (installed !== undefined) return installed;
   const why = result.error?.message ?? result.stderr.trim().split('\n').slice(-3).join(' ');
   throw new Error(
-    haproxyMissingMessage(`apt-get install -y haproxy failed (${why || `exit ${result.status}`})`),
+    haproxyMissingMessage(
+      result.status === 0
+        ? `apt-get install -y haproxy succeeded, but no haproxy is on the PATH or in ${SBIN_DIRECTORIES.join(', ')}`
+        : `apt-get install -y haproxy failed (${why || `exit ${result.status}`})`,
+    ),
   );
+}
+
+function findHaproxy(): string | undefined {
+  return (
+    which('haproxy') ??
+    SBIN_DIRECTORIES.map((directory) => join(directory, 'haproxy')).find((path) => isExecutable(path))
+  );
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function which(command: string): string | undefined {
