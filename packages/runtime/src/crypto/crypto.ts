@@ -8,6 +8,7 @@ import { COPY_RESULT, hostOf } from '../host.ts';
 import { assertRequestScope } from '../internals.ts';
 import {
   DataViewPrototypeGetBuffer,
+  StringPrototypeCharCodeAt,
   TypedArrayPrototypeGetBuffer,
   TypedArrayPrototypeGetByteLength,
   TypedArrayPrototypeGetByteOffset,
@@ -29,6 +30,29 @@ export const RANDOM_VALUES_LIMIT = 65536;
  */
 export function randomAnswerMessage(length: number): string {
   return `getRandomValues() could not fill ${length} bytes: the host's random source did not answer exactly that many, so the array was left unchanged.`;
+}
+
+/**
+ * What randomUUID throws when the host's answer is not a version 4 UUID in its lowercase form: a
+ * program must never receive something else under that name.
+ */
+export const RANDOM_UUID_ANSWER_MESSAGE =
+  "randomUUID() could not make a UUID: the host's random source answered something that is not one.";
+
+/** Whether `text` is a version 4 UUID as randomUUID prints it: 8-4-4-4-12 lowercase hex digits, version 4, variant 10. */
+function isVersion4Uuid(text: unknown): text is string {
+  if (typeof text !== 'string' || text.length !== 36) return false;
+  for (let index = 0; index < 36; index++) {
+    const code = StringPrototypeCharCodeAt(text, index);
+    if (index === 8 || index === 13 || index === 18 || index === 23) {
+      if (code !== 0x2d) return false;
+    } else if (!((code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66))) return false;
+  }
+  const variant = StringPrototypeCharCodeAt(text, 19);
+  return (
+    StringPrototypeCharCodeAt(text, 14) === 0x34 &&
+    (variant === 0x38 || variant === 0x39 || variant === 0x61 || variant === 0x62)
+  );
 }
 
 /** The integer typed arrays getRandomValues accepts (https://w3c.github.io/webcrypto/#Crypto-method-getRandomValues, step 1). */
@@ -121,7 +145,9 @@ export class Crypto {
   randomUUID(): string {
     if (!isCrypto(this)) throw illegalInvocation();
     assertRequestScope();
-    return hostOf().randomUUID.sync([]) as string;
+    const uuid = hostOf().randomUUID.sync([]) as unknown;
+    if (!isVersion4Uuid(uuid)) throw new DOMException(RANDOM_UUID_ANSWER_MESSAGE, 'OperationError');
+    return uuid;
   }
 
   static {
