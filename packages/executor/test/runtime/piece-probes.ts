@@ -3,9 +3,10 @@
  * innermost frames of a stack that ran out, so the load meets the stack's end in its middle. Each try
  * compiles the piece afresh until one succeeds; only the innermost frames try, so the test stays
  * short. It leaves `outcomes`, a Set, holding 'loaded' once a use succeeded and `name: message` of
- * each error a try met.
+ * each error a try met. `alsoEachTry`, when given, is a statement every one of those frames runs
+ * after its try (a second load to meet the stack's end, whose outcomes the caller keeps).
  */
-export function firstUseOnAnExhaustedStack(use: string): string {
+export function firstUseOnAnExhaustedStack(use: string, alsoEachTry = ''): string {
   return `const outcomes = new Set();
     let deepest = -1;
     const dive = (depth) => {
@@ -13,8 +14,11 @@ export function firstUseOnAnExhaustedStack(use: string): string {
         dive(depth + 1);
       } catch (error) {
         if (deepest < 0) deepest = depth;
-        if (deepest - depth < 400 && !outcomes.has('loaded')) {
-          try { ${use}; outcomes.add('loaded'); } catch (inner) { outcomes.add(inner.name + ': ' + inner.message); }
+        if (deepest - depth < 400) {
+          if (!outcomes.has('loaded')) {
+            try { ${use}; outcomes.add('loaded'); } catch (inner) { outcomes.add(inner.name + ': ' + inner.message); }
+          }
+          ${alsoEachTry}
         }
         throw error;
       }
