@@ -3,6 +3,7 @@ import { stringifyForDispatch } from './codec.ts';
 import { ERROR_NAME_LIMIT, ERROR_STACK_LIMIT } from './errors.ts';
 import { ID_LIMIT, LOG_LINE_LIMIT, PAYLOAD_LIMIT, VALUE_LIMIT } from './limits.ts';
 import { MESSAGE_TYPES } from './messages.ts';
+import { MessageIdSchema } from './schemas/common.ts';
 import { ExecuteRequestSchema } from './schemas/request.ts';
 import { decodeMessage, encodeMessage, validate, validateExecutionId, validateMessage } from './validate.ts';
 
@@ -549,6 +550,20 @@ describe("a pool child's list of conversations", () => {
       ok: true,
       message: { type: 'timedOut', conversations: many, timeout: 50 },
     });
+  });
+
+  test('accepts exactly the ids its elements accept: an id the id rule counts in code points too', () => {
+    // 100 emoji: 200 UTF-16 units, 100 code points. zod's max() reads the code points, so the list
+    // check must ask the element's own schema, not count units.
+    const ids = ['😀'.repeat(100), 'x'.repeat(ID_LIMIT)];
+    for (const id of ids) expect(MessageIdSchema.safeParse(id).success).toBe(true);
+    expect(validateMessage({ type: 'timedOut', conversations: ids, timeout: 50 })).toStrictEqual({
+      ok: true,
+      message: { type: 'timedOut', conversations: ids, timeout: 50 },
+    });
+    expect(
+      validateMessage({ type: 'timedOut', conversations: ['x'.repeat(ID_LIMIT + 1)], timeout: 50 }).ok,
+    ).toBe(false);
   });
 });
 

@@ -29,10 +29,7 @@ export function boundedRecord<Value extends z.ZodType>(value: Value, limit: numb
 }
 
 /** An identifier a peer picks for one conversation (an execution, an invocation) on a connection. */
-export const MessageIdSchema = z
-  .string({ error: 'must be a string' })
-  .min(1, { error: 'must not be empty' })
-  .max(ID_LIMIT, { error: `must be at most ${ID_LIMIT} characters` });
+export const MessageIdSchema = boundedId();
 
 /**
  * A list of message ids of any length (the conversations a pool child names when it ends: a run's,
@@ -42,9 +39,9 @@ export const MessageIdSchema = z
  */
 export const MessageIdListSchema = z
   .custom<unknown[]>(
-    (value) =>
-      Array.isArray(value) &&
-      value.every((id) => typeof id === 'string' && id.length >= 1 && id.length <= ID_LIMIT),
+    // The element's own schema, stopping at the first it refuses: the whole list's verdict is
+    // exactly the elements' (zod counts a long string's length in code points, not UTF-16 units).
+    (value) => Array.isArray(value) && value.every((id) => MessageIdSchema.safeParse(id).success),
     { error: 'must be a list of message ids' },
   )
   .pipe(z.array(MessageIdSchema));
@@ -53,10 +50,15 @@ export const MessageIdListSchema = z
  * The id of a retained execution (an envelope's `executionId`), which invoke and closeHandles name:
  * a UUID, prefixed by the server's instance and a dot when it has one.
  */
-export const ExecutionIdSchema = z
-  .string({ error: 'must be a string' })
-  .min(1, { error: 'must not be empty' })
-  .max(ID_LIMIT, { error: `must be at most ${ID_LIMIT} characters` });
+export const ExecutionIdSchema = boundedId();
+
+/** An id of 1 to ID_LIMIT characters: the rule both kinds of id follow, with the same words. */
+function boundedId() {
+  return z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .max(ID_LIMIT, { error: `must be at most ${ID_LIMIT} characters` });
+}
 
 /** A whole number of milliseconds a 32-bit timer can wait. */
 export const MillisecondsSchema = z
