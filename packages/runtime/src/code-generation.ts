@@ -114,9 +114,9 @@ export function refuseWebAssembly(): void {
   };
   // The engine's shapes: one declared parameter each, and native source, as workerd shows
   // Module and compile (its instantiate is a wrapper of its own, whose source is not imitated).
-  for (const [name, value] of Object.entries(members)) nativeSource(value, name);
   for (const name of ['compileStreaming', 'instantiateStreaming']) delete wasm[name];
   for (const [name, value] of Object.entries(members)) {
+    nativeSource(value, name);
     ObjectDefineProperty(wasm, name, { value, writable: true, enumerable: false, configurable: true });
   }
 }
