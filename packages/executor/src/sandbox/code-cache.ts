@@ -3,6 +3,11 @@
  * execution still gets a fresh isolate. Each source is keyed by its base64url SHA-256. A stored blob
  * is consumed through an ExternalCopy and released afterwards; a blob V8 rejects is ignored and the
  * source is parsed in full, and the fresh blob replaces it.
+ *
+ * Only where the engine reads a module's cache at all (the moduleCodeCache probe, isolate.ts):
+ * isolated-vm 6.2.0 compiles modules without asking V8 to consume the blob it is offered, so there
+ * the sandbox passes no cache, and each compile skips the hash, the blob V8 would make (four times
+ * the compile of a small entry) and the copy kept of it.
  */
 import { createHash } from 'node:crypto';
 import ivm from 'isolated-vm';
@@ -80,14 +85,16 @@ export function codeCacheKey(source: string): string {
   return createHash('sha256').update(source).digest('base64url');
 }
 
-type CompiledModule = ivm.Module & {
-  cachedData?: ivm.ExternalCopy<ArrayBuffer>;
-  cachedDataRejected?: boolean;
-};
+/** What isolated-vm adds to a compiled module or script that was offered or asked for cached data. */
+export interface CompiledCode {
+  readonly cachedData?: ivm.ExternalCopy<ArrayBuffer>;
+  readonly cachedDataRejected?: boolean;
+}
 
 interface CompileOptions {
   readonly filename: string;
-  readonly cache: CodeCache;
+  /** Undefined where the engine ignores a module's cache: the source is compiled, nothing is made. */
+  readonly cache: CodeCache | undefined;
 }
 
 /** Compiles through the cache: a stored blob goes in through an ExternalCopy; a fresh one is kept. */
@@ -96,13 +103,15 @@ function throughCache<Result extends ivm.Module | Promise<ivm.Module>>(
   options: CompileOptions,
   compile: (options: ivm.CompileModuleOptions) => Result,
 ): Result {
+  if (options.cache === undefined) return compile({ filename: options.filename });
+  const cache = options.cache;
   const key = codeCacheKey(source);
-  const stored = options.cache.get(key);
+  const stored = cache.get(key);
   const cachedData = stored === undefined ? undefined : new ivm.ExternalCopy(stored);
   const keep = (module: ivm.Module): ivm.Module => {
-    const compiled = module as CompiledModule;
+    const compiled = module as ivm.Module & CompiledCode;
     if (compiled.cachedData !== undefined) {
-      options.cache.set(key, compiled.cachedData.copy());
+      cache.set(key, compiled.cachedData.copy());
       compiled.cachedData.release();
     }
     return module;

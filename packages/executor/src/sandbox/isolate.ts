@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { ENGINE_PROBE_TIMEOUT } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
+import type { CompiledCode } from './code-cache.ts';
 
 /**
  * Loads a module for import(): answers `["loaded", token]` once the module evaluated (its namespace
@@ -155,6 +156,11 @@ export const ENGINE_PROBES = {
     fallback:
       'completion is read only from the __resultJson accessor; module top levels may not wait on the host',
     probe: probeSettleAfterTopLevelAwait,
+  },
+  moduleCodeCache: {
+    behaviour: "read a module's V8 code cache",
+    fallback: 'modules compile from source, and no code cache is made or kept for them',
+    probe: probeModuleCodeCache,
   },
 } as const;
 
@@ -316,4 +322,45 @@ async function probeSettleAfterTopLevelAwait(): Promise<void> {
     return context.eval('globalThis.after === true');
   });
   if (after !== true) throw new Error('evaluate settled before the work past the await ran');
+}
+
+function probeModuleCodeCache(): Promise<void> {
+  return assertReadsCodeCache(
+    (isolate, source, options) =>
+      isolate.compileModule(source, options) as Promise<ivm.Module & CompiledCode>,
+  );
+}
+
+/**
+ * Throws unless `compile` reads the V8 code cache it is offered: a source compiled with its own
+ * blob must take it, and with a zeroed copy must refuse it; an engine that refuses neither never
+ * read the blob. isolated-vm 6.2.0 passes a module's blob to V8 without asking it to consume one
+ * (a script's it consumes), so a module is parsed in full whatever it is offered. Each compile
+ * gets an isolate of its own: within one, V8 answers a script it compiled before from memory,
+ * without reading the blob offered.
+ */
+export async function assertReadsCodeCache(
+  compile: (isolate: ivm.Isolate, source: string, options: ivm.CompileModuleOptions) => Promise<CompiledCode>,
+): Promise<void> {
+  // Both a script and a module.
+  const source = '[1, 2, 3].map((value) => value * 2);';
+  const compileAlone = (options: ivm.CompileModuleOptions) =>
+    withIsolate({}, (isolate) => compile(isolate, source, options));
+  const made = await compileAlone({ produceCachedData: true });
+  if (made.cachedData === undefined) throw new Error('the compile made no code cache');
+  const blob = made.cachedData.copy();
+  made.cachedData.release();
+  const refused = async (bytes: ArrayBuffer) => {
+    const offered = new ivm.ExternalCopy(bytes);
+    try {
+      return (await compileAlone({ cachedData: offered })).cachedDataRejected;
+    } finally {
+      offered.release();
+    }
+  };
+  if ((await refused(blob)) !== false) throw new Error('the compile refused its own code cache');
+  new Uint8Array(blob).fill(0);
+  if ((await refused(blob)) !== true) {
+    throw new Error('a zeroed code cache compiled without being refused, so the engine never read it');
+  }
 }

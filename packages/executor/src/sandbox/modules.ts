@@ -36,7 +36,8 @@ const SCOPE_SOURCE = `import { __enterGlobalScope } from ${JSON.stringify(INTERN
 
 export interface LinkOptions {
   readonly modules: NormalizedModuleMap;
-  readonly codeCache: CodeCache;
+  /** Absent where the engine ignores a module's code cache (the moduleCodeCache probe). */
+  readonly codeCache?: CodeCache;
   /** The sandbox's own module, already evaluated; served to the entry and to loader roots. */
   readonly internal: ivm.Module;
   /** Rewrite import() into loader calls: on while the engine lacks a dynamic-import callback. */

@@ -98,7 +98,10 @@ export interface ExecutionSettled {
 }
 
 export interface SandboxOptions {
-  /** The process's V8 code cache; identical sources compile once (default: a bounded cache). */
+  /**
+   * The process's V8 code cache; identical sources compile once (default: a bounded cache). Used
+   * only when the engine report says the engine reads a module's cache (moduleCodeCache).
+   */
   readonly codeCache?: CodeCache;
   /** The one hook the sandbox offers the layer above: once per execution; a throw from it is dropped. */
   readonly onExecutionSettled?: (settled: ExecutionSettled) => void;
@@ -117,7 +120,8 @@ export class Sandbox {
   // Read in a field initializer, so a process that composes its sandbox at startup holds the
   // snapshot before its first request arrives.
   readonly #snapshot = readRuntimeSnapshot();
-  readonly #codeCache: CodeCache;
+  /** Undefined where the engine ignores a module's cache: a blob made for it would only cost. */
+  readonly #codeCache: CodeCache | undefined;
   readonly #options: SandboxOptions;
   #prepared: PreparedIsolate | undefined;
   #nextMemoryLimit = DEFAULT_MEMORY_LIMIT;
@@ -130,7 +134,9 @@ export class Sandbox {
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
-    this.#codeCache = options.codeCache ?? new BoundedCodeCache();
+    this.#codeCache = options.engine?.behaviours.moduleCodeCache.present
+      ? (options.codeCache ?? new BoundedCodeCache())
+      : undefined;
     if (options.prepareAhead !== false) this.#scheduleNext();
   }
 
@@ -243,7 +249,7 @@ export class Sandbox {
       // 10. The linker over the module map, which fills the loader slot.
       const linker = linkModules(handle, {
         modules,
-        codeCache: this.#codeCache,
+        ...(this.#codeCache ? { codeCache: this.#codeCache } : {}),
         internal: prepared.internal,
         rewriteImports: !this.#options.engine?.behaviours.dynamicImportCallback.present,
         typescript,

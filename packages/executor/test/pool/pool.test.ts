@@ -339,9 +339,10 @@ describe('the engine report', () => {
     expect(report.node).toBe(process.version);
     expect(Object.keys(report.behaviours).sort()).toStrictEqual([
       'dynamicImportCallback',
+      'moduleCodeCache',
       'settleAfterTopLevelAwait',
       'unhandledRejectionCallback',
     ]);
-    expect(report.fallbacks).toHaveLength(3);
+    expect(report.fallbacks).toHaveLength(4);
   });
 });

@@ -1,9 +1,12 @@
 /** assertNoNodeSnapshot, assertEngineServesSandbox and the probes, on the installed isolated-vm. */
 import { createRequire } from 'node:module';
+import type ivm from 'isolated-vm';
 import { describe, expect, test } from 'vitest';
+import type { CompiledCode } from '../../src/sandbox/code-cache.ts';
 import {
   assertEngineServesSandbox,
   assertNoNodeSnapshot,
+  assertReadsCodeCache,
   createIsolate,
   ENGINE_PROBES,
 } from '../../src/sandbox/isolate.ts';
@@ -17,13 +20,17 @@ describe('the engine check', () => {
   test('reports each behaviour, and on released isolated-vm selects every fallback instead of failing', async () => {
     const report = await assertEngineServesSandbox();
     expect(Object.keys(report.behaviours).sort()).toStrictEqual(Object.keys(ENGINE_PROBES).sort());
-    // isolated-vm 6.2.0 has none of the three (adr/0002); a release that has one flips its row.
+    // isolated-vm 6.2.0 has none of the four (adr/0002); a release that has one flips its row.
     expect(report.behaviours.dynamicImportCallback).toMatchObject({
       present: false,
       reason: expect.stringMatching(/never fired/),
     });
     expect(report.behaviours.unhandledRejectionCallback).toMatchObject({ present: false });
     expect(report.behaviours.settleAfterTopLevelAwait).toMatchObject({ present: false });
+    expect(report.behaviours.moduleCodeCache).toMatchObject({
+      present: false,
+      reason: 'a zeroed code cache compiled without being refused, so the engine never read it',
+    });
     expect(report.fallbacks).toStrictEqual(Object.values(ENGINE_PROBES).map((probe) => probe.fallback));
     expect(report.node).toBe(process.version);
     expect(report.isolatedVm).toBe(createRequire(import.meta.url)('isolated-vm/package.json').version);
@@ -48,13 +55,43 @@ describe('the engine check', () => {
         dynamicImportCallback: () => started,
         unhandledRejectionCallback: startHanging,
         settleAfterTopLevelAwait: startHanging,
+        moduleCodeCache: async () => {},
       },
     });
     expect(report.behaviours).toStrictEqual({
       dynamicImportCallback: { present: true },
       unhandledRejectionCallback: { present: false, reason: 'the probe did not answer within 200 ms' },
       settleAfterTopLevelAwait: { present: false, reason: 'the probe did not answer within 200 ms' },
+      moduleCodeCache: { present: true },
     });
+  });
+});
+
+describe("the code cache probe's check", () => {
+  test("passes over a compile that reads its cache: isolated-vm's scripts", async () => {
+    await assertReadsCodeCache(
+      (isolate, source, options) =>
+        isolate.compileScript(source, options) as Promise<ivm.Script & CompiledCode>,
+    );
+  });
+
+  test("names what is wrong with one that ignores it: isolated-vm 6.2.0's modules", async () => {
+    await expect(
+      assertReadsCodeCache(
+        (isolate, source, options) =>
+          isolate.compileModule(source, options) as Promise<ivm.Module & CompiledCode>,
+      ),
+    ).rejects.toThrow('a zeroed code cache compiled without being refused, so the engine never read it');
+  });
+
+  test('refuses a compile that makes no cache, or refuses its own', async () => {
+    await expect(assertReadsCodeCache(async () => ({}))).rejects.toThrow('the compile made no code cache');
+    await expect(
+      assertReadsCodeCache(async (isolate, source, options) => {
+        const script = (await isolate.compileScript(source, options)) as ivm.Script & CompiledCode;
+        return options.cachedData === undefined ? script : { cachedDataRejected: true };
+      }),
+    ).rejects.toThrow('the compile refused its own code cache');
   });
 });
 

@@ -9,6 +9,7 @@ import {
 } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { BoundedCodeCache } from '../../src/sandbox/code-cache.ts';
+import { assertEngineServesSandbox } from '../../src/sandbox/isolate.ts';
 import { normalizeSpecifier, resolveSpecifier } from '../../src/sandbox/resolver.ts';
 import { useSandbox } from '../helpers.ts';
 
@@ -204,19 +205,33 @@ async () => value`,
   });
 });
 
-describe('the code cache', () => {
-  test('identical sources compile once and a zeroed blob is ignored', async () => {
-    const cache = new BoundedCodeCache();
-    const cached = useSandbox({ codeCache: cache });
-    const request = {
-      modules: { 'lib.js': 'export const answer = 6 * 7' },
-      code: `import { answer } from './lib.js'
+describe('the code cache', async () => {
+  const report = await assertEngineServesSandbox();
+  const request = {
+    modules: { 'lib.js': 'export const answer = 6 * 7' },
+    code: `import { answer } from './lib.js'
 async () => answer`,
-    };
+  };
+
+  test('where the engine ignores a module cache (isolated-vm 6.2.0), nothing is made or kept', async () => {
+    expect(report.behaviours.moduleCodeCache.present).toBe(false);
+    const cache = new BoundedCodeCache();
+    const uncached = useSandbox({ codeCache: cache, engine: report });
+    expect((await uncached.execute(request)).result).toBe(42);
+    expect((await uncached.execute(request)).result).toBe(42);
+    expect(cache.size).toBe(0);
+  });
+
+  test('where it reads them, each source keeps a blob and a zeroed blob is ignored', async () => {
+    const cache = new BoundedCodeCache();
+    const reads = { ...report.behaviours, moduleCodeCache: { present: true } };
+    const cached = useSandbox({ codeCache: cache, engine: { ...report, behaviours: reads } });
     expect((await cached.execute(request)).result).toBe(42);
-    expect(cache.size).toBeGreaterThanOrEqual(2);
+    // The entry and lib.js.
+    expect(cache.size).toBe(2);
     for (const key of [...cache.keys()]) new Uint8Array(cache.get(key) as ArrayBuffer).fill(0);
     expect((await cached.execute(request)).result).toBe(42);
+    expect(cache.size).toBe(2);
   });
 });
 
