@@ -5,7 +5,7 @@
  * message.
  */
 import { describe, expect, test } from 'vitest';
-import { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList } from './echo.ts';
+import { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList, REASON_ECHO_LIMIT } from './echo.ts';
 import { ID_LIMIT } from './limits.ts';
 import { validateProviders } from './providers.ts';
 import { decodeMessage, formatPath, validateMessage } from './validate.ts';
@@ -39,6 +39,16 @@ describe('echo', () => {
     const cut = echo(name);
     expect(cut.isWellFormed()).toBe(true);
     expect(cut).toBe(`${'a'.repeat(ECHO_LIMIT - 1)}… (${name.length} characters)`);
+  });
+
+  test('cuts at the limit it is given: a child reason at REASON_ECHO_LIMIT', () => {
+    const reason = 'r'.repeat(REASON_ECHO_LIMIT);
+    expect(echo(reason, REASON_ECHO_LIMIT)).toBe(reason);
+    expect(echo(`${reason}!`, REASON_ECHO_LIMIT)).toBe(`${reason}… (${REASON_ECHO_LIMIT + 1} characters)`);
+    const paired = `${'a'.repeat(REASON_ECHO_LIMIT - 1)}😀`;
+    expect(echo(paired, REASON_ECHO_LIMIT)).toBe(
+      `${'a'.repeat(REASON_ECHO_LIMIT - 1)}… (${REASON_ECHO_LIMIT + 1} characters)`,
+    );
   });
 
   test('lists at most ECHO_LIST_LIMIT names and counts the rest', () => {

@@ -13,13 +13,22 @@ export const ECHO_LIMIT = 64;
 export const ECHO_LIST_LIMIT = 5;
 
 /**
- * `text` within ECHO_LIMIT characters: itself when short enough, else its start, an ellipsis, and
- * how long it was. The cut never splits a surrogate pair.
+ * Characters of a pool child's own explanation the pool repeats: the fault that answers a
+ * heartbeat (why the child cannot serve, which the pool keeps and puts in every execution it then
+ * refuses) and a fault outside any conversation (in the WORKER_LOST error of the child's run).
+ * The child's own texts are a sentence or two; a child whose host code was taken over could send
+ * megabytes.
  */
-export function echo(text: string): string {
-  if (text.length <= ECHO_LIMIT) return text;
-  const code = text.charCodeAt(ECHO_LIMIT - 1);
-  const end = code >= 0xd800 && code <= 0xdbff ? ECHO_LIMIT - 1 : ECHO_LIMIT;
+export const REASON_ECHO_LIMIT = 1024;
+
+/**
+ * `text` within `limit` characters (ECHO_LIMIT unless given): itself when short enough, else its
+ * start, an ellipsis, and how long it was. The cut never splits a surrogate pair.
+ */
+export function echo(text: string, limit = ECHO_LIMIT): string {
+  if (text.length <= limit) return text;
+  const code = text.charCodeAt(limit - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
   return `${text.slice(0, end)}… (${text.length} characters)`;
 }
 

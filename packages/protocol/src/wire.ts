@@ -8,7 +8,7 @@
  */
 export { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
 export { CODEC_IDENTIFIERS } from './codec-identifiers.ts';
-export { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList } from './echo.ts';
+export { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList, REASON_ECHO_LIMIT } from './echo.ts';
 export * from './errors.ts';
 export { checkExecuteRequest } from './hot-messages.ts';
 export { type SeparatedImports, separateImports } from './imports.ts';

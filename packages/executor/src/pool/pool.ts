@@ -12,6 +12,7 @@ import {
   CancelledError,
   type ExecuteRequest,
   ExecutionTimeoutError,
+  echo,
   encodeMessage,
   errorText,
   faultEnvelope,
@@ -23,6 +24,7 @@ import {
   type MessageOf,
   OVERLOADED_MESSAGE,
   PayloadTooLargeError,
+  REASON_ECHO_LIMIT,
   shapeEnvelope,
   WorkerLostError,
 } from '@supolka/codemode-protocol';
@@ -394,7 +396,10 @@ export class Pool {
       this.#finished(child);
       return;
     }
-    this.#violation(child, `it reported a fault outside any conversation: ${fault.message}`);
+    this.#violation(
+      child,
+      `it reported a fault outside any conversation: ${echo(fault.message, REASON_ECHO_LIMIT)}`,
+    );
   }
 
   #handlesClosed(child: PoolChild, message: MessageOf<'handlesClosed'>): void {

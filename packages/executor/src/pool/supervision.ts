@@ -8,7 +8,7 @@
  * It decides nothing about work: what it learns that matters to the queue (a child became able to
  * take work, none can) it tells the pool through SupervisionEvents.
  */
-import type { MessageOf } from '@supolka/codemode-protocol';
+import { echo, type MessageOf, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
 import {
   type ChildEvents,
   type EngineReportMessage,
@@ -180,7 +180,8 @@ export class Supervision {
   heartbeatFault(child: PoolChild, id: string, message: string): boolean {
     if (child.heartbeat?.id !== id) return false;
     child.heartbeat = undefined;
-    this.startFailed(child, message);
+    // Kept, and repeated in every execution refused while no child can serve.
+    this.startFailed(child, echo(message, REASON_ECHO_LIMIT));
     return true;
   }
 

@@ -8,6 +8,7 @@ import {
   CLOSED_REASON_LIMIT,
   CONSOLE_CAPTURE_LIMIT,
   echo,
+  REASON_ECHO_LIMIT,
   workerLostMessage,
 } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
@@ -35,6 +36,12 @@ const attacks: [name: string, cause: RegExp][] = [
   [
     'huge-type',
     exactly(validation(`Unknown message type "${echo('n'.repeat(HUGE_NAME))}"; expected one of `), /[^;]*/),
+  ],
+  [
+    'huge-stray-fault',
+    exactly(
+      `it reported a fault outside any conversation: ${echo('f'.repeat(HUGE_NAME), REASON_ECHO_LIMIT)}`,
+    ),
   ],
   [
     'huge-closed-reason',

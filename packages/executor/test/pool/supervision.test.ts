@@ -7,6 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { echo, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV } from '../../src/executor/defaults.ts';
 import type { Pool } from '../../src/pool/pool.ts';
@@ -184,6 +185,17 @@ describe('an engine that cannot serve the sandbox', () => {
     expect(log.events.find((event) => event.type === 'unhealthy')).toMatchObject({
       reason: 'The engine cannot serve the sandbox: the probes found no isolates',
     });
+  });
+
+  test('a reason of many kilobytes is kept and repeated only to REASON_ECHO_LIMIT characters', async () => {
+    // What a child whose host code was taken over could answer a heartbeat with; argv bounds the hook's text.
+    const reason = 'q'.repeat(100_000);
+    const { pool, log } = usePool({ size: 1, testHooks: { failEngineCheck: reason } });
+    const kept = echo(`The engine cannot serve the sandbox: ${reason}`, REASON_ECHO_LIMIT);
+    expect(kept.length).toBeLessThan(REASON_ECHO_LIMIT + 30);
+    const envelope = await pool.execute({ code: 'async () => 1' });
+    expect(envelope.error).toBe(`No pool child can serve executions: ${kept}.`);
+    expect(log.events.find((event) => event.type === 'unhealthy')).toMatchObject({ reason: kept });
   });
 
   test('one child that cannot start fails nothing while another can still serve', async () => {

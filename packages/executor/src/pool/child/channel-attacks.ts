@@ -128,6 +128,12 @@ export function attackChannel(name: unknown, id: string): void {
       // A message whose type and id are megabytes long: the parent's refusal repeats neither whole.
       writeAll(encodeFrame(JSON.stringify({ type: 'n'.repeat(HUGE_NAME), id: 'i'.repeat(HUGE_NAME) })));
       return;
+    case 'huge-stray-fault':
+      // A fault of megabytes answering nothing: the parent names it in the WORKER_LOST error of this run.
+      writeAll(
+        encodeFrame(JSON.stringify({ type: 'fault', code: 'INTERNAL', message: 'f'.repeat(HUGE_NAME) })),
+      );
+      return;
     case 'huge-closed-reason':
       // A retained execution's end with a reason of megabytes, which the parent would keep.
       writeAll(
