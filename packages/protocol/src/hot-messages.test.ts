@@ -21,6 +21,7 @@ import {
   PROVIDER_KEYS,
   REQUEST_KEYS,
   RESULT_KEYS,
+  TYPE_ONLY_KEYS,
 } from './hot-messages.ts';
 import { MODULE_LIMIT } from './limits.ts';
 import { MESSAGE_SCHEMAS, type MessageType } from './messages.ts';
@@ -261,6 +262,7 @@ describe('the hot messages decode as their schemas say', () => {
     // A field added to a schema is refused by the check's key test (the schema's path then serves
     // it, correctly but slowly): this names the check that needs to learn it.
     expect([...DISPATCH_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.dispatch.shape));
+    expect([...TYPE_ONLY_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.prepared.shape));
     expect([...ID_ONLY_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.heartbeat.shape));
     expect([...ID_ONLY_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.cancel.shape));
     expect([...CLOSE_HANDLES_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.closeHandles.shape));
