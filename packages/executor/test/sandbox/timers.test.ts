@@ -86,17 +86,24 @@ describe('timers', () => {
   });
 
   test('an interval schedules its next run before it calls back, so a throwing callback does not end it', async () => {
+    // Waits for the third run itself, not for a time in which three should fit: an interval that
+    // stopped at its first throw ends the run at its bound instead.
     const envelope = await sandbox.execute({
+      timeout: 5000,
       code: `async () => {
   let runs = 0;
-  const id = setInterval(() => { runs++; throw new Error('tick ' + runs) }, 1);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  let third = () => {};
+  const reached = new Promise((resolve) => { third = resolve });
+  const id = setInterval(() => { runs++; if (runs === 3) third(); throw new Error('tick ' + runs) }, 1);
+  await reached;
   clearInterval(id);
-  return runs > 2;
+  return runs;
 }`,
     });
-    expect(envelope.result).toBe(true);
-    expect(envelope.logs[0]).toStrictEqual({ level: 'error', text: 'Uncaught Error: tick 1' });
+    expect(envelope.result).toBe(3);
+    expect(envelope.logs).toStrictEqual(
+      [1, 2, 3].map((run) => ({ level: 'error', text: `Uncaught Error: tick ${run}` })),
+    );
   });
 
   test('callbacks behind a throwing callback still run', async () => {
