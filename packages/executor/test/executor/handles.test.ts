@@ -54,8 +54,10 @@ describe('a retained execution', () => {
   });
 
   test('left idle past handlesIdleTimeout is closed in its child; a caller after that meets HANDLES_CLOSED', async () => {
+    // Long enough that the 10 ms poll below sees the execution held before it is closed, however
+    // late a loaded machine runs the poll.
     await using setup = useExecutor({
-      handlesIdleTimeout: 100,
+      handlesIdleTimeout: 1000,
       heartbeatInterval: 20,
       heartbeatTimeout: 5000,
     });

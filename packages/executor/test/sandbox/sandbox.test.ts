@@ -131,12 +131,12 @@ describe('onExecutionSettled', () => {
 describe('cancellation', () => {
   test('aborting disposes the isolate at once and resolves with CANCELLED', async () => {
     const controller = new AbortController();
-    const running = sandbox.execute({
+    const envelope = await sandbox.execute({
       signal: controller.signal,
       code: 'async () => { console.log("started"); for (;;) {} }',
+      // Aborted once the run is in its loop, not at a time by which it should be.
+      onConsole: () => setTimeout(() => controller.abort(), 50),
     });
-    setTimeout(() => controller.abort(), 50);
-    const envelope = await running;
     expect(envelope).toStrictEqual({
       result: undefined,
       error: 'Execution was cancelled: This operation was aborted',

@@ -13,15 +13,17 @@ describe('timers', () => {
       await run(`async () => {
   const order = [];
   await new Promise((resolve) => {
-    setTimeout(() => order.push('b20'), 20);
+    // Each timer reaches the host in a call of its own, so the gaps between delays are wide
+    // enough that one set later cannot overtake one set before it on a loaded machine.
+    setTimeout(() => order.push('b80'), 80);
     setTimeout(() => order.push('a0'), 0);
     setTimeout(() => order.push('c0'), 0);
-    setTimeout(() => order.push('d5'), 5);
-    setTimeout(() => { order.push('e30'); resolve(); }, 30);
+    setTimeout(() => order.push('d40'), 40);
+    setTimeout(() => { order.push('e120'); resolve(); }, 120);
   });
   return order;
 }`),
-    ).toStrictEqual(['a0', 'c0', 'd5', 'b20', 'e30']);
+    ).toStrictEqual(['a0', 'c0', 'd40', 'b80', 'e120']);
   });
 
   test('one id space: clearInterval cancels a timeout and clearTimeout an interval', async () => {
@@ -29,9 +31,13 @@ describe('timers', () => {
       await run(`async () => {
   const fired = [];
   const timeout = setTimeout(() => fired.push('timeout'), 5);
-  const interval = setInterval(() => fired.push('interval'), 2);
+  // The interval's second run is waited for, not a time in which two should fit.
+  let runs = 0;
+  let second = () => {};
+  const twice = new Promise((resolve) => { second = resolve });
+  const interval = setInterval(() => { fired.push('interval'); if (++runs === 2) second() }, 2);
   clearInterval(timeout);
-  await new Promise((resolve) => setTimeout(resolve, 12));
+  await Promise.all([twice, new Promise((resolve) => setTimeout(resolve, 12))]);
   clearTimeout(interval);
   const count = fired.length;
   await new Promise((resolve) => setTimeout(resolve, 10));

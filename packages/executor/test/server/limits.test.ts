@@ -137,11 +137,12 @@ describe('requests', () => {
 
   test('an execution that keeps waiting on its tools is ended at wallClockLimit with TIMEOUT', async () => {
     const client = await connect(setup.server);
-    // Each call fails at the dispatch deadline (the 100 ms timeout) and the program calls again;
-    // waits do not count on the run clock, so only the wall clock ends it.
+    // Each call fails at the dispatch deadline (the 1000 ms timeout) and the program calls again;
+    // waits do not count on the run clock, so only the wall clock ends it. The bound leaves the
+    // run's own time between calls room on a loaded machine.
     const envelope = await client.execute({
       code: 'async () => { for (;;) { try { await stall.wait() } catch {} } }',
-      timeout: 100,
+      timeout: 1000,
       providers: [{ name: 'stall', fns: { wait: () => new Promise(() => {}) } }],
     });
     expect(envelope).toStrictEqual({
