@@ -57,6 +57,7 @@ export const CODEC_IDENTIFIERS: readonly string[] = [
   '__codecForgivingBase64',
   '__codecBase64ToBytes',
   '__codecReplacer',
+  '__codecTagName',
   '__codecDecodeBinary',
   '__codecReviver',
   '__stringifyForDispatch',

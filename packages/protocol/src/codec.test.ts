@@ -146,6 +146,23 @@ describe('the dispatch codec', () => {
     ['an escape entry that is not a pair', '{"$object":[["a"]]}', /must be a \[key, value\] pair/],
     ['an escape entry with a numeric key', '{"$object":[[1,2]]}', /must be a \[key, value\] pair/],
     ['a tag spelled with escapes', '{"\\u0024binary":"Nope","base64":""}', /Unknown binary type/],
+    // The sender's tag is named by its start: whole, a 4 MB tag made a 4 MB error.
+    [
+      'a binary tag of megabytes',
+      `{"$binary":"${'U'.repeat(4 * 1024 * 1024)}","base64":""}`,
+      /^Unknown binary type "U{64}"… \(4194304 characters\) in a \$binary envelope\.$/,
+    ],
+    [
+      'a binary tag that is a list',
+      `{"$binary":[${'1,'.repeat(100_000)}1],"base64":""}`,
+      /^Unknown binary type a list in/,
+    ],
+    [
+      'a binary tag that is an object',
+      '{"$binary":{"a":1},"base64":""}',
+      /^Unknown binary type an object in/,
+    ],
+    ['a binary tag that is a number', '{"$binary":5,"base64":""}', /^Unknown binary type 5 in/],
   ])('refuses %s with its own error', (_, text, message) => {
     expect(() => parseForDispatch(text)).toThrow(CodecError);
     expect(() => parseForDispatch(text)).toThrow(message);

@@ -256,11 +256,25 @@ function __codecReplacer(this: Record<string, unknown>, key: string, value: unkn
   return value;
 }
 
+/**
+ * A $binary tag as a refusal names it: the tag comes from whoever sent the text, so a string is
+ * quoted only up to 64 units (then its length), and a list or an object is named by its kind.
+ */
+function __codecTagName(type: unknown): string {
+  if (typeof type === 'string') {
+    if (type.length <= 64) return __codecJsonStringify(type);
+    const start = __codecApply(__codecStringSlice, type, [0, 64]) as string;
+    return `${__codecJsonStringify(start)}… (${type.length} characters)`;
+  }
+  if (typeof type === 'object' && type !== null) return __codecIsArray(type) ? 'a list' : 'an object';
+  return __codecString(type);
+}
+
 function __codecDecodeBinary(tagged: Record<string, unknown>): unknown {
   const type = tagged.$binary;
   const base64 = __codecHasOwn(tagged, 'base64') ? tagged.base64 : undefined;
   if (typeof type !== 'string' || __codecElementSize[type] === undefined) {
-    throw new __CodecError(`Unknown binary type ${__codecJsonStringify(type)} in a $binary envelope.`);
+    throw new __CodecError(`Unknown binary type ${__codecTagName(type)} in a $binary envelope.`);
   }
   if (typeof base64 !== 'string')
     throw new __CodecError(`The $binary envelope of a ${type} has no base64 string.`);

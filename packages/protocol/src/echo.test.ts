@@ -4,6 +4,8 @@
  * client or a pool child running hostile code, and repeated whole made the refusal as large as the
  * message.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, test } from 'vitest';
 import { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList, REASON_ECHO_LIMIT } from './echo.ts';
 import { ID_LIMIT } from './limits.ts';
@@ -49,6 +51,21 @@ describe('echo', () => {
     expect(echo(paired, REASON_ECHO_LIMIT)).toBe(
       `${'a'.repeat(REASON_ECHO_LIMIT - 1)}… (${REASON_ECHO_LIMIT + 1} characters)`,
     );
+  });
+
+  test('a cut keeps none of the text it was cut from', () => {
+    // A slice in V8 can be a view holding its whole source: twenty kept refusals of 4 MB names
+    // held 80 MB before the cut was copied.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const kept = Array.from({ length: 20 }, (_, index) =>
+      echo(`${'f'.repeat(MEGABYTES)}${index}`, REASON_ECHO_LIMIT),
+    );
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(16 * 1024 * 1024);
+    expect(kept.every((cut) => cut.startsWith('f'.repeat(REASON_ECHO_LIMIT)))).toBe(true);
   });
 
   test('lists at most ECHO_LIST_LIMIT names and counts the rest', () => {

@@ -22,14 +22,24 @@ export const ECHO_LIST_LIMIT = 5;
 export const REASON_ECHO_LIMIT = 1024;
 
 /**
- * `text` within `limit` characters (ECHO_LIMIT unless given): itself when short enough, else its
- * start, an ellipsis, and how long it was. The cut never splits a surrogate pair.
+ * `text` itself when it has at most `limit` UTF-16 units (ECHO_LIMIT unless given), else its first
+ * `limit` units (one fewer where the cut would split a surrogate pair), an ellipsis, and how long it
+ * was. The cut is a copy: V8 keeps a slice of 13 or more units as a view that holds the whole
+ * string it was cut from, so a kept refusal of a 4 MB name would keep the 4 MB.
  */
 export function echo(text: string, limit = ECHO_LIMIT): string {
   if (text.length <= limit) return text;
   const code = text.charCodeAt(limit - 1);
   const end = code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
-  return `${text.slice(0, end)}… (${text.length} characters)`;
+  return `${detached(text.slice(0, end))}… (${text.length} characters)`;
+}
+
+/**
+ * A copy of `text` that refers to no other string. Prepending a character makes a concatenation,
+ * which V8 flattens into a string of its own when it is sliced; the slice then views that copy.
+ */
+function detached(text: string): string {
+  return ` ${text}`.slice(1);
 }
 
 /** `'a', 'b'` for the names given, each echoed, at most ECHO_LIST_LIMIT of them, then `and N more`. */

@@ -131,8 +131,13 @@ export class Pool {
       },
       {
         message: (child, message) => routeChildMessage(child, message, this.#handlers),
+        // Where every decode and schema refusal of a child's message meets: whatever names the
+        // child's own text (a codec error quoting a tag, say) is cut here.
         invalid: (child, reason) =>
-          this.#violation(child, `it sent a message that failed validation: ${reason}`),
+          this.#violation(
+            child,
+            `it sent a message that failed validation: ${echo(reason, REASON_ECHO_LIMIT)}`,
+          ),
         exit: (child, cause) => this.#onExit(child, cause),
         spawned: (child) => child.setRef(this.#referenced),
         healthy: (_, engine) => {

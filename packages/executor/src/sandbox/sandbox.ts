@@ -134,9 +134,11 @@ export class Sandbox {
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
-    this.#codeCache = options.engine?.behaviours.moduleCodeCache.present
-      ? (options.codeCache ?? new BoundedCodeCache())
-      : undefined;
+    // A report made before the probe existed has no such row: the cache stays off.
+    this.#codeCache =
+      options.engine?.behaviours.moduleCodeCache?.present === true
+        ? (options.codeCache ?? new BoundedCodeCache())
+        : undefined;
     if (options.prepareAhead !== false) this.#scheduleNext();
   }
 

@@ -44,6 +44,13 @@ const attacks: [name: string, cause: RegExp][] = [
     ),
   ],
   [
+    'huge-binary-tag',
+    exactly(
+      validation('The message is not codec JSON: Unknown binary type '),
+      new RegExp(`"b{64}"… \\(${HUGE_NAME} characters\\) in a \\$binary envelope\\.`),
+    ),
+  ],
+  [
     'huge-closed-reason',
     exactly(
       validation(`Invalid handlesClosed message: message must be at most ${CLOSED_REASON_LIMIT} characters.`),

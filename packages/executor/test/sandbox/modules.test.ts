@@ -222,7 +222,17 @@ async () => answer`,
     expect(cache.size).toBe(0);
   });
 
-  test('where it reads them, each source keeps a blob and a zeroed blob is ignored', async () => {
+  test('a report from before the probe (no moduleCodeCache row) leaves the cache off', async () => {
+    const { moduleCodeCache: _, ...older } = report.behaviours;
+    const cache = new BoundedCodeCache();
+    const sandbox = useSandbox({ codeCache: cache, engine: { ...report, behaviours: older as never } });
+    expect((await sandbox.execute(request)).result).toBe(42);
+    expect(cache.size).toBe(0);
+  });
+
+  // On 6.2.0 nothing reads a blob, so the zeroed one cannot break the program here: this drives
+  // the specification's path (a blob kept per source), which a release that reads them would take.
+  test('with a report that claims the behaviour, each source keeps a blob, and zeroed blobs still run', async () => {
     const cache = new BoundedCodeCache();
     const reads = { ...report.behaviours, moduleCodeCache: { present: true } };
     const cached = useSandbox({ codeCache: cache, engine: { ...report, behaviours: reads } });

@@ -134,6 +134,14 @@ export function attackChannel(name: unknown, id: string): void {
         encodeFrame(JSON.stringify({ type: 'fault', code: 'INTERNAL', message: 'f'.repeat(HUGE_NAME) })),
       );
       return;
+    case 'huge-binary-tag':
+      // A $binary tag of megabytes: the codec's refusal names the tag, and the parent names the refusal.
+      writeAll(
+        encodeFrame(
+          `{"type":"fault","code":"INTERNAL","message":{"$binary":"${'b'.repeat(HUGE_NAME)}","base64":""}}`,
+        ),
+      );
+      return;
     case 'huge-closed-reason':
       // A retained execution's end with a reason of megabytes, which the parent would keep.
       writeAll(
