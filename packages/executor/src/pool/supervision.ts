@@ -20,6 +20,11 @@ import type { PoolEvent } from './events.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 
 /** Why a child started beyond the pool size for nested executions ends. */
+
+/** Why a child that had reported healthy is ended when it answers a heartbeat with a fault. */
+export function heartbeatFaultAfterHealthyMessage(fault: string): string {
+  return `it answered a heartbeat with a fault after it had reported healthy: ${echo(fault, REASON_ECHO_LIMIT)}`;
+}
 export const NESTED_DONE_REASON =
   'it was started beyond the pool size for nested executions, and none waits for it';
 
@@ -176,10 +181,22 @@ export class Supervision {
     child.heartbeatsAnswered++;
   }
 
-  /** The heartbeat `id` failed: the child's engine cannot serve the sandbox. */
+  /**
+   * The heartbeat `id` failed: before the child reported healthy, its engine cannot serve the
+   * sandbox. After, no child speaking for itself says so: its engine check is made once
+   * (child-entry.ts), so every heartbeat gets the same answer. Taken for a start failure, a
+   * taken-over child's fault would be counted against starting, and with no other child ready
+   * would answer other callers' queued executions with its own text; it is ended instead, as any
+   * child that breaks the protocol is.
+   */
   heartbeatFault(child: PoolChild, id: string, message: string): boolean {
     if (child.heartbeat?.id !== id) return false;
     child.heartbeat = undefined;
+    if (child.healthy) {
+      child.channel.stopReading();
+      this.terminate(child, heartbeatFaultAfterHealthyMessage(message));
+      return true;
+    }
     // Kept, and repeated in every execution refused while no child can serve.
     this.startFailed(child, echo(message, REASON_ECHO_LIMIT));
     return true;

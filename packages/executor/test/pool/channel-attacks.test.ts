@@ -19,11 +19,13 @@ import {
   CONSOLE_FLOOD_LINE,
   DEAF_FLOOD_CALLS,
   DEAF_FLOOD_TOOL,
+  HEARTBEAT_ATTACK_TEXT,
   HUGE_NAME,
 } from '../../src/pool/child/channel-attacks.ts';
 import { FRAME_LIMIT, frameTooLargeMessage, NOT_UTF8_MESSAGE } from '../../src/pool/frames.ts';
 import { HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from '../../src/pool/serve.ts';
 import { CONSOLE_PAST_BOUND_MESSAGE, CONSOLE_UNASKED_MESSAGE } from '../../src/pool/streamed-console.ts';
+import { heartbeatFaultAfterHealthyMessage } from '../../src/pool/supervision.ts';
 import { TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
 const validation = (reason: string) => `it sent a message that failed validation: ${reason}`;
@@ -100,6 +102,37 @@ describe('a child that writes hostile bytes to its channel', () => {
       });
     },
   );
+});
+
+describe('a healthy child that answers a heartbeat with a fault', () => {
+  test('is ended for breaking the protocol, not counted as a start failure, and the pool serves on', async () => {
+    const { pool, log } = usePool({
+      size: 1,
+      heartbeatInterval: 50,
+      testHooks: { channelAttackOnTool: 'attack' },
+    });
+    await Promise.all([pool.engine(), log.next('healthy')]);
+    const [pid] = log.pids('spawned') as [number];
+    const ended = log.next('terminating', (event) => event.pid === pid);
+    const tools = new Tools();
+    // The attack only changes how the child answers later heartbeats; its own run answers.
+    const attacked = await pool.execute(
+      {
+        code: 'async () => { try { await tools.attack("fault-heartbeats") } catch {} return "ran" }',
+        providers: TOOLS_PROVIDER,
+      },
+      { dispatch: tools.dispatch },
+    );
+    expect(attacked).toStrictEqual({ result: 'ran', logs: [] });
+    expect((await ended).reason).toBe(heartbeatFaultAfterHealthyMessage(HEARTBEAT_ATTACK_TEXT));
+    // Taken for a start failure, it would read unhealthy, and the pool's next refusal would carry its text.
+    expect(log.events.filter((event) => event.type === 'unhealthy')).toStrictEqual([]);
+    expect(await pool.execute({ code: 'async () => "served on"' })).toStrictEqual({
+      result: 'served on',
+      logs: [],
+    });
+    expect(log.pids('spawned')).toHaveLength(2);
+  });
 });
 
 describe('a child that sends valid tool calls and never reads the answers', () => {

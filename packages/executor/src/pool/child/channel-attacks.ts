@@ -72,6 +72,16 @@ function callFrames(id: string, count: number): Buffer[] {
   return frames;
 }
 
+/** The fault the fault-heartbeats attack answers every later heartbeat with. */
+export const HEARTBEAT_ATTACK_TEXT = 'this child says its engine cannot serve any more';
+
+let heartbeatsFaulted = false;
+
+/** Whether the fault-heartbeats attack ran: child-entry.ts then answers each heartbeat with a fault. */
+export function faultsHeartbeats(): boolean {
+  return heartbeatsFaulted;
+}
+
 /** Runs the attack a tool call's first argument names, in run `id`; an unknown name writes nothing. */
 export function attackChannel(name: unknown, id: string): void {
   switch (name) {
@@ -133,6 +143,10 @@ export function attackChannel(name: unknown, id: string): void {
       writeAll(
         encodeFrame(JSON.stringify({ type: 'fault', code: 'INTERNAL', message: 'f'.repeat(HUGE_NAME) })),
       );
+      return;
+    case 'fault-heartbeats':
+      // A healthy child that answers its next heartbeats with a fault, as if its engine had failed.
+      heartbeatsFaulted = true;
       return;
     case 'huge-binary-tag':
       // A $binary tag of megabytes: the codec's refusal names the tag, and the parent names the refusal.

@@ -30,6 +30,7 @@ import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
 import { protocolSchemas } from '../../sandbox/schemas.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
 import { parseSettings } from '../settings.ts';
+import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT } from './channel-attacks.ts';
 import { ChildRun } from './child-run.ts';
 import { ConsoleStream } from './console-stream.ts';
 import { MemoryGuard } from './memory-guard.ts';
@@ -165,6 +166,10 @@ function handle(message: Message): void {
 }
 
 async function answerHeartbeat(id: string): Promise<void> {
+  if (faultsHeartbeats()) {
+    parent.send({ type: 'fault', id, code: 'INTERNAL', message: HEARTBEAT_ATTACK_TEXT });
+    return;
+  }
   let engine: EngineReport;
   try {
     ({ engine } = await ready);
