@@ -20,13 +20,13 @@ import type { PoolEvent } from './events.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 
 /** Why a child started beyond the pool size for nested executions ends. */
+export const NESTED_DONE_REASON =
+  'it was started beyond the pool size for nested executions, and none waits for it';
 
 /** Why a child that had reported healthy is ended when it answers a heartbeat with a fault. */
 export function heartbeatFaultAfterHealthyMessage(fault: string): string {
   return `it answered a heartbeat with a fault after it had reported healthy: ${echo(fault, REASON_ECHO_LIMIT)}`;
 }
-export const NESTED_DONE_REASON =
-  'it was started beyond the pool size for nested executions, and none waits for it';
 
 /** How long the pool waits before forking again after children failed to start, at most. */
 const MAX_RESPAWN_DELAY = 5000;
