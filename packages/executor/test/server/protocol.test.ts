@@ -66,6 +66,13 @@ async function open(): Promise<RawPeer> {
   return peer;
 }
 
+/** Runs `code` with its handles retained under message id `id`, and answers the executionId. */
+async function retain(peer: RawPeer, code: string, id = 'keep'): Promise<string> {
+  peer.send({ type: 'execute', id, request: { code, retainHandles: true } });
+  const { envelope } = await peer.next();
+  return (envelope as { executionId: string }).executionId;
+}
+
 describe('the upgrade', () => {
   test('refuses a browser origin not listed with 403 and lets a listed one in', async () => {
     expect(
@@ -376,16 +383,10 @@ describe('every message kind, by hand', () => {
 
   test('invoke, invokeResult, closeHandles and ack, with retained ids prefixed by the instance', async () => {
     const peer = await open();
-    peer.send({
-      type: 'execute',
-      id: 'keep',
-      request: {
-        code: 'async () => ({ fetch: (request) => new Response(request.method + " " + request.url) })',
-        retainHandles: true,
-      },
-    });
-    const result = await peer.next();
-    const executionId = (result.envelope as { executionId: string }).executionId;
+    const executionId = await retain(
+      peer,
+      'async () => ({ fetch: (request) => new Response(request.method + " " + request.url) })',
+    );
     expect(executionId).toMatch(new RegExp(`^${INSTANCE}\\.[0-9a-f-]{36}$`));
     const request = { method: 'PUT', url: 'https://h.test/x', headers: [], body: new Uint8Array([104, 105]) };
     peer.send({ type: 'invoke', id: 'i1', executionId, handle: 'fetch', request });
@@ -517,12 +518,7 @@ describe('a message the server cannot accept gets a fault, and the connection se
 
   test('an invoke naming a handle, URL, method or header name of megabytes, refused repeating only its start', async () => {
     const peer = await open();
-    peer.send({
-      type: 'execute',
-      id: 'keep',
-      request: { code: 'async () => ({ fetch: () => new Response("kept") })', retainHandles: true },
-    });
-    const executionId = ((await peer.next()).envelope as { executionId: string }).executionId;
+    const executionId = await retain(peer, 'async () => ({ fetch: () => new Response("kept") })');
     const request = { method: 'GET', url: 'https://h.test/', headers: [], body: null };
     const handle = 'h'.repeat(10 * 1024 * 1024);
     peer.send({ type: 'invoke', id: 'i1', executionId, handle, request });
@@ -632,16 +628,11 @@ describe('a message the server cannot accept gets a fault, and the connection se
     // Base64 takes 4 characters for 3 bytes: the smallest body whose answer passes the limit. The
     // child's own answer, under a short id, stays within it.
     const size = 3 * (Math.floor((PAYLOAD_LIMIT - bare) / 4) + 1);
-    peer.send({
-      type: 'execute',
-      id: 'large',
-      request: {
-        code: `async () => ({ fetch: () => new Response(new Uint8Array(${size})) })`,
-        retainHandles: true,
-      },
-    });
-    const { envelope } = await peer.next();
-    const executionId = (envelope as { executionId: string }).executionId;
+    const executionId = await retain(
+      peer,
+      `async () => ({ fetch: () => new Response(new Uint8Array(${size})) })`,
+      'large',
+    );
     const request = { method: 'GET', url: 'https://h.test/', headers: [], body: null };
     peer.send({ type: 'invoke', id, executionId, handle: 'fetch', request });
     expect(await peer.next()).toStrictEqual({
