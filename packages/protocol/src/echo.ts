@@ -13,11 +13,11 @@ export const ECHO_LIMIT = 64;
 export const ECHO_LIST_LIMIT = 5;
 
 /**
- * Characters of a pool child's own words the pool repeats: the fault that answers a heartbeat (why
- * the child cannot serve, which the pool keeps and puts in every execution it then refuses), a
- * fault outside any conversation, and every refusal of a child's message (both in the WORKER_LOST
- * error of the child's run). The child's own texts are a sentence or two; a child whose host code
- * was taken over could send megabytes.
+ * Characters of what a pool child said that the pool repeats: the fault that answers a heartbeat
+ * (why the child cannot serve, which the pool keeps and puts in every execution it then refuses),
+ * and every reason the pool ends a child for breaking the protocol, which often quotes what the
+ * child sent and reaches the WORKER_LOST error of its run. The child's own texts are a sentence or
+ * two; a child whose host code was taken over could send megabytes.
  */
 export const REASON_ECHO_LIMIT = 1024;
 

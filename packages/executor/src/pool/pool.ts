@@ -48,7 +48,7 @@ import { RetainedRoutes } from './retained.ts';
 import { answerHostCall, HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from './serve.ts';
 import type { ChildTestHooks } from './settings.ts';
 import { CONSOLE_PAST_BOUND_MESSAGE, CONSOLE_UNASKED_MESSAGE } from './streamed-console.ts';
-import { Supervision, type SupervisionSettings } from './supervision.ts';
+import { heartbeatFaultAfterHealthyMessage, Supervision, type SupervisionSettings } from './supervision.ts';
 
 /** The pool's settings, every one resolved by the caller (executor/options.ts holds the defaults). */
 export interface PoolSettings extends SupervisionSettings {
@@ -131,13 +131,8 @@ export class Pool {
       },
       {
         message: (child, message) => routeChildMessage(child, message, this.#handlers),
-        // Where every decode and schema refusal of a child's message meets: whatever names the
-        // child's own text (a codec error quoting a tag, say) is cut here.
         invalid: (child, reason) =>
-          this.#violation(
-            child,
-            `it sent a message that failed validation: ${echo(reason, REASON_ECHO_LIMIT)}`,
-          ),
+          this.#violation(child, `it sent a message that failed validation: ${reason}`),
         exit: (child, cause) => this.#onExit(child, cause),
         spawned: (child) => child.setRef(this.#referenced),
         healthy: (_, engine) => {
@@ -391,7 +386,14 @@ export class Pool {
 
   #fault(child: PoolChild, fault: MessageOf<'fault'>): void {
     const { id } = fault;
-    if (id !== undefined && this.#supervision.heartbeatFault(child, id, fault.message)) return;
+    if (id !== undefined) {
+      const heartbeat = this.#supervision.heartbeatFault(child, id, fault.message);
+      if (heartbeat === 'after healthy') {
+        this.#violation(child, heartbeatFaultAfterHealthyMessage(fault.message));
+        return;
+      }
+      if (heartbeat === 'start failure') return;
+    }
     if (id !== undefined && this.#conversations.answer(child, id, fault)) return;
     // The child refused an execute message: the request failed the schema on arrival. Once the run
     // has spoken, a fault naming it concerns a reply of ours, and the run may still be going, so
@@ -401,10 +403,7 @@ export class Pool {
       this.#finished(child);
       return;
     }
-    this.#violation(
-      child,
-      `it reported a fault outside any conversation: ${echo(fault.message, REASON_ECHO_LIMIT)}`,
-    );
+    this.#violation(child, `it reported a fault outside any conversation: ${fault.message}`);
   }
 
   #handlesClosed(child: PoolChild, message: MessageOf<'handlesClosed'>): void {
@@ -420,7 +419,9 @@ export class Pool {
     // Nothing more it sends is acted on, the frames after the violation in the same chunk
     // included: until it is gone, its tool calls would still reach the caller's functions.
     child.channel.stopReading();
-    this.#supervision.terminate(child, reason);
+    // The reason often repeats what the child sent (a fault's text, a refusal quoting a field),
+    // and it reaches the WORKER_LOST error of the child's run: cut once, here, for every route.
+    this.#supervision.terminate(child, echo(reason, REASON_ECHO_LIMIT));
   }
 
   #onExit(child: PoolChild, cause: string): void {

@@ -25,7 +25,7 @@ export const NESTED_DONE_REASON =
 
 /** Why a child that had reported healthy is ended when it answers a heartbeat with a fault. */
 export function heartbeatFaultAfterHealthyMessage(fault: string): string {
-  return `it answered a heartbeat with a fault after it had reported healthy: ${echo(fault, REASON_ECHO_LIMIT)}`;
+  return `it answered a heartbeat with a fault after it had reported healthy: ${fault}`;
 }
 
 /** How long the pool waits before forking again after children failed to start, at most. */
@@ -183,23 +183,23 @@ export class Supervision {
 
   /**
    * The heartbeat `id` failed: before the child reported healthy, its engine cannot serve the
-   * sandbox. After, no child speaking for itself says so: its engine check is made once
-   * (child-entry.ts), so every heartbeat gets the same answer. Taken for a start failure, a
-   * taken-over child's fault would be counted against starting, and with no other child ready
-   * would answer other callers' queued executions with its own text; it is ended instead, as any
-   * child that breaks the protocol is.
+   * sandbox, a start failure. After, no child speaking for itself says so: its engine check is
+   * made once (child-entry.ts), so every heartbeat gets the same answer. Taken for a start failure,
+   * a taken-over child's fault would be counted against starting, and with no other child ready
+   * would answer other callers' queued executions with its own text; the pool ends it instead, as
+   * any child that breaks the protocol. Undefined when `id` is no heartbeat of this child's.
    */
-  heartbeatFault(child: PoolChild, id: string, message: string): boolean {
-    if (child.heartbeat?.id !== id) return false;
+  heartbeatFault(
+    child: PoolChild,
+    id: string,
+    message: string,
+  ): 'start failure' | 'after healthy' | undefined {
+    if (child.heartbeat?.id !== id) return undefined;
     child.heartbeat = undefined;
-    if (child.healthy) {
-      child.channel.stopReading();
-      this.terminate(child, heartbeatFaultAfterHealthyMessage(message));
-      return true;
-    }
+    if (child.healthy) return 'after healthy';
     // Kept, and repeated in every execution refused while no child can serve.
     this.startFailed(child, echo(message, REASON_ECHO_LIMIT));
-    return true;
+    return 'start failure';
   }
 
   /**

@@ -42,7 +42,7 @@ const attacks: [name: string, cause: RegExp][] = [
   [
     'huge-stray-fault',
     exactly(
-      `it reported a fault outside any conversation: ${echo('f'.repeat(HUGE_NAME), REASON_ECHO_LIMIT)}`,
+      echo(`it reported a fault outside any conversation: ${'f'.repeat(HUGE_NAME)}`, REASON_ECHO_LIMIT),
     ),
   ],
   [
