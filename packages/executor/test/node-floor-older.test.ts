@@ -2,7 +2,7 @@
  * Below the Node floor (adr/0002), importing the package and running the CLI fail with one sentence
  * naming the floor and the Node found. Proved under real older Nodes: one found on this machine, or
  * otherwise the registry's node-<os>-<arch> package of that major (as tools/run gets Node 24),
- * installed once into the system's temporary folder.
+ * installed once into the system's temporary folder with npm under the machine's own configuration.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { npmEnv } from './npm-env.ts';
 import { belowNodeFloor, NODE_FLOOR } from '../src/node-floor.ts';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
@@ -52,7 +53,9 @@ function nodeOfMajor(major: number): { node: string; version: string } {
         '--loglevel=error',
         `node-${process.platform}-${arch}@${major}`,
       ],
-      { stdio: 'inherit' },
+      // Run from inside `pnpm run`, npm would read pnpm's npm_* variables instead of this machine's
+      // configuration, and fail on the registry's certificate (npm-env.ts).
+      { stdio: 'inherit', env: npmEnv() },
     );
   }
   const version = versionOf(node);

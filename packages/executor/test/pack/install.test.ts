@@ -12,10 +12,11 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { npmEnv } from '../npm-env.ts';
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -33,18 +34,7 @@ const pnpmVersion = (
 const isolatedVmVersion = (createRequire(import.meta.url)('isolated-vm/package.json') as { version: string })
   .version;
 
-/**
- * This Node first on PATH (npm and the bins' `#!/usr/bin/env node` run under it), and none of the
- * npm_* variables a `pnpm run` sets: they describe the repository's package to npm.
- */
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key)) env[key] = value;
-  env.PATH = [dirname(process.execPath), process.env.PATH ?? ''].join(delimiter);
-  return env;
-}
-
-const env = cleanEnv();
+const env = npmEnv();
 let scratch = '';
 let app = '';
 const tarballs = new Map<(typeof PUBLISHED)[number], string>();
