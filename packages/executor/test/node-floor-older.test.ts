@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { npmEnv } from './npm-env.ts';
 import { belowNodeFloor, NODE_FLOOR } from '../src/node-floor.ts';
+import { npmEnv } from './npm-env.ts';
 
 const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const entry = join(dist, 'index.js');

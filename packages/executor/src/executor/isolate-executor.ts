@@ -52,6 +52,13 @@ export interface ExecuteOptions {
    * rejected promise from it is dropped, and a promise it returns is not waited on.
    */
   readonly onConsole?: (lines: readonly LogLine[]) => unknown;
+  /**
+   * For a run that retains handles: called once when they close, whatever closed them
+   * (closeHandles, the idle timeout, an invocation past its bounds, a lost child, dispose). Until
+   * then the request's tools and outbound function serve the invocations' calls; after it, none.
+   * A throw is dropped.
+   */
+  readonly onHandlesClosed?: () => void;
 }
 
 /** The handles a retained execution may grant. */
@@ -134,9 +141,9 @@ export class IsolateExecutor {
     meter: ExecutionMeter | undefined,
   ): Promise<ExecuteResult> {
     let split: ReturnType<typeof splitRequest>;
-    const { signal, onHostWaitChanged, onConsole } = options ?? {};
+    const { signal, onHostWaitChanged, onConsole, onHandlesClosed } = options ?? {};
     try {
-      checkExecuteOptions(signal, onHostWaitChanged, onConsole);
+      checkExecuteOptions(signal, onHostWaitChanged, onConsole, onHandlesClosed);
       const request = read();
       // The object form reads at once: its execution reaches the pool in the call, as it always did.
       split = splitRequest(request instanceof Promise ? await request : request, this.#options);
@@ -150,6 +157,7 @@ export class IsolateExecutor {
       signal,
       onHostWaitChanged,
       onConsole,
+      onHandlesClosed,
       meter,
     });
   }
@@ -204,9 +212,17 @@ export class IsolateExecutor {
 }
 
 /** The second argument is checked like the request: a wrong one is BAD_REQUEST, not a rejection. */
-function checkExecuteOptions(signal: unknown, onHostWaitChanged: unknown, onConsole: unknown): void {
+function checkExecuteOptions(
+  signal: unknown,
+  onHostWaitChanged: unknown,
+  onConsole: unknown,
+  onHandlesClosed: unknown,
+): void {
   if (onConsole !== undefined && typeof onConsole !== 'function') {
     throw new BadRequestError('options.onConsole must be a function.');
+  }
+  if (onHandlesClosed !== undefined && typeof onHandlesClosed !== 'function') {
+    throw new BadRequestError('options.onHandlesClosed must be a function.');
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new BadRequestError('options.signal must be an AbortSignal.');

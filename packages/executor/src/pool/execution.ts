@@ -34,6 +34,11 @@ export interface ExecutionHost {
   readonly onConsole?: ((lines: readonly LogLine[]) => unknown) | undefined;
   /** Filled with what the execution cost as it runs, when given. */
   readonly meter?: ExecutionMeter | undefined;
+  /**
+   * Called once when the handles the execution granted close, whatever closed them: its tools and
+   * outbound function serve no call after that. A throw is dropped.
+   */
+  readonly onHandlesClosed?: (() => void) | undefined;
 }
 
 /** Where an execution sits among nested ones (nesting.ts). */
@@ -69,8 +74,12 @@ export class PoolExecution implements NestingFrame {
   readonly queuedAt = performance.now();
   /** Set once the child sent a message about the run (a tool call, an outbound request, a wait edge). */
   started = false;
+  /** Host calls of its retained handles' invocations waiting on the caller's functions. */
+  handleCalls = 0;
   #resolve: (envelope: ExecuteResult) => void = () => {};
   #settled = false;
+  /** It granted handles that have not closed: its caller's functions still serve their invocations. */
+  #handlesOpen = false;
   #waiting = false;
   #unwatch: (() => void) | undefined;
   #consoleCost = 0;
@@ -99,13 +108,38 @@ export class PoolExecution implements NestingFrame {
     return this.#settled;
   }
 
-  /** The signal handed to the caller's outbound function. */
+  /** Whether a host call may still reach the caller's functions: while it runs, and while its handles live. */
+  get servesCalls(): boolean {
+    return !this.#settled || this.#handlesOpen;
+  }
+
+  /**
+   * The signal handed to the caller's outbound function: aborted once the execution settled and
+   * any handles it granted closed, when no request of it is wanted any more.
+   */
   get endedSignal(): AbortSignal {
     if (!this.#ended) {
       this.#ended = new AbortController();
-      if (this.#settled) this.#ended.abort(endedError());
+      if (!this.servesCalls) this.#ended.abort(endedError());
     }
     return this.#ended.signal;
+  }
+
+  /** It granted handles, before it settles: its caller's functions serve their invocations until they close. */
+  holdForHandles(): void {
+    if (!this.#settled) this.#handlesOpen = true;
+  }
+
+  /** Its handles closed: no call reaches the caller's functions any more, and the caller hears so once. */
+  releaseHandles(): void {
+    if (!this.#handlesOpen) return;
+    this.#handlesOpen = false;
+    this.#ended?.abort(endedError());
+    try {
+      this.host.onHandlesClosed?.();
+    } catch {
+      // The caller's listener must not fail whatever closed the handles.
+    }
   }
 
   /**
@@ -127,7 +161,7 @@ export class PoolExecution implements NestingFrame {
   settle(envelope: ExecuteResult): boolean {
     if (this.#settled) return false;
     this.#settled = true;
-    this.#ended?.abort(endedError());
+    if (!this.#handlesOpen) this.#ended?.abort(endedError());
     this.#unwatch?.();
     // Ended during a wait (a cancel, a lost child): the caller still gets the closing edge.
     if (this.#waiting) this.#notifyWait(false);

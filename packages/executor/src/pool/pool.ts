@@ -45,7 +45,13 @@ import {
   PARENT_ENDED_REASON,
 } from './nesting.ts';
 import { RetainedRoutes } from './retained.ts';
-import { answerHostCall, HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from './serve.ts';
+import {
+  answerCompleted,
+  answerHostCall,
+  HOST_CALL_LIMIT,
+  strayCallMessage,
+  TOO_MANY_HOST_CALLS_MESSAGE,
+} from './serve.ts';
 import type { ChildTestHooks } from './settings.ts';
 import { CONSOLE_PAST_BOUND_MESSAGE, CONSOLE_UNASKED_MESSAGE } from './streamed-console.ts';
 import { heartbeatFaultAfterHealthyMessage, Supervision, type SupervisionSettings } from './supervision.ts';
@@ -320,18 +326,31 @@ export class Pool {
     if (execution.host.meter) execution.host.meter.bytesIn += child.channel.lastReceivedBytes;
     const envelope = shapeEnvelope(message.envelope);
     if (envelope.executionId !== undefined) {
+      // Routed before it settles, so its caller's functions stay with its handles (retained.ts).
+      this.#routes.add(envelope.executionId, child, execution);
       // A cancelled execution's caller never learns the id, so nothing could ever close it.
-      if (execution.settled) this.#closeIdle(envelope.executionId, child);
-      else this.#routes.add(envelope.executionId, child);
+      if (execution.settled) {
+        this.#routes.remove(envelope.executionId);
+        this.#closeIdle(envelope.executionId, child);
+      }
     }
     execution.settle(envelope);
     this.#finished(child);
     if (child.wedged) child.kill(WEDGED_REASON);
   }
 
+  /**
+   * A tool call or outbound request of the child's current run, or of an invocation of handles it
+   * holds (made as the run that granted them). Every one is answered: one naming a run whose
+   * handles just closed with the thrown frame a settled run's call gets; one naming no run the
+   * child could be calling for is a child not running the sandbox.
+   */
   #hostCall(child: PoolChild, message: HostCallMessage): void {
     const execution = this.#running(child, message.id);
-    if (!execution) return;
+    if (!execution) {
+      this.#handleCall(child, message);
+      return;
+    }
     // Its sandbox never has more in flight; each one served here runs a caller's function.
     if (child.hostCalls >= HOST_CALL_LIMIT) {
       this.#violation(child, TOO_MANY_HOST_CALLS_MESSAGE);
@@ -351,6 +370,24 @@ export class Pool {
       if (child.current !== execution) return;
       child.hostCalls--;
       if (child.hostCalls === 0 && child.state.phase === 'hostWait') child.state.move('busy');
+    });
+  }
+
+  /** A host call made by an invocation of retained handles, as the run that granted them. */
+  #handleCall(child: PoolChild, message: HostCallMessage): void {
+    const execution = this.#routes.host(child, message.id);
+    if (!execution) {
+      if (this.#routes.closedRecently(child, message.id)) answerCompleted(child, message);
+      else this.#violation(child, strayCallMessage(message));
+      return;
+    }
+    if (execution.handleCalls >= HOST_CALL_LIMIT) {
+      this.#violation(child, TOO_MANY_HOST_CALLS_MESSAGE);
+      return;
+    }
+    execution.handleCalls++;
+    answerHostCall(child, execution, message, () => {
+      execution.handleCalls--;
     });
   }
 

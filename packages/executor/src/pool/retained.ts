@@ -3,16 +3,32 @@
  * invocations route there by executionId; one left without an invocation for handlesIdleTimeout
  * is closed, and a caller after that meets HANDLES_CLOSED. A child holding any is not retired until
  * they close, and holds at most maxRetainedPerChild.
+ *
+ * A route also keeps the execution that granted it, by the id of the run the child knows it as: its
+ * invocations call tools and fetch through the child as that run, so the caller's functions serve
+ * them until the route goes. Then the execution hears so, and the run's id is remembered a while:
+ * a call the child sent before it learnt of the close is answered, not taken for a stray.
  */
 import { HandlesClosedError } from '@supolka/codemode-protocol';
 import type { PoolChild } from './child.ts';
 import { faultError } from './conversations.ts';
+import type { PoolExecution } from './execution.ts';
 
 /** Executions a child ended on its own, remembered so their next invoke says why; oldest forgotten first. */
 const CLOSED_REASONS_LIMIT = 1024;
 
+/**
+ * Runs whose handles closed, remembered so a call their child sent before it learnt of the close is
+ * answered; oldest forgotten first. A child learns of a close at once (the close is a message to it,
+ * or its own doing) and has at most HOST_CALL_LIMIT calls in flight, so a late call names one of the
+ * latest few runs; past this it is a child not running the sandbox.
+ */
+const CLOSED_RUNS_LIMIT = 1024;
+
 interface Route {
   readonly child: PoolChild;
+  /** The execution that granted the handles; its caller's functions serve their calls. */
+  readonly execution: PoolExecution;
   /** Armed only while no invocation is in flight: a long invocation is not idleness. */
   timer: NodeJS.Timeout | undefined;
   invocations: number;
@@ -22,6 +38,10 @@ export class RetainedRoutes {
   readonly #routes = new Map<string, Route>();
   /** Why the child ended an execution whose route went with a handlesClosed message. */
   readonly #closedReasons = new Map<string, string>();
+  /** Each route's execution by the id of the run its child knows it as. */
+  readonly #byRun = new Map<string, Route>();
+  /** The child of each run whose handles closed a moment ago (CLOSED_RUNS_LIMIT). */
+  readonly #closedRuns = new Map<string, PoolChild>();
   readonly #idleTimeout: number;
   readonly #onIdle: (executionId: string, child: PoolChild) => void;
 
@@ -30,9 +50,24 @@ export class RetainedRoutes {
     this.#onIdle = onIdle;
   }
 
-  add(executionId: string, child: PoolChild): void {
+  /** Routes `executionId` to `child`; `execution`, which granted it, holds its caller's functions until it goes. */
+  add(executionId: string, child: PoolChild, execution: PoolExecution): void {
     child.retained.add(executionId);
-    this.#routes.set(executionId, { child, timer: this.#idleTimer(executionId), invocations: 0 });
+    execution.holdForHandles();
+    const route = { child, execution, timer: this.#idleTimer(executionId), invocations: 0 };
+    this.#routes.set(executionId, route);
+    this.#byRun.set(execution.id, route);
+  }
+
+  /** The execution whose handles `child` holds as run `runId`, while they are open. */
+  host(child: PoolChild, runId: string): PoolExecution | undefined {
+    const route = this.#byRun.get(runId);
+    return route?.child === child ? route.execution : undefined;
+  }
+
+  /** Whether run `runId` of `child` had handles that closed a moment ago. */
+  closedRecently(child: PoolChild, runId: string): boolean {
+    return this.#closedRuns.get(runId) === child;
   }
 
   /** The child holding the execution; its idle clock stops until the invocation ends. */
@@ -63,6 +98,12 @@ export class RetainedRoutes {
     clearTimeout(route.timer);
     this.#routes.delete(executionId);
     route.child.retained.delete(executionId);
+    const runId = route.execution.id;
+    this.#byRun.delete(runId);
+    this.#closedRuns.set(runId, route.child);
+    if (this.#closedRuns.size > CLOSED_RUNS_LIMIT)
+      this.#closedRuns.delete(this.#closedRuns.keys().next().value as string);
+    route.execution.releaseHandles();
     return route.child;
   }
 

@@ -8,6 +8,7 @@ import {
   type DispatchFrame,
   describeValue,
   EXECUTION_COMPLETED_MESSAGE,
+  echo,
   errorText,
   HttpResponseSchema,
   IN_FLIGHT_CALL_LIMIT,
@@ -32,6 +33,24 @@ import { serveInContext } from './nesting.ts';
 export const HOST_CALL_LIMIT = 2 * IN_FLIGHT_CALL_LIMIT;
 
 export const TOO_MANY_HOST_CALLS_MESSAGE = `it had more than ${HOST_CALL_LIMIT} host calls in flight, which its sandbox never allows`;
+
+/** Why a child is ended that made a call for a run it is not running and holds no handles for. */
+export function strayCallMessage(message: HostCallMessage): string {
+  return `it sent a ${message.type} call for ${echo(message.id, ID_ECHO_LIMIT)}, a run it is not running and holds no handles for`;
+}
+
+/** The length of a run id a refusal quotes: the pool's own ids are a few characters. */
+const ID_ECHO_LIMIT = 64;
+
+/** Answers a call of a run whose handles closed as a settled run's call is answered. */
+export function answerCompleted(child: PoolChild, message: HostCallMessage): void {
+  const { id, call } = message;
+  child.send(
+    message.type === 'dispatch'
+      ? { type: 'dispatchReply', id, call, frame: ['thrown', EXECUTION_COMPLETED_MESSAGE] }
+      : { type: 'outboundReply', id, call, frame: ['thrown', EXECUTION_COMPLETED_MESSAGE] },
+  );
+}
 
 /**
  * Serves one host call of `execution` and sends `child` the reply; `served` runs once the caller's
@@ -87,8 +106,8 @@ export async function serveDispatch(
   execution: PoolExecution,
   message: MessageOf<'dispatch'>,
 ): Promise<DispatchFrame> {
-  // A run the caller already cancelled must not reach the caller's tools any more.
-  if (execution.settled) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
+  // A run the caller already cancelled, or whose handles closed, must not reach the caller's tools any more.
+  if (!execution.servesCalls) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
   const dispatch = execution.host.dispatch;
   if (!dispatch) {
     return ['returned', toolNotFoundEnvelope(message.provider, message.tool)];
@@ -111,7 +130,7 @@ export async function serveOutbound(
   execution: PoolExecution,
   message: MessageOf<'outbound'>,
 ): Promise<OutboundFrame> {
-  if (execution.settled) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
+  if (!execution.servesCalls) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
   const outbound = execution.host.outbound;
   // Only a proxied run sends outbound messages; any other is refused as its mode says.
   if (!outbound) return ['thrown', OUTBOUND_DISABLED_MESSAGE];

@@ -115,10 +115,19 @@ export class RetainedHandles {
   readonly #outran = new Map<string, number>();
   #watch: NodeJS.Timeout | undefined;
   readonly #onTimerWorkClosed: ((executionId: string, reason: string) => void) | undefined;
+  readonly #onEnded: ((executionId: string) => void) | undefined;
 
-  /** `onTimerWorkClosed` hears of each execution the timer bound ends, so a layer above can drop its route. */
-  constructor(onTimerWorkClosed?: (executionId: string, reason: string) => void) {
+  /**
+   * `onTimerWorkClosed` hears of each execution the timer bound ends, so a layer above can drop its
+   * route; `onEnded` hears of every ending, whatever caused it, so what a layer above kept for the
+   * execution's invocations (the functions serving its tool calls) can go.
+   */
+  constructor(
+    onTimerWorkClosed?: (executionId: string, reason: string) => void,
+    onEnded?: (executionId: string) => void,
+  ) {
     this.#onTimerWorkClosed = onTimerWorkClosed;
+    this.#onEnded = onEnded;
   }
 
   get size(): number {
@@ -169,7 +178,7 @@ export class RetainedHandles {
       // Written so a disposed isolate's NaN passes no bound: the memory limit's disposal is not timer work.
       if (!(wall - retained.idleFrom > bound)) continue;
       this.#executions.delete(executionId);
-      this.#end(retained);
+      this.#end(executionId, retained);
       this.#outran.set(executionId, bound);
       if (this.#outran.size > CLOSED_REASONS_LIMIT)
         this.#outran.delete(this.#outran.keys().next().value as string);
@@ -188,29 +197,25 @@ export class RetainedHandles {
   /** Invokes a granted handle; rejects with HANDLES_CLOSED or HANDLE_NOT_FOUND errors by code. */
   invoke(executionId: string, request: HttpRequest, handle = 'fetch'): Promise<HttpResponse> {
     const retained = this.#executions.get(executionId);
-    if (retained === undefined) {
-      const bound = this.#outran.get(executionId);
-      return Promise.reject(
-        bound === undefined
-          ? new HandlesClosedError(executionId)
-          : new TimerWorkClosedError(executionId, bound),
-      );
-    }
+    if (retained === undefined) return Promise.reject(this.#closedError(executionId));
     if (!(GRANTED_HANDLES as readonly string[]).includes(handle)) {
       return Promise.reject(new HandleNotFoundError(handle, GRANTED_HANDLES));
     }
     const result = retained.chain.then(() => {
       // A closeHandles, or the timer bound, that ended the execution while this one waited its turn.
-      if (this.#executions.get(executionId) !== retained) {
-        const bound = this.#outran.get(executionId);
-        throw bound === undefined
-          ? new HandlesClosedError(executionId)
-          : new TimerWorkClosedError(executionId, bound);
-      }
+      if (this.#executions.get(executionId) !== retained) throw this.#closedError(executionId);
       return this.#perform(executionId, retained, request);
     });
     retained.chain = result.catch(() => undefined);
     return result;
+  }
+
+  /** HANDLES_CLOSED for an execution no longer held, saying why when the timer bound ended it. */
+  #closedError(executionId: string): HandlesClosedError {
+    const bound = this.#outran.get(executionId);
+    return bound === undefined
+      ? new HandlesClosedError(executionId)
+      : new TimerWorkClosedError(executionId, bound);
   }
 
   /** Ends a retained execution and disposes its isolate. */
@@ -218,7 +223,7 @@ export class RetainedHandles {
     const retained = this.#executions.get(executionId);
     if (retained === undefined) return false;
     this.#executions.delete(executionId);
-    this.#end(retained);
+    this.#end(executionId, retained);
     return true;
   }
 
@@ -226,7 +231,7 @@ export class RetainedHandles {
     for (const executionId of [...this.#executions.keys()]) this.close(executionId);
   }
 
-  #end(retained: Retained): void {
+  #end(executionId: string, retained: Retained): void {
     if (this.#executions.size === 0) {
       clearInterval(this.#watch);
       this.#watch = undefined;
@@ -240,6 +245,11 @@ export class RetainedHandles {
     slots.timers.cancelAll();
     retained.invoker.release();
     disposeIsolate(handle);
+    try {
+      this.#onEnded?.(executionId);
+    } catch {
+      // A listener must not keep the isolate from going, nor fail the call that ended it.
+    }
   }
 
   /**
@@ -276,6 +286,8 @@ export class RetainedHandles {
         clock.expire(retained.timeout).then(() => undefined),
         disposed,
       ]);
+      // Closed while it ran (closeHandles, the timer bound): its isolate went for that, not for its memory.
+      if (this.#executions.get(executionId) !== retained) throw this.#closedError(executionId);
       if (outcome === undefined)
         throw this.#fail(executionId, retained, new ExecutionTimeoutError(retained.timeout));
       if (outcome === 'disposed')
@@ -318,7 +330,7 @@ export class RetainedHandles {
   #fail(executionId: string, retained: Retained, error: Error): Error {
     if (this.#executions.get(executionId) === retained) {
       this.#executions.delete(executionId);
-      this.#end(retained);
+      this.#end(executionId, retained);
     }
     return error;
   }

@@ -114,6 +114,11 @@ export interface SandboxOptions {
   readonly onCatastrophicError?: CatastrophicErrorHandler;
   /** Called when a retained execution's timer work passed its bound and it was disposed, with why. */
   readonly onRetainedClosed?: (executionId: string, reason: string) => void;
+  /**
+   * Called once when a retained execution ends, whatever ended it (closeHandles, the timer bound,
+   * an invocation past its bounds, dispose): what the caller kept for its invocations can go.
+   */
+  readonly onRetainedEnded?: (executionId: string) => void;
 }
 
 export class Sandbox {
@@ -127,8 +132,9 @@ export class Sandbox {
   #nextMemoryLimit = DEFAULT_MEMORY_LIMIT;
   #preparing: NodeJS.Immediate | undefined;
   #disposed = false;
-  readonly #handles = new RetainedHandles((executionId, reason) =>
-    this.#options.onRetainedClosed?.(executionId, reason),
+  readonly #handles = new RetainedHandles(
+    (executionId, reason) => this.#options.onRetainedClosed?.(executionId, reason),
+    (executionId) => this.#options.onRetainedEnded?.(executionId),
   );
   readonly #eraser = new TypeEraser();
 

@@ -48,6 +48,7 @@ import {
   duplicateIdMessage,
   ENVELOPE_MISREAD_MESSAGE,
   foreignInstanceMessage,
+  HANDLES_CLOSED_REASON,
   invokeRequestMessage,
   memoryLimitPastMaxMessage,
   messageCostMessage,
@@ -82,6 +83,14 @@ export class ServerConnection {
   #calls = 0;
   /** Executions this connection retained, by the executor's own id: closed when it ends. */
   readonly #retained = new Set<string>();
+  /**
+   * Executions that granted handles, by their conversation id: their invocations, from this
+   * connection or another, call this client's tools and fetch through it until the handles close.
+   */
+  readonly #holding = new Map<
+    string,
+    { readonly execution: RemoteExecution; readonly executionId: string }
+  >();
   /** What this connection's held requests take of the server's budget. */
   readonly #account = new BudgetAccount();
   /** Resolves once the connection has ended and its retained handles are closed. */
@@ -252,10 +261,10 @@ export class ServerConnection {
         this.#executions.get(message.id)?.cancel(CLIENT_CANCELLED);
         return;
       case 'dispatchReply':
-        this.#executions.get(message.id)?.answer('dispatch', message.call, message.frame);
+        this.#asking(message.id)?.answer('dispatch', message.call, message.frame);
         return;
       case 'outboundReply':
-        this.#executions.get(message.id)?.answer('outbound', message.call, message.frame);
+        this.#asking(message.id)?.answer('outbound', message.call, message.frame);
         return;
       case 'invoke':
         void this.#invoke(message, release);
@@ -271,8 +280,14 @@ export class ServerConnection {
     }
   }
 
+  /** The execution whose calls this client answers under `id`: running, or holding handles. */
+  #asking(id: string): RemoteExecution | undefined {
+    return this.#executions.get(id) ?? this.#holding.get(id)?.execution;
+  }
+
   async #execute({ id, request, streamConsole }: MessageOf<'execute'>, release: () => void): Promise<void> {
-    if (this.#executions.has(id)) {
+    // An id whose handles still call this client is taken too: their replies would be ambiguous.
+    if (this.#executions.has(id) || this.#holding.has(id)) {
       release();
       this.#fault(id, 'BAD_REQUEST', duplicateIdMessage(id));
       return;
@@ -309,17 +324,27 @@ export class ServerConnection {
     );
     this.#executions.set(id, execution);
     const started = performance.now();
+    let handlesClosed = false;
+    const onHandlesClosed = () => {
+      handlesClosed = true;
+      this.#letGo(id, execution);
+    };
     const start = () =>
       executor.execute(hostRequest(request, execution), {
         signal: execution.signal,
+        onHandlesClosed,
         ...(live ? { onConsole: (lines: readonly LogLine[]) => this.#console(id, lines) } : {}),
       });
     const run = nestedIn ? withNestingCapacity(nestedIn, start) : start();
     this.#context.track(run);
     const settled = await run;
     release();
-    execution.end('the execution has ended');
     this.#executions.delete(id);
+    const granted = settled.executionId;
+    if (granted !== undefined && !handlesClosed && !this.#closed) {
+      execution.holdForHandles();
+      this.#holding.set(id, { execution, executionId: granted });
+    } else execution.end('the execution has ended');
     // The wall clock ends the run by cancelling it; the client is told the bound it reached.
     const result =
       execution.expired && settled.code === 'CANCELLED'
@@ -333,7 +358,7 @@ export class ServerConnection {
         this.#closeQuietly(result.executionId);
         return;
       }
-      this.#retained.add(result.executionId);
+      if (!handlesClosed) this.#retained.add(result.executionId);
       if (options.instance) result.executionId = `${options.instance}.${result.executionId}`;
     }
     this.#sendResult(id, result);
@@ -480,6 +505,15 @@ export class ServerConnection {
     return undefined;
   }
 
+  /** The handles of execution `id` closed: its calls fail from now on, and nothing here holds it. */
+  #letGo(id: string, execution: RemoteExecution): void {
+    execution.end(HANDLES_CLOSED_REASON);
+    const held = this.#holding.get(id);
+    if (held?.execution !== execution) return;
+    this.#holding.delete(id);
+    this.#retained.delete(held.executionId);
+  }
+
   async #onClose(): Promise<void> {
     this.#closed = true;
     this.#opening.end();
@@ -487,6 +521,8 @@ export class ServerConnection {
       execution.cancel(CLIENT_DISCONNECTED);
       execution.end(CLIENT_DISCONNECTED);
     }
+    // Invocations from other connections meet this in their calls until the close below lands.
+    for (const { execution } of this.#holding.values()) execution.end(CLIENT_DISCONNECTED);
     const retained = [...this.#retained];
     this.#retained.clear();
     await Promise.all(retained.map((executionId) => this.#closeQuietly(executionId)));

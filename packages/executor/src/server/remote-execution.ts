@@ -124,6 +124,14 @@ export class RemoteExecution {
     if (pending?.kind === kind) pending.answer(frame);
   }
 
+  /**
+   * The execution granted handles: its calls go on serving their invocations, each under its
+   * deadline, until `end`. The wall clock bounded the execution, and it has ended.
+   */
+  holdForHandles(): void {
+    clearTimeout(this.#wallClock);
+  }
+
   /** Ends the run at once; its envelope comes back with code CANCELLED and this reason. */
   cancel(reason: string): void {
     this.#controller.abort(new Error(reason));

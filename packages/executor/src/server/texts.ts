@@ -87,6 +87,9 @@ export function foreignInstanceMessage(executionId: string, instance: string): s
 
 /** Why an execution's calls fail when its client goes away. */
 export const CLIENT_DISCONNECTED = 'its client disconnected';
+
+/** Why a call of a retained execution's invocation fails once its handles closed. */
+export const HANDLES_CLOSED_REASON = 'its handles closed';
 export const CLIENT_CANCELLED = 'its client cancelled it';
 export const SERVER_SHUT_DOWN = 'the server shut down';
 

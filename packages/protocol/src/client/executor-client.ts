@@ -50,6 +50,7 @@ import {
   connectionClosedCause,
   connectionClosedMessage,
   connectRefusedMessage,
+  strayCallReason,
 } from './texts.ts';
 import {
   type AbortSignalLike,
@@ -159,6 +160,13 @@ export class ExecutorClient {
   readonly #socket: WebSocketLike;
   readonly #onFault: ((fault: Fault) => void) | undefined;
   readonly #conversations = new Map<string, Execution | Call>();
+  /**
+   * Executions that granted handles, by conversation id, with the executionId the server handed
+   * out: their invocations call this side's tools and fetch as the granting execution did, until
+   * closeHandles here meets or closes them, or the connection ends. Handles the server closed on
+   * its own (idle, a bound) are let go when a call here meets HANDLES_CLOSED for them.
+   */
+  readonly #holding = new Map<string, { readonly execution: Execution; readonly executionId: string }>();
   #handshake: Handshake | undefined;
   #next = 0;
   #closed: { code: number; reason: string } | undefined;
@@ -243,7 +251,10 @@ export class ExecutorClient {
           if (this.#conversations.get(id) !== execution) return;
           this.#conversations.delete(id);
           signal?.removeEventListener('abort', cancel);
-          execution.ended.abort(new Error('The execution has ended.'));
+          // A grant keeps the functions serving its invocations (and their signal unaborted).
+          if (envelope.executionId !== undefined && !this.#closed)
+            this.#holding.set(id, { execution, executionId: envelope.executionId });
+          else execution.ended.abort(new Error('The execution has ended.'));
           resolve(envelope);
         },
       };
@@ -268,7 +279,7 @@ export class ExecutorClient {
    */
   async invoke(executionId: string, request: RequestLike, handle = 'fetch'): Promise<ResponseLike> {
     const wire = await toWireRequest(request);
-    const answer = await this.#call('invokeResult', (id) => ({
+    const answer = await this.#heldCall(executionId, 'invokeResult', (id) => ({
       type: 'invoke',
       id,
       executionId,
@@ -278,9 +289,36 @@ export class ExecutorClient {
     return fromWireResponse((answer as MessageOf<'invokeResult'>).response);
   }
 
-  /** Ends a retained execution and frees its isolate. */
+  /** Ends a retained execution and frees its isolate; the functions serving its calls here go too. */
   async closeHandles(executionId: string): Promise<void> {
-    await this.#call('ack', (id) => ({ type: 'closeHandles', id, executionId }));
+    try {
+      await this.#heldCall(executionId, 'ack', (id) => ({ type: 'closeHandles', id, executionId }));
+    } finally {
+      this.#letGo(executionId);
+    }
+  }
+
+  /** A call about retained handles; meeting HANDLES_CLOSED, the functions kept for them go. */
+  async #heldCall(
+    executionId: string,
+    expects: Call['expects'],
+    build: (id: string) => Message,
+  ): Promise<Message> {
+    try {
+      return await this.#call(expects, build);
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === 'HANDLES_CLOSED') this.#letGo(executionId);
+      throw error;
+    }
+  }
+
+  /** Stops serving the calls of the execution that granted `executionId`, if this client holds it. */
+  #letGo(executionId: string): void {
+    for (const [id, held] of this.#holding) {
+      if (held.executionId !== executionId) continue;
+      this.#holding.delete(id);
+      held.execution.ended.abort(new Error('The handles have closed.'));
+    }
   }
 
   /**
@@ -493,8 +531,31 @@ export class ExecutorClient {
     return conversation?.kind === 'execute' ? conversation : undefined;
   }
 
+  /** The execution whose calls `id` names: running, or holding handles whose invocations call. */
+  #serving(id: string): Execution | undefined {
+    return this.#execution(id) ?? this.#holding.get(id)?.execution;
+  }
+
+  /**
+   * Whether this client ever started conversation `id`. A call naming one it never had is a server
+   * not speaking the protocol: the connection ends with a protocol error, as the pool ends a child.
+   */
+  #stray(message: MessageOf<'dispatch'> | MessageOf<'outbound'>): boolean {
+    const match = /^c([1-9]\d{0,15})$/.exec(message.id);
+    if (match !== null && Number(match[1]) <= this.#next) return false;
+    const reason = strayCallReason(message.type);
+    this.#end(CLOSE_CODES.protocol, reason);
+    try {
+      this.#socket.close(CLOSE_CODES.protocol, reason);
+    } catch {
+      // Already closing.
+    }
+    return true;
+  }
+
   async #serveDispatch(message: MessageOf<'dispatch'>): Promise<void> {
-    const execution = this.#execution(message.id);
+    if (this.#stray(message)) return;
+    const execution = this.#serving(message.id);
     const frame: DispatchFrame = execution
       ? ['returned', await serveTool(execution.fns, message)]
       : ['thrown', EXECUTION_COMPLETED_MESSAGE];
@@ -502,7 +563,8 @@ export class ExecutorClient {
   }
 
   async #serveOutbound(message: MessageOf<'outbound'>): Promise<void> {
-    const execution = this.#execution(message.id);
+    if (this.#stray(message)) return;
+    const execution = this.#serving(message.id);
     let frame: OutboundFrame;
     if (!execution?.outbound) frame = ['thrown', EXECUTION_COMPLETED_MESSAGE];
     else {
@@ -547,6 +609,8 @@ export class ExecutorClient {
       else conversation.reject(error);
     }
     this.#conversations.clear();
+    for (const { execution } of this.#holding.values()) execution.ended.abort(error);
+    this.#holding.clear();
   }
 
   #lostEnvelope(): ExecuteResult {

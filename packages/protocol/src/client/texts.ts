@@ -9,7 +9,7 @@ export const CLOSE_CODES = {
   normal: 1000,
   /** The server is shutting down. */
   goingAway: 1001,
-  /** The connection did not open with a hello, or spoke another protocol version. */
+  /** The connection did not open with a hello, spoke another protocol version, or called for a conversation never started. */
   protocol: 4400,
   /** No valid bearer token: none in the upgrade, and none (or a wrong one) in the first message in time. */
   unauthorized: 4401,
@@ -68,4 +68,9 @@ export function connectRefusedMessage(code: number, reason: string): string {
 /** What a call (connect, invoke, closeHandles) rejects with when its connection ends first. */
 export function connectionClosedMessage(code: number, reason: string): string {
   return `The ${closed(code, reason)}.`;
+}
+
+/** The close reason when the server sends a call for a conversation this client never started. */
+export function strayCallReason(type: 'dispatch' | 'outbound'): string {
+  return `the executor sent a ${type} call for an execution this client never started`;
 }

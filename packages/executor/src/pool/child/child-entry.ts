@@ -103,12 +103,26 @@ const ready: Promise<Ready> = checkEngine().then((engine) => {
       parent.send({ type: 'handlesClosed', executionId, message });
       void reportWedge();
     },
+    // Its invocations' tool calls and fetches crossed to the parent as its run's; now none can.
+    onRetainedEnded: (executionId) => {
+      const id = retainedRuns.get(executionId);
+      retainedRuns.delete(executionId);
+      if (id === undefined) return;
+      runs.get(id)?.end();
+      runs.delete(id);
+    },
   });
   return { engine, sandbox: built };
 });
 ready.catch(() => {});
 
+/**
+ * The runs whose calls the parent may answer, by the execute message's id: each running one, and
+ * each that granted handles, until they close (its invocations call tools and fetch as that run).
+ */
 const runs = new Map<string, ChildRun>();
+/** The run behind each retained execution this child holds, by executionId. */
+const retainedRuns = new Map<string, string>();
 let executions = 0;
 
 /** Creates the file if nobody has: of the children sharing one path, exactly one claims it. */
@@ -237,9 +251,12 @@ async function execute(
     };
   } finally {
     guard.endRun(id);
+    executions++;
+  }
+  if (envelope.executionId !== undefined) retainedRuns.set(envelope.executionId, id);
+  else {
     run.end();
     runs.delete(id);
-    executions++;
   }
   // Only a run ended at its bound or by its caller can leave its isolate running: one that
   // answered finished its work, and the memory limit's disposal is the engine's own.

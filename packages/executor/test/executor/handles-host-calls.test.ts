@@ -1,0 +1,187 @@
+/**
+ * Invocations of retained handles reach the functions of the request that granted them, through
+ * the pool: tool calls and proxied fetches cross to this process as the granting run's calls, and
+ * the caller's functions serve them until the handles close, whatever closes them. Before, the
+ * pool found no running execution for such a call and never answered it: the invocation hung.
+ */
+import { describe, expect, test } from 'vitest';
+import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
+import type { IsolateExecutorOptions } from '../../src/executor/options.ts';
+import { EventLog } from '../pool/helpers.ts';
+
+function useExecutor(options: IsolateExecutorOptions = {}) {
+  const log = new EventLog();
+  const executor = new IsolateExecutor({ poolSize: 1, ...options, onPoolEvent: log.record });
+  return { executor, log, [Symbol.asyncDispose]: () => executor.dispose() };
+}
+
+/** A handler that reads a key through a tool and fetches through the caller, each invocation. */
+const TOOL_AND_FETCH = `async () => ({
+  async fetch(request) {
+    const key = new URL(request.url).pathname.slice(1)
+    const value = await kv.get(key)
+    const fetched = await (await fetch('https://upstream.test/' + key)).text()
+    return new Response(value + ' ' + fetched)
+  }
+})`;
+
+function kvProvider(calls: string[]) {
+  return {
+    name: 'kv',
+    fns: {
+      get: async (key: string) => {
+        calls.push(key);
+        return `value-of-${key}`;
+      },
+    },
+  };
+}
+
+describe('a retained handler', () => {
+  test('calls its request’s tools and proxied fetch over several invocations, until its handles close', async () => {
+    await using setup = useExecutor();
+    const { executor } = setup;
+    const calls: string[] = [];
+    const fetched: string[] = [];
+    let closed = 0;
+    const granted = await executor.execute(
+      {
+        code: TOOL_AND_FETCH,
+        retainHandles: true,
+        providers: [kvProvider(calls)],
+        outbound: async (request) => {
+          fetched.push(request.url);
+          return { status: 200, statusText: 'OK', headers: [], body: new TextEncoder().encode('body') };
+        },
+      },
+      { onHandlesClosed: () => closed++ },
+    );
+    const id = granted.executionId as string;
+    expect(id).toEqual(expect.any(String));
+    for (const key of ['a', 'b', 'c']) {
+      const response = await executor.invoke(id, new Request(`http://x/${key}`));
+      expect(await response.text()).toBe(`value-of-${key} body`);
+    }
+    expect(calls).toStrictEqual(['a', 'b', 'c']);
+    expect(fetched).toStrictEqual([
+      'https://upstream.test/a',
+      'https://upstream.test/b',
+      'https://upstream.test/c',
+    ]);
+    expect(closed).toBe(0);
+    await executor.closeHandles(id);
+    expect(closed).toBe(1);
+    await expect(executor.invoke(id, new Request('http://x/d'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+    });
+    expect(calls).toStrictEqual(['a', 'b', 'c']);
+  });
+
+  test('whose tool throws meets the tool’s error in the invocation, and the handles live on', async () => {
+    await using setup = useExecutor();
+    const { executor } = setup;
+    const granted = await executor.execute({
+      code: `async () => ({ async fetch() {
+        try { await kv.get('x'); return new Response('no throw') }
+        catch (error) { return new Response('caught: ' + error.message) }
+      } })`,
+      retainHandles: true,
+      providers: [{ name: 'kv', fns: { get: () => Promise.reject(new Error('kv is down')) } }],
+    });
+    const id = granted.executionId as string;
+    expect(await (await executor.invoke(id, new Request('http://x/'))).text()).toBe('caught: kv is down');
+    expect(await (await executor.invoke(id, new Request('http://x/'))).text()).toBe('caught: kv is down');
+    await executor.closeHandles(id);
+  });
+
+  test('runs its tools in the async context the granting execute was called in', async () => {
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    const store = new AsyncLocalStorage<string>();
+    await using setup = useExecutor();
+    const { executor } = setup;
+    const seen: (string | undefined)[] = [];
+    const granted = await store.run('granting caller', () =>
+      executor.execute({
+        code: `async () => ({ async fetch() { return new Response(String(await who.am())) } })`,
+        retainHandles: true,
+        providers: [
+          {
+            name: 'who',
+            fns: {
+              am: () => {
+                seen.push(store.getStore());
+                return 'me';
+              },
+            },
+          },
+        ],
+      }),
+    );
+    const id = granted.executionId as string;
+    expect(
+      await (await store.run('another caller', () => executor.invoke(id, new Request('http://x/')))).text(),
+    ).toBe('me');
+    expect(seen).toStrictEqual(['granting caller']);
+    await executor.closeHandles(id);
+  });
+
+  test('lets go of its functions when its idle timeout closes the handles', async () => {
+    await using setup = useExecutor({ handlesIdleTimeout: 300 });
+    const { executor } = setup;
+    const closed = Promise.withResolvers<void>();
+    const granted = await executor.execute(
+      { code: TOOL_AND_FETCH, retainHandles: true, providers: [kvProvider([])], outbound: null },
+      { onHandlesClosed: () => closed.resolve() },
+    );
+    await closed.promise;
+    await expect(
+      executor.invoke(granted.executionId as string, new Request('http://x/a')),
+    ).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
+  });
+
+  test('lets go of its functions when its child is lost', async () => {
+    await using setup = useExecutor();
+    const { executor, log } = setup;
+    const closed = Promise.withResolvers<void>();
+    await executor.execute(
+      { code: TOOL_AND_FETCH, retainHandles: true, providers: [kvProvider([])] },
+      { onHandlesClosed: () => closed.resolve() },
+    );
+    const [pid] = log.pids('spawned');
+    process.kill(pid as number, 'SIGKILL');
+    await closed.promise;
+  });
+
+  test('an invocation whose tool answers after the handles closed settles, and nothing more reaches the tool', async () => {
+    await using setup = useExecutor();
+    const { executor } = setup;
+    const started = Promise.withResolvers<void>();
+    const release = Promise.withResolvers<string>();
+    let calls = 0;
+    const granted = await executor.execute({
+      code: `async () => ({ async fetch() { return new Response(await slow.wait()) } })`,
+      retainHandles: true,
+      providers: [
+        {
+          name: 'slow',
+          fns: {
+            wait: () => {
+              calls++;
+              started.resolve();
+              return release.promise;
+            },
+          },
+        },
+      ],
+    });
+    const id = granted.executionId as string;
+    const invocation = executor.invoke(id, new Request('http://x/'));
+    await started.promise;
+    await executor.closeHandles(id);
+    release.resolve('late');
+    await expect(invocation).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
+    expect(calls).toBe(1);
+    // The child is still healthy and serving.
+    expect((await executor.execute({ code: 'async () => 2' })).result).toBe(2);
+  });
+});
