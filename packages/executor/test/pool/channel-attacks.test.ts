@@ -15,15 +15,17 @@ import { describe, expect, test } from 'vitest';
 import { FILLED_ATTACHMENT_FIELD_MESSAGE, unexpectedAttachmentMessage } from '../../src/pool/attachment.ts';
 import {
   CALL_FLOOD_CALLS,
+  CALL_FOR,
   CALLS_AFTER_INVALID,
   CONSOLE_FLOOD_LINE,
   DEAF_FLOOD_CALLS,
   DEAF_FLOOD_TOOL,
+  FETCH_FOR,
   HEARTBEAT_ATTACK_TEXT,
   HUGE_NAME,
 } from '../../src/pool/child/channel-attacks.ts';
 import { FRAME_LIMIT, frameTooLargeMessage, NOT_UTF8_MESSAGE } from '../../src/pool/frames.ts';
-import { HOST_CALL_LIMIT, TOO_MANY_HOST_CALLS_MESSAGE } from '../../src/pool/serve.ts';
+import { HOST_CALL_LIMIT, strayCallMessage, TOO_MANY_HOST_CALLS_MESSAGE } from '../../src/pool/serve.ts';
 import { CONSOLE_PAST_BOUND_MESSAGE, CONSOLE_UNASKED_MESSAGE } from '../../src/pool/streamed-console.ts';
 import { heartbeatFaultAfterHealthyMessage } from '../../src/pool/supervision.ts';
 import { TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
@@ -58,6 +60,9 @@ const attacks: [name: string, cause: RegExp][] = [
       validation(`Invalid handlesClosed message: message must be at most ${CLOSED_REASON_LIMIT} characters.`),
     ),
   ],
+  // Calls as a run this child never had: the other child's (x0, held below) and a made-up one.
+  [`${CALL_FOR}x0`, exactly(strayCallMessage({ type: 'dispatch', id: 'x0' } as never))],
+  [`${FETCH_FOR}nobody`, exactly(strayCallMessage({ type: 'outbound', id: 'nobody' } as never))],
   ['attachment-on-prepared', exactly(validation(unexpectedAttachmentMessage('prepared')))],
   ['filled-attachment', exactly(validation(FILLED_ATTACHMENT_FIELD_MESSAGE))],
   ['trickle', exactly(validation('The message is not codec JSON: '), /.*/)],
@@ -102,6 +107,35 @@ describe('a child that writes hostile bytes to its channel', () => {
       });
     },
   );
+});
+
+describe('a child that calls as a run whose handles just closed', () => {
+  test('is answered with the settled run’s thrown frame, reaches no tool, and serves on', async () => {
+    const { pool, log } = usePool({ size: 1, testHooks: { channelAttackOnTool: 'attack' } });
+    await Promise.all([pool.engine(), log.next('healthy')]);
+    const tools = new Tools();
+    const granted = await pool.execute(
+      {
+        code: 'async () => ({ fetch: () => new Response("ok") })',
+        retainHandles: true,
+        providers: TOOLS_PROVIDER,
+      },
+      { dispatch: tools.dispatch },
+    );
+    const executionId = granted.executionId as string;
+    await pool.closeHandles(executionId);
+    // The granting run was the pool's first, x0; this run sends a call as it, then answers.
+    const attacked = await pool.execute(
+      {
+        code: `async () => { await tools.attack(${JSON.stringify(`${CALL_FOR}x0`)}).catch(() => {}); return 'after' }`,
+        providers: TOOLS_PROVIDER,
+      },
+      { dispatch: tools.dispatch },
+    );
+    expect(attacked).toStrictEqual({ result: 'after', logs: [] });
+    expect(tools.calls.map((call) => call.tool)).toStrictEqual(['attack']);
+    expect(log.pids('spawned')).toHaveLength(1);
+  });
 });
 
 describe('a healthy child that answers a heartbeat with a fault', () => {

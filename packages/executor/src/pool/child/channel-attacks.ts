@@ -82,8 +82,23 @@ export function faultsHeartbeats(): boolean {
   return heartbeatsFaulted;
 }
 
+/** `call-for:<run>` sends one valid tool call as run `<run>`, `fetch-for:<run>` one outbound request. */
+export const CALL_FOR = 'call-for:';
+export const FETCH_FOR = 'fetch-for:';
+
 /** Runs the attack a tool call's first argument names, in run `id`; an unknown name writes nothing. */
 export function attackChannel(name: unknown, id: string): void {
+  // A call as another run: one whose handles closed, or one this child never had.
+  if (typeof name === 'string' && name.startsWith(CALL_FOR)) {
+    writeAll(callFrames(name.slice(CALL_FOR.length), 1)[0] as Buffer);
+    return;
+  }
+  if (typeof name === 'string' && name.startsWith(FETCH_FOR)) {
+    const request = { method: 'GET', url: 'https://stray.test/', headers: [], body: null };
+    const message = { type: 'outbound', id: name.slice(FETCH_FOR.length), call: 1_000_000, request } as const;
+    writeAll(encodeFrame(encodeMessage(message)));
+    return;
+  }
   switch (name) {
     case 'deaf-flood':
       // Valid tool calls of its own run as fast as the parent takes them, while its main thread,
