@@ -77,6 +77,23 @@ describe('a retained handler', () => {
     expect(calls).toStrictEqual(['a', 'b', 'c']);
   });
 
+  test('does not spend its run clock while its tool waits: a wait past the timeout still answers', async () => {
+    await using setup = useExecutor({ timeout: 300, grace: 100 });
+    const { executor } = setup;
+    const granted = await executor.execute({
+      code: `async () => ({ async fetch() { return new Response(await slow.wait()) } })`,
+      retainHandles: true,
+      providers: [
+        { name: 'slow', fns: { wait: () => new Promise((resolve) => setTimeout(resolve, 1200, 'waited')) } },
+      ],
+    });
+    const id = granted.executionId as string;
+    // Three times the timeout, twice over: only the isolate's own time counts.
+    expect(await (await executor.invoke(id, new Request('http://x/'))).text()).toBe('waited');
+    expect(await (await executor.invoke(id, new Request('http://x/'))).text()).toBe('waited');
+    await executor.closeHandles(id);
+  });
+
   test('whose tool throws meets the tool’s error in the invocation, and the handles live on', async () => {
     await using setup = useExecutor();
     const { executor } = setup;
