@@ -54,7 +54,8 @@ export interface Placement {
 export class PoolExecution implements NestingFrame {
   readonly id: string;
   /** The execute message, already encoded: measured against PAYLOAD_LIMIT before it queued. */
-  readonly text: string;
+  /** Dropped once sent (`sent`): a retained execution's route holds this object while its handles live. */
+  #text: string;
   readonly host: ExecutionHost;
   /** Whether it asked to retain handles: it needs a child with room for one more. */
   readonly retainHandles: boolean;
@@ -92,7 +93,7 @@ export class PoolExecution implements NestingFrame {
 
   constructor(id: string, text: string, host: ExecutionHost, retainHandles: boolean, placement: Placement) {
     this.id = id;
-    this.text = text;
+    this.#text = text;
     this.host = host;
     this.retainHandles = retainHandles;
     this.owner = placement.owner;
@@ -102,6 +103,16 @@ export class PoolExecution implements NestingFrame {
     this.promise = new Promise((resolve) => {
       this.#resolve = resolve;
     });
+  }
+
+  /** The execute message; empty once sent. */
+  get text(): string {
+    return this.#text;
+  }
+
+  /** The child has the message: up to PAYLOAD_LIMIT of text need not live as long as the handles. */
+  sent(): void {
+    this.#text = '';
   }
 
   get settled(): boolean {
@@ -136,7 +147,8 @@ export class PoolExecution implements NestingFrame {
     this.#handlesOpen = false;
     this.#ended?.abort(endedError());
     try {
-      this.host.onHandlesClosed?.();
+      const answer: unknown = this.host.onHandlesClosed?.();
+      if (answer instanceof Promise) answer.catch(() => {});
     } catch {
       // The caller's listener must not fail whatever closed the handles.
     }

@@ -250,11 +250,12 @@ export class Pool {
 
   /** Ends a retained execution and frees its isolate. Rejects with HANDLES_CLOSED when none is held. */
   async closeHandles(executionId: string): Promise<void> {
-    const child = this.#routes.remove(executionId);
+    const child = this.#routes.remove(executionId, true);
     if (!child || this.#disposed) throw new HandlesClosedError(executionId);
     try {
       await this.#converse(child, (id) => ({ type: 'closeHandles', id, executionId }));
     } finally {
+      this.#routes.closeAnswered(executionId);
       this.#afterRetainedClosed(child);
     }
   }
@@ -330,7 +331,7 @@ export class Pool {
       this.#routes.add(envelope.executionId, child, execution);
       // A cancelled execution's caller never learns the id, so nothing could ever close it.
       if (execution.settled) {
-        this.#routes.remove(envelope.executionId);
+        this.#routes.remove(envelope.executionId, true);
         this.#closeIdle(envelope.executionId, child);
       }
     }
@@ -500,13 +501,20 @@ export class Pool {
     return answer;
   }
 
+  /** Tells `child` to close `executionId`, whose route was removed as closing. */
   #closeIdle(executionId: string, child: PoolChild): void {
-    if (!child.alive) return;
+    if (!child.alive) {
+      this.#routes.closeAnswered(executionId);
+      return;
+    }
     void this.#converse(child, (id) => ({ type: 'closeHandles', id, executionId }))
       .catch(() => {
         // Closed already, or the child is gone: either way nothing is held any more.
       })
-      .finally(() => this.#afterRetainedClosed(child));
+      .finally(() => {
+        this.#routes.closeAnswered(executionId);
+        this.#afterRetainedClosed(child);
+      });
   }
 
   #afterRetainedClosed(child: PoolChild): void {
@@ -579,6 +587,7 @@ export class Pool {
     child.executions++;
     child.prepared = false;
     const sent = child.sendText(execution.text);
+    execution.sent();
     const meter = execution.host.meter;
     if (meter) {
       meter.queueWait = performance.now() - execution.queuedAt;

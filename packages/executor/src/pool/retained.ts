@@ -6,8 +6,9 @@
  *
  * A route also keeps the execution that granted it, by the id of the run the child knows it as: its
  * invocations call tools and fetch through the child as that run, so the caller's functions serve
- * them until the route goes. Then the execution hears so, and the run's id is remembered a while:
- * a call the child sent before it learnt of the close is answered, not taken for a stray.
+ * them until the route goes. Then the execution hears so, and, when this process closes it, the
+ * run's id is remembered until the child answered the close: a call the child sent before it read
+ * the close is answered, not taken for a stray.
  */
 import { HandlesClosedError } from '@supolka/codemode-protocol';
 import type { PoolChild } from './child.ts';
@@ -16,14 +17,6 @@ import type { PoolExecution } from './execution.ts';
 
 /** Executions a child ended on its own, remembered so their next invoke says why; oldest forgotten first. */
 const CLOSED_REASONS_LIMIT = 1024;
-
-/**
- * Runs whose handles closed, remembered so a call their child sent before it learnt of the close is
- * answered; oldest forgotten first. A child learns of a close at once (the close is a message to it,
- * or its own doing) and has at most HOST_CALL_LIMIT calls in flight, so a late call names one of the
- * latest few runs; past this it is a child not running the sandbox.
- */
-const CLOSED_RUNS_LIMIT = 1024;
 
 interface Route {
   readonly child: PoolChild;
@@ -40,8 +33,15 @@ export class RetainedRoutes {
   readonly #closedReasons = new Map<string, string>();
   /** Each route's execution by the id of the run its child knows it as. */
   readonly #byRun = new Map<string, Route>();
-  /** The child of each run whose handles closed a moment ago (CLOSED_RUNS_LIMIT). */
-  readonly #closedRuns = new Map<string, PoolChild>();
+  /**
+   * Runs whose handles this process closed and whose child has not yet answered the close: a call
+   * the child sent before it read the close may still arrive, and is answered. Once the child
+   * answered, nothing it sends can name the run (the close ended the run's channel first), so the
+   * entry goes. Closes the child made itself need none: it stopped calling before it said so.
+   */
+  readonly #closingRuns = new Map<string, PoolChild>();
+  /** The run behind each execution in #closingRuns. */
+  readonly #closingIds = new Map<string, string>();
   readonly #idleTimeout: number;
   readonly #onIdle: (executionId: string, child: PoolChild) => void;
 
@@ -65,9 +65,17 @@ export class RetainedRoutes {
     return route?.child === child ? route.execution : undefined;
   }
 
-  /** Whether run `runId` of `child` had handles that closed a moment ago. */
+  /** Whether run `runId` of `child` had handles this process is closing, the child not yet having answered. */
   closedRecently(child: PoolChild, runId: string): boolean {
-    return this.#closedRuns.get(runId) === child;
+    return this.#closingRuns.get(runId) === child;
+  }
+
+  /** The child answered the close of `executionId` (or is gone): no call of its run can follow. */
+  closeAnswered(executionId: string): void {
+    const runId = this.#closingIds.get(executionId);
+    if (runId === undefined) return;
+    this.#closingIds.delete(executionId);
+    this.#closingRuns.delete(runId);
   }
 
   /** The child holding the execution; its idle clock stops until the invocation ends. */
@@ -92,7 +100,11 @@ export class RetainedRoutes {
     return this.#routes.get(executionId)?.child;
   }
 
-  remove(executionId: string): PoolChild | undefined {
+  /**
+   * Drops the route; `closing` when this process is about to tell the child to close it (then
+   * closeAnswered once the child answered).
+   */
+  remove(executionId: string, closing = false): PoolChild | undefined {
     const route = this.#routes.get(executionId);
     if (!route) return undefined;
     clearTimeout(route.timer);
@@ -100,9 +112,10 @@ export class RetainedRoutes {
     route.child.retained.delete(executionId);
     const runId = route.execution.id;
     this.#byRun.delete(runId);
-    this.#closedRuns.set(runId, route.child);
-    if (this.#closedRuns.size > CLOSED_RUNS_LIMIT)
-      this.#closedRuns.delete(this.#closedRuns.keys().next().value as string);
+    if (closing) {
+      this.#closingRuns.set(runId, route.child);
+      this.#closingIds.set(executionId, runId);
+    }
     route.execution.releaseHandles();
     return route.child;
   }
@@ -124,15 +137,20 @@ export class RetainedRoutes {
   /** A child that left takes its retained executions with it. */
   dropChild(child: PoolChild): void {
     for (const executionId of [...child.retained]) this.remove(executionId);
+    for (const [executionId, runId] of [...this.#closingIds]) {
+      if (this.#closingRuns.get(runId) === child) this.closeAnswered(executionId);
+    }
   }
 
   clear(): void {
     for (const executionId of [...this.#routes.keys()]) this.remove(executionId);
+    this.#closingIds.clear();
+    this.#closingRuns.clear();
   }
 
   #idleTimer(executionId: string): NodeJS.Timeout {
     const timer = setTimeout(() => {
-      const child = this.remove(executionId);
+      const child = this.remove(executionId, true);
       if (child) this.#onIdle(executionId, child);
     }, this.#idleTimeout);
     // An idle retained execution must not keep the caller's process alive on its own.

@@ -36,7 +36,8 @@ export const TOO_MANY_HOST_CALLS_MESSAGE = `it had more than ${HOST_CALL_LIMIT} 
 
 /** Why a child is ended that made a call for a run it is not running and holds no handles for. */
 export function strayCallMessage(message: HostCallMessage): string {
-  return `it sent a ${message.type} call for ${echo(message.id, ID_ECHO_LIMIT)}, a run it is not running and holds no handles for`;
+  const kind = message.type === 'dispatch' ? 'a tool call' : 'an outbound request';
+  return `it sent ${kind} for ${echo(message.id, ID_ECHO_LIMIT)}, a run it is not running and holds no handles for`;
 }
 
 /** The length of a run id a refusal quotes: the pool's own ids are a few characters. */

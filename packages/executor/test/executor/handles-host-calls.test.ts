@@ -142,6 +142,38 @@ describe('a retained handler', () => {
     await executor.closeHandles(id);
   });
 
+  test('closed while its invocation calls a tool in a loop: the calls that crossed the close are answered, the child serves on', async () => {
+    await using setup = useExecutor();
+    const { executor, log } = setup;
+    const started = Promise.withResolvers<void>();
+    let calls = 0;
+    const granted = await executor.execute({
+      code: `async () => ({ async fetch() { for (;;) await kv.tick() } })`,
+      retainHandles: true,
+      providers: [
+        {
+          name: 'kv',
+          fns: {
+            tick: () => {
+              calls++;
+              if (calls === 20) started.resolve();
+              return calls;
+            },
+          },
+        },
+      ],
+    });
+    const id = granted.executionId as string;
+    const invocation = executor.invoke(id, new Request('http://x/'));
+    await started.promise;
+    await executor.closeHandles(id);
+    await expect(invocation).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
+    const after = calls;
+    expect((await executor.execute({ code: 'async () => 3' })).result).toBe(3);
+    expect(calls).toBe(after);
+    expect(log.pids('spawned')).toHaveLength(1);
+  });
+
   test('lets go of its functions when its idle timeout closes the handles', async () => {
     await using setup = useExecutor({ handlesIdleTimeout: 300 });
     const { executor } = setup;

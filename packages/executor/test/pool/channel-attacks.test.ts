@@ -109,8 +109,8 @@ describe('a child that writes hostile bytes to its channel', () => {
   );
 });
 
-describe('a child that calls as a run whose handles just closed', () => {
-  test('is answered with the settled run’s thrown frame, reaches no tool, and serves on', async () => {
+describe('a child that calls as a run whose close it already answered', () => {
+  test('is ended: nothing it sends after the close can name that run', async () => {
     const { pool, log } = usePool({ size: 1, testHooks: { channelAttackOnTool: 'attack' } });
     await Promise.all([pool.engine(), log.next('healthy')]);
     const tools = new Tools();
@@ -122,19 +122,16 @@ describe('a child that calls as a run whose handles just closed', () => {
       },
       { dispatch: tools.dispatch },
     );
-    const executionId = granted.executionId as string;
-    await pool.closeHandles(executionId);
-    // The granting run was the pool's first, x0; this run sends a call as it, then answers.
+    await pool.closeHandles(granted.executionId as string);
+    // The granting run was the pool's first, x0; this run sends a call as it after the close's ack.
     const attacked = await pool.execute(
-      {
-        code: `async () => { await tools.attack(${JSON.stringify(`${CALL_FOR}x0`)}).catch(() => {}); return 'after' }`,
-        providers: TOOLS_PROVIDER,
-      },
+      { code: `async () => tools.attack(${JSON.stringify(`${CALL_FOR}x0`)})`, providers: TOOLS_PROVIDER },
       { dispatch: tools.dispatch },
     );
-    expect(attacked).toStrictEqual({ result: 'after', logs: [] });
-    expect(tools.calls.map((call) => call.tool)).toStrictEqual(['attack']);
-    expect(log.pids('spawned')).toHaveLength(1);
+    expect(attacked).toMatchObject({ result: undefined, code: 'WORKER_LOST', logs: [] });
+    expect(attacked.error).toMatch(exactly(strayCallMessage({ type: 'dispatch', id: 'x0' } as never)));
+    // Ended on the stray frame, read before the attack's own call: no tool was reached.
+    expect(tools.calls).toStrictEqual([]);
   });
 });
 

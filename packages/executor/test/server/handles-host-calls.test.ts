@@ -147,7 +147,7 @@ describe('a client', () => {
         await closed;
         expect(client.closedWith).toStrictEqual({
           code: 4400,
-          reason: 'the executor sent a dispatch call for an execution this client never started',
+          reason: 'the executor sent a tool call for an execution this client never started',
         });
         expect(fake.received.some((message) => (message as { type: string }).type === 'dispatchReply')).toBe(
           false,

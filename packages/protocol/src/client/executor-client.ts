@@ -291,11 +291,9 @@ export class ExecutorClient {
 
   /** Ends a retained execution and frees its isolate; the functions serving its calls here go too. */
   async closeHandles(executionId: string): Promise<void> {
-    try {
-      await this.#heldCall(executionId, 'ack', (id) => ({ type: 'closeHandles', id, executionId }));
-    } finally {
-      this.#letGo(executionId);
-    }
+    // A refused close (OVERLOADED, a bad id) leaves the handles open: their calls are still served.
+    await this.#heldCall(executionId, 'ack', (id) => ({ type: 'closeHandles', id, executionId }));
+    this.#letGo(executionId);
   }
 
   /** A call about retained handles; meeting HANDLES_CLOSED, the functions kept for them go. */

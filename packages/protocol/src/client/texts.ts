@@ -72,5 +72,6 @@ export function connectionClosedMessage(code: number, reason: string): string {
 
 /** The close reason when the server sends a call for a conversation this client never started. */
 export function strayCallReason(type: 'dispatch' | 'outbound'): string {
-  return `the executor sent a ${type} call for an execution this client never started`;
+  const kind = type === 'dispatch' ? 'a tool call' : 'an outbound request';
+  return `the executor sent ${kind} for an execution this client never started`;
 }
