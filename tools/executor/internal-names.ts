@@ -56,36 +56,63 @@ function namesIn(tokenize: Tokenizer, text: string, found: Set<string>): void {
   for (const name of names) found.add(name);
 }
 
+/** A module of the executor's sandbox, loaded from its source. */
+async function sandboxModule<T>(file: string): Promise<T> {
+  return (await import(pathToFileURL(join(executor, 'src/sandbox', file)).href)) as T;
+}
+
 /**
- * The entry the sandbox builds around a program (entry.ts, proxy-source.ts), with one provider of
- * each convention and a prelude, so every line its template can write is written.
+ * The sources the sandbox builds while it runs a program, each from a sample that makes every line
+ * its template can write: the entry around the program (entry.ts, proxy-source.ts: one provider of
+ * each convention and a prelude), the linker's scope and loader modules (linker-sources.ts), the
+ * rewrite of import() for engines without the callback (dynamic-import.ts) and the CommonJS
+ * factories and facade (cjs.ts).
  */
-async function sampleEntry(): Promise<string> {
-  const { buildEntrySource } = (await import(
-    pathToFileURL(join(executor, 'src/sandbox/entry.ts')).href
-  )) as typeof import('../../packages/executor/src/sandbox/entry.ts');
-  return buildEntrySource({
-    imports: ["import value from 'value.js'"],
-    body: 'async () => value',
-    providers: [
-      { name: 'spread', prelude: 'spread.b = 1;' },
-      { name: 'single', positionalArgs: false },
-    ],
-    timeout: 1000,
-    retainHandles: true,
-  });
+async function builtSources(): Promise<string[]> {
+  const { buildEntrySource } =
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/entry.ts')>('entry.ts');
+  const { SCOPE_SOURCE, loaderRootSource } =
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/linker-sources.ts')>(
+      'linker-sources.ts',
+    );
+  const { rewriteDynamicImports } =
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/dynamic-import.ts')>(
+      'dynamic-import.ts',
+    );
+  const { CJS_FACTORIES, cjsFactoryName, cjsInternal, wrapCjs } =
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/cjs.ts')>('cjs.ts');
+  const modules = new Map([['lib.cjs', { cjs: 'module.exports = 1;' }]]);
+  return [
+    buildEntrySource({
+      imports: ["import value from 'value.js'"],
+      body: 'async () => value',
+      providers: [
+        { name: 'spread', prelude: 'spread.b = 1;' },
+        { name: 'single', positionalArgs: false },
+      ],
+      timeout: 1000,
+      retainHandles: true,
+    }),
+    SCOPE_SOURCE,
+    loaderRootSource(1, 'value.js'),
+    rewriteDynamicImports("export const later = () => import('value.js');", 'later.js'),
+    cjsInternal(CJS_FACTORIES, modules)?.source ?? '',
+    cjsInternal(cjsFactoryName('lib.cjs'), modules)?.source ?? '',
+    wrapCjs('lib.cjs'),
+  ];
 }
 
 /** The generated file: the names every text and the sample entry write, sorted. */
 export async function internalNamesFile(texts: readonly string[], header: string): Promise<string> {
   const tokenize = await tokenizer();
   const found = new Set<string>();
-  for (const text of [...texts, await sampleEntry()]) namesIn(tokenize, text, found);
+  for (const text of [...texts, ...(await builtSources())]) namesIn(tokenize, text, found);
   const names = [...found].sort();
   return `${header}/**
  * Every name starting with \`__\` that the code the sandbox puts into an isolate writes: the
  * runtime bundle and its pieces, the dispatch codec, the sandbox's own isolate-side sources and
- * the entry it builds around a program. Lexed from that code by tools/executor/internal-names.ts;
+ * the sources it builds while it runs a program (the entry, the linker's modules, the import()
+ * rewrite, the CommonJS wrappers). Lexed from that code by tools/executor/internal-names.ts;
  * the provider rules (../reserved.ts) reserve exactly these.
  */
 export const INTERNAL_NAMES: readonly string[] = ${JSON.stringify(names, null, 2).replaceAll('"', "'")};

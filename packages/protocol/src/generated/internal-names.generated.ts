@@ -2,7 +2,8 @@
 /**
  * Every name starting with `__` that the code the sandbox puts into an isolate writes: the
  * runtime bundle and its pieces, the dispatch codec, the sandbox's own isolate-side sources and
- * the entry it builds around a program. Lexed from that code by tools/executor/internal-names.ts;
+ * the sources it builds while it runs a program (the entry, the linker's modules, the import()
+ * rewrite, the CommonJS wrappers). Lexed from that code by tools/executor/internal-names.ts;
  * the provider rules (../reserved.ts) reserve exactly these.
  */
 export const INTERNAL_NAMES: readonly string[] = [
@@ -75,6 +76,7 @@ export const INTERNAL_NAMES: readonly string[] = [
   '__defProp2',
   '__defineProperty',
   '__describe',
+  '__dirname',
   '__dispatch',
   '__enterGlobalScope',
   '__errors',
@@ -83,6 +85,7 @@ export const INTERNAL_NAMES: readonly string[] = [
   '__export',
   '__export2',
   '__failure',
+  '__filename',
   '__getOwnPropDesc',
   '__getOwnPropNames',
   '__getProtoOf',
