@@ -309,6 +309,30 @@ describe('the executor contract (executor.test.ts)', () => {
     }
   });
 
+  // Admitted since the rule names the sandbox's own names only: host-side lookups by provider
+  // name must not reach Object.prototype's members of the same name.
+  test('a `__` name Object.prototype has serves its own tools only, in both forms', async () => {
+    for (const name of ['__defineGetter__', '__lookupGetter__', '__']) {
+      const fns = { who: async () => name };
+      expect(
+        await executor.execute(`async () => [typeof ${name}, await ${name}.who({})]`, [{ name, fns }]),
+      ).toStrictEqual({
+        result: ['object', name],
+        logs: [],
+      });
+      expect(await executor.execute(`async () => ${name}.toString({})`, [{ name, fns }])).toMatchObject({
+        error: `Tool ${name}.toString does not exist: no provider serves it.`,
+        errorKind: 'tool-not-found',
+      });
+      expect(
+        await executor.execute({ code: `async () => ${name}.who({})`, providers: [{ name, fns }] }),
+      ).toStrictEqual({
+        result: name,
+        logs: [],
+      });
+    }
+  });
+
   test('two providers of one name, and two tools that sanitize to one name, are refused', async () => {
     const twice = await executor.execute('async () => 1', [
       { name: 'dup', fns: {} },
