@@ -24,6 +24,9 @@
  *       the sandbox's own isolate-side code (packages/executor/src/sandbox/inside), one text per
  *       file: a function expression for a file that exports one default function, or the module
  *       itself for a module the isolate compiles as one.
+ *   packages/protocol/src/generated/internal-names.generated.ts
+ *       INTERNAL_NAMES: every `__` name the texts above and the entry the sandbox builds write,
+ *       lexed from them (internal-names.ts); the provider rules reserve exactly these.
  *
  * With --check nothing is written: the run fails when a committed file differs from what the
  * sources produce now (a test in the executor runs the same comparison).
@@ -32,6 +35,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
+import { internalNamesFile } from './internal-names.ts';
 import { SINGLE_BYTE_NAMES } from '../../packages/runtime/src/encoding/single-byte-names.ts';
 import { STREAM_INTERFACES } from '../../packages/runtime/src/streams/shape.ts';
 
@@ -232,13 +236,13 @@ async function sandboxSource(entry: (typeof SANDBOX_SOURCES)[number]): Promise<s
   return `(${body.trimEnd()})`;
 }
 
-async function sandboxSources(): Promise<string> {
-  const texts = await Promise.all(
-    SANDBOX_SOURCES.map(
-      async (entry) => `export const ${entry.name} = ${JSON.stringify(await sandboxSource(entry))};\n`,
-    ),
+/** The generated file of the isolate-side texts, and the texts themselves. */
+async function sandboxSources(): Promise<{ file: string; texts: string[] }> {
+  const texts = await Promise.all(SANDBOX_SOURCES.map(sandboxSource));
+  const exports = SANDBOX_SOURCES.map(
+    (entry, index) => `export const ${entry.name} = ${JSON.stringify(texts[index])};\n`,
   );
-  return `${HEADER('packages/executor/src/sandbox/inside')}${texts.join('')}`;
+  return { file: `${HEADER('packages/executor/src/sandbox/inside')}${exports.join('')}`, texts };
 }
 
 interface OwnModulePiece {
@@ -315,6 +319,7 @@ export async function generate(): Promise<Map<string, string>> {
   const codec = await codecSource();
   const { pieces, licenses } = await runtimePieces(own.sources);
   const sandbox = await sandboxSources();
+  const isolateTexts = [runtime.source, ...Object.values(pieces), codec, ...sandbox.texts];
   return new Map([
     ...own.importFiles,
     [
@@ -330,7 +335,11 @@ export async function generate(): Promise<Map<string, string>> {
       join(out, 'codec-source.generated.ts'),
       `${HEADER('packages/protocol/src/codec.ts')}export const DISPATCH_CODEC_SOURCE = ${JSON.stringify(codec)};\n`,
     ],
-    [join(out, 'sandbox-sources.generated.ts'), sandbox],
+    [join(out, 'sandbox-sources.generated.ts'), sandbox.file],
+    [
+      join(root, 'packages/protocol/src/generated/internal-names.generated.ts'),
+      await internalNamesFile(isolateTexts, HEADER("the sandbox's isolate-side sources")),
+    ],
   ]);
 }
 

@@ -1,7 +1,8 @@
 /**
  * Every identifier the codec source declares at its top level. The sandbox runs that source at
  * module scope next to the provider proxies, so each of these is a name no provider may take
- * (they all start with the reserved __ prefix). codec.test.ts checks this list against the source.
+ * (each is in INTERNAL_NAMES, which is lexed from that source among others). codec.test.ts
+ * checks this list against the source.
  */
 export const CODEC_IDENTIFIERS: readonly string[] = [
   '__codecGlobal',

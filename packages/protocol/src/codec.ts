@@ -12,8 +12,8 @@
  * types and exports and runs the text at module scope inside every isolate, ahead of user code.
  * So it imports nothing, holds no mutable state, names every built-in it uses once at the top
  * (user code that later replaces JSON or Array.prototype cannot change what the codec does),
- * and every identifier it declares starts with `__` and is listed in CODEC_IDENTIFIERS, which
- * validateProviders reserves. btoa and atob are read off the global object, never named,
+ * and every identifier it declares starts with `__` and is listed in CODEC_IDENTIFIERS; the
+ * generator lexes them into INTERNAL_NAMES, which validateProviders reserves. btoa and atob are read off the global object, never named,
  * because the source also runs in isolates the runtime was never installed into; there, binary
  * values fail with the codec's own error instead of a ReferenceError at load.
  */

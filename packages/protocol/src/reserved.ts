@@ -3,6 +3,7 @@
  * so its name must be a binding the module can declare and must not shadow anything the entry,
  * the codec or a program relies on.
  */
+import { INTERNAL_NAMES } from './generated/internal-names.generated.ts';
 
 /** Words a strict-mode module cannot bind (ECMA-262 ReservedWord, plus the strict-mode restrictions). */
 export const RESERVED_WORDS: ReadonlySet<string> = new Set([
@@ -184,19 +185,21 @@ export const RUNTIME_GLOBALS: readonly string[] = [
 ];
 
 /**
- * Every name starting with two underscores belongs to the sandbox: the codec's declarations
- * (CODEC_IDENTIFIERS), the entry's (`__dispatch`, `__resultJson`, `__timeoutExpired`, ...) and
- * the handshake's. Reserving the prefix keeps a future internal name from colliding with a
- * provider that already exists.
+ * The names the sandbox binds inside the isolate: every `__` name its generated sources and the
+ * entry it builds write (INTERNAL_NAMES, lexed from that code when it is generated). Exactly these
+ * are reserved, not the whole prefix, so a provider may take any other `__` name (the
+ * `__openapiHost` @cloudflare/codemode's openApiMcpServer sends) and a new internal name is
+ * reserved by the regeneration that adds it.
  */
-export const INTERNAL_PREFIX = '__';
+export { INTERNAL_NAMES };
 
 const reservedGlobals = new Set([...LANGUAGE_GLOBALS, ...RUNTIME_GLOBALS]);
+const internalNames = new Set(INTERNAL_NAMES);
 
 /** Why `name` is reserved, or undefined when a provider may take it. */
 export function reservedReason(name: string): string | undefined {
   if (RESERVED_WORDS.has(name)) return 'it is a reserved word of JavaScript';
-  if (name.startsWith(INTERNAL_PREFIX)) return `names starting with ${INTERNAL_PREFIX} belong to the sandbox`;
+  if (internalNames.has(name)) return 'the sandbox binds that name inside the isolate';
   if (reservedGlobals.has(name)) return `it would hide the global ${name} that programs rely on`;
   return undefined;
 }

@@ -26,7 +26,7 @@ export {
 export type { Message, MessageOf, MessageType } from './messages.ts';
 export { validateProviders } from './providers.ts';
 export {
-  INTERNAL_PREFIX,
+  INTERNAL_NAMES,
   LANGUAGE_GLOBALS,
   RESERVED_WORDS,
   RUNTIME_GLOBALS,

@@ -21,6 +21,7 @@ import { rewriteDynamicImports } from './dynamic-import.ts';
 import { preparationErrorKind } from './error-kind.ts';
 import { INTERNAL_SPECIFIER } from './internal-module.ts';
 import type { IsolateHandle } from './isolate.ts';
+import { loaderRootSource, SCOPE_PREFIX, SCOPE_SOURCE } from './linker-sources.ts';
 import { loadFailureMessage } from './loader.ts';
 import { moduleSource, type NormalizedModuleMap } from './module-map.ts';
 import { ENTRY_NAME } from './positions.ts';
@@ -31,8 +32,6 @@ import { eraseTypes, isTypeScriptModule } from './typescript.ts';
 export { ENTRY_NAME };
 
 const LOADER_ROOT_PREFIX = 'codemode:load:';
-const SCOPE_PREFIX = 'codemode:scope:';
-const SCOPE_SOURCE = `import { __enterGlobalScope } from ${JSON.stringify(INTERNAL_SPECIFIER)};\n__enterGlobalScope();`;
 
 export interface LinkOptions {
   readonly modules: NormalizedModuleMap;
@@ -199,14 +198,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   /** Loads `name` through a root module that reports, from inside the isolate, when it has evaluated. */
   const loadOnce = async (name: string): Promise<string | undefined> => {
     const token = nextToken++;
-    const root = await compileAsync(
-      `${LOADER_ROOT_PREFIX}${token}`,
-      `import ${JSON.stringify(`${SCOPE_PREFIX}${token}`)};
-import * as namespace from ${JSON.stringify(name)};
-import { __loaded } from ${JSON.stringify(INTERNAL_SPECIFIER)};
-__loaded(${token}, namespace);`,
-      true,
-    );
+    const root = await compileAsync(`${LOADER_ROOT_PREFIX}${token}`, loaderRootSource(token, name), true);
     try {
       await root.instantiate(handle.context, resolveAsync);
     } catch (error) {

@@ -146,8 +146,10 @@ describe('names', () => {
       ),
     );
     expect(() => namespaceNames(['__dispatch'])).toThrow(
-      serverNameReservedMessage('__dispatch', '__dispatch', 'names starting with __ belong to the sandbox'),
+      serverNameReservedMessage('__dispatch', '__dispatch', 'the sandbox binds that name inside the isolate'),
     );
+    // A `__` name the sandbox does not bind is a namespace like any other.
+    expect(namespaceNames(['__github'])).toStrictEqual(new Map([['__github', '__github']]));
   });
 
   test('two tools of one server that become one function are refused naming both', () => {
