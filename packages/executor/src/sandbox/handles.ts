@@ -18,6 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  EXECUTION_COMPLETED_MESSAGE,
   ExecutionTimeoutError,
   HandleNotFoundError,
   HandlesClosedError,
@@ -31,6 +32,7 @@ import {
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
 import { RunClock } from './clock.ts';
+import type { Performer } from './fetch.ts';
 import { disposeIsolate, type IsolateHandle } from './isolate.ts';
 import type { PreparedIsolate } from './prepared-isolate.ts';
 import { protocolSchemas } from './schemas.ts';
@@ -88,6 +90,9 @@ const CLOSED_REASONS_LIMIT = 1024;
 
 interface Retained {
   readonly prepared: PreparedIsolate;
+  /** The outbound choice the run made, put back in its slot for each invocation. */
+  readonly outbound: Performer | undefined;
+  readonly proxied: boolean;
   readonly invoker: ivm.Reference<(wire: HttpRequest) => Promise<Frame>>;
   readonly timeout: number;
   readonly grace: number;
@@ -107,7 +112,15 @@ export interface RetainOptions {
   readonly timeout: number;
   readonly grace: number;
   readonly countHostWaits: boolean;
+  /** Its fetch reaches the caller's outbound function: refused between invocations, as tool calls are. */
+  readonly proxied: boolean;
 }
+
+/**
+ * A proxied fetch made between invocations (a timer's): the caller's function is the caller's, as
+ * its tools are, and serves a retained execution only while an invocation runs.
+ */
+const refusedBetweenInvocations: Performer = () => Promise.reject(new TypeError(EXECUTION_COMPLETED_MESSAGE));
 
 export class RetainedHandles {
   readonly #executions = new Map<string, Retained>();
@@ -148,8 +161,11 @@ export class RetainedHandles {
     prepared.handle.retainedAs = executionId;
     prepared.handle.timeout = options.timeout;
     const wall = wallTimeOf(prepared.handle);
+    const outbound = prepared.slots.outbound;
+    if (options.proxied) prepared.slots.outbound = refusedBetweenInvocations;
     this.#executions.set(executionId, {
       prepared,
+      outbound,
       invoker,
       ...options,
       chain: Promise.resolve(),
@@ -264,6 +280,7 @@ export class RetainedHandles {
     slots.clock.set(clock);
     retained.invoking = true;
     slots.dispatch.completed = false;
+    slots.outbound = retained.outbound;
     let watch: NodeJS.Timeout | undefined;
     const disposed = new Promise<'disposed'>((resolve) => {
       watch = setInterval(() => {
@@ -320,6 +337,7 @@ export class RetainedHandles {
       retained.lastWall = retained.idleFrom;
       if (this.#executions.get(executionId) === retained) {
         slots.dispatch.completed = true;
+        if (retained.proxied) slots.outbound = refusedBetweenInvocations;
         clock.release();
         slots.clock.clear();
       }

@@ -320,6 +320,7 @@ export class Sandbox {
             timeout,
             grace,
             countHostWaits: request.countHostWaits === true,
+            proxied: typeof request.outbound === 'function',
           });
           return { ...outcome, executionId };
         }

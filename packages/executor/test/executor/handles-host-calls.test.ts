@@ -94,6 +94,42 @@ describe('a retained handler', () => {
     await executor.closeHandles(id);
   });
 
+  test('a proxied fetch its timers make between invocations is refused, as their tool calls are', async () => {
+    await using setup = useExecutor();
+    const { executor } = setup;
+    const fetched: string[] = [];
+    const granted = await executor.execute({
+      code: `async () => {
+        let seen = 'none'
+        return { async fetch(request) {
+          if (new URL(request.url).pathname === '/arm') {
+            setTimeout(() => fetch('https://later.test/').then(() => { seen = 'fetched' }, (error) => { seen = error.name + ': ' + error.message }), 10)
+            return new Response('armed')
+          }
+          return new Response(seen)
+        } }
+      }`,
+      retainHandles: true,
+      outbound: async (request) => {
+        fetched.push(request.url);
+        return { status: 200, statusText: 'OK', headers: [], body: null };
+      },
+    });
+    const id = granted.executionId as string;
+    expect(await (await executor.invoke(id, new Request('http://x/arm'))).text()).toBe('armed');
+    let seen = 'none';
+    for (let attempt = 0; attempt < 200 && seen === 'none'; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      seen = await (await executor.invoke(id, new Request('http://x/read'))).text();
+    }
+    expect({ seen, fetched }).toStrictEqual({
+      seen: 'TypeError: Execution has already completed.',
+      fetched: [],
+    });
+    expect(fetched).toStrictEqual([]);
+    await executor.closeHandles(id);
+  });
+
   test('whose tool throws meets the tool’s error in the invocation, and the handles live on', async () => {
     await using setup = useExecutor();
     const { executor } = setup;
