@@ -70,7 +70,7 @@ export const NATIVE_OUTBOUND_REFUSED_MESSAGE =
   "Invalid execute request: outbound 'native' is not enabled on this server for remote clients; use 'proxied' or 'disabled'.";
 
 export function duplicateIdMessage(id: string): string {
-  return `An execution with id ${id} is already in flight on this connection; give each one its own id.`;
+  return `An execution with id ${id} is already in flight on this connection, or holds handles whose calls use that id; give each one its own id.`;
 }
 
 export const ALREADY_OPEN_MESSAGE = 'The connection already opened with a hello; send it once.';
