@@ -37,6 +37,12 @@ export {
 export { type IsolateExecutorOptions, OptionError, type OutboundSetting } from './executor/options.ts';
 export type { HostProvider, ToolFunction } from './executor/providers.ts';
 export type { IsolateExecuteRequest } from './executor/request.ts';
+export { pauseWallClock, toolSignal } from './executor/tool-context.ts';
+export {
+  defaultWallClockLimit,
+  executionPastWallClockMessage,
+  invocationPastWallClockMessage,
+} from './executor/wall-clock.ts';
 export type { ChildPhase, ChildStats, PoolEvent, PoolStats } from './pool/events.ts';
 export type { OutboundFunction } from './pool/execution.ts';
 export { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE, PARENT_ENDED_REASON } from './pool/nesting.ts';

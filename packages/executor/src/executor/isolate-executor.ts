@@ -27,16 +27,25 @@ import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '
 import { CodeNormalizer } from '../codemode/normalizer.ts';
 import { codeModeRequest } from '../codemode/request.ts';
 import { toCodeModeResult } from '../codemode/result.ts';
+import { faultError } from '../pool/conversations.ts';
 import type { PoolStats } from '../pool/events.ts';
 import type { ExecutionMeter } from '../pool/meter.ts';
 import { Pool } from '../pool/pool.ts';
 import type { EngineReport } from '../sandbox/isolate.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { fromWireResponse, toWireRequest } from './http.ts';
+import { Invocations } from './invocations.ts';
 import { observeExecution } from './observer.ts';
 import { type IsolateExecutorOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import { type IsolateExecuteRequest, splitRequest } from './request.ts';
+import { ToolScope } from './tool-scope.ts';
 import { type HostTracing, traceExecution } from './tracing.ts';
+import {
+  defaultWallClockLimit,
+  executionPastWallClockMessage,
+  invocationPastWallClockMessage,
+  WallClock,
+} from './wall-clock.ts';
 
 export interface ExecuteOptions {
   /** Aborting ends the execution at once; its envelope comes back with code CANCELLED. */
@@ -69,6 +78,8 @@ export class IsolateExecutor {
   readonly #pool: Pool;
   /** Reads the Code Mode form's code off this thread, under the run's bound. */
   readonly #normalizer: CodeNormalizer;
+  /** The wall clocks of invocations in flight, and the run bound of each retained execution. */
+  readonly #invocations = new Invocations();
 
   /** Throws BadRequestError naming the option when one does not hold. */
   constructor(options: IsolateExecutorOptions = {}) {
@@ -140,6 +151,8 @@ export class IsolateExecutor {
     tracing: HostTracing,
     meter: ExecutionMeter | undefined,
   ): Promise<ExecuteResult> {
+    // The wall clock counts from the call: the Code Mode form's read and the queue are in it.
+    const startedAt = performance.now();
     let split: ReturnType<typeof splitRequest>;
     const { signal, onHostWaitChanged, onConsole, onHandlesClosed } = options ?? {};
     try {
@@ -152,14 +165,26 @@ export class IsolateExecutor {
         return faultEnvelope(error.code, error.message);
       return faultEnvelope('INTERNAL', `The request could not be read: ${String(error)}`);
     }
-    return this.#pool.execute(split.wire, {
-      ...tracing(split.host),
-      signal,
+    const timeout = split.wire.timeout ?? this.#options.timeout;
+    const limit = this.#options.wallClockLimit ?? defaultWallClockLimit(timeout);
+    const clock = new WallClock(limit, startedAt, executionPastWallClockMessage);
+    const scope = new ToolScope(clock, this.#invocations);
+    // The bound ends the run as a cancellation does; whichever signal fired first names the reason.
+    const ending = signal ? AbortSignal.any([signal, clock.signal]) : clock.signal;
+    const envelope = await this.#pool.execute(split.wire, {
+      ...tracing(scope.bind(split.host)),
+      signal: ending,
       onHostWaitChanged,
       onConsole,
       onHandlesClosed,
       meter,
     });
+    scope.settled(envelope.executionId);
+    if (envelope.executionId !== undefined) this.#invocations.granted(envelope.executionId, timeout);
+    const expired = clock.expired && envelope.code === 'CANCELLED' && ending.reason === clock.signal.reason;
+    clock.end();
+    if (!expired) return envelope;
+    return { ...envelope, code: 'TIMEOUT', error: (clock.signal.reason as Error).message };
   }
 
   /**
@@ -170,8 +195,47 @@ export class IsolateExecutor {
    */
   async invoke(executionId: string, request: Request, handle: HandleName = 'fetch'): Promise<Response> {
     const checked = validateExecutionId(executionId, 'invoke');
-    const response = await this.#pool.invoke(checked, handle, await toWireRequest(request));
-    return fromWireResponse(response);
+    const startedAt = performance.now();
+    const wire = await toWireRequest(request);
+    const timeout = this.#invocations.timeoutOf(checked) ?? this.#options.timeout;
+    const limit = this.#options.wallClockLimit ?? defaultWallClockLimit(timeout);
+    const clock = new WallClock(limit, startedAt, invocationPastWallClockMessage);
+    this.#invocations.begin(checked, clock);
+    try {
+      const response = await Promise.race([
+        this.#pool.invoke(checked, handle, wire),
+        this.#pastWallClock(checked, clock),
+      ]);
+      return fromWireResponse(response);
+    } catch (error) {
+      // These end the retained execution (docs/handles.md): its run bound is no longer needed.
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code === 'TIMEOUT' || code === 'MEMORY_LIMIT' || code === 'HANDLES_CLOSED')
+        this.#invocations.closed(checked);
+      throw error;
+    } finally {
+      this.#invocations.end(checked, clock);
+      clock.end();
+    }
+  }
+
+  /**
+   * Rejects with TIMEOUT when `clock` reaches its bound, and closes the retained execution: its
+   * isolate may be parked on a tool that never answers, and only its end frees it, as the run
+   * bound's end of an invocation does. Never settles when the invocation ends first.
+   */
+  #pastWallClock(executionId: string, clock: WallClock): Promise<never> {
+    return new Promise((_, reject) => {
+      clock.signal.addEventListener(
+        'abort',
+        () => {
+          if (!clock.expired) return;
+          this.#pool.closeHandles(executionId).catch(() => {});
+          reject(faultError('TIMEOUT', (clock.signal.reason as Error).message));
+        },
+        { once: true },
+      );
+    });
   }
 
   /**
@@ -179,7 +243,9 @@ export class IsolateExecutor {
    * none, and BAD_REQUEST for an executionId no executor mints, as invoke does.
    */
   async closeHandles(executionId: string): Promise<void> {
-    await this.#pool.closeHandles(validateExecutionId(executionId, 'closeHandles'));
+    const checked = validateExecutionId(executionId, 'closeHandles');
+    this.#invocations.closed(checked);
+    await this.#pool.closeHandles(checked);
   }
 
   /**

@@ -46,6 +46,12 @@ export type OutboundSetting = null | undefined | OutboundFunction;
 export interface IsolateExecutorOptions {
   /** Run bound in ms, on the run clock (default 60000). A request's own `timeout` wins. */
   readonly timeout?: number;
+  /**
+   * Wall-clock time one execution may take, queued, running and waiting on tools, in ms; and one
+   * invocation of a retained handler, running and waiting on tools. Past it the call ends with
+   * TIMEOUT (default: twice the call's own run bound, and at least 120000).
+   */
+  readonly wallClockLimit?: number;
   /** Isolate memory limit in MB (default 128). A request's own `memoryLimit` wins. */
   readonly memoryLimit?: number;
   /** Headroom past the bound for the engine's timer and the host race, in ms (default 1000). */
@@ -97,6 +103,8 @@ export interface IsolateExecutorOptions {
 
 export interface ResolvedOptions {
   readonly timeout: number;
+  /** Undefined: each call's bound is twice its own run bound (wall-clock.ts). */
+  readonly wallClockLimit: number | undefined;
   readonly memoryLimit: number;
   readonly outbound: OutboundSetting;
   readonly modules: ModuleMap;
@@ -111,9 +119,13 @@ type WholeNumberOption = {
     : never;
 }[keyof IsolateExecutorOptions];
 
-/** The range each whole-number option accepts, and its default. */
-const RANGES: Record<WholeNumberOption, readonly [min: number, max: number, fallback: () => number]> = {
+/** The range each whole-number option accepts, and its default (none: the option's default depends on the call). */
+const RANGES: Record<
+  WholeNumberOption,
+  readonly [min: number, max: number, fallback: (() => number) | undefined]
+> = {
   timeout: [1, MAX_DELAY, () => DEFAULT_TIMEOUT],
+  wallClockLimit: [1, MAX_DELAY, undefined],
   memoryLimit: [MIN_MEMORY_LIMIT, MAX_MEMORY_LIMIT, () => DEFAULT_MEMORY_LIMIT],
   grace: [0, MAX_DELAY, () => DEFAULT_GRACE],
   poolSize: [1, 1024, () => availableParallelism()],
@@ -158,15 +170,16 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key)) throw new OptionError(key, 'is not a known option');
   }
-  const number = (name: WholeNumberOption): number => {
+  const optionalNumber = (name: WholeNumberOption): number | undefined => {
     const [min, max, fallback] = RANGES[name];
     const value: unknown = options[name];
-    if (value === undefined) return fallback();
+    if (value === undefined) return fallback?.();
     if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
       throw new OptionError(name, `must be a whole number from ${min} to ${max}`, value);
     }
     return value;
   };
+  const number = (name: WholeNumberOption): number => optionalNumber(name) as number;
   const heartbeatInterval = number('heartbeatInterval');
   const heartbeatTimeout = number('heartbeatTimeout');
   if (heartbeatTimeout <= heartbeatInterval) {
@@ -215,6 +228,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   }
   return {
     timeout: number('timeout'),
+    wallClockLimit: optionalNumber('wallClockLimit'),
     memoryLimit: number('memoryLimit'),
     outbound,
     modules,

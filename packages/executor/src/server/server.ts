@@ -101,6 +101,9 @@ export class ExecutorServer {
         const own = executor.onExecution;
         this.executor = new IsolateExecutor({
           ...executor,
+          // The server's bound, so invocations meet it too. An execution's own timer here starts
+          // first and fires first, so its client reads this server's text (connection.ts).
+          wallClockLimit: this.#options.wallClockLimit,
           // The queue wait of every run is the metrics'; the caller's own observer still sees each
           // (one that is no function is passed on as it is, for the executor to refuse by name).
           onExecution:

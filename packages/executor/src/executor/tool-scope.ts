@@ -1,0 +1,61 @@
+/**
+ * The caller's functions of one execution, bound to the wall clock of whatever they serve: the
+ * run's while it runs, and once a retained execution's run has settled, the clock of the
+ * invocation in flight. Each call is kept as pending on that clock (for the text of a call the
+ * bound ends) and runs with toolSignal() and pauseWallClock() reading it (tool-context.ts).
+ */
+import type { HttpRequest } from '@supolka/codemode-protocol';
+import type { ExecutionHost } from '../pool/execution.ts';
+import type { Invocations } from './invocations.ts';
+import { serveUnder } from './tool-context.ts';
+import type { WallClock } from './wall-clock.ts';
+
+/** How much of a URL a pending outbound request is named by. */
+const URL_SHOWN = 200;
+
+type HostFunctions = Pick<ExecutionHost, 'dispatch' | 'outbound'>;
+
+export class ToolScope {
+  readonly #run: WallClock;
+  readonly #invocations: Invocations;
+  #executionId: string | undefined;
+  #running = true;
+
+  constructor(run: WallClock, invocations: Invocations) {
+    this.#run = run;
+    this.#invocations = invocations;
+  }
+
+  /** The functions as the pool is to call them. */
+  bind({ dispatch, outbound }: HostFunctions): HostFunctions {
+    return {
+      dispatch:
+        dispatch &&
+        ((provider, tool, args) =>
+          this.#serve(`tool call ${provider}.${tool}`, () => dispatch(provider, tool, args))),
+      outbound:
+        outbound && ((request, init) => this.#serve(outboundLabel(request), () => outbound(request, init))),
+    };
+  }
+
+  /** The run settled; `executionId` when it retained handles, whose invocations serve calls from now on. */
+  settled(executionId: string | undefined): void {
+    this.#running = false;
+    this.#executionId = executionId;
+  }
+
+  #serve<T>(label: string, call: () => Promise<T> | T): Promise<T> | T {
+    const clock = this.#running
+      ? this.#run
+      : this.#executionId === undefined
+        ? undefined
+        : this.#invocations.current(this.#executionId);
+    // Timer work of a retained execution between invocations serves no call that has a clock.
+    return clock ? serveUnder(clock, label, call) : call();
+  }
+}
+
+function outboundLabel(request: HttpRequest): string {
+  const url = request.url.length > URL_SHOWN ? `${request.url.slice(0, URL_SHOWN)}…` : request.url;
+  return `outbound request ${request.method} ${url}`;
+}
