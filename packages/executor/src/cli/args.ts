@@ -1,5 +1,6 @@
 /** The command line of `codemode-executor`, parsed and checked; a bad one is a UsageError naming what is wrong. */
 import { parseArgs } from 'node:util';
+import { MAX_DELAY } from '@supolka/codemode-protocol';
 
 /** What `codemode-executor help` (and `--help`) prints: every command, in one screen. */
 export const USAGE = `Usage: codemode-executor run FILE [options]   run one program and print its envelope
@@ -25,6 +26,9 @@ Options:
   --json              print the envelope as one line of JSON (binary values in the protocol's
                       { "$binary": ... } form) instead of as console.log prints it
   --timeout MS        the run bound in milliseconds (default 60000)
+  --wall-clock-limit MS
+                      wall time the run may take, waits on tools included (default twice
+                      --timeout, at least 120000): a tool that never answers ends there
   --memory MB         the isolate's memory limit in megabytes (default 128)
   --outbound MODE     disabled (default) or native: whether the program's fetch reaches the network
   -h, --help          this text
@@ -52,6 +56,7 @@ export interface RunCommand {
   readonly modules: string | undefined;
   readonly json: boolean;
   readonly timeout: number | undefined;
+  readonly wallClockLimit: number | undefined;
   readonly memoryLimit: number | undefined;
   readonly outbound: 'disabled' | 'native';
 }
@@ -73,6 +78,7 @@ export function parseRunCommandLine(argv: readonly string[]): RunCommand | 'help
     modules: values.modules,
     json: values.json === true,
     timeout: wholeNumber('--timeout', values.timeout),
+    wallClockLimit: delay('--wall-clock-limit', values['wall-clock-limit']),
     memoryLimit: wholeNumber('--memory', values.memory),
     outbound,
   };
@@ -87,6 +93,7 @@ function parseRun(argv: readonly string[]) {
       modules: { type: 'string' },
       json: { type: 'boolean' },
       timeout: { type: 'string' },
+      'wall-clock-limit': { type: 'string' },
       memory: { type: 'string' },
       outbound: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -137,6 +144,15 @@ function wholeNumber(flag: string, text: string | undefined): number | undefined
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number; got '${text}'.`);
   return Number(text);
+}
+
+/** A bound in ms an executor option takes: from 1 to MAX_DELAY. */
+function delay(flag: string, text: string | undefined): number | undefined {
+  const ms = wholeNumber(flag, text);
+  if (ms !== undefined && (ms < 1 || ms > MAX_DELAY)) {
+    throw new UsageError(`${flag} must be from 1 to ${MAX_DELAY} ms; got '${text}'.`);
+  }
+  return ms;
 }
 
 export const SERVE_USAGE = `Usage: codemode-executor serve [options]

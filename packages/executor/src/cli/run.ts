@@ -59,7 +59,10 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
   const entry = toEntry(code);
   if (entry === undefined) output.err(`codemode-executor: ${unreadableProgramMessage(command.file)}\n`);
   // One program: one child is all it needs, and it starts faster than a pool per core.
-  const executor = new IsolateExecutor({ poolSize: 1 });
+  const executor = new IsolateExecutor({
+    poolSize: 1,
+    ...(command.wallClockLimit !== undefined ? { wallClockLimit: command.wallClockLimit } : {}),
+  });
   try {
     const ran = await executor.execute({
       code: entry?.code ?? code,

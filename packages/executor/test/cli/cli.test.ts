@@ -16,6 +16,7 @@ import {
   unknownCommandMessage,
   unknownOptionMessage,
 } from '../../src/cli/args.ts';
+import { executionPastWallClockMessage } from '../../src/executor/wall-clock.ts';
 
 const main = new URL('../../bin/codemode-executor.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'codemode-cli-'));
@@ -93,6 +94,33 @@ describe('codemode-executor run', () => {
     expect(cli('run', program, '--tools', listed).stdout).toBe("{ result: 'value of a', logs: [] }\n");
     const object = file('object.mjs', `export default { kv: { get: (key) => key.toUpperCase() } }`);
     expect(cli('run', program, '--tools', object).stdout).toBe("{ result: 'A', logs: [] }\n");
+  });
+
+  test('--wall-clock-limit ends a run parked on a tool that never answers, with TIMEOUT, and the process exits', () => {
+    const tools = file('hang.mjs', `export default { kv: { hang: () => new Promise(() => {}) } }`);
+    const program = file('hang.js', `async () => kv.hang()`);
+    const run = cli(
+      'run',
+      program,
+      '--tools',
+      tools,
+      '--timeout',
+      '1000',
+      '--wall-clock-limit',
+      '3000',
+      '--json',
+    );
+    expect(run.status).toBe(1);
+    const envelope = JSON.parse(run.stdout);
+    expect(envelope).toMatchObject({ code: 'TIMEOUT', logs: [] });
+    // The bound counts the child's start too, so on a slow machine the tool may not yet be called.
+    expect([
+      executionPastWallClockMessage(3000, 'tool call kv.hang', 0),
+      executionPastWallClockMessage(3000, undefined, 0),
+    ]).toContain(envelope.error);
+    expect(cli('run', program, '--wall-clock-limit', '0').stderr).toContain(
+      `--wall-clock-limit must be from 1 to 2147483647 ms; got '0'.`,
+    );
   });
 
   test.each([
