@@ -78,7 +78,7 @@ export function parseRunCommandLine(argv: readonly string[]): RunCommand | 'help
     modules: values.modules,
     json: values.json === true,
     timeout: wholeNumber('--timeout', values.timeout),
-    wallClockLimit: delay('--wall-clock-limit', values['wall-clock-limit']),
+    wallClockLimit: delayOption('--wall-clock-limit', values['wall-clock-limit']),
     memoryLimit: wholeNumber('--memory', values.memory),
     outbound,
   };
@@ -147,7 +147,7 @@ function wholeNumber(flag: string, text: string | undefined): number | undefined
 }
 
 /** A bound in ms an executor option takes: from 1 to MAX_DELAY. */
-function delay(flag: string, text: string | undefined): number | undefined {
+export function delayOption(flag: string, text: string | undefined): number | undefined {
   const ms = wholeNumber(flag, text);
   if (ms !== undefined && (ms < 1 || ms > MAX_DELAY)) {
     throw new UsageError(`${flag} must be from 1 to ${MAX_DELAY} ms; got '${text}'.`);

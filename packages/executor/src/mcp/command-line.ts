@@ -3,7 +3,13 @@
  * `help mcp` and a bad flag cost no more than the other commands do.
  */
 import { parseArgs } from 'node:util';
-import { missingValueMessage, noValueMessage, UsageError, unknownOptionMessage } from '../cli/args.ts';
+import {
+  delayOption,
+  missingValueMessage,
+  noValueMessage,
+  UsageError,
+  unknownOptionMessage,
+} from '../cli/args.ts';
 
 export const MCP_USAGE = `Usage: codemode-executor mcp --config FILE [options]
 
@@ -11,7 +17,7 @@ Connects to every MCP server that FILE's mcpServers names (the format MCP client
 server { command, args, env, cwd } or an HTTP server { url, headers }) and serves one MCP server of
 its own with an execute tool: a program that calls those servers' tools as functions, run in a
 fresh V8 isolate. Serves over stdio unless --http is given. FILE's other keys (approvals, timeout,
-memoryLimit, outbound, maxResultLength, upstreamTimeout, maxUpstreamCalls, approvalTimeout,
+wallClockLimit, memoryLimit, outbound, maxResultLength, upstreamTimeout, maxUpstreamCalls, approvalTimeout,
 progressInterval) are described in docs/mcp.md.
 
 Options:
@@ -22,6 +28,9 @@ Options:
                           CODEMODE_EXECUTOR_TOKEN); without a token only a loopback --host is served
   --allow-origin ORIGIN   a browser origin allowed to call --http; repeat for several
   --timeout MS            the run bound of one execution (default: the file's, else 60000)
+  --wall-clock-limit MS   wall time one execution may take, waits on upstreams included but
+                          not a person answering an approval (default: the file's, else twice
+                          the run bound, at least 120000)
   --memory MB             the isolate's memory limit (default: the file's, else 128)
   --outbound MODE         disabled or native: whether a program's fetch reaches the network
                           (default: the file's, else disabled)
@@ -36,6 +45,7 @@ export interface McpCommand {
   readonly tokenFile: string | undefined;
   readonly allowedOrigins: readonly string[];
   readonly timeout: number | undefined;
+  readonly wallClockLimit: number | undefined;
   readonly memoryLimit: number | undefined;
   readonly outbound: 'disabled' | 'native' | undefined;
   readonly poolSize: number | undefined;
@@ -78,6 +88,7 @@ export function parseMcpCommandLine(argv: readonly string[]): McpCommand | 'help
     tokenFile: values['token-file'],
     allowedOrigins: values['allow-origin'] ?? [],
     timeout: wholeNumber('--timeout', values.timeout),
+    wallClockLimit: delayOption('--wall-clock-limit', values['wall-clock-limit']),
     memoryLimit: wholeNumber('--memory', values.memory),
     outbound,
     poolSize: wholeNumber('--pool-size', values['pool-size']),
@@ -95,6 +106,7 @@ function parse(argv: readonly string[]) {
       'token-file': { type: 'string' },
       'allow-origin': { type: 'string', multiple: true },
       timeout: { type: 'string' },
+      'wall-clock-limit': { type: 'string' },
       memory: { type: 'string' },
       outbound: { type: 'string' },
       'pool-size': { type: 'string' },

@@ -88,6 +88,7 @@ export async function runMcp(
   const executor = new IsolateExecutor({
     poolSize: command.poolSize ?? 1,
     ...optional('timeout', command.timeout ?? config.timeout),
+    ...optional('wallClockLimit', command.wallClockLimit ?? config.wallClockLimit),
     ...optional('memoryLimit', command.memoryLimit ?? config.memoryLimit),
     ...(outbound === 'native' ? { outbound: undefined } : { outbound: null }),
   });

@@ -50,6 +50,11 @@ const configSchema = z.strictObject({
     .optional(),
   /** The run bound of one execution, in ms. */
   timeout: wholeNumber(1, 3_600_000).optional(),
+  /**
+   * Wall-clock time one execution may take, in ms, waits on upstreams included and approval
+   * questions not (IsolateExecutor's option: at least 120000 by default).
+   */
+  wallClockLimit: wholeNumber(1, 2_147_483_647).optional(),
   /** The isolate's memory limit, in MB. */
   memoryLimit: wholeNumber(8, 4096).optional(),
   /** Whether a program's fetch reaches the network. */

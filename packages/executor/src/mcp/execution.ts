@@ -12,6 +12,7 @@ import { stringifyForDispatch } from '@supolka/codemode-protocol';
 import type { CodeModeProvider } from '../codemode/contract.ts';
 import { sanitizeToolName } from '../codemode/sanitize.ts';
 import type { IsolateExecutor } from '../executor/isolate-executor.ts';
+import { pauseWallClock } from '../executor/tool-context.ts';
 import type { ApprovalPolicy } from './approvals.ts';
 import type { Catalog } from './catalog.ts';
 import { toProgramValue } from './results.ts';
@@ -103,7 +104,11 @@ async function approve(execution: Execution, call: string, args: object): Promis
   execution.waiting?.(`waiting for the user to approve ${call}`);
   let answer: Awaited<ReturnType<NonNullable<AskUser>>>;
   try {
-    answer = await execution.ask(approvalQuestion(call, shown));
+    // A person answering is not the program holding its child: the wall clock stops, and the
+    // question's own approvalTimeout bounds the wait (docs/mcp.md, "Approvals").
+    answer = await pauseWallClock(() =>
+      (execution.ask as NonNullable<AskUser>)(approvalQuestion(call, shown)),
+    );
   } catch (error) {
     throw new Error(unansweredMessage(call, error instanceof Error ? error.message : String(error)));
   } finally {
