@@ -170,7 +170,7 @@ export class IsolateExecutor {
     const clock = new WallClock(limit, startedAt, executionPastWallClockMessage);
     const scope = new ToolScope(clock, this.#invocations);
     // The bound ends the run as a cancellation does; whichever signal fired first names the reason.
-    const ending = signal ? AbortSignal.any([signal, clock.signal]) : clock.signal;
+    const ending = signal ? AbortSignal.any([signal, clock.expiry]) : clock.expiry;
     const envelope = await this.#pool.execute(split.wire, {
       ...tracing(scope.bind(split.host)),
       signal: ending,
@@ -181,10 +181,10 @@ export class IsolateExecutor {
     });
     scope.settled(envelope.executionId);
     if (envelope.executionId !== undefined) this.#invocations.granted(envelope.executionId, timeout);
-    const expired = clock.expired && envelope.code === 'CANCELLED' && ending.reason === clock.signal.reason;
+    const expired = clock.expired && envelope.code === 'CANCELLED' && ending.reason === clock.expiry.reason;
     clock.end();
     if (!expired) return envelope;
-    return { ...envelope, code: 'TIMEOUT', error: (clock.signal.reason as Error).message };
+    return { ...envelope, code: 'TIMEOUT', error: (clock.expiry.reason as Error).message };
   }
 
   /**
@@ -226,12 +226,11 @@ export class IsolateExecutor {
    */
   #pastWallClock(executionId: string, clock: WallClock): Promise<never> {
     return new Promise((_, reject) => {
-      clock.signal.addEventListener(
+      clock.expiry.addEventListener(
         'abort',
         () => {
-          if (!clock.expired) return;
           this.#pool.closeHandles(executionId).catch(() => {});
-          reject(faultError('TIMEOUT', (clock.signal.reason as Error).message));
+          reject(faultError('TIMEOUT', (clock.expiry.reason as Error).message));
         },
         { once: true },
       );

@@ -23,7 +23,7 @@ export function serveUnder<T>(clock: WallClock, label: string, serve: () => Prom
  * tool or outbound function the executor called.
  */
 export function toolSignal(): AbortSignal | undefined {
-  return calls.getStore()?.signal;
+  return calls.getStore()?.toolSignal;
 }
 
 /**

@@ -23,7 +23,13 @@ export function defaultWallClockLimit(timeout: number): number {
 }
 
 export class WallClock {
-  readonly #controller = new AbortController();
+  /** Aborted only when the bound is reached: what ends the call (the pool watches it). */
+  readonly #expiry = new AbortController();
+  /**
+   * What the functions serving the call's tools read. Made on first read: aborting a signal
+   * dispatches an event, which is not worth paying at the end of every call nobody watched.
+   */
+  #tools: AbortController | undefined;
   readonly #limit: number;
   readonly #text: WallClockText;
   /** Labels of the calls in flight, oldest first; one key per call, so equal labels are kept apart. */
@@ -32,7 +38,7 @@ export class WallClock {
   #since: number;
   #timer: NodeJS.Timeout | undefined;
   #pauses = 0;
-  #expired = false;
+  #state: 'counting' | 'expired' | 'ended' = 'counting';
 
   /** Starts counting from `startedAt` (a performance.now() reading taken when the call came). */
   constructor(limit: number, startedAt: number, text: WallClockText) {
@@ -43,16 +49,25 @@ export class WallClock {
     this.#arm();
   }
 
-  /**
-   * Aborted when the bound is reached (its reason is the error that ends the call) or when the
-   * call ends any other way: what the functions serving its tool calls read (tool-context.ts).
-   */
-  get signal(): AbortSignal {
-    return this.#controller.signal;
+  /** Aborted when the bound is reached; its reason is the error that ends the call. */
+  get expiry(): AbortSignal {
+    return this.#expiry.signal;
   }
 
   get expired(): boolean {
-    return this.#expired;
+    return this.#state === 'expired';
+  }
+
+  /**
+   * The signal of the call's tool and outbound functions (tool-context.ts): aborted when the
+   * bound is reached, with its error, or when the call ends any other way.
+   */
+  get toolSignal(): AbortSignal {
+    if (!this.#tools) {
+      this.#tools = new AbortController();
+      if (this.#state !== 'counting') this.#tools.abort(this.#reason());
+    }
+    return this.#tools.signal;
   }
 
   /** Keeps `label` as pending while `call` is in flight. */
@@ -76,7 +91,7 @@ export class WallClock {
     return () => {
       if (resumed) return;
       resumed = true;
-      if (--this.#pauses === 0 && !this.#controller.signal.aborted) {
+      if (--this.#pauses === 0 && this.#state === 'counting') {
         this.#since = performance.now();
         this.#arm();
       }
@@ -87,7 +102,9 @@ export class WallClock {
   end(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (!this.#controller.signal.aborted) this.#controller.abort(new Error(EXECUTION_ENDED_MESSAGE));
+    if (this.#state !== 'counting') return;
+    this.#state = 'ended';
+    this.#tools?.abort(this.#reason());
   }
 
   /**
@@ -101,11 +118,16 @@ export class WallClock {
 
   #expire(): void {
     this.#timer = undefined;
-    if (this.#controller.signal.aborted) return;
-    this.#expired = true;
+    if (this.#state !== 'counting') return;
+    this.#state = 'expired';
     const [oldest] = this.#pending.values();
     const error = new Error(this.#text(this.#limit, oldest, Math.max(this.#pending.size - 1, 0)));
-    this.#controller.abort(error);
+    this.#expiry.abort(error);
+    this.#tools?.abort(error);
+  }
+
+  #reason(): unknown {
+    return this.#state === 'expired' ? this.#expiry.signal.reason : new Error(EXECUTION_ENDED_MESSAGE);
   }
 }
 
