@@ -6,13 +6,6 @@
  */
 import type { WallClock } from './wall-clock.ts';
 
-/**
- * Run bounds kept at most: a retained execution that closed without this process seeing it (idle,
- * its child's end) leaves its entry until it is pushed out; one pushed out while still live only
- * falls back to the executor's timeout for its default bound.
- */
-const TIMEOUTS_LIMIT = 4096;
-
 export class Invocations {
   readonly #running = new Map<string, WallClock[]>();
   readonly #timeouts = new Map<string, number>();
@@ -20,8 +13,6 @@ export class Invocations {
   /** A retained execution was granted under run bound `timeout`. */
   granted(executionId: string, timeout: number): void {
     this.#timeouts.set(executionId, timeout);
-    if (this.#timeouts.size > TIMEOUTS_LIMIT)
-      this.#timeouts.delete(this.#timeouts.keys().next().value as string);
   }
 
   /** The run bound the retained execution asked for, if still known. */
@@ -29,7 +20,7 @@ export class Invocations {
     return this.#timeouts.get(executionId);
   }
 
-  /** The retained execution has ended: its invocations are refused from now on. */
+  /** Its handles closed (the pool says so, whatever closed them): its invocations are refused from now on. */
   closed(executionId: string): void {
     this.#timeouts.delete(executionId);
   }

@@ -176,11 +176,13 @@ export class IsolateExecutor {
       signal: ending,
       onHostWaitChanged,
       onConsole,
-      onHandlesClosed,
+      onHandlesClosed: () => {
+        scope.handlesClosed();
+        onHandlesClosed?.();
+      },
       meter,
     });
-    scope.settled(envelope.executionId);
-    if (envelope.executionId !== undefined) this.#invocations.granted(envelope.executionId, timeout);
+    scope.settled(envelope.executionId, timeout);
     const expired = clock.expired && envelope.code === 'CANCELLED' && ending.reason === clock.expiry.reason;
     clock.end();
     if (!expired) return envelope;
@@ -207,12 +209,6 @@ export class IsolateExecutor {
         this.#pastWallClock(checked, clock),
       ]);
       return fromWireResponse(response);
-    } catch (error) {
-      // These end the retained execution (docs/handles.md): its run bound is no longer needed.
-      const code = (error as { code?: unknown } | null)?.code;
-      if (code === 'TIMEOUT' || code === 'MEMORY_LIMIT' || code === 'HANDLES_CLOSED')
-        this.#invocations.closed(checked);
-      throw error;
     } finally {
       this.#invocations.end(checked, clock);
       clock.end();
@@ -242,9 +238,7 @@ export class IsolateExecutor {
    * none, and BAD_REQUEST for an executionId no executor mints, as invoke does.
    */
   async closeHandles(executionId: string): Promise<void> {
-    const checked = validateExecutionId(executionId, 'closeHandles');
-    this.#invocations.closed(checked);
-    await this.#pool.closeHandles(checked);
+    await this.#pool.closeHandles(validateExecutionId(executionId, 'closeHandles'));
   }
 
   /**

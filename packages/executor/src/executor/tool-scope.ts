@@ -20,6 +20,7 @@ export class ToolScope {
   readonly #invocations: Invocations;
   #executionId: string | undefined;
   #running = true;
+  #closed = false;
 
   constructor(run: WallClock, invocations: Invocations) {
     this.#run = run;
@@ -38,10 +39,21 @@ export class ToolScope {
     };
   }
 
-  /** The run settled; `executionId` when it retained handles, whose invocations serve calls from now on. */
-  settled(executionId: string | undefined): void {
+  /**
+   * The run settled under run bound `timeout`; `executionId` when it retained handles, whose
+   * invocations serve its calls from now on, until they close.
+   */
+  settled(executionId: string | undefined, timeout: number): void {
     this.#running = false;
+    if (executionId === undefined || this.#closed) return;
     this.#executionId = executionId;
+    this.#invocations.granted(executionId, timeout);
+  }
+
+  /** The handles it granted closed: the executor forgets them. */
+  handlesClosed(): void {
+    this.#closed = true;
+    if (this.#executionId !== undefined) this.#invocations.closed(this.#executionId);
   }
 
   #serve<T>(label: string, call: () => Promise<T> | T): Promise<T> | T {

@@ -152,6 +152,38 @@ describe('the wall-clock bound of an execution', () => {
 });
 
 describe('the wall-clock bound of an invocation', () => {
+  test('ends an invocation waiting on a tool that never answers, naming the tool, and fires its signal', async () => {
+    await using setup = await useExecutor({ wallClockLimit: 1000 });
+    const { executor } = setup;
+    const kv = hangingTool();
+    const closed = Promise.withResolvers<void>();
+    const granted = await executor.execute(
+      {
+        code: 'async () => ({ fetch: async () => new Response(await kv.hang()) })',
+        providers: [{ name: 'kv', fns: kv.fns }],
+        retainHandles: true,
+        timeout: 1000,
+      },
+      { onHandlesClosed: () => closed.resolve() },
+    );
+    const id = granted.executionId as string;
+    expect(id).toEqual(expect.any(String));
+    const text = invocationPastWallClockMessage(1000, 'tool call kv.hang', 0);
+    expect(text).toBe(
+      'The invocation took longer than its wallClockLimit of 1000 ms, which counts time spent running and waiting on tools, so the executor ended it and closed the retained execution; it was still waiting on the tool call kv.hang.',
+    );
+    await expect(executor.invoke(id, new Request('http://handler.test/'))).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: text,
+    });
+    const signal = await kv.signal;
+    expect(signal?.reason).toMatchObject({ message: text });
+    await closed.promise;
+    await expect(executor.invoke(id, new Request('http://handler.test/'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
+    });
+  });
+
   test('ends an invocation parked past it with TIMEOUT, closes its execution and frees the child', async () => {
     await using setup = await useExecutor({ wallClockLimit: 1000, timeout: 60_000 });
     const { executor } = setup;
