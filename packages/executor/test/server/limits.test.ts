@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { stringifyForDispatch } from '@supolka/codemode-protocol';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
+import { invocationPastWallClockMessage } from '../../src/executor/wall-clock.ts';
 import { OPENING_BYTE_LIMIT } from '../../src/server/opening.ts';
 import {
   connectionCapMessage,
@@ -150,6 +151,35 @@ describe('requests', () => {
       error: wallClockMessage(1_500),
       code: 'TIMEOUT',
       logs: [],
+    });
+    await expectPoolClean(setup.server);
+    client.close();
+  });
+
+  test('an invocation that keeps waiting on the client’s tools is ended at wallClockLimit with TIMEOUT', async () => {
+    const client = await connect(setup.server);
+    // As the execution above, in a handler: each call fails at the dispatch deadline and the
+    // handler calls again, so only the wall clock, which the server's executor holds too, ends it.
+    const granted = await client.execute({
+      code: 'async () => ({ fetch: async () => { for (;;) { try { await stall.wait() } catch {} } } })',
+      timeout: 1000,
+      retainHandles: true,
+      providers: [{ name: 'stall', fns: { wait: () => new Promise(() => {}) } }],
+    });
+    const id = granted.executionId as string;
+    expect(id).toEqual(expect.any(String));
+    const error = await client.invoke(id, new Request('http://x/')).then(
+      () => undefined,
+      (thrown: unknown) => thrown as { code: string; message: string },
+    );
+    expect(error?.code).toBe('TIMEOUT');
+    // Between two calls nothing is pending, for a moment; the bound almost always finds one waiting.
+    expect([
+      invocationPastWallClockMessage(1_500, 'tool call stall.wait', 0),
+      invocationPastWallClockMessage(1_500, undefined, 0),
+    ]).toContain(error?.message);
+    await expect(client.invoke(id, new Request('http://x/'))).rejects.toMatchObject({
+      code: 'HANDLES_CLOSED',
     });
     await expectPoolClean(setup.server);
     client.close();
