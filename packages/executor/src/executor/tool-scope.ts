@@ -62,7 +62,7 @@ export class ToolScope {
       : this.#executionId === undefined
         ? undefined
         : this.#invocations.current(this.#executionId);
-    // Timer work of a retained execution between invocations serves no call that has a clock.
+    // No invocation in flight: the pool refuses such a call before it gets here; served bare if not.
     return clock ? serveUnder(clock, label, call) : call();
   }
 }
