@@ -40,7 +40,7 @@ function hangingTool() {
 
 describe('the wall-clock bound of an execution', () => {
   test('ends a run parked on a tool that never answers with TIMEOUT naming the tool, and fires its signal', async () => {
-    await using setup = await useExecutor({ wallClockLimit: 1000 });
+    await using setup = await useExecutor({ wallClockLimit: 2000 });
     const { executor } = setup;
     const kv = hangingTool();
     const envelope = await executor.execute({
@@ -48,9 +48,9 @@ describe('the wall-clock bound of an execution', () => {
       providers: [{ name: 'kv', fns: kv.fns }],
       timeout: 1000,
     });
-    const text = executionPastWallClockMessage(1000, 'tool call kv.hang', 0);
+    const text = executionPastWallClockMessage(2000, 'tool call kv.hang', 0);
     expect(text).toBe(
-      'Execution took longer than its wallClockLimit of 1000 ms, which counts time spent queued, running and waiting on tools, so the executor ended it; it was still waiting on the tool call kv.hang.',
+      'Execution took longer than its wallClockLimit of 2000 ms, which counts time spent queued, running and waiting on tools, so the executor ended it; it was still waiting on the tool call kv.hang.',
     );
     expect(envelope).toStrictEqual({
       result: undefined,
@@ -89,7 +89,7 @@ describe('the wall-clock bound of an execution', () => {
   });
 
   test('names the oldest of several pending calls, outbound requests included, and counts the rest', async () => {
-    await using setup = await useExecutor({ wallClockLimit: 1000 });
+    await using setup = await useExecutor({ wallClockLimit: 2000 });
     const kv = hangingTool();
     const envelope = await setup.executor.execute({
       code: 'async () => Promise.all([kv.hang(), fetch("https://example.test/a"), kv.hang()])',
@@ -98,7 +98,7 @@ describe('the wall-clock bound of an execution', () => {
     });
     expect(envelope).toMatchObject({ code: 'TIMEOUT' });
     // The program starts the three in order; the child sends them in that order.
-    expect(envelope.error).toBe(executionPastWallClockMessage(1000, 'tool call kv.hang', 2));
+    expect(envelope.error).toBe(executionPastWallClockMessage(2000, 'tool call kv.hang', 2));
   });
 
   test('a caller who cancels first gets CANCELLED, and the tool signal fires all the same', async () => {
@@ -117,13 +117,13 @@ describe('the wall-clock bound of an execution', () => {
   });
 
   test('stops while a tool waits under pauseWallClock, as for a person answering an approval', async () => {
-    await using setup = await useExecutor({ wallClockLimit: 1000 });
+    await using setup = await useExecutor({ wallClockLimit: 2000 });
     const envelope = await setup.executor.execute({
       code: 'async () => approvals.ask()',
       providers: [
         {
           name: 'approvals',
-          fns: { ask: () => pauseWallClock(() => sleep(2000).then(() => 'approved')) },
+          fns: { ask: () => pauseWallClock(() => sleep(3000).then(() => 'approved')) },
         },
       ],
     });
@@ -136,11 +136,11 @@ describe('the wall-clock bound of an execution', () => {
   });
 
   test('ends the Code Mode form too, with the same text', async () => {
-    await using setup = await useExecutor({ wallClockLimit: 1000 });
+    await using setup = await useExecutor({ wallClockLimit: 3000 });
     const kv = hangingTool();
     const result = await setup.executor.execute('async () => codemode.hang()', kv.fns);
     expect(result).toMatchObject({
-      error: executionPastWallClockMessage(1000, 'tool call codemode.hang', 0),
+      error: executionPastWallClockMessage(3000, 'tool call codemode.hang', 0),
     });
   });
 
@@ -153,7 +153,7 @@ describe('the wall-clock bound of an execution', () => {
 
 describe('the wall-clock bound of an invocation', () => {
   test('ends an invocation waiting on a tool that never answers, naming the tool, and fires its signal', async () => {
-    await using setup = await useExecutor({ wallClockLimit: 1000 });
+    await using setup = await useExecutor({ wallClockLimit: 2000 });
     const { executor } = setup;
     const kv = hangingTool();
     const closed = Promise.withResolvers<void>();
@@ -168,9 +168,9 @@ describe('the wall-clock bound of an invocation', () => {
     );
     const id = granted.executionId as string;
     expect(id).toEqual(expect.any(String));
-    const text = invocationPastWallClockMessage(1000, 'tool call kv.hang', 0);
+    const text = invocationPastWallClockMessage(2000, 'tool call kv.hang', 0);
     expect(text).toBe(
-      'The invocation took longer than its wallClockLimit of 1000 ms, which counts time spent running and waiting on tools, so the executor ended it and closed the retained execution; it was still waiting on the tool call kv.hang.',
+      'The invocation took longer than its wallClockLimit of 2000 ms, which counts time spent running and waiting on tools, so the executor ended it and closed the retained execution; it was still waiting on the tool call kv.hang.',
     );
     await expect(executor.invoke(id, new Request('http://handler.test/'))).rejects.toMatchObject({
       code: 'TIMEOUT',
