@@ -15,7 +15,7 @@ import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import type { ExecutionMeter } from './meter.ts';
-import type { NestingFrame } from './nesting.ts';
+import type { NestingFrame, ServedExecution } from './nesting.ts';
 import { consoleCost, STREAMED_CONSOLE_LIMIT } from './streamed-console.ts';
 
 export type { OutboundFunction };
@@ -51,7 +51,7 @@ export interface Placement {
   readonly parent: NestingFrame | undefined;
 }
 
-export class PoolExecution implements NestingFrame {
+export class PoolExecution implements ServedExecution {
   readonly id: string;
   /** The execute message, already encoded: measured against PAYLOAD_LIMIT before it queued. */
   /** Dropped once sent (`sent`): a retained execution's route holds this object while its handles live. */

@@ -170,7 +170,7 @@ export class Pool {
     const depth = nestingDepth(this, context?.frame);
     if (depth > MAX_NESTING_DEPTH)
       return Promise.resolve(faultEnvelope('BAD_REQUEST', NESTING_TOO_DEEP_MESSAGE));
-    // Started inside a host call of an execution still running: it lives no longer than that one.
+    // Started inside a host call still pending: it lives no longer than the execution the call serves.
     const bound: NestingFrame | undefined =
       context?.bound === true && !context.frame.settled ? context.frame : undefined;
     const id = `x${this.#nextExecution++}`;
