@@ -17,6 +17,13 @@ import { createServedServer, type McpHost } from '../../src/mcp/served.ts';
 vi.setConfig({ testTimeout: 60_000 });
 
 const executor = new IsolateExecutor({ poolSize: 1, timeout: 1500 });
+/** Programs handed to the executor, so the test can send the other session's once the flood is in. */
+let handed = 0;
+const executeOnce = executor.execute.bind(executor) as (...args: unknown[]) => unknown;
+executor.execute = ((...args: unknown[]) => {
+  handed++;
+  return executeOnce(...args);
+}) as unknown as IsolateExecutor['execute'];
 const host: McpHost = {
   catalog: new Catalog([]),
   policy: new ApprovalPolicy(),
@@ -66,13 +73,17 @@ describe('two sessions of the served MCP server', () => {
         settled.push(name);
         return text;
       });
+    const before = handed;
     const flood = Array.from({ length: 2 * NORMALIZER_LANES }, () =>
       track('a', execute(flooding, slowToErase())),
     );
+    // Every read of the flood is in a lane or waiting for one before the other session asks.
+    await vi.waitFor(() => expect(handed - before).toBe(2 * NORMALIZER_LANES), { timeout: 10_000 });
     const typed = track('b', execute(other, 'const n: number = 2;\nreturn n * 3'));
     expect(await typed).toBe('6');
     for (const text of await Promise.all(flood))
       expect(text).toBe(`${executionTimeoutMessage(1500)} [TIMEOUT]`);
+    // The first lane to free went to b, which held none; in arrival order b came last.
     expect(settled.slice(settled.indexOf('b') + 1)).toStrictEqual(Array(NORMALIZER_LANES).fill('a'));
   });
 });
