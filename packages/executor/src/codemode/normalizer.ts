@@ -178,6 +178,7 @@ export class CodeNormalizer {
     const idle = this.#idle.pop();
     if (idle) {
       this.#reading.set(idle, caller);
+      this.#waiting.served(caller);
       return Promise.resolve(idle);
     }
     if (this.#lanes.size < this.#limit) {
@@ -190,6 +191,7 @@ export class CodeNormalizer {
       });
       this.#lanes.add(lane);
       this.#reading.set(lane, caller);
+      this.#waiting.served(caller);
       return Promise.resolve(lane);
     }
     if (this.#waiting.length >= this.#waitLimit) return Promise.reject(new OverloadedError());

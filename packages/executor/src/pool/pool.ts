@@ -581,6 +581,8 @@ export class Pool {
   }
 
   #assign(child: PoolChild, execution: PoolExecution): void {
+    // Its caller's turn, whether it waited or found a child idle.
+    this.#queue.served(execution.caller);
     child.state.move('busy');
     child.current = execution;
     child.hostCalls = 0;
@@ -613,7 +615,7 @@ export class Pool {
         }
       }
       if (!served) break;
-      this.#queue.serve(served.execution);
+      this.#queue.remove(served.execution);
       this.#assign(served.child, served.execution);
     }
     for (const child of this.#supervision.children) {

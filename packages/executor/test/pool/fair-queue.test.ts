@@ -1,9 +1,10 @@
 /**
  * The order a fair queue offers its waiting requests to the next free slot (src/pool/fair-queue.ts):
- * the caller holding fewest slots first, among equals by turn, each caller's own in arrival order.
+ * the caller holding fewest slots first, then the one served longest ago, then the one queued
+ * first; each caller's own in arrival order.
  */
 import { describe, expect, test } from 'vitest';
-import { FairQueue } from '../../src/pool/fair-queue.ts';
+import { FairQueue, TURN_MEMORY } from '../../src/pool/fair-queue.ts';
 
 interface Request {
   readonly caller: string;
@@ -45,6 +46,26 @@ describe('a fair queue', () => {
     queue.serve(requests.get('b1') as Request);
     expect(order(queue)).toStrictEqual(['a2', 'b2']);
     expect(queue.length).toBe(2);
+  });
+
+  test('a caller served straight away, with nothing queued, has had its turn when it queues next', () => {
+    const queue = new FairQueue<Request>();
+    // a found a slot free; then a and b queue, a first.
+    queue.served('a');
+    queue.push({ caller: 'a', name: 'a2' });
+    queue.push({ caller: 'b', name: 'b1' });
+    expect(order(queue)).toStrictEqual(['b1', 'a2']);
+  });
+
+  test(`remembers the last ${TURN_MEMORY} callers served, no more`, () => {
+    const queue = new FairQueue<Request>();
+    queue.served('a');
+    for (let index = 0; index < TURN_MEMORY; index++) queue.served(`c${index}`);
+    queue.served('b');
+    queue.push({ caller: 'b', name: 'b1' });
+    queue.push({ caller: 'a', name: 'a1' });
+    // a's service fell out of memory: it counts as never served, before b, served last.
+    expect(order(queue)).toStrictEqual(['a1', 'b1']);
   });
 
   test('removes a cancelled request, once, and empties into what it held', () => {
