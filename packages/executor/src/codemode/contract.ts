@@ -32,6 +32,8 @@ export interface CodeModeExecuteOptions {
   readonly connectors?: readonly CodeModeConnector[];
   /** This executor's addition: aborting ends the run at once, with code CANCELLED. */
   readonly signal?: AbortSignal;
+  /** This executor's addition: whom the execution is for (ExecuteOptions.callerId). */
+  readonly callerId?: string;
 }
 
 /**

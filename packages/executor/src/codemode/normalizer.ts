@@ -9,13 +9,16 @@
  * So the size and nesting bounds are checked first, before any parser sees the code; code no
  * longer than INLINE_READ_LIMIT that reads as JavaScript is read here, which is cheap at that
  * size; everything else goes to a lane: a type eraser (sandbox/eraser.ts) whose thread runs
- * normalize-worker.ts, one read at a time, so one caller's slow read never holds another's. Past
- * the run's timeout the lane's thread is terminated and the execution ends with the envelope a
- * sandbox gives an erasure past its deadline. Lanes are few (NORMALIZER_LANES): a read is CPU
- * work, and more threads than cores only divide them; a read that finds every lane busy waits for
- * one, as an execution waits for a child, and as with children the wait is bounded: each waiting
- * read holds its code (up to CODE_LIMIT) in the caller's process, so past the executor's queue
- * limit a read is refused at once with OVERLOADED.
+ * normalize-worker.ts, one read at a time, so one caller's slow read never holds another's. Each
+ * read has a deadline of its own, the run's timeout counted from when it reaches a ready thread:
+ * past it the lane's thread is terminated and the execution ends with the envelope a sandbox gives
+ * an erasure past its deadline. Lanes are few (NORMALIZER_LANES): a read is CPU work, and more
+ * threads than cores only divide them; a read that finds every lane busy waits for one, as an
+ * execution waits for a child, and as with children the wait is bounded: each waiting read holds
+ * its code (up to CODE_LIMIT) in the caller's process, so past the executor's queue limit a read
+ * is refused at once with OVERLOADED. A lane that frees goes to the waiting read of the caller
+ * holding fewest lanes (pool/fair-queue.ts), not to the oldest read: in arrival order one caller's
+ * flood of slow reads held every lane, and another caller's 33-character program waited 10 s.
  */
 import { availableParallelism } from 'node:os';
 import {
@@ -25,6 +28,7 @@ import {
   OverloadedError,
 } from '@supolka/codemode-protocol';
 import { DEFAULT_QUEUE_LIMIT } from '../executor/defaults.ts';
+import { DEFAULT_CALLER, FairQueue } from '../pool/fair-queue.ts';
 import { TypeEraser, threadModule } from '../sandbox/eraser.ts';
 import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
 import type { CodePositions } from './code-positions.ts';
@@ -75,11 +79,20 @@ export interface CodeNormalizerOptions {
   readonly waitLimit?: number;
 }
 
+/** A read waiting for a lane. */
+interface WaitingRead {
+  readonly caller: string;
+  readonly take: (lane: TypeEraser) => void;
+  readonly cancel: (error: Error) => void;
+}
+
 export class CodeNormalizer {
   /** Every lane opened, busy or idle: disposal ends the threads of both. */
   readonly #lanes = new Set<TypeEraser>();
   readonly #idle: TypeEraser[] = [];
-  readonly #waiting: { take: (lane: TypeEraser) => void; cancel: (error: Error) => void }[] = [];
+  /** The caller each busy lane reads for. */
+  readonly #reading = new Map<TypeEraser, string>();
+  readonly #waiting = new FairQueue<WaitingRead>();
   readonly #limit: number;
   readonly #heapLimitMb: number;
   readonly #waitLimit: number;
@@ -101,12 +114,14 @@ export class CodeNormalizer {
    * code past CODE_LIMIT or NESTING_LIMIT (before any thread sees it) and for a refusal the read
    * raised, ExecutionTimeoutError(timeout) when the read took longer than `timeout` ms of a ready
    * thread, CancelledError once the normalizer was disposed, OverloadedError when every lane is
-   * busy and `waitLimit` reads already wait.
+   * busy and `waitLimit` reads already wait. `caller` is whom the read is for: lanes are shared
+   * between callers (pool/fair-queue.ts).
    */
   async normalize(
     code: string,
     typescript: boolean,
     timeout: number,
+    caller: string = DEFAULT_CALLER,
   ): Promise<{ code: string; positions: CodePositions }> {
     if (this.#disposed) throw new CancelledError(DISPOSED_BEFORE_START);
     // Both are one linear pass, and a string past CODE_LIMIT is never copied to a thread.
@@ -122,7 +137,7 @@ export class CodeNormalizer {
     const holdProcess = setInterval(() => {}, HOLD_INTERVAL);
     let read: Awaited<ReturnType<TypeEraser['erase']>>;
     try {
-      const lane = await this.#take();
+      const lane = await this.#take(caller);
       try {
         read = await lane.erase(
           [{ name: typescript ? NAME.typescript : NAME.javascript, source: code }],
@@ -151,16 +166,21 @@ export class CodeNormalizer {
     for (const lane of this.#lanes) lane.dispose();
     this.#lanes.clear();
     this.#idle.length = 0;
-    for (const { cancel } of this.#waiting.splice(0)) cancel(new CancelledError(DISPOSED_BEFORE_START));
+    this.#reading.clear();
+    for (const { cancel } of this.#waiting.clear()) cancel(new CancelledError(DISPOSED_BEFORE_START));
   }
 
   /**
    * An idle lane, a new one while fewer than the limit are open, or the next one given back, in
    * turn; refused with OverloadedError when `waitLimit` reads wait already.
    */
-  #take(): Promise<TypeEraser> {
+  #take(caller: string): Promise<TypeEraser> {
     const idle = this.#idle.pop();
-    if (idle) return Promise.resolve(idle);
+    if (idle) {
+      this.#reading.set(idle, caller);
+      this.#waiting.served(caller);
+      return Promise.resolve(idle);
+    }
     if (this.#lanes.size < this.#limit) {
       // The embedding application's Node options are its own: `node -e`'s --input-type, for one,
       // would stop the thread from loading its module file.
@@ -170,17 +190,35 @@ export class CodeNormalizer {
         resourceLimits: { maxOldGenerationSizeMb: this.#heapLimitMb },
       });
       this.#lanes.add(lane);
+      this.#reading.set(lane, caller);
+      this.#waiting.served(caller);
       return Promise.resolve(lane);
     }
     if (this.#waiting.length >= this.#waitLimit) return Promise.reject(new OverloadedError());
-    return new Promise((take, cancel) => this.#waiting.push({ take, cancel }));
+    return new Promise((take, cancel) => this.#waiting.push({ caller, take, cancel }));
   }
 
-  /** A lane whose read settled goes straight to the longest waiting read, so none is overtaken. */
+  /**
+   * A lane whose read settled goes straight to a waiting read: that of the caller reading in
+   * fewest lanes, the oldest of its reads (pool/fair-queue.ts).
+   */
   #give(lane: TypeEraser): void {
+    this.#reading.delete(lane);
     if (this.#disposed) return;
-    const next = this.#waiting.shift();
-    if (next) next.take(lane);
-    else this.#idle.push(lane);
+    const [next] = this.#waiting.inTurn((caller) => this.#lanesOf(caller));
+    if (next === undefined) {
+      this.#idle.push(lane);
+      return;
+    }
+    this.#waiting.serve(next);
+    this.#reading.set(lane, next.caller);
+    next.take(lane);
+  }
+
+  /** How many lanes read for `caller` now. */
+  #lanesOf(caller: string): number {
+    let count = 0;
+    for (const reader of this.#reading.values()) if (reader === caller) count++;
+    return count;
   }
 }

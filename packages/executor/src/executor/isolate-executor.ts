@@ -18,6 +18,7 @@ import {
   BadRequestError,
   CodemodeError,
   faultEnvelope,
+  ID_LIMIT,
   isFaultCode,
   type LogLine,
   validateExecutionId,
@@ -68,6 +69,13 @@ export interface ExecuteOptions {
    * A throw is dropped.
    */
   readonly onHandlesClosed?: () => void;
+  /**
+   * Whom the execution is for, in an application that serves many users through one executor:
+   * executions waiting for a child, and Code Mode reads waiting for a lane, are shared between
+   * callers instead of served in arrival order (docs/pool.md, "Fair queues"). Without one, every
+   * execution of this executor is one caller's. A string of 1 to ID_LIMIT (128) characters.
+   */
+  readonly callerId?: string;
 }
 
 /** The handles a retained execution may grant. */
@@ -111,19 +119,21 @@ export class IsolateExecutor {
   ): Promise<ExecuteResult | CodeModeResult> {
     if (typeof first === 'string') {
       const { typescript, timeout } = this.#options;
-      const normalize = (code: string) => this.#normalizer.normalize(code, typescript, timeout);
+      // Read loosely here: a third argument that is no object is codeModeRequest's to refuse.
+      const { signal, callerId } = typeof third === 'object' && third !== null ? third : {};
+      // #start checks the caller id before the code is read.
+      const normalize = (code: string) => this.#normalizer.normalize(code, typescript, timeout, callerId);
       let positions: CodePositions | undefined;
       const read = async () => {
         const made = await codeModeRequest(first, second, third, normalize);
         positions = made.positions;
         return made.request;
       };
-      // Read loosely here: a third argument that is no object is codeModeRequest's to refuse.
-      const signal = typeof third === 'object' && third !== null ? third.signal : undefined;
-      return toCodeModeResult(
-        await this.#run(read, signal === undefined ? undefined : { signal }),
-        positions,
-      );
+      const options = {
+        ...(signal !== undefined ? { signal } : {}),
+        ...(callerId !== undefined ? { callerId } : {}),
+      };
+      return toCodeModeResult(await this.#run(read, options), positions);
     }
     return this.#run(() => first, second as ExecuteOptions | undefined);
   }
@@ -154,9 +164,10 @@ export class IsolateExecutor {
     // The wall clock counts from the call: the Code Mode form's read and the queue are in it.
     const startedAt = performance.now();
     let split: ReturnType<typeof splitRequest>;
-    const { signal, onHostWaitChanged, onConsole, onHandlesClosed } = options ?? {};
+    const { signal, onHostWaitChanged, onConsole, onHandlesClosed, callerId } = options ?? {};
     try {
       checkExecuteOptions(signal, onHostWaitChanged, onConsole, onHandlesClosed);
+      checkCallerId(callerId);
       const request = read();
       // The object form reads at once: its execution reaches the pool in the call, as it always did.
       split = splitRequest(request instanceof Promise ? await request : request, this.#options);
@@ -181,6 +192,7 @@ export class IsolateExecutor {
         onHandlesClosed?.();
       },
       meter,
+      caller: callerId,
     });
     scope.settled(envelope.executionId, timeout);
     const expired = clock.expired && envelope.code === 'CANCELLED' && ending.reason === clock.expiry.reason;
@@ -267,6 +279,14 @@ export class IsolateExecutor {
   /** `await using executor = new IsolateExecutor()` disposes it at the end of the block. */
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
+  }
+}
+
+/** A caller id names a caller (ExecuteOptions.callerId); anything else is BAD_REQUEST. */
+function checkCallerId(callerId: unknown): void {
+  if (callerId === undefined) return;
+  if (typeof callerId !== 'string' || callerId.length === 0 || callerId.length > ID_LIMIT) {
+    throw new BadRequestError(`options.callerId must be a string of 1 to ${ID_LIMIT} characters.`);
   }
 }
 

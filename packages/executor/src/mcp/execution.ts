@@ -43,6 +43,8 @@ export interface Execution {
   readonly ask: AskUser;
   /** The client's cancellation of the execute request: aborting ends the run with CANCELLED. */
   readonly signal?: AbortSignal;
+  /** The session it runs for: sessions share the executor by turns (docs/pool.md, "Fair queues"). */
+  readonly callerId?: string;
   /** Says what the run is waiting on, for progress notifications. */
   readonly waiting?: (what: string | undefined) => void;
 }
@@ -51,12 +53,11 @@ export interface Execution {
 const QUESTION_ARGS_LIMIT = 500;
 
 export async function runExecution(execution: Execution): Promise<CallToolResult> {
-  const signal = execution.signal;
-  const envelope = await execution.executor.execute(
-    execution.code,
-    providersFor(execution),
-    signal ? { signal } : {},
-  );
+  const { signal, callerId } = execution;
+  const envelope = await execution.executor.execute(execution.code, providersFor(execution), {
+    ...(signal ? { signal } : {}),
+    ...(callerId !== undefined ? { callerId } : {}),
+  });
   const { maxResultLength } = execution.limits;
   const logs = envelope.logs.join('\n');
   const logBlock =

@@ -79,7 +79,12 @@ function offeredTools(host: McpHost): Tool[] {
     : [execute];
 }
 
+/** Numbers each session's caller id: unique in the process, as a caller id must be per executor. */
+let nextSession = 0;
+
 export function createServedServer(host: McpHost): Server {
+  // Sessions share the executor's lanes and children by turns (docs/pool.md, "Fair queues").
+  const callerId = `session ${nextSession++}`;
   const server = new Server(
     { name: 'codemode-executor', version: packageVersion() },
     { capabilities: { tools: { listChanged: true } } },
@@ -89,7 +94,7 @@ export function createServedServer(host: McpHost): Server {
     const { name, arguments: args = {} } = request.params;
     switch (name) {
       case 'execute':
-        return execute(server, host, String(args.code ?? ''), extra);
+        return execute(server, host, String(args.code ?? ''), extra, callerId);
       case 'search':
         return search(host, String(args.query ?? ''));
       case 'describe':
@@ -109,7 +114,13 @@ export function createServedServer(host: McpHost): Server {
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-async function execute(server: Server, host: McpHost, code: string, extra: Extra): Promise<CallToolResult> {
+async function execute(
+  server: Server,
+  host: McpHost,
+  code: string,
+  extra: Extra,
+  callerId: string,
+): Promise<CallToolResult> {
   let status = 'running';
   const token = extra._meta?.progressToken;
   let progress = 0;
@@ -134,6 +145,7 @@ async function execute(server: Server, host: McpHost, code: string, extra: Extra
       executor: host.executor,
       ask: askUser(server, host, extra),
       signal: extra.signal,
+      callerId,
       waiting: (what) => {
         status = what ?? 'running';
       },

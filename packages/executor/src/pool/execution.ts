@@ -14,8 +14,9 @@ import {
 import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import { DEFAULT_CALLER, type Queued } from './fair-queue.ts';
 import type { ExecutionMeter } from './meter.ts';
-import type { NestingFrame } from './nesting.ts';
+import type { NestingFrame, ServedExecution } from './nesting.ts';
 import { consoleCost, STREAMED_CONSOLE_LIMIT } from './streamed-console.ts';
 
 export type { OutboundFunction };
@@ -39,6 +40,8 @@ export interface ExecutionHost {
    * outbound function serve no call after that. A throw is dropped.
    */
   readonly onHandlesClosed?: (() => void) | undefined;
+  /** Whom it runs for: waiting executions share the children between callers (fair-queue.ts). */
+  readonly caller?: string | undefined;
 }
 
 /** Where an execution sits among nested ones (nesting.ts). */
@@ -51,7 +54,7 @@ export interface Placement {
   readonly parent: NestingFrame | undefined;
 }
 
-export class PoolExecution implements NestingFrame {
+export class PoolExecution implements ServedExecution, Queued {
   readonly id: string;
   /** The execute message, already encoded: measured against PAYLOAD_LIMIT before it queued. */
   /** Dropped once sent (`sent`): a retained execution's route holds this object while its handles live. */
@@ -59,6 +62,7 @@ export class PoolExecution implements NestingFrame {
   readonly host: ExecutionHost;
   /** Whether it asked to retain handles: it needs a child with room for one more. */
   readonly retainHandles: boolean;
+  readonly caller: string;
   readonly promise: Promise<ExecuteResult>;
   readonly owner: object;
   readonly depth: number;
@@ -96,6 +100,7 @@ export class PoolExecution implements NestingFrame {
     this.#text = text;
     this.host = host;
     this.retainHandles = retainHandles;
+    this.caller = host.caller ?? DEFAULT_CALLER;
     this.owner = placement.owner;
     this.depth = placement.depth;
     this.parent = placement.parent;

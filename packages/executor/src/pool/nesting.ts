@@ -4,9 +4,13 @@
  * holds its child for the whole wait, so a nested execution queued behind it would wait for ever
  * with a pool of one, and with as many waiting outer runs as children at any size.
  *
- * The pool serves every host call inside an async context naming the execution it serves
- * (`serveInContext`); an `execute` that finds such an execution of the same pool in its context
- * is nested, one level deeper than it. A nested execution d levels deep may run on the pool's own
+ * The pool serves every host call inside an async context naming that call (`serveInContext`, a
+ * HostCallFrame per call); an `execute` that finds a call of an execution of the same pool still
+ * pending in its context is nested, one level deeper than that execution. Nesting is decided by the
+ * call, not by the execution: work a tool left running past its answer (a timer, a stored callback)
+ * keeps the call's async context, but nobody waits on it any more, so an `execute` it makes is a
+ * top-level execution of its own, neither counted toward the depth bound nor cancelled with the
+ * execution whose tool made it. A nested execution d levels deep may run on the pool's own
  * children and on children started beyond the pool size for levels 1 to d (pool.ts), never on one
  * kept for a deeper level: the deepest level waits on nobody, so each level below it is freed in
  * turn, and no nested execution waits on its own ancestors. docs/pool.md, "Nested executions".
@@ -22,18 +26,62 @@ export const NESTING_TOO_DEEP_MESSAGE = `Nested executions go at most ${MAX_NEST
 /** Why a nested execution was cancelled when the execution whose tool started it ended first. */
 export const PARENT_ENDED_REASON = 'the execution whose tool call started it has ended';
 
-/** What the context of a host call says about the execution it serves. */
-export interface NestingFrame {
+/** Where an execution sits among nested ones, as a host call of it reads it. */
+export interface ServedExecution {
   /** The pool the execution runs on: nesting is counted per pool. */
   readonly owner: object;
   /** 0 for a top-level execution. */
   readonly depth: number;
-  /** The frame the execution was started in, when it was started inside a host call. */
+  /** The frame of the host call the execution was started in, when it was started inside one. */
   readonly parent: NestingFrame | undefined;
-  /** Whether it has settled: an execute started from a settled one's context is not nested in it. */
+  /** Whether it has settled. */
   readonly settled: boolean;
   /** Aborted when it settles. */
   readonly endedSignal: AbortSignal;
+}
+
+/** What the context of a host call says about the call and the execution it serves. */
+export interface NestingFrame extends ServedExecution {
+  /**
+   * Whether the call has answered or its execution has settled: an execute started from the
+   * context of such a call is not nested in it, since nothing waits on it.
+   */
+  readonly settled: boolean;
+}
+
+/** The frame of one host call: pending until the caller's function answered (`answered`). */
+export class HostCallFrame implements NestingFrame {
+  readonly #execution: ServedExecution;
+  #answered = false;
+
+  constructor(execution: ServedExecution) {
+    this.#execution = execution;
+  }
+
+  get owner(): object {
+    return this.#execution.owner;
+  }
+
+  get depth(): number {
+    return this.#execution.depth;
+  }
+
+  get parent(): NestingFrame | undefined {
+    return this.#execution.parent;
+  }
+
+  get settled(): boolean {
+    return this.#answered || this.#execution.settled;
+  }
+
+  get endedSignal(): AbortSignal {
+    return this.#execution.endedSignal;
+  }
+
+  /** The caller's function answered: its execution no longer waits on what it left running. */
+  answered(): void {
+    this.#answered = true;
+  }
 }
 
 /**
@@ -56,18 +104,19 @@ export function currentContext(): NestingContext | undefined {
 
 /**
  * How deep an execute on `owner` started now is nested: 0 at the top level, or the depth of the
- * nearest execution of `owner` in the chain plus one. A chain whose nearest execution settled
- * already (a tool that started work which outlived its call) is not nested.
+ * nearest execution of `owner` in the chain of pending calls plus one. A chain broken by a call
+ * that answered already (a tool that left work running past its answer, here or in another
+ * executor between) is not nested: nothing up to that call waits on the new execution.
  */
 export function nestingDepth(owner: object, frame: NestingFrame | undefined): number {
-  if (frame === undefined || frame.settled) return 0;
   for (let ancestor: NestingFrame | undefined = frame; ancestor; ancestor = ancestor.parent) {
+    if (ancestor.settled) return 0;
     if (ancestor.owner === owner) return ancestor.depth + 1;
   }
   return 0;
 }
 
-/** Runs a host call of `frame`'s execution with the frame as its context. */
+/** Runs a host call with its frame as its context. */
 export function serveInContext<T>(frame: NestingFrame, serve: () => T): T {
   return contexts.run({ frame, bound: true }, serve);
 }

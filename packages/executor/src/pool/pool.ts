@@ -36,6 +36,7 @@ import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
+import { FairQueue } from './fair-queue.ts';
 import {
   currentContext,
   MAX_NESTING_DEPTH,
@@ -88,7 +89,8 @@ export interface PoolOptions extends PoolSettings {
 export class Pool {
   readonly #settings: PoolSettings;
   readonly #supervision: Supervision;
-  #queue: PoolExecution[] = [];
+  /** Executions waiting for a child, shared between their callers (fair-queue.ts). */
+  readonly #queue = new FairQueue<PoolExecution>();
   readonly #conversations = new Conversations();
   readonly #routes: RetainedRoutes;
   #nextExecution = 0;
@@ -170,7 +172,7 @@ export class Pool {
     const depth = nestingDepth(this, context?.frame);
     if (depth > MAX_NESTING_DEPTH)
       return Promise.resolve(faultEnvelope('BAD_REQUEST', NESTING_TOO_DEEP_MESSAGE));
-    // Started inside a host call of an execution still running: it lives no longer than that one.
+    // Started inside a host call still pending: it lives no longer than the execution the call serves.
     const bound: NestingFrame | undefined =
       context?.bound === true && !context.frame.settled ? context.frame : undefined;
     const id = `x${this.#nextExecution++}`;
@@ -293,9 +295,8 @@ export class Pool {
     this.#updateRef();
     this.#supervision.stop();
     const disposed = (when: string) => faultEnvelope('CANCELLED', new CancelledError(when).message);
-    for (const execution of this.#queue)
+    for (const execution of this.#queue.clear())
       execution.settle(disposed('the executor was disposed before it started'));
-    this.#queue = [];
     const children = this.#supervision.children;
     for (const child of children) {
       child.current?.settle(disposed('the executor was disposed while it ran'));
@@ -527,8 +528,7 @@ export class Pool {
   /** What waits would wait for ever: it is answered now. */
   #noChildCanServe(reason: string): void {
     const envelope = faultEnvelope('INTERNAL', noChildMessage(reason));
-    for (const execution of this.#queue) execution.settle(envelope);
-    this.#queue = [];
+    for (const execution of this.#queue.clear()) execution.settle(envelope);
     this.#rejectEngineWaiters(new Error(noChildMessage(reason)));
     this.#updateRef();
   }
@@ -581,6 +581,8 @@ export class Pool {
   }
 
   #assign(child: PoolChild, execution: PoolExecution): void {
+    // Its caller's turn, whether it waited or found a child idle.
+    this.#queue.served(execution.caller);
     child.state.move('busy');
     child.current = execution;
     child.hostCalls = 0;
@@ -596,26 +598,37 @@ export class Pool {
   }
 
   /**
-   * Hands queued executions to idle children, in order, skipping those no idle child may take;
-   * then a child started for nested executions that is left idle has nothing waiting for it, and ends.
+   * Hands queued executions to idle children, each to the first in turn (fair-queue.ts: the caller
+   * running fewest executions first) that an idle child may take; then a child started for nested
+   * executions that is left idle has nothing waiting for it, and ends.
    */
   #pump(): void {
     if (this.#disposed) return;
-    for (let index = 0; index < this.#queue.length; ) {
-      const execution = this.#queue[index] as PoolExecution;
-      const child = this.#idleChild(execution);
-      if (!child) {
-        if (!this.#supervision.children.some((candidate) => candidate.state.phase === 'idle')) break;
-        index++;
-        continue;
+    while (this.#queue.length > 0) {
+      if (!this.#supervision.children.some((candidate) => candidate.state.phase === 'idle')) break;
+      let served: { child: PoolChild; execution: PoolExecution } | undefined;
+      for (const execution of this.#queue.inTurn((caller) => this.#runningFor(caller))) {
+        const child = this.#idleChild(execution);
+        if (child) {
+          served = { child, execution };
+          break;
+        }
       }
-      this.#queue.splice(index, 1);
-      this.#assign(child, execution);
+      if (!served) break;
+      this.#queue.remove(served.execution);
+      this.#assign(served.child, served.execution);
     }
     for (const child of this.#supervision.children) {
       if (child.nestingLevel > 0 && child.state.phase === 'idle') this.#supervision.retireNested(child);
     }
     this.#keepNestedCapacity();
+  }
+
+  /** How many children run an execution of `caller` now: its share of them. */
+  #runningFor(caller: string): number {
+    let count = 0;
+    for (const child of this.#supervision.children) if (child.current?.caller === caller) count++;
+    return count;
   }
 
   #finished(child: PoolChild): void {
@@ -629,8 +642,7 @@ export class Pool {
 
   /** `signal` (the caller's, or the ended signal of the execution that started this one) aborted. */
   #cancel(execution: PoolExecution, signal: AbortSignal): void {
-    const queued = this.#queue.indexOf(execution);
-    if (queued >= 0) this.#queue.splice(queued, 1);
+    this.#queue.remove(execution);
     const child = this.#supervision.children.find((candidate) => candidate.current === execution);
     // The child answers with its own CANCELLED envelope, dropped here; until then it stays busy.
     if (child) child.send({ type: 'cancel', id: execution.id });

@@ -22,7 +22,7 @@ import {
 import type { PoolChild } from './child.ts';
 import type { HostCallMessage } from './child-messages.ts';
 import type { PoolExecution } from './execution.ts';
-import { serveInContext } from './nesting.ts';
+import { HostCallFrame, serveInContext } from './nesting.ts';
 
 /**
  * Host calls a child's current run may have waiting on this process: its sandbox refuses a tool
@@ -151,9 +151,15 @@ export async function serveOutbound(
 }
 
 /**
- * A caller's function runs in the async context `execute` was called in, with the execution it
- * serves as its nesting frame: an `execute` it makes is nested in this one (nesting.ts).
+ * A caller's function runs in the async context `execute` was called in, with a frame of its own
+ * call: an `execute` it makes while the call is pending is nested in this execution, and one made
+ * after it answered (from a timer or callback it left behind) is not (nesting.ts).
  */
-function inCallContext<T>(execution: PoolExecution, call: () => T): T {
-  return execution.runInCaller(() => serveInContext(execution, call));
+async function inCallContext<T>(execution: PoolExecution, call: () => T): Promise<Awaited<T>> {
+  const frame = new HostCallFrame(execution);
+  try {
+    return await execution.runInCaller(() => serveInContext(frame, call));
+  } finally {
+    frame.answered();
+  }
 }

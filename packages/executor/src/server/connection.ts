@@ -78,6 +78,12 @@ export class ServerConnection {
   readonly #context: ConnectionContext;
   readonly #log: ConnectionLog;
   #closed = false;
+  /**
+   * The caller its executions run as: the executor shares its children and reading lanes between
+   * callers (docs/server.md, "Fair sharing between connections"), so one connection's flood waits
+   * on itself and not another connection's run.
+   */
+  readonly #callerId = `connection ${nextConnection++}`;
   readonly #executions = new Map<string, RemoteExecution>();
   /** Invokes and closeHandles awaiting the executor: they count toward the cap like executions. */
   #calls = 0;
@@ -333,6 +339,7 @@ export class ServerConnection {
       executor.execute(hostRequest(request, execution), {
         signal: execution.signal,
         onHandlesClosed,
+        callerId: this.#callerId,
         ...(live ? { onConsole: (lines: readonly LogLine[]) => this.#console(id, lines) } : {}),
       });
     const run = nestedIn ? withNestingCapacity(nestedIn, start) : start();
@@ -570,6 +577,9 @@ export class ServerConnection {
 }
 
 /** Requests the server holds until they settle, charged within the connection's share. */
+/** Numbers each connection's caller id; unique in the process, as a caller id must be per executor. */
+let nextConnection = 0;
+
 const HELD_TYPES: ReadonlySet<string> = new Set(['execute', 'invoke', 'closeHandles']);
 
 /** Messages an admitted execution waits on: charged within the budget's total only. */

@@ -132,6 +132,53 @@ describe('one caller reading slowly', () => {
   });
 });
 
+describe('callers sharing the lanes', () => {
+  const executor = new IsolateExecutor({ poolSize: 1, timeout: 1500 });
+  afterAll(() => executor.dispose());
+
+  test("one caller's flood of slow reads in every lane holds another caller's typed program only until one lane frees", async () => {
+    expect(await executor.execute('async () => 0')).toStrictEqual({ result: 0, logs: [] });
+    const settled: string[] = [];
+    const track = <T>(name: string, execution: Promise<T>) =>
+      execution.then((envelope) => {
+        settled.push(name);
+        return envelope;
+      });
+    // Twice as many slow reads as lanes: one wave in the lanes, one waiting behind it.
+    const flood = Array.from({ length: 2 * NORMALIZER_LANES }, () =>
+      track('a', executor.execute(slowToErase(), {}, { callerId: 'a' })),
+    );
+    const typed = track('b', executor.execute(TYPED, {}, { callerId: 'b' }));
+    expect(await typed).toStrictEqual({ result: 6, logs: [] });
+    for (const envelope of await Promise.all(flood)) {
+      expect(envelope).toStrictEqual(faultEnvelope('TIMEOUT', executionTimeoutMessage(1500)));
+    }
+    // The first lane to free went to b, which held none; the waiting wave of a's reads ended after it.
+    expect(settled.slice(settled.indexOf('b') + 1)).toStrictEqual(Array(NORMALIZER_LANES).fill('a'));
+  });
+
+  test('a caller id that is not a string of 1 to 128 characters is BAD_REQUEST, in both forms', async () => {
+    const refused = {
+      result: undefined,
+      error: 'options.callerId must be a string of 1 to 128 characters.',
+      code: 'BAD_REQUEST',
+      logs: [],
+    };
+    for (const callerId of ['', 'c'.repeat(129), 7]) {
+      expect(
+        await executor.execute({ code: 'async () => 1' }, { callerId: callerId as string }),
+      ).toStrictEqual(refused);
+      expect(await executor.execute('async () => 1', {}, { callerId: callerId as string })).toStrictEqual(
+        refused,
+      );
+    }
+    expect(await executor.execute('async () => 1', {}, { callerId: 'c'.repeat(128) })).toStrictEqual({
+      result: 1,
+      logs: [],
+    });
+  });
+});
+
 describe('an executor whose queue is full', () => {
   const executor = new IsolateExecutor({ poolSize: 1, timeout: 1000, queueLimit: 0 });
   afterAll(() => executor.dispose());

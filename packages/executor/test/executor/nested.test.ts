@@ -160,3 +160,93 @@ describe('an outer run that ends while its nested run goes on', () => {
     await onlyPoolChildren(executor, 1);
   });
 });
+
+describe('an execute from work a tool left running past its answer', () => {
+  /**
+   * The outer run's `arm` sets a timer and answers; the timer (in arm's async context) waits until
+   * the outer run's next call, `hold`, has arrived, so arm has answered by then, and starts another
+   * execution, which waits for the outer run to end. `hold` answers once that execution was handed
+   * to the executor.
+   */
+  function armedTimer(executor: IsolateExecutor, order: string[], outerEnded: Promise<void>) {
+    // Held in an object: a promise resolved with a promise would wait for the execution itself.
+    const later = Promise.withResolvers<{ readonly run: Promise<ExecuteResult> }>();
+    const holdArrived = Promise.withResolvers<void>();
+    const arm = () => {
+      setTimeout(async () => {
+        await holdArrived.promise;
+        later.resolve({
+          run: executor.execute({
+            code: 'async () => await b.afterOuter()',
+            providers: [
+              {
+                name: 'b',
+                fns: {
+                  afterOuter: async () => {
+                    order.push('b started');
+                    await outerEnded;
+                    return 'b';
+                  },
+                },
+              },
+            ],
+          }),
+        });
+      }, 0);
+      return 'armed';
+    };
+    const hold = async () => {
+      holdArrived.resolve();
+      await later.promise;
+      return 'held';
+    };
+    return { later: later.promise, providers: [{ name: 'o', fns: { arm, hold } }] };
+  }
+
+  test('is a top-level execution: it survives the end of the run whose tool armed it, and queues behind it', async () => {
+    const executor = executorOf(1);
+    const order: string[] = [];
+    const outerEnded = Promise.withResolvers<void>();
+    const { later, providers } = armedTimer(executor, order, outerEnded.promise);
+    const outer = await executor.execute({
+      code: 'async () => { await o.arm(); return await o.hold(); }',
+      providers,
+    });
+    order.push('outer ended');
+    outerEnded.resolve();
+    expect(outer).toStrictEqual({ result: 'held', logs: [] });
+    expect(await (await later).run).toStrictEqual({ result: 'b', logs: [] });
+    // Top-level on a pool of one: no child was started beyond the pool for it, so it waited for the outer run's.
+    expect(order).toStrictEqual(['outer ended', 'b started']);
+    await onlyPoolChildren(executor, 1);
+  });
+
+  test('is not counted toward the depth bound of the run whose tool armed it', async () => {
+    const executor = executorOf(2);
+    const order: string[] = [];
+    const { later, providers } = armedTimer(executor, order, Promise.resolve());
+    // The armed run starts from a run nested MAX_NESTING_DEPTH deep, where a nested execute is refused.
+    const down = async (level: number): Promise<unknown> => {
+      const envelope = await executor.execute({
+        code:
+          level === MAX_NESTING_DEPTH
+            ? 'async () => { await o.arm(); return await o.hold(); }'
+            : `async () => await t.down(${level + 1})`,
+        providers: [{ name: 't', fns: { down } }, ...providers],
+      });
+      return envelope.result;
+    };
+    expect(
+      await executor.execute({
+        code: 'async () => await t.down(1)',
+        providers: [{ name: 't', fns: { down } }],
+      }),
+    ).toStrictEqual({
+      result: 'held',
+      logs: [],
+    });
+    expect(await (await later).run).toStrictEqual({ result: 'b', logs: [] });
+    expect(order).toStrictEqual(['b started']);
+    await onlyPoolChildren(executor, 2);
+  });
+});
