@@ -36,7 +36,12 @@ export interface ServedExecution {
   readonly parent: NestingFrame | undefined;
   /** Whether it has settled. */
   readonly settled: boolean;
-  /** Aborted when it settles. */
+  /**
+   * Whether a call may still reach its caller's functions: while it runs, and, once it granted
+   * retained handles, while they live (their invocations call as it does).
+   */
+  readonly servesCalls: boolean;
+  /** Aborted when it settles, or, once it granted handles, when they close. */
   readonly endedSignal: AbortSignal;
 }
 
@@ -71,7 +76,12 @@ export class HostCallFrame implements NestingFrame {
   }
 
   get settled(): boolean {
-    return this.#answered || this.#execution.settled;
+    // A retained execution has settled, yet its invocation waits on this call as a run would.
+    return this.#answered || !this.#execution.servesCalls;
+  }
+
+  get servesCalls(): boolean {
+    return !this.settled;
   }
 
   get endedSignal(): AbortSignal {

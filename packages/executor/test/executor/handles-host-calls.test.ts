@@ -130,6 +130,33 @@ describe('a retained handler', () => {
     await executor.closeHandles(id);
   });
 
+  test('whose tool runs an execute while another execution’s tool invoked it, on a pool of one: nothing waits for ever', async () => {
+    await using setup = useExecutor();
+    const { executor } = setup;
+    const granted = await executor.execute({
+      code: `async () => ({ async fetch() { return new Response(String(await inner.run())) } })`,
+      retainHandles: true,
+      providers: [
+        {
+          name: 'inner',
+          fns: { run: async () => (await executor.execute({ code: 'async () => 6 * 7' })).result },
+        },
+      ],
+    });
+    const id = granted.executionId as string;
+    const outer = await executor.execute({
+      code: `async () => 'outer saw ' + await handle.invoke()`,
+      providers: [
+        {
+          name: 'handle',
+          fns: { invoke: async () => (await executor.invoke(id, new Request('http://x/'))).text() },
+        },
+      ],
+    });
+    expect(outer).toStrictEqual({ result: 'outer saw 42', logs: [] });
+    await executor.closeHandles(id);
+  });
+
   test('whose tool throws meets the tool’s error in the invocation, and the handles live on', async () => {
     await using setup = useExecutor();
     const { executor } = setup;
