@@ -6,6 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { sanitizeToolName } from '../codemode/sanitize.ts';
 import { namespaceDeclaration, toolDeclaration } from './declarations.ts';
+import { safeText } from './safe-text.ts';
 import type { Upstream } from './upstream.ts';
 
 /**
@@ -60,15 +61,15 @@ export class Catalog {
       .join('\n\n');
   }
 
-  /** Lines naming the upstreams that are not served now, and why. */
+  /** Lines naming the upstreams that are not served now, and why, made safe for the description. */
   unavailable(): string[] {
     return this.upstreams.flatMap((upstream) => {
       const state = upstream.state;
       // The reasons are sentences of their own; the list joins them with semicolons.
       if (state.kind === 'down')
-        return [`${upstream.namespace} (${upstream.key}): down, ${state.reason.replace(/\.$/, '')}`];
+        return [oneLine(`${upstream.namespace} (${upstream.key}): down, ${state.reason.replace(/\.$/, '')}`)];
       if (state.kind === 'connecting' && upstream.tools.length === 0)
-        return [`${upstream.namespace} (${upstream.key}): starting`];
+        return [oneLine(`${upstream.namespace} (${upstream.key}): starting`)];
       return [];
     });
   }
@@ -106,4 +107,9 @@ export class Catalog {
   describe(entry: CatalogEntry): string {
     return `declare const ${entry.upstream.namespace}: {\n${toolDeclaration(entry.tool)}\n};`;
   }
+}
+
+/** The list sits outside the code block, one line: a reason's own lines could pose as the description's. */
+function oneLine(text: string): string {
+  return safeText(text).replaceAll('\n', ' ');
 }

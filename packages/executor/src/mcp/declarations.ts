@@ -7,12 +7,15 @@
  * it past that), and a type longer than TYPE_LIMIT characters is replaced by its coarse form.
  */
 import { sanitizeToolName } from '../codemode/sanitize.ts';
+import { cutText, safeText } from './safe-text.ts';
 
 export const DEPTH_LIMIT = 8;
 export const NODE_BUDGET = 2000;
 export const TYPE_LIMIT = 4000;
 /** A description longer than this is cut: it is prose for the model, not a contract. */
 export const DESCRIPTION_LIMIT = 1000;
+/** A string literal (a `const` or an `enum` value) longer than this is cut. */
+export const LITERAL_LIMIT = 200;
 
 type Schema = Readonly<Record<string, unknown>>;
 
@@ -112,8 +115,7 @@ function refType(ref: string, walk: Walk, depth: number, indent: string): string
 
 function literal(value: unknown): string {
   if (value === null || typeof value === 'boolean' || typeof value === 'number') return String(value);
-  if (typeof value === 'string')
-    return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
+  if (typeof value === 'string') return stringLiteral(cutText(value, LITERAL_LIMIT, 'LITERAL_LIMIT'));
   return 'unknown';
 }
 
@@ -146,15 +148,22 @@ function hasTopLevelOperator(type: string): boolean {
 }
 
 function propertyKey(key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? key : stringLiteral(key);
 }
 
-/** A JSDoc comment, its text made unable to end the comment early. */
+/** A string literal that reads as `text` and cannot break the code block or a comment around it. */
+function stringLiteral(text: string): string {
+  return safeText(JSON.stringify(text));
+}
+
+/**
+ * A JSDoc comment, its text made safe (safe-text.ts): unable to end the comment or the code block
+ * early, and with `\n` the only line break, so every line it holds gets the ` * ` prefix.
+ */
 export function docComment(description: unknown, indent: string): string {
   if (typeof description !== 'string' || description.trim() === '') return '';
-  const cut =
-    description.length > DESCRIPTION_LIMIT ? `${description.slice(0, DESCRIPTION_LIMIT)}…` : description;
-  const lines = cut.replaceAll('*/', '*\\/').trim().split(/\r?\n/);
+  const cut = cutText(description, DESCRIPTION_LIMIT, 'DESCRIPTION_LIMIT');
+  const lines = safeText(cut).trim().split('\n');
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
   return `${indent}/**\n${lines.map((line) => `${indent} * ${line}`.trimEnd()).join('\n')}\n${indent} */\n`;
 }

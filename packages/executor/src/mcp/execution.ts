@@ -13,14 +13,15 @@ import type { CodeModeProvider } from '../codemode/contract.ts';
 import { sanitizeToolName } from '../codemode/sanitize.ts';
 import type { IsolateExecutor } from '../executor/isolate-executor.ts';
 import { pauseWallClock } from '../executor/tool-context.ts';
+import { QUESTION_LIMIT, questionFor } from './approval-question.ts';
 import type { ApprovalPolicy } from './approvals.ts';
 import type { Catalog } from './catalog.ts';
 import { toProgramValue } from './results.ts';
 import {
-  approvalQuestion,
   declinedMessage,
   deniedMessage,
   noElicitationMessage,
+  questionTooLongMessage,
   tooManyCallsMessage,
   truncatedMarker,
   unansweredMessage,
@@ -49,9 +50,6 @@ export interface Execution {
   readonly waiting?: (what: string | undefined) => void;
 }
 
-/** How much of the arguments an approval question shows. */
-const QUESTION_ARGS_LIMIT = 500;
-
 export async function runExecution(execution: Execution): Promise<CallToolResult> {
   const { signal, callerId } = execution;
   const envelope = await execution.executor.execute(execution.code, providersFor(execution), {
@@ -79,6 +77,7 @@ export async function runExecution(execution: Execution): Promise<CallToolResult
 function providersFor(execution: Execution): CodeModeProvider[] {
   let calls = 0;
   const { catalog, policy, limits } = execution;
+  const servers = catalog.upstreams.map((upstream) => upstream.key);
   return catalog.upstreams.map((upstream) => {
     const fns: Record<string, (args?: unknown) => Promise<unknown>> = Object.create(null);
     for (const tool of upstream.tools) {
@@ -91,7 +90,15 @@ function providersFor(execution: Execution): CodeModeProvider[] {
         if (++calls > limits.maxUpstreamCalls) throw new Error(tooManyCallsMessage(limits.maxUpstreamCalls));
         const verdict = policy.decide([raw, call]);
         if (verdict.decision === 'deny') throw new Error(deniedMessage(call, verdict.pattern ?? '*'));
-        if (verdict.decision === 'ask') await approve(execution, call, args);
+        if (verdict.decision === 'ask') {
+          const question = questionFor({
+            server: upstream.key,
+            servers,
+            tool,
+            args: args as Record<string, unknown>,
+          });
+          await approve(execution, call, question);
+        }
         return toProgramValue(await upstream.call(tool.name, args as Record<string, unknown>));
       };
     }
@@ -99,17 +106,18 @@ function providersFor(execution: Execution): CodeModeProvider[] {
   });
 }
 
-async function approve(execution: Execution, call: string, args: object): Promise<void> {
+async function approve(execution: Execution, call: string, question: string): Promise<void> {
   if (execution.ask === undefined) throw new Error(noElicitationMessage(call));
-  const shown = cut(JSON.stringify(args), QUESTION_ARGS_LIMIT);
+  // Asked whole or not at all: a cut question hides the part a person most needs to see.
+  if (question.length > QUESTION_LIMIT) {
+    throw new Error(questionTooLongMessage(call, question.length, QUESTION_LIMIT));
+  }
   execution.waiting?.(`waiting for the user to approve ${call}`);
   let answer: Awaited<ReturnType<NonNullable<AskUser>>>;
   try {
     // A person answering is not the program holding its child: the wall clock stops, and the
     // question's own approvalTimeout bounds the wait (docs/mcp.md, "Approvals").
-    answer = await pauseWallClock(() =>
-      (execution.ask as NonNullable<AskUser>)(approvalQuestion(call, shown)),
-    );
+    answer = await pauseWallClock(() => (execution.ask as NonNullable<AskUser>)(question));
   } catch (error) {
     throw new Error(unansweredMessage(call, error instanceof Error ? error.message : String(error)));
   } finally {

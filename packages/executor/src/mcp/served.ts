@@ -21,6 +21,7 @@ import type { IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { ApprovalPolicy } from './approvals.ts';
 import { type Catalog, DESCRIPTION_CUTOVER } from './catalog.ts';
 import { type AskUser, type ExecutionLimits, runExecution } from './execution.ts';
+import { cutText, safeText } from './safe-text.ts';
 import { approvalTimeoutReason, notInCatalogMessage, unknownToolMessage } from './texts.ts';
 
 export interface McpHost {
@@ -175,11 +176,15 @@ function askUser(server: Server, host: McpHost, extra: Extra): AskUser {
   };
 }
 
+/** Characters of a tool's first description line that search answers. */
+export const SEARCH_LINE_LIMIT = 300;
+
 function search(host: McpHost, query: string): CallToolResult {
   const found = host.catalog.search(query);
   if (found.length === 0) return textResult(`No tool matches ${JSON.stringify(query)}.`);
   const lines = found.map(
-    ({ call, tool }) => `${call}: ${(tool.description ?? '').split('\n')[0]?.slice(0, 300)}`,
+    ({ call, tool }) =>
+      `${call}: ${safeText(cutText((tool.description ?? '').split('\n')[0] ?? '', SEARCH_LINE_LIMIT, 'SEARCH_LINE_LIMIT'))}`,
   );
   return textResult(lines.join('\n'));
 }

@@ -101,9 +101,37 @@ export function noElicitationMessage(call: string): string {
   return `The call of ${call} needs the user's approval, but this MCP client does not support elicitation, so it cannot be asked; the call was not made. Use a client that supports elicitation, or change the policy for this tool.`;
 }
 
-/** What the user is asked. */
-export function approvalQuestion(call: string, args: string): string {
-  return `A program wants to call ${call} with ${args}. Allow this call?`;
+/**
+ * What the user is asked: the server and the tool by the names the config and the upstream give
+ * them, any warning about the server's name, then one line per argument (`name: JSON value`) in
+ * the order approval-question.ts sets.
+ */
+export function approvalQuestion(
+  server: string,
+  tool: string,
+  warnings: readonly string[],
+  argumentLines: readonly string[],
+): string {
+  const args =
+    argumentLines.length === 0
+      ? 'It passes no arguments.'
+      : `Its arguments, in the order the tool declares them:\n${argumentLines.join('\n')}`;
+  const warned = warnings.map((warning) => `Warning: ${warning}\n`).join('');
+  return `A program wants to call the tool ${tool} of the MCP server ${server}.\n${warned}${args}\nAllow this call?`;
+}
+
+/** A warning of the approval question: the server's name holds characters past plain ASCII. */
+export const NOT_ASCII_SERVER_WARNING =
+  "the server's name holds characters outside plain ASCII (shown as \\u escapes), so it may imitate another name.";
+
+/** A warning of the approval question: two configured servers' names look alike. */
+export function lookAlikeServerWarning(other: string): string {
+  return `the server's name looks like the name of the MCP server ${other}; check which of the two this is.`;
+}
+
+/** An approval question too long to show whole is not asked. */
+export function questionTooLongMessage(call: string, length: number, limit: number): string {
+  return `The call of ${call} needs the user's approval, but the question showing its arguments whole would be ${length} characters, past the ${limit} a question may have (QUESTION_LIMIT); it was not asked and the call was not made. Pass smaller arguments, or tell the user to change the approval policy for this tool.`;
 }
 
 /** After the program's answer text when it was cut. */

@@ -19,6 +19,7 @@ import {
 import { packageVersion } from '../cli/dispatch.ts';
 import { isStdio, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
+import { cutText } from './safe-text.ts';
 import {
   connectTimeoutMessage,
   toolNameTooLongMessage,
@@ -45,6 +46,11 @@ export const BACKOFF_CAP = 30_000;
 const LAST_ERROR_WINDOW = 1000;
 /** How much of a stdio server's stderr is kept, to say why it failed. */
 const STDERR_TAIL = 2000;
+/**
+ * Characters of an upstream's failure reason repeated anywhere (the execute description, the
+ * operator's log, a program's error): an HTTP upstream's error body is the server's to choose.
+ */
+export const REASON_LIMIT = 500;
 
 export interface UpstreamOptions {
   /** Ms one call, the connection and each listing may take. */
@@ -214,6 +220,7 @@ export class Upstream {
   #down(generation: number, reason: string): void {
     // A close noticed late must not mark a newer connection down.
     if (generation !== this.#generation) return;
+    reason = cutText(reason, REASON_LIMIT, 'REASON_LIMIT');
     this.#state = { kind: 'down', reason };
     this.#client = undefined;
     this.#options.log(`the MCP server ${this.key} is down (${reason}); restarting in ${this.#backoff} ms`);
@@ -242,7 +249,11 @@ export class Upstream {
   }
 
   #reason(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = cutText(
+      error instanceof Error ? error.message : String(error),
+      REASON_LIMIT,
+      'REASON_LIMIT',
+    );
     if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
       return 'its connection closed';
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
@@ -268,9 +279,7 @@ export class Upstream {
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         throw new Error(upstreamDownMessage(this.key, await this.#closeReason()));
       }
-      throw new Error(
-        upstreamCallFailedMessage(this.key, tool, error instanceof Error ? error.message : String(error)),
-      );
+      throw new Error(upstreamCallFailedMessage(this.key, tool, this.#reason(error)));
     }
   }
 

@@ -39,11 +39,11 @@ beforeAll(async () => {
   asking.client.setRequestHandler(ElicitRequestSchema, async (request) => {
     const message = request.params.message;
     questions.push(message);
-    if (message.includes('"value":"approve"')) {
+    if (message.includes('"value": "approve"')) {
       await new Promise((resolve) => setTimeout(resolve, THINKING));
       return { action: 'accept', content: {} };
     }
-    if (message.includes('"value":"decline"')) return { action: 'decline' };
+    if (message.includes('"value": "decline"')) return { action: 'decline' };
     return new Promise(() => {});
   });
 }, 60_000);
@@ -82,7 +82,7 @@ describe('approvals', () => {
     const answer = await run(asking, 'approve', () => progress++, THINKING / 2);
     expect(answer).toEqual({ value: 'approve' });
     expect(progress).toBeGreaterThan(0);
-    expect(questions).toEqual([approvalQuestion('bad.echo', '{"value":"approve"}')]);
+    expect(questions).toEqual([approvalQuestion('"bad"', '"echo"', [], ['  "value": "approve"'])]);
   });
 
   test('a client that declines gets a throw the model can act on', async () => {

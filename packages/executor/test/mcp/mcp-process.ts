@@ -89,3 +89,10 @@ export function firstText(result: CallToolResult): string {
   const block = result.content[0];
   return block?.type === 'text' ? block.text : '';
 }
+
+export const HOSTILE_SERVER = new URL('./fixtures/hostile-server.mjs', import.meta.url).pathname;
+
+/** A stdio entry of mcpServers starting the hostile-text server (fixtures/hostile-server.mjs). */
+export function hostile() {
+  return { command: process.execPath, args: [HOSTILE_SERVER] };
+}
