@@ -16,9 +16,9 @@ export const MCP_USAGE = `Usage: codemode-executor mcp --config FILE [options]
 Connects to every MCP server that FILE's mcpServers names (the format MCP clients use: a stdio
 server { command, args, env, cwd } or an HTTP server { url, headers }) and serves one MCP server of
 its own with an execute tool: a program that calls those servers' tools as functions, run in a
-fresh V8 isolate. Serves over stdio unless --http is given. FILE's other keys (approvals, timeout,
-wallClockLimit, memoryLimit, outbound, maxResultLength, upstreamTimeout, maxUpstreamCalls, approvalTimeout,
-progressInterval) are described in docs/mcp.md.
+fresh V8 isolate. Serves over stdio unless --http is given. FILE's other keys (approvals,
+defaultApproval, timeout, wallClockLimit, memoryLimit, outbound, maxResultLength, upstreamTimeout,
+maxUpstreamCalls, approvalTimeout, progressInterval) are described in docs/mcp.md.
 
 Options:
   --config FILE           the configuration (required)

@@ -94,7 +94,7 @@ export async function runMcp(
   });
   const host: McpHost = {
     catalog: new Catalog(upstreams),
-    policy: new ApprovalPolicy(config.approvals),
+    policy: new ApprovalPolicy(config.approvals, config.defaultApproval),
     executor,
     limits: {
       maxResultLength: config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH,

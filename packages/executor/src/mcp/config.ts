@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { UsageError } from '../cli/args.ts';
 import { readTextFile } from '../cli/read-text-file.ts';
-import { configKeyMessage, configNotJsonMessage, noServersMessage } from './texts.ts';
+import { ambiguousReadings } from './approvals.ts';
+import { ambiguousRuleMessage, configKeyMessage, configNotJsonMessage, noServersMessage } from './texts.ts';
 
 /** A config is a few kilobytes; a megabyte is far past any real one and bounds what parsing costs. */
 export const CONFIG_BYTES_LIMIT = 1024 * 1024;
@@ -38,16 +39,32 @@ const httpServer = z.strictObject({
 });
 
 const decision = z.enum(['allow', 'deny', 'ask']);
+/** Rules of approvals, a server's tools counted one each. */
+const RULE_LIMIT = 1000;
+
+function ruleCount(record: Readonly<Record<string, unknown>>): number {
+  let count = 0;
+  for (const value of Object.values(record))
+    count += typeof value === 'string' ? 1 : Object.keys(value ?? {}).length;
+  return count;
+}
 const wholeNumber = (min: number, max: number) => z.int().min(min).max(max);
 
 const configSchema = z.strictObject({
   /** Keys become namespaces the model reads: as long as a tool name may be, no longer. */
   mcpServers: z.record(z.string().min(1).max(128), z.union([stdioServer, httpServer])),
-  /** Globs on `server.tool` to a decision; the most specific pattern wins (approvals.ts). */
+  /**
+   * Server and tool globs to a decision, as `"server.tool"`, `"server"` or `"server": { "tool": ... }`;
+   * the most specific rule wins (approvals.ts).
+   */
   approvals: z
-    .record(text.min(1), decision)
-    .refine((record) => Object.keys(record).length <= 1000, { message: 'must hold at most 1000 patterns' })
+    .record(text.min(1), z.union([decision, z.record(text.min(1), decision)]))
+    .refine((record) => ruleCount(record) <= RULE_LIMIT, {
+      message: `must hold at most ${RULE_LIMIT} rules`,
+    })
     .optional(),
+  /** The decision for a call no rule of approvals names. */
+  defaultApproval: decision.optional(),
   /** The run bound of one execution, in ms. */
   timeout: wholeNumber(1, 3_600_000).optional(),
   /**
@@ -76,6 +93,7 @@ export type UpstreamConfig = McpConfig['mcpServers'][string];
 export type StdioUpstreamConfig = z.infer<typeof stdioServer>;
 export type HttpUpstreamConfig = z.infer<typeof httpServer>;
 export type Decision = z.infer<typeof decision>;
+export type ApprovalRules = NonNullable<McpConfig['approvals']>;
 
 export function isStdio(config: UpstreamConfig): config is StdioUpstreamConfig {
   return 'command' in config;
@@ -103,6 +121,14 @@ export function parseConfig(source: string, file: string): McpConfig {
   if (servers.length > SERVER_LIMIT) {
     throw new UsageError(configKeyMessage(file, 'mcpServers', `must hold at most ${SERVER_LIMIT} servers`));
   }
+  for (const [key, value] of Object.entries(parsed.data.approvals ?? {})) {
+    const readings = typeof value === 'string' ? ambiguousReadings(key, servers) : undefined;
+    if (readings !== undefined) {
+      throw new UsageError(
+        configKeyMessage(file, keyPath(['approvals', key]), ambiguousRuleMessage(readings, value as string)),
+      );
+    }
+  }
   return parsed.data;
 }
 
@@ -127,6 +153,13 @@ function innermost(issue: z.core.$ZodIssue, root: unknown): z.core.$ZodIssue {
   if (issue.code !== 'invalid_union' || issue.errors.length !== 2) return issue;
   let entry: unknown = root;
   for (const key of issue.path) entry = (entry as Record<PropertyKey, unknown>)?.[key];
+  // A rule of approvals is a decision (string) or a server's tools (object).
+  if (issue.path[0] === 'approvals') {
+    const branch =
+      typeof entry === 'string' ? 0 : typeof entry === 'object' && entry !== null ? 1 : undefined;
+    const inner = branch === undefined ? undefined : issue.errors[branch]?.[0];
+    return inner === undefined ? issue : { ...inner, path: [...issue.path, ...inner.path] };
+  }
   if (typeof entry !== 'object' || entry === null) return issue;
   const branch = Object.hasOwn(entry, 'command') ? 0 : Object.hasOwn(entry, 'url') ? 1 : undefined;
   const inner = branch === undefined ? undefined : issue.errors[branch]?.[0];
@@ -137,6 +170,9 @@ function innermost(issue: z.core.$ZodIssue, root: unknown): z.core.$ZodIssue {
 function ruleOf(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
     return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}; docs/mcp.md lists the keys.`;
+  }
+  if (issue.code === 'invalid_union' && issue.path[0] === 'approvals') {
+    return 'must be "allow", "deny" or "ask", or an object of tool globs to one of them.';
   }
   if (issue.code === 'invalid_union') {
     return 'must be a stdio server { command, args?, env?, cwd? } or an HTTP server { url, headers? }.';

@@ -81,15 +81,17 @@ function providersFor(execution: Execution): CodeModeProvider[] {
   return catalog.upstreams.map((upstream) => {
     const fns: Record<string, (args?: unknown) => Promise<unknown>> = Object.create(null);
     for (const tool of upstream.tools) {
-      const raw = `${upstream.key}.${tool.name}`;
       const call = `${upstream.namespace}.${sanitizeToolName(tool.name)}`;
       fns[tool.name] = async (args: unknown = {}) => {
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
           throw new TypeError(`${call} takes one arguments object, as its declaration says.`);
         }
         if (++calls > limits.maxUpstreamCalls) throw new Error(tooManyCallsMessage(limits.maxUpstreamCalls));
-        const verdict = policy.decide([raw, call]);
-        if (verdict.decision === 'deny') throw new Error(deniedMessage(call, verdict.pattern ?? '*'));
+        const verdict = policy.decide({
+          server: [upstream.key, upstream.namespace],
+          tool: [tool.name, sanitizeToolName(tool.name)],
+        });
+        if (verdict.decision === 'deny') throw new Error(deniedMessage(call, verdict.rule));
         if (verdict.decision === 'ask') {
           const question = questionFor({
             server: upstream.key,

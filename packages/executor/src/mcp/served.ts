@@ -46,13 +46,20 @@ function executeTool(host: McpHost): Tool {
     : `\`\`\`ts\n${declarations}\n\`\`\``;
   return {
     name: 'execute',
-    description: `${EXECUTE_PREAMBLE}\n\n${body}${down}`,
+    description: `${EXECUTE_PREAMBLE}\n\n${body}${down}\n\n${policyLine(host)}`,
     inputSchema: {
       type: 'object',
       properties: { code: { type: 'string', description: 'The program: async () => { ... }' } },
       required: ['code'],
     },
   };
+}
+
+/** Characters of the approval policy the description shows: the operator's rules, up to 1000 of them. */
+export const POLICY_LIMIT = 4000;
+
+function policyLine(host: McpHost): string {
+  return safeText(cutText(host.policy.describe(), POLICY_LIMIT, 'POLICY_LIMIT')).replaceAll('\n', ' ');
 }
 
 const SEARCH_TOOL: Tool = {

@@ -76,9 +76,19 @@ export function tooManyCallsMessage(limit: number): string {
   return `This program has already made ${limit} upstream tool calls, the most one execution may (maxUpstreamCalls); do the rest in another execute call, or fewer, larger calls.`;
 }
 
-/** A policy says deny. */
-export function deniedMessage(call: string, pattern: string): string {
-  return `The call of ${call} is denied by this server's approval policy (${JSON.stringify(pattern)}: deny); do not retry it, find another way or tell the user it is not allowed.`;
+/** A policy says deny; `rule` is the rule that decided, as the config writes it. */
+export function deniedMessage(call: string, rule: string): string {
+  return `The call of ${call} is denied by this server's approval policy (${rule}); do not retry it, find another way or tell the user it is not allowed.`;
+}
+
+/** A flat approvals key that could name two different server and tool pairs. */
+export function ambiguousRuleMessage(
+  readings: readonly (readonly [string, string])[],
+  decision: string,
+): string {
+  const [[server, tool], [otherServer, otherTool]] = readings as [[string, string], [string, string]];
+  const q = JSON.stringify;
+  return `is ambiguous: server and tool names may both hold dots, so it could mean the tools ${q(tool)} of the server ${q(server)} or the tools ${q(otherTool)} of the server ${q(otherServer)}; write the server and its tools apart, as { ${q(server)}: { ${q(tool)}: ${q(decision)} } } or { ${q(otherServer)}: { ${q(otherTool)}: ${q(decision)} } }.`;
 }
 
 /** The user declined an `ask`. */

@@ -106,6 +106,6 @@ describe('approvals', () => {
         code: `async () => { try { await bad.fail({}); } catch (error) { return error.message; } }`,
       },
     });
-    expect(JSON.parse(firstText(answer as never))).toBe(deniedMessage('bad.fail', 'bad.f*'));
+    expect(JSON.parse(firstText(answer as never))).toBe(deniedMessage('bad.fail', '"bad.f*": deny'));
   });
 });

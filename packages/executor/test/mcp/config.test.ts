@@ -11,6 +11,7 @@ import { MCP_USAGE } from '../../src/mcp/command-line.ts';
 import { CONFIG_BYTES_LIMIT, parseConfig } from '../../src/mcp/config.ts';
 import { functionNames, namespaceNames } from '../../src/mcp/names.ts';
 import {
+  ambiguousRuleMessage,
   configKeyMessage,
   noServersMessage,
   serverNameCollisionMessage,
@@ -38,6 +39,16 @@ describe('the config file', () => {
       { mcpServers: { a: stdio }, approvals: { 'a.*': 'maybe' } },
       'approvals["a.*"]',
       'Invalid option: expected one of "allow"|"deny"|"ask".',
+    ],
+    [
+      { mcpServers: { a: stdio }, approvals: { a: { 'x.*': 'maybe' } } },
+      'approvals.a["x.*"]',
+      'Invalid option: expected one of "allow"|"deny"|"ask".',
+    ],
+    [
+      { mcpServers: { a: stdio }, approvals: { a: 5 } },
+      'approvals.a',
+      'must be "allow", "deny" or "ask", or an object of tool globs to one of them.',
     ],
     [
       { mcpServers: { a: { command: 'node', args: 'x' } } },
@@ -159,31 +170,99 @@ describe('names', () => {
   });
 });
 
-describe('approval globs', () => {
-  test('the most specific pattern wins; of equal ones the strictest; no match allows', () => {
+describe('approval rules', () => {
+  const call = (server: string, tool: string) => ({ server: [server], tool: [tool] });
+
+  test('the most specific rule wins; of equal ones the strictest; no match takes the default', () => {
     const policy = new ApprovalPolicy({
       '*': 'ask',
       'github.*': 'allow',
       'github.delete_*': 'deny',
       'github.get*': 'ask',
     });
-    expect(policy.decide(['github.delete_repo'])).toEqual({ decision: 'deny', pattern: 'github.delete_*' });
-    expect(policy.decide(['github.list_issues'])).toEqual({ decision: 'allow', pattern: 'github.*' });
-    expect(policy.decide(['slack.post'])).toEqual({ decision: 'ask', pattern: '*' });
-    expect(new ApprovalPolicy({}).decide(['a.b'])).toEqual({ decision: 'allow', pattern: undefined });
+    expect(policy.decide(call('github', 'delete_repo'))).toEqual({
+      decision: 'deny',
+      rule: '"github.delete_*": deny',
+    });
+    expect(policy.decide(call('github', 'list_issues'))).toEqual({
+      decision: 'allow',
+      rule: '"github.*": allow',
+    });
+    expect(policy.decide(call('slack', 'post'))).toEqual({ decision: 'ask', rule: '"*": ask' });
+    expect(new ApprovalPolicy({}).decide(call('a', 'b'))).toEqual({
+      decision: 'allow',
+      rule: 'defaultApproval: allow',
+    });
+    expect(new ApprovalPolicy({}, 'deny').decide(call('a', 'b'))).toEqual({
+      decision: 'deny',
+      rule: 'defaultApproval: deny',
+    });
     const tie = new ApprovalPolicy({ 'a.*x': 'allow', 'a.x*': 'deny' });
-    expect(tie.decide(['a.xx']).decision).toBe('deny');
+    expect(tie.decide(call('a', 'xx')).decision).toBe('deny');
   });
 
-  test('a pattern matches the raw spelling or the sanitized one', () => {
-    const policy = new ApprovalPolicy({ 'my-server.get-item': 'deny' });
-    expect(policy.decide(['my-server.get-item', 'my_server.get_item']).decision).toBe('deny');
+  test('server and tool match as separate parts: a server rule never reaches into a tool name', () => {
+    const policy = new ApprovalPolicy({
+      fs: 'deny',
+      'fs.admin': { '*': 'allow' },
+      'f*': { 'admin.*': 'ask' },
+    });
+    expect(policy.decide(call('fs', 'admin.drop_all'))).toEqual({
+      decision: 'ask',
+      rule: '"f*": { "admin.*": ask }',
+    });
+    expect(policy.decide(call('fs', 'read'))).toEqual({ decision: 'deny', rule: '"fs": deny' });
+    expect(policy.decide(call('fs.admin', 'drop_all'))).toEqual({
+      decision: 'allow',
+      rule: '"fs.admin": { "*": allow }',
+    });
+    // A star in the server part stops at the server's name.
+    expect(new ApprovalPolicy({ 'f*.drop_all': 'deny' }).decide(call('fs', 'admin.drop_all')).decision).toBe(
+      'allow',
+    );
+  });
+
+  test('a rule matches the raw spelling or the sanitized one of each part', () => {
+    const names = { server: ['my-server', 'my_server'], tool: ['get-item', 'get_item'] };
+    expect(new ApprovalPolicy({ 'my-server.get-item': 'deny' }).decide(names).decision).toBe('deny');
+    expect(new ApprovalPolicy({ 'my_server.get_item': 'deny' }).decide(names).decision).toBe('deny');
+    expect(new ApprovalPolicy({ my_server: { 'get-item': 'deny' } }).decide(names).decision).toBe('deny');
+  });
+
+  test('a flat key that could be read two ways is refused with the two ways to write it', () => {
+    expect(refusal({ mcpServers: { fs: stdio }, approvals: { 'fs.admin.*': 'allow' } })).toBe(
+      configKeyMessage(
+        'mcp.json',
+        'approvals["fs.admin.*"]',
+        ambiguousRuleMessage(
+          [
+            ['fs', 'admin.*'],
+            ['fs.admin', '*'],
+          ],
+          'allow',
+        ),
+      ),
+    );
+    expect(refusal({ mcpServers: { fs: stdio, 'fs.admin': stdio }, approvals: { 'fs.*': 'deny' } })).toBe(
+      configKeyMessage(
+        'mcp.json',
+        'approvals["fs.*"]',
+        ambiguousRuleMessage(
+          [
+            ['fs', '*'],
+            ['fs.*', '*'],
+          ],
+          'deny',
+        ),
+      ),
+    );
     expect(
-      new ApprovalPolicy({ 'my_server.get_item': 'deny' }).decide([
-        'my-server.get-item',
-        'my_server.get_item',
-      ]).decision,
-    ).toBe('deny');
+      refusal({
+        mcpServers: { fs: stdio, 'fs.admin': stdio },
+        approvals: { fs: { '*': 'deny' }, 'fs.admin': { 'drop.*': 'ask' }, 'fs.read': 'allow' },
+        defaultApproval: 'deny',
+      }),
+    ).toBe('accepted');
   });
 
   test('stars and literals match as globs, and a pathological pattern still ends', () => {
