@@ -10,14 +10,14 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { UsageError } from '../cli/args.ts';
 import type { Output } from '../cli/run.ts';
 import { IsolateExecutor } from '../executor/isolate-executor.ts';
-import { isLoopback } from '../server/auth.ts';
+import { isLoopback, MIN_TOKEN_LENGTH } from '../server/auth.ts';
 import { notLoopbackServeMessage } from '../server/texts.ts';
 import { readToken, TokenSourceError } from '../server/token.ts';
 import { ApprovalPolicy } from './approvals.ts';
 import { Catalog } from './catalog.ts';
 import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';
 import { type McpConfig, readConfig } from './config.ts';
-import { HttpServeError, serveHttp } from './http-serve.ts';
+import { HttpServeError, serveHttp, shortTokenMessage } from './http-serve.ts';
 import { namespaceNames } from './names.ts';
 import { createServedServer, type McpHost } from './served.ts';
 import { upstreamFailedMessage } from './texts.ts';
@@ -58,6 +58,9 @@ export async function runMcp(
     const host = command.host ?? '127.0.0.1';
     if (command.http !== undefined && token === undefined && !isLoopback(host)) {
       throw new HttpServeError(notLoopbackServeMessage(host));
+    }
+    if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+      throw new HttpServeError(shortTokenMessage(MIN_TOKEN_LENGTH));
     }
   } catch (error) {
     if (

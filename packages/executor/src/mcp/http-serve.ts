@@ -1,8 +1,9 @@
 /**
  * `--http PORT`: the served MCP server over Streamable HTTP at /mcp, one session per client
- * `initialize`, under the rules `serve` keeps (docs/server.md): a bearer token compared in constant
- * time when one is configured, browser origins refused unless allowed, and no token only on a
- * loopback address.
+ * `initialize`, under the rules `serve` keeps (docs/server.md): a bearer token of at least
+ * MIN_TOKEN_LENGTH characters compared in constant time when one is configured, browser origins
+ * refused unless allowed, no token only on a loopback address, and connections that have not
+ * authenticated yet held under serve's numbers (unauthenticated-peers.ts).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -10,17 +11,32 @@ import {
   type Server as HttpServer,
   type IncomingMessage,
   type ServerResponse,
+  STATUS_CODES,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { bearerToken, isLoopback, tokenMatches } from '../server/auth.ts';
-import { notLoopbackServeMessage, originRefusedMessage } from '../server/texts.ts';
+import { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from '../server/auth.ts';
+import { DEFAULT_HELLO_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from '../server/options.ts';
+import {
+  notLoopbackServeMessage,
+  originRefusedMessage,
+  tooManyUnauthenticatedMessage,
+} from '../server/texts.ts';
+import { UnauthenticatedPeers } from './unauthenticated-peers.ts';
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: Server;
+  /** POST requests whose responses are still open. */
+  inFlight: number;
+}
 
 /**
- * Sessions held at once: each is a served server and its streams in this process. Past it, the
- * session used least recently is ended.
+ * Sessions held at once, every served server this process made counted from the moment it is
+ * made: each holds its streams in this process. Past it, the idle session used least recently is
+ * ended; when every session has a request in flight, the new one is refused.
  */
 export const SESSION_LIMIT = 64;
 export const MCP_PATH = '/mcp';
@@ -28,6 +44,13 @@ export const MCP_PATH = '/mcp';
 export const UNAUTHORIZED_MESSAGE = 'This MCP server needs the bearer token in the Authorization header.';
 export const UNKNOWN_SESSION_MESSAGE =
   'No such session: send initialize without an Mcp-Session-Id to start one.';
+/** serve's words for the same refusal (serve-command.ts), for the same sources of the token. */
+export function shortTokenMessage(min: number): string {
+  return `The token (CODEMODE_EXECUTOR_TOKEN or --token-file) must be a string of at least ${min} characters.`;
+}
+export function sessionsBusyMessage(limit: number): string {
+  return `This MCP server already holds ${limit} sessions (SESSION_LIMIT), each with a request in flight; retry once one finishes.`;
+}
 export function foreignHostMessage(host: string): string {
   return `Host ${JSON.stringify(host)} is not a loopback name; without a token this MCP server answers only requests addressed to loopback.`;
 }
@@ -55,7 +78,14 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
   if (options.token === undefined && !isLoopback(options.host)) {
     throw new HttpServeError(notLoopbackServeMessage(options.host));
   }
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+  if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) {
+    throw new HttpServeError(shortTokenMessage(MIN_TOKEN_LENGTH));
+  }
+  /** Initialized sessions, least recently used first. */
+  const sessions = new Map<string, Session>();
+  /** Served servers made and not yet closed, initialized or not. */
+  let live = 0;
+  const peers = new UnauthenticatedPeers(DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS, DEFAULT_HELLO_TIMEOUT);
   const allowed = new Set(options.allowedOrigins);
   let ownOrigin = '';
 
@@ -77,12 +107,18 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
       const given = bearerToken(request.headers.authorization ?? '');
       if (!tokenMatches(options.token, given)) return refuse(response, 401, UNAUTHORIZED_MESSAGE);
     }
+    peers.authenticated(request.socket);
     const id = request.headers['mcp-session-id'];
     const existing = typeof id === 'string' ? sessions.get(id) : undefined;
     if (existing !== undefined) {
-      // Most recently used last: when the sessions are full, the first is the one to end.
+      // Most recently used last: when the sessions are full, the first idle one is the one to end.
       sessions.delete(id as string);
       sessions.set(id as string, existing);
+      // A POST is work the client waits on (an execute answers on its response): in flight until it closes.
+      if (request.method === 'POST') {
+        existing.inFlight++;
+        response.once('close', () => existing.inFlight--);
+      }
       return existing.transport.handleRequest(request, response);
     }
     if (id !== undefined) return refuse(response, 404, UNKNOWN_SESSION_MESSAGE);
@@ -90,27 +126,34 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
     const body = await readJson(request, response);
     if (body === undefined) return;
     if (!isInitializeRequest(body)) return refuse(response, 400, UNKNOWN_SESSION_MESSAGE);
-    // A client that vanished never says so over HTTP: the session used least recently makes room.
-    if (sessions.size >= SESSION_LIMIT) {
-      const [oldest, session] = sessions.entries().next().value as [
-        string,
-        { transport: StreamableHTTPServerTransport },
-      ];
-      sessions.delete(oldest);
-      await session.transport.close().catch(() => {});
+    // A client that vanished never says so over HTTP: the idle session used least recently makes
+    // room; one with a request in flight is never ended for another client.
+    if (live >= SESSION_LIMIT) {
+      const idle = [...sessions.entries()].find(([, session]) => session.inFlight === 0);
+      if (idle === undefined) return refuse(response, 503, sessionsBusyMessage(SESSION_LIMIT));
+      sessions.delete(idle[0]);
+      await idle[1].transport.close().catch(() => {});
     }
     const server = options.createServer();
+    live++;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
-        sessions.set(sessionId, { transport, server });
+        sessions.set(sessionId, { transport, server, inFlight: 0 });
       },
     });
+    let closed = false;
     transport.onclose = () => {
+      if (closed) return;
+      closed = true;
+      live--;
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
     await transport.handleRequest(request, response, body);
+    // The transport refused the initialize (a wrong Accept or Content-Type): no session began, so
+    // nothing would ever close this server.
+    if (transport.sessionId === undefined) await server.close().catch(() => {});
   };
 
   const http: HttpServer = createServer((request, response) => {
@@ -118,6 +161,12 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
       if (!response.headersSent) refuse(response, 500, `The request failed: ${String(error)}`);
       else response.end();
     });
+  });
+  http.on('connection', (socket: Socket) => {
+    if (!peers.admit(socket)) {
+      socket.end(rawRefusal(503, tooManyUnauthenticatedMessage(DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS)));
+      socket.destroySoon();
+    }
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -171,6 +220,12 @@ function hostnameOf(header: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A whole HTTP response written straight to a socket whose request is not read. */
+function rawRefusal(status: number, message: string): string {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 function refuse(response: ServerResponse, status: number, message: string): void {

@@ -3,7 +3,7 @@
  * official SDK's Client over its Streamable HTTP transport, with the filesystem and memory servers
  * from npm as upstreams.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,13 +13,13 @@ import { SESSION_LIMIT, UNAUTHORIZED_MESSAGE } from '../../src/mcp/http-serve.ts
 import { notLoopbackServeMessage, originRefusedMessage } from '../../src/server/texts.ts';
 import { cli } from '../cli/cli-process.ts';
 import {
-  BIN,
   execute,
   firstText,
   misbehaving,
   npmServer,
   removeScratch,
   scratch,
+  startHttp,
   writeConfig,
 } from './mcp-process.ts';
 
@@ -28,26 +28,6 @@ let files: string;
 let memoryFile: string;
 let command: ChildProcess;
 let url: string;
-
-/** Starts the command with --http 0 and resolves to the URL it says it serves. */
-function startHttp(
-  config: string,
-  env: Record<string, string>,
-): Promise<{ process: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--config', config, '--http', '0'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString('utf8');
-      const found = /serving MCP on (http:\/\/\S+)/.exec(stderr);
-      if (found) resolve({ process: child, url: found[1] as string });
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
-}
 
 async function connectHttp(
   headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` },

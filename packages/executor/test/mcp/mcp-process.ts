@@ -4,6 +4,7 @@
  * written to a scratch directory. Upstreams are real servers from npm and the test's own
  * misbehaving one, each spawned by the command.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,4 +96,24 @@ export const HOSTILE_SERVER = new URL('./fixtures/hostile-server.mjs', import.me
 /** A stdio entry of mcpServers starting the hostile-text server (fixtures/hostile-server.mjs). */
 export function hostile() {
   return { command: process.execPath, args: [HOSTILE_SERVER] };
+}
+
+/** Starts the command with --http 0 and resolves to the URL it says it serves. */
+export function startHttp(
+  config: string,
+  env: Record<string, string>,
+): Promise<{ process: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--config', config, '--http', '0'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const found = /serving MCP on (http:\/\/\S+)/.exec(stderr);
+      if (found) resolve({ process: child, url: found[1] as string });
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
 }

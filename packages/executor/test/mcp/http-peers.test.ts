@@ -1,0 +1,209 @@
+/**
+ * `mcp --http` against clients that try to hold what they should not, through the real command and
+ * real sockets: a token too short to stand guessing, a flood of connections that never finish a
+ * request, initializes the SDK's transport refuses, and one client's initializes trying to end
+ * another client's session while its execute is in flight.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { connect as connectSocket, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { SESSION_LIMIT, serveHttp, shortTokenMessage } from '../../src/mcp/http-serve.ts';
+import { MIN_TOKEN_LENGTH } from '../../src/server/auth.ts';
+import { DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from '../../src/server/options.ts';
+import { tooManyUnauthenticatedMessage } from '../../src/server/texts.ts';
+import { cli } from '../cli/cli-process.ts';
+import {
+  execute,
+  firstText,
+  misbehaving,
+  removeScratch,
+  scratch,
+  startHttp,
+  writeConfig,
+} from './mcp-process.ts';
+
+const TOKEN = 'a-token-of-enough-length-to-serve';
+let command: ChildProcess;
+let url: string;
+
+beforeAll(async () => {
+  const config = writeConfig({
+    mcpServers: { bad: misbehaving() },
+    approvals: { 'bad.echo': 'ask' },
+    progressInterval: 200,
+  });
+  ({ process: command, url } = await startHttp(config, { CODEMODE_EXECUTOR_TOKEN: TOKEN }));
+}, 60_000);
+
+afterAll(async () => {
+  command?.kill('SIGTERM');
+  if (command && command.exitCode === null) await new Promise((resolve) => command.once('exit', resolve));
+  removeScratch();
+});
+
+const headers = {
+  authorization: `Bearer ${TOKEN}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+async function connectHttp(capabilities = {}): Promise<Client> {
+  const client = new Client({ name: 'codemode-mcp-peers-test', version: '1.0.0' }, { capabilities });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
+  return client;
+}
+
+/** A connection that sends half a request and waits; resolves once it is open. */
+function halfRequest(port: number, closed: () => void): Promise<Socket> {
+  return new Promise((resolve) => {
+    const socket = connectSocket(port, '127.0.0.1', () => {
+      socket.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      resolve(socket);
+    });
+    socket.on('error', () => {});
+    socket.once('close', closed);
+  });
+}
+
+/** Everything a connection receives until the other end closes it. */
+function received(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = connectSocket(port, '127.0.0.1');
+    socket.on('data', (chunk) => {
+      text += chunk.toString('utf8');
+    });
+    socket.on('error', () => {});
+    socket.once('close', () => resolve(text));
+  });
+}
+
+describe('who may connect', () => {
+  test('a token shorter than serve allows is refused before anything starts', () => {
+    const file = join(scratch(), 'token');
+    writeFileSync(file, 'x'.repeat(MIN_TOKEN_LENGTH - 1));
+    const config = writeConfig({ mcpServers: { bad: misbehaving() } });
+    const run = cli(['mcp', '--config', config, '--http', '0', '--token-file', file]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe(`codemode-executor mcp: ${shortTokenMessage(MIN_TOKEN_LENGTH)}\n`);
+  });
+
+  test("half-sent requests hold at most serve's 128 places, each is dropped unauthenticated, and the client with the token then works", async () => {
+    const port = Number(new URL(url).port);
+    let closed = 0;
+    let allClosed: () => void = () => {};
+    const dropped = new Promise<void>((resolve) => {
+      allClosed = resolve;
+    });
+    const flood = await Promise.all(
+      Array.from({ length: DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS }, () =>
+        halfRequest(port, () => {
+          if (++closed === DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS) allClosed();
+        }),
+      ),
+    );
+    const refused = await received(port);
+    expect(refused).toMatch(/^HTTP\/1\.1 503 /);
+    expect(refused).toContain(
+      JSON.stringify(tooManyUnauthenticatedMessage(DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS)),
+    );
+    // The bridge ends every one of them itself: the test never closes them.
+    await dropped;
+    expect(flood.every((socket) => socket.destroyed)).toBe(true);
+    const client = await connectHttp();
+    try {
+      expect(firstText(await execute(client, 'async () => 6 * 7'))).toBe('42');
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
+
+describe('sessions', () => {
+  test("one client's initializes never end another's session while its execute waits for an answer", async () => {
+    let answer: () => void = () => {};
+    const approved = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let asked: () => void = () => {};
+    const question = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const client = await connectHttp({ elicitation: { form: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked();
+      await approved;
+      return { action: 'accept', content: {} };
+    });
+    try {
+      const running = execute(client, "async () => bad.echo({ value: 'kept' })");
+      await question;
+      // More sessions than the limit while the execute is in flight: the idle ones make room.
+      const statuses: number[] = [];
+      for (let index = 0; index < SESSION_LIMIT; index++) {
+        const response = await fetch(url, { method: 'POST', headers, body: INITIALIZE });
+        await response.text();
+        statuses.push(response.status);
+      }
+      expect(statuses.filter((status) => status === 200)).toHaveLength(SESSION_LIMIT);
+      answer();
+      expect(JSON.parse(firstText(await running))).toEqual({ value: 'kept' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('every server a refused initialize made is closed, and none of them counts against the limit', async () => {
+    let made = 0;
+    let closed = 0;
+    const served = await serveHttp({
+      host: '127.0.0.1',
+      port: 0,
+      token: TOKEN,
+      allowedOrigins: [],
+      createServer: () => {
+        made++;
+        const server = new Server({ name: 'counted', version: '1' }, { capabilities: {} });
+        server.onclose = () => closed++;
+        return server;
+      },
+    });
+    try {
+      // Not Acceptable (406) and Unsupported Media Type (415), twice the session limit of each.
+      for (let index = 0; index < SESSION_LIMIT * 2; index++) {
+        for (const refused of [
+          { ...headers, accept: 'application/json' },
+          { ...headers, 'content-type': 'text/plain' },
+        ]) {
+          const response = await fetch(served.url, { method: 'POST', headers: refused, body: INITIALIZE });
+          await response.text();
+          expect([406, 415]).toContain(response.status);
+        }
+      }
+      expect(made).toBe(SESSION_LIMIT * 4);
+      expect(closed).toBe(made);
+      const first = await fetch(served.url, { method: 'POST', headers, body: INITIALIZE });
+      await first.text();
+      expect(first.status).toBe(200);
+      expect(closed).toBe(made - 1);
+    } finally {
+      await served.close();
+    }
+  });
+});
