@@ -16,8 +16,10 @@ import { pauseWallClock } from '../executor/tool-context.ts';
 import { QUESTION_LIMIT, questionFor } from './approval-question.ts';
 import type { ApprovalPolicy } from './approvals.ts';
 import type { Catalog } from './catalog.ts';
+import { ExecutionCalls } from './execution-calls.ts';
 import { toProgramValue } from './results.ts';
 import {
+  callsInFlightMessage,
   declinedMessage,
   deniedMessage,
   noElicitationMessage,
@@ -33,7 +35,9 @@ export interface ExecutionLimits {
 }
 
 /** The user's answer to an approval question, or undefined when the client cannot be asked. */
-export type AskUser = ((question: string) => Promise<'accept' | 'decline' | 'cancel'>) | undefined;
+export type AskUser =
+  | ((question: string, ended: AbortSignal) => Promise<'accept' | 'decline' | 'cancel'>)
+  | undefined;
 
 export interface Execution {
   readonly code: string;
@@ -52,29 +56,49 @@ export interface Execution {
 
 export async function runExecution(execution: Execution): Promise<CallToolResult> {
   const { signal, callerId } = execution;
-  const envelope = await execution.executor.execute(execution.code, providersFor(execution), {
-    ...(signal ? { signal } : {}),
-    ...(callerId !== undefined ? { callerId } : {}),
-  });
+  const calls = new ExecutionCalls();
+  let envelope: Awaited<ReturnType<IsolateExecutor['execute']>>;
+  let pending: string[];
+  try {
+    envelope = await execution.executor.execute(execution.code, providersFor(execution, calls), {
+      ...(signal ? { signal } : {}),
+      ...(callerId !== undefined ? { callerId } : {}),
+    });
+  } finally {
+    pending = calls.end();
+  }
   const { maxResultLength } = execution.limits;
   const logs = envelope.logs.join('\n');
   const logBlock =
     logs === '' ? [] : [{ type: 'text' as const, text: cut(`console:\n${logs}`, maxResultLength) }];
+  const inFlightBlock =
+    pending.length === 0 ? [] : [{ type: 'text' as const, text: callsInFlightMessage(counted(pending)) }];
   if (envelope.error !== undefined) {
     const kind = envelope.code === undefined ? '' : ` [${envelope.code}]`;
     return {
       isError: true,
-      content: [{ type: 'text', text: cut(`${envelope.error}${kind}`, maxResultLength) }, ...logBlock],
+      content: [
+        { type: 'text', text: cut(`${envelope.error}${kind}`, maxResultLength) },
+        ...logBlock,
+        ...inFlightBlock,
+      ],
     };
   }
   const text = envelope.result === undefined ? 'undefined' : stringifyForDispatch(envelope.result);
   const shown = cut(text, maxResultLength);
   const structured =
     isPlainObject(envelope.result) && shown === text ? { structuredContent: JSON.parse(text) } : {};
-  return { content: [{ type: 'text', text: shown }, ...logBlock], ...structured };
+  return { content: [{ type: 'text', text: shown }, ...logBlock, ...inFlightBlock], ...structured };
 }
 
-function providersFor(execution: Execution): CodeModeProvider[] {
+/** `["a.x", "b.y", "a.x"]` → `["a.x (2)", "b.y (1)"]`, in the order each name first left. */
+function counted(names: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return [...counts].map(([name, count]) => `${name} (${count})`);
+}
+
+function providersFor(execution: Execution, running: ExecutionCalls): CodeModeProvider[] {
   let calls = 0;
   const { catalog, policy, limits } = execution;
   const servers = catalog.upstreams.map((upstream) => upstream.key);
@@ -86,6 +110,7 @@ function providersFor(execution: Execution): CodeModeProvider[] {
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
           throw new TypeError(`${call} takes one arguments object, as its declaration says.`);
         }
+        running.assertRunning(call);
         if (++calls > limits.maxUpstreamCalls) throw new Error(tooManyCallsMessage(limits.maxUpstreamCalls));
         const verdict = policy.decide({
           server: [upstream.key, upstream.namespace],
@@ -99,16 +124,24 @@ function providersFor(execution: Execution): CodeModeProvider[] {
             tool,
             args: args as Record<string, unknown>,
           });
-          await approve(execution, call, question);
+          await approve(execution, call, question, running.signal);
         }
-        return toProgramValue(await upstream.call(tool.name, args as Record<string, unknown>));
+        const answer = await running.track(call, (signal) =>
+          upstream.call(tool.name, args as Record<string, unknown>, signal),
+        );
+        return toProgramValue(answer);
       };
     }
     return { name: upstream.namespace, fns };
   });
 }
 
-async function approve(execution: Execution, call: string, question: string): Promise<void> {
+async function approve(
+  execution: Execution,
+  call: string,
+  question: string,
+  ended: AbortSignal,
+): Promise<void> {
   if (execution.ask === undefined) throw new Error(noElicitationMessage(call));
   // Asked whole or not at all: a cut question hides the part a person most needs to see.
   if (question.length > QUESTION_LIMIT) {
@@ -119,7 +152,7 @@ async function approve(execution: Execution, call: string, question: string): Pr
   try {
     // A person answering is not the program holding its child: the wall clock stops, and the
     // question's own approvalTimeout bounds the wait (docs/mcp.md, "Approvals").
-    answer = await pauseWallClock(() => (execution.ask as NonNullable<AskUser>)(question));
+    answer = await pauseWallClock(() => (execution.ask as NonNullable<AskUser>)(question, ended));
   } catch (error) {
     throw new Error(unansweredMessage(call, error instanceof Error ? error.message : String(error)));
   } finally {

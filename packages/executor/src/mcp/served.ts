@@ -166,12 +166,13 @@ async function execute(
 function askUser(server: Server, host: McpHost, extra: Extra): AskUser {
   if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
   const timeout = host.limits.approvalTimeout;
-  return async (question) => {
+  return async (question, ended) => {
     try {
       const answer = await server.elicitInput(
         { mode: 'form', message: question, requestedSchema: { type: 'object', properties: {} } },
-        // Related to the execute request, so over HTTP the question travels on its stream.
-        { relatedRequestId: extra.requestId, timeout, signal: extra.signal },
+        // Related to the execute request, so over HTTP the question travels on its stream; withdrawn
+        // when the request is cancelled or the execution ends, so no answer can send a call later.
+        { relatedRequestId: extra.requestId, timeout, signal: AbortSignal.any([extra.signal, ended]) },
       );
       return answer.action;
     } catch (error) {

@@ -158,3 +158,13 @@ export function unknownToolMessage(name: string, offered: readonly string[]): st
 export function notInCatalogMessage(name: string): string {
   return `No tool ${JSON.stringify(name)} in the catalog; search lists the names, as server.tool.`;
 }
+
+/** A call (or its approval) the program left running when its execution ended. */
+export function executionEndedMessage(call: string): string {
+  return `The call of ${call} was not made: the execution it belongs to has ended.`;
+}
+
+/** After an answer whose program left upstream calls in flight; `calls` are `name (count)` items. */
+export function callsInFlightMessage(calls: readonly string[]): string {
+  return `Upstream calls still in flight when the execution ended were cancelled (an upstream may still finish one it had begun): ${calls.join(', ')}.`;
+}

@@ -261,16 +261,25 @@ export class Upstream {
     return message;
   }
 
-  /** Calls one tool by its upstream name; resolves to the raw result, rejects with a sentence naming the server. */
-  async call(tool: string, args: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  /**
+   * Calls one tool by its upstream name; resolves to the raw result, rejects with a sentence naming
+   * the server.
+   */
+  async call(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const client = this.#client;
     if (this.#state.kind !== 'ready' || client === undefined) {
       const reason = this.#state.kind === 'down' ? this.#state.reason : 'it is still starting';
       throw new Error(upstreamDownMessage(this.key, reason));
     }
     try {
+      // Aborting `signal` cancels the call upstream: the SDK sends notifications/cancelled.
       return (await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
         timeout: this.#options.timeout,
+        ...(signal !== undefined ? { signal } : {}),
       })) as Record<string, unknown>;
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
