@@ -168,3 +168,8 @@ export function executionEndedMessage(call: string): string {
 export function callsInFlightMessage(calls: readonly string[]): string {
   return `Upstream calls still in flight when the execution ended were cancelled (an upstream may still finish one it had begun): ${calls.join(', ')}.`;
 }
+
+/** Why an HTTP upstream's message was not read to its end. */
+export function upstreamMessageTooLargeMessage(limit: number): string {
+  return `it sent a message of more than ${limit} bytes (UPSTREAM_MESSAGE_LIMIT), the bound on one upstream message on every transport`;
+}

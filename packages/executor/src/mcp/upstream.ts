@@ -17,6 +17,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { packageVersion } from '../cli/dispatch.ts';
+import { boundedFetch } from './bounded-fetch.ts';
 import { isStdio, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
 import { cutText } from './safe-text.ts';
@@ -146,13 +147,15 @@ export class Upstream {
     }
     const url = new URL(config.url);
     const requestInit = { headers: { ...config.headers } };
-    if (config.type === 'sse') return this.#open(new SSEClientTransport(url, { requestInit }), generation);
+    const fetch = boundedFetch();
+    if (config.type === 'sse')
+      return this.#open(new SSEClientTransport(url, { requestInit, fetch }), generation);
     try {
-      return await this.#open(new StreamableHTTPClientTransport(url, { requestInit }), generation);
+      return await this.#open(new StreamableHTTPClientTransport(url, { requestInit, fetch }), generation);
     } catch (streamable) {
       if (config.type === 'http' || config.type === 'streamable-http') throw streamable;
       try {
-        return await this.#open(new SSEClientTransport(url, { requestInit }), generation);
+        return await this.#open(new SSEClientTransport(url, { requestInit, fetch }), generation);
       } catch {
         throw streamable;
       }
