@@ -173,3 +173,13 @@ export function callsInFlightMessage(calls: readonly string[]): string {
 export function upstreamMessageTooLargeMessage(limit: number): string {
   return `it sent a message of more than ${limit} bytes (UPSTREAM_MESSAGE_LIMIT), the bound on one upstream message on every transport`;
 }
+
+/** An answer whose check against its tool's output schema did not end in time. */
+export function validationTimeoutMessage(ms: number): string {
+  return `its answer could not be checked against the tool's output schema within ${ms} ms (VALIDATION_TIMEOUT), so it was not used`;
+}
+
+/** An answer that does not hold against its tool's output schema. */
+export function outputSchemaMessage(reason: string): string {
+  return `its structured content does not match the tool's output schema: ${reason}`;
+}

@@ -21,6 +21,7 @@ import { boundedFetch } from './bounded-fetch.ts';
 import { isStdio, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
 import { cutText } from './safe-text.ts';
+import { NO_VALIDATION_HERE, SchemaCheck } from './schema-check.ts';
 import {
   connectTimeoutMessage,
   toolNameTooLongMessage,
@@ -81,6 +82,10 @@ export class Upstream {
   /** The transport's last complaint (a line too long, a broken pipe), quoted if the connection then closes. */
   #lastError: { message: string; at: number } | undefined;
   #backoff = BACKOFF_START;
+  readonly #schemaCheck = new SchemaCheck();
+  /** A list_changed listing is running; another came meanwhile (#refresh). */
+  #listing = false;
+  #listAgain = false;
   #restart: NodeJS.Timeout | undefined;
   #closed = false;
   /** Bumped by every connection, so the close of an old one cannot touch a newer one's state. */
@@ -163,7 +168,11 @@ export class Upstream {
   }
 
   async #open(transport: Transport, generation: number): Promise<Client> {
-    const client = new Client({ name: 'codemode-executor', version: packageVersion() }, { capabilities: {} });
+    // Output schemas are checked off this thread (schema-check.ts), never by the SDK on it.
+    const client = new Client(
+      { name: 'codemode-executor', version: packageVersion() },
+      { capabilities: {}, jsonSchemaValidator: NO_VALIDATION_HERE },
+    );
     client.onclose = () => {
       // While connecting, start's own catch reports the failure, with the better reason.
       if (generation !== this.#generation || this.#closed || this.#state.kind !== 'ready') return;
@@ -209,14 +218,30 @@ export class Upstream {
     return tools;
   }
 
+  /**
+   * Lists again on list_changed. Notifications that arrive while a listing runs are coalesced into
+   * one more listing after it: a burst of them costs two listings, not one each.
+   */
   async #refresh(client: Client): Promise<void> {
+    if (this.#listing) {
+      this.#listAgain = true;
+      return;
+    }
+    this.#listing = true;
     try {
-      this.#tools = await this.#list(client);
-      this.#options.onChange();
-    } catch (error) {
-      this.#options.log(
-        `the tools of ${this.key} could not be listed again, the earlier list stays: ${this.#reason(error)}`,
-      );
+      do {
+        this.#listAgain = false;
+        try {
+          this.#tools = await this.#list(client);
+          this.#options.onChange();
+        } catch (error) {
+          this.#options.log(
+            `the tools of ${this.key} could not be listed again, the earlier list stays: ${this.#reason(error)}`,
+          );
+        }
+      } while (this.#listAgain && this.#client === client);
+    } finally {
+      this.#listing = false;
     }
   }
 
@@ -278,9 +303,10 @@ export class Upstream {
       const reason = this.#state.kind === 'down' ? this.#state.reason : 'it is still starting';
       throw new Error(upstreamDownMessage(this.key, reason));
     }
+    let result: Record<string, unknown>;
     try {
       // Aborting `signal` cancels the call upstream: the SDK sends notifications/cancelled.
-      return (await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
+      result = (await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
         timeout: this.#options.timeout,
         ...(signal !== undefined ? { signal } : {}),
       })) as Record<string, unknown>;
@@ -293,10 +319,21 @@ export class Upstream {
       }
       throw new Error(upstreamCallFailedMessage(this.key, tool, this.#reason(error)));
     }
+    const schema = this.#tools.find((listed) => listed.name === tool)?.outputSchema;
+    if (schema !== undefined && result.structuredContent !== undefined && result.isError !== true) {
+      const mismatch = await this.#schemaCheck.check(schema, result.structuredContent);
+      if (mismatch !== undefined) {
+        throw new Error(
+          upstreamCallFailedMessage(this.key, tool, cutText(mismatch, REASON_LIMIT, 'REASON_LIMIT')),
+        );
+      }
+    }
+    return result;
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#schemaCheck.close();
     clearTimeout(this.#restart);
     const client = this.#client;
     this.#client = undefined;
