@@ -13,7 +13,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SESSION_LIMIT, serveHttp, shortTokenMessage } from '../../src/mcp/http-serve.ts';
+import {
+  SESSION_LIMIT,
+  serveHttp,
+  sessionsBusyMessage,
+  shortTokenMessage,
+} from '../../src/mcp/http-serve.ts';
 import { MIN_TOKEN_LENGTH } from '../../src/server/auth.ts';
 import { DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from '../../src/server/options.ts';
 import { tooManyUnauthenticatedMessage } from '../../src/server/texts.ts';
@@ -166,6 +171,40 @@ describe('sessions', () => {
       expect(JSON.parse(firstText(await running))).toEqual({ value: 'kept' });
     } finally {
       await client.close();
+    }
+  });
+
+  test('with every session holding a request in flight, a new initialize is refused and none is ended', async () => {
+    const held: AbortController[] = [];
+    try {
+      for (let index = 0; index < SESSION_LIMIT; index++) {
+        const opened = await fetch(url, { method: 'POST', headers, body: INITIALIZE });
+        await opened.text();
+        expect(opened.status).toBe(200);
+        const session = opened.headers.get('mcp-session-id') as string;
+        const controller = new AbortController();
+        held.push(controller);
+        // An execute whose upstream call never answers: its response stays open.
+        const running = await fetch(url, {
+          method: 'POST',
+          headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: { name: 'execute', arguments: { code: 'async () => bad.hang({})' } },
+          }),
+          signal: controller.signal,
+        });
+        expect(running.status).toBe(200);
+      }
+      const refused = await fetch(url, { method: 'POST', headers, body: INITIALIZE });
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+        sessionsBusyMessage(SESSION_LIMIT),
+      );
+    } finally {
+      for (const controller of held) controller.abort();
     }
   });
 
