@@ -85,6 +85,26 @@ describe('upstream calls of an execution', () => {
     expect(now).toEqual({ held: 0, cancelled: before.cancelled + 3 });
   });
 
+  test('executions that each leave maxUpstreamCalls calls running never pile them up upstream', async () => {
+    const capped = await connect({ mcpServers: { bad: misbehaving() }, maxUpstreamCalls: 5 });
+    try {
+      for (let round = 0; round < 4; round++) {
+        const answer = await execute(
+          capped.client,
+          'async () => { for (let i = 0; i < 6; i++) bad.hang({}).catch(() => {}); return "answered"; }',
+        );
+        // The sixth call is refused by the cap; the five that left are cancelled with the answer.
+        expect(answer.content.at(-1)).toEqual({ type: 'text', text: callsInFlightMessage(['bad.hang (5)']) });
+        expect(JSON.parse(firstText(await execute(capped.client, 'async () => bad.held({})')))).toEqual({
+          held: 0,
+          cancelled: 5 * (round + 1),
+        });
+      }
+    } finally {
+      await capped.close();
+    }
+  });
+
   test('a call approved after its execution answered is never made', async () => {
     const path = join(scratch(), 'late-write');
     const answer = await execute(
