@@ -90,7 +90,12 @@ describe('text that reaches the model', () => {
   });
 
   test("an HTTP upstream's failure body is cut at REASON_LIMIT and kept on one line outside the block", async () => {
-    const text = await description();
+    // The bridge answers listings while that upstream still starts: wait until its failure is known.
+    let text = await description();
+    for (let attempt = 0; attempt < 200 && text.includes(': starting.'); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      text = await description();
+    }
     const down = text.split('\n').filter((line) => line.startsWith('Not available now:'));
     expect(down).toHaveLength(1);
     expect(down[0]).toContain('(REASON_LIMIT)');
