@@ -44,7 +44,7 @@ export interface ForkOptions {
  */
 export function childEntryUrl(poolModuleUrl: string): URL {
   const extension = new URL(poolModuleUrl).pathname.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`./child/child-entry${extension}`, poolModuleUrl);
+  return new URL(`./child/child-start${extension}`, poolModuleUrl);
 }
 
 /**

@@ -40,6 +40,9 @@ const CATASTROPHIC = /catastrophic engine error/i;
 // The child's resident-memory backstop (memory-guard.ts, backstopLine).
 const BACKSTOP = /^memory backstop: /;
 
+/** How a child that found isolated-vm unable to serve starts its one line (child/child-start.ts). */
+export const ADDON_LINE = 'engine addon: ';
+
 export function describeEnd(end: ChildEnd): string {
   const how = end.signal ? `ended on ${end.signal}` : `exited with code ${end.code}`;
   if (end.termination) {
@@ -49,6 +52,9 @@ export function describeEnd(end: ChildEnd): string {
       ? `${reason}; the pool sent SIGTERM, and SIGKILL when that went unanswered`
       : `${reason}; the pool ended it with SIGTERM`;
   }
+  // The child's own sentence names the cause and the fix: nothing about the process adds to it.
+  const addon = lineMatching(end.stderr, new RegExp(`^${ADDON_LINE}`));
+  if (addon) return addon.slice(ADDON_LINE.length);
   const backstop = lineMatching(end.stderr, BACKSTOP);
   if (backstop)
     return `its ${backstop.replace(BACKSTOP, 'memory backstop ended it: ')}, and the process ${how}`;
@@ -72,8 +78,8 @@ export function describeEnd(end: ChildEnd): string {
       : '';
     return `its process was killed with SIGKILL from outside the pool (the system's out-of-memory killer sends this signal too${rss})`;
   }
-  const last = lastLine(end.stderr);
-  return last ? `its process ${how} after writing: ${last}` : `its process ${how}`;
+  const written = firstError(end.stderr);
+  return written ? `its process ${how} after writing: ${written}` : `its process ${how}`;
 }
 
 function lineMatching(text: string, pattern: RegExp): string | undefined {
@@ -83,10 +89,24 @@ function lineMatching(text: string, pattern: RegExp): string | undefined {
     .find((line) => pattern.test(line));
 }
 
-function lastLine(text: string): string | undefined {
-  const lines = text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean);
-  return lines.at(-1);
+// The line an uncaught error's report starts with: `Error: text`, `TypeError [ERR_CODE]: text`.
+const ERROR_START = /^(?:[A-Za-z_$][\w$]*)?(?:Error|Exception)(?: \[[\w$]+\])?: \S/;
+// What Node prints after every uncaught error's report, so it says nothing of the cause.
+const NODE_FOOTER = /^Node\.js v\d/;
+
+/**
+ * The first error the process wrote, with the lines its message continues on, up to its stack:
+ * Node writes the throwing source line before it and its own version after it, neither of which
+ * says what failed. With no such line, the last line Node did not add.
+ */
+function firstError(text: string): string | undefined {
+  const lines = text.split('\n').map((line) => line.trim());
+  const start = lines.findIndex((line) => ERROR_START.test(line));
+  if (start < 0) return lines.filter((line) => line !== '' && !NODE_FOOTER.test(line)).at(-1);
+  const message = [lines[start] as string];
+  for (const line of lines.slice(start + 1)) {
+    if (line === '' || line.startsWith('at ') || line.startsWith('{') || NODE_FOOTER.test(line)) break;
+    message.push(line);
+  }
+  return message.join(' ');
 }

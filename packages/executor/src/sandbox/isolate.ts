@@ -4,10 +4,10 @@
  * sandbox's specification assumes the installed isolated-vm actually has (assertEngineServesSandbox;
  * docs/sandbox.md, "Deviations").
  */
-import { createRequire } from 'node:module';
 import { ENGINE_PROBE_TIMEOUT } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
 import type { CompiledCode } from './code-cache.ts';
+import { installedIsolatedVm } from './engine-addon.ts';
 
 /**
  * Loads a module for import(): answers `["loaded", token]` once the module evaluated (its namespace
@@ -233,12 +233,7 @@ function describe(error: unknown): string {
 
 /** The isolated-vm release in use, from its package.json: the module itself exports no version. */
 export function isolatedVmVersion(): string {
-  try {
-    const manifest = createRequire(import.meta.url)('isolated-vm/package.json') as { version?: unknown };
-    return typeof manifest.version === 'string' ? manifest.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
+  return installedIsolatedVm() ?? 'unknown';
 }
 
 /** Options a release may accept that the typings of 6.2 / 7.0 do not declare. */

@@ -8,8 +8,9 @@
  * sandbox is built from the report, so the fallbacks it selects are the ones the report names, and
  * it keeps an isolate prepared ahead of the next request.
  *
- * Started by pool/child.ts as `node --no-node-snapshot child/child-entry settings`, the channel at
- * fd 3, under the parent's own Node; never imported.
+ * Loaded by child-start.ts once isolated-vm proved loadable, in a process pool/child.ts started as
+ * `node --no-node-snapshot child/child-start settings`, the channel at fd 3, under the parent's own
+ * Node; imported by nothing else.
  */
 import { closeSync, openSync } from 'node:fs';
 import {

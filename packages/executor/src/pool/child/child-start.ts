@@ -1,0 +1,19 @@
+/**
+ * Where the pool's child process starts: it makes sure isolated-vm can serve before anything that
+ * imports it loads. Loaded statically, an addon that cannot load (a binary built for another Node,
+ * none at all) ends the process at import with Node's text, and the pool could quote no more than
+ * that; a release outside the supported range might load and misbehave. So the check comes first
+ * and, when it fails, writes one line naming the cause and the fix (ADDON_LINE, which the pool
+ * quotes: exit-cause.ts) and ends. Otherwise the child proper (child-entry.ts) runs.
+ *
+ * Started by pool/child.ts as `node --no-node-snapshot child/child-start settings`.
+ */
+import { isolatedVmProblem } from '../../sandbox/engine-addon.ts';
+import { ADDON_LINE } from '../exit-cause.ts';
+
+const problem = await isolatedVmProblem();
+if (problem === undefined) {
+  await import('./child-entry.ts');
+} else {
+  process.stderr.write(`${ADDON_LINE}${problem}\n`, () => process.exit(1));
+}
