@@ -1,8 +1,9 @@
 /**
  * The published packages as a user gets them: each one packed the way a release packs it (`pnpm
  * pack`, which turns `workspace:` and `catalog:` into versions; `npm pack` leaves them and npm then
- * refuses to install), installed with plain npm, with isolated-vm from the registry, into a folder
- * outside the repository, and driven from there: an execution with a tool, the CLI on a file, the
+ * refuses to install), installed with plain npm under the Node running the test, with `isolated-vm`
+ * named without a version as a user names it (npm picks the release), into a folder outside the
+ * repository, and driven from there: an execution with a tool, the CLI on a file, the
  * in-process subpath, the client against a server on loopback, the client subpath bundled for a
  * browser and a Worker, and the client bundle in a bare V8 isolate. publint and arethetypeswrong
  * read the same tarballs. Needs the packages built (turbo runs `build` before `test`) and the
@@ -10,12 +11,12 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { SUPPORTED_ISOLATED_VM, satisfiesCaretRange } from '../../src/sandbox/engine-addon.ts';
 import { npmEnv } from '../npm-env.ts';
 
 const run = promisify(execFile);
@@ -31,8 +32,6 @@ const SPAWNS = 120_000;
 const pnpmVersion = (
   JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
 ).packageManager.replace(/^pnpm@/, '');
-const isolatedVmVersion = (createRequire(import.meta.url)('isolated-vm/package.json') as { version: string })
-  .version;
 
 const env = npmEnv();
 let scratch = '';
@@ -54,14 +53,7 @@ beforeAll(async () => {
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   await run(
     'npm',
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-      ...tarballs.values(),
-      `isolated-vm@${isolatedVmVersion}`,
-    ],
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs.values(), 'isolated-vm'],
     { cwd: app, env },
   );
 }, 240_000);
@@ -94,6 +86,29 @@ function filesUnder(dir: string): string[] {
     .filter((path) => statSync(join(dir, path)).isFile())
     .map((path) => relative(dir, join(dir, path)));
 }
+
+test(
+  'npm picked an isolated-vm in the supported range, and the installed executor reports that release',
+  async () => {
+    const installed = (
+      JSON.parse(readFileSync(join(app, 'node_modules', 'isolated-vm', 'package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    // The run's log says which engine a user of this Node gets today.
+    console.info(`pack test: npm installed isolated-vm ${installed} under Node ${process.version}`);
+    expect(satisfiesCaretRange(installed, SUPPORTED_ISOLATED_VM)).toBe(true);
+    const report = await runInApp(`
+    import { IsolateExecutor } from '@supolka/codemode-executor';
+    const executor = new IsolateExecutor({ poolSize: 1 });
+    const report = await executor.engine();
+    await executor.dispose();
+    console.log(JSON.stringify({ isolatedVm: report.isolatedVm, node: report.node }));
+  `);
+    expect(report).toStrictEqual({ isolatedVm: installed, node: process.version });
+  },
+  SPAWNS,
+);
 
 test.each(PUBLISHED)(
   'the installed %s package holds what its users need and nothing of the repository',
