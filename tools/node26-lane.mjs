@@ -1,0 +1,50 @@
+// The second engine lane (adr/0002): the engine-dependent part of the executor's suite (the
+// sandbox, the runtime inside the isolate, the pool, and the pack test) under Node 26, the LTS line
+// a new user may run, with isolated-vm 7.0.1. The workspace's own isolated-vm is 7.0.1, whose
+// package carries the Node 26 binary beside the Node 24 one, so the source tests need no other
+// install; the pack test makes the lane's install root of its own: the packed tarballs and
+// `isolated-vm` installed by plain npm under Node 26, outside the repository, the workspace's
+// lockfile untouched. tools/run fetches Node 26 into tools/.node26, as it fetches Node 24.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MAJOR = 26;
+/** The executor's test folders whose outcome depends on the engine. */
+const FOLDERS = ['test/sandbox', 'test/runtime', 'test/pool', 'test/pack'];
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const executor = join(root, 'packages', 'executor');
+
+function nodeOfLane() {
+  if (Number(process.versions.node.split('.')[0]) === MAJOR) return process.execPath;
+  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+  return join(
+    root,
+    'tools',
+    `.node${MAJOR}`,
+    'node_modules',
+    `node-${process.platform}-${arch}`,
+    'bin',
+    'node',
+  );
+}
+
+const node = nodeOfLane();
+if (!existsSync(node)) {
+  console.error(`node26-lane: no Node ${MAJOR} at ${node}; \`tools/run test\` fetches it from the registry.`);
+  process.exit(1);
+}
+// Its folder first on PATH: npm, npx and every `#!/usr/bin/env node` bin the tests start run under it.
+const env = { ...process.env, PATH: [dirname(node), process.env.PATH ?? ''].join(delimiter) };
+const run = spawnSync(node, [join(executor, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...FOLDERS], {
+  cwd: executor,
+  env,
+  stdio: 'inherit',
+});
+if (run.error) {
+  console.error(`node26-lane: could not start Node ${MAJOR}: ${run.error.message}`);
+  process.exit(1);
+}
+process.exit(run.status ?? 1);
