@@ -10,10 +10,18 @@
  * resident memory stays far below the backstop's ceiling, so this callback is what ends the child.
  * Measured with raw isolated-vm 6.2.0 under memoryLimit 64: each reaches the callback in 1 to 5 s.
  * Each runs in a pool of its own.
+ *
+ * An engine difference (adr/0002, "Engines supported and tested"): Node 26's V8 meets the same
+ * growth as an ordinary heap-limit stop, which isolated-vm 7.0.1 answers by disposing that one
+ * isolate, so there the execution reads the same MEMORY_LIMIT and the child serves on, the
+ * retained execution beside it included. Node 24's V8 treats it as fatal, with 6.2.0 and 7.0.1.
  */
 import { memoryLimitMessage } from '@supolka/codemode-protocol';
 import { expect, test } from 'vitest';
 import { usePool } from './helpers.ts';
+
+/** Whether this Node's V8 treats an element store it cannot grow under the limit as fatal. */
+const FATAL_ON_THIS_ENGINE = Number(process.versions.node.split('.')[0]) < 26;
 
 const FATAL = {
   'an array of 2 ** 26 slots filled with objects': {
@@ -35,7 +43,7 @@ const FATAL = {
 };
 
 test.each(Object.entries(FATAL))(
-  '%s: MEMORY_LIMIT for its execution, HANDLES_CLOSED for the retained one beside it, the child replaced',
+  '%s: MEMORY_LIMIT for its execution; where fatal, HANDLES_CLOSED for the retained one beside it and the child replaced',
   async (_, { memoryLimit, code }) => {
     const { pool, log } = usePool({ size: 1 });
     const retained = await pool.execute({
@@ -52,15 +60,24 @@ test.each(Object.entries(FATAL))(
       code: 'MEMORY_LIMIT',
       logs: [],
     });
-    const exited = await log.next('exited', (event) => event.pid === pid, true);
-    expect(exited.cause).toBe(
-      "an isolate in it ran out of memory (V8's fatal out-of-memory error), and the process ended on SIGABRT",
-    );
-    await expect(
-      pool.invoke(executionId, 'fetch', { method: 'GET', url: 'https://h.test/', headers: [], body: null }),
-    ).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
+    const invoked = pool.invoke(executionId, 'fetch', {
+      method: 'GET',
+      url: 'https://h.test/',
+      headers: [],
+      body: null,
+    });
+    if (FATAL_ON_THIS_ENGINE) {
+      const exited = await log.next('exited', (event) => event.pid === pid, true);
+      expect(exited.cause).toBe(
+        "an isolate in it ran out of memory (V8's fatal out-of-memory error), and the process ended on SIGABRT",
+      );
+      await expect(invoked).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
+    } else {
+      const kept = await invoked;
+      expect(new TextDecoder().decode(kept.body ?? new Uint8Array())).toBe('kept');
+    }
     expect(await pool.execute({ code: 'async () => 4' })).toStrictEqual({ result: 4, logs: [] });
-    expect(log.pids('spawned')).toHaveLength(2);
+    expect(log.pids('spawned')).toHaveLength(FATAL_ON_THIS_ENGINE ? 2 : 1);
   },
   60_000,
 );
