@@ -1,0 +1,90 @@
+/**
+ * A door of the path matrix: one way a user reaches the executor. Each door is an adapter that
+ * takes a behaviour (behaviours.ts) and answers a normalized outcome (outcome.ts), so a new
+ * behaviour is a new row and never a new code path. A door says which needs it cannot meet, each
+ * with the reason docs/path-matrix.md gives, and which are pending, with why.
+ */
+import type { ProviderName } from './catalogue.ts';
+import type { Outcome } from './outcome.ts';
+
+/** What a row needs of a door beyond running a program. */
+export type Need =
+  | 'spread-tools'
+  | 'single-object'
+  | 'prelude'
+  | 'proxy-source'
+  | 'proxied-fetch'
+  | 'native-fetch'
+  | 'modules'
+  | 'stream-console'
+  | 'bounded-console'
+  | 'nesting'
+  | 'cancel'
+  | 'retain'
+  | 'retained-host-calls';
+
+export interface Behaviour {
+  readonly name: string;
+  /** Static import declarations, placed before the program in every form. */
+  readonly imports?: string;
+  /**
+   * The program as statements. Doors that take an arrow wrap it, `async () => {\n...\n}`; doors that
+   * take statements (the Code Mode form, the CLI, the MCP bridge) send it as it is. `__LOOPBACK__`
+   * is replaced by the origin of the matrix's loopback HTTP server.
+   */
+  readonly body: string;
+  readonly providers?: readonly ProviderName[];
+  readonly modules?: Record<string, unknown>;
+  /** disabled: `outbound: null`; proxied: catalogue.proxiedFetch; native: performed by the executor. */
+  readonly outbound?: 'disabled' | 'proxied' | 'native';
+  readonly timeout?: number;
+  readonly memoryLimit?: number;
+  /** Abort the run once it reached math.hang. */
+  readonly cancel?: boolean;
+  /** Retain the handler and invoke it with GET http://handler.test + each path, then close it. */
+  readonly invoke?: readonly string[];
+  readonly needs?: readonly Need[];
+  /** What every door answers, after its mapping; a function when the text names the door's cause. */
+  readonly expected: Outcome | ((door: DoorSpec) => Outcome);
+  /** Reduces a large outcome to what the row compares (the same for expected and answered). */
+  readonly view?: (outcome: Outcome) => unknown;
+}
+
+export interface OpenDoor {
+  run(behaviour: Behaviour): Promise<Outcome>;
+  close(): Promise<void>;
+}
+
+export interface DoorSpec {
+  readonly name: string;
+  /** Needs this door cannot meet, each with its reason. */
+  readonly lacks: Partial<Record<Need, string>>;
+  /** Needs this door meets once a named change lands; its rows are skipped with the reason until then. */
+  readonly pending?: Partial<Record<Need, string>>;
+  /** Outcome fields this door's answer does not carry; dropped from the expectation. */
+  readonly omits?: readonly (keyof Outcome)[];
+  /**
+   * What a cancellation answers through this door: the reason its text names (cancelledMessage's
+   * argument), and whether the lines the run wrote before it come back in the envelope.
+   */
+  readonly cancellation?: { readonly reason?: string; readonly keepsLogs: boolean };
+  /** Rows of this door, when it runs only some of those it could (a slow door). */
+  readonly picks?: readonly string[];
+  open(): Promise<OpenDoor>;
+}
+
+/** The program as an async arrow, for the doors that take one. */
+export function arrowCode(behaviour: Behaviour): string {
+  const arrow = `async () => {\n${behaviour.body}\n}`;
+  return behaviour.imports === undefined ? arrow : `${behaviour.imports}\n${arrow}`;
+}
+
+/** The program as statements after its imports, for the doors that take statements. */
+export function statementCode(behaviour: Behaviour): string {
+  return behaviour.imports === undefined ? behaviour.body : `${behaviour.imports}\n${behaviour.body}`;
+}
+
+/** The URL a retained row's invocation requests. */
+export function invocationUrl(path: string): string {
+  return `http://handler.test${path}`;
+}

@@ -1,0 +1,66 @@
+/**
+ * IsolateExecutor's object form: the program as an arrow, the providers with their fns, the
+ * outbound tri-state on the request (native reaches loopback through the executor's opt-in), the
+ * console streamed in batches through onConsole, a retained handler invoked with a Request.
+ */
+import { IsolateExecutor } from '../../../src/executor/isolate-executor.ts';
+import type { HostProvider } from '../../../src/executor/providers.ts';
+import { providersNamed, streamed } from '../catalogue.ts';
+import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
+import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
+import { CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
+
+/** Until the lead's fix to issue 22's item 1 lands on main. */
+export const RETAINED_HOST_CALLS_PENDING =
+  "issue 22 item 1: a retained handler's tool call or proxied fetch hangs through the pool until the pool answers host calls of invocations";
+
+export const executorDoor: DoorSpec = {
+  name: 'IsolateExecutor (object form)',
+  lacks: {},
+  pending: { 'retained-host-calls': RETAINED_HOST_CALLS_PENDING },
+  // A cancel settles the envelope at once on the caller's side (docs/pool.md, "Outcomes"): the
+  // lines the run wrote reached only a streaming caller.
+  cancellation: { reason: CANCEL_REASON, keepsLogs: false },
+  async open() {
+    // Two children: a nested run needs a child its parent does not hold.
+    const executor = new IsolateExecutor({ poolSize: 2, allowLoopback: true });
+    return {
+      run: (behaviour) => run(executor, behaviour),
+      close: () => executor.dispose(),
+    };
+  },
+};
+
+async function run(executor: IsolateExecutor, behaviour: Behaviour): Promise<Outcome> {
+  const cancel = cancellation(behaviour);
+  try {
+    const envelope = await executor.execute(
+      {
+        code: arrowCode(behaviour),
+        providers: providersNamed(behaviour.providers ?? []) as HostProvider[],
+        outbound: outboundSetting(behaviour),
+        ...(behaviour.modules ? { modules: behaviour.modules as never } : {}),
+        ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
+        ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
+        ...(behaviour.invoke ? { retainHandles: true } : {}),
+      },
+      {
+        onConsole: (lines) => {
+          for (const line of lines) streamed.push(lineText(line));
+        },
+        ...(cancel.signal ? { signal: cancel.signal } : {}),
+      },
+    );
+    const outcome = fromEnvelope(envelope);
+    if (behaviour.invoke === undefined || envelope.executionId === undefined) return outcome;
+    const responses: string[] = [];
+    for (const path of behaviour.invoke) {
+      const response = await executor.invoke(envelope.executionId, new Request(invocationUrl(path)));
+      responses.push(`${response.status} ${await response.text()}`);
+    }
+    await executor.closeHandles(envelope.executionId);
+    return { ...outcome, responses };
+  } finally {
+    cancel.release();
+  }
+}

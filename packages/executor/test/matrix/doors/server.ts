@@ -1,0 +1,90 @@
+/**
+ * `serve` + ExecutorClient over Node's own WebSocket: the program as an arrow, the tools and the
+ * proxied fetch served on the client's side, native fetch performed by the server (its
+ * allowNativeOutbound, and the executor's loopback opt-in), the console streamed in batches, a
+ * retained handler invoked with a Request through the client.
+ */
+import { ExecutorClient } from '@supolka/codemode-protocol/client';
+import { createServer, type ExecutorServer } from '../../../src/server/server.ts';
+import { providersNamed, streamed } from '../catalogue.ts';
+import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
+import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
+import { RETAINED_HOST_CALLS_PENDING } from './executor.ts';
+import { cancellation, outboundSetting } from './hooks.ts';
+
+const TOKEN = 'path-matrix-token-0123456789';
+
+/** The server's reason for a cancel its client sent: the client's own reason does not cross. */
+export const CLIENT_CANCEL_REASON = 'its client cancelled it';
+
+/** One server for the file, with the executor options the matrix needs. */
+export async function startServer(): Promise<ExecutorServer> {
+  const server = await createServer({
+    port: 0,
+    token: TOKEN,
+    allowNativeOutbound: true,
+    executor: { poolSize: 2, allowLoopback: true },
+  });
+  await server.executor.engine();
+  return server;
+}
+
+export function connectClient(server: ExecutorServer): Promise<ExecutorClient> {
+  const socket = new WebSocket(server.url, { headers: { authorization: `Bearer ${TOKEN}` } } as never);
+  return ExecutorClient.connect(socket);
+}
+
+export const serverDoor: DoorSpec = {
+  name: 'serve + ExecutorClient (Node)',
+  lacks: {},
+  pending: { 'retained-host-calls': RETAINED_HOST_CALLS_PENDING },
+  cancellation: { reason: CLIENT_CANCEL_REASON, keepsLogs: false },
+  async open() {
+    const server = await startServer();
+    const client = await connectClient(server);
+    return {
+      run: (behaviour) => run(client, behaviour),
+      close: async () => {
+        client.close();
+        await server.close();
+      },
+    };
+  },
+};
+
+async function run(client: ExecutorClient, behaviour: Behaviour): Promise<Outcome> {
+  const cancel = cancellation(behaviour);
+  try {
+    const envelope = await client.execute(
+      {
+        code: arrowCode(behaviour),
+        providers: providersNamed(behaviour.providers ?? []) as never,
+        outbound: outboundSetting(behaviour) as never,
+        ...(behaviour.modules ? { modules: behaviour.modules as never } : {}),
+        ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
+        ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
+        ...(behaviour.invoke ? { retainHandles: true } : {}),
+      },
+      {
+        onConsole: (lines) => {
+          for (const line of lines) streamed.push(lineText(line));
+        },
+        ...(cancel.signal ? { signal: cancel.signal } : {}),
+      },
+    );
+    const outcome = fromEnvelope(envelope);
+    if (behaviour.invoke === undefined || envelope.executionId === undefined) return outcome;
+    const responses: string[] = [];
+    for (const path of behaviour.invoke) {
+      const response = (await client.invoke(
+        envelope.executionId,
+        new Request(invocationUrl(path)),
+      )) as Response;
+      responses.push(`${response.status} ${await response.text()}`);
+    }
+    await client.closeHandles(envelope.executionId);
+    return { ...outcome, responses };
+  } finally {
+    cancel.release();
+  }
+}
