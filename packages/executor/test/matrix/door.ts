@@ -70,7 +70,8 @@ export interface DoorSpec {
   readonly cancellation?: { readonly reason?: string; readonly keepsLogs: boolean };
   /** Rows of this door, when it runs only some of those it could (a slow door). */
   readonly picks?: readonly string[];
-  open(): Promise<OpenDoor>;
+  /** Opens the door for the file; `rows` are the ones it will run, `__LOOPBACK__` already replaced. */
+  open(rows: readonly Behaviour[]): Promise<OpenDoor>;
 }
 
 /** The program as an async arrow, for the doors that take one. */

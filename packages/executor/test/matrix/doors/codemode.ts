@@ -33,7 +33,7 @@ export const codeModeDoor: DoorSpec = {
       let executor = executors.get(key);
       if (executor === undefined) {
         executor = new IsolateExecutor({
-          poolSize: 2,
+          poolSize: 1,
           allowLoopback: true,
           outbound: outboundSetting(behaviour),
           ...(settings.timeout ? { timeout: settings.timeout } : {}),

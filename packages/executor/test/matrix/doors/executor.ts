@@ -22,8 +22,8 @@ export const executorDoor: DoorSpec = {
   // lines the run wrote reached only a streaming caller.
   cancellation: { reason: CANCEL_REASON, keepsLogs: false },
   async open() {
-    // Two children: a nested run needs a child its parent does not hold.
-    const executor = new IsolateExecutor({ poolSize: 2, allowLoopback: true });
+    // One child: a nested run gets a child of its own that its parent cannot hold (docs/pool.md).
+    const executor = new IsolateExecutor({ poolSize: 1, allowLoopback: true });
     return {
       run: (behaviour) => run(executor, behaviour),
       close: () => executor.dispose(),

@@ -12,7 +12,7 @@ import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
 import { RETAINED_HOST_CALLS_PENDING } from './executor.ts';
 import { cancellation, outboundSetting } from './hooks.ts';
 
-const TOKEN = 'path-matrix-token-0123456789';
+export const TOKEN = 'path-matrix-token-0123456789';
 
 /** The server's reason for a cancel its client sent: the client's own reason does not cross. */
 export const CLIENT_CANCEL_REASON = 'its client cancelled it';
