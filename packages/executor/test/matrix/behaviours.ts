@@ -10,6 +10,17 @@ import type { Behaviour } from './door.ts';
 const timedOut = (ms: number) =>
   `Execution timed out at its ${ms} ms bound. Do less work per run and return the part that is already finished.`;
 
+/** What each module kind exports, through a static and through a dynamic import alike. */
+const MODULE_VALUES = {
+  esm: 'a string entry',
+  js: 'js',
+  cjs: { cjs: 'required' },
+  data: { json: true },
+  text: 'text',
+  bytes: [1, 2, 3],
+  typed: 'erased',
+};
+
 export const TOOL_ROWS: Behaviour[] = [
   {
     name: 'a tool call, spread convention',
@@ -127,30 +138,40 @@ import data from './data.json';
 import text from './note.txt';
 import bytes from './bytes.bin';
 import { typed } from './typed.ts';`,
-    body: `const { late } = await import('./late.js');
-return { esm, js, cjs, data, text, bytes: [...new Uint8Array(bytes)], typed, late };`,
-    modules: {
-      './esm.js': "export const esm = 'a string entry';",
-      './js.js': { js: "export default 'js';" },
-      './cjs.js': { cjs: "module.exports = { cjs: require('./dep.cjs').value };" },
-      './dep.cjs': { cjs: "exports.value = 'required';" },
-      './data.json': { json: { json: true } },
-      './note.txt': { text: 'text' },
-      './bytes.bin': { data: 'AQID' },
-      './typed.ts': "export const typed: string = 'erased';",
-      './late.js': { js: "export const late = 'imported dynamically';" },
-    },
+    // The late/ modules are reached only through import(), so each kind is compiled by the loader.
+    body: `const late = await Promise.all(
+  ['esm.js', 'js.js', 'cjs.js', 'data.json', 'note.txt', 'bytes.bin', 'typed.ts'].map((name) => import('./late/' + name)),
+);
+const [lateEsm, lateJs, lateCjs, lateData, lateText, lateBytes, lateTyped] = late;
+return {
+  static: { esm, js, cjs, data, text, bytes: [...new Uint8Array(bytes)], typed },
+  dynamic: {
+    esm: lateEsm.esm,
+    js: lateJs.default,
+    cjs: lateCjs.default,
+    data: lateData.default,
+    text: lateText.default,
+    bytes: [...new Uint8Array(lateBytes.default)],
+    typed: lateTyped.typed,
+  },
+};`,
+    modules: Object.fromEntries(
+      ['./', './late/'].flatMap((directory) => [
+        [`${directory}esm.js`, "export const esm = 'a string entry';"],
+        [`${directory}js.js`, { js: "export default 'js';" }],
+        [`${directory}cjs.js`, { cjs: "module.exports = { cjs: require('./dep.cjs').value };" }],
+        [`${directory}dep.cjs`, { cjs: "exports.value = 'required';" }],
+        [`${directory}data.json`, { json: { json: true } }],
+        [`${directory}note.txt`, { text: 'text' }],
+        [`${directory}bytes.bin`, { data: 'AQID' }],
+        [`${directory}typed.ts`, "export const typed: string = 'erased';"],
+      ]),
+    ),
     needs: ['modules'],
     expected: {
       result: {
-        esm: 'a string entry',
-        js: 'js',
-        cjs: { cjs: 'required' },
-        data: { json: true },
-        text: 'text',
-        bytes: [1, 2, 3],
-        typed: 'erased',
-        late: 'imported dynamically',
+        static: MODULE_VALUES,
+        dynamic: MODULE_VALUES,
       },
       logs: [],
     },
