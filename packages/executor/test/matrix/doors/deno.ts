@@ -22,7 +22,6 @@ const SCRIPT = new URL('../deno/matrix-client.js', import.meta.url).pathname;
 export const denoDoor: DoorSpec = {
   name: 'serve + ExecutorClient (Deno)',
   lacks: serverDoor.lacks,
-  ...(serverDoor.pending ? { pending: serverDoor.pending } : {}),
   cancellation: { reason: CLIENT_CANCEL_REASON, keepsLogs: false },
   picks: [
     'a tool call, spread convention',

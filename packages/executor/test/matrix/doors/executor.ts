@@ -10,14 +10,9 @@ import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
 import { CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
 
-/** Until the lead's fix to issue 22's item 1 lands on main. */
-export const RETAINED_HOST_CALLS_PENDING =
-  "issue 22 item 1: a retained handler's tool call or proxied fetch hangs through the pool until the pool answers host calls of invocations";
-
 export const executorDoor: DoorSpec = {
   name: 'IsolateExecutor (object form)',
   lacks: {},
-  pending: { 'retained-host-calls': RETAINED_HOST_CALLS_PENDING },
   // A cancel settles the envelope at once on the caller's side (docs/pool.md, "Outcomes"): the
   // lines the run wrote reached only a streaming caller.
   cancellation: { reason: CANCEL_REASON, keepsLogs: false },

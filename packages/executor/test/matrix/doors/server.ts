@@ -9,7 +9,6 @@ import { createServer, type ExecutorServer } from '../../../src/server/server.ts
 import { providersNamed, streamed } from '../catalogue.ts';
 import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
-import { RETAINED_HOST_CALLS_PENDING } from './executor.ts';
 import { cancellation, outboundSetting } from './hooks.ts';
 
 export const TOKEN = 'path-matrix-token-0123456789';
@@ -37,7 +36,6 @@ export function connectClient(server: ExecutorServer): Promise<ExecutorClient> {
 export const serverDoor: DoorSpec = {
   name: 'serve + ExecutorClient (Node)',
   lacks: {},
-  pending: { 'retained-host-calls': RETAINED_HOST_CALLS_PENDING },
   cancellation: { reason: CLIENT_CANCEL_REASON, keepsLogs: false },
   async open() {
     const server = await startServer();
