@@ -36,6 +36,7 @@ export const denoDoor: DoorSpec = {
     'cancellation while a tool call is pending',
     'a retained handler using timers and crypto over several invocations',
     'a retained handler calling a tool over several invocations',
+    'a retained handler with proxied fetch over several invocations',
   ],
   async open(rows) {
     const server = await startServer();
