@@ -51,6 +51,13 @@ export const TOOL_ROWS: Behaviour[] = [
     expected: { result: 'hello matrix from proxySource', logs: [] },
   },
   {
+    name: 'binary values to a tool and back',
+    providers: ['math'],
+    body: 'const doubled = await math.twice(new Uint8Array([1, 2, 3]));\nreturn { bytes: doubled instanceof Uint8Array, values: [...doubled] };',
+    needs: ['spread-tools'],
+    expected: { result: { bytes: true, values: [2, 4, 6] }, logs: [] },
+  },
+  {
     name: 'a failing tool',
     providers: ['store'],
     body: "console.log('calling');\nawait store.fail({});\nreturn 'not reached';",
@@ -91,9 +98,20 @@ export const FETCH_ROWS: Behaviour[] = [
     body: "return await fetch('https://api.test/').then(() => 'reached', (error) => error.name + ': ' + error.message);",
     expected: { result: `TypeError: ${OUTBOUND_DISABLED_MESSAGE}`, logs: [] },
   },
+  {
+    name: 'disabled fetch, not caught',
+    outbound: 'disabled',
+    body: "await fetch('https://api.test/');",
+    expected: { error: OUTBOUND_DISABLED_MESSAGE, errorKind: 'outbound-disabled', logs: [] },
+  },
 ];
 
 export const RUNTIME_ROWS: Behaviour[] = [
+  {
+    name: 'a program that throws',
+    body: "console.warn('about to throw');\nthrow new RangeError('out of range');",
+    expected: { error: 'out of range', errorKind: 'thrown', logs: ['[warn] about to throw'] },
+  },
   {
     name: 'timers, in the order they expire',
     body: `const order = [];

@@ -72,6 +72,7 @@ export const providers = [
     name: 'math',
     fns: {
       add: (a: number, b: number) => a + b,
+      twice: (bytes: Uint8Array) => bytes.map((byte) => byte * 2),
       fail,
       hang: () => {
         hangs.dispatchEvent(new Event('called'));

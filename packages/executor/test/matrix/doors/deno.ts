@@ -27,6 +27,7 @@ export const denoDoor: DoorSpec = {
     'a tool call, spread convention',
     'a tool call, single-object convention',
     'a failing tool',
+    'binary values to a tool and back',
     'proxied fetch',
     'native fetch to a loopback server, opted in',
     'console streamed while the run goes',
