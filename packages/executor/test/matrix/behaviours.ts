@@ -302,8 +302,11 @@ return {
 ];
 
 /**
- * The wall-clock bound (issue 22, item 3) lands from another change: its rows go here, one per
- * door mapping that change documents, and every door picks them up.
+ * The wall-clock bound (issue 22, item 3) lands from another change, and its rows go here. Each
+ * row names its bound in a `wallClockLimit` field, added to Behaviour beside `timeout`. Each door
+ * maps that field the way it maps `timeout`: on the request, or as an executor option or a command
+ * line flag with one instance per distinct value. A door without the bound says why in its
+ * `lacks`, and so does docs/path-matrix.md.
  */
 export const WALL_CLOCK_ROWS: Behaviour[] = [];
 
