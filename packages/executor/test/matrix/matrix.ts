@@ -39,6 +39,9 @@ function pendingOf(row: Behaviour, door: DoorSpec): string | undefined {
 }
 
 export function matrix(door: DoorSpec, rows: readonly Behaviour[] = BEHAVIOURS): void {
+  // A renamed row must not drop out of a door's picks unseen.
+  const unknown = (door.picks ?? []).filter((name) => !rows.some((row) => row.name === name));
+  if (unknown.length > 0) throw new Error(`${door.name} picks rows that do not exist: ${unknown.join(', ')}`);
   const selected = rowsOf(door, rows);
   let opened: OpenDoor | undefined;
   let loopback: Server | undefined;
