@@ -89,8 +89,20 @@ export const FETCH_ROWS: Behaviour[] = [
     name: 'native fetch to a loopback server, opted in',
     outbound: 'native',
     body: "const response = await fetch('__LOOPBACK__/page?q=1');\nreturn [response.status, await response.text()];",
-    needs: ['native-fetch'],
+    needs: ['native-fetch', 'loopback-opt-in'],
     expected: { result: [200, 'native GET /page?q=1'], logs: [] },
+  },
+  {
+    name: 'native fetch to a loopback server, not opted in',
+    outbound: 'native',
+    loopback: 'refused',
+    body: "return await fetch('__LOOPBACK__/page').then(() => 'reached', (error) => error.name + ': ' + error.message);",
+    needs: ['native-fetch'],
+    expected: {
+      result:
+        "TypeError: Outbound requests to loopback addresses are refused (127.0.0.1); the executor's allowLoopback option permits them.",
+      logs: [],
+    },
   },
   {
     name: 'disabled fetch',

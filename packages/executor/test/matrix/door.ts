@@ -15,6 +15,7 @@ export type Need =
   | 'proxy-source'
   | 'proxied-fetch'
   | 'native-fetch'
+  | 'loopback-opt-in'
   | 'modules'
   | 'stream-console'
   | 'bounded-console'
@@ -37,6 +38,8 @@ export interface Behaviour {
   readonly modules?: Record<string, unknown>;
   /** disabled: `outbound: null`; proxied: catalogue.proxiedFetch; native: performed by the executor. */
   readonly outbound?: 'disabled' | 'proxied' | 'native';
+  /** Native requests may reach loopback (the opt-in) unless this says refused. */
+  readonly loopback?: 'refused';
   readonly timeout?: number;
   readonly memoryLimit?: number;
   /** Abort the run once it reached math.hang. */

@@ -22,7 +22,7 @@ export const cliDoor: DoorSpec = {
   name: 'codemode-executor run',
   lacks: {
     'proxied-fetch': '--outbound is disabled or native: a command line has no function to proxy through',
-    'native-fetch':
+    'loopback-opt-in':
       'the command has no loopback opt-in: native fetch reaches public addresses only, which a test cannot serve',
     'stream-console': 'the command prints the envelope once the run has ended',
     nesting: "a --tools module has no handle on the command's own executor",

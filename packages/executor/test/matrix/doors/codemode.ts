@@ -10,7 +10,7 @@ import { IsolateExecutor } from '../../../src/executor/isolate-executor.ts';
 import { providersNamed } from '../catalogue.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromParts, type Outcome } from '../outcome.ts';
-import { CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
+import { allowsLoopback, CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
 
 export const codeModeDoor: DoorSpec = {
   name: 'IsolateExecutor (Code Mode form)',
@@ -25,6 +25,7 @@ export const codeModeDoor: DoorSpec = {
     const executorFor = (behaviour: Behaviour) => {
       const settings = {
         outbound: behaviour.outbound ?? 'disabled',
+        allowLoopback: allowsLoopback(behaviour),
         timeout: behaviour.timeout,
         memoryLimit: behaviour.memoryLimit,
         modules: behaviour.modules,
@@ -34,7 +35,7 @@ export const codeModeDoor: DoorSpec = {
       if (executor === undefined) {
         executor = new IsolateExecutor({
           poolSize: 1,
-          allowLoopback: true,
+          allowLoopback: settings.allowLoopback,
           outbound: outboundSetting(behaviour),
           ...(settings.timeout ? { timeout: settings.timeout } : {}),
           ...(settings.memoryLimit ? { memoryLimit: settings.memoryLimit } : {}),

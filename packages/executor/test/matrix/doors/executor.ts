@@ -8,7 +8,7 @@ import type { HostProvider } from '../../../src/executor/providers.ts';
 import { providersNamed, streamed } from '../catalogue.ts';
 import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
-import { CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
+import { allowsLoopback, CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
 
 export const executorDoor: DoorSpec = {
   name: 'IsolateExecutor (object form)',
@@ -17,11 +17,23 @@ export const executorDoor: DoorSpec = {
   // lines the run wrote reached only a streaming caller.
   cancellation: { reason: CANCEL_REASON, keepsLogs: false },
   async open() {
-    // One child: a nested run gets a child of its own that its parent cannot hold (docs/pool.md).
-    const executor = new IsolateExecutor({ poolSize: 1, allowLoopback: true });
+    // The loopback opt-in is the executor's: one executor for each value a row asks for. One
+    // child each: a nested run gets a child of its own that its parent cannot hold (docs/pool.md).
+    const executors = new Map<boolean, IsolateExecutor>();
+    const executorFor = (behaviour: Behaviour) => {
+      const allowLoopback = allowsLoopback(behaviour);
+      let executor = executors.get(allowLoopback);
+      if (executor === undefined) {
+        executor = new IsolateExecutor({ poolSize: 1, allowLoopback });
+        executors.set(allowLoopback, executor);
+      }
+      return executor;
+    };
     return {
-      run: (behaviour) => run(executor, behaviour),
-      close: () => executor.dispose(),
+      run: (behaviour) => run(executorFor(behaviour), behaviour),
+      close: async () => {
+        await Promise.all([...executors.values()].map((executor) => executor.dispose()));
+      },
     };
   },
 };

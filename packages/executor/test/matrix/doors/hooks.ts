@@ -21,3 +21,8 @@ export function outboundSetting(behaviour: Behaviour): OutboundFunction | null |
   if (behaviour.outbound === 'native') return undefined;
   return null;
 }
+
+/** Whether the row's native requests may reach loopback: the opt-in, unless the row refuses it. */
+export function allowsLoopback(behaviour: Behaviour): boolean {
+  return behaviour.loopback !== 'refused';
+}

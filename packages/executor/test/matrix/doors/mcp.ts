@@ -4,7 +4,7 @@
  * statements in `execute`'s `code`. The answer is text: the result in the codec's JSON (or
  * `undefined`), or `isError` with the error and ` [CODE]` when the executor ended the run, and the
  * console lines as a second block after `console:`. The bridge's settings are its command line, so
- * the door keeps one bridge per --timeout and --memory a row asks for.
+ * the door keeps one bridge per set of --timeout, --memory and --outbound a row asks for.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FAULT_CODES, parseForDispatch } from '@supolka/codemode-protocol';
@@ -22,7 +22,7 @@ export const mcpDoor: DoorSpec = {
     prelude: 'the config names MCP servers, never provider source',
     'proxy-source': 'the config names MCP servers, never provider source',
     'proxied-fetch': 'outbound is disabled or native: a config has no function to proxy through',
-    'native-fetch':
+    'loopback-opt-in':
       'the bridge has no loopback opt-in: native fetch reaches public addresses only, which a test cannot serve',
     modules: 'execute takes only code: the bridge has no module map',
     'stream-console': "the console lines come in the answer's second block, once the run has ended",
@@ -40,6 +40,7 @@ export const mcpDoor: DoorSpec = {
       const args: string[] = [];
       if (behaviour.timeout !== undefined) args.push('--timeout', String(behaviour.timeout));
       if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
+      if (behaviour.outbound === 'native') args.push('--outbound', 'native');
       const key = args.join(' ');
       let bridge = bridges.get(key);
       if (bridge === undefined) {

@@ -11,7 +11,7 @@ import { providersNamed } from '../catalogue.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromParts, type Outcome } from '../outcome.ts';
 import { codeModeDoor } from './codemode.ts';
-import { outboundSetting } from './hooks.ts';
+import { allowsLoopback, outboundSetting } from './hooks.ts';
 
 const FAILED = 'Code execution failed: ';
 const CONSOLE = '\n\nConsole output:\n';
@@ -28,6 +28,7 @@ export const runCodeDoor: DoorSpec = {
     const executorFor = (behaviour: Behaviour) => {
       const key = JSON.stringify([
         behaviour.outbound,
+        allowsLoopback(behaviour),
         behaviour.timeout,
         behaviour.memoryLimit,
         behaviour.modules,
@@ -36,7 +37,7 @@ export const runCodeDoor: DoorSpec = {
       if (executor === undefined) {
         executor = new IsolateExecutor({
           poolSize: 1,
-          allowLoopback: true,
+          allowLoopback: allowsLoopback(behaviour),
           outbound: outboundSetting(behaviour),
           ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
           ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),

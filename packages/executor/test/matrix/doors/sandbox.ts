@@ -9,7 +9,7 @@ import { Sandbox } from '../../../src/sandbox/sandbox.ts';
 import { providersNamed, streamed } from '../catalogue.ts';
 import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
-import { CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
+import { allowsLoopback, CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
 
 export const sandboxDoor: DoorSpec = {
   name: 'Sandbox',
@@ -40,7 +40,7 @@ async function run(sandbox: Sandbox, behaviour: Behaviour): Promise<Outcome> {
       providers: describeProviders(providers),
       ...dispatchOf(providers),
       outbound: outboundSetting(behaviour),
-      allowLoopback: true,
+      allowLoopback: allowsLoopback(behaviour),
       onConsole: (line) => streamed.push(lineText(line)),
       ...(behaviour.modules ? { modules: behaviour.modules as never } : {}),
       ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),

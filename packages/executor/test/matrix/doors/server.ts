@@ -9,20 +9,20 @@ import { createServer, type ExecutorServer } from '../../../src/server/server.ts
 import { providersNamed, streamed } from '../catalogue.ts';
 import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
-import { cancellation, outboundSetting } from './hooks.ts';
+import { allowsLoopback, cancellation, outboundSetting } from './hooks.ts';
 
 export const TOKEN = 'path-matrix-token-0123456789';
 
 /** The server's reason for a cancel its client sent: the client's own reason does not cross. */
 export const CLIENT_CANCEL_REASON = 'its client cancelled it';
 
-/** One server for the file, with the executor options the matrix needs. */
-export async function startServer(): Promise<ExecutorServer> {
+/** A server that performs native requests, reaching loopback when `allowLoopback` says so. */
+export async function startServer(allowLoopback = true): Promise<ExecutorServer> {
   const server = await createServer({
     port: 0,
     token: TOKEN,
     allowNativeOutbound: true,
-    executor: { poolSize: 2, allowLoopback: true },
+    executor: { poolSize: 2, allowLoopback },
   });
   await server.executor.engine();
   return server;
@@ -38,13 +38,28 @@ export const serverDoor: DoorSpec = {
   lacks: {},
   cancellation: { reason: CLIENT_CANCEL_REASON, keepsLogs: false },
   async open() {
-    const server = await startServer();
-    const client = await connectClient(server);
+    // The loopback opt-in is the server's executor's: one server and client for each value a row asks for.
+    const doors = new Map<boolean, Promise<{ server: ExecutorServer; client: ExecutorClient }>>();
+    const clientFor = async (behaviour: Behaviour) => {
+      const allowLoopback = allowsLoopback(behaviour);
+      let door = doors.get(allowLoopback);
+      if (door === undefined) {
+        door = startServer(allowLoopback).then(async (server) => ({
+          server,
+          client: await connectClient(server),
+        }));
+        doors.set(allowLoopback, door);
+      }
+      return (await door).client;
+    };
     return {
-      run: (behaviour) => run(client, behaviour),
+      run: async (behaviour) => run(await clientFor(behaviour), behaviour),
       close: async () => {
-        client.close();
-        await server.close();
+        for (const door of doors.values()) {
+          const { server, client } = await door;
+          client.close();
+          await server.close();
+        }
       },
     };
   },
