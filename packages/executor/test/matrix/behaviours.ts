@@ -3,7 +3,12 @@
  * own mapping (docs/path-matrix.md). A later feature adds its rows here; a door that cannot offer
  * one says why in its `lacks`.
  */
-import { cancelledMessage, memoryLimitMessage, OUTBOUND_DISABLED_MESSAGE } from '@supolka/codemode-protocol';
+import {
+  cancelledMessage,
+  memoryLimitMessage,
+  moduleNotFoundMessage,
+  OUTBOUND_DISABLED_MESSAGE,
+} from '@supolka/codemode-protocol';
 import { CONSOLE_CAPTURE_MESSAGE } from '../../src/sandbox/console.ts';
 import type { Behaviour } from './door.ts';
 
@@ -203,6 +208,18 @@ return {
         static: MODULE_VALUES,
         dynamic: MODULE_VALUES,
       },
+      logs: [],
+    },
+  },
+  {
+    name: 'a module the map does not have',
+    imports: "import { missing } from './missing.js';",
+    body: 'return missing;',
+    modules: { './present.js': 'export const present = true;' },
+    needs: ['modules'],
+    expected: {
+      error: moduleNotFoundMessage('./missing.js', 'executor.js'),
+      errorKind: 'module-not-found',
       logs: [],
     },
   },
