@@ -328,6 +328,18 @@ return {
       responses: ['201 proxied GET https://api.test/a', '201 proxied GET https://api.test/b'],
     },
   },
+  {
+    name: 'a retained handler whose tool runs another program',
+    providers: ['nest'],
+    body: `let calls = 0;
+return async () => {
+  const sum = await nest.run('return await math.add(' + ++calls + ', 40);');
+  return new Response(String(sum));
+};`,
+    invoke: ['/', '/'],
+    needs: ['retain', 'retained-host-calls', 'nesting'],
+    expected: { logs: [], responses: ['200 41', '200 42'] },
+  },
 ];
 
 /**

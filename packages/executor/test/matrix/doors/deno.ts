@@ -38,6 +38,7 @@ export const denoDoor: DoorSpec = {
     'a retained handler using timers and crypto over several invocations',
     'a retained handler calling a tool over several invocations',
     'a retained handler with proxied fetch over several invocations',
+    'a retained handler whose tool runs another program',
   ],
   async open(rows) {
     const server = await startServer();
