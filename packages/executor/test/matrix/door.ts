@@ -4,6 +4,7 @@
  * behaviour is a new row and never a new code path. A door says which needs it cannot meet, each
  * with the reason docs/path-matrix.md gives, and which are pending, with why.
  */
+import type { ModuleMap } from '@supolka/codemode-protocol';
 import type { ProviderName } from './catalogue.ts';
 import type { Outcome } from './outcome.ts';
 
@@ -35,7 +36,7 @@ export interface Behaviour {
    */
   readonly body: string;
   readonly providers?: readonly ProviderName[];
-  readonly modules?: Record<string, unknown>;
+  readonly modules?: ModuleMap;
   /** disabled: `outbound: null`; proxied: catalogue.proxiedFetch; native: performed by the executor. */
   readonly outbound?: 'disabled' | 'proxied' | 'native';
   /** Native requests may reach loopback (the opt-in) unless this says refused. */

@@ -39,7 +39,7 @@ export const codeModeDoor: DoorSpec = {
           outbound: outboundSetting(behaviour),
           ...(settings.timeout ? { timeout: settings.timeout } : {}),
           ...(settings.memoryLimit ? { memoryLimit: settings.memoryLimit } : {}),
-          ...(settings.modules ? { modules: settings.modules as never } : {}),
+          ...(settings.modules ? { modules: settings.modules } : {}),
         });
         executors.set(key, executor);
       }

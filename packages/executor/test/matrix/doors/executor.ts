@@ -46,7 +46,7 @@ async function run(executor: IsolateExecutor, behaviour: Behaviour): Promise<Out
         code: arrowCode(behaviour),
         providers: providersNamed(behaviour.providers ?? []) as HostProvider[],
         outbound: outboundSetting(behaviour),
-        ...(behaviour.modules ? { modules: behaviour.modules as never } : {}),
+        ...(behaviour.modules ? { modules: behaviour.modules } : {}),
         ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
         ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
         ...(behaviour.invoke ? { retainHandles: true } : {}),

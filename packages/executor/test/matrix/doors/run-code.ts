@@ -41,7 +41,7 @@ export const runCodeDoor: DoorSpec = {
           outbound: outboundSetting(behaviour),
           ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
           ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
-          ...(behaviour.modules ? { modules: behaviour.modules as never } : {}),
+          ...(behaviour.modules ? { modules: behaviour.modules } : {}),
         });
         executors.set(key, executor);
       }

@@ -42,7 +42,7 @@ async function run(sandbox: Sandbox, behaviour: Behaviour): Promise<Outcome> {
       outbound: outboundSetting(behaviour),
       allowLoopback: allowsLoopback(behaviour),
       onConsole: (line) => streamed.push(lineText(line)),
-      ...(behaviour.modules ? { modules: behaviour.modules as never } : {}),
+      ...(behaviour.modules ? { modules: behaviour.modules } : {}),
       ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
       ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
       ...(behaviour.invoke ? { retainHandles: true } : {}),

@@ -4,12 +4,12 @@
  * allowNativeOutbound, and the executor's loopback opt-in), the console streamed in batches, a
  * retained handler invoked with a Request through the client.
  */
-import { ExecutorClient } from '@supolka/codemode-protocol/client';
+import { ExecutorClient, type OutboundHandler } from '@supolka/codemode-protocol/client';
 import { createServer, type ExecutorServer } from '../../../src/server/server.ts';
-import { providersNamed, streamed } from '../catalogue.ts';
+import { providersNamed, proxiedFetch, streamed } from '../catalogue.ts';
 import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
-import { allowsLoopback, cancellation, outboundSetting } from './hooks.ts';
+import { allowsLoopback, cancellation } from './hooks.ts';
 
 export const TOKEN = 'path-matrix-token-0123456789';
 
@@ -29,6 +29,7 @@ export async function startServer(allowLoopback = true): Promise<ExecutorServer>
 }
 
 export function connectClient(server: ExecutorServer): Promise<ExecutorClient> {
+  // Node's WebSocket takes headers in its second argument (undici's extension of the standard).
   const socket = new WebSocket(server.url, { headers: { authorization: `Bearer ${TOKEN}` } } as never);
   return ExecutorClient.connect(socket);
 }
@@ -65,15 +66,22 @@ export const serverDoor: DoorSpec = {
   },
 };
 
+/** The tri-state as the client takes it: the catalogue's function served on this side, or null or undefined. */
+function clientOutbound(behaviour: Behaviour): OutboundHandler | null | undefined {
+  if (behaviour.outbound === 'proxied') return proxiedFetch;
+  if (behaviour.outbound === 'native') return undefined;
+  return null;
+}
+
 async function run(client: ExecutorClient, behaviour: Behaviour): Promise<Outcome> {
   const cancel = cancellation(behaviour);
   try {
     const envelope = await client.execute(
       {
         code: arrowCode(behaviour),
-        providers: providersNamed(behaviour.providers ?? []) as never,
-        outbound: outboundSetting(behaviour) as never,
-        ...(behaviour.modules ? { modules: behaviour.modules as never } : {}),
+        providers: providersNamed(behaviour.providers ?? []),
+        outbound: clientOutbound(behaviour),
+        ...(behaviour.modules ? { modules: behaviour.modules } : {}),
         ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
         ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
         ...(behaviour.invoke ? { retainHandles: true } : {}),
