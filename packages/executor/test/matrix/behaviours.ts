@@ -344,10 +344,11 @@ return async () => {
 
 /**
  * The wall-clock bound (issue 22, item 3) lands from another change, and its rows go here. Each
- * row names its bound in a `wallClockLimit` field, added to Behaviour beside `timeout`. Each door
- * maps that field the way it maps `timeout`: on the request, or as an executor option or a command
- * line flag with one instance per distinct value. A door without the bound says why in its
- * `lacks`, and so does docs/path-matrix.md.
+ * row names its bound in a `wallClockLimit` field, added to Behaviour beside `timeout`. The bound
+ * is given where an instance is built, so each door keeps one instance per value, as it does for
+ * the loopback opt-in: IsolateExecutor's `wallClockLimit` option (both forms), the server's
+ * `wallClockLimit`, `run --wall-clock-limit` and `mcp --wall-clock-limit`. A door without the
+ * bound says why in its `lacks`, and so does docs/path-matrix.md.
  */
 export const WALL_CLOCK_ROWS: Behaviour[] = [];
 
