@@ -8,22 +8,13 @@ import { describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { IsolateExecutorOptions } from '../../src/executor/options.ts';
 import { EventLog } from '../pool/helpers.ts';
+import { TOOL_AND_FETCH } from '../tool-and-fetch-handler.ts';
 
 function useExecutor(options: IsolateExecutorOptions = {}) {
   const log = new EventLog();
   const executor = new IsolateExecutor({ poolSize: 1, ...options, onPoolEvent: log.record });
   return { executor, log, [Symbol.asyncDispose]: () => executor.dispose() };
 }
-
-/** A handler that reads a key through a tool and fetches through the caller, each invocation. */
-const TOOL_AND_FETCH = `async () => ({
-  async fetch(request) {
-    const key = new URL(request.url).pathname.slice(1)
-    const value = await kv.get(key)
-    const fetched = await (await fetch('https://upstream.test/' + key)).text()
-    return new Response(value + ' ' + fetched)
-  }
-})`;
 
 function kvProvider(calls: string[]) {
   return {

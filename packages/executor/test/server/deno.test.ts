@@ -4,19 +4,17 @@
  * through Deno's own WebSocket: the token in the first message, tools and a proxied fetch served in
  * Deno, binary values, a throwing tool, a cancellation, a retained handle.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HELLO_TOKEN_REFUSED_MESSAGE, TOKEN_REFUSED_MESSAGE } from '@supolka/codemode-protocol/client';
 import { afterAll, expect, test } from 'vitest';
+import { runDenoScript } from '../deno-script.ts';
 import { TOKEN, useServer } from './helpers.ts';
 
 const setup = useServer();
 const require = createRequire(import.meta.url);
-/** The deno executable: the package's own lookup of its platform binary, with no install script run. */
-const deno: string = require('deno/install_api.cjs').runInstall();
 const bundle = require.resolve('@supolka/codemode-protocol/client.bundle.js');
 const script = new URL('./deno/client.js', import.meta.url).pathname;
 
@@ -24,41 +22,14 @@ const script = new URL('./deno/client.js', import.meta.url).pathname;
 const denoDir = mkdtempSync(join(tmpdir(), 'deno-dir-'));
 afterAll(() => rmSync(denoDir, { recursive: true, force: true }));
 
-function runDeno(url: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const { host } = new URL(url);
-  const child = spawn(
-    deno,
-    [
-      'run',
-      '--no-config',
-      '--no-lock',
-      '--no-npm',
-      `--allow-net=${host}`,
-      `--allow-read=${bundle}`,
-      script,
-      new URL(`file://${bundle}`).href,
-      url,
-      TOKEN,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH,
-        DENO_DIR: denoDir,
-        DENO_NO_UPDATE_CHECK: '1',
-        NO_COLOR: '1',
-      },
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
+function runDeno(url: string) {
+  return runDenoScript({
+    script,
+    args: [new URL(`file://${bundle}`).href, url, TOKEN],
+    allowNet: new URL(url).host,
+    allowRead: [bundle],
+    denoDir,
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => child.on('exit', (status) => resolve({ status, stdout, stderr })));
 }
 
 test('a Deno program drives the server with the self-contained client, serving the tools in Deno', async () => {

@@ -9,18 +9,10 @@ import { stringifyForDispatch } from '@supolka/codemode-protocol';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { describe, expect, test } from 'vitest';
 import { WebSocketServer } from 'ws';
+import { TOOL_AND_FETCH } from '../tool-and-fetch-handler.ts';
 import { connect, TOKEN, useServer, waitUntil } from './helpers.ts';
 
 const setup = useServer({ executor: { poolSize: 1 } });
-
-const TOOL_AND_FETCH = `async () => ({
-  async fetch(request) {
-    const key = new URL(request.url).pathname.slice(1)
-    const value = await kv.get(key)
-    const fetched = await (await fetch('https://upstream.test/' + key)).text()
-    return new Response(value + ' ' + fetched)
-  }
-})`;
 
 function grant(client: ExecutorClient, calls: string[]) {
   return client.execute({

@@ -4,13 +4,12 @@
  * --tools module, modules as a --modules JSON file, --timeout, --memory, and the envelope read
  * back from --json. Exit 1 goes with an error envelope, 0 with a result.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseForDispatch } from '@supolka/codemode-protocol';
 import { BIN } from '../../cli/cli-process.ts';
+import { spawnCollecting } from '../../spawn-collecting.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromEnvelope, type Outcome } from '../outcome.ts';
 
@@ -51,19 +50,9 @@ async function run(directory: string, count: number, behaviour: Behaviour): Prom
   if (behaviour.timeout !== undefined) args.push('--timeout', String(behaviour.timeout));
   if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
   if (behaviour.outbound === 'native') args.push('--outbound', 'native');
-  const child = spawn(process.execPath, args, {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { status, stdout, stderr } = await spawnCollecting(process.execPath, args, {
     timeout: COMMAND_PATIENCE,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const [status] = (await once(child, 'close')) as [number | null];
   let envelope: Parameters<typeof fromEnvelope>[0];
   try {
     envelope = parseForDispatch(stdout) as typeof envelope;

@@ -4,13 +4,12 @@
  * program already an arrow; Deno serves the tools and the proxied fetch from the same catalogue,
  * and answers each row's envelope (and a retained handler's responses) as a line.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecuteResult } from '@supolka/codemode-protocol';
+import { runDenoScript } from '../../deno-script.ts';
 import { arrowCode, type Behaviour, type DoorSpec } from '../door.ts';
 import { fromEnvelope, type Outcome } from '../outcome.ts';
 import { CLIENT_CANCEL_REASON, serverDoor, startServer, TOKEN } from './server.ts';
@@ -61,7 +60,6 @@ export const denoDoor: DoorSpec = {
 
 /** Runs every row in one Deno process; answers each row's outcome by name. */
 async function runDeno(url: string, directory: string, rows: readonly Behaviour[]) {
-  const deno: string = require('deno/install_api.cjs').runInstall();
   const bundle = require.resolve('@supolka/codemode-protocol/client.bundle.js');
   const rowsFile = join(directory, 'rows.json');
   writeFileSync(
@@ -80,41 +78,13 @@ async function runDeno(url: string, directory: string, rows: readonly Behaviour[
       })),
     ),
   );
-  const child = spawn(
-    deno,
-    [
-      'run',
-      '--no-config',
-      '--no-lock',
-      '--no-npm',
-      `--allow-net=${new URL(url).host}`,
-      `--allow-read=${bundle},${CATALOGUE},${rowsFile}`,
-      SCRIPT,
-      new URL(`file://${bundle}`).href,
-      url,
-      TOKEN,
-      new URL(`file://${CATALOGUE}`).href,
-      rowsFile,
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH,
-        DENO_DIR: join(directory, 'deno-dir'),
-        DENO_NO_UPDATE_CHECK: '1',
-        NO_COLOR: '1',
-      },
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
+  const { status, stdout, stderr } = await runDenoScript({
+    script: SCRIPT,
+    args: [new URL(`file://${bundle}`).href, url, TOKEN, new URL(`file://${CATALOGUE}`).href, rowsFile],
+    allowNet: new URL(url).host,
+    allowRead: [bundle, CATALOGUE, rowsFile],
+    denoDir: join(directory, 'deno-dir'),
   });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const [status] = (await once(child, 'close')) as [number | null];
   if (status !== 0) throw new Error(`Deno exited ${status}: ${stderr}`);
   const answers = new Map<string, Outcome>();
   for (const line of stdout.trim().split('\n')) {

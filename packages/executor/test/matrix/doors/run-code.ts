@@ -6,12 +6,11 @@
  * carries neither `code` nor `errorKind`.
  */
 import { runCode } from '@cloudflare/codemode';
-import { IsolateExecutor } from '../../../src/executor/isolate-executor.ts';
-import { providersNamed } from '../catalogue.ts';
+import type { IsolateExecutor } from '../../../src/executor/isolate-executor.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromParts, type Outcome } from '../outcome.ts';
+import { codeModeExecutors, codeModeProviders } from './code-mode-form.ts';
 import { codeModeDoor } from './codemode.ts';
-import { allowsLoopback, outboundSetting } from './hooks.ts';
 
 const FAILED = 'Code execution failed: ';
 const CONSOLE = '\n\nConsole output:\n';
@@ -24,44 +23,15 @@ export const runCodeDoor: DoorSpec = {
   },
   omits: ['code', 'errorKind'],
   async open() {
-    const executors = new Map<string, IsolateExecutor>();
-    const executorFor = (behaviour: Behaviour) => {
-      const key = JSON.stringify([
-        behaviour.outbound,
-        allowsLoopback(behaviour),
-        behaviour.timeout,
-        behaviour.memoryLimit,
-        behaviour.modules,
-      ]);
-      let executor = executors.get(key);
-      if (executor === undefined) {
-        executor = new IsolateExecutor({
-          poolSize: 1,
-          allowLoopback: allowsLoopback(behaviour),
-          outbound: outboundSetting(behaviour),
-          ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
-          ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
-          ...(behaviour.modules ? { modules: behaviour.modules } : {}),
-        });
-        executors.set(key, executor);
-      }
-      return executor;
-    };
-    return {
-      run: (behaviour) => run(executorFor(behaviour), behaviour),
-      close: async () => {
-        await Promise.all([...executors.values()].map((executor) => executor.dispose()));
-      },
-    };
+    const { executorFor, close } = codeModeExecutors();
+    return { run: (behaviour) => run(executorFor(behaviour), behaviour), close };
   },
 };
 
 async function run(executor: IsolateExecutor, behaviour: Behaviour): Promise<Outcome> {
-  const providers = providersNamed(behaviour.providers ?? []).map(({ name, fns, prelude }) => ({
-    name,
-    fns: (fns ?? {}) as Record<string, (...args: unknown[]) => Promise<unknown>>,
-    ...(prelude !== undefined ? { prelude } : {}),
-  }));
+  // runCode types its providers' fns as taking unknown arguments and answering promises; the
+  // contract's are the same functions typed as this executor's CodeModeProvider has them.
+  const providers = codeModeProviders(behaviour) as Parameters<typeof runCode>[0]['providers'];
   try {
     const { result, logs } = await runCode({ executor, code: statementCode(behaviour), providers });
     return fromParts({ result, logs: logs ?? [] });

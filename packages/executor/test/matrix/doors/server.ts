@@ -6,10 +6,11 @@
  */
 import { ExecutorClient, type OutboundHandler } from '@supolka/codemode-protocol/client';
 import { createServer, type ExecutorServer } from '../../../src/server/server.ts';
-import { providersNamed, proxiedFetch, streamed } from '../catalogue.ts';
-import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
-import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
-import { allowsLoopback, cancellation } from './hooks.ts';
+import { providersNamed, proxiedFetch } from '../catalogue.ts';
+import type { Behaviour, DoorSpec } from '../door.ts';
+import type { Outcome } from '../outcome.ts';
+import { allowsLoopback } from './hooks.ts';
+import { runThroughObjectForm } from './object-form.ts';
 
 export const TOKEN = 'path-matrix-token-0123456789';
 
@@ -73,39 +74,21 @@ function clientOutbound(behaviour: Behaviour): OutboundHandler | null | undefine
   return null;
 }
 
-async function run(client: ExecutorClient, behaviour: Behaviour): Promise<Outcome> {
-  const cancel = cancellation(behaviour);
-  try {
-    const envelope = await client.execute(
-      {
-        code: arrowCode(behaviour),
-        providers: providersNamed(behaviour.providers ?? []),
-        outbound: clientOutbound(behaviour),
-        ...(behaviour.modules ? { modules: behaviour.modules } : {}),
-        ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
-        ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
-        ...(behaviour.invoke ? { retainHandles: true } : {}),
-      },
-      {
-        onConsole: (lines) => {
-          for (const line of lines) streamed.push(lineText(line));
-        },
-        ...(cancel.signal ? { signal: cancel.signal } : {}),
-      },
-    );
-    const outcome = fromEnvelope(envelope);
-    if (behaviour.invoke === undefined || envelope.executionId === undefined) return outcome;
-    const responses: string[] = [];
-    for (const path of behaviour.invoke) {
-      const response = (await client.invoke(
-        envelope.executionId,
-        new Request(invocationUrl(path)),
-      )) as Response;
-      responses.push(`${response.status} ${await response.text()}`);
-    }
-    await client.closeHandles(envelope.executionId);
-    return { ...outcome, responses };
-  } finally {
-    cancel.release();
-  }
+function run(client: ExecutorClient, behaviour: Behaviour): Promise<Outcome> {
+  return runThroughObjectForm(
+    {
+      execute: (request, options) =>
+        client.execute(
+          {
+            ...request,
+            providers: providersNamed(behaviour.providers ?? []),
+            outbound: clientOutbound(behaviour),
+          },
+          options,
+        ),
+      invoke: async (executionId, request) => (await client.invoke(executionId, request)) as Response,
+      closeHandles: (executionId) => client.closeHandles(executionId),
+    },
+    behaviour,
+  );
 }
