@@ -56,7 +56,9 @@ beforeAll(async () => {
     ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs.values(), 'isolated-vm'],
     { cwd: app, env },
   );
-}, 240_000);
+  // Packing and a plain npm install from the registry: about 3 min on a fresh machine under Node 26,
+  // where npx and npm start with nothing cached for that Node. A bound for a hang, not a timing.
+}, 480_000);
 
 afterAll(() => {
   if (scratch !== '') rmSync(scratch, { recursive: true, force: true });
