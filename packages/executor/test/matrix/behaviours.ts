@@ -343,14 +343,27 @@ return async () => {
 ];
 
 /**
- * The wall-clock bound (issue 22, item 3) lands from another change, and its rows go here. Each
- * row names its bound in a `wallClockLimit` field, added to Behaviour beside `timeout`. The bound
- * is given where an instance is built, so each door keeps one instance per value, as it does for
- * the loopback opt-in: IsolateExecutor's `wallClockLimit` option (both forms), the server's
- * `wallClockLimit`, `run --wall-clock-limit` and `mcp --wall-clock-limit`. A door without the
- * bound says why in its `lacks`, and so does docs/path-matrix.md.
+ * The wall-clock bound (issue 22, item 3): a tool that never answers holds no run clock, so only
+ * the bound around the run ends it. Each row names its bound in `wallClockLimit`, given where an
+ * instance is built, so each door keeps one instance per value, as it does for the loopback
+ * opt-in: IsolateExecutor's `wallClockLimit` option (both forms), the server's `wallClockLimit`,
+ * `run --wall-clock-limit` and `mcp --wall-clock-limit`. The texts differ by door (the executor
+ * names the pending call, the server its own bound), so a row compares the code and the bound.
  */
-export const WALL_CLOCK_ROWS: Behaviour[] = [];
+export const WALL_CLOCK_ROWS: Behaviour[] = [
+  {
+    name: 'a tool that never answers meets the wall-clock bound',
+    providers: ['store'],
+    wallClockLimit: 2000,
+    body: "await store.hang({});\nreturn 'not reached';",
+    needs: ['wall-clock', 'single-object'],
+    expected: { error: 'wallClockLimit of 2000 ms', code: 'TIMEOUT', logs: [] },
+    view: (outcome) => ({
+      code: outcome.code,
+      bound: /wallClockLimit of \d+ ms/.exec(outcome.error ?? '')?.[0],
+    }),
+  },
+];
 
 export const BEHAVIOURS: readonly Behaviour[] = [
   ...TOOL_ROWS,

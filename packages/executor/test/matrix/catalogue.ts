@@ -86,6 +86,8 @@ export const providers = [
     fns: {
       describe: (args: { key: string; value: unknown }) => ({ got: args }),
       fail,
+      // Never answers: the wall-clock rows' tool, reached through every door with tools (MCP too).
+      hang: (_args: object) => new Promise(() => {}),
     },
   },
   {

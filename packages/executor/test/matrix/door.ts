@@ -23,7 +23,8 @@ export type Need =
   | 'nesting'
   | 'cancel'
   | 'retain'
-  | 'retained-host-calls';
+  | 'retained-host-calls'
+  | 'wall-clock';
 
 export interface Behaviour {
   readonly name: string;
@@ -42,6 +43,8 @@ export interface Behaviour {
   /** Native requests may reach loopback (the opt-in) unless this says refused. */
   readonly loopback?: 'refused';
   readonly timeout?: number;
+  /** The wall-clock bound (queue, run and tool waits), set where the door's instance is built. */
+  readonly wallClockLimit?: number;
   readonly memoryLimit?: number;
   /** Abort the run once it reached math.hang. */
   readonly cancel?: boolean;

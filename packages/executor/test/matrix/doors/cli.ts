@@ -48,6 +48,8 @@ async function run(directory: string, count: number, behaviour: Behaviour): Prom
     args.push('--modules', modules);
   }
   if (behaviour.timeout !== undefined) args.push('--timeout', String(behaviour.timeout));
+  if (behaviour.wallClockLimit !== undefined)
+    args.push('--wall-clock-limit', String(behaviour.wallClockLimit));
   if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
   if (behaviour.outbound === 'native') args.push('--outbound', 'native');
   const { status, stdout, stderr } = await spawnCollecting(process.execPath, args, {

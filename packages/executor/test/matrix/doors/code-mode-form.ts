@@ -1,7 +1,7 @@
 /**
  * What the Code Mode form (`execute(code, providers, { signal })`) takes from a row, for both doors
  * that reach it (the form called directly, and through runCode). The form has no per-request
- * settings, so the row's outbound, loopback opt-in, modules, timeout and memory limit become the
+ * settings, so the row's outbound, loopback opt-in, modules, timeout, wall-clock bound and memory limit become the
  * executor's options, and the executor is kept per distinct set of them.
  */
 import type { CodeModeProvider } from '../../../src/codemode/contract.ts';
@@ -20,6 +20,7 @@ export function codeModeExecutors() {
         outbound: behaviour.outbound ?? 'disabled',
         allowLoopback: allowsLoopback(behaviour),
         timeout: behaviour.timeout,
+        wallClockLimit: behaviour.wallClockLimit,
         memoryLimit: behaviour.memoryLimit,
         modules: behaviour.modules,
       };
@@ -31,6 +32,7 @@ export function codeModeExecutors() {
             allowLoopback: settings.allowLoopback,
             outbound: outboundSetting(behaviour),
             ...(settings.timeout ? { timeout: settings.timeout } : {}),
+            ...(settings.wallClockLimit ? { wallClockLimit: settings.wallClockLimit } : {}),
             ...(settings.memoryLimit ? { memoryLimit: settings.memoryLimit } : {}),
             ...(settings.modules ? { modules: settings.modules } : {}),
           }),

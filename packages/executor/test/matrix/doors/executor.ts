@@ -21,10 +21,20 @@ export const executorDoor: DoorSpec = {
   async open() {
     // The loopback opt-in is the executor's: one executor for each value a row asks for. One
     // child each: a nested run gets a child of its own that its parent cannot hold (docs/pool.md).
-    const executors = new OnePerSetting<boolean, IsolateExecutor>();
+    // So is the wall-clock bound.
+    const executors = new OnePerSetting<string, IsolateExecutor>();
     const executorFor = (behaviour: Behaviour) => {
       const allowLoopback = allowsLoopback(behaviour);
-      return executors.for(allowLoopback, () => new IsolateExecutor({ poolSize: 1, allowLoopback }));
+      const { wallClockLimit } = behaviour;
+      return executors.for(
+        `${allowLoopback} ${wallClockLimit}`,
+        () =>
+          new IsolateExecutor({
+            poolSize: 1,
+            allowLoopback,
+            ...(wallClockLimit !== undefined ? { wallClockLimit } : {}),
+          }),
+      );
     };
     return {
       run: (behaviour) => run(executorFor(behaviour), behaviour),

@@ -39,6 +39,8 @@ export const mcpDoor: DoorSpec = {
     const bridgeFor = (behaviour: Behaviour) => {
       const args: string[] = [];
       if (behaviour.timeout !== undefined) args.push('--timeout', String(behaviour.timeout));
+      if (behaviour.wallClockLimit !== undefined)
+        args.push('--wall-clock-limit', String(behaviour.wallClockLimit));
       if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
       if (behaviour.outbound === 'native') args.push('--outbound', 'native');
       const key = args.join(' ');

@@ -13,7 +13,10 @@ import { allowsLoopback, CANCEL_REASON, cancellation, outboundSetting } from './
 
 export const sandboxDoor: DoorSpec = {
   name: 'Sandbox',
-  lacks: {},
+  lacks: {
+    'wall-clock':
+      'the Sandbox has the run clock only, which a tool wait pauses; the wall-clock bound is the executor’s, around the pool',
+  },
   // The capture exists before the isolate, so a cancelled run keeps what it wrote.
   cancellation: { reason: CANCEL_REASON, keepsLogs: true },
   async open() {

@@ -17,12 +17,16 @@ export const TOKEN = 'path-matrix-token-0123456789';
 /** The server's reason for a cancel its client sent: the client's own reason does not cross. */
 export const CLIENT_CANCEL_REASON = 'its client cancelled it';
 
-/** A server that performs native requests, reaching loopback when `allowLoopback` says so. */
-export async function startServer(allowLoopback = true): Promise<ExecutorServer> {
+/**
+ * A server that performs native requests, reaching loopback when `allowLoopback` says so, under
+ * its `wallClockLimit` when one is given.
+ */
+export async function startServer(allowLoopback = true, wallClockLimit?: number): Promise<ExecutorServer> {
   const server = await createServer({
     port: 0,
     token: TOKEN,
     allowNativeOutbound: true,
+    ...(wallClockLimit !== undefined ? { wallClockLimit } : {}),
     executor: { poolSize: 2, allowLoopback },
   });
   await server.executor.engine();
@@ -40,17 +44,19 @@ export const serverDoor: DoorSpec = {
   lacks: {},
   cancellation: { reason: CLIENT_CANCEL_REASON, keepsLogs: false },
   async open() {
-    // The loopback opt-in is the server's executor's: one server and client for each value a row asks for.
-    const doors = new Map<boolean, Promise<{ server: ExecutorServer; client: ExecutorClient }>>();
+    // The loopback opt-in is the server's executor's, the wall-clock bound the server's: one server
+    // and client for each pair of values a row asks for.
+    const doors = new Map<string, Promise<{ server: ExecutorServer; client: ExecutorClient }>>();
     const clientFor = async (behaviour: Behaviour) => {
       const allowLoopback = allowsLoopback(behaviour);
-      let door = doors.get(allowLoopback);
+      const key = `${allowLoopback} ${behaviour.wallClockLimit}`;
+      let door = doors.get(key);
       if (door === undefined) {
-        door = startServer(allowLoopback).then(async (server) => ({
+        door = startServer(allowLoopback, behaviour.wallClockLimit).then(async (server) => ({
           server,
           client: await connectClient(server),
         }));
-        doors.set(allowLoopback, door);
+        doors.set(key, door);
       }
       return (await door).client;
     };
