@@ -23,15 +23,7 @@ import { MIN_TOKEN_LENGTH } from '../../src/server/auth.ts';
 import { DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from '../../src/server/options.ts';
 import { tooManyUnauthenticatedMessage } from '../../src/server/texts.ts';
 import { cli } from '../cli/cli-process.ts';
-import {
-  execute,
-  firstText,
-  misbehaving,
-  removeScratch,
-  scratch,
-  startHttp,
-  writeConfig,
-} from './mcp-process.ts';
+import { execute, firstText, misbehaving, scratch, startHttp, stopHttp, writeConfig } from './mcp-process.ts';
 
 const TOKEN = 'a-token-of-enough-length-to-serve';
 let command: ChildProcess;
@@ -46,11 +38,7 @@ beforeAll(async () => {
   ({ process: command, url } = await startHttp(config, { CODEMODE_EXECUTOR_TOKEN: TOKEN }));
 }, 60_000);
 
-afterAll(async () => {
-  command?.kill('SIGTERM');
-  if (command && command.exitCode === null) await new Promise((resolve) => command.once('exit', resolve));
-  removeScratch();
-});
+afterAll(() => stopHttp(command));
 
 const headers = {
   authorization: `Bearer ${TOKEN}`,

@@ -17,9 +17,9 @@ import {
   firstText,
   misbehaving,
   npmServer,
-  removeScratch,
   scratch,
   startHttp,
+  stopHttp,
   writeConfig,
 } from './mcp-process.ts';
 
@@ -52,11 +52,7 @@ beforeAll(async () => {
   ({ process: command, url } = await startHttp(config, { CODEMODE_EXECUTOR_TOKEN: TOKEN }));
 }, 60_000);
 
-afterAll(async () => {
-  command?.kill('SIGTERM');
-  if (command && command.exitCode === null) await new Promise((resolve) => command.once('exit', resolve));
-  removeScratch();
-});
+afterAll(() => stopHttp(command));
 
 describe('mcp --http', () => {
   test('a client with the token reads through one server and writes through another', async () => {

@@ -99,6 +99,13 @@ export function hostile() {
 }
 
 /** Starts the command with --http 0 and resolves to the URL it says it serves. */
+/** Ends a bridge `startHttp` started, waiting for its exit, and removes the scratch folders. */
+export async function stopHttp(command: ChildProcess | undefined): Promise<void> {
+  command?.kill('SIGTERM');
+  if (command && command.exitCode === null) await new Promise((resolve) => command.once('exit', resolve));
+  removeScratch();
+}
+
 export function startHttp(
   config: string,
   env: Record<string, string>,
