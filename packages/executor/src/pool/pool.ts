@@ -379,7 +379,7 @@ export class Pool {
   #handleCall(child: PoolChild, message: HostCallMessage): void {
     const execution = this.#routes.host(child, message.id);
     if (!execution) {
-      if (this.#routes.closedRecently(child, message.id)) answerCompleted(child, message);
+      if (this.#routes.isClosing(child, message.id)) answerCompleted(child, message);
       else this.#violation(child, strayCallMessage(message));
       return;
     }

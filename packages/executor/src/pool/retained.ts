@@ -66,7 +66,7 @@ export class RetainedRoutes {
   }
 
   /** Whether run `runId` of `child` had handles this process is closing, the child not yet having answered. */
-  closedRecently(child: PoolChild, runId: string): boolean {
+  isClosing(child: PoolChild, runId: string): boolean {
     return this.#closingRuns.get(runId) === child;
   }
 
