@@ -1,5 +1,5 @@
 // The second engine lane (adr/0002): the engine-dependent part of the executor's suite (the
-// sandbox, the runtime inside the isolate, the pool, and the pack test) under Node 26, the LTS line
+// sandbox, the runtime inside the isolate, the pool, the path matrix, and the pack test) under Node 26, the LTS line
 // a new user may run, with isolated-vm 7.0.1. The workspace's own isolated-vm is 7.0.1, whose
 // package carries the Node 26 binary beside the Node 24 one, so the source tests need no other
 // install; the pack test makes the lane's install root of its own: the packed tarballs and
@@ -11,8 +11,20 @@ import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MAJOR = 26;
-/** The executor's test folders whose outcome depends on the engine. */
-const FOLDERS = ['test/sandbox', 'test/runtime', 'test/pool', 'test/pack'];
+/**
+ * The executor's test folders whose outcome depends on the engine, and the path matrix with the
+ * retained handlers' calls through the pool and the server: each feature through each door, on this
+ * engine too.
+ */
+const FOLDERS = [
+  'test/sandbox',
+  'test/runtime',
+  'test/pool',
+  'test/matrix',
+  'test/executor/handles-host-calls.test.ts',
+  'test/server/handles-host-calls.test.ts',
+  'test/pack',
+];
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const executor = join(root, 'packages', 'executor');
