@@ -1,19 +1,19 @@
 /**
- * The executor's build, for the commands: users load dist/, and a pool loaded from the sources
+ * The packages' builds, for the commands: users load dist/, and a pool loaded from the sources
  * forks its children on the .ts entry, which Node strips of types at load at a cost of tens of MB
- * per child that no user pays (docs/benchmarks.md). Imported by a computed specifier, so the type
- * check needs no build; the sources' types describe it.
+ * per child that no user pays (docs/benchmarks.md). This package depends on both, so their names
+ * resolve to their built entries.
  */
 import { parseArgs } from 'node:util';
 
-const DIST = new URL('../dist/', import.meta.url);
-
 export async function loadBuild(): Promise<{
-  readonly executor: typeof import('../src/index.ts');
-  readonly server: typeof import('../src/server/server.ts');
+  readonly executor: typeof import('@supolka/codemode-executor');
+  readonly server: typeof import('@supolka/codemode-server');
 }> {
-  const load = (path: string) => import(new URL(path, DIST).href);
-  return { executor: await load('index.js'), server: await load('server/server.js') };
+  return {
+    executor: await import('@supolka/codemode-executor'),
+    server: await import('@supolka/codemode-server'),
+  };
 }
 
 /** The command's flags, `--name N`, as numbers, each with its default; anything else is an error naming the flags. */

@@ -13,7 +13,7 @@
  * Exits 1 when a target is missed.
  */
 import { availableParallelism } from 'node:os';
-import type { PoolEvent } from '../src/pool/events.ts';
+import type { PoolEvent } from '@supolka/codemode-executor';
 import { loadBuild, numberFlags } from './build.ts';
 import { runChaos } from './chaos.ts';
 import { parentRows, printOutcomes, printRows, type ReportRow } from './process-sample.ts';

@@ -5,8 +5,9 @@
  * as its kind ends; none may wait past its bound; the pool must return to its size with every
  * victim gone, and the caller's descriptors, handles and memory must be where they were.
  */
+
+import type { IsolateExecutor } from '@supolka/codemode-executor';
 import { workerLostMessage } from '@supolka/codemode-protocol';
-import type { IsolateExecutor } from '../src/executor/isolate-executor.ts';
 import { startLoopbackEcho } from './loopback-echo.ts';
 import { type KindName, type Outcome, runKind, schedule, seeded } from './mix.ts';
 import { type ParentSample, processAlive, sampleParent } from './process-sample.ts';

@@ -4,9 +4,9 @@
  * a log line must carry the token, and the code must be the one the kind ends in. An envelope
  * that carries another execution's token is misattributed; one that never comes is lost.
  */
+
+import type { ExecuteResult, IsolateExecutor } from '@supolka/codemode-executor';
 import type { HttpRequest, HttpResponse } from '@supolka/codemode-protocol';
-import type { IsolateExecutor } from '../src/executor/isolate-executor.ts';
-import type { ExecuteResult } from '../src/sandbox/sandbox.ts';
 
 export type KindName =
   | 'trivial'

@@ -4,7 +4,7 @@
  * outcomes it samples each child's resident memory through its life and the caller's own
  * descriptors, handles and memory before and after, so growth shows as a figure.
  */
-import type { IsolateExecutor } from '../src/executor/isolate-executor.ts';
+import type { IsolateExecutor } from '@supolka/codemode-executor';
 import { startLoopbackEcho } from './loopback-echo.ts';
 import { type KindName, type Outcome, runKind, SOAK_WEIGHTS, schedule, seeded } from './mix.ts';
 import { type ParentSample, residentOf, sampleParent } from './process-sample.ts';

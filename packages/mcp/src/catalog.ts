@@ -4,7 +4,7 @@
  * describe, and says which upstreams are not served and why.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { sanitizeToolName } from '../codemode/sanitize.ts';
+import { sanitizeToolName } from '@supolka/codemode-executor';
 import { namespaceDeclaration, toolDeclaration } from './declarations.ts';
 import { safeText } from './safe-text.ts';
 import type { Upstream } from './upstream.ts';

@@ -9,7 +9,7 @@ import {
   noValueMessage,
   UsageError,
   unknownOptionMessage,
-} from '../cli/args.ts';
+} from '@supolka/codemode-executor/cli';
 
 export const MCP_USAGE = `Usage: codemode-executor mcp --config FILE [options]
 

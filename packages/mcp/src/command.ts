@@ -7,12 +7,16 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { UsageError } from '../cli/args.ts';
-import type { Output } from '../cli/run.ts';
-import { IsolateExecutor } from '../executor/isolate-executor.ts';
-import { isLoopback, MIN_TOKEN_LENGTH } from '../server/auth.ts';
-import { notLoopbackServeMessage } from '../server/texts.ts';
-import { readToken, TokenSourceError } from '../server/token.ts';
+import { IsolateExecutor } from '@supolka/codemode-executor';
+import type { Output } from '@supolka/codemode-executor/cli';
+import { UsageError } from '@supolka/codemode-executor/cli';
+import {
+  isLoopback,
+  MIN_TOKEN_LENGTH,
+  notLoopbackServeMessage,
+  readToken,
+  TokenSourceError,
+} from '@supolka/codemode-executor/serving';
 import { ApprovalPolicy } from './approvals.ts';
 import { Catalog } from './catalog.ts';
 import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';

@@ -4,9 +4,9 @@
  * with the legacy SSE transport as fallback), plus this project's keys beside it. Every key is
  * checked; a file that does not hold is refused with a sentence naming the key (docs/mcp.md).
  */
+
+import { readTextFile, UsageError } from '@supolka/codemode-executor/cli';
 import { z } from 'zod';
-import { UsageError } from '../cli/args.ts';
-import { readTextFile } from '../cli/read-text-file.ts';
 import { ambiguousReadings } from './approvals.ts';
 import { ambiguousRuleMessage, configKeyMessage, configNotJsonMessage, noServersMessage } from './texts.ts';
 

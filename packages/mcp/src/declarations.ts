@@ -6,7 +6,7 @@
  * `unknown`, every schema may spend at most NODE_BUDGET nodes (refs expanding into refs cannot grow
  * it past that), and a type longer than TYPE_LIMIT characters is replaced by its coarse form.
  */
-import { sanitizeToolName } from '../codemode/sanitize.ts';
+import { sanitizeToolName } from '@supolka/codemode-executor';
 import { cutText, safeText } from './safe-text.ts';
 
 export const DEPTH_LIMIT = 8;

@@ -8,11 +8,9 @@
  */
 
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CodeModeProvider, IsolateExecutor } from '@supolka/codemode-executor';
+import { pauseWallClock, sanitizeToolName } from '@supolka/codemode-executor';
 import { stringifyForDispatch } from '@supolka/codemode-protocol';
-import type { CodeModeProvider } from '../codemode/contract.ts';
-import { sanitizeToolName } from '../codemode/sanitize.ts';
-import type { IsolateExecutor } from '../executor/isolate-executor.ts';
-import { pauseWallClock } from '../executor/tool-context.ts';
 import { QUESTION_LIMIT, questionFor } from './approval-question.ts';
 import type { ApprovalPolicy } from './approvals.ts';
 import type { Catalog } from './catalog.ts';

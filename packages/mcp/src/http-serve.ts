@@ -17,13 +17,17 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from '../server/auth.ts';
-import { DEFAULT_HELLO_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from '../server/options.ts';
 import {
+  bearerToken,
+  DEFAULT_HELLO_TIMEOUT,
+  DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS,
+  isLoopback,
+  MIN_TOKEN_LENGTH,
   notLoopbackServeMessage,
   originRefusedMessage,
+  tokenMatches,
   tooManyUnauthenticatedMessage,
-} from '../server/texts.ts';
+} from '@supolka/codemode-executor/serving';
 import { UnauthenticatedPeers } from './unauthenticated-peers.ts';
 
 interface Session {

@@ -4,9 +4,10 @@
  * (codemode/sanitize.ts), so a name here is one the generated declarations and the program agree
  * on. Two names that become one, and a namespace the provider rules reserve, are refused naming both.
  */
+
+import { sanitizeToolName } from '@supolka/codemode-executor';
+import { UsageError } from '@supolka/codemode-executor/cli';
 import { reservedReason } from '@supolka/codemode-protocol';
-import { UsageError } from '../cli/args.ts';
-import { sanitizeToolName } from '../codemode/sanitize.ts';
 import { serverNameCollisionMessage, serverNameReservedMessage, toolNameCollisionMessage } from './texts.ts';
 
 /** Config key → namespace, in the file's order. Throws a UsageError naming the keys at fault. */

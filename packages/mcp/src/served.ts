@@ -16,13 +16,13 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { packageVersion } from '../cli/dispatch.ts';
-import type { IsolateExecutor } from '../executor/isolate-executor.ts';
+import type { IsolateExecutor } from '@supolka/codemode-executor';
 import type { ApprovalPolicy } from './approvals.ts';
 import { type Catalog, DESCRIPTION_CUTOVER } from './catalog.ts';
 import { type AskUser, type ExecutionLimits, runExecution } from './execution.ts';
 import { cutText, safeText } from './safe-text.ts';
 import { approvalTimeoutReason, notInCatalogMessage, unknownToolMessage } from './texts.ts';
+import { packageVersion } from './version.ts';
 
 export interface McpHost {
   readonly catalog: Catalog;

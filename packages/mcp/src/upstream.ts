@@ -16,7 +16,6 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { packageVersion } from '../cli/dispatch.ts';
 import { boundedFetch } from './bounded-fetch.ts';
 import { isStdio, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
@@ -30,6 +29,7 @@ import {
   upstreamDownMessage,
   upstreamTimeoutMessage,
 } from './texts.ts';
+import { packageVersion } from './version.ts';
 
 /** Tools one namespace may hold: each is a function the program is told about. */
 export const TOOL_LIMIT = 1000;

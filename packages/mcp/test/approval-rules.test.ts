@@ -5,8 +5,8 @@
  * default-deny setting refuses what no rule names; and the execute description states the policy.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ambiguousRuleMessage, configKeyMessage, deniedMessage } from '../../src/mcp/texts.ts';
-import { cli } from '../cli/cli-process.ts';
+import { cli } from '../../executor/test/cli/cli-process.ts';
+import { ambiguousRuleMessage, configKeyMessage, deniedMessage } from '../src/texts.ts';
 import {
   type Connected,
   connect,

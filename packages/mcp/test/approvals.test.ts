@@ -13,7 +13,7 @@ import {
   deniedMessage,
   noElicitationMessage,
   unansweredMessage,
-} from '../../src/mcp/texts.ts';
+} from '../src/texts.ts';
 import { type Connected, connect, firstText, misbehaving, removeScratch } from './mcp-process.ts';
 
 const APPROVAL_TIMEOUT = 3000;

@@ -3,13 +3,15 @@
  * too large or too deep refused before they cost anything, names that collide or are reserved
  * refused naming both, and the approval globs matched in bounded time.
  */
+
+import { tooLargeMessage } from '@supolka/codemode-executor/cli';
 import { afterAll, describe, expect, test } from 'vitest';
-import { USAGE } from '../../src/cli/args.ts';
-import { tooLargeMessage } from '../../src/cli/read-text-file.ts';
-import { ApprovalPolicy, globMatches } from '../../src/mcp/approvals.ts';
-import { MCP_USAGE } from '../../src/mcp/command-line.ts';
-import { CONFIG_BYTES_LIMIT, parseConfig } from '../../src/mcp/config.ts';
-import { functionNames, namespaceNames } from '../../src/mcp/names.ts';
+import { USAGE } from '../../executor/src/cli/args.ts';
+import { cli, removeScratch, scratch, write } from '../../executor/test/cli/cli-process.ts';
+import { ApprovalPolicy, globMatches } from '../src/approvals.ts';
+import { MCP_USAGE } from '../src/command-line.ts';
+import { CONFIG_BYTES_LIMIT, parseConfig } from '../src/config.ts';
+import { functionNames, namespaceNames } from '../src/names.ts';
 import {
   ambiguousRuleMessage,
   configKeyMessage,
@@ -17,8 +19,7 @@ import {
   serverNameCollisionMessage,
   serverNameReservedMessage,
   toolNameCollisionMessage,
-} from '../../src/mcp/texts.ts';
-import { cli, removeScratch, scratch, write } from '../cli/cli-process.ts';
+} from '../src/texts.ts';
 
 afterAll(removeScratch);
 

@@ -12,7 +12,7 @@ import {
   schemaToType,
   TYPE_LIMIT,
   toolDeclaration,
-} from '../../src/mcp/declarations.ts';
+} from '../src/declarations.ts';
 
 // amaro (swc, as Node strips types) refuses TypeScript that does not parse.
 const amaro = createRequire(import.meta.url)('amaro') as {

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { callsInFlightMessage } from '../../src/mcp/texts.ts';
+import { callsInFlightMessage } from '../src/texts.ts';
 import {
   type Connected,
   connect,

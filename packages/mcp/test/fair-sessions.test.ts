@@ -6,13 +6,13 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { IsolateExecutor } from '@supolka/codemode-executor';
 import { executionTimeoutMessage } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import { NORMALIZER_LANES } from '../../src/codemode/normalizer.ts';
-import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import { ApprovalPolicy } from '../../src/mcp/approvals.ts';
-import { Catalog } from '../../src/mcp/catalog.ts';
-import { createServedServer, type McpHost } from '../../src/mcp/served.ts';
+import { NORMALIZER_LANES } from '../../executor/src/codemode/normalizer.ts';
+import { ApprovalPolicy } from '../src/approvals.ts';
+import { Catalog } from '../src/catalog.ts';
+import { createServedServer, type McpHost } from '../src/served.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
 

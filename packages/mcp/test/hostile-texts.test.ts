@@ -9,14 +9,14 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { QUESTION_LIMIT } from '../../src/mcp/approval-question.ts';
+import { QUESTION_LIMIT } from '../src/approval-question.ts';
 import {
   approvalQuestion,
   lookAlikeServerWarning,
   NOT_ASCII_SERVER_WARNING,
   questionTooLongMessage,
-} from '../../src/mcp/texts.ts';
-import { REASON_LIMIT } from '../../src/mcp/upstream.ts';
+} from '../src/texts.ts';
+import { REASON_LIMIT } from '../src/upstream.ts';
 import { type Connected, connect, execute, firstText, hostile, removeScratch } from './mcp-process.ts';
 
 // amaro (swc, as Node strips types) refuses TypeScript that does not parse.

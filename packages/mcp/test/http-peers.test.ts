@@ -12,17 +12,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { MIN_TOKEN_LENGTH } from '@supolka/codemode-executor/serving';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  SESSION_LIMIT,
-  serveHttp,
-  sessionsBusyMessage,
-  shortTokenMessage,
-} from '../../src/mcp/http-serve.ts';
-import { MIN_TOKEN_LENGTH } from '../../src/server/auth.ts';
-import { DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from '../../src/server/options.ts';
-import { tooManyUnauthenticatedMessage } from '../../src/server/texts.ts';
-import { cli } from '../cli/cli-process.ts';
+import { cli } from '../../executor/test/cli/cli-process.ts';
+import { DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from '../../server/src/options.ts';
+import { tooManyUnauthenticatedMessage } from '../../server/src/texts.ts';
+import { SESSION_LIMIT, serveHttp, sessionsBusyMessage, shortTokenMessage } from '../src/http-serve.ts';
 import { execute, firstText, misbehaving, scratch, startHttp, stopHttp, writeConfig } from './mcp-process.ts';
 
 const TOKEN = 'a-token-of-enough-length-to-serve';

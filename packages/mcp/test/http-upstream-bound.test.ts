@@ -5,8 +5,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { UPSTREAM_MESSAGE_LIMIT } from '../../src/mcp/bounded-fetch.ts';
-import { upstreamMessageTooLargeMessage, upstreamTimeoutMessage } from '../../src/mcp/texts.ts';
+import { UPSTREAM_MESSAGE_LIMIT } from '../src/bounded-fetch.ts';
+import { upstreamMessageTooLargeMessage, upstreamTimeoutMessage } from '../src/texts.ts';
 import { type Connected, connect, execute, firstText, removeScratch } from './mcp-process.ts';
 
 const FIXTURE = new URL('./fixtures/http-upstream.mjs', import.meta.url).pathname;

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SESSION_LIMIT, UNAUTHORIZED_MESSAGE } from '../../src/mcp/http-serve.ts';
-import { notLoopbackServeMessage, originRefusedMessage } from '../../src/server/texts.ts';
-import { cli } from '../cli/cli-process.ts';
+import { cli } from '../../executor/test/cli/cli-process.ts';
+import { notLoopbackServeMessage, originRefusedMessage } from '../../server/src/texts.ts';
+import { SESSION_LIMIT, UNAUTHORIZED_MESSAGE } from '../src/http-serve.ts';
 import {
   execute,
   firstText,

@@ -12,7 +12,7 @@ import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/ind
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-export const BIN = new URL('../../bin/codemode-executor.js', import.meta.url).pathname;
+export const BIN = new URL('../../executor/bin/codemode-executor.js', import.meta.url).pathname;
 const MODULES = new URL('../../node_modules/@modelcontextprotocol/', import.meta.url).pathname;
 export const MISBEHAVING = new URL('./fixtures/misbehaving-server.mjs', import.meta.url).pathname;
 

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { OUTBOUND_DISABLED_MESSAGE } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEPTH_LIMIT, TYPE_LIMIT } from '../../src/mcp/declarations.ts';
+import { DEPTH_LIMIT, TYPE_LIMIT } from '../src/declarations.ts';
 import {
   notInCatalogMessage,
   toolNameCollisionMessage,
@@ -18,8 +18,8 @@ import {
   upstreamCallFailedMessage,
   upstreamFailedMessage,
   upstreamTimeoutMessage,
-} from '../../src/mcp/texts.ts';
-import { NAME_LIMIT, TOOL_LIMIT } from '../../src/mcp/upstream.ts';
+} from '../src/texts.ts';
+import { NAME_LIMIT, TOOL_LIMIT } from '../src/upstream.ts';
 import {
   type Connected,
   connect,

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { upstreamFailedMessage } from '../../src/mcp/texts.ts';
+import { upstreamFailedMessage } from '../src/texts.ts';
 import {
   type Connected,
   connect,

@@ -1,6 +1,6 @@
 /** Upstream tool results as the program receives them (docs/mcp.md, "Results and errors"). */
 import { describe, expect, test } from 'vitest';
-import { toProgramValue, UpstreamToolError } from '../../src/mcp/results.ts';
+import { toProgramValue, UpstreamToolError } from '../src/results.ts';
 
 describe('upstream results', () => {
   test('structuredContent wins over the content', () => {

@@ -5,8 +5,8 @@
  * listings, not one each.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { VALIDATION_TIMEOUT } from '../../src/mcp/schema-check.ts';
-import { upstreamCallFailedMessage, validationTimeoutMessage } from '../../src/mcp/texts.ts';
+import { VALIDATION_TIMEOUT } from '../src/schema-check.ts';
+import { upstreamCallFailedMessage, validationTimeoutMessage } from '../src/texts.ts';
 import { type Connected, connect, execute, firstText, hostile, removeScratch } from './mcp-process.ts';
 
 let served: Connected;

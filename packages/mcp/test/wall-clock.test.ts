@@ -4,8 +4,8 @@
  * and frees the only child (issue 24); a person answering an approval question is not counted.
  */
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { executionPastWallClockMessage } from '@supolka/codemode-executor';
 import { afterAll, describe, expect, test } from 'vitest';
-import { executionPastWallClockMessage } from '../../src/executor/wall-clock.ts';
 import { type Connected, connect, execute, firstText, misbehaving, removeScratch } from './mcp-process.ts';
 
 const opened: Connected[] = [];

@@ -6,6 +6,13 @@
  * handles (closed) with it. The socket itself, and what guards it, is channel.ts.
  */
 import type { Duplex } from 'node:stream';
+import type {
+  ExecuteResult,
+  HandleName,
+  IsolateExecuteRequest,
+  IsolateExecutor,
+} from '@supolka/codemode-executor';
+import { type NestingFrame, withNestingCapacity } from '@supolka/codemode-executor/serving';
 import {
   CONSOLE_PROTOCOL_VERSION,
   decodeMessage,
@@ -25,10 +32,6 @@ import {
   valueCount,
 } from '@supolka/codemode-protocol';
 import type { RawData, WebSocket } from 'ws';
-import type { HandleName, IsolateExecutor } from '../executor/isolate-executor.ts';
-import type { IsolateExecuteRequest } from '../executor/request.ts';
-import { type NestingFrame, withNestingCapacity } from '../pool/nesting.ts';
-import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { BudgetAccount, type RequestBudget } from './budget.ts';
 import { byteLengthOf, Channel, textOf } from './channel.ts';
 import { requestFromWire, responseToWire } from './invoke.ts';

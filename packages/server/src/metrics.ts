@@ -12,11 +12,11 @@
  * kept for PROCESS_METRICS_TTL and shared, so a flood of scrapes costs the server's own families
  * only, fractions of a millisecond each.
  */
+
+import type { ExecuteResult, PoolStats } from '@supolka/codemode-executor';
+import { outcomeOf } from '@supolka/codemode-executor/serving';
 import { FAULT_CODES } from '@supolka/codemode-protocol';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { outcomeOf } from '../executor/observer.ts';
-import type { PoolStats } from '../pool/events.ts';
-import type { ExecuteResult } from '../sandbox/sandbox.ts';
 
 /** Upper bounds of the duration histogram, in seconds: from a trivial run to the default bound. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

@@ -10,6 +10,7 @@
  * refused peer could go on guessing tokens, or open with a second hello, for ws's 30 s.
  */
 import type { Duplex } from 'node:stream';
+import { tokenMatches } from '@supolka/codemode-executor/serving';
 import {
   agreedVersion,
   decodeMessage,
@@ -27,7 +28,6 @@ import {
   versionMismatchMessage,
 } from '@supolka/codemode-protocol/client';
 import type { RawData } from 'ws';
-import { tokenMatches } from './auth.ts';
 import { byteLengthOf, type Channel, textOf } from './channel.ts';
 import type { AuthenticationFailure, ConnectionLog } from './log.ts';
 

@@ -4,6 +4,8 @@
  */
 
 import { getHeapStatistics } from 'node:v8';
+import type { IsolateExecutorOptions } from '@supolka/codemode-executor';
+import { isLoopback, MIN_TOKEN_LENGTH } from '@supolka/codemode-executor/serving';
 import {
   BadRequestError,
   DEFAULT_MEMORY_LIMIT,
@@ -13,8 +15,6 @@ import {
   MIN_MEMORY_LIMIT,
   PAYLOAD_LIMIT,
 } from '@supolka/codemode-protocol';
-import type { IsolateExecutorOptions } from '../executor/options.ts';
-import { isLoopback, MIN_TOKEN_LENGTH } from './auth.ts';
 import { MIN_REQUEST_BUDGET } from './budget.ts';
 import { LOG_LEVELS, type Logger, type LogLevel } from './log.ts';
 import { notLoopbackMessage } from './texts.ts';
@@ -99,12 +99,18 @@ export interface ResolvedServerOptions {
   readonly logLevel: LogLevel | undefined;
 }
 
+// Shared with the MCP bridge's HTTP serving (the executor's serving entry): one value for both.
+import {
+  DEFAULT_HELLO_TIMEOUT,
+  DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS,
+} from '@supolka/codemode-executor/serving';
+
+export { DEFAULT_HELLO_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS };
+
 export const DEFAULT_PORT = 8790;
 export const DEFAULT_MAX_EXECUTIONS_PER_CONNECTION = 64;
-export const DEFAULT_HELLO_TIMEOUT = 5_000;
 export const DEFAULT_DRAIN_TIMEOUT = 30_000;
 export const DEFAULT_MAX_CONNECTIONS = 1024;
-export const DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 128;
 /** Five times the default run bound: room for real work, not for a run that parks a child for days. */
 export const DEFAULT_MAX_TIMEOUT = 300_000;
 /** Four times the default heap: a child holds several isolates, each up to its limit. */

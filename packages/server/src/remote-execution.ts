@@ -9,6 +9,7 @@
  * well, so a wall-clock bound over the whole execution (queue, run and waits) ends it too.
  */
 
+import { currentContext, type NestingFrame } from '@supolka/codemode-executor/serving';
 import type {
   DispatchFrame,
   HttpRequest,
@@ -17,7 +18,6 @@ import type {
   OutboundFrame,
 } from '@supolka/codemode-protocol';
 import { errorText } from '@supolka/codemode-protocol';
-import { currentContext, type NestingFrame } from '../pool/nesting.ts';
 import type { CallOutcome, ServerMetrics } from './metrics.ts';
 import { dispatchUnansweredMessage, outboundUnansweredMessage, wallClockMessage } from './texts.ts';
 

@@ -4,8 +4,8 @@
  * Neither needs the token: they say nothing a client could use against the executor.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IsolateExecutor } from '@supolka/codemode-executor';
 import { PROTOCOL_VERSION } from '@supolka/codemode-protocol';
-import type { IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { Gauges, ServerMetrics } from './metrics.ts';
 import { ROUTE_NOT_FOUND_MESSAGE } from './texts.ts';
 

@@ -3,17 +3,17 @@
  * on SIGTERM or SIGINT shuts down gracefully (createServer's close) and exits 0. Returns 2 for a
  * command line or an option that cannot run, naming what is wrong.
  */
+
+import type { IsolateExecutorOptions } from '@supolka/codemode-executor';
+import { type Output, UsageError } from '@supolka/codemode-executor/cli';
+import { isLoopback, readToken, TokenSourceError } from '@supolka/codemode-executor/serving';
 import { BadRequestError } from '@supolka/codemode-protocol';
-import { parseServeCommandLine, SERVE_USAGE, UsageError } from '../cli/args.ts';
-import type { Output } from '../cli/run.ts';
-import type { IsolateExecutorOptions } from '../executor/options.ts';
-import { isLoopback } from './auth.ts';
 import { MIN_REQUEST_BUDGET } from './budget.ts';
+import { parseServeCommandLine, SERVE_USAGE } from './command-line.ts';
 import type { LogLevel } from './log.ts';
 import { ServerOptionError } from './options.ts';
 import { createServer, type ExecutorServer } from './server.ts';
 import { notLoopbackServeMessage } from './texts.ts';
-import { readToken, TokenSourceError } from './token.ts';
 
 /**
  * How an operator sets each server option from this command, so a bad one is named as they wrote

@@ -16,11 +16,11 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { IsolateExecutor } from '@supolka/codemode-executor';
+import { bearerToken, tokenMatches } from '@supolka/codemode-executor/serving';
 import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
 import { CLOSE_CODES } from '@supolka/codemode-protocol/client';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { IsolateExecutor } from '../executor/isolate-executor.ts';
-import { bearerToken, tokenMatches } from './auth.ts';
 import { RequestBudget } from './budget.ts';
 import { ServerConnection } from './connection.ts';
 import { ConnectionLog, type Logger, logUpgradeRefused, serverLogger, type UpgradeRefusal } from './log.ts';

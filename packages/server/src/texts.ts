@@ -5,6 +5,14 @@
  */
 import { echo } from '@supolka/codemode-protocol';
 
+// The texts the MCP bridge's HTTP serving says too live beside the bearer-token check they go
+// with, in the executor's serving entry; re-exported so this module still holds every server text.
+export {
+  notLoopbackServeMessage,
+  originRefusedMessage,
+  tooManyUnauthenticatedMessage,
+} from '@supolka/codemode-executor/serving';
+
 /**
  * Why an invoke's request could not be made a Request: `reason` is the Request constructor's
  * words, which repeat the URL, method or header name the client sent whole, so only their start
@@ -93,28 +101,15 @@ export const HANDLES_CLOSED_REASON = 'its handles closed';
 export const CLIENT_CANCELLED = 'its client cancelled it';
 export const SERVER_SHUT_DOWN = 'the server shut down';
 
-/** The bodies of the HTTP answers that refuse an upgrade. */
-export function originRefusedMessage(origin: string): string {
-  return `Origin ${origin} is not allowed to connect: add it to the server's allowed origins.`;
-}
 export const DRAINING_REFUSED_MESSAGE = 'The server is shutting down and takes no new connections.';
 
 export function tooManyConnectionsMessage(max: number): string {
   return `The server already holds ${max} connections, its maxConnections. Retry later, or on another server.`;
 }
 
-export function tooManyUnauthenticatedMessage(max: number): string {
-  return `The server already holds ${max} connections that have not authenticated yet, its maxUnauthenticatedConnections. Retry shortly, or send the token in the Authorization header of the upgrade.`;
-}
-
 /** createServer's refusal: the advice names its option. */
 export function notLoopbackMessage(host: string): string {
   return `Refusing to listen on ${host} without a token: only a loopback address (127.0.0.1, ::1, localhost) may be served unauthenticated. Pass createServer a token option of at least 16 characters.`;
-}
-
-/** The serve command's refusal: the advice names its environment and flag. */
-export function notLoopbackServeMessage(host: string): string {
-  return `Refusing to listen on ${host} without a token: only a loopback address (127.0.0.1, ::1, localhost) may be served unauthenticated. Set CODEMODE_EXECUTOR_TOKEN or --token-file.`;
 }
 
 /** Any plain HTTP path but the two routes, as the request named it (routes.ts). */

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { stringifyForDispatch } from '@supolka/codemode-protocol';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { congestedMessage } from '../../src/server/texts.ts';
+import { congestedMessage } from '../src/texts.ts';
 import { executionsEnded, expectPoolClean, TOKEN, useServer, waitUntil } from './helpers.ts';
 
 const SEND_BUFFER_LIMIT = 64 * 1024;

@@ -8,10 +8,10 @@ import { getHeapStatistics } from 'node:v8';
 import type { ExecuteResult } from '@supolka/codemode-protocol';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { afterAll, expect, test } from 'vitest';
-import { parseServeCommandLine } from '../../src/cli/args.ts';
-import { MIN_REQUEST_BUDGET } from '../../src/server/budget.ts';
-import { resolveServerOptions } from '../../src/server/options.ts';
-import { requestBudgetMessage, requestShareMessage } from '../../src/server/texts.ts';
+import { MIN_REQUEST_BUDGET } from '../src/budget.ts';
+import { parseServeCommandLine } from '../src/command-line.ts';
+import { resolveServerOptions } from '../src/options.ts';
+import { requestBudgetMessage, requestShareMessage } from '../src/texts.ts';
 import { openSocket, TOKEN, useServerProcess } from './helpers.ts';
 
 const MiB = 2 ** 20;

@@ -10,7 +10,7 @@ import {
   connectionCapMessage,
   dispatchUnansweredMessage,
   NATIVE_OUTBOUND_REFUSED_MESSAGE,
-} from '../../src/server/texts.ts';
+} from '../src/texts.ts';
 import { connect, deferred, expectPoolClean, useServer } from './helpers.ts';
 
 const CAP = 60;

@@ -14,8 +14,8 @@ import {
 } from '@supolka/codemode-protocol';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { afterAll, expect, test } from 'vitest';
-import { MESSAGE_COST_LIMIT, messageCost } from '../../src/server/message-cost.ts';
-import { messageCostMessage } from '../../src/server/texts.ts';
+import { MESSAGE_COST_LIMIT, messageCost } from '../src/message-cost.ts';
+import { messageCostMessage } from '../src/texts.ts';
 import { openSocket, RawPeer, TOKEN, useServerProcess } from './helpers.ts';
 
 const MiB = 2 ** 20;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HELLO_TOKEN_REFUSED_MESSAGE, TOKEN_REFUSED_MESSAGE } from '@supolka/codemode-protocol/client';
 import { afterAll, expect, test } from 'vitest';
-import { runDenoScript } from '../deno-script.ts';
+import { runDenoScript } from '../../executor/test/deno-script.ts';
 import { TOKEN, useServer } from './helpers.ts';
 
 const setup = useServer();

@@ -9,7 +9,7 @@ import { stringifyForDispatch } from '@supolka/codemode-protocol';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { describe, expect, test } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { TOOL_AND_FETCH } from '../tool-and-fetch-handler.ts';
+import { TOOL_AND_FETCH } from '../../executor/test/tool-and-fetch-handler.ts';
 import { connect, TOKEN, useServer, waitUntil } from './helpers.ts';
 
 const setup = useServer({ executor: { poolSize: 1 } });

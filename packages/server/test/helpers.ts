@@ -12,8 +12,8 @@ import { connect as connectTcp, createServer as createTcpServer, type Server, ty
 import { parseForDispatch, stringifyForDispatch } from '@supolka/codemode-protocol';
 import { type ConnectOptions, ExecutorClient } from '@supolka/codemode-protocol/client';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { ServerOptions } from '../../src/server/options.ts';
-import { createServer, type ExecutorServer } from '../../src/server/server.ts';
+import type { ServerOptions } from '../src/options.ts';
+import { createServer, type ExecutorServer } from '../src/server.ts';
 
 export const TOKEN = 'server-test-token-0123456789';
 

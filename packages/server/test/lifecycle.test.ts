@@ -9,11 +9,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readToken } from '@supolka/codemode-executor/serving';
 import { CLOSE_CODES, ConnectionClosedError, ExecutorClient } from '@supolka/codemode-protocol/client';
 import { describe, expect, test } from 'vitest';
-import { createServer } from '../../src/server/server.ts';
-import { DRAINING_REFUSED_MESSAGE, SHUTTING_DOWN_MESSAGE } from '../../src/server/texts.ts';
-import { readToken } from '../../src/server/token.ts';
+import { createServer } from '../src/server.ts';
+import { DRAINING_REFUSED_MESSAGE, SHUTTING_DOWN_MESSAGE } from '../src/texts.ts';
 import {
   connect,
   deferred,
@@ -28,7 +28,7 @@ import {
 } from './helpers.ts';
 
 const setup = useServer();
-const main = new URL('../../src/cli/main.ts', import.meta.url).pathname;
+const main = new URL('../../executor/src/cli/main.ts', import.meta.url).pathname;
 
 const LOST = {
   result: undefined,

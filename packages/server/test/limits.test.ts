@@ -6,11 +6,11 @@
  * client, or the network under it, must keep answering.
  */
 import { once } from 'node:events';
+import { invocationPastWallClockMessage } from '@supolka/codemode-executor';
 import { stringifyForDispatch } from '@supolka/codemode-protocol';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { invocationPastWallClockMessage } from '../../src/executor/wall-clock.ts';
-import { OPENING_BYTE_LIMIT } from '../../src/server/opening.ts';
+import { OPENING_BYTE_LIMIT } from '../src/opening.ts';
 import {
   connectionCapMessage,
   memoryLimitPastMaxMessage,
@@ -18,7 +18,7 @@ import {
   tooManyConnectionsMessage,
   tooManyUnauthenticatedMessage,
   wallClockMessage,
-} from '../../src/server/texts.ts';
+} from '../src/texts.ts';
 import { connect, expectPoolClean, RawPeer, TOKEN, upgrade, useServer, waitUntil } from './helpers.ts';
 
 const LIMITS = {

@@ -11,7 +11,7 @@ import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { pino } from 'pino';
 import { afterAll, describe, expect, test } from 'vitest';
 import WebSocket from 'ws';
-import { OPENING_BYTE_LIMIT } from '../../src/server/opening.ts';
+import { OPENING_BYTE_LIMIT } from '../src/opening.ts';
 import { connect, openSocket, RawPeer, TOKEN, useServer, waitUntil } from './helpers.ts';
 
 /** What the program, its tools and its caller hold that no log line may repeat. */

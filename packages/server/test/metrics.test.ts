@@ -3,7 +3,7 @@
  * text carries them once, while each server's own families count apart.
  */
 import { expect, test } from 'vitest';
-import { ServerMetrics } from '../../src/server/metrics.ts';
+import { ServerMetrics } from '../src/metrics.ts';
 
 const gauges = () => ({ pool: { queued: 0, children: [] }, connections: 0, inFlight: 0 });
 

@@ -4,9 +4,10 @@
  * the execution whose call waits), the depth bound holds over the network, and an unrelated
  * execute sent while a call waits is not cancelled when that execution ends.
  */
+
+import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE } from '@supolka/codemode-executor';
 import type { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { describe, expect, test, vi } from 'vitest';
-import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE } from '../../src/pool/nesting.ts';
 import { connect, expectPoolClean, useServer } from './helpers.ts';
 
 // Each level of nesting may start a child of its own, which takes seconds on a loaded machine.

@@ -30,8 +30,8 @@ import {
 } from '@supolka/codemode-protocol/client';
 import { afterAll, describe, expect, test } from 'vitest';
 import { type WebSocket as PeerSocket, WebSocketServer } from 'ws';
-import { GRANTED_HANDLES } from '../../src/sandbox/handles.ts';
-import { createServer, MAX_FRAME } from '../../src/server/server.ts';
+import { GRANTED_HANDLES } from '../../executor/src/sandbox/handles.ts';
+import { createServer, MAX_FRAME } from '../src/server.ts';
 import {
   ALREADY_OPEN_MESSAGE,
   BINARY_FRAME_MESSAGE,
@@ -42,7 +42,7 @@ import {
   notLoopbackMessage,
   originRefusedMessage,
   ROUTE_NOT_FOUND_MESSAGE,
-} from '../../src/server/texts.ts';
+} from '../src/texts.ts';
 import {
   executionsEnded,
   getPathAsSent,

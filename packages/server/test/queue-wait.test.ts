@@ -4,7 +4,7 @@
  * behind each other are counted, and the caller's own observer still sees each run.
  */
 import { expect, test } from 'vitest';
-import type { ExecutionReport } from '../../src/executor/observer.ts';
+import type { ExecutionReport } from '../../executor/src/executor/observer.ts';
 import { connect, useServer } from './helpers.ts';
 
 const observed: ExecutionReport[] = [];

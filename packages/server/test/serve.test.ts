@@ -7,11 +7,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { describe, expect, test } from 'vitest';
-import { createServer } from '../../src/server/server.ts';
-import { notLoopbackServeMessage } from '../../src/server/texts.ts';
+import { createServer } from '../src/server.ts';
+import { notLoopbackServeMessage } from '../src/texts.ts';
 import { openSocket, TOKEN } from './helpers.ts';
 
-const main = new URL('../../src/cli/main.ts', import.meta.url).pathname;
+const main = new URL('../../executor/src/cli/main.ts', import.meta.url).pathname;
 
 /** The environment with no token in it, whatever the runner's holds. */
 function cleanEnv(): NodeJS.ProcessEnv {

@@ -9,7 +9,7 @@ import {
   moduleNotFoundMessage,
   OUTBOUND_DISABLED_MESSAGE,
 } from '@supolka/codemode-protocol';
-import { CONSOLE_CAPTURE_MESSAGE } from '../../src/sandbox/console.ts';
+import { CONSOLE_CAPTURE_MESSAGE } from '../../../executor/src/sandbox/console.ts';
 import type { Behaviour } from './door.ts';
 
 const timedOut = (ms: number) =>

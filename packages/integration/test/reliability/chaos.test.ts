@@ -5,11 +5,12 @@
  * hangs; every victim is gone and the pool is back at its size; the caller's descriptors and
  * handles are where they were.
  */
+
+import type { PoolEvent } from '@supolka/codemode-executor';
+import { IsolateExecutor } from '@supolka/codemode-executor';
 import { afterAll, expect, test } from 'vitest';
 import { runChaos } from '../../reliability/chaos.ts';
 import { resourcesGrown } from '../../reliability/process-sample.ts';
-import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import type { PoolEvent } from '../../src/pool/events.ts';
 
 const POOL_SIZE = 2;
 const events: PoolEvent[] = [];

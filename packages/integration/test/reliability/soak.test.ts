@@ -5,12 +5,13 @@
  * execution is lost, each child's memory stays within 15% of where it settled, and the caller's
  * descriptors and handles are where they were.
  */
+
+import { IsolateExecutor } from '@supolka/codemode-executor';
 import { afterAll, expect, test } from 'vitest';
 import { KINDS } from '../../reliability/mix.ts';
 import { resourcesGrown } from '../../reliability/process-sample.ts';
 import { lifeGrowth } from '../../reliability/resident-life.ts';
 import { runSoak } from '../../reliability/soak.ts';
-import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 
 const POOL_SIZE = 2;
 const SERVICE_LIFE = 120;

@@ -12,10 +12,11 @@ import { runSocketFuzz } from '../../reliability/socket-fuzz.ts';
 const TOKEN = 'socket-fuzz-test-token-0123456789';
 let server: ServeProcess;
 beforeAll(async () => {
-  server = await ServeProcess.start(new URL('../../src/cli/main.ts', import.meta.url).pathname, TOKEN, [
-    '--pool-size',
-    '1',
-  ]);
+  server = await ServeProcess.start(
+    new URL('../../../executor/src/cli/main.ts', import.meta.url).pathname,
+    TOKEN,
+    ['--pool-size', '1'],
+  );
 }, 60_000);
 afterAll(() => server.stop());
 

@@ -4,9 +4,9 @@
  * SIGTERM or SIGKILL and watch its pool's children go with it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { waitUntil } from '../server/helpers.ts';
+import { waitUntil } from '../helpers.ts';
 
-const main = new URL('../../src/cli/main.ts', import.meta.url).pathname;
+const main = new URL('../../../executor/src/cli/main.ts', import.meta.url).pathname;
 
 export class ExecutorProcess {
   readonly instance: string;

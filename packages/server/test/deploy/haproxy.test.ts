@@ -17,8 +17,8 @@ import {
   instanceUrl,
 } from '@supolka/codemode-protocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { foreignInstanceMessage, ROUTE_NOT_FOUND_MESSAGE } from '../../src/server/texts.ts';
-import { deferred, getPathAsSent, TOKEN, waitUntil } from '../server/helpers.ts';
+import { foreignInstanceMessage, ROUTE_NOT_FOUND_MESSAGE } from '../../src/texts.ts';
+import { deferred, getPathAsSent, TOKEN, waitUntil } from '../helpers.ts';
 import { alive, ExecutorProcess } from './executor-process.ts';
 import { ensureHaproxy, Haproxy } from './haproxy.ts';
 import { connectThrough, Load, type Outcome } from './load.ts';

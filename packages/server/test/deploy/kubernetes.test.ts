@@ -12,9 +12,9 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Service } from 'kubernetes-models/v1';
 import { describe, expect, test } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { DEFAULT_DRAIN_TIMEOUT, DEFAULT_PORT } from '../../src/server/options.ts';
+import { DEFAULT_DRAIN_TIMEOUT, DEFAULT_PORT } from '../../src/options.ts';
 
-const DIRECTORY = new URL('../../../../deploy/kubernetes/', import.meta.url).pathname;
+const DIRECTORY = new URL('../../../../deploy/kubernetes', import.meta.url).pathname;
 
 /** The model of each kind the manifests hold, by `apiVersion kind`. */
 const MODELS: Readonly<Record<string, new (data: never) => { validate(): void }>> = {

@@ -5,7 +5,7 @@
  * shuts down, or WORKER_LOST from its 1001 close) and recording any other outcome as it came.
  */
 import { CLOSE_CODES, type ExecuteResult, ExecutorClient } from '@supolka/codemode-protocol/client';
-import { openSocket } from '../server/helpers.ts';
+import { openSocket } from '../helpers.ts';
 
 export interface Outcome {
   readonly n: number;

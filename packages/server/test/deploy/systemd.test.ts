@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { DEFAULT_DRAIN_TIMEOUT } from '../../src/server/options.ts';
+import { DEFAULT_DRAIN_TIMEOUT } from '../../src/options.ts';
 
 const UNIT = new URL('../../../../deploy/systemd/codemode-executor@.service', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'codemode-systemd-'));

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseForDispatch } from '@supolka/codemode-protocol';
-import { BIN } from '../../cli/cli-process.ts';
-import { spawnCollecting } from '../../spawn-collecting.ts';
+import { BIN } from '../../../../executor/test/cli/cli-process.ts';
+import { spawnCollecting } from '../../../../executor/test/spawn-collecting.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromEnvelope, type Outcome } from '../outcome.ts';
 

@@ -4,8 +4,8 @@
  * settings, so the row's outbound, loopback opt-in, modules, timeout, wall-clock bound and memory limit become the
  * executor's options, and the executor is kept per distinct set of them.
  */
-import type { CodeModeProvider } from '../../../src/codemode/contract.ts';
-import { IsolateExecutor } from '../../../src/executor/isolate-executor.ts';
+import type { CodeModeProvider } from '@supolka/codemode-executor';
+import { IsolateExecutor } from '@supolka/codemode-executor';
 import { providersNamed } from '../catalogue.ts';
 import type { Behaviour } from '../door.ts';
 import { allowsLoopback, outboundSetting } from './hooks.ts';

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecuteResult } from '@supolka/codemode-protocol';
-import { runDenoScript } from '../../deno-script.ts';
+import { runDenoScript } from '../../../../executor/test/deno-script.ts';
 import { arrowCode, type Behaviour, type DoorSpec } from '../door.ts';
 import { fromEnvelope, type Outcome } from '../outcome.ts';
 import { CLIENT_CANCEL_REASON, serverDoor, startServer, TOKEN } from './server.ts';

@@ -3,8 +3,9 @@
  * outbound tri-state on the request (native reaches loopback through the executor's opt-in), the
  * console streamed in batches through onConsole, a retained handler invoked with a Request.
  */
-import { IsolateExecutor } from '../../../src/executor/isolate-executor.ts';
-import type { HostProvider } from '../../../src/executor/providers.ts';
+
+import type { HostProvider } from '@supolka/codemode-executor';
+import { IsolateExecutor } from '@supolka/codemode-executor';
 import { providersNamed } from '../catalogue.ts';
 import type { Behaviour, DoorSpec } from '../door.ts';
 import type { Outcome } from '../outcome.ts';

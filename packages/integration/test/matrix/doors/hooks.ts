@@ -1,5 +1,5 @@
 /** What the in-process doors share: the cancellation a row asks for, and the outbound setting it names. */
-import type { OutboundFunction } from '../../../src/pool/execution.ts';
+import type { OutboundFunction } from '@supolka/codemode-executor';
 import { hangs, proxiedFetch } from '../catalogue.ts';
 import type { Behaviour } from '../door.ts';
 

@@ -8,7 +8,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FAULT_CODES, parseForDispatch } from '@supolka/codemode-protocol';
-import { type Connected, connect, removeScratch } from '../../mcp/mcp-process.ts';
+import { type Connected, connect, removeScratch } from '../../../../mcp/test/mcp-process.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromParts, type Outcome } from '../outcome.ts';
 

@@ -6,7 +6,7 @@
  * carries neither `code` nor `errorKind`.
  */
 import { runCode } from '@cloudflare/codemode';
-import type { IsolateExecutor } from '../../../src/executor/isolate-executor.ts';
+import type { IsolateExecutor } from '@supolka/codemode-executor';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromParts, type Outcome } from '../outcome.ts';
 import { codeModeExecutors, codeModeProviders } from './code-mode-form.ts';

@@ -4,8 +4,12 @@
  * builds), the outbound tri-state and the loopback opt-in on the request, a retained handler
  * invoked with wire requests.
  */
-import { buildDispatch, describeProviders, type HostProvider } from '../../../src/executor/providers.ts';
-import { Sandbox } from '../../../src/sandbox/sandbox.ts';
+import {
+  buildDispatch,
+  describeProviders,
+  type HostProvider,
+} from '../../../../executor/src/executor/providers.ts';
+import { Sandbox } from '../../../../executor/src/sandbox/sandbox.ts';
 import { providersNamed, streamed } from '../catalogue.ts';
 import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';

@@ -5,7 +5,7 @@
  * retained handler invoked with a Request through the client.
  */
 import { ExecutorClient, type OutboundHandler } from '@supolka/codemode-protocol/client';
-import { createServer, type ExecutorServer } from '../../../src/server/server.ts';
+import { createServer, type ExecutorServer } from '../../../../server/src/server.ts';
 import { providersNamed, proxiedFetch } from '../catalogue.ts';
 import type { Behaviour, DoorSpec } from '../door.ts';
 import type { Outcome } from '../outcome.ts';
