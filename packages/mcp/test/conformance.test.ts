@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { BIN, misbehaving, removeScratch, scratch, writeConfig } from './mcp-process.ts';
 
 const CONFORMANCE = new URL(
-  '../../node_modules/@modelcontextprotocol/conformance/dist/index.js',
+  '../node_modules/@modelcontextprotocol/conformance/dist/index.js',
   import.meta.url,
 ).pathname;
 

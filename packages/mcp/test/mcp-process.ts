@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export const BIN = new URL('../../executor/bin/codemode-executor.js', import.meta.url).pathname;
-const MODULES = new URL('../../node_modules/@modelcontextprotocol/', import.meta.url).pathname;
+const MODULES = new URL('../node_modules/@modelcontextprotocol/', import.meta.url).pathname;
 export const MISBEHAVING = new URL('./fixtures/misbehaving-server.mjs', import.meta.url).pathname;
 
 /** A stdio entry of mcpServers starting the npm package's server with this Node. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type Connected, connect, execute, removeScratch } from './mcp-process.ts';
 
 const EVERYTHING = new URL(
-  '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+  '../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
   import.meta.url,
 ).pathname;
 const started: ChildProcess[] = [];

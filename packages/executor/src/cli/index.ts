@@ -14,5 +14,5 @@ export {
   wholeNumber,
 } from './args.ts';
 export type { CommandModule } from './optional-command.ts';
-export { readTextFile } from './read-text-file.ts';
+export { readTextFile, tooLargeMessage } from './read-text-file.ts';
 export type { Output } from './run.ts';

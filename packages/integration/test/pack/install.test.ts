@@ -23,8 +23,12 @@ const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const executorBin = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
 
-/** The packages a release publishes; runtime and compat are private (README.md, "Packages"). */
-const PUBLISHED = ['protocol', 'executor'] as const;
+/** The packages a release publishes; runtime, compat and integration are private (README.md, "Packages"). */
+const PUBLISHED = ['protocol', 'executor', 'server', 'mcp'] as const;
+/** What a library user installs: the executor and the protocol it depends on, no server and no MCP bridge. */
+const LIBRARY = ['protocol', 'executor'] as const;
+/** Packages only the server and the MCP bridge bring; an install of the library alone has none of them. */
+const SERVING_ONLY = ['ws', 'pino', 'prom-client', '@modelcontextprotocol/sdk', 'express'];
 const FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
 /** Each test spawns npx, npm's bins or a fresh Node with a pool: seconds alone, far more on a loaded machine. */
 const SPAWNS = 120_000;
@@ -36,6 +40,7 @@ const pnpmVersion = (
 const env = npmEnv();
 let scratch = '';
 let app = '';
+let library = '';
 const tarballs = new Map<(typeof PUBLISHED)[number], string>();
 
 beforeAll(async () => {
@@ -56,6 +61,22 @@ beforeAll(async () => {
     ['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs.values(), 'isolated-vm'],
     { cwd: app, env },
   );
+  // A second folder with the library alone, as an embedder installs it (npm's cache is warm now).
+  library = join(scratch, 'library');
+  mkdirSync(library);
+  writeFileSync(
+    join(library, 'package.json'),
+    JSON.stringify({ name: 'library', private: true, type: 'module' }),
+  );
+  const libraryTarballs = LIBRARY.map((name) => tarballs.get(name) as string);
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', ...libraryTarballs, 'isolated-vm'],
+    {
+      cwd: library,
+      env,
+    },
+  );
   // Packing and a plain npm install from the registry: about 3 min on a fresh machine under Node 26,
   // where npx and npm start with nothing cached for that Node. A bound for a hang, not a timing.
 }, 480_000);
@@ -74,8 +95,16 @@ async function runInApp(source: string, flags: string[] = []): Promise<unknown> 
 
 /** A command's exit code beside what it printed, so a failing check shows its findings. */
 async function exitOf(command: string, args: string[]): Promise<{ code: number; output: string }> {
+  return exitOfIn(undefined, command, args);
+}
+
+async function exitOfIn(
+  cwd: string | undefined,
+  command: string,
+  args: readonly string[],
+): Promise<{ code: number; output: string }> {
   try {
-    const { stdout, stderr } = await run(command, args, { env });
+    const { stdout, stderr } = await run(command, [...args], { env, cwd });
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -194,6 +223,60 @@ test(
   SPAWNS,
 );
 
+test('an install of the library alone holds no server, metrics, logging or MCP package', () => {
+  const present = SERVING_ONLY.filter((name) => {
+    try {
+      statSync(join(library, 'node_modules', name));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  expect(present).toStrictEqual([]);
+  // The install's size, for the run's log (the restructure's note compares it with the full one).
+  const bytes = (dir: string) =>
+    filesUnder(dir).reduce((sum, path) => sum + statSync(join(dir, path)).size, 0);
+  console.info(
+    `pack test: node_modules holds ${bytes(join(library, 'node_modules'))} bytes with the library alone, ${bytes(join(app, 'node_modules'))} with every package`,
+  );
+});
+
+test(
+  'codemode-executor serve and mcp without their packages say how to install them, exit 1',
+  async () => {
+    for (const [command, name] of [
+      ['serve', '@supolka/codemode-server'],
+      ['mcp', '@supolka/codemode-mcp'],
+    ] as const) {
+      const { code, output } = await exitOfIn(library, 'npx', ['--no-install', 'codemode-executor', command]);
+      expect(code).toBe(1);
+      expect(output).toContain(`The ${command} command lives in ${name}, which is not installed here`);
+      expect(output).toContain(`npm install ${name}`);
+    }
+  },
+  SPAWNS,
+);
+
+test(
+  'with the packages installed beside it, codemode-executor serve and mcp are theirs, as are their own bins',
+  async () => {
+    for (const [args, usage] of [
+      [['codemode-executor', 'serve', '--help'], 'Usage: codemode-executor serve'],
+      [['codemode-executor', 'help', 'mcp'], 'Usage: codemode-executor mcp'],
+      [['codemode-server', '--help'], 'Usage: codemode-executor serve'],
+      [['codemode-mcp', '--help'], 'Usage: codemode-executor mcp'],
+    ] as const) {
+      const { code, output } = await exitOfIn(app, 'npx', ['--no-install', ...args]);
+      expect({ args, code, start: output.slice(0, usage.length) }).toStrictEqual({
+        args,
+        code: 0,
+        start: usage,
+      });
+    }
+  },
+  SPAWNS,
+);
+
 test(
   'the installed client bundle loads in a bare V8 isolate, where no Node built-in or global exists',
   async () => {
@@ -230,7 +313,7 @@ test(
   'the installed client drives a server made by the installed executor, over a WebSocket on loopback',
   async () => {
     const envelope = await runInApp(`
-    import { createServer } from '@supolka/codemode-executor';
+    import { createServer } from '@supolka/codemode-server';
     import { ExecutorClient } from '@supolka/codemode-protocol/client';
     const token = 'a-token-of-thirty-two-characters';
     const server = await createServer({ port: 0, token, executor: { poolSize: 1 } });
