@@ -37,7 +37,10 @@ const pnpmVersion = (
   JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
 ).packageManager.replace(/^pnpm@/, '');
 
+// A user's shell, not pnpm's: pnpm sets NODE_PATH to the workspace's packages for the scripts it
+// runs, and require's resolution (which the executor's optional commands fall back to) reads it.
 const env = npmEnv();
+delete env.NODE_PATH;
 let scratch = '';
 let app = '';
 let library = '';
