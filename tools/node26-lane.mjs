@@ -1,5 +1,5 @@
-// The second engine lane (adr/0002): the engine-dependent part of the executor's suite (the
-// sandbox, the runtime inside the isolate, the pool, the path matrix, and the pack test) under Node 26, the LTS line
+// The second engine lane (adr/0002): the engine-dependent part of the suite (the sandbox, the
+// runtime inside the isolate, the pool, the path matrix, and the pack test) under Node 26, the LTS line
 // a new user may run, with isolated-vm 7.0.1. The workspace's own isolated-vm is 7.0.1, whose
 // package carries the Node 26 binary beside the Node 24 one, so the source tests need no other
 // install; the pack test makes the lane's install root of its own: the packed tarballs and
@@ -12,22 +12,18 @@ import { fileURLToPath } from 'node:url';
 
 const MAJOR = 26;
 /**
- * The executor's test folders whose outcome depends on the engine, and the path matrix with the
- * retained handlers' calls through the pool and the server: each feature through each door, on this
+ * Per package, the test folders whose outcome depends on the engine: the executor's sandbox,
+ * runtime and pool, the retained handlers' calls through the pool and the server, and the path
+ * matrix and the pack test (the integration package): each feature through each door, on this
  * engine too.
  */
-const FOLDERS = [
-  'test/sandbox',
-  'test/runtime',
-  'test/pool',
-  'test/matrix',
-  'test/executor/handles-host-calls.test.ts',
-  'test/server/handles-host-calls.test.ts',
-  'test/pack',
+const LANE = [
+  ['executor', ['test/sandbox', 'test/runtime', 'test/pool', 'test/executor/handles-host-calls.test.ts']],
+  ['server', ['test/handles-host-calls.test.ts']],
+  ['integration', ['test/matrix', 'test/pack']],
 ];
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const executor = join(root, 'packages', 'executor');
 
 function nodeOfLane() {
   if (Number(process.versions.node.split('.')[0]) === MAJOR) return process.execPath;
@@ -50,13 +46,18 @@ if (!existsSync(node)) {
 }
 // Its folder first on PATH: npm, npx and every `#!/usr/bin/env node` bin the tests start run under it.
 const env = { ...process.env, PATH: [dirname(node), process.env.PATH ?? ''].join(delimiter) };
-const run = spawnSync(node, [join(executor, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...FOLDERS], {
-  cwd: executor,
-  env,
-  stdio: 'inherit',
-});
-if (run.error) {
-  console.error(`node26-lane: could not start Node ${MAJOR}: ${run.error.message}`);
-  process.exit(1);
+let failed = false;
+for (const [name, folders] of LANE) {
+  const cwd = join(root, 'packages', name);
+  const run = spawnSync(node, [join(cwd, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...folders], {
+    cwd,
+    env,
+    stdio: 'inherit',
+  });
+  if (run.error) {
+    console.error(`node26-lane: could not start Node ${MAJOR}: ${run.error.message}`);
+    process.exit(1);
+  }
+  if (run.status !== 0) failed = true;
 }
-process.exit(run.status ?? 1);
+process.exit(failed ? 1 : 0);

@@ -35,9 +35,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
-import { internalNamesFile } from './internal-names.ts';
 import { SINGLE_BYTE_NAMES } from '../../packages/runtime/src/encoding/single-byte-names.ts';
 import { STREAM_INTERFACES } from '../../packages/runtime/src/streams/shape.ts';
+import { internalNamesFile } from './internal-names.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const out = join(root, 'packages/executor/src/sandbox/generated');

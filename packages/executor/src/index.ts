@@ -51,23 +51,3 @@ export { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE, PARENT_ENDED_REASON } from
 export type { DispatchFunction } from './sandbox/dispatch.ts';
 export type { EngineReport } from './sandbox/isolate.ts';
 export type { ExecuteResult } from './sandbox/sandbox.ts';
-export { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from './server/auth.ts';
-export { type CallOutcome, type Gauges as ServerStats, ServerMetrics } from './server/metrics.ts';
-export {
-  DEFAULT_CONGESTION_TIMEOUT,
-  DEFAULT_DRAIN_TIMEOUT,
-  DEFAULT_HELLO_TIMEOUT,
-  DEFAULT_MAX_CONNECTIONS,
-  DEFAULT_MAX_EXECUTIONS_PER_CONNECTION,
-  DEFAULT_MAX_MEMORY_LIMIT,
-  DEFAULT_MAX_TIMEOUT,
-  DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS,
-  DEFAULT_PING_INTERVAL,
-  DEFAULT_PORT,
-  DEFAULT_SEND_BUFFER_LIMIT,
-  ServerOptionError,
-  type ServerOptions,
-} from './server/options.ts';
-export { createServer, ExecutorServer } from './server/server.ts';
-export * as serverTexts from './server/texts.ts';
-export { readToken, TOKEN_ENV, TOKEN_FILE_ENV, TokenSourceError } from './server/token.ts';

@@ -32,7 +32,7 @@ import { DEFAULT_CALLER, FairQueue } from '../pool/fair-queue.ts';
 import { TypeEraser, threadModule } from '../sandbox/eraser.ts';
 import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
 import type { CodePositions } from './code-positions.ts';
-import { type EntryData, entryData, normalize, withPositions } from './normalize.ts';
+import type { EntryData } from './normalize.ts';
 
 /**
  * Threads that may read code at once: one per core, at least two (so one slow read never holds
@@ -66,6 +66,13 @@ export const DISPOSED_BEFORE_START = 'the executor was disposed before it starte
 const HOLD_INTERVAL = 2 ** 31 - 1;
 
 const WORKER_URL = threadModule('normalize-worker', import.meta.url);
+
+/**
+ * The read itself (normalize.ts), which loads acorn: loaded at the first Code Mode read, not with
+ * the library, whose import needs no parser until a program in the Code Mode form arrives.
+ */
+let reading: Promise<typeof import('./normalize.ts')> | undefined;
+const readModule = () => (reading ??= import('./normalize.ts'));
 
 /** The names the thread reads the code under: TypeScript on or off (normalize-worker.ts). */
 const NAME = { typescript: 'code.ts', javascript: 'code.js' } as const;
@@ -129,6 +136,7 @@ export class CodeNormalizer {
     checkNesting(code, CODE_NAME);
     if (code.length <= INLINE_READ_LIMIT) {
       // Read as JavaScript, which erases nothing: what reads so is the entry either way.
+      const { entryData, normalize, withPositions } = await readModule();
       const read = normalize(code, false);
       if (read.entry !== undefined || !typescript) return withPositions(code, entryData(read));
     }
@@ -157,6 +165,7 @@ export class CodeNormalizer {
     const [entry] = read;
     if (entry instanceof Error) throw entry;
     // The thread answers the entry with the slices it copied, as JSON text (normalize-worker.ts).
+    const { withPositions } = await readModule();
     return withPositions(code, JSON.parse(entry as string) as EntryData);
   }
 

@@ -1,18 +1,14 @@
 /**
  * The first word of the command line: help in its three spellings and per command, --version,
- * and words and options that are no command, each a sentence on stderr and exit 2.
+ * and words and options that are no command, each a sentence on stderr and exit 2. `serve` and
+ * `mcp` come from their own packages: their help and errors are tested there
+ * (packages/server/test/command-word.test.ts, packages/mcp/test/config.test.ts), and the sentence
+ * an install without them prints, by the pack test.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import {
-  RUN_USAGE,
-  SERVE_USAGE,
-  USAGE,
-  unknownCommandMessage,
-  unknownLeadingOptionMessage,
-  unknownOptionMessage,
-} from '../../src/cli/args.ts';
+import { RUN_USAGE, USAGE, unknownCommandMessage, unknownLeadingOptionMessage } from '../../src/cli/args.ts';
 import { BIN, cli } from './cli-process.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
@@ -25,8 +21,6 @@ describe('help', () => {
   test.each([
     [['help', 'run'], RUN_USAGE],
     [['run', '--help'], RUN_USAGE],
-    [['help', 'serve'], SERVE_USAGE],
-    [['serve', '-h'], SERVE_USAGE],
   ])('%j prints the options of that command', (args, usage) => {
     expect(cli(args)).toStrictEqual({ status: 0, signal: null, stdout: usage, stderr: '' });
   });
@@ -70,14 +64,6 @@ describe('what is no command is exit 2 and a sentence, then the overview', () =>
       stdout: '',
       stderr: `codemode-executor: ${message}\n\n${USAGE}`,
     });
-  });
-
-  test('an option serve does not take names serve', () => {
-    const run = cli(['serve', '--bogus']);
-    expect(run.status).toBe(2);
-    expect(run.stderr).toBe(
-      `codemode-executor serve: ${unknownOptionMessage('serve', '--bogus')}\n\n${SERVE_USAGE}`,
-    );
   });
 });
 

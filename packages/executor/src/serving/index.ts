@@ -1,0 +1,15 @@
+/**
+ * @supolka/codemode-executor/serving: what a process that serves executions to remote callers needs
+ * beyond the library, for this project's own server (@supolka/codemode-server) and MCP bridge
+ * (@supolka/codemode-mcp). Both depend on this package and never the other way round, so the pieces
+ * they share, and the executor internals they serve through, are exported here rather than copied.
+ * It follows the package's version like the root entry; it loads no isolate.
+ */
+export { outcomeOf } from '../executor/observer.ts';
+export { currentContext, type NestingFrame, withNestingCapacity } from '../pool/nesting.ts';
+export type { OwnEndpoint } from '../sandbox/address-policy.ts';
+export { threadModule } from '../sandbox/eraser.ts';
+export { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from './auth.ts';
+export { DEFAULT_HELLO_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from './defaults.ts';
+export { notLoopbackServeMessage, originRefusedMessage, tooManyUnauthenticatedMessage } from './texts.ts';
+export { readToken, TOKEN_ENV, TOKEN_FILE_ENV, TokenSourceError } from './token.ts';

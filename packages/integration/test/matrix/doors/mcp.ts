@@ -1,0 +1,86 @@
+/**
+ * `codemode-executor mcp`, as an MCP client meets it: the official SDK's client over stdio, the
+ * catalogue's `store` namespace as the one upstream (fixtures/store-mcp-server.mjs), the program as
+ * statements in `execute`'s `code`. The answer is text: the result in the codec's JSON (or
+ * `undefined`), or `isError` with the error and ` [CODE]` when the executor ended the run, and the
+ * console lines as a second block after `console:`. The bridge's settings are its command line, so
+ * the door keeps one bridge per set of --timeout, --memory and --outbound a row asks for.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FAULT_CODES, parseForDispatch } from '@supolka/codemode-protocol';
+import { type Connected, connect, removeScratch } from '../../../../mcp/test/mcp-process.ts';
+import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
+import { fromParts, type Outcome } from '../outcome.ts';
+
+const STORE_SERVER = new URL('../fixtures/store-mcp-server.mjs', import.meta.url).pathname;
+const CONSOLE_BLOCK = 'console:\n';
+
+export const mcpDoor: DoorSpec = {
+  name: 'codemode-executor mcp',
+  lacks: {
+    'spread-tools': "an upstream's tool takes one arguments object (MCP's tools/call)",
+    prelude: 'the config names MCP servers, never provider source',
+    'proxy-source': 'the config names MCP servers, never provider source',
+    'proxied-fetch': 'outbound is disabled or native: a config has no function to proxy through',
+    'loopback-opt-in':
+      'the bridge has no loopback opt-in: native fetch reaches public addresses only, which a test cannot serve',
+    modules: 'execute takes only code: the bridge has no module map',
+    'stream-console': "the console lines come in the answer's second block, once the run has ended",
+    'bounded-console':
+      "the answer's console block is cut at maxResultLength (100000 characters), far below the capture bound (1 MiB of cost)",
+    nesting: "a program's calls go to upstream MCP servers, never back into the bridge",
+    cancel:
+      "a cancelled call answers nothing: the client's notifications/cancelled ends the request, and the run with it (test/mcp/misbehaving.test.ts)",
+    retain: 'execute answers text: no handler outlives the call',
+  },
+  omits: ['errorKind'],
+  async open() {
+    const bridges = new Map<string, Promise<Connected>>();
+    const bridgeFor = (behaviour: Behaviour) => {
+      const args: string[] = [];
+      if (behaviour.timeout !== undefined) args.push('--timeout', String(behaviour.timeout));
+      if (behaviour.wallClockLimit !== undefined)
+        args.push('--wall-clock-limit', String(behaviour.wallClockLimit));
+      if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
+      if (behaviour.outbound === 'native') args.push('--outbound', 'native');
+      const key = args.join(' ');
+      let bridge = bridges.get(key);
+      if (bridge === undefined) {
+        const config = { mcpServers: { store: { command: process.execPath, args: [STORE_SERVER] } } };
+        bridge = connect(config, {}, args);
+        bridges.set(key, bridge);
+      }
+      return bridge;
+    };
+    return {
+      run: async (behaviour) => {
+        const { client } = await bridgeFor(behaviour);
+        const answer = (await client.callTool(
+          { name: 'execute', arguments: { code: statementCode(behaviour) } },
+          undefined,
+          { timeout: 60_000 },
+        )) as CallToolResult;
+        return fromAnswer(answer);
+      },
+      close: async () => {
+        for (const bridge of bridges.values()) await (await bridge).close();
+        removeScratch();
+      },
+    };
+  },
+};
+
+/** The answer's text blocks read back into an outcome. */
+function fromAnswer(answer: CallToolResult): Outcome {
+  const texts = answer.content.map((block) => (block.type === 'text' ? block.text : ''));
+  const [first = '', second] = texts;
+  const logs = second?.startsWith(CONSOLE_BLOCK) ? second.slice(CONSOLE_BLOCK.length).split('\n') : [];
+  if (answer.isError !== true) {
+    return fromParts({ result: first === 'undefined' ? undefined : parseForDispatch(first), logs });
+  }
+  const code = / \[([A-Z_]+)\]$/.exec(first)?.[1];
+  if (code !== undefined && (FAULT_CODES as readonly string[]).includes(code)) {
+    return fromParts({ error: first.slice(0, -(code.length + 3)), code, logs });
+  }
+  return fromParts({ error: first, logs });
+}

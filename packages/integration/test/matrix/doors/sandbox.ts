@@ -1,0 +1,75 @@
+/**
+ * The in-process Sandbox (`@supolka/codemode-executor/sandbox`): the program as an arrow, the
+ * providers as descriptors with one dispatch function serving their fns (the one IsolateExecutor
+ * builds), the outbound tri-state and the loopback opt-in on the request, a retained handler
+ * invoked with wire requests.
+ */
+import {
+  buildDispatch,
+  describeProviders,
+  type HostProvider,
+} from '../../../../executor/src/executor/providers.ts';
+import { Sandbox } from '../../../../executor/src/sandbox/sandbox.ts';
+import { providersNamed, streamed } from '../catalogue.ts';
+import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
+import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
+import { allowsLoopback, CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
+
+export const sandboxDoor: DoorSpec = {
+  name: 'Sandbox',
+  lacks: {
+    'wall-clock':
+      'the Sandbox has the run clock only, which a tool wait pauses; the wall-clock bound is the executor’s, around the pool',
+  },
+  // The capture exists before the isolate, so a cancelled run keeps what it wrote.
+  cancellation: { reason: CANCEL_REASON, keepsLogs: true },
+  async open() {
+    const sandbox = new Sandbox();
+    return {
+      run: (behaviour) => run(sandbox, behaviour),
+      close: async () => sandbox.dispose(),
+    };
+  },
+};
+
+/** The dispatch IsolateExecutor builds over the same fns; none when no namespace has fns. */
+function dispatchOf(providers: readonly HostProvider[]) {
+  const dispatch = buildDispatch(providers, undefined);
+  return dispatch === undefined ? {} : { dispatch };
+}
+
+async function run(sandbox: Sandbox, behaviour: Behaviour): Promise<Outcome> {
+  const providers = providersNamed(behaviour.providers ?? []) as HostProvider[];
+  const cancel = cancellation(behaviour);
+  try {
+    const envelope = await sandbox.execute({
+      code: arrowCode(behaviour),
+      providers: describeProviders(providers),
+      ...dispatchOf(providers),
+      outbound: outboundSetting(behaviour),
+      allowLoopback: allowsLoopback(behaviour),
+      onConsole: (line) => streamed.push(lineText(line)),
+      ...(behaviour.modules ? { modules: behaviour.modules } : {}),
+      ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
+      ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
+      ...(behaviour.invoke ? { retainHandles: true } : {}),
+      ...(cancel.signal ? { signal: cancel.signal } : {}),
+    });
+    const outcome = fromEnvelope(envelope);
+    if (behaviour.invoke === undefined || envelope.executionId === undefined) return outcome;
+    const responses: string[] = [];
+    for (const path of behaviour.invoke) {
+      const response = await sandbox.invoke(envelope.executionId, {
+        method: 'GET',
+        url: invocationUrl(path),
+        headers: [],
+        body: null,
+      });
+      responses.push(`${response.status} ${new TextDecoder().decode(response.body ?? new Uint8Array())}`);
+    }
+    sandbox.closeHandles(envelope.executionId);
+    return { ...outcome, responses };
+  } finally {
+    cancel.release();
+  }
+}

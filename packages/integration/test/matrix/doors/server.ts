@@ -1,0 +1,100 @@
+/**
+ * `serve` + ExecutorClient over Node's own WebSocket: the program as an arrow, the tools and the
+ * proxied fetch served on the client's side, native fetch performed by the server (its
+ * allowNativeOutbound, and the executor's loopback opt-in), the console streamed in batches, a
+ * retained handler invoked with a Request through the client.
+ */
+import { ExecutorClient, type OutboundHandler } from '@supolka/codemode-protocol/client';
+import { createServer, type ExecutorServer } from '../../../../server/src/server.ts';
+import { providersNamed, proxiedFetch } from '../catalogue.ts';
+import type { Behaviour, DoorSpec } from '../door.ts';
+import type { Outcome } from '../outcome.ts';
+import { allowsLoopback } from './hooks.ts';
+import { runThroughObjectForm } from './object-form.ts';
+
+export const TOKEN = 'path-matrix-token-0123456789';
+
+/** The server's reason for a cancel its client sent: the client's own reason does not cross. */
+export const CLIENT_CANCEL_REASON = 'its client cancelled it';
+
+/**
+ * A server that performs native requests, reaching loopback when `allowLoopback` says so, under
+ * its `wallClockLimit` when one is given.
+ */
+export async function startServer(allowLoopback = true, wallClockLimit?: number): Promise<ExecutorServer> {
+  const server = await createServer({
+    port: 0,
+    token: TOKEN,
+    allowNativeOutbound: true,
+    ...(wallClockLimit !== undefined ? { wallClockLimit } : {}),
+    executor: { poolSize: 2, allowLoopback },
+  });
+  await server.executor.engine();
+  return server;
+}
+
+export function connectClient(server: ExecutorServer): Promise<ExecutorClient> {
+  // Node's WebSocket takes headers in its second argument (undici's extension of the standard).
+  const socket = new WebSocket(server.url, { headers: { authorization: `Bearer ${TOKEN}` } } as never);
+  return ExecutorClient.connect(socket);
+}
+
+export const serverDoor: DoorSpec = {
+  name: 'serve + ExecutorClient (Node)',
+  lacks: {},
+  cancellation: { reason: CLIENT_CANCEL_REASON, keepsLogs: false },
+  async open() {
+    // The loopback opt-in is the server's executor's, the wall-clock bound the server's: one server
+    // and client for each pair of values a row asks for.
+    const doors = new Map<string, Promise<{ server: ExecutorServer; client: ExecutorClient }>>();
+    const clientFor = async (behaviour: Behaviour) => {
+      const allowLoopback = allowsLoopback(behaviour);
+      const key = `${allowLoopback} ${behaviour.wallClockLimit}`;
+      let door = doors.get(key);
+      if (door === undefined) {
+        door = startServer(allowLoopback, behaviour.wallClockLimit).then(async (server) => ({
+          server,
+          client: await connectClient(server),
+        }));
+        doors.set(key, door);
+      }
+      return (await door).client;
+    };
+    return {
+      run: async (behaviour) => run(await clientFor(behaviour), behaviour),
+      close: async () => {
+        for (const door of doors.values()) {
+          const { server, client } = await door;
+          client.close();
+          await server.close();
+        }
+      },
+    };
+  },
+};
+
+/** The tri-state as the client takes it: the catalogue's function served on this side, or null or undefined. */
+function clientOutbound(behaviour: Behaviour): OutboundHandler | null | undefined {
+  if (behaviour.outbound === 'proxied') return proxiedFetch;
+  if (behaviour.outbound === 'native') return undefined;
+  return null;
+}
+
+function run(client: ExecutorClient, behaviour: Behaviour): Promise<Outcome> {
+  return runThroughObjectForm(
+    {
+      execute: (request, options) =>
+        client.execute(
+          {
+            ...request,
+            providers: providersNamed(behaviour.providers ?? []),
+            outbound: clientOutbound(behaviour),
+          },
+          options,
+        ),
+      invoke: async (executionId, request) => (await client.invoke(executionId, request)) as Response,
+      closeHandles: (executionId) => client.closeHandles(executionId),
+    },
+    behaviour,
+  );
+}

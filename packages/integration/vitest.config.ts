@@ -1,0 +1,28 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+// The packages this one drives load from their builds (dist/), as a user's install does: one copy
+// of each module, so the executor's classes and its per-process state are the ones the tests hold.
+export default defineConfig({
+  resolve: {
+    alias: [
+      // @cloudflare/codemode's root entry and /ai import cloudflare:workers, which only workerd
+      // provides; the executor's stand-ins let them load here (docs/codemode.md).
+      {
+        find: 'cloudflare:workers',
+        replacement: fileURLToPath(new URL('../executor/src/codemode/workers-stub.ts', import.meta.url)),
+      },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Child processes, not worker threads: an isolate that takes its host down must take only
+    // one test file with it. Every process that creates isolates needs --no-node-snapshot and
+    // --no-wasm-code-gc (adr/0002).
+    pool: 'forks',
+    execArgv: ['--no-node-snapshot', '--no-wasm-code-gc'],
+    testTimeout: 30_000,
+    // An alias applies only to modules Vite processes; the package is inlined so it is one of them.
+    server: { deps: { inline: ['@cloudflare/codemode'] } },
+  },
+});

@@ -1,0 +1,122 @@
+/**
+ * The command line of `codemode-executor mcp`, parsed and checked without loading the MCP SDK, so
+ * `help mcp` and a bad flag cost no more than the other commands do.
+ */
+import { parseArgs } from 'node:util';
+import {
+  delayOption,
+  missingValueMessage,
+  noValueMessage,
+  UsageError,
+  unknownOptionMessage,
+} from '@supolka/codemode-executor/cli';
+
+export const MCP_USAGE = `Usage: codemode-executor mcp --config FILE [options]
+
+Connects to every MCP server that FILE's mcpServers names (the format MCP clients use: a stdio
+server { command, args, env, cwd } or an HTTP server { url, headers }) and serves one MCP server of
+its own with an execute tool: a program that calls those servers' tools as functions, run in a
+fresh V8 isolate. Serves over stdio unless --http is given. FILE's other keys (approvals,
+defaultApproval, timeout, wallClockLimit, memoryLimit, outbound, maxResultLength, upstreamTimeout,
+maxUpstreamCalls, approvalTimeout, progressInterval) are described in docs/mcp.md.
+
+Options:
+  --config FILE           the configuration (required)
+  --http PORT             serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a port)
+  --host HOST             the address --http listens on (default 127.0.0.1)
+  --token-file PATH       a file holding the bearer token --http requires of clients (or set
+                          CODEMODE_EXECUTOR_TOKEN); without a token only a loopback --host is served
+  --allow-origin ORIGIN   a browser origin allowed to call --http; repeat for several
+  --timeout MS            the run bound of one execution (default: the file's, else 60000)
+  --wall-clock-limit MS   wall time one execution may take, waits on upstreams included but
+                          not a person answering an approval (default: the file's, else twice
+                          the run bound, at least 120000)
+  --memory MB             the isolate's memory limit (default: the file's, else 128)
+  --outbound MODE         disabled or native: whether a program's fetch reaches the network
+                          (default: the file's, else disabled)
+  --pool-size N           child processes running programs (default 1)
+  -h, --help              this text
+`;
+
+export interface McpCommand {
+  readonly config: string;
+  readonly http: number | undefined;
+  readonly host: string | undefined;
+  readonly tokenFile: string | undefined;
+  readonly allowedOrigins: readonly string[];
+  readonly timeout: number | undefined;
+  readonly wallClockLimit: number | undefined;
+  readonly memoryLimit: number | undefined;
+  readonly outbound: 'disabled' | 'native' | undefined;
+  readonly poolSize: number | undefined;
+}
+
+export function parseMcpCommandLine(argv: readonly string[]): McpCommand | 'help' {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const option = /'(?:-\w, )?(--?[\w-]+)/.exec(message)?.[1];
+    if (option !== undefined && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      throw new UsageError(unknownOptionMessage('mcp', option));
+    }
+    if (option !== undefined && message.endsWith(' argument missing'))
+      throw new UsageError(missingValueMessage(option));
+    if (option !== undefined && message.endsWith(' does not take an argument'))
+      throw new UsageError(noValueMessage(option));
+    throw new UsageError(message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length > 0) throw new UsageError(`mcp takes no arguments; got ${positionals.join(' ')}.`);
+  if (values.config === undefined)
+    throw new UsageError('mcp needs --config FILE, the file naming the MCP servers.');
+  const outbound = values.outbound;
+  if (outbound !== undefined && outbound !== 'disabled' && outbound !== 'native') {
+    throw new UsageError(`--outbound must be disabled or native; got '${outbound}'.`);
+  }
+  if (values.http === undefined) {
+    for (const flag of ['host', 'token-file', 'allow-origin'] as const) {
+      if (values[flag] !== undefined) throw new UsageError(`--${flag} applies to --http only.`);
+    }
+  }
+  return {
+    config: values.config,
+    http: wholeNumber('--http', values.http),
+    host: values.host,
+    tokenFile: values['token-file'],
+    allowedOrigins: values['allow-origin'] ?? [],
+    timeout: wholeNumber('--timeout', values.timeout),
+    wallClockLimit: delayOption('--wall-clock-limit', values['wall-clock-limit']),
+    memoryLimit: wholeNumber('--memory', values.memory),
+    outbound,
+    poolSize: wholeNumber('--pool-size', values['pool-size']),
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      config: { type: 'string' },
+      http: { type: 'string' },
+      host: { type: 'string' },
+      'token-file': { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true },
+      timeout: { type: 'string' },
+      'wall-clock-limit': { type: 'string' },
+      memory: { type: 'string' },
+      outbound: { type: 'string' },
+      'pool-size': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+function wholeNumber(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number; got '${text}'.`);
+  return Number(text);
+}

@@ -1,0 +1,208 @@
+/**
+ * `codemode-executor mcp`: reads the config, starts every upstream (one that fails is named on
+ * stderr and restarted with backoff; the others are served), and serves the execute tool over
+ * stdio, or over Streamable HTTP with --http. stdout belongs to the MCP channel over stdio, so
+ * everything this command says goes to stderr. Returns 2 for a command line or config that cannot
+ * run, naming what is wrong; 0 when the client closes stdio or a signal ends the service.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { IsolateExecutor } from '@supolka/codemode-executor';
+import type { Output } from '@supolka/codemode-executor/cli';
+import { UsageError } from '@supolka/codemode-executor/cli';
+import {
+  isLoopback,
+  MIN_TOKEN_LENGTH,
+  notLoopbackServeMessage,
+  readToken,
+  TokenSourceError,
+} from '@supolka/codemode-executor/serving';
+import { ApprovalPolicy } from './approvals.ts';
+import { Catalog } from './catalog.ts';
+import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';
+import { type McpConfig, readConfig } from './config.ts';
+import { HttpServeError, serveHttp, shortTokenMessage } from './http-serve.ts';
+import { namespaceNames } from './names.ts';
+import { createServedServer, type McpHost } from './served.ts';
+import { upstreamFailedMessage } from './texts.ts';
+import { Upstream } from './upstream.ts';
+
+export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
+export const DEFAULT_UPSTREAM_TIMEOUT = 60_000;
+export const DEFAULT_MAX_UPSTREAM_CALLS = 1000;
+export const DEFAULT_PROGRESS_INTERVAL = 5000;
+export const DEFAULT_APPROVAL_TIMEOUT = 300_000;
+
+export async function runMcp(
+  argv: readonly string[],
+  output: Output,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  let command: McpCommand;
+  let config: McpConfig;
+  let names: ReadonlyMap<string, string>;
+  let token: string | undefined;
+  try {
+    const parsed = parseMcpCommandLine(argv);
+    if (parsed === 'help') {
+      output.out(MCP_USAGE);
+      return 0;
+    }
+    command = parsed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.err(`codemode-executor mcp: ${error.message}\n\n${MCP_USAGE}`);
+    return 2;
+  }
+  try {
+    config = await readConfig(command.config);
+    names = namespaceNames(Object.keys(config.mcpServers));
+    token = command.http === undefined ? undefined : await readToken(env, command.tokenFile);
+    // Refused before any upstream starts; serveHttp checks the same for callers of its own.
+    const host = command.host ?? '127.0.0.1';
+    if (command.http !== undefined && token === undefined && !isLoopback(host)) {
+      throw new HttpServeError(notLoopbackServeMessage(host));
+    }
+    if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+      throw new HttpServeError(shortTokenMessage(MIN_TOKEN_LENGTH));
+    }
+  } catch (error) {
+    if (
+      !(error instanceof UsageError || error instanceof TokenSourceError || error instanceof HttpServeError)
+    ) {
+      throw error;
+    }
+    output.err(`codemode-executor mcp: ${error.message}\n`);
+    return 2;
+  }
+
+  const log = (line: string) => output.err(`codemode-executor mcp: ${line}\n`);
+  const servers = new Set<Server>();
+  const changed = debounce(() => {
+    for (const server of servers) void server.sendToolListChanged().catch(() => {});
+  });
+  const upstreams = Object.entries(config.mcpServers)
+    .filter(([, entry]) => entry.disabled !== true)
+    .map(
+      ([key, entry]) =>
+        new Upstream(key, names.get(key) as string, entry, {
+          timeout: config.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT,
+          onChange: changed,
+          log,
+        }),
+    );
+  const outbound = command.outbound ?? config.outbound ?? 'disabled';
+  const executor = new IsolateExecutor({
+    poolSize: command.poolSize ?? 1,
+    ...optional('timeout', command.timeout ?? config.timeout),
+    ...optional('wallClockLimit', command.wallClockLimit ?? config.wallClockLimit),
+    ...optional('memoryLimit', command.memoryLimit ?? config.memoryLimit),
+    ...(outbound === 'native' ? { outbound: undefined } : { outbound: null }),
+  });
+  const host: McpHost = {
+    catalog: new Catalog(upstreams),
+    policy: new ApprovalPolicy(config.approvals, config.defaultApproval),
+    executor,
+    limits: {
+      maxResultLength: config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH,
+      maxUpstreamCalls: config.maxUpstreamCalls ?? DEFAULT_MAX_UPSTREAM_CALLS,
+      progressInterval: config.progressInterval ?? DEFAULT_PROGRESS_INTERVAL,
+      approvalTimeout: config.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT,
+    },
+  };
+  // The pool's child starts beside the upstreams, so the first execute does not wait for it.
+  const ready = executor.engine().then(
+    () => {},
+    (error: unknown) =>
+      log(`the pool's first child did not start (${String(error)}); executions will start another`),
+  );
+  const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
+  await ready;
+  started.forEach((outcome, index) => {
+    if (outcome.status === 'rejected') {
+      output.err(
+        `${upstreamFailedMessage((upstreams[index] as Upstream).key, (outcome.reason as Error).message)}\n`,
+      );
+    }
+  });
+  const served = upstreams
+    .filter((upstream) => upstream.state.kind === 'ready')
+    .map((upstream) => upstream.key);
+  log(
+    `serving ${served.length} of ${upstreams.length} MCP servers${served.length > 0 ? `: ${served.join(', ')}` : ''}`,
+  );
+
+  const shutdown = async () => {
+    await Promise.all(upstreams.map((upstream) => upstream.close()));
+    await executor.dispose();
+  };
+  try {
+    if (command.http === undefined) {
+      const server = createServedServer(host);
+      servers.add(server);
+      const closed = new Promise<void>((resolve) => {
+        server.onclose = resolve;
+      });
+      await server.connect(new StdioServerTransport());
+      // The SDK's stdio transport does not watch for the end of stdin: a client that closes it is gone.
+      const ended = new Promise<void>((resolve) => process.stdin.once('end', resolve));
+      await Promise.race([closed, ended, signalled()]);
+      await server.close();
+    } else {
+      const http = await serveHttp({
+        host: command.host ?? '127.0.0.1',
+        port: command.http,
+        token,
+        allowedOrigins: command.allowedOrigins,
+        createServer: () => {
+          const server = createServedServer(host);
+          servers.add(server);
+          server.onclose = () => servers.delete(server);
+          return server;
+        },
+      });
+      log(`serving MCP on ${http.url}`);
+      await signalled();
+      await http.close();
+    }
+  } catch (error) {
+    await shutdown();
+    const known = error instanceof HttpServeError || (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    if (!known) throw error;
+    output.err(`codemode-executor mcp: ${(error as Error).message}\n`);
+    return 2;
+  }
+  await shutdown();
+  log('stopped');
+  return 0;
+}
+
+function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+}
+
+/** Resolves on the first SIGTERM or SIGINT. */
+function signalled(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+}
+
+/** Many upstreams changing at once (a restart, a burst of list_changed) tell the client once. */
+function debounce(run: () => void, ms = 100): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  return () => {
+    if (timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      run();
+    }, ms);
+    timer.unref();
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * The mcp command's config file: the `mcpServers` object MCP clients already use, one entry per
+ * upstream (`{ command, args?, env?, cwd? }` over stdio, `{ url, headers? }` over Streamable HTTP
+ * with the legacy SSE transport as fallback), plus this project's keys beside it. Every key is
+ * checked; a file that does not hold is refused with a sentence naming the key (docs/mcp.md).
+ */
+
+import { readTextFile, UsageError } from '@supolka/codemode-executor/cli';
+import { z } from 'zod';
+import { ambiguousReadings } from './approvals.ts';
+import { ambiguousRuleMessage, configKeyMessage, configNotJsonMessage, noServersMessage } from './texts.ts';
+
+/** A config is a few kilobytes; a megabyte is far past any real one and bounds what parsing costs. */
+export const CONFIG_BYTES_LIMIT = 1024 * 1024;
+
+/** Upstreams one command serves: each is a process or a connection this one holds. */
+export const SERVER_LIMIT = 64;
+
+const text = z.string().max(64 * 1024);
+const stringRecord = z.record(text, text).refine((record) => Object.keys(record).length <= 1000, {
+  message: 'must hold at most 1000 entries',
+});
+
+const stdioServer = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: text.min(1),
+  args: z.array(text).max(1000).optional(),
+  env: stringRecord.optional(),
+  cwd: text.optional(),
+  /** Desktop clients' switch for an entry kept but not started. */
+  disabled: z.boolean().optional(),
+});
+
+const httpServer = z.strictObject({
+  type: z.enum(['http', 'streamable-http', 'sse']).optional(),
+  url: z.url({ protocol: /^https?$/ }),
+  headers: stringRecord.optional(),
+  disabled: z.boolean().optional(),
+});
+
+const decision = z.enum(['allow', 'deny', 'ask']);
+/** Rules of approvals, a server's tools counted one each. */
+const RULE_LIMIT = 1000;
+
+function ruleCount(record: Readonly<Record<string, unknown>>): number {
+  let count = 0;
+  for (const value of Object.values(record))
+    count += typeof value === 'string' ? 1 : Object.keys(value ?? {}).length;
+  return count;
+}
+const wholeNumber = (min: number, max: number) => z.int().min(min).max(max);
+
+const configSchema = z.strictObject({
+  /** Keys become namespaces the model reads: as long as a tool name may be, no longer. */
+  mcpServers: z.record(z.string().min(1).max(128), z.union([stdioServer, httpServer])),
+  /**
+   * Server and tool globs to a decision, as `"server.tool"`, `"server"` or `"server": { "tool": ... }`;
+   * the most specific rule wins (approvals.ts).
+   */
+  approvals: z
+    .record(text.min(1), z.union([decision, z.record(text.min(1), decision)]))
+    .refine((record) => ruleCount(record) <= RULE_LIMIT, {
+      message: `must hold at most ${RULE_LIMIT} rules`,
+    })
+    .optional(),
+  /** The decision for a call no rule of approvals names. */
+  defaultApproval: decision.optional(),
+  /** The run bound of one execution, in ms. */
+  timeout: wholeNumber(1, 3_600_000).optional(),
+  /**
+   * Wall-clock time one execution may take, in ms, waits on upstreams included and approval
+   * questions not (IsolateExecutor's option: at least 120000 by default).
+   */
+  wallClockLimit: wholeNumber(1, 2_147_483_647).optional(),
+  /** The isolate's memory limit, in MB. */
+  memoryLimit: wholeNumber(8, 4096).optional(),
+  /** Whether a program's fetch reaches the network. */
+  outbound: z.enum(['disabled', 'native']).optional(),
+  /** Characters of an answer's text past which it is cut, with a marker saying so. */
+  maxResultLength: wholeNumber(100, 10_000_000).optional(),
+  /** How long one upstream call may take, in ms. */
+  upstreamTimeout: wholeNumber(1, 3_600_000).optional(),
+  /** Upstream calls one execution may make. */
+  maxUpstreamCalls: wholeNumber(1, 1_000_000).optional(),
+  /** How long an `ask` waits for the user's answer, in ms. */
+  approvalTimeout: wholeNumber(1, 3_600_000).optional(),
+  /** How often a running execute reports progress, in ms. */
+  progressInterval: wholeNumber(10, 600_000).optional(),
+});
+
+export type McpConfig = z.infer<typeof configSchema>;
+export type UpstreamConfig = McpConfig['mcpServers'][string];
+export type StdioUpstreamConfig = z.infer<typeof stdioServer>;
+export type HttpUpstreamConfig = z.infer<typeof httpServer>;
+export type Decision = z.infer<typeof decision>;
+export type ApprovalRules = NonNullable<McpConfig['approvals']>;
+
+export function isStdio(config: UpstreamConfig): config is StdioUpstreamConfig {
+  return 'command' in config;
+}
+
+/** Reads and checks the file; a UsageError names the file and the key. */
+export async function readConfig(file: string): Promise<McpConfig> {
+  return parseConfig(await readTextFile(file, CONFIG_BYTES_LIMIT, file), file);
+}
+
+export function parseConfig(source: string, file: string): McpConfig {
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (error) {
+    throw new UsageError(configNotJsonMessage(file, (error as Error).message));
+  }
+  const parsed = configSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = innermost(parsed.error.issues[0] as z.core.$ZodIssue, value);
+    throw new UsageError(configKeyMessage(file, keyPath(issue.path), ruleOf(issue)));
+  }
+  const servers = Object.keys(parsed.data.mcpServers);
+  if (servers.length === 0) throw new UsageError(noServersMessage(file));
+  if (servers.length > SERVER_LIMIT) {
+    throw new UsageError(configKeyMessage(file, 'mcpServers', `must hold at most ${SERVER_LIMIT} servers`));
+  }
+  for (const [key, value] of Object.entries(parsed.data.approvals ?? {})) {
+    const readings = typeof value === 'string' ? ambiguousReadings(key, servers) : undefined;
+    if (readings !== undefined) {
+      throw new UsageError(
+        configKeyMessage(file, keyPath(['approvals', key]), ambiguousRuleMessage(readings, value as string)),
+      );
+    }
+  }
+  return parsed.data;
+}
+
+/** `mcpServers["my server"].args[0]`, as a reader finds it in the file. */
+function keyPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(the top level)';
+  let written = '';
+  for (const key of path) {
+    if (typeof key === 'number') written += `[${key}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(String(key)))
+      written += written === '' ? String(key) : `.${String(key)}`;
+    else written += `[${JSON.stringify(String(key))}]`;
+  }
+  return written;
+}
+
+/**
+ * An entry of mcpServers that holds neither form fails as a union; the branch its keys point at
+ * (command: stdio, url: HTTP) names the key that is wrong, with the path from the top.
+ */
+function innermost(issue: z.core.$ZodIssue, root: unknown): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union' || issue.errors.length !== 2) return issue;
+  let entry: unknown = root;
+  for (const key of issue.path) entry = (entry as Record<PropertyKey, unknown>)?.[key];
+  // A rule of approvals is a decision (string) or a server's tools (object).
+  if (issue.path[0] === 'approvals') {
+    const branch =
+      typeof entry === 'string' ? 0 : typeof entry === 'object' && entry !== null ? 1 : undefined;
+    const inner = branch === undefined ? undefined : issue.errors[branch]?.[0];
+    return inner === undefined ? issue : { ...inner, path: [...issue.path, ...inner.path] };
+  }
+  if (typeof entry !== 'object' || entry === null) return issue;
+  const branch = Object.hasOwn(entry, 'command') ? 0 : Object.hasOwn(entry, 'url') ? 1 : undefined;
+  const inner = branch === undefined ? undefined : issue.errors[branch]?.[0];
+  return inner === undefined ? issue : { ...inner, path: [...issue.path, ...inner.path] };
+}
+
+/** What the key must be, in words that do not depend on which branch of a union zod tried last. */
+function ruleOf(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') {
+    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}; docs/mcp.md lists the keys.`;
+  }
+  if (issue.code === 'invalid_union' && issue.path[0] === 'approvals') {
+    return 'must be "allow", "deny" or "ask", or an object of tool globs to one of them.';
+  }
+  if (issue.code === 'invalid_union') {
+    return 'must be a stdio server { command, args?, env?, cwd? } or an HTTP server { url, headers? }.';
+  }
+  return `${issue.message}.`;
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+/**
+ * The `codemode-mcp` command: `codemode-executor mcp` under this package's own name, for an
+ * install (or npx) of this package alone. This process only supervises; programs run in the pool's
+ * children.
+ */
+// First: the executor's root entry refuses a Node below its floor with one sentence (node-floor.ts).
+import '@supolka/codemode-executor';
+import { runCommand } from './entry.ts';
+
+const output = {
+  out: (text: string) => process.stdout.write(text),
+  err: (text: string) => process.stderr.write(text),
+  colors: process.stdout.isTTY === true,
+};
+process.exitCode = await runCommand(process.argv.slice(2), output);

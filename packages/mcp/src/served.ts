@@ -1,0 +1,210 @@
+/**
+ * The MCP server this command offers its client: `execute`, whose description carries the
+ * generated declarations of every upstream tool, and, once those pass DESCRIPTION_CUTOVER,
+ * `search` and `describe` beside it. One instance per client session (stdio has one; Streamable
+ * HTTP one per session); all of them share the catalog, the policy and the executor.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type ServerNotification,
+  type ServerRequest,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { IsolateExecutor } from '@supolka/codemode-executor';
+import type { ApprovalPolicy } from './approvals.ts';
+import { type Catalog, DESCRIPTION_CUTOVER } from './catalog.ts';
+import { type AskUser, type ExecutionLimits, runExecution } from './execution.ts';
+import { cutText, safeText } from './safe-text.ts';
+import { approvalTimeoutReason, notInCatalogMessage, unknownToolMessage } from './texts.ts';
+import { packageVersion } from './version.ts';
+
+export interface McpHost {
+  readonly catalog: Catalog;
+  readonly policy: ApprovalPolicy;
+  readonly executor: IsolateExecutor;
+  readonly limits: ExecutionLimits & {
+    readonly progressInterval: number;
+    readonly approvalTimeout: number;
+  };
+}
+
+const EXECUTE_PREAMBLE = `Runs a JavaScript or TypeScript program in a sandbox (a fresh V8 isolate, no network unless configured) and returns its result. The program is an async arrow function, \`async () => { ... }\`, or statements with a \`return\`. Every MCP server below is a namespace and each of its tools an async function taking one arguments object: call them, combine and filter their results in the program, and return only what is needed. console.log lines come back as a second block. Tool results are the tool's structured content when it has one, else its text parsed as JSON when it parses, else the text; images and audio are { type, mimeType, data: Uint8Array }. A tool that reports an error throws.`;
+
+function executeTool(host: McpHost): Tool {
+  const declarations = host.catalog.declarations();
+  const unavailable = host.catalog.unavailable();
+  const down = unavailable.length === 0 ? '' : `\n\nNot available now: ${unavailable.join('; ')}.`;
+  const large = declarations.length > DESCRIPTION_CUTOVER;
+  const body = large
+    ? `The catalog is too large to list here; find tools with search and read their declarations with describe. Namespaces: ${host.catalog.upstreams.map((u) => `${u.namespace} (${u.tools.length} tools)`).join(', ')}.`
+    : `\`\`\`ts\n${declarations}\n\`\`\``;
+  return {
+    name: 'execute',
+    description: `${EXECUTE_PREAMBLE}\n\n${body}${down}\n\n${policyLine(host)}`,
+    inputSchema: {
+      type: 'object',
+      properties: { code: { type: 'string', description: 'The program: async () => { ... }' } },
+      required: ['code'],
+    },
+  };
+}
+
+/** Characters of the approval policy the description shows: the operator's rules, up to 1000 of them. */
+export const POLICY_LIMIT = 4000;
+
+function policyLine(host: McpHost): string {
+  return safeText(cutText(host.policy.describe(), POLICY_LIMIT, 'POLICY_LIMIT')).replaceAll('\n', ' ');
+}
+
+const SEARCH_TOOL: Tool = {
+  name: 'search',
+  description:
+    'Finds tools of the execute sandbox by words in their names and descriptions; answers each match as namespace.function with its description. Read one with describe.',
+  inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+};
+
+const DESCRIBE_TOOL: Tool = {
+  name: 'describe',
+  description:
+    'The TypeScript declaration of tools of the execute sandbox, named as search answers them (namespace.function).',
+  inputSchema: {
+    type: 'object',
+    properties: { names: { type: 'array', items: { type: 'string' }, maxItems: 50 } },
+    required: ['names'],
+  },
+};
+
+function offeredTools(host: McpHost): Tool[] {
+  const execute = executeTool(host);
+  return host.catalog.declarations().length > DESCRIPTION_CUTOVER
+    ? [execute, SEARCH_TOOL, DESCRIBE_TOOL]
+    : [execute];
+}
+
+/** Numbers each session's caller id: unique in the process, as a caller id must be per executor. */
+let nextSession = 0;
+
+export function createServedServer(host: McpHost): Server {
+  // Sessions share the executor's lanes and children by turns (docs/pool.md, "Fair queues").
+  const callerId = `session ${nextSession++}`;
+  const server = new Server(
+    { name: 'codemode-executor', version: packageVersion() },
+    { capabilities: { tools: { listChanged: true } } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offeredTools(host) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args = {} } = request.params;
+    switch (name) {
+      case 'execute':
+        return execute(server, host, String(args.code ?? ''), extra, callerId);
+      case 'search':
+        return search(host, String(args.query ?? ''));
+      case 'describe':
+        return describe(host, Array.isArray(args.names) ? args.names.slice(0, 50).map(String) : []);
+      default:
+        return textResult(
+          unknownToolMessage(
+            name,
+            offeredTools(host).map((tool) => tool.name),
+          ),
+          true,
+        );
+    }
+  });
+  return server;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+async function execute(
+  server: Server,
+  host: McpHost,
+  code: string,
+  extra: Extra,
+  callerId: string,
+): Promise<CallToolResult> {
+  let status = 'running';
+  const token = extra._meta?.progressToken;
+  let progress = 0;
+  // Progress keeps a client's request timeout from ending a run that is still working.
+  const ticker =
+    token === undefined
+      ? undefined
+      : setInterval(() => {
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: ++progress, message: status },
+            })
+            .catch(() => {});
+        }, host.limits.progressInterval);
+  try {
+    return await runExecution({
+      code,
+      catalog: host.catalog,
+      policy: host.policy,
+      limits: host.limits,
+      executor: host.executor,
+      ask: askUser(server, host, extra),
+      signal: extra.signal,
+      callerId,
+      waiting: (what) => {
+        status = what ?? 'running';
+      },
+    });
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+function askUser(server: Server, host: McpHost, extra: Extra): AskUser {
+  if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
+  const timeout = host.limits.approvalTimeout;
+  return async (question, ended) => {
+    try {
+      const answer = await server.elicitInput(
+        { mode: 'form', message: question, requestedSchema: { type: 'object', properties: {} } },
+        // Related to the execute request, so over HTTP the question travels on its stream; withdrawn
+        // when the request is cancelled or the execution ends, so no answer can send a call later.
+        { relatedRequestId: extra.requestId, timeout, signal: AbortSignal.any([extra.signal, ended]) },
+      );
+      return answer.action;
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new Error(approvalTimeoutReason(timeout));
+      }
+      throw error;
+    }
+  };
+}
+
+/** Characters of a tool's first description line that search answers. */
+export const SEARCH_LINE_LIMIT = 300;
+
+function search(host: McpHost, query: string): CallToolResult {
+  const found = host.catalog.search(query);
+  if (found.length === 0) return textResult(`No tool matches ${JSON.stringify(query)}.`);
+  const lines = found.map(
+    ({ call, tool }) =>
+      `${call}: ${safeText(cutText((tool.description ?? '').split('\n')[0] ?? '', SEARCH_LINE_LIMIT, 'SEARCH_LINE_LIMIT'))}`,
+  );
+  return textResult(lines.join('\n'));
+}
+
+function describe(host: McpHost, names: readonly string[]): CallToolResult {
+  const parts = names.map((name) => {
+    const entry = host.catalog.find(name);
+    return entry === undefined ? `// ${notInCatalogMessage(name)}` : host.catalog.describe(entry);
+  });
+  return textResult(parts.join('\n\n'));
+}
+
+function textResult(text: string, isError = false): CallToolResult {
+  return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+}

@@ -1,0 +1,342 @@
+/**
+ * One upstream MCP server, held connected with the official SDK's Client: started (stdio) or
+ * reached (Streamable HTTP, falling back to legacy SSE when the server only speaks that), its tools
+ * listed and listed again on `notifications/tools/list_changed`, and, when it exits or its
+ * connection drops, restarted with a backoff that doubles up to BACKOFF_CAP. A call while it is
+ * down throws a sentence naming it and why.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  McpError,
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { boundedFetch } from './bounded-fetch.ts';
+import { isStdio, type UpstreamConfig } from './config.ts';
+import { functionNames } from './names.ts';
+import { cutText } from './safe-text.ts';
+import { NO_VALIDATION_HERE, SchemaCheck } from './schema-check.ts';
+import {
+  connectTimeoutMessage,
+  toolNameTooLongMessage,
+  tooManyToolsMessage,
+  upstreamCallFailedMessage,
+  upstreamDownMessage,
+  upstreamTimeoutMessage,
+} from './texts.ts';
+import { packageVersion } from './version.ts';
+
+/** Tools one namespace may hold: each is a function the program is told about. */
+export const TOOL_LIMIT = 1000;
+/** Characters a tool name may have: the MCP specification's 128. */
+export const NAME_LIMIT = 128;
+/** Pages of tools/list read before giving up: a server paging forever must not hold startup. */
+export const PAGE_LIMIT = 100;
+/**
+ * How long connecting and listing tools may take: a server started with npx may spend seconds
+ * installing, far longer than one call should wait (upstreamTimeout).
+ */
+export const CONNECT_TIMEOUT = 30_000;
+export const BACKOFF_START = 500;
+export const BACKOFF_CAP = 30_000;
+/** A transport error this recent when the connection closes is named as its cause. */
+const LAST_ERROR_WINDOW = 1000;
+/** How much of a stdio server's stderr is kept, to say why it failed. */
+const STDERR_TAIL = 2000;
+/**
+ * Characters of an upstream's failure reason repeated anywhere (the execute description, the
+ * operator's log, a program's error): an HTTP upstream's error body is the server's to choose.
+ */
+export const REASON_LIMIT = 500;
+
+export interface UpstreamOptions {
+  /** Ms one call, the connection and each listing may take. */
+  readonly timeout: number;
+  /** Told of every change of tools or state, so the catalog can be refreshed. */
+  readonly onChange: () => void;
+  /** Lifecycle lines for the operator (stderr). */
+  readonly log: (line: string) => void;
+}
+
+type State =
+  | { readonly kind: 'connecting' }
+  | { readonly kind: 'ready' }
+  | { readonly kind: 'down'; readonly reason: string };
+
+export class Upstream {
+  readonly key: string;
+  readonly namespace: string;
+  readonly #config: UpstreamConfig;
+  readonly #options: UpstreamOptions;
+  #client: Client | undefined;
+  #state: State = { kind: 'connecting' };
+  #tools: readonly Tool[] = [];
+  #stderr = '';
+  /** Settles when the stdio server's stderr has ended, so its last words are read before they are quoted. */
+  #stderrEnded: Promise<void> = Promise.resolve();
+  /** The transport's last complaint (a line too long, a broken pipe), quoted if the connection then closes. */
+  #lastError: { message: string; at: number } | undefined;
+  #backoff = BACKOFF_START;
+  readonly #schemaCheck = new SchemaCheck();
+  /** A list_changed listing is running; another came meanwhile (#refresh). */
+  #listing = false;
+  #listAgain = false;
+  #restart: NodeJS.Timeout | undefined;
+  #closed = false;
+  /** Bumped by every connection, so the close of an old one cannot touch a newer one's state. */
+  #generation = 0;
+
+  constructor(key: string, namespace: string, config: UpstreamConfig, options: UpstreamOptions) {
+    this.key = key;
+    this.namespace = namespace;
+    this.#config = config;
+    this.#options = options;
+  }
+
+  /** The tools of the last good listing (kept while the server is down, so calls name it). */
+  get tools(): readonly Tool[] {
+    return this.#tools;
+  }
+
+  get state(): State {
+    return this.#state;
+  }
+
+  /** Connects and lists; rejects with the reason (and schedules a restart) when it cannot. */
+  async start(): Promise<void> {
+    const generation = ++this.#generation;
+    this.#state = { kind: 'connecting' };
+    try {
+      const client = await this.#connect(generation);
+      if (generation !== this.#generation || this.#closed) {
+        await client.close();
+        return;
+      }
+      this.#client = client;
+      this.#tools = await this.#list(client);
+      this.#state = { kind: 'ready' };
+      this.#backoff = BACKOFF_START;
+      this.#options.onChange();
+    } catch (error) {
+      if (generation === this.#generation) this.#down(generation, this.#reason(error));
+      throw new Error(this.#reason(error));
+    }
+  }
+
+  async #connect(generation: number): Promise<Client> {
+    const config = this.#config;
+    if (isStdio(config)) {
+      this.#stderr = '';
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args ?? [],
+        // Desktop clients add the entry's env to a minimal inherited one; so does this.
+        env: { ...getDefaultEnvironment(), ...config.env },
+        ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
+        stderr: 'pipe',
+      });
+      const stderr = transport.stderr;
+      stderr?.on('data', (chunk: Buffer) => {
+        this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+      });
+      this.#stderrEnded = new Promise((resolve) => {
+        stderr?.once('end', resolve);
+        stderr?.once('close', resolve);
+      });
+      return this.#open(transport, generation);
+    }
+    const url = new URL(config.url);
+    const requestInit = { headers: { ...config.headers } };
+    const fetch = boundedFetch();
+    if (config.type === 'sse')
+      return this.#open(new SSEClientTransport(url, { requestInit, fetch }), generation);
+    try {
+      return await this.#open(new StreamableHTTPClientTransport(url, { requestInit, fetch }), generation);
+    } catch (streamable) {
+      if (config.type === 'http' || config.type === 'streamable-http') throw streamable;
+      try {
+        return await this.#open(new SSEClientTransport(url, { requestInit, fetch }), generation);
+      } catch {
+        throw streamable;
+      }
+    }
+  }
+
+  async #open(transport: Transport, generation: number): Promise<Client> {
+    // Output schemas are checked off this thread (schema-check.ts), never by the SDK on it.
+    const client = new Client(
+      { name: 'codemode-executor', version: packageVersion() },
+      { capabilities: {}, jsonSchemaValidator: NO_VALIDATION_HERE },
+    );
+    client.onclose = () => {
+      // While connecting, start's own catch reports the failure, with the better reason.
+      if (generation !== this.#generation || this.#closed || this.#state.kind !== 'ready') return;
+      this.#state = { kind: 'down', reason: 'its connection closed' };
+      void this.#closeReason().then((reason) => this.#down(generation, reason));
+    };
+    // Garbage on the wire is the SDK's to skip (the call it meant to answer times out by name);
+    // the complaint is kept in case the connection closes because of it.
+    // The first of a burst is the cause: a line past the bound is followed by its tail as garbage.
+    client.onerror = (error) => {
+      const now = Date.now();
+      if (this.#lastError !== undefined && now - this.#lastError.at < LAST_ERROR_WINDOW) return;
+      this.#lastError = { message: error.message, at: now };
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (generation === this.#generation) void this.#refresh(client);
+    });
+    await client.connect(transport, { timeout: CONNECT_TIMEOUT });
+    return client;
+  }
+
+  async #list(client: Client): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < PAGE_LIMIT; page++) {
+      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, {
+        timeout: CONNECT_TIMEOUT,
+      });
+      for (const tool of answer.tools) {
+        if (tool.name.length > NAME_LIMIT)
+          throw new Error(toolNameTooLongMessage(this.key, tool.name.length, NAME_LIMIT));
+      }
+      tools.push(...answer.tools);
+      if (tools.length > TOOL_LIMIT) throw new Error(tooManyToolsMessage(this.key, TOOL_LIMIT));
+      cursor = answer.nextCursor;
+      if (cursor === undefined) break;
+    }
+    // Refused here, before any of them is offered: two tools under one name hide one.
+    functionNames(
+      this.key,
+      tools.map((tool) => tool.name),
+    );
+    return tools;
+  }
+
+  /**
+   * Lists again on list_changed. Notifications that arrive while a listing runs are coalesced into
+   * one more listing after it: a burst of them costs two listings, not one each.
+   */
+  async #refresh(client: Client): Promise<void> {
+    if (this.#listing) {
+      this.#listAgain = true;
+      return;
+    }
+    this.#listing = true;
+    try {
+      do {
+        this.#listAgain = false;
+        try {
+          this.#tools = await this.#list(client);
+          this.#options.onChange();
+        } catch (error) {
+          this.#options.log(
+            `the tools of ${this.key} could not be listed again, the earlier list stays: ${this.#reason(error)}`,
+          );
+        }
+      } while (this.#listAgain && this.#client === client);
+    } finally {
+      this.#listing = false;
+    }
+  }
+
+  #down(generation: number, reason: string): void {
+    // A close noticed late must not mark a newer connection down.
+    if (generation !== this.#generation) return;
+    reason = cutText(reason, REASON_LIMIT, 'REASON_LIMIT');
+    this.#state = { kind: 'down', reason };
+    this.#client = undefined;
+    this.#options.log(`the MCP server ${this.key} is down (${reason}); restarting in ${this.#backoff} ms`);
+    this.#options.onChange();
+    if (this.#closed || this.#restart !== undefined) return;
+    const delay = this.#backoff;
+    this.#backoff = Math.min(this.#backoff * 2, BACKOFF_CAP);
+    this.#restart = setTimeout(() => {
+      this.#restart = undefined;
+      if (generation !== this.#generation || this.#closed) return;
+      this.start().then(
+        () => this.#options.log(`the MCP server ${this.key} is back`),
+        () => {},
+      );
+    }, delay);
+    this.#restart.unref();
+  }
+
+  /** Why the connection closed, once the server's stderr has been read to its end (a second at most). */
+  async #closeReason(): Promise<string> {
+    await Promise.race([this.#stderrEnded, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    const recent = this.#lastError !== undefined && Date.now() - this.#lastError.at < LAST_ERROR_WINDOW;
+    const after = recent ? ` after ${this.#lastError?.message}` : '';
+    const stderr = this.#stderr.trim().split('\n').at(-1);
+    return `its connection closed${after}${stderr ? `; its last words on stderr: ${stderr}` : ''}`;
+  }
+
+  #reason(error: unknown): string {
+    const message = cutText(
+      error instanceof Error ? error.message : String(error),
+      REASON_LIMIT,
+      'REASON_LIMIT',
+    );
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
+      return 'its connection closed';
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+      return connectTimeoutMessage(CONNECT_TIMEOUT);
+    return message;
+  }
+
+  /**
+   * Calls one tool by its upstream name; resolves to the raw result, rejects with a sentence naming
+   * the server.
+   */
+  async call(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const client = this.#client;
+    if (this.#state.kind !== 'ready' || client === undefined) {
+      const reason = this.#state.kind === 'down' ? this.#state.reason : 'it is still starting';
+      throw new Error(upstreamDownMessage(this.key, reason));
+    }
+    let result: Record<string, unknown>;
+    try {
+      // Aborting `signal` cancels the call upstream: the SDK sends notifications/cancelled.
+      result = (await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
+        timeout: this.#options.timeout,
+        ...(signal !== undefined ? { signal } : {}),
+      })) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new Error(upstreamTimeoutMessage(this.key, tool, this.#options.timeout));
+      }
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+        throw new Error(upstreamDownMessage(this.key, await this.#closeReason()));
+      }
+      throw new Error(upstreamCallFailedMessage(this.key, tool, this.#reason(error)));
+    }
+    const schema = this.#tools.find((listed) => listed.name === tool)?.outputSchema;
+    if (schema !== undefined && result.structuredContent !== undefined && result.isError !== true) {
+      const mismatch = await this.#schemaCheck.check(schema, result.structuredContent);
+      if (mismatch !== undefined) {
+        throw new Error(
+          upstreamCallFailedMessage(this.key, tool, cutText(mismatch, REASON_LIMIT, 'REASON_LIMIT')),
+        );
+      }
+    }
+    return result;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#schemaCheck.close();
+    clearTimeout(this.#restart);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+  }
+}

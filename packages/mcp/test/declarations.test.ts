@@ -1,0 +1,131 @@
+/**
+ * Declarations generated from JSON Schema: what the model reads for each tool, bounded against
+ * schemas that are deep, cyclic, explosive through references or simply huge; and every
+ * declaration made is TypeScript that parses.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, test } from 'vitest';
+import {
+  DEPTH_LIMIT,
+  NODE_BUDGET,
+  namespaceDeclaration,
+  schemaToType,
+  TYPE_LIMIT,
+  toolDeclaration,
+} from '../src/declarations.ts';
+
+// amaro (swc, as Node strips types) refuses TypeScript that does not parse.
+const amaro = createRequire(import.meta.url)('amaro') as {
+  transformSync(code: string, options: object): unknown;
+};
+
+function parses(source: string): boolean {
+  try {
+    amaro.transformSync(source, { mode: 'strip-only' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('declarations from JSON Schema', () => {
+  test('objects, optional and required keys, enums, unions, arrays and descriptions', () => {
+    const declaration = toolDeclaration({
+      name: 'list-issues',
+      description: 'Lists issues. */ not the end',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          repo: { type: 'string', description: 'owner/name' },
+          state: { enum: ['open', 'closed'] },
+          labels: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
+          'per-page': { type: ['integer', 'null'] },
+        },
+        required: ['repo'],
+      },
+      outputSchema: { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] },
+    });
+    expect(declaration).toBe(
+      [
+        '  /** Lists issues. *\\/ not the end */',
+        '  list_issues(args: {',
+        '    /** owner/name */',
+        '    repo: string;',
+        '    state?: "open" | "closed";',
+        '    labels?: (string | number)[];',
+        '    "per-page"?: number | null;',
+        '  }): Promise<{',
+        '    count: number;',
+        '  }>;',
+      ].join('\n'),
+    );
+    expect(parses(namespaceDeclaration('github', [{ name: 'list-issues', inputSchema: {} }]))).toBe(true);
+    expect(parses(`declare const x: {\n${declaration}\n};`)).toBe(true);
+    expect(parses('declare const x: {')).toBe(false);
+  });
+
+  test('a union inside an array is parenthesized', () => {
+    expect(
+      schemaToType({
+        type: 'array',
+        items: { oneOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'null' }] },
+      }),
+    ).toBe('({\n  a?: string;\n} | null)[]');
+  });
+
+  test('a $ref cycle reads as unknown where it closes', () => {
+    expect(
+      schemaToType({
+        $ref: '#/$defs/node',
+        $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } },
+      }),
+    ).toBe('{\n  next?: unknown;\n}');
+  });
+
+  test('remote references are never followed', () => {
+    expect(schemaToType({ $ref: 'https://example.com/schema.json' })).toBe('unknown');
+  });
+
+  test('nesting past DEPTH_LIMIT reads as unknown', () => {
+    let schema: object = { type: 'string' };
+    for (let i = 0; i < 100_000; i++) schema = { type: 'object', properties: { a: schema }, required: ['a'] };
+    const type = schemaToType(schema);
+    expect(type.match(/a:/g)?.length).toBe(DEPTH_LIMIT + 1);
+    expect(type).toContain('a: unknown;');
+  });
+
+  test('references that double at every level spend the node budget and fall back', () => {
+    const $defs: Record<string, object> = {};
+    for (let i = 0; i < 60; i++) {
+      $defs[`l${i}`] = { anyOf: Array.from({ length: 10 }, () => ({ $ref: `#/$defs/l${i + 1}` })) };
+    }
+    // Ten branches each: without the budget, 10^8 nodes inside DEPTH_LIMIT.
+    expect(schemaToType({ $ref: '#/$defs/l0', $defs }, 'FALLBACK')).toBe('FALLBACK');
+    expect(NODE_BUDGET).toBeLessThan(10 ** DEPTH_LIMIT);
+  });
+
+  test('a huge flat schema falls back to the coarse type past TYPE_LIMIT', () => {
+    const properties = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`property_${i}`, { type: 'string' }]),
+    );
+    const type = toolDeclaration({ name: 'wide', inputSchema: { type: 'object', properties } });
+    expect(type).toBe('  wide(args: Record<string, unknown>): Promise<unknown>;');
+    expect(TYPE_LIMIT).toBeLessThan(300 * 'property_000?: string;\n'.length);
+  });
+
+  test('garbage schemas read as the fallback, never a throw', () => {
+    for (const garbage of [
+      null,
+      7,
+      'x',
+      [],
+      { type: 42 },
+      { properties: 'x' },
+      { enum: 'x' },
+      { $ref: 5 },
+      { allOf: [] },
+    ]) {
+      expect(parses(`declare const x: ${schemaToType(garbage)};`)).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * The sanitizer for text a model or a person reads: each class of character that could break a
+ * line, move or hide text, open or close a code block or end a comment comes out as plain text.
+ */
+import { describe, expect, test } from 'vitest';
+import { cutText, safeText } from '../src/safe-text.ts';
+
+describe('safeText', () => {
+  test.each([
+    ['a lone CR', 'a\rb', 'a\\u000db'],
+    ['CRLF, which becomes LF', 'a\r\nb', 'a\nb'],
+    ['U+2028 and U+2029', 'a\u2028b\u2029c', 'a\\u2028b\\u2029c'],
+    ['bidi overrides and isolates', '\u202aa\u202e\u2066b\u2069', '\\u202aa\\u202e\\u2066b\\u2069'],
+    ['zero-width characters', 'a\u200bb\u200dc\ufeffd\u2060', 'a\\u200bb\\u200dc\\ufeffd\\u2060'],
+    [
+      'C0 and C1 controls, tab and DEL included',
+      '\0\t\x1b[1m\x7f\x85\x9f',
+      '\\u0000\\u0009\\u001b[1m\\u007f\\u0085\\u009f',
+    ],
+    ['code fences of backticks and tildes', '```ts ~~~ ````', '\\u0060``ts \\u007e~~ \\u0060\\u0060``'],
+    ['a comment terminator', 'a */ b', 'a *\\/ b'],
+  ])('%s', (_name, text, safe) => {
+    expect(safeText(text)).toBe(safe);
+  });
+
+  test('line feeds, two backticks and ordinary non-ASCII text are kept', () => {
+    expect(safeText('one\ntwo `` ü 日本')).toBe('one\ntwo `` ü 日本');
+  });
+});
+
+describe('cutText', () => {
+  test('names the bound it cut at and never splits a surrogate pair', () => {
+    expect(cutText('abcdef', 3, 'SOME_LIMIT')).toBe(
+      'abc… [cut: 6 characters, the first 3 shown (SOME_LIMIT)]',
+    );
+    expect(cutText('ab😀cd', 3, 'SOME_LIMIT')).toBe(
+      'ab… [cut: 6 characters, the first 2 shown (SOME_LIMIT)]',
+    );
+    expect(cutText('abc', 3, 'SOME_LIMIT')).toBe('abc');
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * `codemode-executor serve` as a real process, and createServer from code: each refuses a bad
+ * setting in the words of the API its caller used (flags and environment for the command,
+ * option names for code).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { ExecutorClient } from '@supolka/codemode-protocol/client';
+import { describe, expect, test } from 'vitest';
+import { createServer } from '../src/server.ts';
+import { notLoopbackServeMessage } from '../src/texts.ts';
+import { openSocket, TOKEN } from './helpers.ts';
+
+const main = new URL('../../executor/src/cli/main.ts', import.meta.url).pathname;
+
+/** The environment with no token in it, whatever the runner's holds. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const { CODEMODE_EXECUTOR_TOKEN: _, CODEMODE_EXECUTOR_TOKEN_FILE: __, ...env } = process.env;
+  return env;
+}
+
+function serve(...args: string[]) {
+  const run = spawnSync(process.execPath, [main, 'serve', ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: cleanEnv(),
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('a setting that cannot run', () => {
+  test('createServer names its token option; the serve command names its environment and flag', async () => {
+    await expect(createServer({ host: '0.0.0.0', port: 0 })).rejects.toMatchObject({
+      name: 'ServerOptionError',
+      option: 'host',
+      message:
+        'Refusing to listen on 0.0.0.0 without a token: only a loopback address (127.0.0.1, ::1, localhost) may be served unauthenticated. Pass createServer a token option of at least 16 characters.',
+    });
+    expect(serve('--host', '0.0.0.0', '--port', '0')).toStrictEqual({
+      status: 2,
+      stdout: '',
+      stderr: `codemode-executor serve: ${notLoopbackServeMessage('0.0.0.0')}\n`,
+    });
+    expect(notLoopbackServeMessage('0.0.0.0')).toBe(
+      'Refusing to listen on 0.0.0.0 without a token: only a loopback address (127.0.0.1, ::1, localhost) may be served unauthenticated. Set CODEMODE_EXECUTOR_TOKEN or --token-file.',
+    );
+  });
+
+  test('a bound createServer refuses is named by its option from code and by its flag from the command', async () => {
+    await expect(
+      createServer({ port: 0, maxTimeout: 10, executor: { timeout: 1000 } }),
+    ).rejects.toMatchObject({
+      message: "Server option maxTimeout must be at least the executor's timeout, 1000 ms; got 10.",
+    });
+    expect(serve('--port', '0', '--max-timeout', '10', '--timeout', '1000')).toStrictEqual({
+      status: 2,
+      stdout: '',
+      stderr:
+        "codemode-executor serve: --max-timeout must be at least the executor's timeout, 1000 ms; got 10.\n",
+    });
+    const budget = serve('--port', '0', '--request-budget', '1');
+    expect(budget.status).toBe(2);
+    expect(budget.stderr).toMatch(
+      /^codemode-executor serve: --request-budget must be at least 128 MiB; got 1\.\n\nUsage:/,
+    );
+  });
+});
+
+/** Runs `serve` until it listens, lets `drive` use it, then stops it with SIGTERM. */
+async function served(args: string[], drive: (url: string) => Promise<void>) {
+  const child = spawn(process.execPath, [main, 'serve', '--port', '0', '--pool-size', '1', ...args], {
+    env: { ...cleanEnv(), CODEMODE_EXECUTOR_TOKEN: TOKEN },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const url = await new Promise<string>((resolve) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /serving on (\S+)/.exec(stdout);
+      if (match?.[1]) resolve(match[1]);
+    });
+  });
+  await drive(url);
+  child.kill('SIGTERM');
+  const [status] = await once(child, 'exit');
+  return {
+    status,
+    stdout,
+    log: stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
+  };
+}
+
+async function oneExecution(url: string): Promise<void> {
+  const client = await ExecutorClient.connect(openSocket(url, { authorization: `Bearer ${TOKEN}` }));
+  await client.execute({ code: 'async () => "logged"' });
+  client.close();
+  await ExecutorClient.connect(openSocket(url, { authorization: 'Bearer not-the-token-at-all' })).catch(
+    () => {},
+  );
+}
+
+describe("the serve command's log", () => {
+  test('is info and up, one JSON object a line on stderr, by default', async () => {
+    const run = await served([], oneExecution);
+    expect(run.status).toBe(0);
+    const of = (connection?: number) =>
+      run.log.filter((line) => line.connection === connection).map((line) => [line.level, line.event]);
+    expect(of(undefined)).toStrictEqual([
+      ['info', 'server listening'],
+      ['info', 'server stopped'],
+    ]);
+    expect(of(1)).toStrictEqual([
+      ['info', 'connection opened'],
+      ['info', 'execution'],
+      ['info', 'connection closed'],
+    ]);
+    expect(of(2)).toStrictEqual([
+      ['info', 'connection opened'],
+      ['warn', 'authentication failed'],
+      ['info', 'connection closed'],
+    ]);
+    expect(run.log.find((line) => line.event === 'execution')).toMatchObject({
+      id: 'c1',
+      outcome: 'ok',
+      name: 'codemode-executor',
+    });
+  }, 60_000);
+
+  test('--log-level sets the least level logged, and a bad one is named by its flag', async () => {
+    const run = await served(['--log-level', 'warn'], oneExecution);
+    expect(run.log.map((line) => line.event)).toStrictEqual(['authentication failed']);
+    expect(serve('--port', '0', '--log-level', 'loud')).toStrictEqual({
+      status: 2,
+      stdout: '',
+      stderr:
+        'codemode-executor serve: --log-level must be one of fatal, error, warn, info, debug, trace, silent; got "loud".\n',
+    });
+  }, 60_000);
+});
