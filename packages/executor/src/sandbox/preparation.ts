@@ -13,7 +13,8 @@
 import type ivm from 'isolated-vm';
 import { cjsFactoryName, cjsInternal } from './cjs.ts';
 import type { Erasure, ErasureSource, TypeEraser } from './eraser.ts';
-import { moduleKind, moduleSource, type NormalizedModuleMap } from './module-map.ts';
+import { moduleKind, type NormalizedModuleMap } from './module-map.ts';
+import { moduleSource } from './module-source.ts';
 import { CODE_NAME, checkNesting, moduleName } from './nesting.ts';
 import { isTypeScriptModule } from './typescript.ts';
 

@@ -25,7 +25,7 @@ import type { RunClock } from './clock.ts';
 import { COMPLETION_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { CompletionValues } from './inside/completion.ts';
 import type { IsolateHandle } from './isolate.ts';
-import type { ReportedFailure } from './prepared-isolate.ts';
+import type { ReportedFailure } from './reported-failure.ts';
 
 /**
  * Defines the completion names without flags, so user code can replace neither: __resultJson, an
