@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CHILD_EXEC_ARGV } from '../packages/executor/dist/executor/defaults.js';
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
-import { childEnvironment } from '../packages/executor/dist/pool/child.js';
-import { ERASER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/eraser.js';
+import { childEnvironment } from '../packages/executor/dist/pool/child-handle.js';
+import { ERASER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/threads/deadline-worker.js';
 
 const MB = 2 ** 20;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

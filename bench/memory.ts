@@ -19,7 +19,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
-import { ERASER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/eraser.js';
+import { ERASER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/threads/deadline-worker.js';
 import { processRss, record, single } from './stats.ts';
 
 const runs = Number(process.env.BENCH_MEMORY_RUNS ?? 1000);

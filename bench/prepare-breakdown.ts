@@ -16,9 +16,9 @@ import ivm from 'isolated-vm';
 import {
   INTERNAL_FILENAME,
   INTERNAL_MODULE_SOURCE,
-} from '../packages/executor/src/sandbox/internal-module.ts';
+} from '../packages/executor/src/sandbox/entry/internal-module.ts';
 import { RUNTIME_SOURCE } from '../packages/executor/src/sandbox/runtime.ts';
-import { SANDBOX_SOURCE, WARMUP_SOURCE } from '../packages/executor/src/sandbox/sandbox-source.ts';
+import { SANDBOX_SOURCE, WARMUP_SOURCE } from '../packages/executor/src/sandbox/setup/sandbox-source.ts';
 
 const iterations = Math.max(300, Number(process.env.BENCH_ITERATIONS ?? 300));
 const MARK = 'globalThis.__mark.applySync(void 0,[])';

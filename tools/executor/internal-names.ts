@@ -70,14 +70,16 @@ async function sandboxModule<T>(file: string): Promise<T> {
  */
 async function builtSources(): Promise<string[]> {
   const { buildEntrySource } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/entry.ts')>('entry.ts');
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/entry/entry.ts')>(
+      'entry/entry.ts',
+    );
   const { SCOPE_SOURCE, loaderRootSource } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/linker-sources.ts')>(
-      'linker-sources.ts',
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/modules/linker-sources.ts')>(
+      'modules/linker-sources.ts',
     );
   const { rewriteDynamicImports } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/dynamic-import.ts')>(
-      'dynamic-import.ts',
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/modules/dynamic-import.ts')>(
+      'modules/dynamic-import.ts',
     );
   const { CJS_FACTORIES, cjsFactoryName, cjsInternal, wrapCjs } =
     await sandboxModule<typeof import('../../packages/executor/src/sandbox/cjs.ts')>('cjs.ts');

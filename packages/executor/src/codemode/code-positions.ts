@@ -7,9 +7,9 @@
  * (docs/sandbox.md, "Error kinds, names and positions"); this is the second step, for the result
  * the form returns (docs/codemode.md, "Errors").
  */
-import { ENTRY_NAME, type Position, positionAt } from '../sandbox/positions.ts';
+import { ENTRY_NAME, type Position, positionAt } from '../sandbox/errors/positions.ts';
+import { authorPositionInMessage, programStack, type StackSources } from '../sandbox/errors/stack.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
-import { authorPositionInMessage, programStack, type StackSources } from '../sandbox/stack.ts';
 
 /** One slice of the model's code in the entry code: where it sits there, where it came from, how long it is. */
 export interface CopiedSlice {

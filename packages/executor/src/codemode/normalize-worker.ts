@@ -7,10 +7,10 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { CodemodeError } from '@supolka/codemode-protocol';
-import type { ErasureAnswer, ErasureJob, ErasureResult } from '../sandbox/eraser.ts';
-import { threadRetainedBytes } from '../sandbox/thread-memory.ts';
-import { isTypeScriptModule } from '../sandbox/typescript.ts';
-import { entryData, normalize } from './normalize.ts';
+import { isTypeScriptModule } from '../sandbox/sources/typescript.ts';
+import type { ErasureAnswer, ErasureJob, ErasureResult } from '../sandbox/threads/deadline-worker.ts';
+import { threadRetainedBytes } from '../sandbox/threads/thread-memory.ts';
+import { entryData, normalize } from './entry-code.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('normalize-worker runs as a worker thread.');

@@ -9,7 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { threadModule } from '../sandbox/eraser.ts';
+import { threadModule } from '../sandbox/threads/deadline-worker.ts';
 import { outputSchemaMessage, validationTimeoutMessage } from './texts.ts';
 
 /** How long one answer's check may take: a real schema checks an answer in well under a millisecond. */

@@ -28,9 +28,9 @@ import {
   shapeEnvelope,
   WorkerLostError,
 } from '@supolka/codemode-protocol';
-import type { OwnEndpoint } from '../sandbox/address-policy.ts';
+import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
-import { childEntryUrl, type EngineReportMessage, type PoolChild } from './child.ts';
+import { childEntryUrl, type EngineReportMessage, type PoolChild } from './child-handle.ts';
 import { type ChildMessageHandlers, type HostCallMessage, routeChildMessage } from './child-messages.ts';
 import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
@@ -44,7 +44,7 @@ import {
   type NestingFrame,
   nestingDepth,
   PARENT_ENDED_REASON,
-} from './nesting.ts';
+} from './nested-executions.ts';
 import { RetainedRoutes } from './retained.ts';
 import {
   answerCompleted,

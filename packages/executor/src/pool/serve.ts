@@ -19,10 +19,10 @@ import {
   toolNotFoundEnvelope,
   validate,
 } from '@supolka/codemode-protocol';
-import type { PoolChild } from './child.ts';
+import type { PoolChild } from './child-handle.ts';
 import type { HostCallMessage } from './child-messages.ts';
 import type { PoolExecution } from './execution.ts';
-import { HostCallFrame, serveInContext } from './nesting.ts';
+import { HostCallFrame, serveInContext } from './nested-executions.ts';
 
 /**
  * Host calls a child's current run may have waiting on this process: its sandbox refuses a tool

@@ -15,7 +15,7 @@ import {
   type ForkOptions,
   type LastWords,
   PoolChild,
-} from './child.ts';
+} from './child-handle.ts';
 import type { PoolEvent } from './events.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 

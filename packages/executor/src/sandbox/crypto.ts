@@ -24,7 +24,7 @@ import {
   NOT_A_CRYPTO_KEY_MESSAGE,
 } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
-import { HeldAnswers } from './answers.ts';
+import { HeldAnswers } from './crossing/answers.ts';
 import type { IsolateHandle } from './isolate.ts';
 
 type HostKey = webcrypto.CryptoKey;

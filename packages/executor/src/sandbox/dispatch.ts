@@ -15,10 +15,10 @@ import {
   PayloadTooLargeError,
   toolNotFoundEnvelope,
 } from '@supolka/codemode-protocol/wire';
-import { HeldAnswers, inlineOrHeld } from './answers.ts';
-import { bindValues } from './bound-source.ts';
+import { HeldAnswers, inlineOrHeld } from './crossing/answers.ts';
 import { DISPATCH_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { DispatchValues } from './inside/dispatch.ts';
+import { bindValues } from './setup/bound-source.ts';
 
 /** Serves one tool call: resolves to the result envelope as JSON, `{"result":...}` or `{"error":"..."}`. */
 export type DispatchFunction = (provider: string, tool: string, argsJson: string) => Promise<string> | string;

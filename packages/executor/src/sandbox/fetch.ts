@@ -27,13 +27,13 @@ import {
   PayloadTooLargeError,
 } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
-import { AddressPolicy, type AddressPolicyOptions } from './address-policy.ts';
-import { inlineText } from './answers.ts';
-import { BodyBlocks, type BodyBudget, type BodyTicket, UNMETERED } from './body-budget.ts';
-import { type ClockSlot, wrapHostWait } from './clock.ts';
+import { type ClockSlot, wrapHostWait } from './bounds/clock.ts';
+import { inlineText } from './crossing/answers.ts';
+import { protocolSchemas } from './crossing/schemas.ts';
 import { IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
-import { measureResponseHead } from './response-head.ts';
-import { protocolSchemas } from './schemas.ts';
+import { AddressPolicy, type AddressPolicyOptions } from './outbound/address-policy.ts';
+import { BodyBlocks, type BodyBudget, type BodyTicket, UNMETERED } from './outbound/body-budget.ts';
+import { measureResponseHead } from './outbound/response-head.ts';
 
 /** The caller's function for proxied outbound: it performs the request and answers the response. */
 export type OutboundFunction = (

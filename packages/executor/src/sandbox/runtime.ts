@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import ivm from 'isolated-vm';
 import { RUNTIME_SOURCE } from './generated/runtime-bundle.generated.ts';
-import { SANDBOX_SOURCE, WARMUP_SOURCE } from './sandbox-source.ts';
+import { SANDBOX_SOURCE, WARMUP_SOURCE } from './setup/sandbox-source.ts';
 
 export { RUNTIME_SOURCE };
 

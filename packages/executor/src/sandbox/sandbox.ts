@@ -24,27 +24,27 @@ import {
   validateProviders,
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
-import type { OwnEndpoint } from './address-policy.ts';
-import { RunClock, wrapHostWait } from './clock.ts';
-import { BoundedCodeCache, type CodeCache } from './code-cache.ts';
+import { RunClock, wrapHostWait } from './bounds/clock.ts';
+import { DEFAULT_GRACE } from './bounds/grace.ts';
 import { ConsoleCapture } from './console.ts';
 import type { DispatchFunction } from './dispatch.ts';
-import { type BuiltEntry, buildEntry } from './entry.ts';
-import { TypeEraser } from './eraser.ts';
-import { preparationErrorKind } from './error-kind.ts';
+import { type BuiltEntry, buildEntry } from './entry/entry.ts';
+import { INTERNAL_FILENAME } from './entry/internal-module.ts';
+import { preparationErrorKind } from './errors/error-kind.ts';
+import { lineCount, type PlacedPiece, PositionMap, positionAt } from './errors/positions.ts';
+import { authorPositionInMessage, programStack, type StackSources } from './errors/stack.ts';
 import { chooseOutbound, type Outbound } from './fetch.ts';
-import { DEFAULT_GRACE } from './grace.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
-import { INTERNAL_FILENAME } from './internal-module.ts';
 import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
-import { buildModuleMap } from './module-map.ts';
+import { BoundedCodeCache, type CodeCache } from './modules/code-cache.ts';
+import { buildModuleMap } from './modules/module-map.ts';
 import { ENTRY_NAME, linkModules } from './modules.ts';
-import { lineCount, type PlacedPiece, PositionMap, positionAt } from './positions.ts';
-import { checkSourceNesting, compileJavaScriptFirst, eraseTypeScriptModules } from './preparation.ts';
-import { type PreparedIsolate, prepareIsolate } from './prepared-isolate.ts';
+import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
-import { authorPositionInMessage, programStack, type StackSources } from './stack.ts';
+import { type PreparedIsolate, prepareIsolate } from './setup/prepared-isolate.ts';
+import { checkSourceNesting, compileJavaScriptFirst, eraseTypeScriptModules } from './sources/preparation.ts';
+import { TypeEraser } from './threads/deadline-worker.ts';
 import { type RunOutcome, runWithTimeouts } from './timeout.ts';
 
 export interface SandboxExecuteRequest {

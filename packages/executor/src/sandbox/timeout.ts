@@ -20,12 +20,12 @@ import {
   parseForDispatch,
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
-import { bindValues } from './bound-source.ts';
-import type { RunClock } from './clock.ts';
+import type { RunClock } from './bounds/clock.ts';
+import type { ReportedFailure } from './errors/reported-failure.ts';
 import { COMPLETION_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { CompletionValues } from './inside/completion.ts';
 import type { IsolateHandle } from './isolate.ts';
-import type { ReportedFailure } from './reported-failure.ts';
+import { bindValues } from './setup/bound-source.ts';
 
 /**
  * Defines the completion names without flags, so user code can replace neither: __resultJson, an

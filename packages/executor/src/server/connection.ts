@@ -27,7 +27,7 @@ import {
 import type { RawData, WebSocket } from 'ws';
 import type { HandleName, IsolateExecutor } from '../executor/isolate-executor.ts';
 import type { IsolateExecuteRequest } from '../executor/request.ts';
-import { type NestingFrame, withNestingCapacity } from '../pool/nesting.ts';
+import { type NestingFrame, withNestingCapacity } from '../pool/nested-executions.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { BudgetAccount, type RequestBudget } from './budget.ts';
 import { byteLengthOf, Channel, textOf } from './channel.ts';

@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import type { OwnEndpoint } from '../sandbox/address-policy.ts';
+import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 
 /**
  * The endpoints a server listening on `listening` answers on. A wildcard listen (0.0.0.0, ::)

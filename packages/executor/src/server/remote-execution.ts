@@ -17,7 +17,7 @@ import type {
   OutboundFrame,
 } from '@supolka/codemode-protocol';
 import { errorText } from '@supolka/codemode-protocol';
-import { currentContext, type NestingFrame } from '../pool/nesting.ts';
+import { currentContext, type NestingFrame } from '../pool/nested-executions.ts';
 import type { CallOutcome, ServerMetrics } from './metrics.ts';
 import { dispatchUnansweredMessage, outboundUnansweredMessage, wallClockMessage } from './texts.ts';
 

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { executionTimeoutMessage } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import { NORMALIZER_LANES } from '../../src/codemode/normalizer.ts';
+import { NORMALIZER_LANES } from '../../src/codemode/normalize-lanes.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import { ApprovalPolicy } from '../../src/mcp/approvals.ts';
 import { Catalog } from '../../src/mcp/catalog.ts';

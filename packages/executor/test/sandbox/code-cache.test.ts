@@ -3,7 +3,7 @@
  * memory the child never gives back (src/sandbox/code-cache.ts, docs/pool.md "Memory").
  */
 import { expect, test } from 'vitest';
-import { BoundedCodeCache, DEFAULT_CODE_CACHE_BUDGET } from '../../src/sandbox/code-cache.ts';
+import { BoundedCodeCache, DEFAULT_CODE_CACHE_BUDGET } from '../../src/sandbox/modules/code-cache.ts';
 
 const blob = (bytes: number) => new ArrayBuffer(bytes);
 

@@ -6,7 +6,7 @@
  */
 import type { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { describe, expect, test, vi } from 'vitest';
-import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE } from '../../src/pool/nesting.ts';
+import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE } from '../../src/pool/nested-executions.ts';
 import { connect, expectPoolClean, useServer } from './helpers.ts';
 
 // Each level of nesting may start a child of its own, which takes seconds on a loaded machine.

@@ -7,7 +7,10 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseServeCommandLine } from '../../src/cli/args.ts';
-import { outboundRefusedMessage, ownEndpointRefusedMessage } from '../../src/sandbox/address-policy.ts';
+import {
+  outboundRefusedMessage,
+  ownEndpointRefusedMessage,
+} from '../../src/sandbox/outbound/address-policy.ts';
 import { ownEndpoints } from '../../src/server/own-endpoints.ts';
 import { connect, useServer } from './helpers.ts';
 

@@ -25,10 +25,10 @@ import {
   type Message,
   type MessageOf,
 } from '@supolka/codemode-protocol/wire';
-import { BoundedCodeCache } from '../../sandbox/code-cache.ts';
+import { protocolSchemas } from '../../sandbox/crossing/schemas.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
+import { BoundedCodeCache } from '../../sandbox/modules/code-cache.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
-import { protocolSchemas } from '../../sandbox/schemas.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
 import { parseSettings } from '../settings.ts';
 import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT } from './channel-attacks.ts';

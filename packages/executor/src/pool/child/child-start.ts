@@ -8,7 +8,7 @@
  *
  * Started by pool/child.ts as `node --no-node-snapshot child/child-start settings`.
  */
-import { isolatedVmProblem } from '../../sandbox/engine-addon.ts';
+import { isolatedVmProblem } from '../../sandbox/setup/engine-addon.ts';
 import { ADDON_LINE } from '../exit-cause.ts';
 
 const problem = await isolatedVmProblem();

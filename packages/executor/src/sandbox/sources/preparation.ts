@@ -11,11 +11,11 @@
  * plain JavaScript (the common case) costs nothing extra. `.ts` modules are always erased.
  */
 import type ivm from 'isolated-vm';
-import { cjsFactoryName, cjsInternal } from './cjs.ts';
-import type { Erasure, ErasureSource, TypeEraser } from './eraser.ts';
-import { moduleKind, type NormalizedModuleMap } from './module-map.ts';
-import { moduleSource } from './module-source.ts';
-import { CODE_NAME, checkNesting, moduleName } from './nesting.ts';
+import { cjsFactoryName, cjsInternal } from '../cjs.ts';
+import { moduleKind, type NormalizedModuleMap } from '../modules/module-map.ts';
+import { moduleSource } from '../modules/module-source.ts';
+import type { Erasure, ErasureSource, TypeEraser } from '../threads/deadline-worker.ts';
+import { CODE_NAME, checkNesting, moduleName } from './nesting-scan.ts';
 import { isTypeScriptModule } from './typescript.ts';
 
 /** Throws BadRequestError when the code or a module source a host parser reads nests past NESTING_LIMIT. */

@@ -21,7 +21,7 @@
  */
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { BadRequestError } from '@supolka/codemode-protocol/wire';
-import { TypeErasureRefusedError } from './error-kind.ts';
+import { TypeErasureRefusedError } from '../errors/error-kind.ts';
 
 export interface ErasureSource {
   readonly name: string;
@@ -111,7 +111,7 @@ export function threadModule(name: string, base: string): URL {
   return new URL(`./${name}${new URL(base).pathname.endsWith('.ts') ? '.ts' : '.js'}`, base);
 }
 
-const WORKER_URL = threadModule('erasure-worker', import.meta.url);
+const WORKER_URL = threadModule('../sources/erasure-worker', import.meta.url);
 
 export class TypeEraser {
   #worker: Worker | undefined;

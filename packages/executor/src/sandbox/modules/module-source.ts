@@ -8,7 +8,7 @@ import {
   ModuleNotFoundError,
   UnsupportedModuleKindError,
 } from '@supolka/codemode-protocol/wire';
-import { wrapCjs } from './cjs.ts';
+import { wrapCjs } from '../cjs.ts';
 import { moduleKind, type NormalizedModuleMap } from './module-map.ts';
 
 /** The ES module source the entry `name` compiles to. */

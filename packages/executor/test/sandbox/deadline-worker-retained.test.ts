@@ -9,11 +9,11 @@
 
 import { CODE_LIMIT } from '@supolka/codemode-protocol';
 import { afterEach, expect, test } from 'vitest';
-import { TypeEraser, threadModule } from '../../src/sandbox/eraser.ts';
+import { TypeEraser, threadModule } from '../../src/sandbox/threads/deadline-worker.ts';
 
 const NORMALIZE_WORKER = threadModule(
   'normalize-worker',
-  new URL('../../src/codemode/normalizer.ts', import.meta.url).href,
+  new URL('../../src/codemode/normalize-lanes.ts', import.meta.url).href,
 );
 
 const erasers: TypeEraser[] = [];

@@ -15,9 +15,9 @@
 
 import type { ProviderDescriptor } from '@supolka/codemode-protocol/wire';
 import { executionTimeoutMessage } from '@supolka/codemode-protocol/wire';
+import { lineCount } from '../errors/positions.ts';
+import { buildProviderSources } from '../proxy-source.ts';
 import { INTERNAL_SPECIFIER } from './internal-module.ts';
-import { lineCount } from './positions.ts';
-import { buildProviderSources } from './proxy-source.ts';
 
 export interface EntryParts {
   /** The leading import declarations, as separateImports found them. */

@@ -8,19 +8,19 @@
  */
 import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
-import { BodyBudget, bodyBudgetFor } from './body-budget.ts';
-import { ClockSlot } from './clock.ts';
-import type { ConsoleCapture } from './console.ts';
-import { subtleReference } from './crypto.ts';
-import { createDispatchState, type DispatchState, dispatchReference } from './dispatch.ts';
-import { hostSendRequest, type Performer } from './fetch.ts';
-import { INTERNAL_FILENAME, INTERNAL_MODULE_SOURCE } from './internal-module.ts';
-import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from './isolate.ts';
-import { loaderReference } from './loader.ts';
+import { ClockSlot } from '../bounds/clock.ts';
+import type { ConsoleCapture } from '../console.ts';
+import { subtleReference } from '../crypto.ts';
+import { createDispatchState, type DispatchState, dispatchReference } from '../dispatch.ts';
+import { INTERNAL_FILENAME, INTERNAL_MODULE_SOURCE } from '../entry/internal-module.ts';
+import { type ReportedFailure, readFailure } from '../errors/reported-failure.ts';
+import { hostSendRequest, type Performer } from '../fetch.ts';
+import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from '../isolate.ts';
+import { loaderReference } from '../modules/loader.ts';
+import { BodyBudget, bodyBudgetFor } from '../outbound/body-budget.ts';
+import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from '../runtime.ts';
+import { never, TimerRegistry } from '../timers.ts';
 import { pieceSource } from './pieces.ts';
-import { type ReportedFailure, readFailure } from './reported-failure.ts';
-import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
-import { never, TimerRegistry } from './timers.ts';
 
 /** Per-run state the host references consult on every call. */
 export interface RunSlots {

@@ -4,7 +4,7 @@
  * which reads the kinds from here, so with both halves in one file the two would import each other.
  */
 import { type ModuleEntry, ModuleKeyCollisionError, type ModuleMap } from '@supolka/codemode-protocol/wire';
-import { normalizeSpecifier } from './resolver.ts';
+import { normalizeSpecifier } from '../resolver.ts';
 
 export type NormalizedModuleMap = ReadonlyMap<string, ModuleEntry>;
 

@@ -29,10 +29,10 @@ import {
 } from '@supolka/codemode-protocol';
 import { DEFAULT_QUEUE_LIMIT } from '../executor/defaults.ts';
 import { DEFAULT_CALLER, FairQueue } from '../pool/fair-queue.ts';
-import { TypeEraser, threadModule } from '../sandbox/eraser.ts';
-import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
+import { CODE_NAME, checkNesting } from '../sandbox/sources/nesting-scan.ts';
+import { TypeEraser, threadModule } from '../sandbox/threads/deadline-worker.ts';
 import type { CodePositions } from './code-positions.ts';
-import { type EntryData, entryData, normalize, withPositions } from './normalize.ts';
+import { type EntryData, entryData, normalize, withPositions } from './entry-code.ts';
 
 /**
  * Threads that may read code at once: one per core, at least two (so one slow read never holds

@@ -5,8 +5,8 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { CodemodeError } from '@supolka/codemode-protocol/wire';
-import type { ErasureAnswer, ErasureJob, ErasureResult } from './eraser.ts';
-import { threadRetainedBytes } from './thread-memory.ts';
+import type { ErasureAnswer, ErasureJob, ErasureResult } from '../threads/deadline-worker.ts';
+import { threadRetainedBytes } from '../threads/thread-memory.ts';
 import { eraseTypes } from './typescript.ts';
 
 const port = parentPort;

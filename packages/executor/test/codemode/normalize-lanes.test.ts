@@ -24,17 +24,17 @@ import {
   INLINE_READ_LIMIT,
   NORMALIZER_HEAP_LIMIT_MB,
   NORMALIZER_LANES,
-} from '../../src/codemode/normalizer.ts';
+} from '../../src/codemode/normalize-lanes.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import { eraserOutOfMemoryMessage } from '../../src/sandbox/eraser.ts';
 import { ENTRY_NAME } from '../../src/sandbox/modules.ts';
-import { CODE_NAME, nestingMessage } from '../../src/sandbox/nesting.ts';
-import { eraserFailedMessage } from '../../src/sandbox/typescript.ts';
+import { CODE_NAME, nestingMessage } from '../../src/sandbox/sources/nesting-scan.ts';
+import { eraserFailedMessage } from '../../src/sandbox/sources/typescript.ts';
+import { eraserOutOfMemoryMessage } from '../../src/sandbox/threads/deadline-worker.ts';
 
 const run = promisify(execFile);
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 const executorModule = fileURLToPath(new URL('../../src/executor/isolate-executor.ts', import.meta.url));
-const normalizerModule = fileURLToPath(new URL('../../src/codemode/normalizer.ts', import.meta.url));
+const normalizerModule = fileURLToPath(new URL('../../src/codemode/normalize-lanes.ts', import.meta.url));
 
 /** A typed program every attack is followed by: it must still be read and run. */
 const TYPED = 'const n: number = 2;\nreturn n * 3';

@@ -10,10 +10,10 @@
  * at a time no program could have replaced it yet.
  */
 import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE, ERROR_NAME_LIMIT } from '@supolka/codemode-protocol/wire';
-import { bindValues } from './bound-source.ts';
-import { INTERNAL_MODULE_TEXT, RUN_SUPPORT_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
-import type { RunSupportValues } from './inside/run-support.ts';
-import { STACK_READ_LIMIT } from './stack.ts';
+import { STACK_READ_LIMIT } from '../errors/stack.ts';
+import { INTERNAL_MODULE_TEXT, RUN_SUPPORT_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
+import type { RunSupportValues } from '../inside/run-support.ts';
+import { bindValues } from '../setup/bound-source.ts';
 
 /**
  * The specifier the entry imports this module by. The resolver serves it to the entry and loader

@@ -22,8 +22,8 @@
 
 import { BadRequestError, checkSourceLimits } from '@supolka/codemode-protocol';
 import type { Program } from 'acorn';
-import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
-import { eraseTypes } from '../sandbox/typescript.ts';
+import { CODE_NAME, checkNesting } from '../sandbox/sources/nesting-scan.ts';
+import { eraseTypes } from '../sandbox/sources/typescript.ts';
 import { Assembly, CodePositions, type CopiedSlice } from './code-positions.ts';
 import { CODE_TOO_DEEP_MESSAGE } from './errors.ts';
 import { LinearParser } from './linear-parser.ts';

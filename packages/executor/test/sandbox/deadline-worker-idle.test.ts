@@ -5,7 +5,7 @@
  * job: the timeout counts from when the last job settled.
  */
 import { afterEach, expect, test } from 'vitest';
-import { TypeEraser } from '../../src/sandbox/eraser.ts';
+import { TypeEraser } from '../../src/sandbox/threads/deadline-worker.ts';
 
 const erasers: TypeEraser[] = [];
 afterEach(() => {
