@@ -43,8 +43,13 @@ import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
 import { type PreparedIsolate, prepareIsolate } from './setup/prepared-isolate.ts';
-import { checkSourceNesting, compileJavaScriptFirst, eraseTypeScriptModules } from './sources/preparation.ts';
-import { TypeEraser } from './threads/deadline-worker.ts';
+import {
+  checkSourceNesting,
+  compileJavaScriptFirst,
+  ERASURE_WORKER,
+  eraseTypeScriptModules,
+} from './sources/preparation.ts';
+import { DeadlineWorker } from './threads/deadline-worker.ts';
 import { type RunOutcome, runWithTimeouts } from './timeout.ts';
 
 export interface SandboxExecuteRequest {
@@ -136,7 +141,7 @@ export class Sandbox {
     (executionId, reason) => this.#options.onRetainedClosed?.(executionId, reason),
     (executionId) => this.#options.onRetainedEnded?.(executionId),
   );
-  readonly #eraser = new TypeEraser();
+  readonly #eraser = new DeadlineWorker({ worker: ERASURE_WORKER });
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
@@ -279,7 +284,7 @@ export class Sandbox {
         const compiled = await compileJavaScriptFirst(request.code, {
           compile: (code) => linker.compileEntry(entrySource(code)),
           ...(typescript
-            ? { erase: (code: string) => this.#eraser.erase([{ name: ENTRY_NAME, source: code }], left()) }
+            ? { erase: (code: string) => this.#eraser.run([{ name: ENTRY_NAME, source: code }], left()) }
             : {}),
         });
         if (compiled === undefined) return timedOut(timeout);

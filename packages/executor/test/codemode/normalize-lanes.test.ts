@@ -29,7 +29,7 @@ import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import { ENTRY_NAME } from '../../src/sandbox/modules.ts';
 import { CODE_NAME, nestingMessage } from '../../src/sandbox/sources/nesting-scan.ts';
 import { eraserFailedMessage } from '../../src/sandbox/sources/typescript.ts';
-import { eraserOutOfMemoryMessage } from '../../src/sandbox/threads/deadline-worker.ts';
+import { workerOutOfMemoryMessage } from '../../src/sandbox/threads/deadline-worker.ts';
 
 const run = promisify(execFile);
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -276,7 +276,7 @@ console.log(JSON.stringify({ attack, after }));
       timeout: 90_000,
     });
     expect(JSON.parse(stdout)).toStrictEqual({
-      attack: { name: 'BadRequestError', message: eraserOutOfMemoryMessage(40) },
+      attack: { name: 'BadRequestError', message: workerOutOfMemoryMessage(40) },
       after: 'async () => {\nconst a         = 1;\n\nreturn (a);\n}',
     });
     // The bound the executor's own lanes use leaves the worst megabyte measured room to read.

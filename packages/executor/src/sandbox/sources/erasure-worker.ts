@@ -1,19 +1,20 @@
 /**
- * The type eraser's thread (eraser.ts starts it): erases the sources it is sent and answers each
- * with the erased text or the refusal's message. Off the main thread so a long erasure can be ended
- * at the run's bound by terminating this thread; never imported.
+ * The type eraser's thread, which the sandbox runs in a deadline worker (threads/deadline-worker.ts):
+ * erases the sources it is sent and answers each with the erased text or the refusal's message. Off
+ * the main thread so a long erasure can be ended at the run's bound by terminating this thread;
+ * never imported.
  */
 import { parentPort } from 'node:worker_threads';
 import { CodemodeError } from '@supolka/codemode-protocol/wire';
-import type { ErasureAnswer, ErasureJob, ErasureResult } from '../threads/deadline-worker.ts';
+import type { WorkerAnswer, WorkerJob, WorkerResult } from '../threads/deadline-worker.ts';
 import { threadRetainedBytes } from '../threads/thread-memory.ts';
 import { eraseTypes } from './typescript.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('erasure-worker runs as a worker thread.');
 
-port.on('message', ({ id, sources }: ErasureJob) => {
-  const results = sources.map(({ name, source }): ErasureResult => {
+port.on('message', ({ id, sources }: WorkerJob) => {
+  const results = sources.map(({ name, source }): WorkerResult => {
     try {
       return { code: eraseTypes(source, name) };
     } catch (error) {
@@ -21,6 +22,6 @@ port.on('message', ({ id, sources }: ErasureJob) => {
       return { refused: message, badRequest: error instanceof CodemodeError };
     }
   });
-  port.postMessage({ id, results, retained: threadRetainedBytes() } satisfies ErasureAnswer);
+  port.postMessage({ id, results, retained: threadRetainedBytes() } satisfies WorkerAnswer);
 });
 port.postMessage('ready');
