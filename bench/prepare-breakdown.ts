@@ -1,5 +1,5 @@
 /**
- * Where preparing one isolate goes, phase by phase: what prepareIsolate (sandbox/prepared-isolate.ts)
+ * Where preparing one isolate goes, phase by phase: what prepareIsolate (sandbox/setup/prepared-isolate.ts)
  * does, step by step, and inside __prepareSandbox each install step and each part of the runtime's
  * second step (packages/runtime/src/index.ts), then the internal module and the disposal. Started
  * by `tools/run bench`.

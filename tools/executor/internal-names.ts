@@ -63,9 +63,10 @@ async function sandboxModule<T>(file: string): Promise<T> {
 
 /**
  * The sources the sandbox builds while it runs a program, each from a sample that makes every line
- * its template can write: the entry around the program (entry.ts, proxy-source.ts: one provider of
- * each convention and a prelude), the linker's scope and loader modules (linker-sources.ts), the
- * rewrite of import() for engines without the callback (dynamic-import.ts) and the CommonJS
+ * its template can write: the entry around the program (entry/entry.ts, proxy-source.ts: one provider
+ * of each convention and a prelude), the linker's scope and loader modules
+ * (modules/linker-sources.ts), the rewrite of import() for engines without the callback
+ * (modules/dynamic-import.ts) and the CommonJS
  * factories and facade (cjs.ts).
  */
 async function builtSources(): Promise<string[]> {

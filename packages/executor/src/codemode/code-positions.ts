@@ -1,5 +1,5 @@
 /**
- * Positions in the entry code the Code Mode form made (normalize.ts), told in the code as the model
+ * Positions in the entry code the Code Mode form made (entry-code.ts), told in the code as the model
  * wrote it. The form moves imports first, wraps statements in an arrow and returns the last
  * expression, so the entry holds slices of the model's code among text of its own; each slice is
  * recorded as it is copied, and a position inside one maps back, while one in the form's own text

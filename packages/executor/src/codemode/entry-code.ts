@@ -16,7 +16,7 @@
  * read as JavaScript has its types erased and is read again, so annotated statements are read too,
  * and code that reads as JavaScript is never erased (JavaScript first, docs/codemode.md). Every
  * step of its own is linear in the code, which CODE_LIMIT bounds; amaro's erasure is not (a few KB
- * can take it seconds), which is why IsolateExecutor reads code here only through normalizer.ts,
+ * can take it seconds), which is why IsolateExecutor reads code here only through normalize-lanes.ts,
  * erasure always in a thread ended at the run's bound.
  */
 

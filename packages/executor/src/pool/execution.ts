@@ -44,7 +44,7 @@ export interface ExecutionHost {
   readonly caller?: string | undefined;
 }
 
-/** Where an execution sits among nested ones (nesting.ts). */
+/** Where an execution sits among nested ones (nested-executions.ts). */
 export interface Placement {
   /** The pool it runs on. */
   readonly owner: object;

@@ -110,7 +110,7 @@ export type AnswerCall = (call: number, answer: string | number) => void;
 /**
  * The function behind the dispatch reference. A call (its number and three strings) arrives with
  * applyIgnored and returns nothing; its encoded frame goes back through `answer`, itself when it is
- * short, or the number the frame is held under (answers.ts): a tool result of megabytes arriving
+ * short, or the number the frame is held under (crossing/answers.ts): a tool result of megabytes arriving
  * asynchronously while the isolate is near its memory limit would otherwise abort the process. A
  * call with that number alone, made synchronously, takes the frame.
  */

@@ -227,7 +227,7 @@ export class Sandbox {
       slots.dispatch.dispatch = request.dispatch ? wrapHostWait(slots.clock, request.dispatch) : undefined;
       // 9. The entry module around the request's imports and arrow. No host-side parser reads a
       // source the nesting scan has not passed, and .ts modules are erased under the run's bound
-      // (preparation.ts); the code itself is compiled JavaScript first, below.
+      // (sources/preparation.ts); the code itself is compiled JavaScript first, below.
       const typescript = request.typescript !== false;
       const modules = buildModuleMap(request.modules);
       checkSourceNesting(request.code, modules);
@@ -462,7 +462,7 @@ function cancelled(signal: AbortSignal): RunOutcome {
 
 /**
  * A failure to compile, link or erase the program: its message at the author's positions, and the
- * kind the host observed (error-kind.ts); anything else as `failure` reports it.
+ * kind the host observed (errors/error-kind.ts); anything else as `failure` reports it.
  */
 function preparationFailure(error: unknown, sources: () => StackSources): RunOutcome {
   const outcome = failure(error);
@@ -475,7 +475,7 @@ function preparationFailure(error: unknown, sources: () => StackSources): RunOut
   };
 }
 
-/** The outcome with the program's own frames of its stack (stack.ts) in place of the raw text. */
+/** The outcome with the program's own frames of its stack (errors/stack.ts) in place of the raw text. */
 function withProgramStack(outcome: RunOutcome, sources: () => StackSources): RunOutcome {
   if (outcome.rawStack === undefined) return outcome;
   const { rawStack, ...rest } = outcome;

@@ -51,9 +51,9 @@ export interface RunOutcome {
   readonly errorKind?: ErrorKind;
   /** The thrown error's name, as data. */
   readonly errorName?: string;
-  /** The thrown error's stack text as V8 gave it inside the isolate, before the program's frames are picked (stack.ts). */
+  /** The thrown error's stack text as V8 gave it inside the isolate, before the program's frames are picked (errors/stack.ts). */
   readonly rawStack?: string;
-  /** The program's own frames of that stack, at the author's positions (stack.ts). */
+  /** The program's own frames of that stack, at the author's positions (errors/stack.ts). */
   readonly errorStack?: string;
 }
 

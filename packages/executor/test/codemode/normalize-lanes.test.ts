@@ -1,5 +1,5 @@
 /**
- * The Code Mode form's code is read off the caller's thread (src/codemode/normalizer.ts): acorn and
+ * The Code Mode form's code is read off the caller's thread (src/codemode/normalize-lanes.ts): acorn and
  * amaro ran in IsolateExecutor.execute itself, where 170 KB of TypeScript shaped for amaro held the
  * application's event loop 9 s. Each attack that could end a process runs in a child process of
  * its own, through an executor of its own, and a typed program must run after it in the same

@@ -59,7 +59,7 @@ async function execute(client: Client, code: string): Promise<string> {
   return (result.content as { text: string }[])[0]?.text as string;
 }
 
-/** Seconds of amaro per few lines, refused by the engine as JavaScript (test/codemode/normalizer.test.ts). */
+/** Seconds of amaro per few lines, refused by the engine as JavaScript (test/codemode/normalize-lanes.test.ts). */
 const slowToErase = () => `${`let x = ${'a < (b'.repeat(120)}${')'.repeat(120)};\n`.repeat(400)}x`;
 
 describe('two sessions of the served MCP server', () => {

@@ -1,5 +1,5 @@
 /**
- * A pool child runs with MALLOC_ARENA_MAX capped and glibc's mmap threshold fixed (pool/child.ts,
+ * A pool child runs with MALLOC_ARENA_MAX capped and glibc's mmap threshold fixed (pool/child-handle.ts,
  * docs/pool.md "Memory") unless the caller set the variable itself, and inherits the rest of the caller's environment. Read from the
  * real child's /proc/<pid>/environ.
  */

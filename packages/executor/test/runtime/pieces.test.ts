@@ -1,5 +1,5 @@
 /**
- * Runtime pieces (packages/runtime/src/pieces.ts, src/sandbox/pieces.ts): code kept out of the
+ * Runtime pieces (packages/runtime/src/pieces.ts, src/sandbox/setup/pieces.ts): code kept out of the
  * startup snapshot and compiled into an isolate on first use. Most tests here use tr46, which the
  * URL parser loads for the first host that is not ASCII (streams-piece.test.ts tests the streams
  * piece, the last one here the legacy single-byte tables). What holds for it holds for the mechanism:

@@ -1,6 +1,6 @@
 /**
  * Which asynchronous answers cross inline and which the host holds for a synchronous take
- * (answers.ts), and that either way a program reads exactly what the host answered.
+ * (src/sandbox/crossing/answers.ts), and that either way a program reads exactly what the host answered.
  */
 import { describe, expect, test } from 'vitest';
 import {

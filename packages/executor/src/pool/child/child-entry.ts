@@ -8,7 +8,7 @@
  * sandbox is built from the report, so the fallbacks it selects are the ones the report names, and
  * it keeps an isolate prepared ahead of the next request.
  *
- * Loaded by child-start.ts once isolated-vm proved loadable, in a process pool/child.ts started as
+ * Loaded by child-start.ts once isolated-vm proved loadable, in a process pool/child-handle.ts started as
  * `node --no-node-snapshot child/child-start settings`, the channel at fd 3, under the parent's own
  * Node; imported by nothing else.
  */

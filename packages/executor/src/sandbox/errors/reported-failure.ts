@@ -1,9 +1,9 @@
 /**
  * The failure the run support reports beside a failed envelope: the kind it observed, and the
  * error's name and stack as data. The run support signals it through a host reference the prepared
- * isolate holds (prepared-isolate.ts), and the timeouts read it into the outcome (timeout.ts). It
+ * isolate holds (setup/prepared-isolate.ts), and the timeouts read it into the outcome (timeout.ts). It
  * lives apart from both so that the timeouts need nothing of how an isolate is prepared: through
- * this one type, timeout.ts and prepared-isolate.ts imported each other by way of the snapshot.
+ * this one type, timeout.ts and setup/prepared-isolate.ts imported each other by way of the snapshot.
  */
 import { ERROR_NAME_LIMIT, type ErrorKind, isErrorKind } from '@supolka/codemode-protocol/wire';
 import { STACK_READ_LIMIT } from './stack.ts';

@@ -8,7 +8,7 @@
  * level of a module while modules load, is refused with a message that says what to do instead.
  *
  * The host answers a load asynchronously with its frame as JSON text when that is short, or with
- * the number it holds the frame under, taken at once with a synchronous call (answers.ts): a long
+ * the number it holds the frame under, taken at once with a synchronous call (crossing/answers.ts): a long
  * frame copied in by isolated-vm's own task while the isolate is at its limit aborts the process.
  */
 import { HeldAnswers, inlineOrHeld } from '../crossing/answers.ts';
