@@ -9,8 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { BoundedCodeCache } from '../packages/executor/src/sandbox/code-cache.ts';
 import { assertEngineServesSandbox, Sandbox } from '../packages/executor/src/sandbox/index.ts';
+import { BoundedCodeCache } from '../packages/executor/src/sandbox/modules/code-cache.ts';
 import { printTable, summarize } from './stats.ts';
 
 const rounds = Number(process.env.BENCH_ITERATIONS ?? 200) / 4;

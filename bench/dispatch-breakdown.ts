@@ -10,9 +10,9 @@
  *   Sandbox.execute     the same program through Sandbox.execute, less the program making no call
  */
 import ivm from 'isolated-vm';
-import { RunClock, wrapHostWait } from '../packages/executor/src/sandbox/clock.ts';
+import { RunClock, wrapHostWait } from '../packages/executor/src/sandbox/bounds/clock.ts';
 import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
-import { prepareIsolate } from '../packages/executor/src/sandbox/prepared-isolate.ts';
+import { prepareIsolate } from '../packages/executor/src/sandbox/setup/prepared-isolate.ts';
 
 const calls = 1000;
 const rounds = Number(process.argv[2] ?? 11);

@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CHILD_EXEC_ARGV } from '../packages/executor/dist/executor/defaults.js';
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
-import { childEnvironment } from '../packages/executor/dist/pool/child.js';
-import { ERASER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/eraser.js';
+import { childEnvironment } from '../packages/executor/dist/pool/child-handle.js';
+import { WORKER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/threads/deadline-worker.js';
 
 const MB = 2 ** 20;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -118,7 +118,7 @@ const executor = new IsolateExecutor({
 await executor.engine();
 const pid = executor.stats().children[0]?.pid ?? -1;
 const atRest = async (): Promise<Reading> => {
-  await pause(ERASER_IDLE_TIMEOUT + 1500);
+  await pause(WORKER_IDLE_TIMEOUT + 1500);
   process.kill(pid, 'SIGUSR2');
   await pause(300);
   const heap = JSON.parse(readFileSync(join(probeDir, `${pid}.json`), 'utf8'));

@@ -19,7 +19,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
-import { ERASER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/eraser.js';
+import { WORKER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/threads/deadline-worker.js';
 import { processRss, record, single } from './stats.ts';
 
 const runs = Number(process.env.BENCH_MEMORY_RUNS ?? 1000);
@@ -27,7 +27,7 @@ const warmup = 200;
 const cores = availableParallelism();
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 // At rest is past the type eraser's idle timeout: its thread (about 25 MB) ends then (docs/pool.md, "Memory").
-const rest = ERASER_IDLE_TIMEOUT + 1000;
+const rest = WORKER_IDLE_TIMEOUT + 1000;
 // V8 (13.6, Node 24) keeps the heap pages of an isolate that ended, the eraser thread's among them, in
 // a pool for other isolates to reuse, and frees them 8 s later (src/heap/page-pool.cc): full rest.
 const V8_PAGE_POOL_DELAY = 8000;

@@ -1,5 +1,5 @@
 /**
- * Where preparing one isolate goes, phase by phase: what prepareIsolate (sandbox/prepared-isolate.ts)
+ * Where preparing one isolate goes, phase by phase: what prepareIsolate (sandbox/setup/prepared-isolate.ts)
  * does, step by step, and inside __prepareSandbox each install step and each part of the runtime's
  * second step (packages/runtime/src/index.ts), then the internal module and the disposal. Started
  * by `tools/run bench`.
@@ -16,9 +16,9 @@ import ivm from 'isolated-vm';
 import {
   INTERNAL_FILENAME,
   INTERNAL_MODULE_SOURCE,
-} from '../packages/executor/src/sandbox/internal-module.ts';
+} from '../packages/executor/src/sandbox/entry/internal-module.ts';
 import { RUNTIME_SOURCE } from '../packages/executor/src/sandbox/runtime.ts';
-import { SANDBOX_SOURCE, WARMUP_SOURCE } from '../packages/executor/src/sandbox/sandbox-source.ts';
+import { SANDBOX_SOURCE, WARMUP_SOURCE } from '../packages/executor/src/sandbox/setup/sandbox-source.ts';
 
 const iterations = Math.max(300, Number(process.env.BENCH_ITERATIONS ?? 300));
 const MARK = 'globalThis.__mark.applySync(void 0,[])';

@@ -20,8 +20,8 @@
  * threads of its own), which a machine shared with other work disturbs less.
  */
 import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
-import { prepareIsolate } from '../packages/executor/src/sandbox/prepared-isolate.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
+import { prepareIsolate } from '../packages/executor/src/sandbox/setup/prepared-isolate.ts';
 import { printTable, type Summary, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 100);

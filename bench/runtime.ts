@@ -10,8 +10,8 @@
  * at most 8 ms to create an isolate + context and at most 3.5 MB per idle isolate, full runtime.
  */
 import ivm from 'isolated-vm';
-import { prepareIsolate } from '../packages/executor/src/sandbox/prepared-isolate.ts';
 import { RUNTIME_SOURCE, readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
+import { prepareIsolate } from '../packages/executor/src/sandbox/setup/prepared-isolate.ts';
 import { printTable, record, sample, single, summarize } from './stats.ts';
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 200);

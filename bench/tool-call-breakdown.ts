@@ -32,7 +32,7 @@ const rounds = Number(process.argv[2] ?? 15);
 /** The pool children's own flags, so every child here starts as a pool child does. */
 const FLAGS = DEFAULT_CHILD_EXEC_ARGV;
 const channelModule = new URL('../packages/executor/dist/pool/channel.js', import.meta.url).href;
-const schemasModule = new URL('../packages/executor/dist/sandbox/schemas.js', import.meta.url).href;
+const schemasModule = new URL('../packages/executor/dist/sandbox/crossing/schemas.js', import.meta.url).href;
 
 /** CPU time of a process, every thread, in µs; NaN where /proc cannot say. */
 function processCpu(pid: number): number {

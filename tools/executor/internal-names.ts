@@ -63,21 +63,24 @@ async function sandboxModule<T>(file: string): Promise<T> {
 
 /**
  * The sources the sandbox builds while it runs a program, each from a sample that makes every line
- * its template can write: the entry around the program (entry.ts, proxy-source.ts: one provider of
- * each convention and a prelude), the linker's scope and loader modules (linker-sources.ts), the
- * rewrite of import() for engines without the callback (dynamic-import.ts) and the CommonJS
+ * its template can write: the entry around the program (entry/entry.ts, proxy-source.ts: one provider
+ * of each convention and a prelude), the linker's scope and loader modules
+ * (modules/linker-sources.ts), the rewrite of import() for engines without the callback
+ * (modules/dynamic-import.ts) and the CommonJS
  * factories and facade (cjs.ts).
  */
 async function builtSources(): Promise<string[]> {
   const { buildEntrySource } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/entry.ts')>('entry.ts');
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/entry/entry.ts')>(
+      'entry/entry.ts',
+    );
   const { SCOPE_SOURCE, loaderRootSource } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/linker-sources.ts')>(
-      'linker-sources.ts',
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/modules/linker-sources.ts')>(
+      'modules/linker-sources.ts',
     );
   const { rewriteDynamicImports } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/dynamic-import.ts')>(
-      'dynamic-import.ts',
+    await sandboxModule<typeof import('../../packages/executor/src/sandbox/modules/dynamic-import.ts')>(
+      'modules/dynamic-import.ts',
     );
   const { CJS_FACTORIES, cjsFactoryName, cjsInternal, wrapCjs } =
     await sandboxModule<typeof import('../../packages/executor/src/sandbox/cjs.ts')>('cjs.ts');

@@ -45,7 +45,11 @@ export {
 } from './executor/wall-clock.ts';
 export type { ChildPhase, ChildStats, PoolEvent, PoolStats } from './pool/events.ts';
 export type { OutboundFunction } from './pool/execution.ts';
-export { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE, PARENT_ENDED_REASON } from './pool/nesting.ts';
+export {
+  MAX_NESTING_DEPTH,
+  NESTING_TOO_DEEP_MESSAGE,
+  PARENT_ENDED_REASON,
+} from './pool/nested-executions.ts';
 // Types only: the in-process Sandbox and the engine probes load isolated-vm, so they are exported
 // from the subpath '@supolka/codemode-executor/sandbox' (src/sandbox/index.ts), never from here.
 export type { DispatchFunction } from './sandbox/dispatch.ts';

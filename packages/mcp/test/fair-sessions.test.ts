@@ -9,7 +9,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { IsolateExecutor } from '@supolka/codemode-executor';
 import { executionTimeoutMessage } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test, vi } from 'vitest';
-import { NORMALIZER_LANES } from '../../executor/src/codemode/normalizer.ts';
+import { NORMALIZER_LANES } from '../../executor/src/codemode/normalize-lanes.ts';
 import { ApprovalPolicy } from '../src/approvals.ts';
 import { Catalog } from '../src/catalog.ts';
 import { createServedServer, type McpHost } from '../src/served.ts';
@@ -59,7 +59,7 @@ async function execute(client: Client, code: string): Promise<string> {
   return (result.content as { text: string }[])[0]?.text as string;
 }
 
-/** Seconds of amaro per few lines, refused by the engine as JavaScript (test/codemode/normalizer.test.ts). */
+/** Seconds of amaro per few lines, refused by the engine as JavaScript (test/codemode/normalize-lanes.test.ts). */
 const slowToErase = () => `${`let x = ${'a < (b'.repeat(120)}${')'.repeat(120)};\n`.repeat(400)}x`;
 
 describe('two sessions of the served MCP server', () => {

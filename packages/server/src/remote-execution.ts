@@ -27,7 +27,7 @@ interface PendingCall {
   readonly kind: Kind;
   /** Across every remote execution of the process, so the one asked last can be told. */
   readonly order: number;
-  /** The nesting frame of the execution the call serves (pool/nesting.ts). */
+  /** The nesting frame of the execution the call serves (the executor's pool/nested-executions.ts). */
   readonly frame: NestingFrame | undefined;
   answer(frame: DispatchFrame | OutboundFrame): void;
   fail(text: string, outcome: CallOutcome): void;

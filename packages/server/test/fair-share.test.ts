@@ -13,7 +13,7 @@ vi.setConfig({ testTimeout: 60_000 });
 const setup = useServer({ executor: { poolSize: 1 } });
 
 /**
- * amaro reads `a < (b` nested 120 deep for seconds per few lines (test/codemode/normalizer.test.ts);
+ * amaro reads `a < (b` nested 120 deep for seconds per few lines (test/codemode/normalize-lanes.test.ts);
  * the `let` redeclared on every line makes the engine refuse it, so the child erases it.
  */
 const SLOW_TO_ERASE = `async () => {\n${`let x = ${'a < (b'.repeat(120)}${')'.repeat(120)};\n`.repeat(400)}return x;\n}`;

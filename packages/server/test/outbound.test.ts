@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   outboundRefusedMessage,
   ownEndpointRefusedMessage,
-} from '../../executor/src/sandbox/address-policy.ts';
+} from '../../executor/src/sandbox/outbound/address-policy.ts';
 import { parseServeCommandLine } from '../src/command-line.ts';
 import { ownEndpoints } from '../src/own-endpoints.ts';
 import { connect, useServer } from './helpers.ts';

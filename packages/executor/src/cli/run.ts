@@ -11,7 +11,7 @@ import {
   stringifyForDispatch,
 } from '@supolka/codemode-protocol';
 import { identityPositions, withAuthorPositions } from '../codemode/code-positions.ts';
-import { readableEntry } from '../codemode/normalize.ts';
+import { readableEntry } from '../codemode/entry-code.ts';
 import { IsolateExecutor } from '../executor/isolate-executor.ts';
 import { parseRunCommandLine, RUN_USAGE, UsageError } from './args.ts';
 import { exampleTools } from './example-tools.ts';

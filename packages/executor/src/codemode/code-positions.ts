@@ -1,5 +1,5 @@
 /**
- * Positions in the entry code the Code Mode form made (normalize.ts), told in the code as the model
+ * Positions in the entry code the Code Mode form made (entry-code.ts), told in the code as the model
  * wrote it. The form moves imports first, wraps statements in an arrow and returns the last
  * expression, so the entry holds slices of the model's code among text of its own; each slice is
  * recorded as it is copied, and a position inside one maps back, while one in the form's own text
@@ -7,9 +7,9 @@
  * (docs/sandbox.md, "Error kinds, names and positions"); this is the second step, for the result
  * the form returns (docs/codemode.md, "Errors").
  */
-import { ENTRY_NAME, type Position, positionAt } from '../sandbox/positions.ts';
+import { ENTRY_NAME, type Position, positionAt } from '../sandbox/errors/positions.ts';
+import { authorPositionInMessage, programStack, type StackSources } from '../sandbox/errors/stack.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
-import { authorPositionInMessage, programStack, type StackSources } from '../sandbox/stack.ts';
 
 /** One slice of the model's code in the entry code: where it sits there, where it came from, how long it is. */
 export interface CopiedSlice {

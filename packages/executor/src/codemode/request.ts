@@ -1,7 +1,7 @@
 /**
  * The Code Mode form's arguments, `(code, providersOrFns, options?)`, made into the request
  * IsolateExecutor runs: the code normalized into the entry (by `normalize`, which reads it off the
- * caller's thread: normalizer.ts), each provider's fns keyed by the names
+ * caller's thread: normalize-lanes.ts), each provider's fns keyed by the names
  * the program calls, connectors as providers served by their bindings. Nothing else is set, so the
  * executor's defaults apply, among them outbound `null`: no network unless the executor was
  * configured for it, as with the contract's own executor.

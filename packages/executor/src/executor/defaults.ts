@@ -8,7 +8,7 @@
  * Defined by the sandbox, which applies it for callers of Sandbox itself; the executor resolves it
  * once in options.ts and hands it down.
  */
-export { DEFAULT_GRACE } from '../sandbox/grace.ts';
+export { DEFAULT_GRACE } from '../sandbox/bounds/grace.ts';
 
 // The pool's defaults (docs/pool.md says why each is what it is).
 

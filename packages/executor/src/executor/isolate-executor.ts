@@ -25,7 +25,7 @@ import {
 } from '@supolka/codemode-protocol';
 import type { CodePositions } from '../codemode/code-positions.ts';
 import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '../codemode/contract.ts';
-import { CodeNormalizer } from '../codemode/normalizer.ts';
+import { CodeNormalizer } from '../codemode/normalize-lanes.ts';
 import { codeModeRequest } from '../codemode/request.ts';
 import { toCodeModeResult } from '../codemode/result.ts';
 import { faultError } from '../pool/conversations.ts';

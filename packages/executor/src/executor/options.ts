@@ -21,7 +21,7 @@ import {
 import type { PoolEvent } from '../pool/events.ts';
 import type { OutboundFunction } from '../pool/execution.ts';
 import type { PoolOptions } from '../pool/pool.ts';
-import type { OwnEndpoint } from '../sandbox/address-policy.ts';
+import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 import {
   DEFAULT_CHILD_EXEC_ARGV,
   DEFAULT_CHILD_RSS_LIMIT,

@@ -4,7 +4,7 @@
  * it gets here; one of a type the pool never expects from a child is a protocol violation.
  */
 import type { Message, MessageOf } from '@supolka/codemode-protocol';
-import type { LastWords, PoolChild } from './child.ts';
+import type { LastWords, PoolChild } from './child-handle.ts';
 
 /** A host call of a run: a tool call, or an outbound request of a proxied run. */
 export type HostCallMessage = MessageOf<'dispatch'> | MessageOf<'outbound'>;

@@ -4,7 +4,7 @@
  * carry a code, since they are calls and not executions (docs/pool.md, "Outcomes").
  */
 import { CodemodeError, type FaultCode, type Message } from '@supolka/codemode-protocol';
-import type { PoolChild } from './child.ts';
+import type { PoolChild } from './child-handle.ts';
 
 interface Pending {
   readonly child: PoolChild;

@@ -2,7 +2,7 @@
  * What the pool reports about its children, for logs and metrics and for tests that watch
  * supervision happen. Every event names the child's pid.
  */
-import type { EngineReportMessage } from './child.ts';
+import type { EngineReportMessage } from './child-handle.ts';
 import type { ChildPhase } from './child-state.ts';
 
 export type { ChildPhase };

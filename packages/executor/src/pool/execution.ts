@@ -16,7 +16,7 @@ import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { DEFAULT_CALLER, type Queued } from './fair-queue.ts';
 import type { ExecutionMeter } from './meter.ts';
-import type { NestingFrame, ServedExecution } from './nesting.ts';
+import type { NestingFrame, ServedExecution } from './nested-executions.ts';
 import { consoleCost, STREAMED_CONSOLE_LIMIT } from './streamed-console.ts';
 
 export type { OutboundFunction };
@@ -44,7 +44,7 @@ export interface ExecutionHost {
   readonly caller?: string | undefined;
 }
 
-/** Where an execution sits among nested ones (nesting.ts). */
+/** Where an execution sits among nested ones (nested-executions.ts). */
 export interface Placement {
   /** The pool it runs on. */
   readonly owner: object;

@@ -28,9 +28,9 @@ import {
   shapeEnvelope,
   WorkerLostError,
 } from '@supolka/codemode-protocol';
-import type { OwnEndpoint } from '../sandbox/address-policy.ts';
+import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
-import { childEntryUrl, type EngineReportMessage, type PoolChild } from './child.ts';
+import { childEntryUrl, type EngineReportMessage, type PoolChild } from './child-handle.ts';
 import { type ChildMessageHandlers, type HostCallMessage, routeChildMessage } from './child-messages.ts';
 import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
@@ -44,7 +44,7 @@ import {
   type NestingFrame,
   nestingDepth,
   PARENT_ENDED_REASON,
-} from './nesting.ts';
+} from './nested-executions.ts';
 import { RetainedRoutes } from './retained.ts';
 import {
   answerCompleted,
@@ -159,7 +159,7 @@ export class Pool {
 
   /**
    * Runs one execution in a child. Never rejects: every ending is an envelope with its code. Called
-   * from a tool or outbound function of one of this pool's executions, it is nested (nesting.ts).
+   * from a tool or outbound function of one of this pool's executions, it is nested (nested-executions.ts).
    */
   execute(request: ExecuteRequest, host: ExecutionHost = {}): Promise<ExecuteResult> {
     if (this.#disposed) {
@@ -535,7 +535,7 @@ export class Pool {
 
   /**
    * An idle child that may take `execution`: one of the pool's own, or one started for nested
-   * executions no deeper than it (nesting.ts); for a retaining execution, one with room for it.
+   * executions no deeper than it (nested-executions.ts); for a retaining execution, one with room for it.
    * Among those whose next isolate is ready, the one idle the shortest time: a process that ran
    * recently answers faster than one that sat idle (measured 2.5 against 2.9 ms for a trivial run
    * at light load, docs/pool.md), so light load stays on one warm child. Without a ready one, the

@@ -11,7 +11,7 @@
  * the close is answered, not taken for a stray.
  */
 import { HandlesClosedError } from '@supolka/codemode-protocol';
-import type { PoolChild } from './child.ts';
+import type { PoolChild } from './child-handle.ts';
 import { faultError } from './conversations.ts';
 import type { PoolExecution } from './execution.ts';
 

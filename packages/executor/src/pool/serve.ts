@@ -19,10 +19,10 @@ import {
   toolNotFoundEnvelope,
   validate,
 } from '@supolka/codemode-protocol';
-import type { PoolChild } from './child.ts';
+import type { PoolChild } from './child-handle.ts';
 import type { HostCallMessage } from './child-messages.ts';
 import type { PoolExecution } from './execution.ts';
-import { HostCallFrame, serveInContext } from './nesting.ts';
+import { HostCallFrame, serveInContext } from './nested-executions.ts';
 
 /**
  * Host calls a child's current run may have waiting on this process: its sandbox refuses a tool
@@ -153,7 +153,7 @@ export async function serveOutbound(
 /**
  * A caller's function runs in the async context `execute` was called in, with a frame of its own
  * call: an `execute` it makes while the call is pending is nested in this execution, and one made
- * after it answered (from a timer or callback it left behind) is not (nesting.ts).
+ * after it answered (from a timer or callback it left behind) is not (nested-executions.ts).
  */
 async function inCallContext<T>(execution: PoolExecution, call: () => T): Promise<Awaited<T>> {
   const frame = new HostCallFrame(execution);

@@ -4,7 +4,7 @@
  * before the channel opens, and the child refuses to start on settings that do not hold (its exit
  * code and stderr then tell the pool why).
  */
-import type { OwnEndpoint } from '../sandbox/address-policy.ts';
+import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 
 /**
  * Faults a test injects into a child, so supervision can be driven against a real process. Each

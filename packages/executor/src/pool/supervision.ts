@@ -15,7 +15,7 @@ import {
   type ForkOptions,
   type LastWords,
   PoolChild,
-} from './child.ts';
+} from './child-handle.ts';
 import type { PoolEvent } from './events.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 
@@ -116,7 +116,7 @@ export class Supervision {
   }
 
   /**
-   * Starts a child beyond the pool size for nested executions `level` or more deep (nesting.ts).
+   * Starts a child beyond the pool size for nested executions `level` or more deep (nested-executions.ts).
    * While children fail to start, one per level at a time, after the same growing delay as
    * replacements: a broken engine costs one fork per delay here too.
    */

@@ -18,7 +18,7 @@
  * sloppy; and each facade owns its cache, so a module two facades require runs once per facade.
  */
 import type { ModuleEntry } from '@supolka/codemode-protocol/wire';
-import { moduleKind, type NormalizedModuleMap } from './module-map.ts';
+import { moduleKind, type NormalizedModuleMap } from './modules/module-map.ts';
 import { normalizeSpecifier, resolveSpecifier } from './resolver.ts';
 
 /** The module that gathers every factory of the map; only facades and factories import it. */

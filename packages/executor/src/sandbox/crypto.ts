@@ -24,7 +24,7 @@ import {
   NOT_A_CRYPTO_KEY_MESSAGE,
 } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
-import { HeldAnswers } from './answers.ts';
+import { HeldAnswers } from './crossing/answers.ts';
 import type { IsolateHandle } from './isolate.ts';
 
 type HostKey = webcrypto.CryptoKey;
@@ -483,7 +483,7 @@ const SYNC_HASHES: Record<string, string> = {
  * with `now` is a digest in global scope, made with applySync and answered at once.
  *
  * Any other operation answers asynchronously with only the number its frame is held under, and
- * the runtime takes the frame at once with a synchronous call of that number alone (answers.ts):
+ * the runtime takes the frame at once with a synchronous call of that number alone (crossing/answers.ts):
  * a frame copied in asynchronously carries an ArrayBuffer, whose copy into an isolate near its
  * memory limit aborts the process, even a 32-byte digest. Taken synchronously, it ends the run.
  */

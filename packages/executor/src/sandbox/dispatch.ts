@@ -15,10 +15,10 @@ import {
   PayloadTooLargeError,
   toolNotFoundEnvelope,
 } from '@supolka/codemode-protocol/wire';
-import { HeldAnswers, inlineOrHeld } from './answers.ts';
-import { bindValues } from './bound-source.ts';
+import { HeldAnswers, inlineOrHeld } from './crossing/answers.ts';
 import { DISPATCH_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { DispatchValues } from './inside/dispatch.ts';
+import { bindValues } from './setup/bound-source.ts';
 
 /** Serves one tool call: resolves to the result envelope as JSON, `{"result":...}` or `{"error":"..."}`. */
 export type DispatchFunction = (provider: string, tool: string, argsJson: string) => Promise<string> | string;
@@ -110,7 +110,7 @@ export type AnswerCall = (call: number, answer: string | number) => void;
 /**
  * The function behind the dispatch reference. A call (its number and three strings) arrives with
  * applyIgnored and returns nothing; its encoded frame goes back through `answer`, itself when it is
- * short, or the number the frame is held under (answers.ts): a tool result of megabytes arriving
+ * short, or the number the frame is held under (crossing/answers.ts): a tool result of megabytes arriving
  * asynchronously while the isolate is near its memory limit would otherwise abort the process. A
  * call with that number alone, made synchronously, takes the frame.
  */

@@ -6,7 +6,7 @@
  * request measure it first against PAYLOAD_LIMIT, whatever transport follows.
  *
  * Native requests reach public addresses only unless the executor opts in to a range (the address
- * policy, address-policy.ts): every address they would connect to is judged before the connection
+ * policy, outbound/address-policy.ts): every address they would connect to is judged before the connection
  * opens, an IP literal before the request starts and a name's every resolved address in the lookup
  * that the connection cannot bypass, on each of at most 20 redirect hops. They go through an agent
  * of their own, never an environment proxy (NODE_USE_ENV_PROXY, HTTP_PROXY), which would connect
@@ -27,13 +27,13 @@ import {
   PayloadTooLargeError,
 } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
-import { AddressPolicy, type AddressPolicyOptions } from './address-policy.ts';
-import { inlineText } from './answers.ts';
-import { BodyBlocks, type BodyBudget, type BodyTicket, UNMETERED } from './body-budget.ts';
-import { type ClockSlot, wrapHostWait } from './clock.ts';
+import { type ClockSlot, wrapHostWait } from './bounds/clock.ts';
+import { inlineText } from './crossing/answers.ts';
+import { protocolSchemas } from './crossing/schemas.ts';
 import { IN_FLIGHT_CALL_LIMIT } from './dispatch.ts';
-import { measureResponseHead } from './response-head.ts';
-import { protocolSchemas } from './schemas.ts';
+import { AddressPolicy, type AddressPolicyOptions } from './outbound/address-policy.ts';
+import { BodyBlocks, type BodyBudget, type BodyTicket, UNMETERED } from './outbound/body-budget.ts';
+import { measureResponseHead } from './outbound/response-head.ts';
 
 /** The caller's function for proxied outbound: it performs the request and answers the response. */
 export type OutboundFunction = (
@@ -51,7 +51,7 @@ export type Performer = (
   ticket?: BodyTicket,
 ) => Promise<HttpResponse>;
 
-/** The address policy's opt-ins and the executor's own endpoints (address-policy.ts). */
+/** The address policy's opt-ins and the executor's own endpoints (outbound/address-policy.ts). */
 export type NativeOptions = AddressPolicyOptions;
 
 /**
@@ -340,7 +340,7 @@ interface Held {
 
 /**
  * The reference the runtime's fetch calls. `send` answers asynchronously, never rejecting, with
- * the frame's JSON text when it is short (answers.ts) or else the request's id, under which the
+ * the frame's JSON text when it is short (crossing/answers.ts) or else the request's id, under which the
  * host holds the text for the synchronous `frame` call; a body is held for the synchronous `body`
  * call; `drop` lets go of what a settled fetch will not take; `abortAll` cancels what is still in
  * flight when the run ends, and drops what is held.
@@ -349,7 +349,7 @@ interface Held {
  * together): each one is held on the host until its answer, where the isolate's memory limit no
  * longer meters it, so without a bound a program could park gigabytes on the host. Response
  * bodies are bounded by the isolate's BodyBudget, counted as they arrive and decode; a response's
- * head by RESPONSE_HEAD_LIMIT (response-head.ts).
+ * head by RESPONSE_HEAD_LIMIT (outbound/response-head.ts).
  *
  * Nothing of program size crosses in the asynchronous answer: isolated-vm copies it into the
  * isolate in a task of its own, and when that copy changes the isolate's external memory (an

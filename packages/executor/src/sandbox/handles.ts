@@ -31,11 +31,11 @@ import {
   PayloadTooLargeError,
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
-import { RunClock } from './clock.ts';
+import { RunClock } from './bounds/clock.ts';
+import { protocolSchemas } from './crossing/schemas.ts';
 import type { Performer } from './fetch.ts';
 import { disposeIsolate, type IsolateHandle } from './isolate.ts';
-import type { PreparedIsolate } from './prepared-isolate.ts';
-import { protocolSchemas } from './schemas.ts';
+import type { PreparedIsolate } from './setup/prepared-isolate.ts';
 import { rewriteEngineTermination } from './timeout.ts';
 
 /** The handles a retained execution can grant; only a fetch handler today. */

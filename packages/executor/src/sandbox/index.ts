@@ -9,7 +9,6 @@
 // First, as in the main entry: below the Node floor the import fails with one sentence naming it.
 import '../require-node-floor.ts';
 
-export { BoundedCodeCache, type CodeCache } from './code-cache.ts';
 export type { DispatchFunction } from './dispatch.ts';
 export {
   assertEngineServesSandbox,
@@ -17,6 +16,7 @@ export {
   ENGINE_PROBES,
   type EngineReport,
 } from './isolate.ts';
+export { BoundedCodeCache, type CodeCache } from './modules/code-cache.ts';
 export {
   type ExecuteResult,
   type ExecutionSettled,

@@ -6,8 +6,8 @@
  */
 import { ENGINE_PROBE_TIMEOUT } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
-import type { CompiledCode } from './code-cache.ts';
-import { installedIsolatedVm } from './engine-addon.ts';
+import type { CompiledCode } from './modules/code-cache.ts';
+import { installedIsolatedVm } from './setup/engine-addon.ts';
 
 /**
  * Loads a module for import(): answers `["loaded", token]` once the module evaluated (its namespace

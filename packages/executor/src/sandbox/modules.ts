@@ -16,17 +16,18 @@
 import { type ErrorKind, InternalError, ModuleNotFoundError } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
 import { CJS_FACTORIES, cjsInternal, isCjsModule } from './cjs.ts';
-import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './code-cache.ts';
-import { rewriteDynamicImports } from './dynamic-import.ts';
-import { preparationErrorKind } from './error-kind.ts';
-import { INTERNAL_SPECIFIER } from './internal-module.ts';
+import { INTERNAL_SPECIFIER } from './entry/internal-module.ts';
+import { preparationErrorKind } from './errors/error-kind.ts';
+import { ENTRY_NAME } from './errors/positions.ts';
 import type { IsolateHandle } from './isolate.ts';
-import { loaderRootSource, SCOPE_PREFIX, SCOPE_SOURCE } from './linker-sources.ts';
-import { loadFailureMessage } from './loader.ts';
-import { moduleSource, type NormalizedModuleMap } from './module-map.ts';
-import { ENTRY_NAME } from './positions.ts';
+import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './modules/code-cache.ts';
+import { rewriteDynamicImports } from './modules/dynamic-import.ts';
+import { loaderRootSource, SCOPE_PREFIX, SCOPE_SOURCE } from './modules/linker-sources.ts';
+import { loadFailureMessage } from './modules/loader.ts';
+import type { NormalizedModuleMap } from './modules/module-map.ts';
+import { moduleSource } from './modules/module-source.ts';
 import { resolveSpecifier } from './resolver.ts';
-import { eraseTypes, isTypeScriptModule } from './typescript.ts';
+import { eraseTypes, isTypeScriptModule } from './sources/typescript.ts';
 
 // The file name the entry compiles under; relative imports in it resolve from the root.
 export { ENTRY_NAME };

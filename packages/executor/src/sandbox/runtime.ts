@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import ivm from 'isolated-vm';
 import { RUNTIME_SOURCE } from './generated/runtime-bundle.generated.ts';
-import { SANDBOX_SOURCE, WARMUP_SOURCE } from './sandbox-source.ts';
+import { SANDBOX_SOURCE, WARMUP_SOURCE } from './setup/sandbox-source.ts';
 
 export { RUNTIME_SOURCE };
 
@@ -34,7 +34,7 @@ export interface RuntimeReferences {
   readonly randomBytes: ivm.Reference<(length: number) => Uint8Array>;
   readonly sendRequest?: ivm.Reference<unknown>;
   readonly performSubtleOperation?: ivm.Reference<unknown>;
-  /** Answers the source of a runtime piece, which the isolate compiles on its first use (pieces.ts). */
+  /** Answers the source of a runtime piece, which the isolate compiles on its first use (setup/pieces.ts). */
   readonly loadPiece?: ivm.Reference<unknown>;
 }
 

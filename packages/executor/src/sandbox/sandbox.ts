@@ -24,27 +24,32 @@ import {
   validateProviders,
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
-import type { OwnEndpoint } from './address-policy.ts';
-import { RunClock, wrapHostWait } from './clock.ts';
-import { BoundedCodeCache, type CodeCache } from './code-cache.ts';
+import { RunClock, wrapHostWait } from './bounds/clock.ts';
+import { DEFAULT_GRACE } from './bounds/grace.ts';
 import { ConsoleCapture } from './console.ts';
 import type { DispatchFunction } from './dispatch.ts';
-import { type BuiltEntry, buildEntry } from './entry.ts';
-import { TypeEraser } from './eraser.ts';
-import { preparationErrorKind } from './error-kind.ts';
+import { type BuiltEntry, buildEntry } from './entry/entry.ts';
+import { INTERNAL_FILENAME } from './entry/internal-module.ts';
+import { preparationErrorKind } from './errors/error-kind.ts';
+import { lineCount, type PlacedPiece, PositionMap, positionAt } from './errors/positions.ts';
+import { authorPositionInMessage, programStack, type StackSources } from './errors/stack.ts';
 import { chooseOutbound, type Outbound } from './fetch.ts';
-import { DEFAULT_GRACE } from './grace.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
-import { INTERNAL_FILENAME } from './internal-module.ts';
 import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
-import { buildModuleMap } from './module-map.ts';
+import { BoundedCodeCache, type CodeCache } from './modules/code-cache.ts';
+import { buildModuleMap } from './modules/module-map.ts';
 import { ENTRY_NAME, linkModules } from './modules.ts';
-import { lineCount, type PlacedPiece, PositionMap, positionAt } from './positions.ts';
-import { checkSourceNesting, compileJavaScriptFirst, eraseTypeScriptModules } from './preparation.ts';
-import { type PreparedIsolate, prepareIsolate } from './prepared-isolate.ts';
+import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
-import { authorPositionInMessage, programStack, type StackSources } from './stack.ts';
+import { type PreparedIsolate, prepareIsolate } from './setup/prepared-isolate.ts';
+import {
+  checkSourceNesting,
+  compileJavaScriptFirst,
+  ERASURE_WORKER,
+  eraseTypeScriptModules,
+} from './sources/preparation.ts';
+import { DeadlineWorker } from './threads/deadline-worker.ts';
 import { type RunOutcome, runWithTimeouts } from './timeout.ts';
 
 export interface SandboxExecuteRequest {
@@ -136,7 +141,7 @@ export class Sandbox {
     (executionId, reason) => this.#options.onRetainedClosed?.(executionId, reason),
     (executionId) => this.#options.onRetainedEnded?.(executionId),
   );
-  readonly #eraser = new TypeEraser();
+  readonly #eraser = new DeadlineWorker({ worker: ERASURE_WORKER });
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
@@ -222,7 +227,7 @@ export class Sandbox {
       slots.dispatch.dispatch = request.dispatch ? wrapHostWait(slots.clock, request.dispatch) : undefined;
       // 9. The entry module around the request's imports and arrow. No host-side parser reads a
       // source the nesting scan has not passed, and .ts modules are erased under the run's bound
-      // (preparation.ts); the code itself is compiled JavaScript first, below.
+      // (sources/preparation.ts); the code itself is compiled JavaScript first, below.
       const typescript = request.typescript !== false;
       const modules = buildModuleMap(request.modules);
       checkSourceNesting(request.code, modules);
@@ -279,7 +284,7 @@ export class Sandbox {
         const compiled = await compileJavaScriptFirst(request.code, {
           compile: (code) => linker.compileEntry(entrySource(code)),
           ...(typescript
-            ? { erase: (code: string) => this.#eraser.erase([{ name: ENTRY_NAME, source: code }], left()) }
+            ? { erase: (code: string) => this.#eraser.run([{ name: ENTRY_NAME, source: code }], left()) }
             : {}),
         });
         if (compiled === undefined) return timedOut(timeout);
@@ -457,7 +462,7 @@ function cancelled(signal: AbortSignal): RunOutcome {
 
 /**
  * A failure to compile, link or erase the program: its message at the author's positions, and the
- * kind the host observed (error-kind.ts); anything else as `failure` reports it.
+ * kind the host observed (errors/error-kind.ts); anything else as `failure` reports it.
  */
 function preparationFailure(error: unknown, sources: () => StackSources): RunOutcome {
   const outcome = failure(error);
@@ -470,7 +475,7 @@ function preparationFailure(error: unknown, sources: () => StackSources): RunOut
   };
 }
 
-/** The outcome with the program's own frames of its stack (stack.ts) in place of the raw text. */
+/** The outcome with the program's own frames of its stack (errors/stack.ts) in place of the raw text. */
 function withProgramStack(outcome: RunOutcome, sources: () => StackSources): RunOutcome {
   if (outcome.rawStack === undefined) return outcome;
   const { rawStack, ...rest } = outcome;

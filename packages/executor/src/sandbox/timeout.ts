@@ -20,12 +20,12 @@ import {
   parseForDispatch,
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
-import { bindValues } from './bound-source.ts';
-import type { RunClock } from './clock.ts';
+import type { RunClock } from './bounds/clock.ts';
+import type { ReportedFailure } from './errors/reported-failure.ts';
 import { COMPLETION_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { CompletionValues } from './inside/completion.ts';
 import type { IsolateHandle } from './isolate.ts';
-import type { ReportedFailure } from './prepared-isolate.ts';
+import { bindValues } from './setup/bound-source.ts';
 
 /**
  * Defines the completion names without flags, so user code can replace neither: __resultJson, an
@@ -51,9 +51,9 @@ export interface RunOutcome {
   readonly errorKind?: ErrorKind;
   /** The thrown error's name, as data. */
   readonly errorName?: string;
-  /** The thrown error's stack text as V8 gave it inside the isolate, before the program's frames are picked (stack.ts). */
+  /** The thrown error's stack text as V8 gave it inside the isolate, before the program's frames are picked (errors/stack.ts). */
   readonly rawStack?: string;
-  /** The program's own frames of that stack, at the author's positions (stack.ts). */
+  /** The program's own frames of that stack, at the author's positions (errors/stack.ts). */
   readonly errorStack?: string;
 }
 

@@ -3,9 +3,9 @@
  * context has no timer of its own, so each delay waits on the host and comes back as a settlement.
  */
 import { MAX_DELAY, TIMER_LIMIT, timerCallbackMessage } from '@supolka/codemode-protocol/wire';
-import { bindValues } from './bound-source.ts';
 import { TIMERS_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { TimersValues } from './inside/timers.ts';
+import { bindValues } from './setup/bound-source.ts';
 
 export { MAX_DELAY };
 

@@ -6,9 +6,9 @@
  * It follows the package's version like the root entry; it loads no isolate.
  */
 export { outcomeOf } from '../executor/observer.ts';
-export { currentContext, type NestingFrame, withNestingCapacity } from '../pool/nesting.ts';
-export type { OwnEndpoint } from '../sandbox/address-policy.ts';
-export { threadModule } from '../sandbox/eraser.ts';
+export { currentContext, type NestingFrame, withNestingCapacity } from '../pool/nested-executions.ts';
+export type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
+export { threadModule } from '../sandbox/threads/deadline-worker.ts';
 export { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from './auth.ts';
 export { DEFAULT_HELLO_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from './defaults.ts';
 export { notLoopbackServeMessage, originRefusedMessage, tooManyUnauthenticatedMessage } from './texts.ts';

@@ -6,7 +6,7 @@
  */
 import { normalizeCode } from '@cloudflare/codemode';
 import { afterAll, describe, expect, test } from 'vitest';
-import { normalizedEntry } from '../../src/codemode/normalize.ts';
+import { normalizedEntry } from '../../src/codemode/entry-code.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 
 const executor = new IsolateExecutor({

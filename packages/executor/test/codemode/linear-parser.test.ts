@@ -6,8 +6,8 @@
  */
 import { type Options, parse } from 'acorn';
 import { describe, expect, test } from 'vitest';
+import { toEntryCode } from '../../src/codemode/entry-code.ts';
 import { LinearParser } from '../../src/codemode/linear-parser.ts';
-import { toEntryCode } from '../../src/codemode/normalize.ts';
 
 const OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'module', allowReturnOutsideFunction: true };
 

@@ -18,7 +18,7 @@ import { tool } from 'ai';
 import { afterAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import { CODE_NAME, nestingMessage } from '../../src/sandbox/nesting.ts';
+import { CODE_NAME, nestingMessage } from '../../src/sandbox/sources/nesting-scan.ts';
 
 const executor = new IsolateExecutor({
   poolSize: 1,

@@ -1,6 +1,6 @@
 /**
  * Asynchronous answers of program size toward an isolate near its memory limit, through the pool:
- * each attack runs in a pool child of its own. Before answers.ts, a tool result or a crypto.subtle
+ * each attack runs in a pool child of its own. Before sandbox/crossing/answers.ts, a tool result or a crypto.subtle
  * frame that isolated-vm copied in by its own task while the isolate was at its limit aborted the
  * child (SIGABRT, std::exception: WORKER_LOST) and took another caller's retained execution in
  * that child with it (HANDLES_CLOSED). Now the run ends MEMORY_LIMIT and the child lives on: the

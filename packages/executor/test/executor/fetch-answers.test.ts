@@ -13,7 +13,7 @@ import { errorText, type HttpResponse, HttpResponseSchema, validate } from '@sup
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import { MAX_REDIRECTS, NETWORK_LOST_MESSAGE } from '../../src/sandbox/fetch.ts';
-import { RESPONSE_HEAD_LIMIT, responseHeadMessage } from '../../src/sandbox/response-head.ts';
+import { RESPONSE_HEAD_LIMIT, responseHeadMessage } from '../../src/sandbox/outbound/response-head.ts';
 import { type Attack, againstRetained, expectRunEndsChildLives } from '../helpers.ts';
 
 const KIB = 2 ** 10;

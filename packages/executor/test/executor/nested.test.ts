@@ -10,7 +10,11 @@ import { cancelledMessage } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { ExecuteResult } from '../../src/index.ts';
-import { MAX_NESTING_DEPTH, NESTING_TOO_DEEP_MESSAGE, PARENT_ENDED_REASON } from '../../src/pool/nesting.ts';
+import {
+  MAX_NESTING_DEPTH,
+  NESTING_TOO_DEEP_MESSAGE,
+  PARENT_ENDED_REASON,
+} from '../../src/pool/nested-executions.ts';
 
 // Each level of nesting may start a child of its own, which takes seconds on a loaded machine.
 vi.setConfig({ testTimeout: 60_000 });

@@ -9,7 +9,7 @@ import { EXECUTION_ENDED_MESSAGE, OUTBOUND_DISABLED_MESSAGE } from '@supolka/cod
 import { afterAll, describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { OutboundFunction } from '../../src/pool/execution.ts';
-import { outboundRefusedMessage } from '../../src/sandbox/address-policy.ts';
+import { outboundRefusedMessage } from '../../src/sandbox/outbound/address-policy.ts';
 
 const executor = new IsolateExecutor({ poolSize: 1 });
 /** The executor the tests' loopback servers are reached through: loopback opted in, nothing else. */

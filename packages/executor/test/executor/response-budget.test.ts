@@ -9,7 +9,7 @@ import { gzipSync } from 'node:zlib';
 import { memoryLimitMessage } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import { bodyBudgetFor, bodyBudgetMessage } from '../../src/sandbox/body-budget.ts';
+import { bodyBudgetFor, bodyBudgetMessage } from '../../src/sandbox/outbound/body-budget.ts';
 
 const MIB = 2 ** 20;
 

@@ -11,7 +11,7 @@
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SUPPORTED_ISOLATED_VM } from '../../src/sandbox/engine-addon.ts';
+import { SUPPORTED_ISOLATED_VM } from '../../src/sandbox/setup/engine-addon.ts';
 import { type AddonInstall, installWithIsolatedVm } from './addon-install.ts';
 
 const node = process.version;

@@ -1,12 +1,12 @@
 /**
- * A pool child runs with MALLOC_ARENA_MAX capped and glibc's mmap threshold fixed (pool/child.ts,
+ * A pool child runs with MALLOC_ARENA_MAX capped and glibc's mmap threshold fixed (pool/child-handle.ts,
  * docs/pool.md "Memory") unless the caller set the variable itself, and inherits the rest of the caller's environment. Read from the
  * real child's /proc/<pid>/environ.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import { CHILD_MALLOC_ARENA_MAX, CHILD_MALLOC_MMAP_THRESHOLD } from '../../src/pool/child.ts';
+import { CHILD_MALLOC_ARENA_MAX, CHILD_MALLOC_MMAP_THRESHOLD } from '../../src/pool/child-handle.ts';
 
 const MALLOC_VARIABLES = ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'] as const;
 const saved = MALLOC_VARIABLES.map((name) => process.env[name]);

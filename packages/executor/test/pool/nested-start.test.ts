@@ -1,5 +1,5 @@
 /**
- * A child the pool starts beyond its size for a nested execution (pool/nesting.ts) that fails to
+ * A child the pool starts beyond its size for a nested execution (pool/nested-executions.ts) that fails to
  * start, through real children: another is started for it after the respawn delay, and the nested
  * execution still runs instead of waiting for ever behind its own ancestor.
  */

@@ -9,7 +9,7 @@ import { MIN_MEMORY_LIMIT } from '@supolka/codemode-protocol';
 import { expect, test } from 'vitest';
 import { GLOBAL_SCOPE_MESSAGE } from '../../../runtime/src/internals.ts';
 import { RUNTIME_PIECES } from '../../src/sandbox/generated/runtime-pieces.generated.ts';
-import { pieceSource } from '../../src/sandbox/pieces.ts';
+import { pieceSource } from '../../src/sandbox/setup/pieces.ts';
 import { resultOf, useSandbox } from '../helpers.ts';
 import { firstUseOnAnExhaustedStack } from './piece-probes.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Runtime pieces (packages/runtime/src/pieces.ts, src/sandbox/pieces.ts): code kept out of the
+ * Runtime pieces (packages/runtime/src/pieces.ts, src/sandbox/setup/pieces.ts): code kept out of the
  * startup snapshot and compiled into an isolate on first use. Most tests here use tr46, which the
  * URL parser loads for the first host that is not ASCII (streams-piece.test.ts tests the streams
  * piece, the last one here the legacy single-byte tables). What holds for it holds for the mechanism:
@@ -10,8 +10,8 @@
 import { MIN_MEMORY_LIMIT, memoryLimitMessage } from '@supolka/codemode-protocol';
 import { expect, test } from 'vitest';
 import { RUNTIME_PIECES } from '../../src/sandbox/generated/runtime-pieces.generated.ts';
-import { pieceSource, UNKNOWN_PIECE_MESSAGE } from '../../src/sandbox/pieces.ts';
-import { prepareIsolate } from '../../src/sandbox/prepared-isolate.ts';
+import { pieceSource, UNKNOWN_PIECE_MESSAGE } from '../../src/sandbox/setup/pieces.ts';
+import { prepareIsolate } from '../../src/sandbox/setup/prepared-isolate.ts';
 import { resultOf, T, useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();

@@ -8,9 +8,9 @@
 import ivm from 'isolated-vm';
 import { expect, test } from 'vitest';
 import { RANDOM_UUID_ANSWER_MESSAGE, randomAnswerMessage } from '../../../runtime/src/crypto/crypto.ts';
-import { INTERNAL_SPECIFIER } from '../../src/sandbox/internal-module.ts';
+import { INTERNAL_SPECIFIER } from '../../src/sandbox/entry/internal-module.ts';
 import { disposeIsolate } from '../../src/sandbox/isolate.ts';
-import { prepareIsolate } from '../../src/sandbox/prepared-isolate.ts';
+import { prepareIsolate } from '../../src/sandbox/setup/prepared-isolate.ts';
 
 /** What a program asking for `length` random bytes meets when the host answers with `answer(length)`. */
 function fillWith(answer: (length: number) => unknown, length = 16): Promise<unknown> {

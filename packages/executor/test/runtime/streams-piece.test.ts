@@ -8,7 +8,7 @@
 import { MIN_MEMORY_LIMIT } from '@supolka/codemode-protocol';
 import { expect, test } from 'vitest';
 import { RUNTIME_PIECES } from '../../src/sandbox/generated/runtime-pieces.generated.ts';
-import { pieceSource } from '../../src/sandbox/pieces.ts';
+import { pieceSource } from '../../src/sandbox/setup/pieces.ts';
 import { resultOf, useSandbox } from '../helpers.ts';
 import { firstUseOnAnExhaustedStack, OVERFLOWED_THEN_LOADED } from './piece-probes.ts';
 

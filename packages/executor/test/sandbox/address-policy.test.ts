@@ -14,7 +14,7 @@ import {
   outboundRefusedMessage,
   ownEndpointRefusedMessage,
   rangeOf,
-} from '../../src/sandbox/address-policy.ts';
+} from '../../src/sandbox/outbound/address-policy.ts';
 
 /** Host names as WHATWG URL parsing leaves them: the policy only ever sees these forms. */
 const hostnameOf = (host: string) => new URL(`http://${host}/`).hostname.replace(/^\[|\]$/g, '');

@@ -1,10 +1,15 @@
 /**
  * Which asynchronous answers cross inline and which the host holds for a synchronous take
- * (answers.ts), and that either way a program reads exactly what the host answered.
+ * (src/sandbox/crossing/answers.ts), and that either way a program reads exactly what the host answered.
  */
 import { describe, expect, test } from 'vitest';
-import { HeldAnswers, INLINE_ANY_TEXT, INLINE_LATIN1_TEXT, inlineOrHeld } from '../../src/sandbox/answers.ts';
-import { LOAD_FAILURE_MESSAGE_LIMIT, loadFailureMessage } from '../../src/sandbox/loader.ts';
+import {
+  HeldAnswers,
+  INLINE_ANY_TEXT,
+  INLINE_LATIN1_TEXT,
+  inlineOrHeld,
+} from '../../src/sandbox/crossing/answers.ts';
+import { LOAD_FAILURE_MESSAGE_LIMIT, loadFailureMessage } from '../../src/sandbox/modules/loader.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();

@@ -1,9 +1,9 @@
 /**
  * The code cache's budget: a pool child keeps its cache for life, so what it holds is resident
- * memory the child never gives back (src/sandbox/code-cache.ts, docs/pool.md "Memory").
+ * memory the child never gives back (src/sandbox/modules/code-cache.ts, docs/pool.md "Memory").
  */
 import { expect, test } from 'vitest';
-import { BoundedCodeCache, DEFAULT_CODE_CACHE_BUDGET } from '../../src/sandbox/code-cache.ts';
+import { BoundedCodeCache, DEFAULT_CODE_CACHE_BUDGET } from '../../src/sandbox/modules/code-cache.ts';
 
 const blob = (bytes: number) => new ArrayBuffer(bytes);
 

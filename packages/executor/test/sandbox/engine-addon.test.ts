@@ -10,7 +10,7 @@ import {
   isolatedVmProblem,
   SUPPORTED_ISOLATED_VM,
   satisfiesCaretRange,
-} from '../../src/sandbox/engine-addon.ts';
+} from '../../src/sandbox/setup/engine-addon.ts';
 
 test('the supported range is the peer range package.json declares', () => {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));

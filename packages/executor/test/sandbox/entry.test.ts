@@ -1,7 +1,7 @@
 /** buildEntrySource and buildProviderSources on their own. */
 import { separateImports } from '@supolka/codemode-protocol';
 import { expect, test } from 'vitest';
-import { buildEntrySource } from '../../src/sandbox/entry.ts';
+import { buildEntrySource } from '../../src/sandbox/entry/entry.ts';
 import { buildProviderSources } from '../../src/sandbox/proxy-source.ts';
 
 test('proxies first, every prelude after all of them, proxySource verbatim, the conventions chosen', () => {

@@ -7,8 +7,8 @@
 import { BadRequestError, separateImports } from '@supolka/codemode-protocol';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { toEntryCode } from '../../src/codemode/normalize.ts';
-import { eraseTypes } from '../../src/sandbox/typescript.ts';
+import { toEntryCode } from '../../src/codemode/entry-code.ts';
+import { eraseTypes } from '../../src/sandbox/sources/typescript.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();

@@ -8,7 +8,7 @@
 import { INTERNAL_NAMES, InvalidProviderError, validateProviders } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import type { DispatchFunction } from '../../src/sandbox/dispatch.ts';
-import { buildEntrySource } from '../../src/sandbox/entry.ts';
+import { buildEntrySource } from '../../src/sandbox/entry/entry.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();

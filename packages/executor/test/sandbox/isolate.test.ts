@@ -2,7 +2,6 @@
 import { createRequire } from 'node:module';
 import type ivm from 'isolated-vm';
 import { describe, expect, test } from 'vitest';
-import type { CompiledCode } from '../../src/sandbox/code-cache.ts';
 import {
   assertEngineServesSandbox,
   assertNoNodeSnapshot,
@@ -10,7 +9,8 @@ import {
   createIsolate,
   ENGINE_PROBES,
 } from '../../src/sandbox/isolate.ts';
-import { BINDINGS_SOURCE } from '../../src/sandbox/runtime-bindings.ts';
+import type { CompiledCode } from '../../src/sandbox/modules/code-cache.ts';
+import { BINDINGS_SOURCE } from '../../src/sandbox/setup/runtime-bindings.ts';
 
 describe('the engine check', () => {
   test('isolates run in this process', () => {

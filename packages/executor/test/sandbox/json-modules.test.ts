@@ -5,7 +5,7 @@
  */
 import { errorText } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
-import { jsonModuleMessage } from '../../src/sandbox/module-map.ts';
+import { jsonModuleMessage } from '../../src/sandbox/modules/module-source.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();

@@ -8,8 +8,8 @@ import {
   unsupportedModuleKindMessage,
 } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
-import { BoundedCodeCache } from '../../src/sandbox/code-cache.ts';
 import { assertEngineServesSandbox } from '../../src/sandbox/isolate.ts';
+import { BoundedCodeCache } from '../../src/sandbox/modules/code-cache.ts';
 import { normalizeSpecifier, resolveSpecifier } from '../../src/sandbox/resolver.ts';
 import { useSandbox } from '../helpers.ts';
 

@@ -12,9 +12,7 @@ import {
   payloadTooLargeMessage,
 } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { outboundRefusedMessage, rangeOf } from '../../src/sandbox/address-policy.ts';
-import { BodyBudget, bodyBudgetMessage } from '../../src/sandbox/body-budget.ts';
-import { ClockSlot } from '../../src/sandbox/clock.ts';
+import { ClockSlot } from '../../src/sandbox/bounds/clock.ts';
 import {
   chooseOutbound,
   hostSendRequest,
@@ -25,7 +23,9 @@ import {
   NetworkError,
   nativeFetch,
 } from '../../src/sandbox/fetch.ts';
-import { RESPONSE_HEAD_LIMIT, responseHeadMessage } from '../../src/sandbox/response-head.ts';
+import { outboundRefusedMessage, rangeOf } from '../../src/sandbox/outbound/address-policy.ts';
+import { BodyBudget, bodyBudgetMessage } from '../../src/sandbox/outbound/body-budget.ts';
+import { RESPONSE_HEAD_LIMIT, responseHeadMessage } from '../../src/sandbox/outbound/response-head.ts';
 
 /** The test's servers listen on loopback, which native requests reach only when opted in. */
 const loopbackFetch = (wire: Parameters<typeof nativeFetch>[0], signal: AbortSignal) =>

@@ -44,7 +44,7 @@ function fetchInChild(
   heapMB: number,
 ): Promise<{ code: number | null; signal: string | null; output: string }> {
   const fetchModule = new URL('../../src/sandbox/fetch.ts', import.meta.url).href;
-  const budgetModule = new URL('../../src/sandbox/body-budget.ts', import.meta.url).href;
+  const budgetModule = new URL('../../src/sandbox/outbound/body-budget.ts', import.meta.url).href;
   const script = `
     import { nativeFetch } from ${JSON.stringify(fetchModule)};
     import { BodyBudget } from ${JSON.stringify(budgetModule)};

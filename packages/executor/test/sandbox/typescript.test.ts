@@ -10,8 +10,8 @@ import {
 import { describe, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import { ENTRY_NAME } from '../../src/sandbox/modules.ts';
-import { CODE_NAME, moduleName, nestingMessage } from '../../src/sandbox/nesting.ts';
-import { eraserFailedMessage } from '../../src/sandbox/typescript.ts';
+import { CODE_NAME, moduleName, nestingMessage } from '../../src/sandbox/sources/nesting-scan.ts';
+import { eraserFailedMessage } from '../../src/sandbox/sources/typescript.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();

@@ -6,7 +6,7 @@
 import { expect, test } from 'vitest';
 import { CODE_GENERATION_MESSAGE } from '../../../runtime/src/code-generation.ts';
 import { WASM_MEMORY_PAGE_LIMIT, wasmMemoryLimitMessage } from '../../../runtime/src/webassembly-memory.ts';
-import { prepareIsolate } from '../../src/sandbox/prepared-isolate.ts';
+import { prepareIsolate } from '../../src/sandbox/setup/prepared-isolate.ts';
 
 test("a prepared isolate's WebAssembly and SharedArrayBuffer are the engine's, guarded, not the warm-up's stand-ins", () => {
   const prepared = prepareIsolate({ memoryLimit: 64 });

@@ -16,7 +16,10 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { SUPPORTED_ISOLATED_VM, satisfiesCaretRange } from '../../../executor/src/sandbox/engine-addon.ts';
+import {
+  SUPPORTED_ISOLATED_VM,
+  satisfiesCaretRange,
+} from '../../../executor/src/sandbox/setup/engine-addon.ts';
 import { npmEnv } from '../../../executor/test/npm-env.ts';
 
 const run = promisify(execFile);

@@ -8,7 +8,7 @@
  * sandbox is built from the report, so the fallbacks it selects are the ones the report names, and
  * it keeps an isolate prepared ahead of the next request.
  *
- * Loaded by child-start.ts once isolated-vm proved loadable, in a process pool/child.ts started as
+ * Loaded by child-start.ts once isolated-vm proved loadable, in a process pool/child-handle.ts started as
  * `node --no-node-snapshot child/child-start settings`, the channel at fd 3, under the parent's own
  * Node; imported by nothing else.
  */
@@ -25,10 +25,10 @@ import {
   type Message,
   type MessageOf,
 } from '@supolka/codemode-protocol/wire';
-import { BoundedCodeCache } from '../../sandbox/code-cache.ts';
+import { protocolSchemas } from '../../sandbox/crossing/schemas.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
+import { BoundedCodeCache } from '../../sandbox/modules/code-cache.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
-import { protocolSchemas } from '../../sandbox/schemas.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
 import { parseSettings } from '../settings.ts';
 import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT } from './channel-attacks.ts';

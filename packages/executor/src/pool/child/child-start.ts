@@ -6,9 +6,9 @@
  * and, when it fails, writes one line naming the cause and the fix (ADDON_LINE, which the pool
  * quotes: exit-cause.ts) and ends. Otherwise the child proper (child-entry.ts) runs.
  *
- * Started by pool/child.ts as `node --no-node-snapshot child/child-start settings`.
+ * Started by pool/child-handle.ts as `node --no-node-snapshot child/child-start settings`.
  */
-import { isolatedVmProblem } from '../../sandbox/engine-addon.ts';
+import { isolatedVmProblem } from '../../sandbox/setup/engine-addon.ts';
 import { ADDON_LINE } from '../exit-cause.ts';
 
 const problem = await isolatedVmProblem();

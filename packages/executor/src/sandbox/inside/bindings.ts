@@ -1,5 +1,5 @@
 /**
- * BINDINGS_SOURCE (runtime-bindings.ts): passes the references it is called with into the
+ * BINDINGS_SOURCE (setup/runtime-bindings.ts): passes the references it is called with into the
  * __hostBindings handshake the snapshot published. Without the handshake the isolate was not
  * restored from the snapshot, and the script says so instead of failing on a global it cannot
  * explain.

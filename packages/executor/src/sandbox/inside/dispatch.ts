@@ -4,7 +4,7 @@
  * its payload: a thrown frame becomes an Error with its text, thrown behind the boundary and
  * recorded with its kind for the envelope's errorKind; a `returned` frame yields its JSON string.
  * A number in place of the frame is a long answer the host holds: it is taken at once with a
- * synchronous call, where a copy past the memory limit ends the run cleanly (answers.ts).
+ * synchronous call, where a copy past the memory limit ends the run cleanly (crossing/answers.ts).
  * In global scope (a module's top level) the call is refused, as workerd refuses I/O there.
  *
  * A call is two crossings, the floor of an asynchronous call: it leaves with applyIgnored, under

@@ -1,5 +1,5 @@
 /**
- * INTERNAL_MODULE_SOURCE (internal-module.ts), a module of its own: what RUN_SUPPORT_SOURCE
+ * INTERNAL_MODULE_SOURCE (entry/internal-module.ts), a module of its own: what RUN_SUPPORT_SOURCE
  * returned for this isolate, as bindings the entry imports. It deletes __runtimeInternals, so
  * user code never sees the runtime's shared state.
  */

@@ -1,9 +1,9 @@
 /**
- * LOADER_SOURCE (loader.ts): __sandboxImport(referrer, specifier), which the rewritten import()
+ * LOADER_SOURCE (modules/loader.ts): __sandboxImport(referrer, specifier), which the rewritten import()
  * expressions call. It asks the host loader to load the module, then hands back the namespace the
  * loader root stored inside the isolate, so the program gets the real namespace object. The host
  * answers with its frame as JSON text when that is short, or with the number it holds the frame
- * under, taken at once with a synchronous call (answers.ts). In global scope the call is refused
+ * under, taken at once with a synchronous call (crossing/answers.ts). In global scope the call is refused
  * with a message that says what to do instead (adr/0002).
  */
 import type { HostReference, SandboxGlobal } from './host.ts';

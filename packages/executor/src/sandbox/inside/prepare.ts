@@ -1,5 +1,5 @@
 /**
- * The body of SANDBOX_SOURCE (sandbox-source.ts): run once per process into the startup snapshot,
+ * The body of SANDBOX_SOURCE (setup/sandbox-source.ts): run once per process into the startup snapshot,
  * after the runtime bundle, it builds the console, which needs nothing from the host but its sink,
  * and defines __prepareSandbox, which every restored isolate calls once, with the host references,
  * to install each piece in the chapter's order: the console's sink, the runtime handshake, the

@@ -1,5 +1,5 @@
 /**
- * RUN_SUPPORT_SOURCE (internal-module.ts): the sandbox's machinery for one run, called once per
+ * RUN_SUPPORT_SOURCE (entry/internal-module.ts): the sandbox's machinery for one run, called once per
  * isolate while the isolate is prepared, before any user code exists: the provider namespaces, and
  * startRun, which the entry calls with the user arrow. It leaves global scope, races the arrow
  * against the run clock's expiry, and reports the outcome through the __resultJson accessor.
@@ -17,7 +17,7 @@ export interface RunSupportValues {
   readonly outsideEnvelope: string;
   /** ERROR_NAME_LIMIT: the most of a thrown error's name that leaves the isolate. */
   readonly nameLimit: number;
-  /** STACK_READ_LIMIT (stack.ts): the most of a thrown error's stack text that leaves the isolate. */
+  /** STACK_READ_LIMIT (errors/stack.ts): the most of a thrown error's stack text that leaves the isolate. */
   readonly stackReadLimit: number;
 }
 

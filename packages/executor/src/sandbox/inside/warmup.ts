@@ -1,5 +1,5 @@
 /**
- * The body of WARMUP_SOURCE (sandbox-source.ts): runs the preparation and one run's path against
+ * The body of WARMUP_SOURCE (setup/sandbox-source.ts): runs the preparation and one run's path against
  * stand-ins for the host references, in the throwaway context V8 uses to warm a snapshot up, so a
  * prepared isolate starts with bytecode instead of compiling its own machinery. Only the compiled
  * code is kept.

@@ -1,8 +1,9 @@
 /**
- * What an eraser thread reports after each job (eraser.ts ends a thread past its retained limit):
- * the bytes its isolate holds outside the JavaScript heap. In an eraser thread that is amaro's
- * WebAssembly memory above all, which grows with the code it parses and never shrinks, and which
- * the thread's heap bound (resourceLimits) does not see.
+ * What a deadline worker's thread reports after each job (deadline-worker.ts ends a thread past its
+ * retained limit): the bytes its isolate holds outside the JavaScript heap. In the threads that
+ * erase types or read Code Mode code, that is amaro's WebAssembly memory above all, which grows with
+ * the code it parses and never shrinks, and which the thread's heap bound (resourceLimits) does not
+ * see.
  *
  * Node 24's V8 counts WebAssembly memory in the heap's `external_memory`; Node 26's does not (a
  * memory grown by 64 MiB left it unchanged), so there the thread's hostile megabyte went unseen and

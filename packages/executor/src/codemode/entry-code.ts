@@ -16,14 +16,14 @@
  * read as JavaScript has its types erased and is read again, so annotated statements are read too,
  * and code that reads as JavaScript is never erased (JavaScript first, docs/codemode.md). Every
  * step of its own is linear in the code, which CODE_LIMIT bounds; amaro's erasure is not (a few KB
- * can take it seconds), which is why IsolateExecutor reads code here only through normalizer.ts,
+ * can take it seconds), which is why IsolateExecutor reads code here only through normalize-lanes.ts,
  * erasure always in a thread ended at the run's bound.
  */
 
 import { BadRequestError, checkSourceLimits } from '@supolka/codemode-protocol';
 import type { Program } from 'acorn';
-import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
-import { eraseTypes } from '../sandbox/typescript.ts';
+import { CODE_NAME, checkNesting } from '../sandbox/sources/nesting-scan.ts';
+import { eraseTypes } from '../sandbox/sources/typescript.ts';
 import { Assembly, CodePositions, type CopiedSlice } from './code-positions.ts';
 import { CODE_TOO_DEEP_MESSAGE } from './errors.ts';
 import { LinearParser } from './linear-parser.ts';

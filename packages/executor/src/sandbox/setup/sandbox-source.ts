@@ -12,15 +12,15 @@
  * made, so a prepared isolate starts with bytecode instead of compiling its own machinery
  * (docs/sandbox.md measures it).
  */
-import { DISPATCH_CODEC_SOURCE } from './codec.ts';
-import { CONSOLE_SOURCE } from './console.ts';
-import { DISPATCH_SOURCE } from './dispatch.ts';
-import { PREPARE_INSTALL_SOURCE, WARMUP_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
-import { RUN_SUPPORT_SOURCE } from './internal-module.ts';
-import { LOADER_SOURCE } from './loader.ts';
+import { DISPATCH_CODEC_SOURCE } from '../codec.ts';
+import { CONSOLE_SOURCE } from '../console.ts';
+import { DISPATCH_SOURCE } from '../dispatch.ts';
+import { RUN_SUPPORT_SOURCE } from '../entry/internal-module.ts';
+import { PREPARE_INSTALL_SOURCE, WARMUP_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
+import { LOADER_SOURCE } from '../modules/loader.ts';
+import { RUN_SOURCE } from '../timeout.ts';
+import { TIMERS_SOURCE } from '../timers.ts';
 import { BINDINGS_SOURCE } from './runtime-bindings.ts';
-import { RUN_SOURCE } from './timeout.ts';
-import { TIMERS_SOURCE } from './timers.ts';
 
 export const SANDBOX_SOURCE = `(() => {
 'use strict';

@@ -1,45 +1,15 @@
 /**
- * The module map of one request, keyed by canonical name, and what each entry compiles to.
+ * What each entry of the module map compiles to: its kind's ES module source. A name absent from the
+ * map and an entry of no kind are refused here, where the linker asks for the source.
  */
 import {
   BadRequestError,
   errorText,
-  type ModuleEntry,
-  ModuleKeyCollisionError,
-  type ModuleMap,
   ModuleNotFoundError,
   UnsupportedModuleKindError,
 } from '@supolka/codemode-protocol/wire';
-import { wrapCjs } from './cjs.ts';
-import { normalizeSpecifier } from './resolver.ts';
-
-export type NormalizedModuleMap = ReadonlyMap<string, ModuleEntry>;
-
-/** Normalizes every key; a second key that lands on a name already taken is a collision. */
-export function buildModuleMap(modules: ModuleMap | undefined): NormalizedModuleMap {
-  const map = new Map<string, ModuleEntry>();
-  const spellings = new Map<string, string>();
-  for (const key of Object.keys(modules ?? {})) {
-    const name = normalizeSpecifier(key);
-    const earlier = spellings.get(name);
-    if (earlier !== undefined) throw new ModuleKeyCollisionError(earlier, key, name);
-    spellings.set(name, key);
-    map.set(name, (modules as ModuleMap)[key] as ModuleEntry);
-  }
-  return map;
-}
-
-export type ModuleKind = 'js' | 'cjs' | 'json' | 'text' | 'data';
-
-/** The kind an entry compiles as: a bare string is ES module source, then js, cjs, json, text, data. */
-export function moduleKind(entry: ModuleEntry): ModuleKind | undefined {
-  if (typeof entry === 'string') return 'js';
-  for (const kind of ['js', 'cjs', 'json', 'text', 'data'] as const) {
-    // Object.hasOwn, so a map entry can never resolve to a member of Object.prototype.
-    if (Object.hasOwn(entry, kind) && entry[kind] !== undefined) return kind;
-  }
-  return undefined;
-}
+import { wrapCjs } from '../cjs.ts';
+import { moduleKind, type NormalizedModuleMap } from './module-map.ts';
 
 /** The ES module source the entry `name` compiles to. */
 export function moduleSource(map: NormalizedModuleMap, name: string, referrer: string): string {

@@ -8,14 +8,14 @@
  * level of a module while modules load, is refused with a message that says what to do instead.
  *
  * The host answers a load asynchronously with its frame as JSON text when that is short, or with
- * the number it holds the frame under, taken at once with a synchronous call (answers.ts): a long
+ * the number it holds the frame under, taken at once with a synchronous call (crossing/answers.ts): a long
  * frame copied in by isolated-vm's own task while the isolate is at its limit aborts the process.
  */
-import { HeldAnswers, inlineOrHeld } from './answers.ts';
-import { bindValues } from './bound-source.ts';
-import { LOADER_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
-import type { LoaderValues } from './inside/loader.ts';
-import type { IsolateHandle } from './isolate.ts';
+import { HeldAnswers, inlineOrHeld } from '../crossing/answers.ts';
+import { LOADER_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
+import type { LoaderValues } from '../inside/loader.ts';
+import type { IsolateHandle } from '../isolate.ts';
+import { bindValues } from '../setup/bound-source.ts';
 
 export const GLOBAL_SCOPE_IMPORT_MESSAGE =
   'import() cannot run at the top level of a module while modules load: this engine cannot wait on the host there. Use a static import, or call import() inside the program.';

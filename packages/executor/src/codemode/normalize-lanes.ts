@@ -1,5 +1,5 @@
 /**
- * Where the Code Mode form's code is read into its entry (normalize.ts): acorn's parse and, for
+ * Where the Code Mode form's code is read into its entry (entry-code.ts): acorn's parse and, for
  * TypeScript, amaro's erasure, both outside every isolate limit, and both slow on code shaped for
  * it within the size bound. On the caller's thread that time stopped the event loop of the
  * application embedding the executor, and every other caller's execution with it: 170 KB of
@@ -8,7 +8,7 @@
  *
  * So the size and nesting bounds are checked first, before any parser sees the code; code no
  * longer than INLINE_READ_LIMIT that reads as JavaScript is read here, which is cheap at that
- * size; everything else goes to a lane: a type eraser (sandbox/eraser.ts) whose thread runs
+ * size; everything else goes to a lane: a deadline worker (sandbox/threads/deadline-worker.ts) whose thread runs
  * normalize-worker.ts, one read at a time, so one caller's slow read never holds another's. Each
  * read has a deadline of its own, the run's timeout counted from when it reaches a ready thread:
  * past it the lane's thread is terminated and the execution ends with the envelope a sandbox gives
@@ -29,10 +29,10 @@ import {
 } from '@supolka/codemode-protocol';
 import { DEFAULT_QUEUE_LIMIT } from '../executor/defaults.ts';
 import { DEFAULT_CALLER, FairQueue } from '../pool/fair-queue.ts';
-import { TypeEraser, threadModule } from '../sandbox/eraser.ts';
-import { CODE_NAME, checkNesting } from '../sandbox/nesting.ts';
+import { CODE_NAME, checkNesting } from '../sandbox/sources/nesting-scan.ts';
+import { DeadlineWorker, threadModule } from '../sandbox/threads/deadline-worker.ts';
 import type { CodePositions } from './code-positions.ts';
-import type { EntryData } from './normalize.ts';
+import type { EntryData } from './entry-code.ts';
 
 /**
  * Threads that may read code at once: one per core, at least two (so one slow read never holds
@@ -55,7 +55,7 @@ export const INLINE_READ_LIMIT = 4096;
  * (docs/codemode.md, "Where the code is read") left its process at 376 MB resident, Node's own
  * and amaro's WebAssembly included, without reaching it; without a bound each of NORMALIZER_LANES threads may grow to Node's default heap,
  * sized from the machine's memory, inside the application that embeds the executor. Past it the
- * read ends as a refusal of the code (eraserOutOfMemoryMessage), and the lane starts afresh.
+ * read ends as a refusal of the code (workerOutOfMemoryMessage), and the lane starts afresh.
  */
 export const NORMALIZER_HEAP_LIMIT_MB = 256;
 
@@ -68,11 +68,11 @@ const HOLD_INTERVAL = 2 ** 31 - 1;
 const WORKER_URL = threadModule('normalize-worker', import.meta.url);
 
 /**
- * The read itself (normalize.ts), which loads acorn: loaded at the first Code Mode read, not with
+ * The read itself (entry-code.ts), which loads acorn: loaded at the first Code Mode read, not with
  * the library, whose import needs no parser until a program in the Code Mode form arrives.
  */
-let reading: Promise<typeof import('./normalize.ts')> | undefined;
-const readModule = () => (reading ??= import('./normalize.ts'));
+let reading: Promise<typeof import('./entry-code.ts')> | undefined;
+const readModule = () => (reading ??= import('./entry-code.ts'));
 
 /** The names the thread reads the code under: TypeScript on or off (normalize-worker.ts). */
 const NAME = { typescript: 'code.ts', javascript: 'code.js' } as const;
@@ -89,16 +89,16 @@ export interface CodeNormalizerOptions {
 /** A read waiting for a lane. */
 interface WaitingRead {
   readonly caller: string;
-  readonly take: (lane: TypeEraser) => void;
+  readonly take: (lane: DeadlineWorker) => void;
   readonly cancel: (error: Error) => void;
 }
 
 export class CodeNormalizer {
   /** Every lane opened, busy or idle: disposal ends the threads of both. */
-  readonly #lanes = new Set<TypeEraser>();
-  readonly #idle: TypeEraser[] = [];
+  readonly #lanes = new Set<DeadlineWorker>();
+  readonly #idle: DeadlineWorker[] = [];
   /** The caller each busy lane reads for. */
-  readonly #reading = new Map<TypeEraser, string>();
+  readonly #reading = new Map<DeadlineWorker, string>();
   readonly #waiting = new FairQueue<WaitingRead>();
   readonly #limit: number;
   readonly #heapLimitMb: number;
@@ -143,11 +143,11 @@ export class CodeNormalizer {
     // A lane's thread never keeps the process alive (it idles out unreferenced), so a script whose
     // only work is this execution would end while the thread starts: the read holds the process.
     const holdProcess = setInterval(() => {}, HOLD_INTERVAL);
-    let read: Awaited<ReturnType<TypeEraser['erase']>>;
+    let read: Awaited<ReturnType<DeadlineWorker['run']>>;
     try {
       const lane = await this.#take(caller);
       try {
-        read = await lane.erase(
+        read = await lane.run(
           [{ name: typescript ? NAME.typescript : NAME.javascript, source: code }],
           timeout,
         );
@@ -183,7 +183,7 @@ export class CodeNormalizer {
    * An idle lane, a new one while fewer than the limit are open, or the next one given back, in
    * turn; refused with OverloadedError when `waitLimit` reads wait already.
    */
-  #take(caller: string): Promise<TypeEraser> {
+  #take(caller: string): Promise<DeadlineWorker> {
     const idle = this.#idle.pop();
     if (idle) {
       this.#reading.set(idle, caller);
@@ -193,7 +193,7 @@ export class CodeNormalizer {
     if (this.#lanes.size < this.#limit) {
       // The embedding application's Node options are its own: `node -e`'s --input-type, for one,
       // would stop the thread from loading its module file.
-      const lane = new TypeEraser({
+      const lane = new DeadlineWorker({
         worker: WORKER_URL,
         execArgv: [],
         resourceLimits: { maxOldGenerationSizeMb: this.#heapLimitMb },
@@ -211,7 +211,7 @@ export class CodeNormalizer {
    * A lane whose read settled goes straight to a waiting read: that of the caller reading in
    * fewest lanes, the oldest of its reads (pool/fair-queue.ts).
    */
-  #give(lane: TypeEraser): void {
+  #give(lane: DeadlineWorker): void {
     this.#reading.delete(lane);
     if (this.#disposed) return;
     const [next] = this.#waiting.inTurn((caller) => this.#lanesOf(caller));

@@ -15,9 +15,9 @@
 
 import type { ProviderDescriptor } from '@supolka/codemode-protocol/wire';
 import { executionTimeoutMessage } from '@supolka/codemode-protocol/wire';
+import { lineCount } from '../errors/positions.ts';
+import { buildProviderSources } from '../proxy-source.ts';
 import { INTERNAL_SPECIFIER } from './internal-module.ts';
-import { lineCount } from './positions.ts';
-import { buildProviderSources } from './proxy-source.ts';
 
 export interface EntryParts {
   /** The leading import declarations, as separateImports found them. */
@@ -35,7 +35,7 @@ export function buildEntrySource(parts: EntryParts): string {
   return buildEntry(parts).source;
 }
 
-/** The entry's source, and the lines the request's imports and arrow occupy in it (positions.ts). */
+/** The entry's source, and the lines the request's imports and arrow occupy in it (errors/positions.ts). */
 export interface BuiltEntry {
   readonly source: string;
   /** Each import declaration, then the arrow: its text and the 1-based entry line it starts on. */

@@ -6,8 +6,8 @@
 import { normalizeCode } from '@cloudflare/codemode';
 import { BadRequestError, CODE_LIMIT, CODE_LIMIT_RULE, sourceLimitMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
-import { toEntryCode } from '../../src/codemode/normalize.ts';
-import { CODE_NAME, nestingMessage } from '../../src/sandbox/nesting.ts';
+import { toEntryCode } from '../../src/codemode/entry-code.ts';
+import { CODE_NAME, nestingMessage } from '../../src/sandbox/sources/nesting-scan.ts';
 
 const entry = (code: string) => toEntryCode(code, true);
 

@@ -4,9 +4,9 @@
  * published in the snapshot, which keeps them in closures user code cannot reach.
  */
 import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
+import { BINDINGS_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
+import type { BindingsValues } from '../inside/bindings.ts';
 import { bindValues } from './bound-source.ts';
-import { BINDINGS_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
-import type { BindingsValues } from './inside/bindings.ts';
 
 /**
  * Passes the references it is called with into the __hostBindings handshake the snapshot

@@ -8,7 +8,7 @@ import {
   nestingMessage,
   nestingPast,
   unreadableMessage,
-} from '../../src/sandbox/nesting.ts';
+} from '../../src/sandbox/sources/nesting-scan.ts';
 
 const nest = (open: string, close: string, depth: number, inner = '1') =>
   `async () => ${open.repeat(depth)}${inner}${close.repeat(depth)}`;

@@ -6,26 +6,21 @@
  * read on every call and Sandbox.execute fills, in the chapter's order, when a request arrives.
  * An isolate serves exactly one execution, prepared or not.
  */
-import {
-  ERROR_NAME_LIMIT,
-  type ErrorKind,
-  isErrorKind,
-  MISSING_SNAPSHOT_MESSAGE,
-} from '@supolka/codemode-protocol/wire';
+import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
-import { BodyBudget, bodyBudgetFor } from './body-budget.ts';
-import { ClockSlot } from './clock.ts';
-import type { ConsoleCapture } from './console.ts';
-import { subtleReference } from './crypto.ts';
-import { createDispatchState, type DispatchState, dispatchReference } from './dispatch.ts';
-import { hostSendRequest, type Performer } from './fetch.ts';
-import { INTERNAL_FILENAME, INTERNAL_MODULE_SOURCE } from './internal-module.ts';
-import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from './isolate.ts';
-import { loaderReference } from './loader.ts';
+import { ClockSlot } from '../bounds/clock.ts';
+import type { ConsoleCapture } from '../console.ts';
+import { subtleReference } from '../crypto.ts';
+import { createDispatchState, type DispatchState, dispatchReference } from '../dispatch.ts';
+import { INTERNAL_FILENAME, INTERNAL_MODULE_SOURCE } from '../entry/internal-module.ts';
+import { type ReportedFailure, readFailure } from '../errors/reported-failure.ts';
+import { hostSendRequest, type Performer } from '../fetch.ts';
+import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from '../isolate.ts';
+import { loaderReference } from '../modules/loader.ts';
+import { BodyBudget, bodyBudgetFor } from '../outbound/body-budget.ts';
+import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from '../runtime.ts';
+import { never, TimerRegistry } from '../timers.ts';
 import { pieceSource } from './pieces.ts';
-import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from './runtime.ts';
-import { STACK_READ_LIMIT } from './stack.ts';
-import { never, TimerRegistry } from './timers.ts';
 
 /** Per-run state the host references consult on every call. */
 export interface RunSlots {
@@ -50,22 +45,6 @@ export interface RunSlots {
    * is a failure; undefined when the program assigned the envelope itself (docs/sandbox.md).
    */
   deliveredFailure: ReportedFailure | undefined;
-}
-
-/** A failure as the run support reports it beside the envelope: the observed kind, and the error's name and stack as data. */
-export interface ReportedFailure {
-  readonly kind: ErrorKind;
-  readonly name: string | undefined;
-  readonly stack: string | undefined;
-}
-
-/** The failure as the signal reference received it: strings from the isolate, checked and bounded. */
-function readFailure(kind: unknown, name: unknown, stack: unknown): ReportedFailure {
-  return {
-    kind: isErrorKind(kind) ? kind : 'thrown',
-    name: typeof name === 'string' ? name.slice(0, ERROR_NAME_LIMIT) : undefined,
-    stack: typeof stack === 'string' ? stack.slice(0, STACK_READ_LIMIT) : undefined,
-  };
 }
 
 export interface PreparedIsolate {

@@ -1,75 +1,81 @@
 /**
- * The type eraser of one Sandbox: erasure in a worker thread, waited on with a deadline. Erasing
- * megabytes of TypeScript takes seconds (amaro erases about 2.4 MB/s here), and all of it happens
- * before the isolate runs, where no isolate limit applies; in a thread of its own it can be ended
- * at the run's bound, by terminating the thread, and the next erasure starts a fresh one.
+ * A worker thread waited on with a deadline: jobs of named sources go to a thread module, and each
+ * job settles with every source's answer, or with nothing once its deadline passes, when the
+ * thread is terminated and the next job starts a fresh one. It exists for work on the host that
+ * runs before any isolate, where no isolate limit applies, and that code can make slow: erasing
+ * megabytes of TypeScript takes seconds (amaro erases about 2.4 MB/s here), and so does the Code
+ * Mode read of code shaped for it. The sandbox erases types in one (sources/erasure-worker.ts),
+ * the Code Mode normalizer reads code in several (codemode/normalize-lanes.ts).
  *
- * The thread starts when the sandbox first has types to erase (about 180 ms, amaro's load
- * included), so plain JavaScript never pays for it; the deadline counts from when a job reaches a
- * ready thread, so the erasure is never cut short by the start.
- * A job whose thread was terminated under it for another run's deadline is sent again to the next.
+ * The thread starts with the first job (about 180 ms for the erasure thread, amaro's load included), so a
+ * sandbox that never erases types never pays for it; the deadline counts from when a job reaches a
+ * ready thread, so the job is never cut short by the start.
+ * A job whose thread was terminated under it for another job's deadline is sent again to the next.
  *
- * A thread left idle for ERASER_IDLE_TIMEOUT is ended: it holds a V8 heap of its own and amaro's
+ * A thread left idle for WORKER_IDLE_TIMEOUT is ended: it holds a V8 heap of its own and amaro's
  * WebAssembly (about 25 MB resident in a pool child, docs/pool.md, "Memory"), which only
- * TypeScript needs, and erasure is rare. The next erasure starts a fresh thread.
+ * TypeScript needs, and erasure is rare. The next job starts a fresh thread.
  *
- * A thread that holds more than ERASER_RETAINED_LIMIT outside its heap after a job is ended as soon
+ * A thread that holds more than WORKER_RETAINED_LIMIT outside its heap after a job is ended as soon
  * as it has no job left. That memory is amaro's WebAssembly, which grows with what the code parses
  * into (a megabyte of `1+1+…` takes it from 15 to 93 MB) and never shrinks, and no heap bound sees
  * it: without the rule, a lane kept busy after one hostile megabyte held it for as long as the
  * traffic lasted.
+ *
+ * This was sandbox/eraser.ts, whose TypeEraser named only the first of its uses (docs/sandbox.md,
+ * "Renamed files").
  */
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { BadRequestError } from '@supolka/codemode-protocol/wire';
-import { TypeErasureRefusedError } from './error-kind.ts';
+import { TypeErasureRefusedError } from '../errors/error-kind.ts';
 
-export interface ErasureSource {
+export interface WorkerSource {
   readonly name: string;
   readonly source: string;
 }
 
-export interface ErasureJob {
+export interface WorkerJob {
   readonly id: number;
-  readonly sources: readonly ErasureSource[];
+  readonly sources: readonly WorkerSource[];
 }
 
 /** What the thread answers a job with: each source's outcome, and its memory outside its heap. */
-export interface ErasureAnswer {
+export interface WorkerAnswer {
   readonly id: number;
-  readonly results: readonly ErasureResult[];
+  readonly results: readonly WorkerResult[];
   /** Bytes the thread holds outside its JavaScript heap (threadRetainedBytes), after the job. */
   readonly retained: number;
 }
 
-export type ErasureResult =
+export type WorkerResult =
   | { readonly code: string }
   | { readonly refused: string; readonly badRequest: boolean };
 
-/** Each source erased, or the error erasing it raised; undefined when the deadline passed first. */
-export type Erasure = readonly (string | Error)[] | undefined;
+/** Each source's answer, or the error its refusal raised; undefined when the deadline passed first. */
+export type WorkerOutcome = readonly (string | Error)[] | undefined;
 
 interface Pending {
-  readonly job: ErasureJob;
+  readonly job: WorkerJob;
   /** Milliseconds of a ready thread's time the job has left. */
   within: number;
   sentAt?: number | undefined;
-  readonly settle: (erasure: Erasure | Error) => void;
+  readonly settle: (outcome: WorkerOutcome | Error) => void;
   timer?: NodeJS.Timeout | undefined;
 }
 
-/** What a job reads when its thread ended without answering it. */
-export const ERASER_STOPPED_MESSAGE = 'The type eraser stopped before it answered.';
+/** What a job reads when its thread ended without answering it (the text kept from the type eraser's time). */
+export const WORKER_STOPPED_MESSAGE = 'The type eraser stopped before it answered.';
 
 /**
  * What a job reads when its thread ran out of the heap its resourceLimits allow: the input, not the
- * eraser, is at fault, so it is a refusal of the request (BadRequestError), never an internal error.
+ * thread, is at fault, so it is a refusal of the request (BadRequestError), never an internal error.
  */
-export function eraserOutOfMemoryMessage(heapMb: number): string {
+export function workerOutOfMemoryMessage(heapMb: number): string {
   return `The code needs more memory to read than the ${heapMb} MB its reader may use; send shorter or simpler code.`;
 }
 
 /** How long a thread with no job stays alive (ms): a burst of TypeScript reuses it, and a rest frees it. */
-export const ERASER_IDLE_TIMEOUT = 5000;
+export const WORKER_IDLE_TIMEOUT = 5000;
 
 /**
  * Bytes outside its heap past which a thread is ended once its jobs are done: 32 MiB. A thread
@@ -77,16 +83,17 @@ export const ERASER_IDLE_TIMEOUT = 5000;
  * 300 KB, so ordinary TypeScript keeps its thread; a megabyte of it leaves 41 MB, and a megabyte of
  * `1+1+…` that breaks amaro 93 MB (docs/sandbox.md, "TypeScript").
  */
-export const ERASER_RETAINED_LIMIT = 32 * 1024 * 1024;
+export const WORKER_RETAINED_LIMIT = 32 * 1024 * 1024;
 
-export interface TypeEraserOptions {
-  /** Milliseconds a thread without jobs lives before it is ended; ERASER_IDLE_TIMEOUT by default. */
+export interface DeadlineWorkerOptions {
+  /** Milliseconds a thread without jobs lives before it is ended; WORKER_IDLE_TIMEOUT by default. */
   readonly idleTimeout?: number;
   /**
-   * The thread's module, answering jobs as erasure-worker.ts does; erasure-worker by default. The
-   * Code Mode normalizer runs its whole reading of the code in a thread of its own this way.
+   * The thread's module (threadModule), answering each WorkerJob with a WorkerAnswer:
+   * sources/erasure-worker.ts for the sandbox's erasure, codemode/normalize-worker.ts for the Code
+   * Mode read.
    */
-  readonly worker?: URL;
+  readonly worker: URL;
   /**
    * The Node options the thread starts with; the process's own (process.execArgv) by default. A
    * caller's process may run with options a thread refuses (`--input-type` of `node -e`), and the
@@ -95,11 +102,11 @@ export interface TypeEraserOptions {
   readonly execArgv?: readonly string[];
   /**
    * The thread's heap bounds; Node's defaults (sized from the machine's memory) when absent. A job
-   * whose thread runs out of them ends with eraserOutOfMemoryMessage, and the next starts a fresh
+   * whose thread runs out of them ends with workerOutOfMemoryMessage, and the next starts a fresh
    * thread. They bound the JavaScript heap only: amaro's WebAssembly memory lies outside them.
    */
   readonly resourceLimits?: ResourceLimits;
-  /** Bytes outside its heap past which a thread ends once its jobs are done; ERASER_RETAINED_LIMIT by default. */
+  /** Bytes outside its heap past which a thread ends once its jobs are done; WORKER_RETAINED_LIMIT by default. */
   readonly retainedLimit?: number;
 }
 
@@ -111,9 +118,7 @@ export function threadModule(name: string, base: string): URL {
   return new URL(`./${name}${new URL(base).pathname.endsWith('.ts') ? '.ts' : '.js'}`, base);
 }
 
-const WORKER_URL = threadModule('erasure-worker', import.meta.url);
-
-export class TypeEraser {
+export class DeadlineWorker {
   #worker: Worker | undefined;
   #ready = false;
   readonly #pending = new Map<number, Pending>();
@@ -128,12 +133,12 @@ export class TypeEraser {
   #retiring = false;
   #idleTimer: NodeJS.Timeout | undefined;
 
-  constructor(options: TypeEraserOptions = {}) {
-    this.#idleTimeout = options.idleTimeout ?? ERASER_IDLE_TIMEOUT;
-    this.#workerUrl = options.worker ?? WORKER_URL;
+  constructor(options: DeadlineWorkerOptions) {
+    this.#idleTimeout = options.idleTimeout ?? WORKER_IDLE_TIMEOUT;
+    this.#workerUrl = options.worker;
     this.#execArgv = options.execArgv;
     this.#resourceLimits = options.resourceLimits;
-    this.#retainedLimit = options.retainedLimit ?? ERASER_RETAINED_LIMIT;
+    this.#retainedLimit = options.retainedLimit ?? WORKER_RETAINED_LIMIT;
   }
 
   /** Whether a thread is alive (starting or ready); false once it was ended for idleness or a deadline. */
@@ -141,11 +146,11 @@ export class TypeEraser {
     return this.#worker !== undefined;
   }
 
-  /** Erases `sources`, each on its own; settles undefined once `within` ms pass on a ready thread. */
-  async erase(sources: readonly ErasureSource[], within: number): Promise<Erasure> {
+  /** Sends `sources` to the thread, each answered on its own; settles undefined once `within` ms pass on a ready thread. */
+  async run(sources: readonly WorkerSource[], within: number): Promise<WorkerOutcome> {
     if (sources.length === 0) return [];
     if (this.#disposed) throw new Error('The sandbox was disposed before its types were erased.');
-    const outcome = await new Promise<Erasure | Error>((settle) => {
+    const outcome = await new Promise<WorkerOutcome | Error>((settle) => {
       const pending: Pending = { job: { id: this.#nextId++, sources }, within, settle };
       this.#pending.set(pending.job.id, pending);
       clearTimeout(this.#idleTimer);
@@ -180,7 +185,7 @@ export class TypeEraser {
     this.#worker = worker;
     this.#ready = false;
     this.#retiring = false;
-    worker.on('message', (message: 'ready' | ErasureAnswer) => {
+    worker.on('message', (message: 'ready' | WorkerAnswer) => {
       // A thread already ended for a deadline or its memory speaks for no one now.
       if (this.#worker !== worker) return;
       if (message === 'ready') {
@@ -205,11 +210,11 @@ export class TypeEraser {
       this.#worker = undefined;
       this.#ready = false;
       const heapMb = this.#resourceLimits?.maxOldGenerationSizeMb;
-      // A thread that ran out before it was ready could not load the eraser: not the code's fault.
+      // A thread that ran out before it was ready could not load its module: not the code's fault.
       const stopped = () =>
         outOfMemory && wasReady && heapMb !== undefined
-          ? new BadRequestError(eraserOutOfMemoryMessage(heapMb))
-          : new Error(ERASER_STOPPED_MESSAGE);
+          ? new BadRequestError(workerOutOfMemoryMessage(heapMb))
+          : new Error(WORKER_STOPPED_MESSAGE);
       for (const pending of this.#pending.values()) {
         if (!wasReady || pending.timer !== undefined) this.#finish(pending, stopped());
       }
@@ -250,7 +255,7 @@ export class TypeEraser {
     if (this.#pending.size > 0) this.#start();
   }
 
-  #finish(pending: Pending, outcome: Erasure | Error): void {
+  #finish(pending: Pending, outcome: WorkerOutcome | Error): void {
     clearTimeout(pending.timer);
     this.#pending.delete(pending.job.id);
     pending.settle(outcome);
@@ -274,7 +279,7 @@ export class TypeEraser {
   }
 }
 
-function toOutcome(result: ErasureResult): string | Error {
+function toOutcome(result: WorkerResult): string | Error {
   if ('code' in result) return result.code;
   return result.badRequest
     ? new BadRequestError(result.refused)

@@ -1,5 +1,5 @@
 /**
- * The Code Mode form's code is read off the caller's thread (src/codemode/normalizer.ts): acorn and
+ * The Code Mode form's code is read off the caller's thread (src/codemode/normalize-lanes.ts): acorn and
  * amaro ran in IsolateExecutor.execute itself, where 170 KB of TypeScript shaped for amaro held the
  * application's event loop 9 s. Each attack that could end a process runs in a child process of
  * its own, through an executor of its own, and a typed program must run after it in the same
@@ -24,17 +24,17 @@ import {
   INLINE_READ_LIMIT,
   NORMALIZER_HEAP_LIMIT_MB,
   NORMALIZER_LANES,
-} from '../../src/codemode/normalizer.ts';
+} from '../../src/codemode/normalize-lanes.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import { eraserOutOfMemoryMessage } from '../../src/sandbox/eraser.ts';
 import { ENTRY_NAME } from '../../src/sandbox/modules.ts';
-import { CODE_NAME, nestingMessage } from '../../src/sandbox/nesting.ts';
-import { eraserFailedMessage } from '../../src/sandbox/typescript.ts';
+import { CODE_NAME, nestingMessage } from '../../src/sandbox/sources/nesting-scan.ts';
+import { eraserFailedMessage } from '../../src/sandbox/sources/typescript.ts';
+import { workerOutOfMemoryMessage } from '../../src/sandbox/threads/deadline-worker.ts';
 
 const run = promisify(execFile);
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 const executorModule = fileURLToPath(new URL('../../src/executor/isolate-executor.ts', import.meta.url));
-const normalizerModule = fileURLToPath(new URL('../../src/codemode/normalizer.ts', import.meta.url));
+const normalizerModule = fileURLToPath(new URL('../../src/codemode/normalize-lanes.ts', import.meta.url));
 
 /** A typed program every attack is followed by: it must still be read and run. */
 const TYPED = 'const n: number = 2;\nreturn n * 3';
@@ -276,7 +276,7 @@ console.log(JSON.stringify({ attack, after }));
       timeout: 90_000,
     });
     expect(JSON.parse(stdout)).toStrictEqual({
-      attack: { name: 'BadRequestError', message: eraserOutOfMemoryMessage(40) },
+      attack: { name: 'BadRequestError', message: workerOutOfMemoryMessage(40) },
       after: 'async () => {\nconst a         = 1;\n\nreturn (a);\n}',
     });
     // The bound the executor's own lanes use leaves the worst megabyte measured room to read.

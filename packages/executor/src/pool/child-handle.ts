@@ -84,7 +84,7 @@ export class PoolChild {
   readonly spawnedAt = performance.now();
   /**
    * 0 for a child of the pool's own size; d for one started beyond it for nested executions d
-   * levels deep (nesting.ts), which takes only executions at least that deep and ends once none waits.
+   * levels deep (nested-executions.ts), which takes only executions at least that deep and ends once none waits.
    */
   readonly nestingLevel: number;
   /** Its one state (child-state.ts): the pool moves it; this file moves it to terminating and gone. */

@@ -1,7 +1,7 @@
 /**
  * What the host does to a request's sources before the isolate runs them, all of it outside every
  * isolate limit and after the run clock has started: the nesting scan of every source a host-side
- * parser will read, the erasure of `.ts` modules (in the eraser's thread, under the run's bound),
+ * parser will read, the erasure of `.ts` modules (in a deadline worker's thread, under the run's bound),
  * and the entry compiled JavaScript first.
  *
  * JavaScript first: code that parses as JavaScript runs as JavaScript. Erasure is not neutral on
@@ -11,11 +11,20 @@
  * plain JavaScript (the common case) costs nothing extra. `.ts` modules are always erased.
  */
 import type ivm from 'isolated-vm';
-import { cjsFactoryName, cjsInternal } from './cjs.ts';
-import type { Erasure, ErasureSource, TypeEraser } from './eraser.ts';
-import { moduleKind, moduleSource, type NormalizedModuleMap } from './module-map.ts';
-import { CODE_NAME, checkNesting, moduleName } from './nesting.ts';
+import { cjsFactoryName, cjsInternal } from '../cjs.ts';
+import { moduleKind, type NormalizedModuleMap } from '../modules/module-map.ts';
+import { moduleSource } from '../modules/module-source.ts';
+import {
+  type DeadlineWorker,
+  threadModule,
+  type WorkerOutcome,
+  type WorkerSource,
+} from '../threads/deadline-worker.ts';
+import { CODE_NAME, checkNesting, moduleName } from './nesting-scan.ts';
 import { isTypeScriptModule } from './typescript.ts';
+
+/** The thread module a sandbox's deadline worker erases types in: erasure-worker.ts, beside this file. */
+export const ERASURE_WORKER = threadModule('erasure-worker', import.meta.url);
 
 /** Throws BadRequestError when the code or a module source a host parser reads nests past NESTING_LIMIT. */
 export function checkSourceNesting(code: string, modules: NormalizedModuleMap): void {
@@ -34,10 +43,10 @@ export function checkSourceNesting(code: string, modules: NormalizedModuleMap): 
  */
 export async function eraseTypeScriptModules(
   modules: NormalizedModuleMap,
-  eraser: TypeEraser,
+  eraser: DeadlineWorker,
   within: number,
 ): Promise<ReadonlyMap<string, string | Error> | undefined> {
-  const sources: ErasureSource[] = [];
+  const sources: WorkerSource[] = [];
   for (const name of modules.keys()) {
     if (!isTypeScriptModule(name)) continue;
     try {
@@ -49,7 +58,7 @@ export async function eraseTypeScriptModules(
     const factory = cjsInternal(cjsFactoryName(name), modules);
     if (factory !== undefined) sources.push({ name: cjsFactoryName(name), source: factory.source });
   }
-  const erased = await eraser.erase(sources, within);
+  const erased = await eraser.run(sources, within);
   if (erased === undefined) return undefined;
   return new Map(sources.map(({ name }, index) => [name, erased[index] as string | Error]));
 }
@@ -58,7 +67,7 @@ export interface EntryCompiler {
   /** Compiles the entry built around `code`; throws the engine's error when it does not parse. */
   readonly compile: (code: string) => ivm.Module;
   /** Erases the code's types under the run's bound; absent when TypeScript is off. */
-  readonly erase?: (code: string) => Promise<Erasure>;
+  readonly erase?: (code: string) => Promise<WorkerOutcome>;
 }
 
 /** The entry compiled from the code as written, or from the code with its types erased; undefined when the bound passed. */

@@ -1,6 +1,6 @@
 /**
  * Positions in the entry module, told in the program as its author wrote it. The entry wraps the
- * request's code (entry.ts): its imports and its arrow sit on lines of their own among lines the
+ * request's code (entry/entry.ts): its imports and its arrow sit on lines of their own among lines the
  * sandbox wrote. An engine position (1-based line and column, as V8 prints them) inside one of
  * those pieces maps back to the code; one in the sandbox's own lines maps to nothing.
  */

@@ -3,17 +3,17 @@
  * __startRun, which the entry calls with the user arrow. It leaves global scope, races the arrow
  * against the run clock's expiry, and reports the outcome through the __resultJson accessor.
  *
- * RUN_SUPPORT_SOURCE lives in the startup snapshot (sandbox-source.ts) and is called once per
+ * RUN_SUPPORT_SOURCE lives in the startup snapshot (setup/sandbox-source.ts) and is called once per
  * isolate while the isolate is prepared, before any user code exists; the entry imports what it
  * returns through the small internal module below. That matters because user modules evaluate
  * before the entry's body: everything the envelope depends on (JSON, Promise, the codec) is bound
  * at a time no program could have replaced it yet.
  */
 import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE, ERROR_NAME_LIMIT } from '@supolka/codemode-protocol/wire';
-import { bindValues } from './bound-source.ts';
-import { INTERNAL_MODULE_TEXT, RUN_SUPPORT_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
-import type { RunSupportValues } from './inside/run-support.ts';
-import { STACK_READ_LIMIT } from './stack.ts';
+import { STACK_READ_LIMIT } from '../errors/stack.ts';
+import { INTERNAL_MODULE_TEXT, RUN_SUPPORT_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
+import type { RunSupportValues } from '../inside/run-support.ts';
+import { bindValues } from '../setup/bound-source.ts';
 
 /**
  * The specifier the entry imports this module by. The resolver serves it to the entry and loader
@@ -21,7 +21,7 @@ import { STACK_READ_LIMIT } from './stack.ts';
  */
 export const INTERNAL_SPECIFIER = 'codemode:sandbox';
 
-/** The file name the internal module compiles under: its frames are never the program's (stack.ts). */
+/** The file name the internal module compiles under: its frames are never the program's (errors/stack.ts). */
 export const INTERNAL_FILENAME = 'codemode-sandbox.js';
 
 /** The internal module: what RUN_SUPPORT_SOURCE returned for this isolate, as bindings (inside/internal-module.ts). */

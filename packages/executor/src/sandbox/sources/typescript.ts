@@ -13,7 +13,7 @@
  */
 import { createRequire } from 'node:module';
 import { BadRequestError } from '@supolka/codemode-protocol/wire';
-import { TypeErasureRefusedError } from './error-kind.ts';
+import { TypeErasureRefusedError } from '../errors/error-kind.ts';
 
 type Transform = (source: string, options: { mode: 'strip-only'; filename: string }) => { code: string };
 

@@ -4,7 +4,7 @@
  * import() and reports, from inside the isolate, when it has evaluated. Kept apart so the
  * generator of INTERNAL_NAMES lexes them with every other source the sandbox builds.
  */
-import { INTERNAL_SPECIFIER } from './internal-module.ts';
+import { INTERNAL_SPECIFIER } from '../entry/internal-module.ts';
 
 export const SCOPE_PREFIX = 'codemode:scope:';
 
