@@ -23,8 +23,11 @@ const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const executorBin = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
 
-/** The packages a release publishes; runtime and compat are private (README.md, "Packages"). */
-const PUBLISHED = ['protocol', 'executor'] as const;
+/**
+ * The packages a release publishes; compat is private (README.md, "Packages"). The runtime is
+ * published because the executor imports its built bundle (a dependency, pinned to one version).
+ */
+const PUBLISHED = ['protocol', 'runtime', 'executor'] as const;
 const FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
 /** Each test spawns npx, npm's bins or a fresh Node with a pool: seconds alone, far more on a loaded machine. */
 const SPAWNS = 120_000;
@@ -139,6 +142,17 @@ test.each(PUBLISHED)(
     expect(targets.filter((target) => !/^(https:\/\/|#)/.test(target))).toStrictEqual([]);
   },
 );
+
+test('the installed executor depends on the runtime and the protocol at exactly their versions', () => {
+  // The executor's half of the handshake and the runtime bundle change together (README.md, "Packages").
+  const installed = (name: string) =>
+    JSON.parse(
+      readFileSync(join(app, 'node_modules', '@supolka', `codemode-${name}`, 'package.json'), 'utf8'),
+    );
+  const { dependencies } = installed('executor');
+  for (const name of ['protocol', 'runtime'])
+    expect(dependencies[`@supolka/codemode-${name}`]).toBe(installed(name).version);
+});
 
 test(
   'IsolateExecutor imported from the installed package runs an execution that calls a tool',
