@@ -37,7 +37,10 @@ const AREAS = [
   { name: 'crypto', cut: [/^ {2}installCrypto,$/m, /^import \{ installCrypto \}.*$/m] },
 ] as const;
 
-/** The runtime bundle with the given areas left out, built as the generator builds it. */
+/**
+ * The runtime bundle with the given areas left out, built as the runtime's build
+ * (packages/runtime/scripts/build.ts) builds it.
+ */
 async function bundleWithout(omitted: readonly (typeof AREAS)[number][]): Promise<string> {
   const result = await build({
     absWorkingDir: root,

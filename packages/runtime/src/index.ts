@@ -1,5 +1,5 @@
 /**
- * The runtime bundle's entry. tools/executor/generate-runtime-bundle.ts bundles this file into
+ * The runtime bundle's entry. The package's build (scripts/build.ts) bundles this file into
  * RUNTIME_SOURCE, and the executor runs it once per process to make the V8 startup snapshot every
  * isolate is restored from. Loading it installs every global that needs nothing from the host, in
  * the order of INSTALLERS (later interfaces build on earlier ones).

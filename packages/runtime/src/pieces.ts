@@ -1,6 +1,6 @@
 /**
  * Runtime pieces: the parts of the runtime a trivial program never touches, kept out of the startup
- * snapshot. tools/executor/generate-runtime-bundle.ts makes each into a script the host keeps
+ * snapshot. The package's build (scripts/build.ts) makes each into a script the host keeps
  * (RUNTIME_PIECES); the first use of a piece in an isolate asks the host, synchronously, for that
  * script's source and compiles it here, with the engine's own eval captured when the bundle loaded
  * (before refuseCodeGeneration replaced the global one; nothing else can reach it, and it only
@@ -19,7 +19,7 @@
  *   helpers read, and the snapshot's values of the other globals its top level reads. Beyond
  *   those, a piece reads globals at the same moments it did in the bundle.
  * - A piece made of the runtime's own modules (crypto, formBodies, dataUrl, legacyDecoders;
- *   build-runtime-piece.mjs)
+ *   scripts/build-runtime-piece.mjs)
  *   shares the modules the snapshot also holds instead of carrying copies (whose state would exist
  *   twice): its factory's third parameter is the record of the exports it reads from them, which
  *   the module that loads the piece passes (its generated piece-imports file, written by
@@ -81,7 +81,7 @@ ObjectFreeze(snapshotObject);
 
 /**
  * The snapshot's values of the other globals a piece's top level reads (SNAPSHOT_VALUES in
- * url/build-whatwg-url.mjs and streams/build-streams-piece.mjs): tr46's table is JSON.parse'd, and
+ * scripts/build-whatwg-url.mjs and scripts/build-streams-piece.mjs): tr46's table is JSON.parse'd, and
  * punycode keeps Math.floor and String.fromCharCode, when they evaluate; the streams polyfill keeps
  * Promise's functions, Number.isFinite, Number.isNaN, Math.trunc and DOMException.
  */

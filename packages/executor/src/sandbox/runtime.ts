@@ -4,8 +4,8 @@
  * per process; every isolate starts from that copy and no isolate parses the bundle again.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { RUNTIME_SOURCE } from '@supolka/codemode-runtime/bundle';
 import ivm from 'isolated-vm';
-import { RUNTIME_SOURCE } from './generated/runtime-bundle.generated.ts';
 import { SANDBOX_SOURCE, WARMUP_SOURCE } from './setup/sandbox-source.ts';
 
 export { RUNTIME_SOURCE };

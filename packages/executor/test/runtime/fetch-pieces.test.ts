@@ -6,9 +6,9 @@
  * snapshot: what a program replaced before its first use does not reach them.
  */
 import { MIN_MEMORY_LIMIT } from '@supolka/codemode-protocol';
+import { RUNTIME_PIECES } from '@supolka/codemode-runtime/pieces';
 import { expect, test } from 'vitest';
 import { GLOBAL_SCOPE_MESSAGE } from '../../../runtime/src/internals.ts';
-import { RUNTIME_PIECES } from '../../src/sandbox/generated/runtime-pieces.generated.ts';
 import { pieceSource } from '../../src/sandbox/setup/pieces.ts';
 import { resultOf, useSandbox } from '../helpers.ts';
 import { firstUseOnAnExhaustedStack } from './piece-probes.ts';

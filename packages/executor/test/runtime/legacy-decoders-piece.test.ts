@@ -5,8 +5,8 @@
  * piece reads the decoder helpers, the single-byte indexes and the primordials from the snapshot.
  */
 import { MIN_MEMORY_LIMIT } from '@supolka/codemode-protocol';
+import { RUNTIME_PIECES } from '@supolka/codemode-runtime/pieces';
 import { expect, test } from 'vitest';
-import { RUNTIME_PIECES } from '../../src/sandbox/generated/runtime-pieces.generated.ts';
 import { pieceSource } from '../../src/sandbox/setup/pieces.ts';
 import { resultOf, useSandbox } from '../helpers.ts';
 import { firstUseOnAnExhaustedStack, OVERFLOWED_THEN_LOADED } from './piece-probes.ts';

@@ -6,8 +6,8 @@
  * of the globals, and what the program replaced before its first stream does not reach the polyfill.
  */
 import { MIN_MEMORY_LIMIT } from '@supolka/codemode-protocol';
+import { RUNTIME_PIECES } from '@supolka/codemode-runtime/pieces';
 import { expect, test } from 'vitest';
-import { RUNTIME_PIECES } from '../../src/sandbox/generated/runtime-pieces.generated.ts';
 import { pieceSource } from '../../src/sandbox/setup/pieces.ts';
 import { resultOf, useSandbox } from '../helpers.ts';
 import { firstUseOnAnExhaustedStack, OVERFLOWED_THEN_LOADED } from './piece-probes.ts';

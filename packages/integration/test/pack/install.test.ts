@@ -26,10 +26,14 @@ const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const executorBin = fileURLToPath(new URL('../../node_modules/.bin/', import.meta.url));
 
-/** The packages a release publishes; runtime, compat and integration are private (README.md, "Packages"). */
-const PUBLISHED = ['protocol', 'executor', 'server', 'mcp'] as const;
-/** What a library user installs: the executor and the protocol it depends on, no server and no MCP bridge. */
-const LIBRARY = ['protocol', 'executor'] as const;
+/**
+ * The packages a release publishes; compat and integration are private (README.md, "Packages").
+ * The runtime is published because the executor imports its built bundle (a dependency, pinned to
+ * one version).
+ */
+const PUBLISHED = ['protocol', 'runtime', 'executor', 'server', 'mcp'] as const;
+/** What a library user installs: the executor and what it depends on, no server and no MCP bridge. */
+const LIBRARY = ['protocol', 'runtime', 'executor'] as const;
 /** Packages only the server and the MCP bridge bring; an install of the library alone has none of them. */
 const SERVING_ONLY = ['ws', 'pino', 'prom-client', '@modelcontextprotocol/sdk', 'express'];
 const FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
@@ -174,6 +178,17 @@ test.each(PUBLISHED)(
     expect(targets.filter((target) => !/^(https:\/\/|#)/.test(target))).toStrictEqual([]);
   },
 );
+
+test('the installed executor depends on the runtime and the protocol at exactly their versions', () => {
+  // The executor's half of the handshake and the runtime bundle change together (README.md, "Packages").
+  const installed = (name: string) =>
+    JSON.parse(
+      readFileSync(join(app, 'node_modules', '@supolka', `codemode-${name}`, 'package.json'), 'utf8'),
+    );
+  const { dependencies } = installed('executor');
+  for (const name of ['protocol', 'runtime'])
+    expect(dependencies[`@supolka/codemode-${name}`]).toBe(installed(name).version);
+});
 
 test(
   'IsolateExecutor imported from the installed package runs an execution that calls a tool',

@@ -6,7 +6,7 @@
  * on the host through the crypto bridge. Keys cross as the numbers that name them. A function
  * throws what the standard rejects with; the method turns it into the rejection.
  *
- * Kept out of the startup snapshot: ../build-runtime-piece.mjs bundles this module with the ones
+ * Kept out of the startup snapshot: scripts/build-runtime-piece.mjs bundles this module with the ones
  * only it imports (algorithms, usages, the JsonWebKey conversion, the bridge and its crossing
  * budget), and every other module it imports is the snapshot's own, handed to the piece's factory.
  * timingSafeEqual is workerd's synchronous extra. In this executor every operation that reaches

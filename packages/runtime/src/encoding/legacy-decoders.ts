@@ -3,7 +3,7 @@
  * single-byte encodings and x-user-defined (./single-byte.ts). A runtime piece (../pieces.ts), kept
  * out of the startup snapshot: the first decoder for such an encoding loads it (./decode-state.ts),
  * and a single-byte one loads the tables piece as well (./single-byte-indexes.ts). Every module it
- * imports but those two is the snapshot's (../build-runtime-piece.mjs).
+ * imports but those two is the snapshot's (scripts/build-runtime-piece.mjs).
  */
 import type { Decoder } from './decoder.ts';
 import { SingleByteDecoder, xUserDefinedIndex } from './single-byte.ts';

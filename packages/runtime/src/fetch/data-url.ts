@@ -5,7 +5,7 @@
  * of the standard: base64 is decoded permissively (below), where forgiving-base64 would fail.
  *
  * A runtime piece (../pieces.ts), kept out of the startup snapshot: the first data: URL fetched
- * loads it (./fetch.ts). Every module it imports is the snapshot's (../build-runtime-piece.mjs).
+ * loads it (./fetch.ts). Every module it imports is the snapshot's (scripts/build-runtime-piece.mjs).
  */
 import { Uint8ArrayCtor } from '../primordials.ts';
 import { utf8Encode } from '../utf8.ts';

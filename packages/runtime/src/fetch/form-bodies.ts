@@ -2,7 +2,7 @@
  * The form bodies' codecs, a runtime piece (../pieces.ts) kept out of the startup snapshot: a
  * FormData serialized as multipart/form-data (RFC 7578), and the two parsers the Body mixin's
  * formData() uses. The first body made from a FormData, or read with formData(), loads it
- * (./body.ts). Every module it imports but this one is the snapshot's (../build-runtime-piece.mjs).
+ * (./body.ts). Every module it imports but this one is the snapshot's (scripts/build-runtime-piece.mjs).
  */
 import { COPY_RESULT, hostOf } from '../host.ts';
 import { TypeErrorCtor } from '../primordials.ts';

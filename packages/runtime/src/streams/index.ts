@@ -5,7 +5,7 @@
  * globals are interface objects that throw workerd's texts (texts.ts); the runtime's own code uses
  * them too.
  *
- * The polyfill is a runtime piece (../pieces.ts, build-streams-piece.mjs): a trivial program never
+ * The polyfill is a runtime piece (../pieces.ts, scripts/build-streams-piece.mjs): a trivial program never
  * makes a stream, so the snapshot holds only the interfaces (shape.ts lists their members), and the
  * first constructor or member called in an isolate loads the polyfill and connects it: each
  * polyfill class's `prototype` becomes its interface's, and the polyfill's internal members

@@ -1,7 +1,7 @@
 /**
  * The members each stream interface publishes, in the order a program lists them: what the
  * snapshot holds of the Streams standard before the polyfill itself is loaded (./index.ts). The
- * generator compares this with the polyfill's own classes (build-streams-piece.mjs, publicShape)
+ * build compares this with the polyfill's own classes (scripts/build-streams-piece.mjs, publicShape)
  * and stops when they differ.
  */
 export type MemberKind = 'method' | 'getter';

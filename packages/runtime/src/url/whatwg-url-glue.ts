@@ -1,6 +1,6 @@
 /**
  * What whatwg-url's parser imports from outside itself, supplied by the runtime instead
- * (build-whatwg-url.mjs points the imports here):
+ * (scripts/build-whatwg-url.mjs points the imports here):
  *
  *   - its lib/encoding.js would build a TextEncoder and a TextDecoder when it loads, before the
  *     runtime has installed either; the runtime's UTF-8 functions are the same algorithms;

@@ -1,6 +1,6 @@
 /**
  * The URL Standard's algorithms from whatwg-url 17 (generated/whatwg-url.generated.ts, built by
- * build-whatwg-url.mjs), typed. url.ts and url-search-params.ts are the interfaces user code sees;
+ * scripts/build-whatwg-url.mjs), typed. url.ts and url-search-params.ts are the interfaces user code sees;
  * this module is the only one that touches the library.
  */
 import * as whatwgUrl from './generated/whatwg-url.generated.ts';

@@ -13,7 +13,7 @@
  * does neither: the copy is metered and ends the run cleanly at the limit, like any allocation.
  * The cost is V8's code cache, which isolated-vm offers only to compiles made from the host.
  */
-import { RUNTIME_PIECES } from '../generated/runtime-pieces.generated.ts';
+import { RUNTIME_PIECES } from '@supolka/codemode-runtime/pieces';
 
 export const UNKNOWN_PIECE_MESSAGE = 'No runtime piece has that name.';
 

@@ -1,34 +1,29 @@
 /**
- * Builds the streams runtime piece (../pieces.ts): web-streams-polyfill, kept out of the startup
- * snapshot and compiled into an isolate by the first program that makes a stream. The snapshot
- * holds only the interface objects (./index.ts, ./texts.ts); their prototypes are connected to
- * the polyfill's classes when the piece loads.
+ * Builds the streams runtime piece (../src/pieces.ts): web-streams-polyfill, kept out of the
+ * startup snapshot and compiled into an isolate by the first program that makes a stream. The
+ * snapshot holds only the interface objects (src/streams/index.ts, texts.ts); their prototypes are
+ * connected to the polyfill's classes when the piece loads.
  *
  * The polyfill's ES5 build is the one bundled, because its classes are functions: a function's
  * `prototype` can be pointed at the interface's own prototype, so the streams the polyfill makes
  * inside (a tee's branches, a TransformStream's sides) inherit from what the program sees, and the
  * polyfill's `instanceof` checks hold for them. A `class`'s prototype cannot be moved.
  *
- * tools/executor/generate-runtime-bundle.ts calls streamsPiece and checks publicShape against the
- * interfaces ./shape.ts describes, so a polyfill that grows or loses a member stops the build.
+ * ./build.ts calls streamsPiece and checks publicShape against the interfaces
+ * src/streams/shape.ts describes, so a polyfill that grows or loses a member stops the build.
  */
-// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
 import { readFileSync } from 'node:fs';
-// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
 import { createRequire } from 'node:module';
-// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
 import { dirname, join } from 'node:path';
-// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const runtimeRoot = join(here, '..', '..');
+const runtimeRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const requireFromRuntime = createRequire(join(runtimeRoot, 'package.json'));
 const polyfillDir = dirname(requireFromRuntime.resolve('web-streams-polyfill/package.json'));
 
 /**
- * The factory's second parameter (../pieces.ts): the snapshot's values of what the polyfill reads
+ * The factory's second parameter (../src/pieces.ts): the snapshot's values of what the polyfill reads
  * when it evaluates. In the snapshot it evaluated before any program ran; now it evaluates on a
  * program's first stream, after the program could replace globals or their members, so each such
  * read is pointed at this parameter. Reads made on each call stay what they were.
@@ -102,7 +97,7 @@ export async function streamsPiece() {
     plugins: [captures],
   });
   const shadow = SHADOWED.map(([name, value]) => `${name}=${SNAPSHOT_VALUES}.${value}`).join(',');
-  // The prototypes each class had when it evaluated, before ./index.ts points them elsewhere: a
+  // The prototypes each class had when it evaluated, before src/streams/index.ts points them elsewhere: a
   // load retried after a throw part-way through connecting still finds the polyfill's own.
   const source = `(function(Object,${SNAPSHOT_VALUES}){"use strict";var ${shadow};${result.outputFiles[0].text}var prototypes={__proto__:null},names=Object.keys(streams);for(var index=0;index<names.length;index++)prototypes[names[index]]=streams[names[index]].prototype;return{classes:streams,prototypes:prototypes};})`;
   const polyfill = await import(join(polyfillDir, 'dist/ponyfill.es5.mjs'));

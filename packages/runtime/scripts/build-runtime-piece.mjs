@@ -1,5 +1,5 @@
 /**
- * Builds the runtime pieces made of the runtime's own modules (./pieces.ts): crypto.subtle's
+ * Builds the runtime pieces made of the runtime's own modules (../src/pieces.ts): crypto.subtle's
  * operations, the form bodies' codecs, the data: URL processor and the decoders other than UTF-8.
  * Each is kept out of the startup snapshot and compiled into an isolate on its first use.
  *
@@ -9,23 +9,22 @@
  * piece carries none: every module of the runtime outside the piece's `modules` is left out of its
  * bundle, and each name the piece imports from one becomes a read of the factory's third
  * parameter, made once when the piece evaluates. That parameter is the piece's `imports` file,
- * which the generator writes from what the build found, so the snapshot holds exactly the names the
- * piece reads; the module that loads the piece passes it to loadPiece. The generator also stops
- * when a module of a piece is in the snapshot's bundle.
+ * made from what this build found: ./build.ts bundles that text into the snapshot, so the snapshot
+ * holds exactly the names the piece reads, and ./generate.ts commits it for the sources that
+ * import it; the module that loads the piece passes it to loadPiece. ./build.ts also stops when a
+ * module of a piece is in the snapshot's bundle.
  *
  * The bundle is an ES module whose one export list becomes the factory's answer: a bundle in a
  * script format would add module helpers that iterate and call what a program can replace.
  */
-// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
 import { dirname, join, relative } from 'node:path';
-// biome-ignore lint/correctness/noNodejsModules: a build script, run by Node; never bundled.
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const source = dirname(fileURLToPath(import.meta.url));
+const source = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 
 /**
- * Each piece: its name in ./pieces.ts, the modules it carries (the first is its entry; every other
+ * Each piece: its name in ../src/pieces.ts, the modules it carries (the first is its entry; every other
  * module it imports is the snapshot's), and its imports file, under src/.
  */
 export const OWN_MODULE_PIECES = [
@@ -58,7 +57,7 @@ export const OWN_MODULE_PIECES = [
   },
 ];
 
-/** The factory's third parameter (../pieces.ts): the snapshot's modules' exports the piece reads. */
+/** The factory's third parameter (../src/pieces.ts): the snapshot's modules' exports the piece reads. */
 const IMPORTS = '__pieceImports';
 
 /** `import{a as b,c}from"k";` as `const{a:b,c}=imports["k"];`: the names a piece reads from a shared module. */

@@ -11,37 +11,26 @@
  * inside a string is (the global a `defineProperty(globalThis, "__x", ...)` publishes) only when
  * the string is the whole name, which the lexer's tokens tell apart.
  */
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type Token as AcornToken, tokenizer } from 'acorn';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const executor = join(root, 'packages/executor');
+const executor = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const INTERNAL = /^__[\p{ID_Continue}$]*$/u;
 
-interface Token {
-  readonly type: { readonly label: string; readonly keyword?: string };
-  readonly value: unknown;
-}
-type Tokenizer = (text: string, options: Record<string, unknown>) => Iterable<Token>;
-
-/** acorn, the executor's own parser (the workspace root does not depend on it). */
-async function tokenizer(): Promise<Tokenizer> {
-  const path = createRequire(join(executor, 'package.json')).resolve('acorn');
-  const acorn = (await import(pathToFileURL(path).href)) as { tokenizer: Tokenizer };
-  return acorn.tokenizer;
-}
+/** An acorn token: acorn's typings leave out `value`, which every token has. */
+type Token = AcornToken & { readonly value: unknown };
 
 /** The `__` names one text writes as an identifier, or as a string that is the whole name. */
-function namesIn(tokenize: Tokenizer, text: string, found: Set<string>): void {
+function namesIn(text: string, found: Set<string>): void {
   const read = (sourceType: 'script' | 'module') => {
     const names: string[] = [];
-    for (const token of tokenize(text, {
+    for (const token of tokenizer(text, {
       ecmaVersion: 'latest',
       sourceType,
       allowReturnOutsideFunction: true,
-    }))
+    }) as Iterable<Token>)
       if ((token.type.label === 'name' || token.type.label === 'string') && typeof token.value === 'string')
         if (INTERNAL.test(token.value)) names.push(token.value);
     return names;
@@ -71,19 +60,17 @@ async function sandboxModule<T>(file: string): Promise<T> {
  */
 async function builtSources(): Promise<string[]> {
   const { buildEntrySource } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/entry/entry.ts')>(
-      'entry/entry.ts',
-    );
+    await sandboxModule<typeof import('../src/sandbox/entry/entry.ts')>('entry/entry.ts');
   const { SCOPE_SOURCE, loaderRootSource } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/modules/linker-sources.ts')>(
+    await sandboxModule<typeof import('../src/sandbox/modules/linker-sources.ts')>(
       'modules/linker-sources.ts',
     );
   const { rewriteDynamicImports } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/modules/dynamic-import.ts')>(
+    await sandboxModule<typeof import('../src/sandbox/modules/dynamic-import.ts')>(
       'modules/dynamic-import.ts',
     );
   const { CJS_FACTORIES, cjsFactoryName, cjsInternal, wrapCjs } =
-    await sandboxModule<typeof import('../../packages/executor/src/sandbox/cjs.ts')>('cjs.ts');
+    await sandboxModule<typeof import('../src/sandbox/cjs.ts')>('cjs.ts');
   const modules = new Map([['lib.cjs', { cjs: 'module.exports = 1;' }]]);
   return [
     buildEntrySource({
@@ -107,15 +94,14 @@ async function builtSources(): Promise<string[]> {
 
 /** The generated file: the names every text and the sample entry write, sorted. */
 export async function internalNamesFile(texts: readonly string[], header: string): Promise<string> {
-  const tokenize = await tokenizer();
   const found = new Set<string>();
-  for (const text of [...texts, ...(await builtSources())]) namesIn(tokenize, text, found);
+  for (const text of [...texts, ...(await builtSources())]) namesIn(text, found);
   const names = [...found].sort();
   return `${header}/**
  * Every name starting with \`__\` that the code the sandbox puts into an isolate writes: the
  * runtime bundle and its pieces, the dispatch codec, the sandbox's own isolate-side sources and
  * the sources it builds while it runs a program (the entry, the linker's modules, the import()
- * rewrite, the CommonJS wrappers). Lexed from that code by tools/executor/internal-names.ts;
+ * rewrite, the CommonJS wrappers). Lexed from that code by packages/executor/scripts/internal-names.ts;
  * the provider rules (../reserved.ts) reserve exactly these.
  */
 export const INTERNAL_NAMES: readonly string[] = ${JSON.stringify(names, null, 2).replaceAll('"', "'")};
