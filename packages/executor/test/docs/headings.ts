@@ -40,7 +40,9 @@ export function headingsOf(markdown: string): Heading[] {
   for (const line of markdown.split('\n')) {
     const marker = FENCE.exec(line)?.[1];
     if (fence !== undefined) {
-      if (marker?.[0] === fence[0] && marker.length >= fence.length) fence = undefined;
+      if (marker !== undefined && marker[0] === fence[0] && marker.length >= fence.length) {
+        fence = undefined;
+      }
       continue;
     }
     if (marker !== undefined) {
