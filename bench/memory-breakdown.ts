@@ -1,5 +1,5 @@
 /**
- * Where a pool child's resident memory goes at rest (docs/benchmarks.md, "Memory breakdown").
+ * Where a pool child's resident memory goes at rest (docs/pool.md, "Memory", reads its tables).
  * Started by `tools/run bench`; prints one table and records nothing.
  *
  *   module rows   a Node process with the children's flags and environment that only imports the

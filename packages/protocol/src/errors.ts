@@ -50,7 +50,7 @@ export type ErrorCode = FaultCode | InRunErrorCode;
  * host sets it from what it observed itself (a compile that failed, a module the linker refused, a
  * tool call it answered, a fetch it refused), never from a value the program threw, so a program
  * cannot make its own throw read as anything but `thrown`. Present on an error envelope without
- * `code`; docs/protocol.md, "Result envelope", says what each value means.
+ * `code`; docs/protocol.md, "The result envelope", says what each value means.
  */
 export const ERROR_KINDS = [
   /** The program or a module of the map does not parse. */

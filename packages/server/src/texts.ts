@@ -53,7 +53,10 @@ export function messageCostMessage(cost: number, limit: number): string {
   return `The message would cost the server about ${cost} bytes of heap once decoded (three bytes per byte, plus each object, array, key and value it holds), past the ${limit}-byte bound on one message (MESSAGE_COST_LIMIT). Send fewer values, or large data as text.`;
 }
 
-/** Why a connection whose client stopped reading takes no new work (docs/server.md, "Backpressure"). */
+/**
+ * Why a connection whose client stopped reading takes no new work (docs/server.md, "A client that
+ * stops reading").
+ */
 export function congestedMessage(limit: number): string {
   return `The client has left more than ${limit} bytes unread on this connection (the server's sendBufferLimit), so the connection takes no new work until the client reads them.`;
 }

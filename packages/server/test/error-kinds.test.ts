@@ -1,7 +1,7 @@
 /**
  * The envelope's errorKind, errorName and errorStack through a real server and ExecutorClient:
  * tools served on the client's side, the pool's child in between, and the client's schema on the
- * way back (docs/protocol.md, "Result envelope").
+ * way back (docs/protocol.md, "The result envelope").
  */
 import { OUTBOUND_DISABLED_MESSAGE, toolNotFoundMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';

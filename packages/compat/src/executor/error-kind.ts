@@ -1,5 +1,5 @@
 /**
- * The executor's envelope carries `errorKind` (docs/protocol.md, "Result envelope"); workerd has
+ * The executor's envelope carries `errorKind` (docs/protocol.md, "The result envelope"); workerd has
  * no such field, so the diff never compares it. What the suite checks instead is that the executor
  * keeps it consistent on every case both runtimes run: a kind from the closed set beside every
  * error user code met, and none beside a success or a `code`. A broken rule is the executor's

@@ -6,8 +6,8 @@
  * The chapter's facade embedded every cjs source in every facade: host work and module text
  * quadratic in the map (200 facades over 1.6 MB of sources compiled 320 MB), and a source that
  * closed its wrapper wrote into its siblings' text, so brackets each source's nesting scan had
- * bounded added up across the map (docs/sandbox.md, "Deviations"). In a module of its own, a
- * source that closes its wrapper is a syntax error of its own module.
+ * bounded added up across the map (docs/sandbox.md, "Deviations from the specification, and
+ * why"). In a module of its own, a source that closes its wrapper is a syntax error of its own module.
  *
  * The runtime follows Node where Node's behaviour is observable: the cache entry is seeded before
  * its factory runs (a circular require sees partial exports), a throwing factory is evicted (the

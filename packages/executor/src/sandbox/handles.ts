@@ -9,12 +9,13 @@
  * clock that owns the invocation. Disposal is the only way to stop a wedged isolate, so most
  * failures of an invocation end the retained execution with it.
  *
- * Between invocations no run clock runs, yet timers the program left behind still deliver work
- * into the isolate. That work is bounded too (docs/sandbox.md, Deviations): a watcher reads each
- * isolate's own execution time every PAUSED_RECHECK, and once the time executed since the last
- * invocation ended (or since the grant) passes the execution's timeout + grace, the isolate is
- * disposed and the next invoke reads HANDLES_CLOSED saying why. The same reading tells the pool
- * which retained executions are working right now (`working`), so their child is not idle.
+ * Between invocations no run clock runs, yet timers the program left behind still deliver work into
+ * the isolate. That work is bounded too (docs/sandbox.md, "Deviations from the specification, and
+ * why"): a watcher reads each isolate's own execution time every PAUSED_RECHECK, and once the time
+ * executed since the last invocation ended (or since the grant) passes the execution's timeout +
+ * grace, the isolate is disposed and the next invoke reads HANDLES_CLOSED saying why. The same
+ * reading tells the pool which retained executions are working right now (`working`), so their
+ * child is not idle.
  */
 import { randomUUID } from 'node:crypto';
 import {

@@ -2,7 +2,7 @@
  * Creating isolates, and the two checks a host process has to pass before it serves executions:
  * that isolates run in it at all (assertNoNodeSnapshot), and which of the engine behaviours the
  * sandbox's specification assumes the installed isolated-vm actually has (assertEngineServesSandbox;
- * docs/sandbox.md, "Deviations").
+ * docs/sandbox.md, "Deviations from the specification, and why").
  */
 import { ENGINE_PROBE_TIMEOUT } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';

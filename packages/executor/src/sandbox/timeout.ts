@@ -47,7 +47,10 @@ export interface RunOutcome {
   readonly code?: FaultCode;
   /** Present when the run retained a handler. */
   readonly executionId?: string;
-  /** What kind of error user code met, as the host observed it (docs/sandbox.md, "Error kinds"). */
+  /**
+   * What kind of error user code met, as the host observed it (docs/sandbox.md, "Error kinds, names
+   * and positions").
+   */
   readonly errorKind?: ErrorKind;
   /** The thrown error's name, as data. */
   readonly errorName?: string;

@@ -10,8 +10,8 @@
 import { MIN_MEMORY_LIMIT, memoryLimitMessage } from '@supolka/codemode-protocol';
 import { RUNTIME_PIECES } from '@supolka/codemode-runtime/pieces';
 import { expect, test } from 'vitest';
-import { prepareIsolate } from '../../src/sandbox/setup/prepared-isolate.ts';
 import { pieceSource, UNKNOWN_PIECE_MESSAGE } from '../../src/sandbox/setup/pieces.ts';
+import { prepareIsolate } from '../../src/sandbox/setup/prepared-isolate.ts';
 import { resultOf, T, useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();

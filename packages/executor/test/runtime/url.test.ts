@@ -101,7 +101,8 @@ test("failures throw workerd's errors", async () => {
     'TypeError: Invalid URL string.',
     "TypeError: Failed to construct 'URL': constructor parameter 1 is not of type 'USVString'.",
     // workerd: "Failed to construct 'URL': Please use the 'new' operator, ...": a class constructor
-    // throws the engine's own TypeError (docs/runtime-deviations-url-encoding.md).
+    // throws the engine's own TypeError (docs/runtime-deviations.md, "Shape",
+    // constructor-without-new).
     "TypeError: Class constructor URL cannot be invoked without 'new'",
     "TypeError: Failed to set the 'href' property on 'URL': the provided value is not of type 'valid URL string'.",
     ILLEGAL,

@@ -8,7 +8,7 @@
  * V8 that stops aborting shows the guard's reason is gone). The second drives each program through
  * the Sandbox under a 128 MB limit: it throws V8's RangeError, and the same process then serves an
  * ordinary run. Regular-expression match and replace abort the same way and have no guard
- * (docs/threat-model.md, Known limits); the first block keeps them measured.
+ * (docs/threat-model.md, "Known limits, left as they are"); the first block keeps them measured.
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,7 @@
 /**
- * The envelope's errorKind, errorName and errorStack (docs/sandbox.md, "Error kinds"): every kind
- * from what the host observed, through real isolates, and programs that try to forge them.
+ * The envelope's errorKind, errorName and errorStack (docs/sandbox.md, "Error kinds, names and
+ * positions"): every kind from what the host observed, through real isolates, and programs that try
+ * to forge them.
  */
 import {
   ERROR_KINDS,

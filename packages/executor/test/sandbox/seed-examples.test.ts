@@ -44,7 +44,8 @@ describe('engine words', () => {
       timeout: 2_000,
       code: `async () => { throw new Error('Script execution timed out.') }`,
     });
-    // The specification's envelope, then the error's kind, name and stack (docs/sandbox.md, "Error kinds").
+    // The specification's envelope, then the error's kind, name and stack (docs/sandbox.md, "Error
+    // kinds, names and positions").
     expect(envelope).toStrictEqual({
       result: undefined,
       error: 'Script execution timed out.',

@@ -213,7 +213,7 @@ export class ExecutorClient {
    * shuts down closes with 1001 (CLOSE_CODES.goingAway) only after every execution it ran has
    * its envelope sent, so an execution that read WORKER_LOST from that close never ran and can
    * be sent again elsewhere; after any other close (1006: the server or the network was lost) it
-   * may have run, tools and all (docs/deploy.md, "Failure model").
+   * may have run, tools and all (docs/deploy.md, "Failure model across servers").
    */
   get closedWith(): { readonly code: number; readonly reason: string } | undefined {
     return this.#closed;

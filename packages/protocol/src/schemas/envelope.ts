@@ -1,4 +1,4 @@
-/** The result envelope: what every execution comes back as (docs/protocol.md, "Result envelope"). */
+/** The result envelope: what every execution comes back as (docs/protocol.md, "The result envelope"). */
 import { z } from 'zod';
 import {
   ERROR_KINDS,

@@ -1,4 +1,7 @@
-/** The execute request: what a caller may ask the executor to run (docs/protocol.md, "Execute"). */
+/**
+ * The execute request: what a caller may ask the executor to run (docs/protocol.md, "The execute
+ * request").
+ */
 import { z } from 'zod';
 import {
   CODE_LIMIT,

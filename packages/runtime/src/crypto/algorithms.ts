@@ -6,7 +6,7 @@
  * material is touched, so an argument the standard rejects is rejected where user code can see the
  * right error, and only data the host's webcrypto accepts crosses. A member of an algorithm
  * dictionary that its IDL dictionary does not declare is never read, so it never crosses
- * (docs/runtime-deviations.md, "Crypto").
+ * (docs/runtime-deviations.md, "What never crosses to the host").
  */
 import { DOMException } from '../dom-exception.ts';
 import {

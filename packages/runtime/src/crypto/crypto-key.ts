@@ -1,7 +1,7 @@
 /**
  * CryptoKey (WebCrypto, https://w3c.github.io/webcrypto/#cryptokey-interface). The key material
  * never enters the isolate: the host keeps the key and the isolate holds a description of it and
- * the number the host names it by (docs/runtime-deviations.md, "Crypto").
+ * the number the host names it by (docs/runtime-deviations.md, "How crypto.subtle works here").
  *
  * As in workerd, type, extractable, algorithm and usages are own read-only data properties of each
  * key, so JSON.stringify and console.log show them; WebIDL puts accessors on the prototype. The

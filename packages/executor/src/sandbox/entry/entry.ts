@@ -3,14 +3,15 @@
  * __startRun. The arrow is wrapped, never rewritten, and sits on lines of its own, so a trailing
  * line comment in user code cannot swallow the invocation.
  *
- * Two things differ from the entry the sandbox's specification lists, both because of released isolated-vm
- * (docs/sandbox.md, "Deviations"): the codec and the run's machinery come from the internal module
- * instead of sitting in the entry's own scope (user modules evaluate before the entry body, and
- * could otherwise replace what the envelope depends on), and the entry has no top-level await, so
- * its evaluation settles exactly when the static graph has run and a module that threw is reported.
- * The preludes therefore run at the start of the function __startRun calls, in the run's scope.
- * That function awaits the arrow's promise instead of returning it: returning a promise from an
- * async function resolves through its 'then', which a program may have replaced; await does not.
+ * Two things differ from the entry the sandbox's specification lists, both because of released
+ * isolated-vm (docs/sandbox.md, "Deviations from the specification, and why"): the codec and the
+ * run's machinery come from the internal module instead of sitting in the entry's own scope (user
+ * modules evaluate before the entry body, and could otherwise replace what the envelope depends
+ * on), and the entry has no top-level await, so its evaluation settles exactly when the static
+ * graph has run and a module that threw is reported. The preludes therefore run at the start of the
+ * function __startRun calls, in the run's scope. That function awaits the arrow's promise instead
+ * of returning it: returning a promise from an async function resolves through its 'then', which a
+ * program may have replaced; await does not.
  */
 
 import type { ProviderDescriptor } from '@supolka/codemode-protocol/wire';

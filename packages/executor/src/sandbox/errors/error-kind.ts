@@ -2,7 +2,8 @@
  * The kind of an error the host observed before any user code ran: a source that did not compile,
  * a module the linker could not find, TypeScript that erasure refused. Only errors raised by a
  * compile, a link or an erasure are classified here; a program's own throw never reaches this,
- * so a program that throws a SyntaxError still reads as `thrown` (docs/sandbox.md, "Error kinds").
+ * so a program that throws a SyntaxError still reads as `thrown` (docs/sandbox.md, "Error kinds,
+ * names and positions").
  */
 import { type ErrorKind, ModuleNotFoundError } from '@supolka/codemode-protocol/wire';
 
