@@ -3,12 +3,11 @@
  * (@supolka/codemode-mcp). They depend on this package, never the other way round, so that
  * installing the library installs no server, metrics, logging or MCP dependency; this package
  * names neither. The command word loads its package's `./command` entry when it is installed
- * beside this one (a flat node_modules, npx with both packages, a global install), or in the
- * project the command runs from, and otherwise answers with one sentence saying how to install it.
+ * beside this one (a flat node_modules, npx with both packages, a global install), and otherwise
+ * answers with one sentence saying how to install it. It resolves the name as an import from this
+ * package does and nowhere else: never from the directory the command runs in, whose node_modules
+ * may hold anything, so typing the command in a folder runs no code that folder brought.
  */
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Output } from './run.ts';
 
 /** What a command's package exports from its `./command` entry. */
@@ -31,24 +30,14 @@ export function notInstalledMessage(command: OptionalCommand): string {
   return `The ${command} command lives in ${name}, which is not installed here: install it beside @supolka/codemode-executor (npm install ${name}), or run it on its own (npx ${name}).`;
 }
 
-/** The command's module, or undefined when its package is installed nowhere this process can see. */
+/** The command's module, or undefined when its package is not installed beside this one. */
 export async function loadCommand(command: OptionalCommand): Promise<CommandModule | undefined> {
-  const specifier = `${OPTIONAL_COMMANDS[command]}/command`;
   try {
-    return (await import(specifier)) as CommandModule;
+    return (await import(`${OPTIONAL_COMMANDS[command]}/command`)) as CommandModule;
   } catch (error) {
-    if (!isMissing(error, command)) throw error;
-  }
-  // Not beside this package: the project the command runs from may have it (a workspace that
-  // depends on it, or the package's own folder, which resolves its name to itself).
-  let resolved: string;
-  try {
-    resolved = createRequire(join(process.cwd(), 'package.json')).resolve(specifier);
-  } catch (error) {
-    if ((error as { code?: string }).code === 'MODULE_NOT_FOUND') return undefined;
+    if (isMissing(error, command)) return undefined;
     throw error;
   }
-  return (await import(pathToFileURL(resolved).href)) as CommandModule;
 }
 
 /**

@@ -10,7 +10,16 @@
  * registry.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,8 +53,7 @@ const pnpmVersion = (
   JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
 ).packageManager.replace(/^pnpm@/, '');
 
-// A user's shell, not pnpm's: pnpm sets NODE_PATH to the workspace's packages for the scripts it
-// runs, and require's resolution (which the executor's optional commands fall back to) reads it.
+// A user's shell, not pnpm's: pnpm sets NODE_PATH to the workspace's packages for the scripts it runs.
 const env = npmEnv();
 delete env.NODE_PATH;
 let scratch = '';
@@ -274,6 +282,38 @@ test(
       expect(output).toContain(`The ${command} command lives in ${name}, which is not installed here`);
       expect(output).toContain(`npm install ${name}`);
     }
+  },
+  SPAWNS,
+);
+
+test(
+  'the command run in a folder whose node_modules holds a package of that name runs none of its code',
+  async () => {
+    // A folder the user only visits (a cloned repository, a download), not the install: the
+    // executor resolves its commands from where it is installed, never from the working directory.
+    const visited = join(scratch, 'visited');
+    const planted = join(visited, 'node_modules', '@supolka', 'codemode-server');
+    mkdirSync(planted, { recursive: true });
+    const marker = join(visited, 'ran');
+    writeFileSync(
+      join(planted, 'package.json'),
+      JSON.stringify({
+        name: '@supolka/codemode-server',
+        type: 'module',
+        exports: { './command': './command.js' },
+      }),
+    );
+    writeFileSync(
+      join(planted, 'command.js'),
+      `import { writeFileSync } from 'node:fs'; writeFileSync(${JSON.stringify(marker)}, 'ran'); export const USAGE = ''; export async function runCommand() { return 0; }`,
+    );
+    const bin = join(library, 'node_modules', '.bin', 'codemode-executor');
+    const { code, output } = await exitOfIn(visited, bin, ['serve']);
+    expect(code).toBe(1);
+    expect(output).toContain(
+      'The serve command lives in @supolka/codemode-server, which is not installed here',
+    );
+    expect(existsSync(marker)).toBe(false);
   },
   SPAWNS,
 );
