@@ -1,5 +1,5 @@
 /**
- * `tools/run chaos` (or `node --no-node-snapshot --no-wasm-code-gc --expose-gc packages/executor/reliability/chaos-command.ts`):
+ * `tools/run chaos` (or `node --no-node-snapshot --no-wasm-code-gc --expose-gc packages/integration/reliability/chaos-command.ts`):
  * chaos at full size against the build, with the pool's default supervision settings, its
  * figures beside their targets (docs/reliability.md).
  *

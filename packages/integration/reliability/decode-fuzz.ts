@@ -1,10 +1,17 @@
 /**
- * The decoder's fuzz: hostile texts (hostile-messages.ts) through the protocol's decodeMessage,
- * which every process boundary runs on what it receives. Whatever the text, decodeMessage must
+ * The decoder's fuzz: hostile texts (hostile-messages.ts) through a message table's decode: the
+ * protocol's decodeMessage, which a server and a client run on what they receive, or the pool's
+ * (src/pool/messages/), which the pool and its children run. Whatever the text, the decode must
  * return, never throw: a fault with a known code and a message saying what was wrong, or a message
  * that encodes and decodes to itself. A text that breaks that is kept with what it did.
  */
-import { decodeMessage, encodeMessage, FAULT_CODES } from '@supolka/codemode-protocol';
+import {
+  type Decoded,
+  decodeMessage,
+  encodeMessage,
+  FAULT_CODES,
+  type TypedMessage,
+} from '@supolka/codemode-protocol';
 import fc from 'fast-check';
 import { extremeMessages, hostileMessage } from './hostile-messages.ts';
 
@@ -19,14 +26,25 @@ export interface DecodeFuzzReport {
 
 const CODES = new Set<string>(FAULT_CODES);
 
+/** A message table's decode and encode, the protocol's unless a fuzz names another. */
+export interface FuzzedTable {
+  readonly decode: (text: string) => Decoded<TypedMessage>;
+  readonly encode: (message: never) => string;
+}
+
+const PROTOCOL_TABLE: FuzzedTable = { decode: decodeMessage, encode: encodeMessage };
+
 /** What decoding `text` did: accepted or faulted, and `broken` saying how it broke the rule, if it did. */
-export function judgeDecoding(text: string): { readonly accepted: boolean; readonly broken?: string } {
-  let decoded: ReturnType<typeof decodeMessage>;
+export function judgeDecoding(
+  text: string,
+  table: FuzzedTable = PROTOCOL_TABLE,
+): { readonly accepted: boolean; readonly broken?: string } {
+  let decoded: Decoded<TypedMessage>;
   try {
-    decoded = decodeMessage(text);
+    decoded = table.decode(text);
   } catch (error) {
     const thrown = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { accepted: false, broken: `decodeMessage threw ${thrown}` };
+    return { accepted: false, broken: `the decode threw ${thrown}` };
   }
   if (!decoded.ok) {
     const { code, message } = decoded.fault;
@@ -35,9 +53,9 @@ export function judgeDecoding(text: string): { readonly accepted: boolean; reado
       return { accepted: false, broken: 'a fault without a message' };
     return { accepted: false };
   }
-  let again: ReturnType<typeof decodeMessage>;
+  let again: Decoded<TypedMessage>;
   try {
-    again = decodeMessage(encodeMessage(decoded.message));
+    again = table.decode(table.encode(decoded.message as never));
   } catch (error) {
     return { accepted: true, broken: `an accepted message failed to encode again: ${String(error)}` };
   }
@@ -53,12 +71,13 @@ export function runDecodeFuzz(options: {
   messages: number;
   seed: number;
   maxDepth?: number;
+  table?: FuzzedTable;
 }): DecodeFuzzReport {
   const families: Record<string, { fault: number; message: number }> = {};
   const started = performance.now();
   const result = fc.check(
     fc.property(hostileMessage(options.maxDepth), ({ family, text }) => {
-      const { accepted, broken } = judgeDecoding(text);
+      const { accepted, broken } = judgeDecoding(text, options.table);
       const tally = families[family] ?? { fault: 0, message: 0 };
       families[family] = tally;
       if (accepted) tally.message++;
@@ -77,7 +96,7 @@ export function runDecodeFuzz(options: {
       result.failed && counterexample
         ? {
             text: counterexample.text,
-            what: judgeDecoding(counterexample.text).broken ?? String(result.errorInstance),
+            what: judgeDecoding(counterexample.text, options.table).broken ?? String(result.errorInstance),
           }
         : undefined,
   };

@@ -1,5 +1,5 @@
 /**
- * `tools/run fuzz` (or `node packages/executor/reliability/fuzz-command.ts`): the decoder's fuzz and
+ * `tools/run fuzz` (or `node packages/integration/reliability/fuzz-command.ts`): the decoder's fuzz and
  * the server's at full size, against the build, their figures beside their targets
  * (docs/reliability.md).
  *

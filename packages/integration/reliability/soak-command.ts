@@ -1,5 +1,5 @@
 /**
- * `tools/run soak` (or `node --no-node-snapshot --no-wasm-code-gc --expose-gc packages/executor/reliability/soak-command.ts`):
+ * `tools/run soak` (or `node --no-node-snapshot --no-wasm-code-gc --expose-gc packages/integration/reliability/soak-command.ts`):
  * the soak at full size against the build, its figures beside their targets (docs/reliability.md).
  *
  *   --executions N       mixed executions (default 10000)

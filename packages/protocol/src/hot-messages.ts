@@ -1,9 +1,12 @@
 /**
  * Hand-written checks for the messages every tool call and every execution cross with: dispatch,
- * dispatchReply, result, prepared, and execute with its request (which the executor also checks alone,
- * checkExecuteRequest); and heartbeat, cancel and closeHandles, so that a pool child decides what
- * it hears at rest without loading the schemas (message-wire.ts). A message's schema (messages.ts) costs 30-35 µs in a process just woken, an
- * execute request's over 100, and these checks a few, on paths that run at every boundary.
+ * dispatchReply, result, and execute with its request (which the executor also checks alone,
+ * checkExecuteRequest); and cancel and closeHandles, so that a pool child decides what it hears at
+ * rest without loading the schemas (message-wire.ts). A message's schema (messages.ts) costs 30-35
+ * µs in a process just woken, an execute request's over 100, and these checks a few, on paths that
+ * run at every boundary. The pool's table (packages/executor/src/pool/messages/) takes these checks
+ * with the messages it shares and adds its own for its hot private messages, built from knownKeys
+ * and isId.
  *
  * Each check returns exactly what its schema returns for a value it accepts (new objects and lists,
  * keys in the schema's order, `result` passed through as it is) and undefined for anything else,
@@ -31,7 +34,8 @@ import {
   MODULE_SOURCE_LIMIT,
   PROVIDER_LIMIT,
 } from './limits.ts';
-import type { MessageOf, MessageType } from './messages.ts';
+import type { HotMessageChecks } from './message-wire.ts';
+import type { Message, MessageOf } from './messages.ts';
 import type { ExecuteRequest, ModuleEntry, ModuleMap, ProviderDescriptor } from './schemas/request.ts';
 
 type Plain = Record<string, unknown>;
@@ -40,7 +44,6 @@ const objectPrototype = Object.prototype;
 const faultCodes: ReadonlySet<unknown> = new Set(FAULT_CODES);
 const logLevels: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 
-export const TYPE_ONLY_KEYS: ReadonlySet<string> = new Set(['type']);
 export const ID_ONLY_KEYS: ReadonlySet<string> = new Set(['type', 'id']);
 export const CLOSE_HANDLES_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'executionId']);
 export const DISPATCH_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'provider', 'tool', 'args']);
@@ -86,7 +89,7 @@ export const PROVIDER_KEYS: ReadonlySet<string> = new Set([
 const outboundModes: ReadonlySet<unknown> = new Set(['disabled', 'proxied', 'native']);
 
 /** An object of Object.prototype or of none, whose enumerable keys are all in `known`: their count, or -1. */
-function knownKeys(value: unknown, known: ReadonlySet<string>): number {
+export function knownKeys(value: unknown, known: ReadonlySet<string>): number {
   if (typeof value !== 'object' || value === null) return -1;
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== objectPrototype && prototype !== null) return -1;
@@ -101,7 +104,7 @@ function knownKeys(value: unknown, known: ReadonlySet<string>): number {
 }
 
 /** MessageIdSchema and ExecutionIdSchema: a string of 1 to ID_LIMIT characters. */
-function isId(value: unknown): value is string {
+export function isId(value: unknown): value is string {
   return typeof value === 'string' && value.length >= 1 && value.length <= ID_LIMIT;
 }
 
@@ -313,20 +316,12 @@ function checkExecute(value: Plain): MessageOf<'execute'> | undefined {
   return checked;
 }
 
-/** heartbeat and cancel: a type and a message id, nothing else. */
-function checkIdOnly<Type extends 'heartbeat' | 'cancel'>(expected: Type) {
-  return (value: Plain): MessageOf<Type> | undefined => {
-    if (knownKeys(value, ID_ONLY_KEYS) !== ID_ONLY_KEYS.size) return undefined;
-    const { type, id } = value;
-    if (type !== expected || !isId(id)) return undefined;
-    return { type, id } as MessageOf<Type>;
-  };
-}
-
-/** prepared: a type, nothing else. */
-function checkPrepared(value: Plain): MessageOf<'prepared'> | undefined {
-  if (knownKeys(value, TYPE_ONLY_KEYS) !== TYPE_ONLY_KEYS.size || value.type !== 'prepared') return undefined;
-  return { type: 'prepared' };
+/** cancel: a type and a message id, nothing else. */
+function checkCancel(value: Plain): MessageOf<'cancel'> | undefined {
+  if (knownKeys(value, ID_ONLY_KEYS) !== ID_ONLY_KEYS.size) return undefined;
+  const { type, id } = value;
+  if (type !== 'cancel' || !isId(id)) return undefined;
+  return { type, id };
 }
 
 function checkCloseHandles(value: Plain): MessageOf<'closeHandles'> | undefined {
@@ -337,19 +332,14 @@ function checkCloseHandles(value: Plain): MessageOf<'closeHandles'> | undefined 
 }
 
 /** The hot message types' checks, by type: each the fast half of its schema in MESSAGE_SCHEMAS. */
-export const HOT_MESSAGE_CHECKS: {
-  readonly [Type in MessageType]?: (value: Plain) => MessageOf<Type> | undefined;
-} = {
+export const HOT_MESSAGE_CHECKS = {
   dispatch: checkDispatch,
   dispatchReply: checkDispatchReply,
   result: checkResult,
   execute: checkExecute,
-  // A child says it after every preparation, so the parent, the caller's process, hears it once
-  // per execution: through the schema it cost the parent about 20 µs each time.
-  prepared: checkPrepared,
-  // What a pool child hears besides executions and their answers: with these it decides every
-  // message of a child at rest without the schemas, so a child never loads zod to stay healthy.
-  heartbeat: checkIdOnly('heartbeat'),
-  cancel: checkIdOnly('cancel'),
+  // What a pool child hears besides executions, their answers and its heartbeat (the pool's own
+  // check): with these it decides every message of a child at rest without the schemas, so a child
+  // never loads zod to stay healthy.
+  cancel: checkCancel,
   closeHandles: checkCloseHandles,
-};
+} satisfies HotMessageChecks<Message>;

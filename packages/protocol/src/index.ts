@@ -1,13 +1,15 @@
 /**
- * @supolka/codemode-protocol: every shape that crosses a process or a network boundary of the
- * codemode executor. Runs unchanged in Node, Deno, browsers and Workers. It is the zod-free entry
- * (wire.ts, re-exported whole, so the two never drift apart) plus what needs zod: the schemas and
- * the validation built on them.
+ * @supolka/codemode-protocol: every shape a client and a codemode executor exchange, and the
+ * codec, limits and validation every boundary of the executor is built on (the executor's pool
+ * builds its own message table from these). Runs unchanged in Node, Deno, browsers and Workers. It
+ * is the zod-free entry (wire.ts, re-exported whole, so the two never drift apart) plus what needs
+ * zod: the schemas and the validation built on them.
  */
 
-export { MESSAGE_SCHEMAS, MESSAGE_TYPES } from './messages.ts';
+export { MESSAGE_SCHEMAS, MESSAGE_TYPES, messageSchema } from './messages.ts';
 export {
   BytesSchema,
+  boundedRecord,
   ExecutionIdSchema,
   HeaderPairsSchema,
   MessageIdSchema,
@@ -36,5 +38,13 @@ export {
   OutboundModeSchema,
   ProviderDescriptorSchema,
 } from './schemas/request.ts';
-export { decodeMessage, formatIssues, validate, validateExecutionId, validateMessage } from './validate.ts';
+export {
+  decodeMessage,
+  formatIssues,
+  type MessageValidation,
+  messageValidation,
+  validate,
+  validateExecutionId,
+  validateMessage,
+} from './validate.ts';
 export * from './wire.ts';

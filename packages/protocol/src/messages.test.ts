@@ -3,7 +3,6 @@ import { stringifyForDispatch } from './codec.ts';
 import { ERROR_NAME_LIMIT, ERROR_STACK_LIMIT } from './errors.ts';
 import { ID_LIMIT, LOG_LINE_LIMIT, PAYLOAD_LIMIT, VALUE_LIMIT } from './limits.ts';
 import { MESSAGE_TYPES } from './messages.ts';
-import { MessageIdSchema } from './schemas/common.ts';
 import { ExecuteRequestSchema } from './schemas/request.ts';
 import { decodeMessage, encodeMessage, validate, validateExecutionId, validateMessage } from './validate.ts';
 
@@ -96,48 +95,6 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
       ],
     },
   ],
-  hostWait: [
-    { type: 'hostWait', id: 'e1', waiting: true },
-    { type: 'hostWait', id: 'e1', waiting: false },
-  ],
-  prepared: [{ type: 'prepared' }],
-  outOfMemory: [
-    { type: 'outOfMemory', conversations: ['x1'], memoryLimit: 64, cause: 'engine' },
-    {
-      type: 'outOfMemory',
-      conversations: ['c3', 'c4'],
-      executionId: 'e-1',
-      memoryLimit: 128,
-      cause: 'backstop',
-      rss: 400_000_000,
-      ceiling: 390_000_000,
-    },
-  ],
-  timedOut: [
-    { type: 'timedOut', conversations: ['x1'], timeout: 50 },
-    { type: 'timedOut', conversations: ['i2'], executionId: 'e-1', timeout: 1000 },
-  ],
-  handlesClosed: [{ type: 'handlesClosed', executionId: 'e-1', message: 'Execution e-1 holds no handles.' }],
-  wedged: [{ type: 'wedged', settle: 200 }],
-  heartbeat: [{ type: 'heartbeat', id: 'h1' }],
-  health: [
-    {
-      type: 'health',
-      id: 'h1',
-      engine: {
-        isolatedVm: '6.2.0',
-        node: 'v24.22.3',
-        behaviours: {
-          dynamicImportCallback: { present: false, reason: 'the callback never fired' },
-          settleAfterTopLevelAwait: { present: true },
-        },
-        fallbacks: ['import() expressions are rewritten'],
-      },
-      rss: 73_400_320,
-      executions: 12,
-      retained: 0,
-    },
-  ],
   fault: [
     { type: 'fault', code: 'BAD_REQUEST', message: 'bad' },
     { type: 'fault', id: 'e1', code: 'HANDLES_CLOSED', message: 'gone' },
@@ -166,7 +123,7 @@ const malformed: [string, unknown, string][] = [
   [
     'no type',
     { id: 'x' },
-    'Unknown message type none; expected one of hello, execute, console, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, hostWait, prepared, outOfMemory, timedOut, handlesClosed, wedged, heartbeat, health, fault.',
+    'Unknown message type none; expected one of hello, execute, console, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, fault.',
   ],
   ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
   ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],
@@ -306,51 +263,6 @@ const malformed: [string, unknown, string][] = [
     'lines[0].level',
   ],
   [
-    'a host-wait edge that is not a boolean',
-    { type: 'hostWait', id: 'e', waiting: 1 },
-    'Invalid hostWait message: waiting must be a boolean.',
-  ],
-  ['a heartbeat without an id', { type: 'heartbeat' }, 'Invalid heartbeat message: id is required.'],
-  [
-    'a negative timeout of a failed termination',
-    { type: 'timedOut', conversations: ['x1'], timeout: -1 },
-    'timeout must not be negative',
-  ],
-  [
-    'a wedged report with a fractional settle',
-    { type: 'wedged', settle: 0.5 },
-    'settle must be a whole number',
-  ],
-  [
-    'a closed retained execution without its reason',
-    { type: 'handlesClosed', executionId: 'e-1' },
-    'Invalid handlesClosed message: message is required.',
-  ],
-  [
-    'health whose behaviour lacks present',
-    {
-      type: 'health',
-      id: 'h',
-      engine: { isolatedVm: '6', node: 'v24', behaviours: { probe: {} }, fallbacks: [] },
-      rss: 1,
-      executions: 0,
-      retained: 0,
-    },
-    'engine.behaviours.probe.present is required',
-  ],
-  [
-    'health with a negative rss',
-    {
-      type: 'health',
-      id: 'h',
-      engine: { isolatedVm: '6', node: 'v24', behaviours: {}, fallbacks: [] },
-      rss: -1,
-      executions: 0,
-      retained: 0,
-    },
-    'rss must not be negative',
-  ],
-  [
     'a fault without a message',
     { type: 'fault', code: 'INTERNAL' },
     'Invalid fault message: message is required.',
@@ -362,13 +274,6 @@ const withExecutionId = (executionId: unknown): [string, Record<string, unknown>
   ['invoke', { type: 'invoke', id: 'i1', executionId, handle: 'fetch', request: httpRequest }, 'executionId'],
   ['closeHandles', { type: 'closeHandles', id: 'c1', executionId }, 'executionId'],
   ['result', { type: 'result', id: 'e1', envelope: { logs: [], executionId } }, 'envelope.executionId'],
-  [
-    'outOfMemory',
-    { type: 'outOfMemory', conversations: ['x1'], executionId, memoryLimit: 64, cause: 'engine' },
-    'executionId',
-  ],
-  ['timedOut', { type: 'timedOut', conversations: ['x1'], executionId, timeout: 50 }, 'executionId'],
-  ['handlesClosed', { type: 'handlesClosed', executionId, message: 'closed' }, 'executionId'],
 ];
 
 describe('an executionId', () => {
@@ -524,46 +429,6 @@ describe("a pool child's console message", () => {
       encodeMessage({ type: 'console', id: 'run', lines: new Array(LOG_LINE_LIMIT).fill(line) }),
     );
     expect(full.ok).toBe(true);
-  });
-});
-
-describe("a pool child's list of conversations", () => {
-  test('of a million bad ids is refused as one list, before its ids are read one by one', () => {
-    for (const type of ['outOfMemory', 'timedOut'] as const) {
-      const flood = JSON.stringify({
-        type,
-        conversations: new Array(VALUE_LIMIT - 100).fill(1),
-        ...(type === 'outOfMemory' ? { memoryLimit: 64, cause: 'engine' } : { timeout: 50 }),
-      });
-      expect(decodeMessage(flood)).toStrictEqual({
-        ok: false,
-        fault: {
-          code: 'BAD_REQUEST',
-          message: `Invalid ${type} message: conversations must be a list of message ids.`,
-        },
-      });
-    }
-    const many = Array.from({ length: 10_000 }, (_, index) => `i${index}`);
-    expect(
-      decodeMessage(encodeMessage({ type: 'timedOut', conversations: many, timeout: 50 })),
-    ).toStrictEqual({
-      ok: true,
-      message: { type: 'timedOut', conversations: many, timeout: 50 },
-    });
-  });
-
-  test('accepts exactly the ids its elements accept: an id the id rule counts in code points too', () => {
-    // 100 emoji: 200 UTF-16 units, 100 code points. zod's max() reads the code points, so the list
-    // check must ask the element's own schema, not count units.
-    const ids = ['😀'.repeat(100), 'x'.repeat(ID_LIMIT)];
-    for (const id of ids) expect(MessageIdSchema.safeParse(id).success).toBe(true);
-    expect(validateMessage({ type: 'timedOut', conversations: ids, timeout: 50 })).toStrictEqual({
-      ok: true,
-      message: { type: 'timedOut', conversations: ids, timeout: 50 },
-    });
-    expect(
-      validateMessage({ type: 'timedOut', conversations: ['x'.repeat(ID_LIMIT + 1)], timeout: 50 }).ok,
-    ).toBe(false);
   });
 });
 

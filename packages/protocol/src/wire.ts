@@ -1,7 +1,8 @@
 /**
  * @supolka/codemode-protocol/wire: everything of the package that loads no zod. The constants,
  * error texts and classes, the codec, the message encode and the decode up to the hot messages'
- * checks (message-wire.ts), and the shapes as types only. A process that must stay small at rest
+ * checks (message-wire.ts), the means to build them for another table (messageWire), and the
+ * shapes as types only. A process that must stay small at rest
  * (the executor's pool child, its type eraser's thread) imports this, and the package's main entry
  * when it needs a schema; both share these modules, so an error class is the same class from
  * either (docs/protocol.md, "The zod-free entry").
@@ -10,7 +11,8 @@ export { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
 export { CODEC_IDENTIFIERS } from './codec-identifiers.ts';
 export { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList, REASON_ECHO_LIMIT } from './echo.ts';
 export * from './errors.ts';
-export { checkExecuteRequest } from './hot-messages.ts';
+// The hot checks and their building blocks, for a table built on the protocol's (the executor's pool).
+export { checkExecuteRequest, HOT_MESSAGE_CHECKS, ID_ONLY_KEYS, isId, knownKeys } from './hot-messages.ts';
 export { type SeparatedImports, separateImports } from './imports.ts';
 export * from './limits.ts';
 export { type MessageScan, scanMessage, valueCount } from './message-scan.ts';
@@ -22,8 +24,18 @@ export {
   encodeMessage,
   formatPath,
   type HotDecoded,
+  type HotMessageChecks,
+  type MessageWire,
+  messageWire,
 } from './message-wire.ts';
-export type { Message, MessageOf, MessageType } from './messages.ts';
+export type {
+  Message,
+  MessageIn,
+  MessageOf,
+  MessageSchemas,
+  MessageType,
+  TypedMessage,
+} from './messages.ts';
 export { validateProviders } from './providers.ts';
 export {
   INTERNAL_NAMES,

@@ -7,10 +7,12 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import {
+  cancelledMessage,
   encodeMessage,
   errorText,
   handleNotFoundMessage,
   ID_LIMIT,
+  MESSAGE_TYPES,
   PAYLOAD_LIMIT,
   PROTOCOL_VERSION,
   stringifyForDispatch,
@@ -490,6 +492,63 @@ describe('a message the server cannot accept gets a fault, and the connection se
     const peer = await open();
     peer.send(message);
     expect(await peer.next()).toStrictEqual({ type: 'fault', ...fault });
+    await expectStillServing(peer);
+  });
+
+  // The pool's own messages (src/pool/messages/table.ts) are no part of the protocol: the server
+  // knows them no more than any other type it does not know, so it never reads their bodies.
+  const unknownType = (type: string) =>
+    `Unknown message type "${type}"; expected one of ${MESSAGE_TYPES.join(', ')}.`;
+
+  test.each([
+    ['heartbeat', { type: 'heartbeat', id: 'h1' }],
+    ['wedged', { type: 'wedged', settle: 'a body no schema reads' }],
+    ['handlesClosed', { type: 'handlesClosed', executionId: 'x'.repeat(10 * 1024 * 1024), message: 7 }],
+  ] as const)(
+    "the pool's %s message is refused as an unknown type, its body unread, as any unknown type is",
+    async (type, message) => {
+      const peer = await open();
+      peer.send(message);
+      expect(await peer.next()).toStrictEqual({
+        type: 'fault',
+        ...('id' in message ? { id: message.id } : {}),
+        code: 'BAD_REQUEST',
+        message: unknownType(type),
+      });
+      peer.send({ ...message, type: 'shout' });
+      expect(await peer.next()).toStrictEqual({
+        type: 'fault',
+        ...('id' in message ? { id: message.id } : {}),
+        code: 'BAD_REQUEST',
+        message: unknownType('shout'),
+      });
+      await expectStillServing(peer);
+    },
+  );
+
+  test("the pool's heartbeat naming a running execution ends it, as any unknown type naming it does", async () => {
+    const peer = await open();
+    for (const type of ['heartbeat', 'shout']) {
+      const id = `slow-${type}`;
+      peer.send({
+        type: 'execute',
+        id,
+        request: { code: 'async () => wait.long()', providers: [{ name: 'wait' }] },
+      });
+      expect(await peer.next()).toMatchObject({ type: 'dispatch', id, call: 0 });
+      peer.send({ type, id });
+      expect(await peer.next()).toStrictEqual({
+        type: 'fault',
+        id,
+        code: 'BAD_REQUEST',
+        message: unknownType(type),
+      });
+      expect(await peer.next()).toStrictEqual({
+        type: 'result',
+        id,
+        envelope: { logs: [], error: cancelledMessage(unknownType(type)), code: 'CANCELLED' },
+      });
+    }
     await expectStillServing(peer);
   });
 

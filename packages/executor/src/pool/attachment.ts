@@ -17,15 +17,14 @@
  * process. This is the pool's channel only: the server's protocol carries every field inside its
  * message.
  */
+import { PAYLOAD_LIMIT, PayloadTooLargeError } from '@supolka/codemode-protocol/wire';
+import type { PoolMessage } from './messages/table.ts';
 import {
-  type Decoded,
-  decodeHotMessage,
-  encodeMessage,
-  type HotDecoded,
-  type Message,
-  PAYLOAD_LIMIT,
-  PayloadTooLargeError,
-} from '@supolka/codemode-protocol/wire';
+  type DecodedPoolMessage,
+  decodeHotPoolMessage,
+  encodePoolMessage,
+  type HotDecodedPoolMessage,
+} from './messages/wire.ts';
 
 const SEPARATOR = '\n';
 
@@ -38,52 +37,58 @@ export const FILLED_ATTACHMENT_FIELD_MESSAGE =
 
 /**
  * The message's frame text: a tool call's codec JSON string as an attachment, every other message
- * as encodeMessage makes it. Frames carry UTF-8, which has no lone surrogate, so a string holding
+ * as encodePoolMessage makes it. Frames carry UTF-8, which has no lone surrogate, so a string holding
  * one stays inside its message, where the encoder escapes it (the codec's own JSON never holds one;
  * the answer of a caller's raw dispatch function may).
  */
-export function encodeChannelMessage(message: Message): string {
+export function encodeChannelMessage(message: PoolMessage): string {
   if (message.type === 'dispatch' && message.args.isWellFormed()) {
     return attached({ ...message, args: '' }, message.args);
   }
   if (message.type === 'dispatchReply' && message.frame[1].isWellFormed()) {
     return attached({ ...message, frame: [message.frame[0], ''] }, message.frame[1]);
   }
-  return encodeMessage(message);
+  return encodePoolMessage(message);
 }
 
-function attached(head: Message, attachment: string): string {
-  const headText = encodeMessage(head);
+function attached(head: PoolMessage, attachment: string): string {
+  const headText = encodePoolMessage(head);
   const length = headText.length + SEPARATOR.length + attachment.length;
   if (length > PAYLOAD_LIMIT) throw new PayloadTooLargeError(`${head.type} message`, length, PAYLOAD_LIMIT);
   return headText + SEPARATOR + attachment;
 }
 
 /**
- * Decides a message no hot check accepted: the protocol's validateMessage, at hand (the parent) or
- * loaded on first use (a child, which holds no zod at rest: docs/pool.md, "Memory").
+ * Decides a message no hot check accepted: the pool table's validatePoolMessage, at hand (the
+ * parent) or loaded on first use (a child, which holds no zod at rest: docs/pool.md, "Memory").
  */
-export type SchemaPath = (value: unknown) => Decoded | Promise<Decoded>;
+export type SchemaPath = (value: unknown) => DecodedPoolMessage | Promise<DecodedPoolMessage>;
 
 /**
- * A frame's text as its message, the attachment back in its field; a refusal as decodeMessage
- * words it. Settles at once unless the message needed `schemaPath` and it answered later.
+ * A frame's text as its message of the pool's table, the attachment back in its field; a refusal
+ * as the table's decode words it. Settles at once unless the message needed `schemaPath` and it answered later.
  */
-export function decodeChannelMessage(text: string, schemaPath: SchemaPath): Decoded | Promise<Decoded> {
+export function decodeChannelMessage(
+  text: string,
+  schemaPath: SchemaPath,
+): DecodedPoolMessage | Promise<DecodedPoolMessage> {
   const cut = text.indexOf(SEPARATOR);
-  if (cut === -1 || text.length > PAYLOAD_LIMIT) return decided(decodeHotMessage(text), schemaPath);
-  const head = decided(decodeHotMessage(text.slice(0, cut)), schemaPath);
+  if (cut === -1 || text.length > PAYLOAD_LIMIT) return decided(decodeHotPoolMessage(text), schemaPath);
+  const head = decided(decodeHotPoolMessage(text.slice(0, cut)), schemaPath);
   return head instanceof Promise
     ? head.then((decoded) => withAttachment(decoded, text, cut))
     : withAttachment(head, text, cut);
 }
 
-function decided(decoded: HotDecoded, schemaPath: SchemaPath): Decoded | Promise<Decoded> {
+function decided(
+  decoded: HotDecodedPoolMessage,
+  schemaPath: SchemaPath,
+): DecodedPoolMessage | Promise<DecodedPoolMessage> {
   return decoded.ok === undefined ? schemaPath(decoded.value) : decoded;
 }
 
 /** The decoded head of a frame with an attachment, the attachment in the field it fills. */
-function withAttachment(decoded: Decoded, text: string, cut: number): Decoded {
+function withAttachment(decoded: DecodedPoolMessage, text: string, cut: number): DecodedPoolMessage {
   if (!decoded.ok) return decoded;
   const message = decoded.message;
   const attachment = text.slice(cut + 1);
@@ -96,7 +101,7 @@ function withAttachment(decoded: Decoded, text: string, cut: number): Decoded {
   return decoded;
 }
 
-function refused(message: string, id: string | undefined): Decoded {
+function refused(message: string, id: string | undefined): DecodedPoolMessage {
   return {
     ok: false,
     fault: id === undefined ? { code: 'BAD_REQUEST', message } : { code: 'BAD_REQUEST', message, id },

@@ -1,9 +1,10 @@
 /**
- * The wire between the pool and a child. Every message is a protocol message carried as its codec
- * text: encodeMessage refuses one past PAYLOAD_LIMIT before it leaves, and decodeMessage measures,
- * parses and validates it on arrival. The same text is what a network transport carries, so the
- * pool and a remote client speak one format, but for a tool call's codec JSON, which travels after
- * its message instead of escaped inside it (attachment.ts).
+ * The wire between the pool and a child. Every message is one of the pool's table (messages/table.ts:
+ * the protocol's messages the two share, and the pool's own) carried as its codec text:
+ * encodePoolMessage refuses one past PAYLOAD_LIMIT before it leaves, and the table's decode
+ * measures, parses and validates it on arrival. The text is in the format a network transport
+ * carries, so the pool and a remote client speak one format, but for a tool call's codec JSON,
+ * which travels after its message instead of escaped inside it (attachment.ts).
  *
  * The text travels in frames (frames.ts) on a pipe of its own, the child's file descriptor 3: one
  * encode and one write to send, one UTF-8 read and one decode to receive. Node's IPC channel did the
@@ -13,9 +14,10 @@
  */
 import { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Decoded, Message } from '@supolka/codemode-protocol/wire';
 import { decodeChannelMessage, encodeChannelMessage, type SchemaPath } from './attachment.ts';
 import { encodeFrame, FRAME_HEADER, FrameReader } from './frames.ts';
+import type { PoolMessage } from './messages/table.ts';
+import type { DecodedPoolMessage } from './messages/wire.ts';
 
 /** The child's file descriptor of the channel. */
 export const CHANNEL_FD = 3;
@@ -28,7 +30,7 @@ export const FRAMING_EXIT = 3;
 
 export interface ChannelEvents {
   /** A frame's message, decoded and validated, or the fault saying why it is not one. */
-  received(decoded: Decoded): void;
+  received(decoded: DecodedPoolMessage): void;
   /** The byte stream broke the framing: the peer is not speaking the protocol; nothing more arrives. */
   violation(reason: string): void;
   /**
@@ -70,7 +72,7 @@ export class Channel {
   constructor(socket: Duplex, events: ChannelEvents, options: ChannelOptions) {
     this.#socket = socket;
     this.#holdReadingOnBacklog = options.holdReadingOnBacklog === true;
-    const deliver = (decoded: Decoded, bytes: number) => {
+    const deliver = (decoded: DecodedPoolMessage, bytes: number) => {
       this.#lastReceivedBytes = bytes;
       events.received(decoded);
     };
@@ -128,12 +130,12 @@ export class Channel {
    * answer with a smaller message instead. A channel that closed meanwhile drops the message
    * quietly: the side that lost its peer learns it from the exit or close event, not here.
    */
-  send(message: Message): number {
+  send(message: PoolMessage): number {
     return this.sendText(encodeChannelMessage(message));
   }
 
   /**
-   * Sends text encodeMessage already produced; `flushed` runs once it left this process (or could
+   * Sends text encodePoolMessage already produced; `flushed` runs once it left this process (or could
    * not). Answers the UTF-8 bytes of the message it wrote (0 on a closed channel), for metering.
    */
   sendText(text: string, flushed?: () => void): number {

@@ -6,24 +6,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Duplex, Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type Message, type MessageOf, validateMessage } from '@supolka/codemode-protocol';
 import { CHILD_STDIO, Channel } from './channel.ts';
 import { ChildLifecycle } from './child-state.ts';
 import type { PoolExecution } from './execution.ts';
 import { describeEnd, type Termination } from './exit-cause.ts';
+import { type PoolMessage, type PoolMessageOf, validatePoolMessage } from './messages/table.ts';
 import { type ChildSettings, encodeSettings } from './settings.ts';
 
 /** How much of a child's stderr is kept to explain its end. */
 const STDERR_TAIL = 16 * 1024;
 
-export type EngineReportMessage = MessageOf<'health'>['engine'];
+export type EngineReportMessage = PoolMessageOf<'health'>['engine'];
 
 /** What a child says as it ends itself: for memory (`outOfMemory`) or a run past its bound (`timedOut`). */
-export type LastWords = MessageOf<'outOfMemory'> | MessageOf<'timedOut'>;
+export type LastWords = PoolMessageOf<'outOfMemory'> | PoolMessageOf<'timedOut'>;
 
 export interface ChildEvents {
   /** A message that passed validation. */
-  message(child: PoolChild, message: Message): void;
+  message(child: PoolChild, message: PoolMessage): void;
   /** A message that did not: the child is not speaking the protocol. */
   invalid(child: PoolChild, reason: string): void;
   /** The process is gone; `cause` says how, in words for WORKER_LOST. */
@@ -155,7 +155,7 @@ export class PoolChild {
         // mid-write (by the kernel's OOM killer, say) reads as killed, not as a protocol violation.
         closed: () => {},
       },
-      { holdReadingOnBacklog: true, schemaPath: validateMessage },
+      { holdReadingOnBacklog: true, schemaPath: validatePoolMessage },
     );
     let resolveExited: () => void = () => {};
     this.exited = new Promise((resolve) => {
@@ -207,7 +207,7 @@ export class PoolChild {
   }
 
   /** Sends a message; answers its UTF-8 bytes. */
-  send(message: Message): number {
+  send(message: PoolMessage): number {
     return this.channel.send(message);
   }
 

@@ -1,33 +1,38 @@
 /**
  * What each message a child sends means to the pool: one switch over the message types a child
- * sends, each handed to the handler for it. A message has passed the protocol's validation before
- * it gets here; one of a type the pool never expects from a child is a protocol violation.
+ * sends, each handed to the handler for it. A message has passed the pool table's validation
+ * (messages/table.ts) before it gets here; one of a type the pool never expects from a child is a
+ * protocol violation.
  */
-import type { Message, MessageOf } from '@supolka/codemode-protocol';
 import type { LastWords, PoolChild } from './child-handle.ts';
+import type { PoolMessage, PoolMessageOf } from './messages/table.ts';
 
 /** A host call of a run: a tool call, or an outbound request of a proxied run. */
-export type HostCallMessage = MessageOf<'dispatch'> | MessageOf<'outbound'>;
+export type HostCallMessage = PoolMessageOf<'dispatch'> | PoolMessageOf<'outbound'>;
 
 export interface ChildMessageHandlers {
-  health(child: PoolChild, message: MessageOf<'health'>): void;
-  result(child: PoolChild, message: MessageOf<'result'>): void;
+  health(child: PoolChild, message: PoolMessageOf<'health'>): void;
+  result(child: PoolChild, message: PoolMessageOf<'result'>): void;
   hostCall(child: PoolChild, message: HostCallMessage): void;
-  hostWait(child: PoolChild, message: MessageOf<'hostWait'>): void;
-  console(child: PoolChild, message: MessageOf<'console'>): void;
+  hostWait(child: PoolChild, message: PoolMessageOf<'hostWait'>): void;
+  console(child: PoolChild, message: PoolMessageOf<'console'>): void;
   prepared(child: PoolChild): void;
   /** The answer to a conversation (invoke, closeHandles). */
-  answer(child: PoolChild, message: MessageOf<'invokeResult'> | MessageOf<'ack'>): void;
-  fault(child: PoolChild, message: MessageOf<'fault'>): void;
+  answer(child: PoolChild, message: PoolMessageOf<'invokeResult'> | PoolMessageOf<'ack'>): void;
+  fault(child: PoolChild, message: PoolMessageOf<'fault'>): void;
   /** It is ending itself, for memory or for a run its engine could not stop. */
   ending(child: PoolChild, message: LastWords): void;
   wedged(child: PoolChild): void;
-  handlesClosed(child: PoolChild, message: MessageOf<'handlesClosed'>): void;
+  handlesClosed(child: PoolChild, message: PoolMessageOf<'handlesClosed'>): void;
   /** It is not speaking the protocol. */
   violation(child: PoolChild, reason: string): void;
 }
 
-export function routeChildMessage(child: PoolChild, message: Message, handlers: ChildMessageHandlers): void {
+export function routeChildMessage(
+  child: PoolChild,
+  message: PoolMessage,
+  handlers: ChildMessageHandlers,
+): void {
   switch (message.type) {
     case 'health':
       handlers.health(child, message);

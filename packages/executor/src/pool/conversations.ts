@@ -3,12 +3,13 @@
  * and settles with the child's answer, a fault, or the child's end. They reject with errors that
  * carry a code, since they are calls and not executions (docs/pool.md, "Outcomes").
  */
-import { CodemodeError, type FaultCode, type Message } from '@supolka/codemode-protocol';
+import { CodemodeError, type FaultCode } from '@supolka/codemode-protocol';
 import type { PoolChild } from './child-handle.ts';
+import type { PoolMessage } from './messages/table.ts';
 
 interface Pending {
   readonly child: PoolChild;
-  readonly resolve: (message: Message) => void;
+  readonly resolve: (message: PoolMessage) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -37,7 +38,7 @@ export class Conversations {
   #next = 0;
 
   /** Sends the message `build` makes with a fresh id, and waits for its answer. */
-  start(child: PoolChild, build: (id: string) => Message): Promise<Message> {
+  start(child: PoolChild, build: (id: string) => PoolMessage): Promise<PoolMessage> {
     const id = `c${this.#next++}`;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { child, resolve, reject });
@@ -55,7 +56,7 @@ export class Conversations {
   }
 
   /** Settles the conversation `id` of `child` with its answer; false when there is none. */
-  answer(child: PoolChild, id: string, message: Message): boolean {
+  answer(child: PoolChild, id: string, message: PoolMessage): boolean {
     const pending = this.#take(child, id);
     if (!pending) return false;
     if (message.type === 'fault') pending.reject(faultError(message.code, message.message));

@@ -13,15 +13,12 @@ import {
   type ExecuteRequest,
   ExecutionTimeoutError,
   echo,
-  encodeMessage,
   errorText,
   faultEnvelope,
   HandlesClosedError,
   type HttpRequest,
   type HttpResponse,
   MemoryLimitError,
-  type Message,
-  type MessageOf,
   OVERLOADED_MESSAGE,
   PayloadTooLargeError,
   REASON_ECHO_LIMIT,
@@ -37,6 +34,8 @@ import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 import { FairQueue } from './fair-queue.ts';
+import type { PoolMessage, PoolMessageOf } from './messages/table.ts';
+import { encodePoolMessage } from './messages/wire.ts';
 import {
   currentContext,
   MAX_NESTING_DEPTH,
@@ -179,7 +178,7 @@ export class Pool {
     let text: string;
     try {
       // Measured once, here: a request past PAYLOAD_LIMIT never queues.
-      text = encodeMessage({
+      text = encodePoolMessage({
         type: 'execute',
         id,
         request,
@@ -311,7 +310,7 @@ export class Pool {
 
   // What each message of a child means (child-messages.ts routes them here).
 
-  #health(child: PoolChild, message: MessageOf<'health'>): void {
+  #health(child: PoolChild, message: PoolMessageOf<'health'>): void {
     if (child.heartbeat?.id !== message.id) {
       this.#violation(child, 'it answered a heartbeat that was never sent');
       return;
@@ -319,7 +318,7 @@ export class Pool {
     this.#supervision.answered(child, message);
   }
 
-  #result(child: PoolChild, message: MessageOf<'result'>): void {
+  #result(child: PoolChild, message: PoolMessageOf<'result'>): void {
     const execution = child.current;
     if (execution?.id !== message.id) {
       this.#violation(child, `it sent the result of ${message.id}, which it was not running`);
@@ -397,7 +396,7 @@ export class Pool {
    * Console lines of a run that asked for them. Its sandbox streams only what it captured, so a
    * child that sends lines unasked, or more than the capture bound holds, is not running it.
    */
-  #console(child: PoolChild, message: MessageOf<'console'>): void {
+  #console(child: PoolChild, message: PoolMessageOf<'console'>): void {
     const execution = this.#running(child, message.id);
     if (!execution) return;
     if (!execution.host.onConsole) {
@@ -417,13 +416,13 @@ export class Pool {
     if (!child.current) child.prepared = true;
   }
 
-  #answer(child: PoolChild, message: MessageOf<'invokeResult'> | MessageOf<'ack'>): void {
+  #answer(child: PoolChild, message: PoolMessageOf<'invokeResult'> | PoolMessageOf<'ack'>): void {
     if (!this.#conversations.answer(child, message.id, message)) {
       this.#violation(child, `it answered ${message.type} to a conversation it was not in`);
     }
   }
 
-  #fault(child: PoolChild, fault: MessageOf<'fault'>): void {
+  #fault(child: PoolChild, fault: PoolMessageOf<'fault'>): void {
     const { id } = fault;
     if (id !== undefined) {
       const heartbeat = this.#supervision.heartbeatFault(child, id, fault.message);
@@ -445,7 +444,7 @@ export class Pool {
     this.#violation(child, `it reported a fault outside any conversation: ${fault.message}`);
   }
 
-  #handlesClosed(child: PoolChild, message: MessageOf<'handlesClosed'>): void {
+  #handlesClosed(child: PoolChild, message: PoolMessageOf<'handlesClosed'>): void {
     // The child ended a retained execution on its own: the route and its slot go now.
     if (this.#routes.get(message.executionId) === child) {
       this.#routes.closedInChild(message.executionId, message.message);
@@ -494,7 +493,7 @@ export class Pool {
     return execution;
   }
 
-  #converse(child: PoolChild, build: (id: string) => Message): Promise<Message> {
+  #converse(child: PoolChild, build: (id: string) => PoolMessage): Promise<PoolMessage> {
     const answer = this.#conversations.start(child, build);
     this.#updateRef();
     const done = () => this.#updateRef();

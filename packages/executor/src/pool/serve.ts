@@ -12,8 +12,6 @@ import {
   errorText,
   HttpResponseSchema,
   IN_FLIGHT_CALL_LIMIT,
-  type Message,
-  type MessageOf,
   OUTBOUND_DISABLED_MESSAGE,
   type OutboundFrame,
   toolNotFoundEnvelope,
@@ -22,6 +20,7 @@ import {
 import type { PoolChild } from './child-handle.ts';
 import type { HostCallMessage } from './child-messages.ts';
 import type { PoolExecution } from './execution.ts';
+import type { PoolMessage, PoolMessageOf } from './messages/table.ts';
 import { HostCallFrame, serveInContext } from './nested-executions.ts';
 
 /**
@@ -90,8 +89,8 @@ export function answerHostCall(
 function reply(
   child: PoolChild,
   execution: PoolExecution,
-  message: Message,
-  tooLarge: (text: string) => Message,
+  message: PoolMessage,
+  tooLarge: (text: string) => PoolMessage,
 ): void {
   let sent: number;
   try {
@@ -105,7 +104,7 @@ function reply(
 
 export async function serveDispatch(
   execution: PoolExecution,
-  message: MessageOf<'dispatch'>,
+  message: PoolMessageOf<'dispatch'>,
 ): Promise<DispatchFrame> {
   // A run the caller already cancelled, or whose handles closed, must not reach the caller's tools any more.
   if (!execution.servesCalls) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
@@ -129,7 +128,7 @@ export async function serveDispatch(
 
 export async function serveOutbound(
   execution: PoolExecution,
-  message: MessageOf<'outbound'>,
+  message: PoolMessageOf<'outbound'>,
 ): Promise<OutboundFrame> {
   if (!execution.servesCalls) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
   const outbound = execution.host.outbound;

@@ -8,7 +8,7 @@
  * It decides nothing about work: what it learns that matters to the queue (a child became able to
  * take work, none can) it tells the pool through SupervisionEvents.
  */
-import { echo, type MessageOf, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
+import { echo, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
 import {
   type ChildEvents,
   type EngineReportMessage,
@@ -18,6 +18,7 @@ import {
 } from './child-handle.ts';
 import type { PoolEvent } from './events.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
+import type { PoolMessageOf } from './messages/table.ts';
 
 /** Why a child started beyond the pool size for nested executions ends. */
 export const NESTED_DONE_REASON =
@@ -155,7 +156,7 @@ export class Supervision {
   }
 
   /** A heartbeat answer: the child's start, then its memory and retained work, and its service life. */
-  answered(child: PoolChild, health: MessageOf<'health'>): void {
+  answered(child: PoolChild, health: PoolMessageOf<'health'>): void {
     child.heartbeat = undefined;
     child.rss = health.rss;
     child.heldRetained = health.retained;

@@ -3,13 +3,7 @@
  * comes back exactly as it left, whatever it holds, and a frame that misuses the form is refused
  * with the sentence naming why. The hostile child's version is in channel-attacks.test.ts.
  */
-import {
-  type Decoded,
-  encodeMessage,
-  type Message,
-  PAYLOAD_LIMIT,
-  validateMessage,
-} from '@supolka/codemode-protocol';
+import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import {
   decodeChannelMessage,
@@ -17,10 +11,12 @@ import {
   FILLED_ATTACHMENT_FIELD_MESSAGE,
   unexpectedAttachmentMessage,
 } from '../../src/pool/attachment.ts';
+import { type PoolMessage, validatePoolMessage } from '../../src/pool/messages/table.ts';
+import { type DecodedPoolMessage, encodePoolMessage } from '../../src/pool/messages/wire.ts';
 import { TOOLS_PROVIDER, usePool } from './helpers.ts';
 
 /** The parent's decode: the schemas at hand, so every frame settles at once. */
-const decodeSync = (text: string) => decodeChannelMessage(text, validateMessage) as Decoded;
+const decodeSync = (text: string) => decodeChannelMessage(text, validatePoolMessage) as DecodedPoolMessage;
 
 /** Texts an argument list or an answer may be: line feeds, quotes, escapes, non-ASCII, a lone surrogate. */
 const TEXTS = [
@@ -35,7 +31,7 @@ const TEXTS = [
   '{"$binary":"Uint8Array","base64":"AAEC"}',
 ];
 
-const messagesOf = (text: string): Message[] => [
+const messagesOf = (text: string): PoolMessage[] => [
   { type: 'dispatch', id: 'x1', call: 3, provider: 'tools', tool: 'echo', args: text },
   { type: 'dispatchReply', id: 'x1', call: 3, frame: ['returned', text] },
   { type: 'dispatchReply', id: 'x1', call: 4, frame: ['thrown', text] },
@@ -62,12 +58,14 @@ describe('the pool channel carries a tool call codec JSON as an attachment', () 
 
   test('a message inline, as the server protocol writes it, decodes as before', () => {
     for (const message of messagesOf('[1]')) {
-      expect(decodeSync(encodeMessage(message))).toStrictEqual({ ok: true, message });
+      expect(decodeSync(encodePoolMessage(message))).toStrictEqual({ ok: true, message });
     }
   });
 
   test('an attachment after a message that has none is refused, naming the type', () => {
-    expect(decodeSync(`${encodeMessage({ type: 'hostWait', id: 'x1', waiting: true })}\n[1]`)).toStrictEqual({
+    expect(
+      decodeSync(`${encodePoolMessage({ type: 'hostWait', id: 'x1', waiting: true })}\n[1]`),
+    ).toStrictEqual({
       ok: false,
       fault: { code: 'BAD_REQUEST', id: 'x1', message: unexpectedAttachmentMessage('hostWait') },
     });
@@ -79,7 +77,7 @@ describe('the pool channel carries a tool call codec JSON as an attachment', () 
 
   test('a field both inside the message and attached is refused', () => {
     for (const message of messagesOf('[1]')) {
-      expect(decodeSync(`${encodeMessage(message)}\n[2]`)).toStrictEqual({
+      expect(decodeSync(`${encodePoolMessage(message)}\n[2]`)).toStrictEqual({
         ok: false,
         fault: { code: 'BAD_REQUEST', id: 'x1', message: FILLED_ATTACHMENT_FIELD_MESSAGE },
       });

@@ -5,10 +5,11 @@
  * break or the end reported. Its owner stopping the reading delivers nothing more.
  */
 import { PassThrough } from 'node:stream';
-import { type Decoded, encodeMessage, validateMessage } from '@supolka/codemode-protocol';
 import { expect, test } from 'vitest';
 import { Channel } from '../../src/pool/channel.ts';
 import { encodeFrame, NOT_UTF8_MESSAGE, truncatedFrameMessage } from '../../src/pool/frames.ts';
+import { validatePoolMessage } from '../../src/pool/messages/table.ts';
+import { type DecodedPoolMessage, encodePoolMessage } from '../../src/pool/messages/wire.ts';
 
 /** A channel over an in-memory stream whose schema path answers after a turn of the event loop. */
 function openChannel() {
@@ -32,13 +33,14 @@ function openChannel() {
       },
     },
     {
-      schemaPath: (value) => new Promise((resolve) => setTimeout(() => resolve(validateMessage(value)), 20)),
+      schemaPath: (value) =>
+        new Promise((resolve) => setTimeout(() => resolve(validatePoolMessage(value)), 20)),
     },
   );
   return { stream, seen, channel, ended };
 }
 
-function summary(decoded: Decoded): string {
+function summary(decoded: DecodedPoolMessage): string {
   if (!decoded.ok) return `fault: ${decoded.fault.message}`;
   return `${decoded.message.type} ${'id' in decoded.message ? decoded.message.id : ''}`;
 }
@@ -46,9 +48,9 @@ function summary(decoded: Decoded): string {
 const GET = { method: 'GET', url: 'https://h.test/', headers: [], body: null };
 // Only the schemas decide an invoke; the hot checks decide a heartbeat at once.
 const invoke = encodeFrame(
-  encodeMessage({ type: 'invoke', id: 'i1', executionId: 'e', handle: 'fetch', request: GET }),
+  encodePoolMessage({ type: 'invoke', id: 'i1', executionId: 'e', handle: 'fetch', request: GET }),
 );
-const heartbeat = encodeFrame(encodeMessage({ type: 'heartbeat', id: 'h1' }));
+const heartbeat = encodeFrame(encodePoolMessage({ type: 'heartbeat', id: 'h1' }));
 
 test('a broken frame behind a message waiting for the schemas is reported after it and what followed it', async () => {
   const { stream, seen, ended } = openChannel();
@@ -74,7 +76,7 @@ test('an end cutting a frame short behind a waiting message names the cut frame 
 test('an owner that stops reading while a message waits gets neither the message nor the break', async () => {
   const stream = new PassThrough();
   const seen: string[] = [];
-  let answer: (decoded: Decoded) => void = () => {};
+  let answer: (decoded: DecodedPoolMessage) => void = () => {};
   let asked: (value: unknown) => void = () => {};
   const waiting = new Promise<unknown>((resolve) => {
     asked = resolve;
@@ -97,7 +99,7 @@ test('an owner that stops reading while a message waits gets neither the message
   stream.write(Buffer.concat([invoke, Buffer.from([0, 0, 0, 1, 0xff])]));
   const value = await waiting;
   channel.stopReading();
-  answer(validateMessage(value));
+  answer(validatePoolMessage(value));
   // The delivery and the report would run on promise reactions of that answer: let them all run.
   await new Promise((resolve) => setImmediate(resolve));
   expect(seen).toStrictEqual([]);

@@ -9,7 +9,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type Decoded, encodeMessage, type Message, validateMessage } from '@supolka/codemode-protocol';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV, DEFAULT_CHILD_RSS_LIMIT } from '../../src/executor/defaults.ts';
 import { decodeChannelMessage } from '../../src/pool/attachment.ts';
@@ -23,10 +22,12 @@ import {
   frameTooLargeMessage,
   NOT_UTF8_MESSAGE,
 } from '../../src/pool/frames.ts';
+import { type PoolMessage, validatePoolMessage } from '../../src/pool/messages/table.ts';
+import { type DecodedPoolMessage, encodePoolMessage } from '../../src/pool/messages/wire.ts';
 import { encodeSettings } from '../../src/pool/settings.ts';
 
 /** The parent's decode: the schemas at hand, so every frame settles at once. */
-const decodeSync = (text: string) => decodeChannelMessage(text, validateMessage) as Decoded;
+const decodeSync = (text: string) => decodeChannelMessage(text, validatePoolMessage) as DecodedPoolMessage;
 
 /** A child entry on its own, its channel read frame by frame: each frame's text is a 'message' event. */
 function startChild(): { child: ChildProcess; pipe: Duplex; texts: EventEmitter; exited: Promise<unknown> } {
@@ -65,9 +66,9 @@ afterAll(async () => {
  */
 function exchange(
   raw: string | Buffer,
-  match: (message: Message) => boolean,
+  match: (message: PoolMessage) => boolean,
   to: { child: ChildProcess; pipe: Duplex; texts: EventEmitter } = { child, pipe, texts },
-): Promise<Message> {
+): Promise<PoolMessage> {
   return new Promise((resolve, reject) => {
     const onExit = (code: number | null, signal: string | null) =>
       reject(new Error(`the child exited (${signal ?? code}) before answering`));
@@ -84,11 +85,11 @@ function exchange(
     to.pipe.write(typeof raw === 'string' ? encodeFrame(raw) : raw);
   });
 }
-const withId = (id: string) => (message: Message) => 'id' in message && message.id === id;
+const withId = (id: string) => (message: PoolMessage) => 'id' in message && message.id === id;
 
 describe('a child', () => {
   test('answers a heartbeat with its engine report and its resident memory', async () => {
-    const health = await exchange(encodeMessage({ type: 'heartbeat', id: 'h1' }), withId('h1'));
+    const health = await exchange(encodePoolMessage({ type: 'heartbeat', id: 'h1' }), withId('h1'));
     expect(health).toMatchObject({ type: 'health', id: 'h1', executions: 0, retained: 0 });
     if (health.type !== 'health') return;
     expect(health.engine.node).toBe(process.version);
@@ -124,10 +125,10 @@ describe('a child', () => {
         order.push(`${decoded.message.type} ${decoded.message.id}`);
     };
     try {
-      await exchange(encodeMessage({ type: 'heartbeat', id: 'ready' }), withId('ready'), other);
+      await exchange(encodePoolMessage({ type: 'heartbeat', id: 'ready' }), withId('ready'), other);
       other.texts.on('message', record);
       const malformed = JSON.stringify({ type: 'execute', id: 'order-1', request: { code: 7 } });
-      const heartbeat = encodeMessage({ type: 'heartbeat', id: 'order-2' });
+      const heartbeat = encodePoolMessage({ type: 'heartbeat', id: 'order-2' });
       await exchange(
         Buffer.concat([encodeFrame(malformed), encodeFrame(heartbeat)]),
         withId('order-2'),
@@ -141,7 +142,7 @@ describe('a child', () => {
   });
 
   test('refuses a message a child never receives', async () => {
-    const raw = encodeMessage({ type: 'result', id: 'r1', envelope: { logs: [] } });
+    const raw = encodePoolMessage({ type: 'result', id: 'r1', envelope: { logs: [] } });
     expect(await exchange(raw, withId('r1'))).toStrictEqual({
       type: 'fault',
       id: 'r1',
@@ -151,7 +152,7 @@ describe('a child', () => {
   });
 
   test('runs an execution, asking the parent for each tool call and waiting for its frame', async () => {
-    const request = encodeMessage({
+    const request = encodePoolMessage({
       type: 'execute',
       id: 'e2',
       request: { code: 'async () => (await t.add(2, 3)) * 10', providers: [{ name: 't' }] },
@@ -165,7 +166,7 @@ describe('a child', () => {
       tool: 'add',
       args: '[2,3]',
     });
-    const reply = encodeMessage({
+    const reply = encodePoolMessage({
       type: 'dispatchReply',
       id: 'e2',
       call: 0,
@@ -192,8 +193,8 @@ describe('a child', () => {
         ['told', true],
       ] as const) {
         const request = { code: 'async () => t.one()', providers: [{ name: 't' }] };
-        await exchange(encodeMessage({ type: 'execute', id, request, reportHostWaits }), withId(id));
-        const reply = encodeMessage({
+        await exchange(encodePoolMessage({ type: 'execute', id, request, reportHostWaits }), withId(id));
+        const reply = encodePoolMessage({
           type: 'dispatchReply',
           id,
           call: 0,
@@ -208,7 +209,7 @@ describe('a child', () => {
   });
 
   test('answers invoke and closeHandles for an execution it does not hold with HANDLES_CLOSED', async () => {
-    const raw = encodeMessage({ type: 'closeHandles', id: 'c1', executionId: 'nope' });
+    const raw = encodePoolMessage({ type: 'closeHandles', id: 'c1', executionId: 'nope' });
     expect(await exchange(raw, withId('c1'))).toStrictEqual({
       type: 'fault',
       id: 'c1',
@@ -239,7 +240,7 @@ describe('a child whose channel breaks the framing', () => {
     const other = startChild();
     const seen: unknown[] = [];
     try {
-      await exchange(encodeMessage({ type: 'heartbeat', id: 'ready' }), withId('ready'), other);
+      await exchange(encodePoolMessage({ type: 'heartbeat', id: 'ready' }), withId('ready'), other);
       other.texts.on('message', (text: string) => {
         const decoded = decodeSync(text);
         // The isolate it prepares after its first heartbeat may say so at any point.

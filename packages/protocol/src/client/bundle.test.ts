@@ -2,7 +2,7 @@
  * The client as runtimes without a package manager load it: dist/client.bundle.js (built by
  * scripts/build-client.ts) must import nothing, reach no Node built-in or global, and export the
  * same client the package does. Its behaviour against a real server is tested in
- * packages/executor/test/server, from Node and from Deno.
+ * packages/server/test, from Node and from Deno.
  */
 import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';

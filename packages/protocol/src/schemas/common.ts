@@ -32,21 +32,6 @@ export function boundedRecord<Value extends z.ZodType>(value: Value, limit: numb
 export const MessageIdSchema = boundedId();
 
 /**
- * A list of message ids of any length (the conversations a pool child names when it ends: a run's,
- * or every invoke in flight of a retained execution). Checked whole first, with one issue for the
- * list, then element by element: zod makes one issue per bad element, and a child's million bad
- * elements (2 MB) took the parent over a second and 640 MB to refuse.
- */
-export const MessageIdListSchema = z
-  .custom<unknown[]>(
-    // The element's own schema, stopping at the first it refuses: the whole list's verdict is
-    // exactly the elements' (zod counts a long string's length in code points, not UTF-16 units).
-    (value) => Array.isArray(value) && value.every((id) => MessageIdSchema.safeParse(id).success),
-    { error: 'must be a list of message ids' },
-  )
-  .pipe(z.array(MessageIdSchema));
-
-/**
  * The id of a retained execution (an envelope's `executionId`), which invoke and closeHandles name:
  * a UUID, prefixed by the server's instance and a dot when it has one.
  */

@@ -16,20 +16,17 @@ import { closeSync, openSync } from 'node:fs';
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
-  type Decoded,
   type ExecuteRequest,
-  encodeMessage,
   type FaultCode,
   handlesClosedMessage,
   isFaultCode,
-  type Message,
-  type MessageOf,
 } from '@supolka/codemode-protocol/wire';
-import { protocolSchemas } from '../../sandbox/crossing/schemas.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
 import { BoundedCodeCache } from '../../sandbox/modules/code-cache.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
+import type { PoolMessage, PoolMessageOf } from '../messages/table.ts';
+import { type DecodedPoolMessage, encodePoolMessage } from '../messages/wire.ts';
 import { parseSettings } from '../settings.ts';
 import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT } from './channel-attacks.ts';
 import { ChildRun } from './child-run.ts';
@@ -39,14 +36,18 @@ import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
 const settings = parseSettings(process.argv[2]);
 
+/** The pool's message table with its schemas, loaded once, with the first message it must decide. */
+let poolTable: Promise<typeof import('../messages/table.ts')> | undefined;
+
 /**
  * What the hot checks do not decide (an invoke, an outbound reply, anything malformed) is the
  * schemas' to decide, loaded with the first such message: a child at rest holds no zod.
  */
-function decideBySchema(value: unknown): Promise<Decoded> {
-  return protocolSchemas().then(
-    (protocol) => protocol.validateMessage(value),
-    (error: unknown): Decoded => ({
+function decideBySchema(value: unknown): Promise<DecodedPoolMessage> {
+  poolTable ??= import('../messages/table.ts');
+  return poolTable.then(
+    (table) => table.validatePoolMessage(value),
+    (error: unknown): DecodedPoolMessage => ({
       ok: false,
       fault: { code: 'INTERNAL', message: `The message schemas did not load: ${String(error)}` },
     }),
@@ -62,7 +63,7 @@ const parent = openParentChannel(
     },
     // Nothing past a broken frame can be read, so this child can serve no more: it says why and ends.
     violation: (reason) =>
-      parent.sendText(encodeMessage({ type: 'fault', code: 'BAD_REQUEST', message: reason }), () =>
+      parent.sendText(encodePoolMessage({ type: 'fault', code: 'BAD_REQUEST', message: reason }), () =>
         process.exit(FRAMING_EXIT),
       ),
     // The parent went away (or closed the channel): see shutdown.
@@ -146,7 +147,7 @@ function checkEngine(): Promise<EngineReport> {
   return assertEngineServesSandbox();
 }
 
-function handle(message: Message): void {
+function handle(message: PoolMessage): void {
   switch (message.type) {
     case 'heartbeat':
       void answerHeartbeat(message.id);
@@ -285,12 +286,12 @@ async function reportWedge(): Promise<void> {
 }
 
 /** Invokes a retained execution this child holds; a failure crosses as a fault with its code. */
-async function invoke(message: MessageOf<'invoke'>): Promise<void> {
+async function invoke(message: PoolMessageOf<'invoke'>): Promise<void> {
   guard.beginInvoke(message.id, message.executionId);
   try {
     const { sandbox } = await ready;
     const response = await sandbox.invoke(message.executionId, message.request, message.handle);
-    parent.sendText(encodeMessage({ type: 'invokeResult', id: message.id, response }));
+    parent.sendText(encodePoolMessage({ type: 'invokeResult', id: message.id, response }));
   } catch (error) {
     const fault = faultOf(error);
     // An invocation past its bound disposed its retained execution's isolate, as a run's end does.
@@ -301,7 +302,7 @@ async function invoke(message: MessageOf<'invoke'>): Promise<void> {
   }
 }
 
-async function closeHandles(message: MessageOf<'closeHandles'>): Promise<void> {
+async function closeHandles(message: PoolMessageOf<'closeHandles'>): Promise<void> {
   const { sandbox } = await ready;
   if (sandbox.closeHandles(message.executionId)) parent.send({ type: 'ack', id: message.id });
   else {
@@ -322,13 +323,13 @@ function faultOf(error: unknown): { code: FaultCode; message: string } {
 
 /** Sends the envelope; one that does not fit in a message is replaced by the error saying so. */
 function sendResult(id: string, envelope: ExecuteResult): void {
-  const message: MessageOf<'result'> = { type: 'result', id, envelope };
+  const message: PoolMessageOf<'result'> = { type: 'result', id, envelope };
   let text: string;
   try {
-    text = encodeMessage(message);
+    text = encodePoolMessage(message);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    text = encodeMessage({
+    text = encodePoolMessage({
       type: 'result',
       id,
       envelope: { error: reason, code: 'PAYLOAD_TOO_LARGE', logs: [] },

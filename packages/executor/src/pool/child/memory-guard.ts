@@ -9,7 +9,7 @@
  * conversations in flight). Those read MEMORY_LIMIT with the memory text; everything else the
  * child held reads WORKER_LOST. A death no isolate can be shown to have caused names nobody.
  */
-import { CLOCK_TOLERANCE, encodeMessage, MAX_DELAY, type MessageOf } from '@supolka/codemode-protocol/wire';
+import { CLOCK_TOLERANCE, MAX_DELAY } from '@supolka/codemode-protocol/wire';
 import {
   endProcessOnCatastrophicError,
   type IsolateHandle,
@@ -18,6 +18,8 @@ import {
 } from '../../sandbox/isolate.ts';
 import { causeOfCatastrophe } from '../catastrophe.ts';
 import type { MessageEndpoint } from '../channel.ts';
+import type { PoolMessageOf } from '../messages/table.ts';
+import { encodePoolMessage } from '../messages/wire.ts';
 import { BACKSTOP_FACTOR, BACKSTOP_SLACK, type Breach, MemoryBackstop } from './backstop.ts';
 
 const MIB = 2 ** 20;
@@ -38,7 +40,7 @@ export function backstopLine(breach: Breach, floor: number): string {
   );
 }
 
-type Culprit = Pick<MessageOf<'outOfMemory'>, 'conversations' | 'executionId' | 'memoryLimit'>;
+type Culprit = Pick<PoolMessageOf<'outOfMemory'>, 'conversations' | 'executionId' | 'memoryLimit'>;
 
 export interface MemoryGuardOptions {
   readonly parent: MessageEndpoint;
@@ -207,7 +209,10 @@ export class MemoryGuard {
   }
 
   /** Tells the parent whose death this is (when it is known), then ends the process with `finish`. */
-  #end(last: MessageOf<'outOfMemory'> | MessageOf<'timedOut'> | undefined | false, finish: () => void): void {
+  #end(
+    last: PoolMessageOf<'outOfMemory'> | PoolMessageOf<'timedOut'> | undefined | false,
+    finish: () => void,
+  ): void {
     if (this.#ending) return;
     this.#ending = true;
     this.#backstop.disarm();
@@ -216,7 +221,7 @@ export class MemoryGuard {
       finish();
       return;
     }
-    const text = encodeMessage(last);
+    const text = encodePoolMessage(last);
     const timer = setTimeout(finish, LAST_WORDS_TIMEOUT);
     parent.sendText(text, () => {
       clearTimeout(timer);

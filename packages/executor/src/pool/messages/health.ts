@@ -1,10 +1,10 @@
 /**
- * What a worker reports about itself when asked: the engine it runs on (which behaviours the
- * installed isolated-vm has, which fallbacks are in force) and what it holds. The pool asks every
- * child; a remote executor can answer the same question.
+ * What a pool child reports about itself when its heartbeat asks (the `health` message): the
+ * engine it runs on (which behaviours the installed isolated-vm has, which fallbacks are in force)
+ * and what it holds. Only the pool asks, so the shape is the pool's, not the protocol's.
  */
+import { boundedRecord } from '@supolka/codemode-protocol';
 import { z } from 'zod';
-import { boundedRecord } from './common.ts';
 
 const text = z.string({ error: 'must be a string' });
 const count = z

@@ -1,0 +1,37 @@
+/**
+ * The pool table's hot checks (src/pool/messages/wire.ts) against its zod schemas: the protocol's
+ * own checks for the messages the two tables share, and the pool's checks of `heartbeat` and
+ * `prepared`, proven over messages generated from their schemas, valid and hostile, exactly as the
+ * protocol proves its own (packages/protocol/src/testing/hot-check-properties.ts).
+ */
+import { HOT_MESSAGE_CHECKS, ID_ONLY_KEYS } from '@supolka/codemode-protocol/wire';
+import { describe, expect, test } from 'vitest';
+import { testHotChecks } from '../../../../protocol/src/testing/hot-check-properties.ts';
+import { POOL_MESSAGE_SCHEMAS, POOL_VALIDATION } from '../../../src/pool/messages/table.ts';
+import { POOL_HOT_CHECKS, TYPE_ONLY_KEYS } from '../../../src/pool/messages/wire.ts';
+
+/** The pool's hot types that are its own: the protocol's table proves the rest. */
+const POOL_ONLY_HOT_TYPES = Object.keys(POOL_HOT_CHECKS).filter(
+  (type) => !Object.hasOwn(HOT_MESSAGE_CHECKS, type),
+);
+
+describe("the pool's hot messages decode as their schemas say", () => {
+  test("a message the protocol shares is checked by the protocol's own check", () => {
+    for (const [type, check] of Object.entries(HOT_MESSAGE_CHECKS)) {
+      expect(POOL_HOT_CHECKS[type as keyof typeof POOL_HOT_CHECKS]).toBe(check);
+    }
+    expect(POOL_ONLY_HOT_TYPES).toStrictEqual(['heartbeat', 'prepared']);
+  });
+
+  test('each check of its own knows exactly the fields of its schema', () => {
+    // A field added to a schema is refused by the check's key test (the schema's path then serves
+    // it, correctly but slowly): this names the check that needs to learn it.
+    expect([...TYPE_ONLY_KEYS]).toEqual(Object.keys(POOL_MESSAGE_SCHEMAS.prepared.shape));
+    expect([...ID_ONLY_KEYS]).toEqual(Object.keys(POOL_MESSAGE_SCHEMAS.heartbeat.shape));
+  });
+
+  testHotChecks(
+    { schemas: POOL_MESSAGE_SCHEMAS, checks: POOL_HOT_CHECKS, validation: POOL_VALIDATION },
+    POOL_ONLY_HOT_TYPES,
+  );
+});
