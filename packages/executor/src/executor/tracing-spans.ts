@@ -5,7 +5,10 @@
 import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { outcomeOf } from './observer.ts';
-import { ATTRIBUTE, type HostTracing, SPAN, TRACER_NAME, untraced } from './tracing.ts';
+import type { HostTracing } from './tracing.ts';
+import { ATTRIBUTE, SPAN, TRACER_NAME } from './tracing-names.ts';
+
+const untraced: HostTracing = (host) => host;
 
 /** A ProxyTracer: it finds the SDK's tracer once one is registered, however late. */
 const tracer = trace.getTracer(TRACER_NAME);
