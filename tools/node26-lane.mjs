@@ -20,7 +20,7 @@ const MAJOR = 26;
 const LANE = [
   ['executor', ['test/sandbox', 'test/runtime', 'test/pool', 'test/executor/handles-host-calls.test.ts']],
   ['server', ['test/handles-host-calls.test.ts']],
-  ['integration', ['test/matrix', 'test/pack']],
+  ['integration', ['test/matrix', 'test/pack', 'test/engine']],
 ];
 
 const root = fileURLToPath(new URL('../', import.meta.url));

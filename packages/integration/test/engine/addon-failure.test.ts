@@ -11,7 +11,7 @@
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SUPPORTED_ISOLATED_VM } from '../../src/sandbox/setup/engine-addon.ts';
+import { SUPPORTED_ISOLATED_VM } from '../../../executor/src/sandbox/setup/engine-addon.ts';
 import { type AddonInstall, installWithIsolatedVm } from './addon-install.ts';
 
 const node = process.version;
@@ -29,7 +29,7 @@ const POOL_SCRIPT = `
 `;
 
 const SERVER_SCRIPT = `
-  import { createServer } from '@supolka/codemode-executor';
+  import { createServer } from '@supolka/codemode-server';
   const server = await createServer({ port: 0, token: 'a-token-of-thirty-two-characters', executor: { poolSize: 1 } });
   const response = await fetch(new URL('/healthz', server.url.replace('ws:', 'http:')));
   const body = await response.json();

@@ -1,7 +1,8 @@
 /**
- * A folder where the built executor loads an isolated-vm of the test's choosing, installed from the
- * registry with npm: the executor's package (package.json, bin, dist) copied under its
- * node_modules, its dependencies linked to the workspace's, and isolated-vm the one npm put there.
+ * A folder where the built executor and server load an isolated-vm of the test's choosing,
+ * installed from the registry with npm: the executor's and the server's packages (package.json,
+ * bin, dist) copied under its node_modules, their dependencies linked to the workspace's, and
+ * isolated-vm the one npm put there.
  * Node resolves a module from the file's real path, so the copy loads that isolated-vm, and so do
  * the pool children it starts. Needs the package built and the registry.
  */
@@ -11,10 +12,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { npmEnv } from '../npm-env.ts';
+import { npmEnv } from '../../../executor/test/npm-env.ts';
 
 const run = promisify(execFile);
-const executorDir = fileURLToPath(new URL('../../', import.meta.url));
+const packagesDir = fileURLToPath(new URL('../../../', import.meta.url));
+/** The packages copied in, each beside the other as a flat install puts them. */
+const COPIED = ['executor', 'server'];
 
 export interface AddonInstall {
   readonly root: string;
@@ -37,18 +40,28 @@ export async function installWithIsolatedVm(spec: string): Promise<AddonInstall>
     cwd: root,
     env: npmEnv(),
   });
-  const executor = join(root, 'node_modules', '@supolka', 'codemode-executor');
-  mkdirSync(executor, { recursive: true });
-  for (const entry of ['package.json', 'bin', 'dist'])
-    cpSync(join(executorDir, entry), join(executor, entry), { recursive: true });
-  const manifest = (await import(join(executorDir, 'package.json'), { with: { type: 'json' } })).default as {
-    dependencies: Record<string, string>;
-  };
-  for (const name of Object.keys(manifest.dependencies)) {
-    const link = join(root, 'node_modules', name);
-    mkdirSync(dirname(link), { recursive: true });
-    symlinkSync(realpathSync(join(executorDir, 'node_modules', name)), link);
+  for (const name of COPIED) {
+    const source = join(packagesDir, name);
+    const target = join(root, 'node_modules', '@supolka', `codemode-${name}`);
+    mkdirSync(target, { recursive: true });
+    for (const entry of ['package.json', 'bin', 'dist'])
+      cpSync(join(source, entry), join(target, entry), { recursive: true });
+    const manifest = (await import(join(source, 'package.json'), { with: { type: 'json' } })).default as {
+      dependencies: Record<string, string>;
+    };
+    // The packages copied here resolve to their copies; every other dependency to the workspace's.
+    for (const dependency of Object.keys(manifest.dependencies)) {
+      if (COPIED.some((copied) => dependency === `@supolka/codemode-${copied}`)) continue;
+      const link = join(root, 'node_modules', dependency);
+      mkdirSync(dirname(link), { recursive: true });
+      try {
+        symlinkSync(realpathSync(join(source, 'node_modules', dependency)), link);
+      } catch (error) {
+        if ((error as { code?: string }).code !== 'EEXIST') throw error;
+      }
+    }
   }
+  const executor = join(root, 'node_modules', '@supolka', 'codemode-executor');
   const env = { ...npmEnv() };
   return {
     root,
