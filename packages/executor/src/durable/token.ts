@@ -183,7 +183,8 @@ export class DurableTokens {
     if (length > MAX_TOKEN_SIZE) throw new DurableTokenError('TOKEN_TOO_LARGE', sealTooLargeMessage(length));
     const plaintext = writePlaintext(json, bytes);
 
-    const issuedAt = this.#now();
+    // Whole milliseconds: the header holds integers, and an injected clock may not.
+    const issuedAt = Math.floor(this.#now());
     const expiresAt = issuedAt + this.#ttl;
     // Both random for every token: the id salts the token's own key, the nonce is GCM's.
     const tokenId = randomBytes(TOKEN_ID_BYTES);
