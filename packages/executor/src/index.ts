@@ -16,6 +16,11 @@ export type {
 export * as codeModeTexts from './codemode/errors.ts';
 export { CLOUDFLARE_WORKERS_SPECIFIER, registerCloudflareWorkersStub } from './codemode/node-hooks.ts';
 export { sanitizeToolName } from './codemode/sanitize.ts';
+export type { ClaimStore, MemoryClaimStoreOptions } from './durable/claims.ts';
+export { MemoryClaimStore } from './durable/claims.ts';
+export { DurableKeyError, type DurableTokenCode, DurableTokenError } from './durable/errors.ts';
+export { type DurableKey, DurableKeyRing, type DurableKeyRingOptions } from './durable/keys.ts';
+export type { BindingField } from './durable/texts.ts';
 export {
   DEFAULT_CHILD_EXEC_ARGV,
   DEFAULT_CHILD_RSS_LIMIT,
