@@ -6,10 +6,14 @@
  */
 import { ErrorCtor, ObjectFreeze, ReflectApply } from './primordials.ts';
 
-/** An isolated-vm Reference as code inside the isolate sees it. */
+/**
+ * An isolated-vm Reference as code inside the isolate sees it: the one declaration, which the
+ * sandbox's own isolate-side code (packages/executor/src/sandbox/inside/host.ts) uses too.
+ */
 export interface HostReference {
   apply(receiver: undefined, args: readonly unknown[], options?: object): Promise<unknown>;
   applySync(receiver: undefined, args: readonly unknown[], options?: object): unknown;
+  applyIgnored(receiver: undefined, args: readonly unknown[], options?: object): void;
 }
 
 /** The references installRuntime hands over, by the name the runtime knows each under. */

@@ -21,6 +21,8 @@ import {
   JSONParse,
   ObjectFreeze,
   PromiseCtor,
+  PromisePrototypeThen,
+  StringPrototypeStartsWith,
   TypeErrorCtor,
   Uint8ArrayCtor,
 } from '../primordials.ts';
@@ -67,7 +69,9 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       return;
     }
     const state = requestSlots.state(request);
-    const dataUrl = state.url.startsWith('data:') ? dataUrls().processDataUrl(state.url) : null;
+    const dataUrl = StringPrototypeStartsWith(state.url, 'data:')
+      ? dataUrls().processDataUrl(state.url)
+      : null;
     if (dataUrl !== null) {
       resolve(dataUrlResponse(state.method, dataUrl));
       return;
@@ -93,9 +97,9 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       if (settled) return;
       settled = true;
       reject(signal.reason);
-      host.async(['abort', id]).catch(() => {});
+      PromisePrototypeThen(host.async(['abort', id]), undefined, () => {});
     });
-    (async () => {
+    const sending = async () => {
       const body = state.body === null ? null : await state.body.consume();
       const wire = {
         method: state.method,
@@ -133,7 +137,8 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       });
       settled = true;
       resolve(response);
-    })().catch((error: unknown) => {
+    };
+    PromisePrototypeThen(sending(), undefined, (error: unknown) => {
       if (settled) return;
       settled = true;
       reject(error);
