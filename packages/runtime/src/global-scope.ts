@@ -82,6 +82,11 @@ const { toString: nativeToString } = {
     return ReflectApply(originalToString, this, []) as string;
   },
 };
+/** What Function.prototype.toString shows of `fn`, read without whatever a program put in its place. */
+export function functionSource(fn: unknown): string {
+  return ReflectApply(nativeToString, fn, []) as string;
+}
+
 ObjectDefineProperty(Function.prototype, 'toString', {
   value: nativeToString,
   writable: true,

@@ -4,6 +4,7 @@
  * DataCloneError (with workerd's "<value> could not be cloned." text) for what cannot be copied.
  */
 import { DOMException } from './dom-exception.ts';
+import { functionSource } from './global-scope.ts';
 import {
   ArrayBufferPrototypeGetByteLength,
   ArrayBufferPrototypeSlice,
@@ -89,7 +90,10 @@ function isPlatformObject(value: object): boolean {
 
 function cannotClone(value: unknown): DOMException {
   let text: string;
-  if (typeof value === 'function' || typeof value === 'symbol') {
+  if (typeof value === 'function') {
+    // As V8's serializer writes it: the source, calling nothing a program could have replaced.
+    text = functionSource(value);
+  } else if (typeof value === 'symbol') {
     text = StringCtor(value);
   } else {
     const tag = StringPrototypeSlice(ObjectPrototypeToString(value as object), 8, -1);

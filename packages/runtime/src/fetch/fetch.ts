@@ -180,9 +180,12 @@ function takeBody(host: FetchHost, id: number, length: number) {
  * and no URL. workerd answers before it looks at the request's signal, so an aborted one is ignored.
  */
 function dataUrlResponse(method: string, dataUrl: { mimeType: string; body: Uint8Array }): Response {
-  return new Response(method === 'GET' ? dataUrl.body : null, {
+  // Records with no prototype: the constructor finds only what is here (and iterates no array).
+  const init = {
+    __proto__: null,
     status: 200,
     statusText: 'OK',
-    headers: [['content-type', dataUrl.mimeType]],
-  });
+    headers: { __proto__: null, 'content-type': dataUrl.mimeType },
+  };
+  return new Response(method === 'GET' ? dataUrl.body : null, init);
 }
