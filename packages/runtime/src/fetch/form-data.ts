@@ -106,10 +106,8 @@ export class FormData {
     const entries = FormData.#check(this).#entries;
     const values: (string | File)[] = [];
     for (let index = 0; index < entries.length; index++) {
-      const pair = entries[index] as Entry;
-      const entry = pair[0];
-      const value = pair[1];
-      if (entry === key) ArrayPrototypePush(values, value);
+      const entry = entries[index] as Entry;
+      if (entry[0] === key) ArrayPrototypePush(values, entry[1]);
     }
     return values;
   }
@@ -139,20 +137,16 @@ export class FormData {
     const form = FormData.#check(this);
     const entries = copyOf(form.#entries);
     for (let index = 0; index < entries.length; index++) {
-      const pair = entries[index] as Entry;
-      const name = pair[0];
-      const value = pair[1];
-      ReflectApply(callback, thisArg, [value, name, form]);
+      const entry = entries[index] as Entry;
+      ReflectApply(callback, thisArg, [entry[1], entry[0], form]);
     }
   }
 
   *entries(): IterableIterator<[string, string | File]> {
     const entries = copyOf(FormData.#check(this).#entries);
     for (let index = 0; index < entries.length; index++) {
-      const pair = entries[index] as Entry;
-      const name = pair[0];
-      const value = pair[1];
-      yield [name, value];
+      const entry = entries[index] as Entry;
+      yield [entry[0], entry[1]];
     }
   }
 

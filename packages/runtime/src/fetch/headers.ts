@@ -83,9 +83,7 @@ function valuesNamed(list: readonly (readonly [string, string])[], key: string):
   const values: string[] = [];
   for (let index = 0; index < list.length; index++) {
     const pair = list[index] as readonly [string, string];
-    const name = pair[0];
-    const value = pair[1];
-    if (lowerName(name) === key) ArrayPrototypePush(values, value);
+    if (lowerName(pair[0]) === key) ArrayPrototypePush(values, pair[1]);
   }
   return values;
 }
@@ -132,9 +130,7 @@ export class Headers {
         if (pairs)
           for (let index = 0; index < pairs.length; index++) {
             const pair = pairs[index] as readonly [string, string];
-            const name = pair[0];
-            const value = pair[1];
-            ArrayPrototypePush(headers.#list, [name, value]);
+            ArrayPrototypePush(headers.#list, [pair[0], pair[1]]);
           }
         headers.#guard = guard;
         return headers;
@@ -148,9 +144,7 @@ export class Headers {
         const pairs: [string, string][] = [];
         for (let index = 0; index < list.length; index++) {
           const pair = list[index] as [string, string];
-          const name = pair[0];
-          const value = pair[1];
-          ArrayPrototypePush(pairs, [name, value]);
+          ArrayPrototypePush(pairs, [pair[0], pair[1]]);
         }
         return pairs;
       },
@@ -176,9 +170,7 @@ export class Headers {
       const list = (init as Headers).#list;
       for (let index = 0; index < list.length; index++) {
         const pair = list[index] as [string, string];
-        const name = pair[0];
-        const value = pair[1];
-        this.#append(name, value);
+        this.#append(pair[0], pair[1]);
       }
       return;
     }
@@ -325,9 +317,7 @@ export class Headers {
     const sorted = headers.#sorted();
     for (let index = 0; index < sorted.length; index++) {
       const pair = sorted[index] as [string, string];
-      const name = pair[0];
-      const value = pair[1];
-      ReflectApply(callback, thisArg, [value, name, headers]);
+      ReflectApply(callback, thisArg, [pair[1], pair[0], headers]);
     }
   }
 

@@ -121,9 +121,7 @@ export class Request {
       const given = headerSlots.pairs(fresh);
       for (let index = 0; index < given.length; index++) {
         const pair = given[index] as [string, string];
-        const name = pair[0];
-        const value = pair[1];
-        headers.append(name, value);
+        headers.append(pair[0], pair[1]);
       }
     }
     const cf = options.cf === undefined ? copyCf(base?.cf) : cfFromInit(options.cf, 'RequestInitializerDict');
