@@ -4,6 +4,8 @@
  * blobs and forms use the same functions, so no two parts of the runtime disagree about a byte.
  */
 import {
+  ReflectApply,
+  StringFromCharCode,
   StringPrototypeCharCodeAt,
   TypedArrayPrototypeGetBuffer,
   TypedArrayPrototypeGetByteLength,
@@ -227,7 +229,16 @@ export class Utf8Decoder implements Decoder {
 
 /** UTF-8 decode without BOM (https://encoding.spec.whatwg.org/#utf-8-decode-without-bom). */
 export function utf8DecodeWithoutBOM(bytes: Uint8Array): string {
+  const length = TypedArrayPrototypeGetByteLength(bytes);
+  // ASCII, the usual text of a body, is its own code units: no decoder to make, nothing to copy.
+  if (length <= UNIT_CHUNK && isAscii(bytes, length))
+    return ReflectApply(StringFromCharCode, undefined, bytes);
   return new Utf8Decoder().decode(bytes, true, false);
+}
+
+function isAscii(bytes: Uint8Array, length: number): boolean {
+  for (let index = 0; index < length; index++) if ((bytes[index] as number) >= 0x80) return false;
+  return true;
 }
 
 /** UTF-8 decode (https://encoding.spec.whatwg.org/#utf-8-decode): a leading BOM is dropped. What the Body mixin's text() does. */
