@@ -270,6 +270,9 @@ function distFiles(built: RuntimeBuild): Map<string, string> {
       `${HEADER('packages/runtime/src/pieces.ts')}/** The runtime's pieces by name: each a script whose value is the piece's factory, compiled on first use. */\nexport declare const RUNTIME_PIECES: Readonly<Record<string, string>>;\n`,
     ],
     ['bundle.meta.json', built.meta],
+    // Declarations only, so the source is its own .d.ts: the sandbox's isolate-side code types its
+    // references with it (@supolka/codemode-runtime/host-reference).
+    ['host-reference.d.ts', readFileSync(join(source, 'host-reference.ts'), 'utf8')],
   ]);
 }
 

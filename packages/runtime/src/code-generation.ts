@@ -18,7 +18,7 @@
  * show a program that it runs here.
  */
 import { nativeSource } from './global-scope.ts';
-import { ObjectDefineProperty, ObjectGetPrototypeOf } from './primordials.ts';
+import { ObjectDefineProperty, ObjectEntries, ObjectGetPrototypeOf, PromiseReject } from './primordials.ts';
 
 export const CODE_GENERATION_MESSAGE = 'Code generation from strings disallowed for this context';
 
@@ -109,13 +109,18 @@ export function refuseWebAssembly(): void {
   });
   const members: Record<string, unknown> = {
     Module: ModuleReplacement,
-    compile: { compile: (_bytes: unknown) => Promise.reject(refusal('compile')) }.compile,
-    instantiate: { instantiate: (_source: unknown) => Promise.reject(refusal('instantiate')) }.instantiate,
+    compile: { compile: (_bytes: unknown) => PromiseReject(refusal('compile')) }.compile,
+    instantiate: { instantiate: (_source: unknown) => PromiseReject(refusal('instantiate')) }.instantiate,
   };
   // The engine's shapes: one declared parameter each, and native source, as workerd shows
   // Module and compile (its instantiate is a wrapper of its own, whose source is not imitated).
-  for (const name of ['compileStreaming', 'instantiateStreaming']) delete wasm[name];
-  for (const [name, value] of Object.entries(members)) {
+  delete wasm.compileStreaming;
+  delete wasm.instantiateStreaming;
+  const entries = ObjectEntries(members);
+  for (let index = 0; index < entries.length; index++) {
+    const entry = entries[index] as [string, unknown];
+    const name = entry[0];
+    const value = entry[1];
     nativeSource(value, name);
     ObjectDefineProperty(wasm, name, { value, writable: true, enumerable: false, configurable: true });
   }

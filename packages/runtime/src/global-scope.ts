@@ -82,6 +82,11 @@ const { toString: nativeToString } = {
     return ReflectApply(originalToString, this, []) as string;
   },
 };
+/** What Function.prototype.toString shows of `fn`, read without whatever a program put in its place. */
+export function functionSource(fn: unknown): string {
+  return ReflectApply(nativeToString, fn, []) as string;
+}
+
 ObjectDefineProperty(Function.prototype, 'toString', {
   value: nativeToString,
   writable: true,
@@ -111,7 +116,9 @@ export function markNative(value: unknown, depth = 0): void {
   if (value === null) return;
   if (typeof value === 'function') markFunction(value as (...args: never[]) => unknown);
   const visitMembers = (target: object) => {
-    for (const key of ReflectOwnKeys(target)) {
+    const keys = ReflectOwnKeys(target);
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index] as PropertyKey;
       if (key === 'constructor' || key === 'prototype') continue;
       const descriptor = ReflectGetOwnPropertyDescriptor(target, key);
       if (descriptor === undefined) continue;

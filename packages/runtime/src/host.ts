@@ -4,13 +4,10 @@
  * the sandbox hands over once per isolate, in the second install step, and that only this module
  * keeps, in closures user code cannot reach.
  */
+import type { HostReference } from './host-reference.ts';
 import { ErrorCtor, ObjectFreeze, ReflectApply } from './primordials.ts';
 
-/** An isolated-vm Reference as code inside the isolate sees it. */
-export interface HostReference {
-  apply(receiver: undefined, args: readonly unknown[], options?: object): Promise<unknown>;
-  applySync(receiver: undefined, args: readonly unknown[], options?: object): unknown;
-}
+export type { HostReference };
 
 /** The references installRuntime hands over, by the name the runtime knows each under. */
 export interface HostBindings {

@@ -34,6 +34,10 @@ import { installFetch } from './fetch/index.ts';
 import { isResponse, requestFromWire, responseToWire } from './fetch/wire.ts';
 import { exposeInterface, exposeMember, markPublishedNative, nativeSource } from './global-scope.ts';
 import { connectHost, type HostBindings } from './host.ts';
+
+/** The shape of a host reference inside the isolate, for the sandbox's isolate-side code. */
+export type { HostReference } from './host.ts';
+
 import { assertRequestScope, markObserved, observedKind, scope } from './internals.ts';
 import { setMemoryLimit } from './memory-limit.ts';
 import { createNavigator, Navigator } from './navigator.ts';
@@ -74,18 +78,13 @@ const INSTALLERS: readonly (() => void)[] = [
     exposeMember('navigator', createNavigator());
   },
   () => {
-    for (const [name, value] of [
-      ['Event', Event],
-      ['EventTarget', EventTarget],
-      ['ErrorEvent', ErrorEvent],
-      ['CustomEvent', CustomEvent],
-      ['PromiseRejectionEvent', PromiseRejectionEvent],
-      ['AbortController', AbortController],
-      ['AbortSignal', AbortSignal],
-    ] as const) {
-      exposeInterface(name, value);
-      registerPlatformInterface(value);
-    }
+    exposeInterface('Event', registerPlatformInterface(Event));
+    exposeInterface('EventTarget', registerPlatformInterface(EventTarget));
+    exposeInterface('ErrorEvent', registerPlatformInterface(ErrorEvent));
+    exposeInterface('CustomEvent', registerPlatformInterface(CustomEvent));
+    exposeInterface('PromiseRejectionEvent', registerPlatformInterface(PromiseRejectionEvent));
+    exposeInterface('AbortController', registerPlatformInterface(AbortController));
+    exposeInterface('AbortSignal', registerPlatformInterface(AbortSignal));
     installGlobalEvents();
   },
   installStreams,

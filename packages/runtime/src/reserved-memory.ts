@@ -111,7 +111,9 @@ function guardedBufferConstructor(Original: ArrayBufferConstructor, name: string
       return withReservation(max, () => ReflectConstruct(Original, args, new.target));
     },
   }[name] as unknown as ArrayBufferConstructor;
-  for (const key of ReflectOwnKeys(Original)) {
+  const keys = ReflectOwnKeys(Original);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as PropertyKey;
     if (key === 'prototype') continue;
     ObjectDefineProperty(Guarded, key, ReflectGetOwnPropertyDescriptor(Original, key) as PropertyDescriptor);
   }

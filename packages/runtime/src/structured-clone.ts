@@ -4,37 +4,77 @@
  * DataCloneError (with workerd's "<value> could not be cloned." text) for what cannot be copied.
  */
 import { DOMException } from './dom-exception.ts';
+import { functionSource } from './global-scope.ts';
 import {
   ArrayBufferPrototypeGetByteLength,
   ArrayBufferPrototypeSlice,
+  ArrayBufferPrototypeTransfer,
+  ArrayCtor,
   ArrayIsArray,
+  ArrayPrototypePush,
+  BigIntPrototypeValueOf,
+  BooleanPrototypeValueOf,
+  DataViewCtor,
+  DataViewPrototypeGetBuffer,
+  DataViewPrototypeGetByteLength,
+  DataViewPrototypeGetByteOffset,
+  DateCtor,
+  DatePrototypeGetTime,
+  ErrorCtor,
+  EvalErrorCtor,
+  MapCtor,
+  MapPrototypeForEach,
+  MapPrototypeGetSize,
+  MapPrototypeSet,
+  NumberPrototypeValueOf,
+  ObjectCtor,
+  ObjectDefineProperty,
   ObjectGetPrototypeOf,
   ObjectKeys,
   ObjectPrototypeToString,
+  RangeErrorCtor,
+  ReferenceErrorCtor,
+  RegExpCtor,
+  RegExpPrototypeGetFlags,
+  RegExpPrototypeGetSource,
+  SafeMap,
+  SafeSet,
+  SetCtor,
+  SetPrototypeAdd,
+  SetPrototypeForEach,
+  SetPrototypeGetSize,
+  StringCtor,
+  StringPrototypeSlice,
+  StringPrototypeValueOf,
+  SyntaxErrorCtor,
+  TypedArrayConstructors,
   TypedArrayPrototypeGetBuffer,
   TypedArrayPrototypeGetByteLength,
   TypedArrayPrototypeGetByteOffset,
   TypedArrayPrototypeGetSymbolToStringTag,
   TypeErrorCtor,
+  URIErrorCtor,
 } from './primordials.ts';
 import { GLOBAL_SCOPE } from './webidl.ts';
 
 const ERROR_TYPES: Record<string, ErrorConstructor> = {
   __proto__: null as unknown as ErrorConstructor,
-  Error,
-  EvalError,
-  RangeError,
-  ReferenceError,
-  SyntaxError,
-  TypeError,
-  URIError,
+  Error: ErrorCtor,
+  EvalError: EvalErrorCtor,
+  RangeError: RangeErrorCtor,
+  ReferenceError: ReferenceErrorCtor,
+  SyntaxError: SyntaxErrorCtor,
+  TypeError: TypeErrorCtor,
+  URIError: URIErrorCtor,
 };
 
 /** Prototypes of the runtime's own interfaces: platform objects, which are not serializable here. */
-const platformPrototypes = new Set<object>();
+const platformPrototypes = new SafeSet<object>();
 
-export function registerPlatformInterface(platformInterface: { prototype: object }): void {
+/** Marks an interface's instances as platform objects, which structuredClone refuses; answers the interface. */
+export function registerPlatformInterface<T extends { prototype: object }>(platformInterface: T): T {
   platformPrototypes.add(platformInterface.prototype);
+  return platformInterface;
 }
 
 function isPlatformObject(value: object): boolean {
@@ -50,10 +90,13 @@ function isPlatformObject(value: object): boolean {
 
 function cannotClone(value: unknown): DOMException {
   let text: string;
-  if (typeof value === 'function' || typeof value === 'symbol') {
-    text = String(value);
+  if (typeof value === 'function') {
+    // As V8's serializer writes it: the source, calling nothing a program could have replaced.
+    text = functionSource(value);
+  } else if (typeof value === 'symbol') {
+    text = StringCtor(value);
   } else {
-    const tag = ObjectPrototypeToString(value as object).slice(8, -1);
+    const tag = StringPrototypeSlice(ObjectPrototypeToString(value as object), 8, -1);
     text = `#<${tag}>`;
   }
   return new DOMException(`${text} could not be cloned.`, 'DataCloneError');
@@ -69,33 +112,28 @@ function has(check: (value: unknown) => unknown, value: unknown): boolean {
   }
 }
 
-const getterOf = (target: object, key: string) => {
-  const get = Object.getOwnPropertyDescriptor(target, key)?.get as (this: unknown) => unknown;
-  return (value: unknown) => Reflect.apply(get, value, []);
-};
-const regExpSource = getterOf(RegExp.prototype, 'source');
-const regExpFlags = getterOf(RegExp.prototype, 'flags');
-const dataViewBuffer = getterOf(DataView.prototype, 'buffer');
-const dataViewOffset = getterOf(DataView.prototype, 'byteOffset');
-const dataViewLength = getterOf(DataView.prototype, 'byteLength');
+const RegExpPrototype = RegExpCtor.prototype;
 const BRANDS: [string, (value: unknown) => unknown][] = [
   ['ArrayBuffer', ArrayBufferPrototypeGetByteLength],
-  ['DataView', dataViewLength],
-  ['Map', getterOf(Map.prototype, 'size')],
-  ['Set', getterOf(Set.prototype, 'size')],
-  ['Date', (value) => Reflect.apply(Date.prototype.getTime, value, [])],
-  ['RegExp', (value) => value !== RegExp.prototype && regExpSource(value)],
-  ['Boolean', (value) => Reflect.apply(Boolean.prototype.valueOf, value, [])],
-  ['Number', (value) => Reflect.apply(Number.prototype.valueOf, value, [])],
-  ['String', (value) => Reflect.apply(String.prototype.valueOf, value, [])],
-  ['BigInt', (value) => Reflect.apply(BigInt.prototype.valueOf, value, [])],
+  ['DataView', DataViewPrototypeGetByteLength],
+  ['Map', MapPrototypeGetSize],
+  ['Set', SetPrototypeGetSize],
+  ['Date', (value) => DatePrototypeGetTime(value)],
+  ['RegExp', (value) => value !== RegExpPrototype && RegExpPrototypeGetSource(value)],
+  ['Boolean', (value) => BooleanPrototypeValueOf(value)],
+  ['Number', (value) => NumberPrototypeValueOf(value)],
+  ['String', (value) => StringPrototypeValueOf(value)],
+  ['BigInt', (value) => BigIntPrototypeValueOf(value)],
 ];
 
 /** The built-in type of `value`, read from its internal slots; Error and Array from the language's own tests. */
 function brand(value: object): string {
-  for (const [name, check] of BRANDS) if (has(check, value)) return name;
+  for (let index = 0; index < BRANDS.length; index++) {
+    const entry = BRANDS[index] as [string, (value: unknown) => unknown];
+    if (has(entry[1], value)) return entry[0];
+  }
   if (ArrayIsArray(value)) return 'Array';
-  const tag = ObjectPrototypeToString(value).slice(8, -1);
+  const tag = StringPrototypeSlice(ObjectPrototypeToString(value), 8, -1);
   return tag === 'Error' ? 'Error' : tag === 'Object' || tag === 'Arguments' ? 'Object' : `exotic ${tag}`;
 }
 
@@ -106,8 +144,10 @@ export function structuredClone(value: unknown, options?: { transfer?: Iterable<
       `Failed to execute 'structuredClone' on '${GLOBAL_SCOPE}': parameter 1 is not of type 'Value'.`,
     );
   }
-  const transferred = new Map<object, ArrayBuffer>();
+  const transferred = new SafeSet<object>();
+  const transferList: ArrayBuffer[] = [];
   if (options !== undefined && options !== null && options.transfer !== undefined) {
+    // The program's sequence, iterated through its own iterators, as WebIDL converts one.
     for (const item of options.transfer) {
       if (typeof item !== 'object' || item === null || brand(item) !== 'ArrayBuffer') throw cannotClone(item);
       if (transferred.has(item as object)) {
@@ -116,41 +156,32 @@ export function structuredClone(value: unknown, options?: { transfer?: Iterable<
           'DataCloneError',
         );
       }
-      transferred.set(item as object, undefined as unknown as ArrayBuffer);
+      transferred.add(item as object);
+      ArrayPrototypePush(transferList, item as ArrayBuffer);
     }
   }
-  const memory = new Map<object, unknown>();
+  const memory = new SafeMap<object, unknown>();
   const copy = cloneValue(value, memory, transferred);
   // Transfer last: a buffer is detached only once the whole value has been copied.
-  for (const [buffer] of transferred) {
-    (buffer as ArrayBuffer & { transfer(): ArrayBuffer }).transfer();
-  }
+  for (let index = 0; index < transferList.length; index++)
+    ArrayBufferPrototypeTransfer(transferList[index] as ArrayBuffer);
   return copy;
 }
 
-function cloneValue(
-  value: unknown,
-  memory: Map<object, unknown>,
-  transferred: Map<object, ArrayBuffer>,
-): unknown {
+function cloneValue(value: unknown, memory: SafeMap<object, unknown>, transferred: SafeSet<object>): unknown {
   if (typeof value === 'symbol' || typeof value === 'function') throw cannotClone(value);
   if (typeof value !== 'object' || value === null) return value;
   if (memory.has(value)) return memory.get(value);
   const kind = TypedArrayPrototypeGetSymbolToStringTag(value);
   if (kind !== undefined) {
     const buffer = cloneValue(TypedArrayPrototypeGetBuffer(value), memory, transferred) as ArrayBuffer;
-    const View = (
-      globalThis as unknown as Record<
-        string,
-        new (
-          buffer: ArrayBuffer,
-          offset: number,
-          length: number,
-        ) => object
-      >
-    )[kind];
+    const View = TypedArrayConstructors[kind] as new (
+      buffer: ArrayBuffer,
+      offset: number,
+      length: number,
+    ) => object;
     const size = (View as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-    const view = new (View as new (buffer: ArrayBuffer, offset: number, length: number) => object)(
+    const view = new View(
       buffer,
       TypedArrayPrototypeGetByteOffset(value),
       TypedArrayPrototypeGetByteLength(value) / size,
@@ -172,65 +203,81 @@ function cloneValue(
       return copy;
     }
     case 'DataView': {
-      const buffer = cloneValue(dataViewBuffer(value), memory, transferred) as ArrayBuffer;
-      copy = new DataView(buffer, dataViewOffset(value) as number, dataViewLength(value) as number);
+      const buffer = cloneValue(DataViewPrototypeGetBuffer(value), memory, transferred) as ArrayBuffer;
+      copy = new DataViewCtor(
+        buffer,
+        DataViewPrototypeGetByteOffset(value),
+        DataViewPrototypeGetByteLength(value),
+      );
       memory.set(value, copy);
       return copy;
     }
     case 'Boolean':
-      copy = Object(Boolean.prototype.valueOf.call(value));
+      copy = ObjectCtor(BooleanPrototypeValueOf(value));
       break;
     case 'Number':
-      copy = Object(Number.prototype.valueOf.call(value));
+      copy = ObjectCtor(NumberPrototypeValueOf(value));
       break;
     case 'String':
-      copy = Object(String.prototype.valueOf.call(value));
+      copy = ObjectCtor(StringPrototypeValueOf(value));
       break;
     case 'BigInt':
-      copy = Object(BigInt.prototype.valueOf.call(value));
+      copy = ObjectCtor(BigIntPrototypeValueOf(value));
       break;
     case 'Date':
-      copy = new Date(Date.prototype.getTime.call(value));
+      copy = new DateCtor(DatePrototypeGetTime(value));
       break;
     case 'RegExp': {
-      const source = regExpSource(value) as string;
-      const flags = regExpFlags(value) as string;
-      copy = new RegExp(source, flags);
+      const source = RegExpPrototypeGetSource(value);
+      const flags = RegExpPrototypeGetFlags(value);
+      copy = new RegExpCtor(source, flags);
       break;
     }
     case 'Map': {
-      const map = new Map();
+      // The copy is the program's: a Map of its realm, filled through the captured set.
+      const map = new MapCtor();
       memory.set(value, map);
-      const entries: [unknown, unknown][] = [];
-      Map.prototype.forEach.call(value, (item: unknown, key: unknown) => entries.push([key, item]));
-      for (const [key, item] of entries)
-        map.set(cloneValue(key, memory, transferred), cloneValue(item, memory, transferred));
+      const entries: unknown[] = [];
+      MapPrototypeForEach(value as Map<unknown, unknown>, (item, key) => {
+        ArrayPrototypePush(entries, key, item);
+      });
+      for (let index = 0; index < entries.length; index += 2)
+        MapPrototypeSet(
+          map,
+          cloneValue(entries[index], memory, transferred),
+          cloneValue(entries[index + 1], memory, transferred),
+        );
       return map;
     }
     case 'Set': {
-      const set = new Set();
+      const set = new SetCtor();
       memory.set(value, set);
       const items: unknown[] = [];
-      Set.prototype.forEach.call(value, (item: unknown) => items.push(item));
-      for (const item of items) set.add(cloneValue(item, memory, transferred));
+      SetPrototypeForEach(value as Set<unknown>, (item) => {
+        ArrayPrototypePush(items, item);
+      });
+      for (let index = 0; index < items.length; index++)
+        SetPrototypeAdd(set, cloneValue(items[index], memory, transferred));
       return set;
     }
     case 'Error': {
       const error = value as Error;
       const name = error.name;
-      const Constructor = ERROR_TYPES[typeof name === 'string' ? name : 'Error'] ?? Error;
+      const Constructor = ERROR_TYPES[typeof name === 'string' ? name : 'Error'] ?? ErrorCtor;
       const message = error.message;
-      const clone = message === undefined ? new Constructor() : new Constructor(String(message));
+      const clone = message === undefined ? new Constructor() : new Constructor(StringCtor(message));
       const stack = error.stack;
       if (typeof stack === 'string')
-        Object.defineProperty(clone, 'stack', { value: stack, writable: true, configurable: true });
+        ObjectDefineProperty(clone, 'stack', { value: stack, writable: true, configurable: true });
       memory.set(value, clone);
       return clone;
     }
     case 'Array': {
-      const array: unknown[] = new Array((value as unknown[]).length);
+      const array: unknown[] = new ArrayCtor((value as unknown[]).length);
       memory.set(value, array);
-      for (const key of ObjectKeys(value)) {
+      const keys = ObjectKeys(value);
+      for (let index = 0; index < keys.length; index++) {
+        const key = keys[index] as string;
         (array as unknown as Record<string, unknown>)[key] = cloneValue(
           (value as Record<string, unknown>)[key],
           memory,
@@ -243,7 +290,9 @@ function cloneValue(
       if (type !== 'Object' || isPlatformObject(value)) throw cannotClone(value);
       const object: Record<string, unknown> = {};
       memory.set(value, object);
-      for (const key of ObjectKeys(value)) {
+      const keys = ObjectKeys(value);
+      for (let index = 0; index < keys.length; index++) {
+        const key = keys[index] as string;
         object[key] = cloneValue((value as Record<string, unknown>)[key], memory, transferred);
       }
       return object;

@@ -17,6 +17,7 @@
  */
 import { nativeSource, standIn } from './global-scope.ts';
 import {
+  ArrayPrototypePush,
   MathMin,
   ObjectDefineProperty,
   RangeErrorCtor,
@@ -59,6 +60,16 @@ function convert(value: unknown, wide: boolean): number | bigint | undefined {
   return wide ? asIntN(64, value as bigint) : +(value as number);
 }
 
+/** The descriptor's string members, copied as strings in this order. */
+const COPIED_MEMBERS = ['address', 'index', 'element'];
+
+/** `first`, then each of `rest`: an argument list made without iterating `rest`. */
+function argumentsOf(first: unknown, rest: readonly unknown[]): unknown[] {
+  const list = [first];
+  for (let index = 0; index < rest.length; index++) ArrayPrototypePush(list, rest[index]);
+  return list;
+}
+
 /** The descriptor's members as primitives, read once, and the limit applied to its maximum. */
 function readDescriptor(
   descriptor: unknown,
@@ -69,7 +80,8 @@ function readDescriptor(
     return undefined;
   const source = descriptor as Descriptor;
   const copy: Descriptor = {};
-  for (const key of ['address', 'index', 'element']) {
+  for (let index = 0; index < COPIED_MEMBERS.length; index++) {
+    const key = COPIED_MEMBERS[index] as string;
     const value = source[key];
     if (value !== undefined) copy[key] = `${value as string}`;
   }
@@ -128,11 +140,11 @@ function guardGrow(
     grow(this: object, delta: unknown, ...rest: unknown[]): unknown {
       const wide = ReflectApply(WeakMapGet, wideOf, [this]) as boolean | undefined;
       // Not one of ours (a wrong receiver): the original throws what it throws.
-      if (wide === undefined) return ReflectApply(grow, this, [delta, ...rest]);
+      if (wide === undefined) return ReflectApply(grow, this, argumentsOf(delta, rest));
       const converted = convert(delta, wide);
       const after = current(this) + NumberCtor(converted);
       if (after > limit) throw refuse(after);
-      return ReflectApply(grow, this, [converted, ...rest]);
+      return ReflectApply(grow, this, argumentsOf(converted, rest));
     },
   }.grow;
   const descriptor = ReflectGetOwnPropertyDescriptor(prototype, 'grow') as PropertyDescriptor;
@@ -181,10 +193,10 @@ export function limitWebAssemblyMemory(): void {
         if (new.target === undefined) throw new TypeErrorCtor("WebAssembly.Table must be invoked with 'new'");
         const read = readDescriptor(descriptor, WASM_TABLE_ELEMENT_LIMIT, refuseTable);
         if (read === undefined) {
-          ReflectConstruct(Original, [descriptor, ...value], new.target);
+          ReflectConstruct(Original, argumentsOf(descriptor, value), new.target);
           throw refuseTable(WASM_TABLE_ELEMENT_LIMIT + 1);
         }
-        const table = ReflectConstruct(Original, [read.copy, ...value], new.target);
+        const table = ReflectConstruct(Original, argumentsOf(read.copy, value), new.target);
         ReflectApply(WeakMapSet, tables, [table, read.copy.address === 'i64' || read.copy.index === 'i64']);
         return table;
       },

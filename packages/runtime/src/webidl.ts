@@ -9,13 +9,19 @@ import {
   DataViewPrototypeGetBuffer,
   DataViewPrototypeGetByteLength,
   DataViewPrototypeGetByteOffset,
+  MathFloor,
+  MathMax,
+  MathMin,
   MathTrunc,
   NumberIsFinite,
+  NumberIsNaN,
   ObjectDefineProperty,
   ObjectGetOwnPropertyNames,
   ReflectGetOwnPropertyDescriptor,
+  ReflectOwnKeys,
   StringPrototypeCharCodeAt,
   StringPrototypeToWellFormed,
+  SymbolToStringTag,
   TypedArrayPrototypeGetBuffer,
   TypedArrayPrototypeGetByteLength,
   TypedArrayPrototypeGetByteOffset,
@@ -117,9 +123,9 @@ export function toInteger(
     }
     return number;
   }
-  if (options.clamp && !Number.isNaN(number)) {
-    number = Math.min(Math.max(number, lower), upper);
-    const floor = Math.floor(number);
+  if (options.clamp && !NumberIsNaN(number)) {
+    number = MathMin(MathMax(number, lower), upper);
+    const floor = MathFloor(number);
     const rounded = number - floor > 0.5 || (number - floor === 0.5 && floor % 2 !== 0) ? floor + 1 : floor;
     return rounded === 0 ? 0 : rounded;
   }
@@ -171,13 +177,15 @@ export function defineInterface(
   name: string = target.name,
 ): void {
   const prototype = target.prototype as Record<string, unknown>;
-  for (const key of ObjectGetOwnPropertyNames(prototype)) {
+  const keys = ObjectGetOwnPropertyNames(prototype);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as string;
     if (key === 'constructor') continue;
     const descriptor = ReflectGetOwnPropertyDescriptor(prototype, key);
     if (descriptor === undefined) continue;
     ObjectDefineProperty(prototype, key, { ...descriptor, enumerable: true });
   }
-  ObjectDefineProperty(prototype, Symbol.toStringTag, {
+  ObjectDefineProperty(prototype, SymbolToStringTag, {
     value: name,
     writable: false,
     enumerable: false,
@@ -260,13 +268,17 @@ export function defineWorkerdInterface(
 ): void {
   defineInterface(target, name);
   const prototype = target.prototype as Record<PropertyKey, unknown>;
-  for (const key of Reflect.ownKeys(prototype)) {
+  const keys = ReflectOwnKeys(prototype);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as PropertyKey;
     if (key === 'constructor') continue;
     const descriptor = ReflectGetOwnPropertyDescriptor(prototype, key);
     if (descriptor?.get) ObjectDefineProperty(descriptor.get, 'name', { value: '' });
     if (descriptor?.set) ObjectDefineProperty(descriptor.set, 'name', { value: '' });
   }
-  for (const key of Reflect.ownKeys(target)) {
+  const statics = ReflectOwnKeys(target);
+  for (let index = 0; index < statics.length; index++) {
+    const key = statics[index] as PropertyKey;
     if (key === 'length' || key === 'name' || key === 'prototype') continue;
     const descriptor = ReflectGetOwnPropertyDescriptor(target, key);
     if (typeof descriptor?.value !== 'function') continue;
@@ -280,7 +292,9 @@ export function defineWorkerdInterface(
     ObjectDefineProperty(prototype, key, descriptor);
   };
   moveLast('constructor');
-  for (const key of Reflect.ownKeys(prototype)) {
-    if (typeof key === 'symbol' && key !== Symbol.toStringTag) moveLast(key);
+  const symbols = ReflectOwnKeys(prototype);
+  for (let index = 0; index < symbols.length; index++) {
+    const key = symbols[index] as PropertyKey;
+    if (typeof key === 'symbol' && key !== SymbolToStringTag) moveLast(key);
   }
 }

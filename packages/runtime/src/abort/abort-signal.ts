@@ -7,7 +7,13 @@ import { DOMException } from '../dom-exception.ts';
 import { Event, eventSlots } from '../events/event.ts';
 import { dispatch, EventTarget, setAbortSignalHooks } from '../events/event-target.ts';
 import { assertRequestScope } from '../internals.ts';
-import { ArrayIsArray, ReflectApply, TypeErrorCtor } from '../primordials.ts';
+import {
+  ArrayIsArray,
+  ArrayPrototypeIncludes,
+  ArrayPrototypePush,
+  ReflectApply,
+  TypeErrorCtor,
+} from '../primordials.ts';
 import { argumentTypeError, defineWorkerdInterface, illegalInvocation, requireArguments } from '../webidl.ts';
 
 const ABORTED_MESSAGE = 'The operation was aborted';
@@ -30,8 +36,8 @@ export class AbortSignal extends EventTarget {
   #onabortListener: ((event: Event) => unknown) | undefined;
   /** For a signal made by AbortSignal.any: the signals it follows. */
   #sources: AbortSignal[] = [];
-  /** For a source signal: the dependent signals that follow it. */
-  #dependents = new Set<AbortSignal>();
+  /** For a source signal: the dependent signals that follow it, in the order they began to (each once). */
+  #dependents: AbortSignal[] = [];
 
   constructor() {
     if (!constructing) throw new TypeErrorCtor('Illegal constructor');
@@ -61,24 +67,26 @@ export class AbortSignal extends EventTarget {
     signal.#reason = reason === undefined ? new DOMException(ABORTED_MESSAGE, 'AbortError') : reason;
     // 3-4. Collect the dependent signals to abort, and abort them with the same reason.
     const dependents: AbortSignal[] = [];
-    for (const dependent of signal.#dependents) {
+    for (let index = 0; index < signal.#dependents.length; index++) {
+      const dependent = signal.#dependents[index] as AbortSignal;
       if (!dependent.#aborted) {
         dependent.#aborted = true;
         dependent.#reason = signal.#reason;
-        dependents.push(dependent);
+        ArrayPrototypePush(dependents, dependent);
       }
     }
     // 5-6. Run the abort steps for signal, then for each dependent.
     AbortSignal.#runAbortSteps(signal);
-    for (const dependent of dependents) AbortSignal.#runAbortSteps(dependent);
+    for (let index = 0; index < dependents.length; index++)
+      AbortSignal.#runAbortSteps(dependents[index] as AbortSignal);
   }
 
   static #runAbortSteps(signal: AbortSignal): void {
     const algorithms = signal.#algorithms;
     signal.#algorithms = [];
-    for (const algorithm of algorithms) {
+    for (let index = 0; index < algorithms.length; index++) {
       try {
-        algorithm();
+        (algorithms[index] as () => void)();
       } catch {}
     }
     const event = new Event('abort');
@@ -90,14 +98,16 @@ export class AbortSignal extends EventTarget {
     setAbortSignalHooks({
       isSignal: (value) => typeof value === 'object' && value !== null && #aborted in value,
       aborted: (signal) => (signal as AbortSignal).#aborted,
-      onAbort: (signal, algorithm) => (signal as AbortSignal).#algorithms.push(algorithm),
+      onAbort: (signal, algorithm) => {
+        ArrayPrototypePush((signal as AbortSignal).#algorithms, algorithm);
+      },
     });
     abortSlots = {
       create: () => AbortSignal.#create(),
       signalAbort: (signal, reason) => AbortSignal.#signalAbort(signal, reason),
       onAbort: (signal, algorithm) => {
         if (signal.#aborted) return;
-        signal.#algorithms.push(algorithm);
+        ArrayPrototypePush(signal.#algorithms, algorithm);
       },
     };
   }
@@ -136,23 +146,26 @@ export class AbortSignal extends EventTarget {
           `Incorrect type for array element ${index}: the provided value is not of type 'AbortSignal'.`,
         );
       }
-      list.push(signal);
+      ArrayPrototypePush(list, signal);
     }
     const result = AbortSignal.#create();
     // https://dom.spec.whatwg.org/#create-a-dependent-abort-signal
-    for (const signal of list) {
+    for (let index = 0; index < list.length; index++) {
+      const signal = list[index] as AbortSignal;
       if (signal.#aborted) {
         result.#aborted = true;
         result.#reason = signal.#reason;
         return result;
       }
     }
-    for (const signal of list) {
+    for (let index = 0; index < list.length; index++) {
+      const signal = list[index] as AbortSignal;
       const sources = signal.#sources.length > 0 ? signal.#sources : [signal];
-      for (const source of sources) {
-        if (!result.#sources.includes(source)) {
-          result.#sources.push(source);
-          source.#dependents.add(result);
+      for (let position = 0; position < sources.length; position++) {
+        const source = sources[position] as AbortSignal;
+        if (!ArrayPrototypeIncludes(result.#sources, source)) {
+          ArrayPrototypePush(result.#sources, source);
+          ArrayPrototypePush(source.#dependents, result);
         }
       }
     }

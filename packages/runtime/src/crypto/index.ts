@@ -9,14 +9,9 @@ import { CryptoKey } from './crypto-key.ts';
 import { SubtleCrypto } from './subtle-crypto.ts';
 
 export function installCrypto(): void {
-  for (const [name, value] of [
-    ['Crypto', Crypto],
-    ['SubtleCrypto', SubtleCrypto],
-    ['CryptoKey', CryptoKey],
-  ] as const) {
-    exposeInterface(name, value);
-    // Platform objects: structuredClone refuses them (workerd: DataCloneError for a CryptoKey too).
-    registerPlatformInterface(value);
-  }
+  // Platform objects: structuredClone refuses them (workerd: DataCloneError for a CryptoKey too).
+  exposeInterface('Crypto', registerPlatformInterface(Crypto));
+  exposeInterface('SubtleCrypto', registerPlatformInterface(SubtleCrypto));
+  exposeInterface('CryptoKey', registerPlatformInterface(CryptoKey));
   exposeMember('crypto', createCrypto());
 }

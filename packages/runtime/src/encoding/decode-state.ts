@@ -46,8 +46,9 @@ export function encodingForDecoder(label: string): string {
   if (encoding === undefined || encoding === 'replacement') {
     throw new RangeErrorCtor(invalidEncodingMessage(label));
   }
-  for (const undecoded of UNDECODED_ENCODINGS) {
-    if (encoding === undecoded) throw new RangeErrorCtor(undecodedEncodingMessage(label, encoding));
+  for (let index = 0; index < UNDECODED_ENCODINGS.length; index++) {
+    if (encoding === UNDECODED_ENCODINGS[index])
+      throw new RangeErrorCtor(undecodedEncodingMessage(label, encoding));
   }
   return encoding;
 }

@@ -4,7 +4,6 @@
  * into a string a chunk at a time.
  */
 import {
-  MathMin,
   ReflectApply,
   StringFromCharCode,
   TypedArrayPrototypeSubarray,
@@ -32,12 +31,17 @@ export function decodeFailure(): TypeError {
 /** Code units turned into a string at once: small enough for one apply, large enough to be cheap. */
 export const UNIT_CHUNK = 0x2000;
 
+let sharedUnits: Uint16Array | undefined;
+
 /**
- * A buffer for the code units decoding `length` bytes produces before the next flush: a handler
- * step writes at most two units and the end of the queue one more, past UNIT_CHUNK.
+ * The buffer for the code units a decode produces before its next flush: a handler
+ * step writes at most two units and the end of the queue one more, past UNIT_CHUNK. One buffer
+ * serves every decode in the isolate (a decode runs to its end without calling anything that
+ * could decode in turn), so a short text costs no allocation but its string.
  */
-export function unitBuffer(length: number): Uint16Array {
-  return new Uint16ArrayCtor(MathMin(length, UNIT_CHUNK) + 4);
+export function unitBuffer(): Uint16Array {
+  sharedUnits ??= new Uint16ArrayCtor(UNIT_CHUNK + 4);
+  return sharedUnits;
 }
 
 export function unitsToString(units: Uint16Array, count: number): string {

@@ -105,10 +105,13 @@ let byLabel: Record<string, string> | undefined;
 function labelMap(): Record<string, string> {
   if (byLabel !== undefined) return byLabel;
   const map = ObjectCreate(null) as Record<string, string>;
-  for (const [name, labels] of LABELS) {
+  for (let index = 0; index < LABELS.length; index++) {
+    const entry = LABELS[index] as (typeof LABELS)[number];
+    const name = entry[0];
     map[name] = name;
-    if (labels === '') continue;
-    for (const label of StringPrototypeSplit(labels, ' ')) map[label] = name;
+    if (entry[1] === '') continue;
+    const labels = StringPrototypeSplit(entry[1], ' ');
+    for (let position = 0; position < labels.length; position++) map[labels[position] as string] = name;
   }
   byLabel = map;
   return map;

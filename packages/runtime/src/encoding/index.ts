@@ -12,13 +12,8 @@ import { TextDecoderStream, TextEncoderStream } from './text-streams.ts';
 export { TextDecoder, TextDecoderStream, TextEncoder, TextEncoderStream };
 
 export function installEncoding(): void {
-  for (const [name, value] of [
-    ['TextEncoder', TextEncoder],
-    ['TextDecoder', TextDecoder],
-    ['TextEncoderStream', TextEncoderStream],
-    ['TextDecoderStream', TextDecoderStream],
-  ] as const) {
-    exposeInterface(name, value);
-    registerPlatformInterface(value);
-  }
+  exposeInterface('TextEncoder', registerPlatformInterface(TextEncoder));
+  exposeInterface('TextDecoder', registerPlatformInterface(TextDecoder));
+  exposeInterface('TextEncoderStream', registerPlatformInterface(TextEncoderStream));
+  exposeInterface('TextDecoderStream', registerPlatformInterface(TextDecoderStream));
 }

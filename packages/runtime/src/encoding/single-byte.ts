@@ -19,7 +19,7 @@ export class SingleByteDecoder implements Decoder {
   decode(bytes: Uint8Array, _flush: boolean, fatal: boolean): string {
     const index = this.#index;
     const length = TypedArrayPrototypeGetByteLength(bytes);
-    const units = unitBuffer(length);
+    const units = unitBuffer();
     let count = 0;
     let output = '';
     for (let position = 0; position < length; position++) {

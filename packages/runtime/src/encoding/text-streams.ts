@@ -32,6 +32,8 @@ export const NOT_BUFFER_SOURCE_MESSAGE =
   'This TransformStream is being used as a byte stream, but received a value that is not a BufferSource.';
 
 const NO_BYTES = new Uint8ArrayCtor(0);
+/** U+FFFD in UTF-8: what a lone surrogate left at the end of the stream becomes. */
+const REPLACEMENT_CHARACTER_BYTES = new Uint8ArrayCtor([0xef, 0xbf, 0xbd]);
 
 interface Controller<O> {
   enqueue(chunk: O): void;
@@ -73,7 +75,7 @@ export class TextEncoderStream extends TransformStream<unknown, Uint8Array> {
         },
         // Encode and flush (https://encoding.spec.whatwg.org/#encode-and-flush).
         (controller) => {
-          if (leadingSurrogate !== -1) controller.enqueue(new Uint8ArrayCtor([0xef, 0xbf, 0xbd]));
+          if (leadingSurrogate !== -1) controller.enqueue(new Uint8ArrayCtor(REPLACEMENT_CHARACTER_BYTES));
         },
       ),
     );

@@ -20,7 +20,7 @@ export class Utf16Decoder implements Decoder {
     let leadByte = this.#leadByte;
     let leadSurrogate = this.#leadSurrogate;
     const length = TypedArrayPrototypeGetByteLength(bytes);
-    const units = unitBuffer(length);
+    const units = unitBuffer();
     let count = 0;
     let output = '';
     for (let index = 0; index < length; index++) {

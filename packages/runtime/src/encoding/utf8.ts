@@ -1,11 +1,15 @@
 /**
  * UTF-8 (https://encoding.spec.whatwg.org/#utf-8): the encoder behind TextEncoder and
- * TextEncoderStream, and the decoder behind TextDecoder's default encoding. The URL parser uses the
- * same two functions, so URL and the Encoding API cannot disagree about a byte.
+ * TextEncoderStream, and the decoder behind TextDecoder's default encoding. The URL parser, bodies,
+ * blobs and forms use the same functions, so no two parts of the runtime disagree about a byte.
  */
 import {
+  ReflectApply,
+  StringFromCharCode,
   StringPrototypeCharCodeAt,
+  TypedArrayPrototypeGetBuffer,
   TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeGetByteOffset,
   Uint8ArrayCtor,
 } from '../primordials.ts';
 import { type Decoder, decodeFailure, UNIT_CHUNK, unitBuffer, unitsToString } from './decoder.ts';
@@ -134,7 +138,7 @@ export class Utf8Decoder implements Decoder {
     let lower = this.#lower;
     let upper = this.#upper;
     const length = TypedArrayPrototypeGetByteLength(bytes);
-    const units = unitBuffer(length);
+    const units = unitBuffer();
     let count = 0;
     let output = '';
     let index = 0;
@@ -225,5 +229,23 @@ export class Utf8Decoder implements Decoder {
 
 /** UTF-8 decode without BOM (https://encoding.spec.whatwg.org/#utf-8-decode-without-bom). */
 export function utf8DecodeWithoutBOM(bytes: Uint8Array): string {
+  const length = TypedArrayPrototypeGetByteLength(bytes);
+  // ASCII, the usual text of a body, is its own code units: no decoder to make, nothing to copy.
+  if (length <= UNIT_CHUNK && isAscii(bytes, length))
+    return ReflectApply(StringFromCharCode, undefined, bytes);
   return new Utf8Decoder().decode(bytes, true, false);
+}
+
+function isAscii(bytes: Uint8Array, length: number): boolean {
+  for (let index = 0; index < length; index++) if ((bytes[index] as number) >= 0x80) return false;
+  return true;
+}
+
+/** UTF-8 decode (https://encoding.spec.whatwg.org/#utf-8-decode): a leading BOM is dropped. What the Body mixin's text() does. */
+export function utf8Decode(bytes: Uint8Array): string {
+  const length = TypedArrayPrototypeGetByteLength(bytes);
+  const bom = length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  if (!bom) return utf8DecodeWithoutBOM(bytes);
+  const offset = TypedArrayPrototypeGetByteOffset(bytes) + 3;
+  return utf8DecodeWithoutBOM(new Uint8ArrayCtor(TypedArrayPrototypeGetBuffer(bytes), offset, length - 3));
 }

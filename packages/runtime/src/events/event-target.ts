@@ -5,7 +5,13 @@
  * standard reports it and goes on).
  */
 import { DOMException } from '../dom-exception.ts';
-import { ArrayPrototypePush, ReflectApply, TypeErrorCtor } from '../primordials.ts';
+import {
+  ArrayPrototypePush,
+  ArrayPrototypeSplice,
+  ReflectApply,
+  SafeMap,
+  TypeErrorCtor,
+} from '../primordials.ts';
 import {
   defineWorkerdInterface,
   illegalInvocation,
@@ -14,8 +20,6 @@ import {
   toDOMString,
 } from '../webidl.ts';
 import { type Event, eventSlots } from './event.ts';
-
-const ArraySplice = Array.prototype.splice;
 
 type Callback = ((event: Event) => unknown) | { handleEvent(event: Event): unknown };
 
@@ -92,7 +96,7 @@ let invokeListeners: (target: EventTarget, presented: object, event: Event) => v
 export let eventTargetSlots: { isTarget(value: unknown): value is EventTarget };
 
 export class EventTarget {
-  #listeners = new Map<string, Listener[]>();
+  #listeners = new SafeMap<string, Listener[]>();
 
   static {
     eventTargetSlots = {
@@ -161,7 +165,7 @@ export class EventTarget {
     if (list === undefined) return;
     for (let index = 0; index < list.length; index++) {
       if (list[index] === listener) {
-        ReflectApply(ArraySplice, list, [index, 1]);
+        ArrayPrototypeSplice(list, index, 1);
         return;
       }
     }

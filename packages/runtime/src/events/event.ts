@@ -10,7 +10,7 @@
  * listener called preventDefault, even on an event that is not cancelable; returnValue is read-only;
  * timeStamp is 0; there is no initEvent.
  */
-import { ObjectDefineProperty, TypeErrorCtor } from '../primordials.ts';
+import { ObjectDefineProperty, SafeWeakSet, TypeErrorCtor } from '../primordials.ts';
 import {
   defineWorkerdInterface,
   illegalInvocation,
@@ -175,7 +175,7 @@ export class Event {
   }
 }
 
-const trusted = new WeakSet<object>();
+const trusted = new SafeWeakSet<object>();
 
 function check(value: unknown): Event {
   if (!eventSlots.isEvent(value)) throw illegalInvocation();

@@ -3,10 +3,24 @@
  * type. The bytes are held whole; a Blob's parts are flattened when it is made.
  */
 
+import { utf8Decode, utf8Encode } from '../encoding/utf8.ts';
+import { asciiLowercase } from '../infra.ts';
 import { assertRequestScope } from '../internals.ts';
-import { MathMax, MathMin, Uint8ArrayCtor } from '../primordials.ts';
+import {
+  ArrayPrototypePush,
+  DateNow,
+  MathMax,
+  MathMin,
+  ObjectFreeze,
+  StringPrototypeCharCodeAt,
+  SymbolIterator,
+  TypedArrayPrototypeGetBuffer,
+  TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeSet,
+  TypedArrayPrototypeSlice,
+  Uint8ArrayCtor,
+} from '../primordials.ts';
 import { ReadableStream } from '../streams/index.ts';
-import { utf8Decode, utf8Encode } from '../utf8.ts';
 import {
   bufferSourceBytes,
   constructorArgumentTypeError,
@@ -20,20 +34,22 @@ import {
 /** A type is kept only when every code unit is printable ASCII, lowercased. */
 function normalizeType(type: string): string {
   for (let index = 0; index < type.length; index++) {
-    const unit = type.charCodeAt(index);
+    const unit = StringPrototypeCharCodeAt(type, index);
     if (unit < 0x20 || unit > 0x7e) return '';
   }
-  return type.toLowerCase();
+  return asciiLowercase(type);
 }
 
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   let length = 0;
-  for (const part of parts) length += part.byteLength;
+  for (let index = 0; index < parts.length; index++)
+    length += TypedArrayPrototypeGetByteLength(parts[index] as Uint8Array);
   const out = new Uint8ArrayCtor(length);
   let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.byteLength;
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index] as Uint8Array;
+    TypedArrayPrototypeSet(out, part, offset);
+    offset += TypedArrayPrototypeGetByteLength(part);
   }
   return out;
 }
@@ -41,6 +57,17 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
 /** Module-only access to a Blob's bytes, for bodies and forms. */
 export let blobBytes: (blob: Blob) => Uint8Array;
 export let isBlob: (value: unknown) => value is Blob;
+/**
+ * A Blob, or a File, of `bytes` (kept, not copied), with its type normalized as the constructors
+ * do: how the runtime makes one of its own, without converting a sequence of parts.
+ */
+export let blobOf: (bytes: Uint8Array, type: string) => Blob;
+export let fileOf: (bytes: Uint8Array, name: string, type: string) => File;
+/** A File named `name` with a copy of a Blob's bytes and its type: `new File([blob], name, { type: blob.type })`. */
+export let fileFromBlob: (blob: Blob, name: string) => File;
+
+/** The parts the runtime's own constructions pass, told apart by identity: nothing to convert. */
+const NO_PARTS: Iterable<unknown> = ObjectFreeze([]);
 
 export interface BlobPropertyBag {
   type?: string;
@@ -53,16 +80,23 @@ export class Blob {
 
   constructor(parts?: Iterable<unknown>, options?: BlobPropertyBag) {
     const chunks: Uint8Array[] = [];
-    if (parts !== undefined && parts !== null) {
+    if (parts !== undefined && parts !== null && parts !== NO_PARTS) {
       if (
         typeof parts !== 'object' ||
-        typeof (parts as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function'
+        typeof (parts as unknown as Record<symbol, unknown>)[SymbolIterator] !== 'function'
       ) {
         throw constructorArgumentTypeError('Blob', 1, 'Array');
       }
+      // The program's sequence, iterated through its own iterators, as WebIDL converts one.
       for (const part of parts) {
-        if (isBlob(part)) chunks.push(part.#bytes);
-        else chunks.push(bufferSourceBytes(part)?.slice() ?? utf8Encode(toDOMString(part)));
+        if (isBlob(part)) ArrayPrototypePush(chunks, part.#bytes);
+        else {
+          const bytes = bufferSourceBytes(part);
+          ArrayPrototypePush(
+            chunks,
+            bytes === undefined ? utf8Encode(toDOMString(part)) : TypedArrayPrototypeSlice(bytes),
+          );
+        }
       }
     }
     // A File passes its options here too, where they are its third parameter.
@@ -79,6 +113,17 @@ export class Blob {
   static {
     blobBytes = (blob) => blob.#bytes;
     isBlob = (value): value is Blob => typeof value === 'object' && value !== null && #bytes in value;
+    blobOf = (bytes, type) => {
+      const blob = new Blob(NO_PARTS, { __proto__: null, type } as BlobPropertyBag);
+      blob.#bytes = bytes;
+      return blob;
+    };
+    fileOf = (bytes, name, type) => {
+      const file = new File(NO_PARTS, name, { __proto__: null, type } as BlobPropertyBag);
+      file.#bytes = bytes;
+      return file;
+    };
+    fileFromBlob = (blob, name) => fileOf(TypedArrayPrototypeSlice(blob.#bytes), name, blob.#type);
   }
 
   static #check(value: unknown): Blob {
@@ -87,7 +132,7 @@ export class Blob {
   }
 
   get size(): number {
-    return Blob.#check(this).#bytes.byteLength;
+    return TypedArrayPrototypeGetByteLength(Blob.#check(this).#bytes);
   }
 
   get type(): string {
@@ -97,7 +142,7 @@ export class Blob {
   /** https://w3c.github.io/FileAPI/#slice-method-algo */
   slice(start?: number, end?: number, contentType?: string): Blob {
     const blob = Blob.#check(this);
-    const size = blob.#bytes.byteLength;
+    const size = TypedArrayPrototypeGetByteLength(blob.#bytes);
     const relative = (value: number | undefined, fallback: number) => {
       if (value === undefined) return fallback;
       const integer = toInteger(value, 64, true, { clamp: true });
@@ -105,9 +150,10 @@ export class Blob {
     };
     const from = relative(start, 0);
     const to = relative(end, size);
-    const sliced = new Blob([], { type: contentType === undefined ? '' : toDOMString(contentType) });
-    sliced.#bytes = blob.#bytes.slice(from, MathMax(from, to));
-    return sliced;
+    return blobOf(
+      TypedArrayPrototypeSlice(blob.#bytes, from, MathMax(from, to)),
+      contentType === undefined ? '' : toDOMString(contentType),
+    );
   }
 
   async text(): Promise<string> {
@@ -115,11 +161,11 @@ export class Blob {
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
-    return Blob.#check(this).#bytes.slice().buffer;
+    return TypedArrayPrototypeGetBuffer(TypedArrayPrototypeSlice(Blob.#check(this).#bytes)) as ArrayBuffer;
   }
 
   async bytes(): Promise<Uint8Array> {
-    return Blob.#check(this).#bytes.slice();
+    return TypedArrayPrototypeSlice(Blob.#check(this).#bytes);
   }
 
   stream(): ReadableStream {
@@ -128,7 +174,7 @@ export class Blob {
     return new ReadableStream({
       type: 'bytes',
       start(controller: { enqueue(chunk: Uint8Array): void; close(): void }) {
-        if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
+        if (TypedArrayPrototypeGetByteLength(bytes) > 0) controller.enqueue(TypedArrayPrototypeSlice(bytes));
         controller.close();
       },
     });
@@ -145,7 +191,7 @@ export class File extends Blob {
     super(bits, options);
     this.#name = toDOMString(name);
     this.#lastModified =
-      options?.lastModified === undefined ? Date.now() : toInteger(options.lastModified, 64, true);
+      options?.lastModified === undefined ? DateNow() : toInteger(options.lastModified, 64, true);
   }
 
   static #check(value: unknown): File {

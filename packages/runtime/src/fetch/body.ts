@@ -4,13 +4,30 @@
  * them until something asks for its stream, so reading it whole never builds a stream at all.
  */
 
+import { utf8Decode, utf8Encode } from '../encoding/utf8.ts';
 import { assertRequestScope } from '../internals.ts';
 import { loadPiece, type Pieces } from '../pieces.ts';
-import { JSONParse, TypeErrorCtor, Uint8ArrayCtor } from '../primordials.ts';
+import {
+  ArrayBufferPrototypeGetByteLength,
+  ArrayPrototypePush,
+  JSONParse,
+  StringCtor,
+  StringPrototypeCharCodeAt,
+  StringPrototypeIndexOf,
+  StringPrototypeSlice,
+  StringPrototypeSplit,
+  StringPrototypeToLowerCase,
+  StringPrototypeTrim,
+  TypedArrayPrototypeGetBuffer,
+  TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeGetByteOffset,
+  TypedArrayPrototypeSlice,
+  TypeErrorCtor,
+  Uint8ArrayCtor,
+} from '../primordials.ts';
 import { ReadableStream } from '../streams/index.ts';
-import { utf8Decode, utf8Encode } from '../utf8.ts';
 import { bufferSourceBytes, toDOMString } from '../webidl.ts';
-import { Blob, blobBytes, concatBytes, isBlob } from './blob.ts';
+import { type Blob, blobBytes, blobOf, concatBytes, isBlob } from './blob.ts';
 import { formDataSlots, isFormData } from './form-data.ts';
 import { PIECE_IMPORTS } from './generated/form-bodies-piece-imports.generated.ts';
 
@@ -42,7 +59,7 @@ function streamOf(bytes: Uint8Array): Stream {
   return new ReadableStream({
     type: 'bytes',
     start(controller: { enqueue(chunk: Uint8Array): void; close(): void }) {
-      if (bytes.byteLength > 0) controller.enqueue(bytes.slice());
+      if (TypedArrayPrototypeGetByteLength(bytes) > 0) controller.enqueue(TypedArrayPrototypeSlice(bytes));
       controller.close();
     },
   }) as unknown as Stream;
@@ -111,7 +128,7 @@ export class Body {
       if (done) break;
       const bytes = bufferSourceBytes(value);
       if (bytes === undefined) throw new TypeErrorCtor('The body stream produced a chunk that is not bytes.');
-      chunks.push(bytes);
+      ArrayPrototypePush(chunks, bytes);
     }
     return concatBytes(chunks);
   }
@@ -120,9 +137,9 @@ export class Body {
   clone(): Body {
     if (this.used || this.#stream?.locked) throw new TypeErrorCtor(CLONE_USED_MESSAGE);
     if (this.#stream === null) return new Body(this.#bytes);
-    const [mine, theirs] = this.#stream.tee() as [Stream, Stream];
-    this.#stream = mine;
-    return new Body(null, theirs);
+    const branches = this.#stream.tee() as [Stream, Stream];
+    this.#stream = branches[0];
+    return new Body(null, branches[1]);
   }
 
   /**
@@ -148,17 +165,20 @@ export function extractBody(init: unknown): { body: Body; type: string | null } 
   if (typeof init === 'string') return { body: new Body(utf8Encode(init)), type: 'text/plain;charset=UTF-8' };
   if (isBlob(init)) {
     const type = (init as Blob).type;
-    return { body: new Body(blobBytes(init as Blob).slice()), type: type === '' ? null : type };
+    return {
+      body: new Body(TypedArrayPrototypeSlice(blobBytes(init as Blob))),
+      type: type === '' ? null : type,
+    };
   }
   const bytes = bufferSourceBytes(init);
-  if (bytes !== undefined) return { body: new Body(bytes.slice()), type: null };
+  if (bytes !== undefined) return { body: new Body(TypedArrayPrototypeSlice(bytes)), type: null };
   if (isFormData(init)) {
     const { bytes: encoded, boundary } = formBodies().serialize(formDataSlots.entries(init));
     return { body: new Body(encoded), type: `multipart/form-data; boundary=${boundary}` };
   }
   if (isSearchParams(init)) {
     return {
-      body: new Body(utf8Encode(String(init))),
+      body: new Body(utf8Encode(StringCtor(init))),
       type: 'application/x-www-form-urlencoded;charset=UTF-8',
     };
   }
@@ -183,19 +203,30 @@ function isSearchParams(value: unknown): boolean {
 /** The essence of a Content-Type value: its type/subtype, lowercased; and its boundary parameter. */
 export function parseContentType(value: string | null): { essence: string; boundary: string | undefined } {
   if (value === null) return { essence: '', boundary: undefined };
-  const [essence = '', ...parameters] = value.split(';');
+  const parts = StringPrototypeSplit(value, ';');
   let boundary: string | undefined;
-  for (const parameter of parameters) {
-    const equals = parameter.indexOf('=');
+  for (let index = 1; index < parts.length; index++) {
+    const parameter = parts[index] as string;
+    const equals = StringPrototypeIndexOf(parameter, '=');
     if (equals === -1) continue;
-    if (parameter.slice(0, equals).trim().toLowerCase() === 'boundary') {
-      boundary = parameter
-        .slice(equals + 1)
-        .trim()
-        .replace(/^"(.*)"$/, '$1');
+    if (
+      StringPrototypeToLowerCase(StringPrototypeTrim(StringPrototypeSlice(parameter, 0, equals))) ===
+      'boundary'
+    ) {
+      boundary = unquote(StringPrototypeTrim(StringPrototypeSlice(parameter, equals + 1)));
     }
   }
-  return { essence: essence.trim().toLowerCase(), boundary };
+  return { essence: StringPrototypeToLowerCase(StringPrototypeTrim(parts[0] as string)), boundary };
+}
+
+/** A value in double quotes without them (`"x"` is `x`) unless a line terminator is inside; any other as it is. */
+function unquote(text: string): string {
+  if (text.length < 2 || text[0] !== '"' || text[text.length - 1] !== '"') return text;
+  for (let index = 1; index < text.length - 1; index++) {
+    const unit = StringPrototypeCharCodeAt(text, index);
+    if (unit === 0x0a || unit === 0x0d || unit === 0x2028 || unit === 0x2029) return text;
+  }
+  return StringPrototypeSlice(text, 1, -1);
 }
 
 /** The Body mixin's readers, over a body getter and the owner's Content-Type. */
@@ -219,9 +250,11 @@ function consume(holder: BodyHolder): Promise<Uint8Array> {
 export const bodyReaders = {
   async arrayBuffer(holderOf: HolderOf): Promise<ArrayBuffer> {
     const bytes = await consume(holderOf());
-    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-      ? (bytes.buffer as ArrayBuffer)
-      : bytes.slice().buffer;
+    const buffer = TypedArrayPrototypeGetBuffer(bytes) as ArrayBuffer;
+    return TypedArrayPrototypeGetByteOffset(bytes) === 0 &&
+      TypedArrayPrototypeGetByteLength(bytes) === ArrayBufferPrototypeGetByteLength(buffer)
+      ? buffer
+      : (TypedArrayPrototypeGetBuffer(TypedArrayPrototypeSlice(bytes)) as ArrayBuffer);
   },
   async bytes(holderOf: HolderOf): Promise<Uint8Array> {
     return new Uint8ArrayCtor(await bodyReaders.arrayBuffer(holderOf));
@@ -236,7 +269,7 @@ export const bodyReaders = {
     const holder = holderOf();
     // The type as it stood when blob() was called, before the body is read.
     const type = holder.headers.get('content-type') ?? '';
-    return new Blob([await consume(holder)], { type });
+    return blobOf(TypedArrayPrototypeSlice(await consume(holder)), type);
   },
   async formData(holderOf: HolderOf): Promise<unknown> {
     const holder = holderOf();

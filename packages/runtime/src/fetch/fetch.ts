@@ -21,6 +21,8 @@ import {
   JSONParse,
   ObjectFreeze,
   PromiseCtor,
+  PromisePrototypeThen,
+  StringPrototypeStartsWith,
   TypeErrorCtor,
   Uint8ArrayCtor,
 } from '../primordials.ts';
@@ -67,7 +69,9 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       return;
     }
     const state = requestSlots.state(request);
-    const dataUrl = state.url.startsWith('data:') ? dataUrls().processDataUrl(state.url) : null;
+    const dataUrl = StringPrototypeStartsWith(state.url, 'data:')
+      ? dataUrls().processDataUrl(state.url)
+      : null;
     if (dataUrl !== null) {
       resolve(dataUrlResponse(state.method, dataUrl));
       return;
@@ -93,9 +97,9 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       if (settled) return;
       settled = true;
       reject(signal.reason);
-      host.async(['abort', id]).catch(() => {});
+      PromisePrototypeThen(host.async(['abort', id]), undefined, () => {});
     });
-    (async () => {
+    const sending = async () => {
       const body = state.body === null ? null : await state.body.consume();
       const wire = {
         method: state.method,
@@ -133,7 +137,8 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
       });
       settled = true;
       resolve(response);
-    })().catch((error: unknown) => {
+    };
+    PromisePrototypeThen(sending(), undefined, (error: unknown) => {
       if (settled) return;
       settled = true;
       reject(error);
@@ -175,9 +180,12 @@ function takeBody(host: FetchHost, id: number, length: number) {
  * and no URL. workerd answers before it looks at the request's signal, so an aborted one is ignored.
  */
 function dataUrlResponse(method: string, dataUrl: { mimeType: string; body: Uint8Array }): Response {
-  return new Response(method === 'GET' ? dataUrl.body : null, {
+  // Records with no prototype: the constructor finds only what is here (and iterates no array).
+  const init = {
+    __proto__: null,
     status: 200,
     statusText: 'OK',
-    headers: [['content-type', dataUrl.mimeType]],
-  });
+    headers: { __proto__: null, 'content-type': dataUrl.mimeType },
+  };
+  return new Response(method === 'GET' ? dataUrl.body : null, init);
 }

@@ -4,15 +4,49 @@
  * formData() uses. The first body made from a FormData, or read with formData(), loads it
  * (./body.ts). Every module it imports but this one is the snapshot's (scripts/build-runtime-piece.mjs).
  */
+import { utf8DecodeWithoutBOM, utf8Encode } from '../encoding/utf8.ts';
 import { COPY_RESULT, hostOf } from '../host.ts';
-import { TypeErrorCtor } from '../primordials.ts';
-import { utf8Decode, utf8Encode } from '../utf8.ts';
-import { blobBytes, concatBytes, File } from './blob.ts';
+import {
+  ArrayPrototypePush,
+  NumberPrototypeToString,
+  RegExpPrototypeExec,
+  StringPrototypeIndexOf,
+  StringPrototypeSlice,
+  StringPrototypeSplit,
+  StringPrototypeToLowerCase,
+  StringPrototypeTrim,
+  TypedArrayPrototypeGetBuffer,
+  TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeSlice,
+  TypedArrayPrototypeSubarray,
+  TypeErrorCtor,
+  Uint8ArrayCtor,
+} from '../primordials.ts';
+import { blobBytes, concatBytes, fileOf } from './blob.ts';
 import { type Entry, FormData, formDataSlots } from './form-data.ts';
 
 /** Escapes a name or filename for a Content-Disposition parameter, as the HTML form encoder does. */
 function escapeParameter(text: string): string {
-  return text.replace(/\n/g, '%0A').replace(/\r/g, '%0D').replace(/"/g, '%22');
+  let escaped = '';
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index] as string;
+    escaped +=
+      character === '\n' ? '%0A' : character === '\r' ? '%0D' : character === '"' ? '%22' : character;
+  }
+  return escaped;
+}
+
+/** Every line break (CRLF, CR or LF) as CRLF. */
+function normalizeLineBreaks(text: string): string {
+  let normalized = '';
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index] as string;
+    if (character === '\r') {
+      normalized += '\r\n';
+      if (text[index + 1] === '\n') index++;
+    } else normalized += character === '\n' ? '\r\n' : character;
+  }
+  return normalized;
 }
 
 /** A FormData's entries as a multipart/form-data body, with the boundary it chose. */
@@ -20,18 +54,24 @@ export function serialize(entries: readonly Entry[]): { bytes: Uint8Array; bound
   // workerd's form: 16 random bytes as 32 hex digits.
   const random = hostOf().randomBytes.sync([16], COPY_RESULT) as Uint8Array;
   let boundary = '';
-  for (const byte of random) boundary += (byte < 16 ? '0' : '') + byte.toString(16);
+  for (let index = 0; index < TypedArrayPrototypeGetByteLength(random); index++) {
+    const byte = random[index] as number;
+    boundary += (byte < 16 ? '0' : '') + NumberPrototypeToString(byte, 16);
+  }
   const parts: Uint8Array[] = [];
-  for (const [name, value] of entries) {
-    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escapeParameter(name.replace(/\r\n|\r|\n/g, '\r\n'))}"`;
+  for (let index = 0; index < entries.length; index++) {
+    const pair = entries[index] as Entry;
+    const name = pair[0];
+    const value = pair[1];
+    let head = `--${boundary}\r\nContent-Disposition: form-data; name="${escapeParameter(normalizeLineBreaks(name))}"`;
     if (typeof value === 'string') {
-      parts.push(utf8Encode(`${head}\r\n\r\n${value.replace(/\r\n|\r|\n/g, '\r\n')}\r\n`));
+      ArrayPrototypePush(parts, utf8Encode(`${head}\r\n\r\n${normalizeLineBreaks(value)}\r\n`));
     } else {
       head += `; filename="${escapeParameter(value.name)}"\r\nContent-Type: ${value.type || 'application/octet-stream'}\r\n\r\n`;
-      parts.push(utf8Encode(head), blobBytes(value), utf8Encode('\r\n'));
+      ArrayPrototypePush(parts, utf8Encode(head), blobBytes(value), utf8Encode('\r\n'));
     }
   }
-  parts.push(utf8Encode(`--${boundary}--\r\n`));
+  ArrayPrototypePush(parts, utf8Encode(`--${boundary}--\r\n`));
   return { bytes: concatBytes(parts), boundary };
 }
 
@@ -43,6 +83,9 @@ function indexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number
   }
   return -1;
 }
+
+const DISPOSITION_NAME = /\bname="([^"]*)"/i;
+const DISPOSITION_FILENAME = /\bfilename="([^"]*)"/i;
 
 /** Parses a multipart/form-data body into a FormData; malformed input is a TypeError. */
 export function parseMultipart(bytes: Uint8Array, boundary: string): FormData {
@@ -58,66 +101,106 @@ export function parseMultipart(bytes: Uint8Array, boundary: string): FormData {
     position += 2;
     const headerEnd = indexOf(bytes, utf8Encode('\r\n\r\n'), position);
     if (headerEnd === -1) throw fail();
-    const headers = utf8Decode(bytes.subarray(position, headerEnd), false).split('\r\n');
+    const headers = StringPrototypeSplit(
+      utf8DecodeWithoutBOM(TypedArrayPrototypeSubarray(bytes, position, headerEnd)),
+      '\r\n',
+    );
     const next = indexOf(bytes, delimiter, headerEnd + 4);
     if (next === -1) throw fail();
-    const content = bytes.subarray(headerEnd + 4, next - 2);
+    const content = TypedArrayPrototypeSubarray(bytes, headerEnd + 4, next - 2);
     let name: string | undefined;
     let filename: string | undefined;
     let type = '';
-    for (const header of headers) {
-      const colon = header.indexOf(':');
-      const key = header.slice(0, colon).trim().toLowerCase();
-      const value = header.slice(colon + 1).trim();
+    for (let index = 0; index < headers.length; index++) {
+      const header = headers[index] as string;
+      const colon = StringPrototypeIndexOf(header, ':');
+      const key = StringPrototypeToLowerCase(StringPrototypeTrim(StringPrototypeSlice(header, 0, colon)));
+      const value = StringPrototypeTrim(StringPrototypeSlice(header, colon + 1));
       if (key === 'content-disposition') {
-        name = /\bname="([^"]*)"/i.exec(value)?.[1];
-        filename = /\bfilename="([^"]*)"/i.exec(value)?.[1];
+        name = RegExpPrototypeExec(DISPOSITION_NAME, value)?.[1];
+        filename = RegExpPrototypeExec(DISPOSITION_FILENAME, value)?.[1];
       } else if (key === 'content-type') type = value;
     }
     if (name === undefined) throw fail();
     const decoded = decodeURIComponentSafe(name);
-    if (filename === undefined) formDataSlots.append(form, decoded, utf8Decode(content, false));
+    if (filename === undefined) formDataSlots.append(form, decoded, utf8DecodeWithoutBOM(content));
     else
       formDataSlots.append(
         form,
         decoded,
-        new File([content.slice()], decodeURIComponentSafe(filename), { type }),
+        fileOf(TypedArrayPrototypeSlice(content), decodeURIComponentSafe(filename), type),
       );
     position = next;
   }
 }
 
+/** Undoes escapeParameter: %0A, %0D (in either case) and %22 become the characters they stand for. */
 function decodeURIComponentSafe(text: string): string {
-  return text.replace(/%0A/gi, '\n').replace(/%0D/gi, '\r').replace(/%22/g, '"');
+  let decoded = '';
+  for (let index = 0; index < text.length; index++) {
+    if (text[index] === '%' && index + 2 < text.length) {
+      const sequence = StringPrototypeSlice(text, index, index + 3);
+      const character =
+        sequence === '%0A' || sequence === '%0a'
+          ? '\n'
+          : sequence === '%0D' || sequence === '%0d'
+            ? '\r'
+            : sequence === '%22'
+              ? '"'
+              : undefined;
+      if (character !== undefined) {
+        decoded += character;
+        index += 2;
+        continue;
+      }
+    }
+    decoded += text[index] as string;
+  }
+  return decoded;
 }
 
 /** https://url.spec.whatwg.org/#concept-urlencoded-parser */
 export function parseUrlEncoded(text: string): FormData {
   const form = new FormData();
-  for (const sequence of text.split('&')) {
+  const sequences = StringPrototypeSplit(text, '&');
+  for (let index = 0; index < sequences.length; index++) {
+    const sequence = sequences[index] as string;
     if (sequence === '') continue;
-    const equals = sequence.indexOf('=');
-    const name = equals === -1 ? sequence : sequence.slice(0, equals);
-    const value = equals === -1 ? '' : sequence.slice(equals + 1);
+    const equals = StringPrototypeIndexOf(sequence, '=');
+    const name = equals === -1 ? sequence : StringPrototypeSlice(sequence, 0, equals);
+    const value = equals === -1 ? '' : StringPrototypeSlice(sequence, equals + 1);
     formDataSlots.append(form, percentDecode(name), percentDecode(value));
   }
   return form;
 }
 
+/** The value of an ASCII hex digit, or -1 for any other byte. */
+function hexValue(byte: number): number {
+  if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
+  if (byte >= 0x41 && byte <= 0x46) return byte - 0x37;
+  if (byte >= 0x61 && byte <= 0x66) return byte - 0x57;
+  return -1;
+}
+
 function percentDecode(text: string): string {
-  const bytes = utf8Encode(text.replace(/\+/g, ' '));
-  const out: number[] = [];
+  let spaced = '';
+  for (let index = 0; index < text.length; index++)
+    spaced += text[index] === '+' ? ' ' : (text[index] as string);
+  const bytes = utf8Encode(spaced);
+  const out = new Uint8ArrayCtor(bytes.length);
+  let length = 0;
   for (let index = 0; index < bytes.length; index++) {
     const byte = bytes[index] as number;
     if (byte === 0x25 && index + 2 < bytes.length) {
-      const hex = String.fromCharCode(bytes[index + 1] as number, bytes[index + 2] as number);
-      if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
-        out.push(Number.parseInt(hex, 16));
+      const high = hexValue(bytes[index + 1] as number);
+      const low = hexValue(bytes[index + 2] as number);
+      if (high !== -1 && low !== -1) {
+        out[length++] = high * 16 + low;
         index += 2;
         continue;
       }
     }
-    out.push(byte);
+    out[length++] = byte;
   }
-  return utf8Decode(new Uint8Array(out), false);
+  return utf8DecodeWithoutBOM(new Uint8ArrayCtor(TypedArrayPrototypeGetBuffer(out), 0, length));
 }

@@ -3,7 +3,24 @@
  * compared case-insensitively, values normalized, iteration sorted and combined with set-cookie
  * kept apart. Which names and values are valid, how an init converts, and the texts follow workerd.
  */
-import { TypeErrorCtor } from '../primordials.ts';
+import { asciiLowercase, trimHttpWhitespace } from '../infra.ts';
+import {
+  ArrayPrototypePush,
+  ArrayPrototypeSort,
+  IteratorPrototype,
+  ObjectDefineProperty,
+  ObjectSetPrototypeOf,
+  ReflectApply,
+  ReflectGetOwnPropertyDescriptor,
+  ReflectOwnKeys,
+  RegExpTest,
+  SafeSet,
+  StringPrototypeCharCodeAt,
+  StringPrototypeIncludes,
+  SymbolIterator,
+  SymbolToStringTag,
+  TypeErrorCtor,
+} from '../primordials.ts';
 import { defineInterface, illegalInvocation, requireArguments, toDOMString } from '../webidl.ts';
 
 export type Guard = 'none' | 'request' | 'response' | 'immutable';
@@ -21,7 +38,7 @@ const BAD_INIT =
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export function isToken(text: string): boolean {
-  return TOKEN.test(text);
+  return RegExpTest(TOKEN, text);
 }
 
 const SEPARATORS = '()<>@,;:\\"/[]?={}';
@@ -35,21 +52,15 @@ const SEPARATORS = '()<>@,;:\\"/[]?={}';
 function isHeaderName(text: string): boolean {
   if (text === '') return false;
   for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit <= 0x20 || unit === 0x7f || SEPARATORS.includes(text[index] as string)) return false;
+    const unit = StringPrototypeCharCodeAt(text, index);
+    if (unit <= 0x20 || unit === 0x7f || StringPrototypeIncludes(SEPARATORS, text[index] as string))
+      return false;
   }
   return true;
 }
 
 /** Byte-lowercase (Fetch): names compare case-insensitively in ASCII only, as workerd's do. */
-function lowerName(name: string): string {
-  return name.replace(/[A-Z]+/g, (upper) => upper.toLowerCase());
-}
-
-/** Strips leading and trailing HTTP whitespace (tab, LF, CR, space). */
-function normalizeValue(value: string): string {
-  return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
-}
+const lowerName = asciiLowercase;
 
 function validName(name: unknown): string {
   const text = toDOMString(name);
@@ -59,9 +70,39 @@ function validName(name: unknown): string {
 
 /** A value may hold anything but NUL, CR and LF once trimmed (workerd's rule: no header splitting). */
 function validValue(value: unknown): string {
-  const text = normalizeValue(toDOMString(value));
-  if (/[\0\r\n]/.test(text)) throw new TypeErrorCtor(INVALID_VALUE);
+  const text = trimHttpWhitespace(toDOMString(value));
+  for (let index = 0; index < text.length; index++) {
+    const unit = StringPrototypeCharCodeAt(text, index);
+    if (unit === 0x00 || unit === 0x0a || unit === 0x0d) throw new TypeErrorCtor(INVALID_VALUE);
+  }
   return text;
+}
+
+/** The values of the headers named `key` (lowercase), in order. */
+function valuesNamed(list: readonly (readonly [string, string])[], key: string): string[] {
+  const values: string[] = [];
+  for (let index = 0; index < list.length; index++) {
+    const pair = list[index] as readonly [string, string];
+    if (lowerName(pair[0]) === key) ArrayPrototypePush(values, pair[1]);
+  }
+  return values;
+}
+
+/** The headers of `list` not named `key` (lowercase), except that the first `keep` stay whatever their name. */
+function withoutName(list: readonly [string, string][], key: string, keep = 0): [string, string][] {
+  const kept: [string, string][] = [];
+  for (let index = 0; index < list.length; index++) {
+    const pair = list[index] as [string, string];
+    if (index < keep || lowerName(pair[0]) !== key) ArrayPrototypePush(kept, pair);
+  }
+  return kept;
+}
+
+/** The values joined as a combined header value is: `a, b`. */
+function combine(values: readonly string[]): string {
+  let combined = values[0] as string;
+  for (let index = 1; index < values.length; index++) combined += `, ${values[index] as string}`;
+  return combined;
 }
 
 /** Module-only access for Request, Response and fetch. */
@@ -86,7 +127,11 @@ export class Headers {
     headerSlots = {
       create: (guard, pairs) => {
         const headers = new Headers();
-        if (pairs) for (const [name, value] of pairs) headers.#list.push([name, value]);
+        if (pairs)
+          for (let index = 0; index < pairs.length; index++) {
+            const pair = pairs[index] as readonly [string, string];
+            ArrayPrototypePush(headers.#list, [pair[0], pair[1]]);
+          }
         headers.#guard = guard;
         return headers;
       },
@@ -94,7 +139,15 @@ export class Headers {
         headers.#guard = guard;
       },
       guard: (headers) => headers.#guard,
-      pairs: (headers) => headers.#list.map(([name, value]) => [name, value] as [string, string]),
+      pairs: (headers) => {
+        const list = headers.#list;
+        const pairs: [string, string][] = [];
+        for (let index = 0; index < list.length; index++) {
+          const pair = list[index] as [string, string];
+          ArrayPrototypePush(pairs, [pair[0], pair[1]]);
+        }
+        return pairs;
+      },
       fill: (headers, init) => headers.#fill(init),
     };
   }
@@ -114,27 +167,38 @@ export class Headers {
       throw new TypeErrorCtor(BAD_INIT);
     }
     if (#list in init) {
-      for (const [name, value] of (init as Headers).#list) this.#append(name, value);
+      const list = (init as Headers).#list;
+      for (let index = 0; index < list.length; index++) {
+        const pair = list[index] as [string, string];
+        this.#append(pair[0], pair[1]);
+      }
       return;
     }
-    const iterator = (init as { [Symbol.iterator]?: unknown })[Symbol.iterator];
+    const iterator = (init as { [SymbolIterator]?: unknown })[SymbolIterator];
     if (typeof iterator === 'function') {
+      // The program's sequence, iterated through its own iterators, as WebIDL converts one.
       const pairs: unknown[][] = [];
       for (const pair of init as Iterable<unknown>) {
         if ((typeof pair !== 'object' && typeof pair !== 'function') || pair === null) {
           throw new TypeErrorCtor(NOT_A_SEQUENCE);
         }
-        if (typeof (pair as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') {
+        if (typeof (pair as { [SymbolIterator]?: unknown })[SymbolIterator] !== 'function') {
           throw new TypeErrorCtor(NOT_A_SEQUENCE);
         }
-        pairs.push([...(pair as Iterable<unknown>)]);
+        ArrayPrototypePush(pairs, [...(pair as Iterable<unknown>)]);
       }
-      for (const pair of pairs) if (pair.length !== 2) throw new TypeErrorCtor(PAIR_LENGTH);
-      for (const [name, value] of pairs) this.#append(name, value);
+      for (let index = 0; index < pairs.length; index++)
+        if ((pairs[index] as unknown[]).length !== 2) throw new TypeErrorCtor(PAIR_LENGTH);
+      for (let index = 0; index < pairs.length; index++) {
+        const pair = pairs[index] as unknown[];
+        this.#append(pair[0], pair[1]);
+      }
       return;
     }
-    for (const key of Reflect.ownKeys(init)) {
-      const descriptor = Reflect.getOwnPropertyDescriptor(init, key);
+    const keys = ReflectOwnKeys(init);
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index] as string | symbol;
+      const descriptor = ReflectGetOwnPropertyDescriptor(init, key);
       if (descriptor === undefined || !descriptor.enumerable) continue;
       if (typeof key === 'symbol') throw new TypeErrorCtor(INVALID_NAME);
       this.#append(key, (init as Record<string, unknown>)[key]);
@@ -149,7 +213,7 @@ export class Headers {
     const validatedName = validName(name);
     const validatedValue = validValue(value);
     this.#writable();
-    this.#list.push([validatedName, validatedValue]);
+    ArrayPrototypePush(this.#list, [validatedName, validatedValue]);
   }
 
   append(name: string, value: string): void {
@@ -164,7 +228,7 @@ export class Headers {
     const headers = Headers.#check(this);
     const key = lowerName(validName(name));
     headers.#writable();
-    headers.#list = headers.#list.filter(([existing]) => lowerName(existing) !== key);
+    headers.#list = withoutName(headers.#list, key);
   }
 
   get(name: string): string | null {
@@ -172,16 +236,12 @@ export class Headers {
     requireArguments(arguments.length, 1, 'get', 'Headers');
     const headers = Headers.#check(this);
     const key = lowerName(validName(name));
-    const values = headers.#list
-      .filter(([existing]) => lowerName(existing) === key)
-      .map(([, value]) => value);
-    return values.length === 0 ? null : values.join(', ');
+    const values = valuesNamed(headers.#list, key);
+    return values.length === 0 ? null : combine(values);
   }
 
   getSetCookie(): string[] {
-    return Headers.#check(this)
-      .#list.filter(([name]) => lowerName(name) === 'set-cookie')
-      .map(([, value]) => value);
+    return valuesNamed(Headers.#check(this).#list, 'set-cookie');
   }
 
   getAll(name: string): string[] {
@@ -196,7 +256,10 @@ export class Headers {
     requireArguments(arguments.length, 1, 'has', 'Headers');
     const headers = Headers.#check(this);
     const key = lowerName(validName(name));
-    return headers.#list.some(([existing]) => lowerName(existing) === key);
+    const list = headers.#list;
+    for (let index = 0; index < list.length; index++)
+      if (lowerName((list[index] as [string, string])[0]) === key) return true;
+    return false;
   }
 
   set(name: string, value: string): void {
@@ -207,32 +270,38 @@ export class Headers {
     const validatedValue = validValue(value);
     headers.#writable();
     const key = lowerName(validatedName);
-    const index = headers.#list.findIndex(([existing]) => lowerName(existing) === key);
-    if (index === -1) {
-      headers.#list.push([validatedName, validatedValue]);
+    const list = headers.#list;
+    let index = 0;
+    while (index < list.length && lowerName((list[index] as [string, string])[0]) !== key) index++;
+    if (index === list.length) {
+      ArrayPrototypePush(list, [validatedName, validatedValue]);
       return;
     }
-    headers.#list[index] = [(headers.#list[index] as [string, string])[0], validatedValue];
-    headers.#list = headers.#list.filter(
-      ([existing], position) => position <= index || lowerName(existing) !== key,
-    );
+    list[index] = [(list[index] as [string, string])[0], validatedValue];
+    headers.#list = withoutName(list, key, index + 1);
   }
 
   /** https://fetch.spec.whatwg.org/#concept-header-list-sort-and-combine */
   #sorted(): [string, string][] {
-    const names = [...new Set(this.#list.map(([name]) => lowerName(name)))].sort();
+    const list = this.#list;
+    const seen = new SafeSet<string>();
+    const names: string[] = [];
+    for (let index = 0; index < list.length; index++) {
+      const name = lowerName((list[index] as [string, string])[0]);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      ArrayPrototypePush(names, name);
+    }
+    ArrayPrototypeSort(names);
     const out: [string, string][] = [];
-    for (const name of names) {
+    for (let index = 0; index < names.length; index++) {
+      const name = names[index] as string;
+      const values = valuesNamed(list, name);
       if (name === 'set-cookie') {
-        for (const [existing, value] of this.#list) if (lowerName(existing) === name) out.push([name, value]);
+        for (let value = 0; value < values.length; value++)
+          ArrayPrototypePush(out, [name, values[value] as string]);
       } else {
-        out.push([
-          name,
-          this.#list
-            .filter(([existing]) => lowerName(existing) === name)
-            .map(([, value]) => value)
-            .join(', '),
-        ]);
+        ArrayPrototypePush(out, [name, combine(values)]);
       }
     }
     return out;
@@ -245,7 +314,11 @@ export class Headers {
         "Failed to execute 'forEach' on 'Headers': parameter 1 is not of type 'Function'.",
       );
     }
-    for (const [name, value] of headers.#sorted()) Reflect.apply(callback, thisArg, [value, name, headers]);
+    const sorted = headers.#sorted();
+    for (let index = 0; index < sorted.length; index++) {
+      const pair = sorted[index] as [string, string];
+      ReflectApply(callback, thisArg, [pair[1], pair[0], headers]);
+    }
   }
 
   entries(): IterableIterator<[string, string]> {
@@ -287,15 +360,12 @@ class HeadersIterator<T> implements IterableIterator<T> {
     return this;
   }
 }
-Object.setPrototypeOf(
-  HeadersIterator.prototype,
-  Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())),
-);
-Object.defineProperty(HeadersIterator.prototype, Symbol.toStringTag, {
+ObjectSetPrototypeOf(HeadersIterator.prototype, IteratorPrototype);
+ObjectDefineProperty(HeadersIterator.prototype, SymbolToStringTag, {
   value: 'Headers Iterator',
   configurable: true,
 });
 
 defineInterface(Headers);
 // workerd's @@iterator is a function of its own, not entries, and named "".
-Object.defineProperty(Headers.prototype[Symbol.iterator], 'name', { value: '' });
+ObjectDefineProperty(Headers.prototype[Symbol.iterator], 'name', { value: '' });

@@ -11,9 +11,11 @@ import { connectUrl } from './url.ts';
 
 export function installFetch(): void {
   connectUrl();
-  for (const [name, value] of Object.entries({ Blob, File, FormData, Headers, Request, Response })) {
-    exposeInterface(name, value);
-    registerPlatformInterface(value);
-  }
+  exposeInterface('Blob', registerPlatformInterface(Blob));
+  exposeInterface('File', registerPlatformInterface(File));
+  exposeInterface('FormData', registerPlatformInterface(FormData));
+  exposeInterface('Headers', registerPlatformInterface(Headers));
+  exposeInterface('Request', registerPlatformInterface(Request));
+  exposeInterface('Response', registerPlatformInterface(Response));
   exposeMember('fetch', fetch);
 }

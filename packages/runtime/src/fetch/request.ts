@@ -4,15 +4,22 @@
  * A request made from another takes its body, which leaves the other's used.
  */
 import { AbortSignal, abortSlots } from '../abort/abort-signal.ts';
-import { JSONParse, JSONStringify, TypeErrorCtor } from '../primordials.ts';
+import {
+  ArrayPrototypePush,
+  JSONParse,
+  JSONStringify,
+  SafeSet,
+  StringPrototypeToUpperCase,
+  TypeErrorCtor,
+} from '../primordials.ts';
 import type { ReadableStream } from '../streams/index.ts';
 import { defineInterface, illegalInvocation, toDOMString, toUSVString } from '../webidl.ts';
 import { type Body, bodyReaders, extractBody } from './body.ts';
 import { type Headers, headerSlots, isToken } from './headers.ts';
 import { parseUrl } from './url.ts';
 
-const NORMALIZED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
-const REDIRECT_MODES = new Set(['follow', 'error', 'manual']);
+const NORMALIZED_METHODS = new SafeSet(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH']);
+const REDIRECT_MODES = new SafeSet(['follow', 'error', 'manual']);
 const GET_WITH_BODY = 'Request with a GET or HEAD method cannot have a body.';
 
 export interface RequestInit {
@@ -86,7 +93,7 @@ export class Request {
     if (options.method !== undefined) {
       const given = toDOMString(options.method);
       if (!isToken(given)) throw new TypeErrorCtor(`Invalid HTTP method string: ${given}`);
-      const upper = given.toUpperCase();
+      const upper = StringPrototypeToUpperCase(given);
       method = NORMALIZED_METHODS.has(upper) ? upper : given;
     }
     const redirect =
@@ -101,8 +108,21 @@ export class Request {
       const fresh = headerSlots.create('request');
       headerSlots.fill(fresh, options.headers);
       headerSlots.setGuard(headers, 'none');
-      for (const name of [...new Set(headerSlots.pairs(headers).map(([key]) => key))]) headers.delete(name);
-      for (const [name, value] of headerSlots.pairs(fresh)) headers.append(name, value);
+      const existing = headerSlots.pairs(headers);
+      const seen = new SafeSet<string>();
+      const names: string[] = [];
+      for (let index = 0; index < existing.length; index++) {
+        const name = (existing[index] as [string, string])[0];
+        if (seen.has(name)) continue;
+        seen.add(name);
+        ArrayPrototypePush(names, name);
+      }
+      for (let index = 0; index < names.length; index++) headers.delete(names[index] as string);
+      const given = headerSlots.pairs(fresh);
+      for (let index = 0; index < given.length; index++) {
+        const pair = given[index] as [string, string];
+        headers.append(pair[0], pair[1]);
+      }
     }
     const cf = options.cf === undefined ? copyCf(base?.cf) : cfFromInit(options.cf, 'RequestInitializerDict');
     let body: Body | null = null;

@@ -2,18 +2,19 @@
  * Response (Fetch, https://fetch.spec.whatwg.org/#response-class), with workerd's texts for the
  * status rules.
  */
+
+import { utf8Encode } from '../encoding/utf8.ts';
 import { assertRequestScope } from '../internals.ts';
-import { JSONStringify, RangeErrorCtor, TypeErrorCtor } from '../primordials.ts';
+import { JSONStringify, RangeErrorCtor, RegExpTest, SafeSet, TypeErrorCtor } from '../primordials.ts';
 import type { ReadableStream } from '../streams/index.ts';
-import { utf8Encode } from '../utf8.ts';
 import { defineInterface, illegalInvocation, toByteString, toDOMString, toInteger } from '../webidl.ts';
 import { type Body, bodyReaders, extractBody } from './body.ts';
 import { type Headers, headerSlots } from './headers.ts';
 import { cfFromInit, copyCf } from './request.ts';
 import { parseUrl } from './url.ts';
 
-const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
-const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
+const NULL_BODY_STATUS = new SafeSet([101, 103, 204, 205, 304]);
+const REDIRECT_STATUS = new SafeSet([301, 302, 303, 307, 308]);
 /** RFC 9110 reason-phrase: HTAB, SP, VCHAR, obs-text. */
 const REASON_PHRASE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
@@ -55,7 +56,7 @@ export class Response {
       init?.statusText === undefined
         ? ''
         : toByteString(init.statusText, () => new TypeErrorCtor('Invalid statusText'));
-    if (!REASON_PHRASE.test(statusText)) throw new TypeErrorCtor('Invalid statusText');
+    if (!RegExpTest(REASON_PHRASE, statusText)) throw new TypeErrorCtor('Invalid statusText');
     const headers = headerSlots.create('response');
     if (init?.headers !== undefined) headerSlots.fill(headers, init.headers);
     let extracted: { body: Body; type: string | null } | null = null;

@@ -18,9 +18,13 @@ interface WireRequest {
 
 export function requestFromWire(wire: WireRequest): Request {
   const hasBody = wire.body !== null && wire.method !== 'GET' && wire.method !== 'HEAD';
+  // The host's header pairs become a Headers first: the constructor copies one without iterating
+  // an array (whose iterator a program can replace). The init has no prototype, so the
+  // constructor finds only what is here.
   return new Request(wire.url, {
+    __proto__: null,
     method: wire.method,
-    headers: wire.headers,
+    headers: headerSlots.create('none', wire.headers),
     ...(hasBody ? { body: wire.body } : {}),
   });
 }

@@ -16,6 +16,7 @@ import { exposeInterface } from '../global-scope.ts';
 import { loadPiece } from '../pieces.ts';
 import {
   ObjectCreate,
+  ObjectKeys,
   ReflectDefineProperty,
   ReflectGetOwnPropertyDescriptor,
   ReflectOwnKeys,
@@ -51,7 +52,7 @@ const TYPES: Partial<
   CountQueuingStrategy: [['QueuingStrategyInit']],
 };
 
-const NAMES = Object.keys(STREAM_INTERFACES) as StreamInterfaceName[];
+const NAMES = ObjectKeys(STREAM_INTERFACES) as StreamInterfaceName[];
 
 const INTERFACES = ObjectCreate(null) as Record<StreamInterfaceName, { readonly prototype: object }>;
 for (const name of NAMES) {
@@ -68,11 +69,14 @@ for (const name of NAMES) {
 function connect(): Record<StreamInterfaceName, PolyfillClass> {
   const { classes, prototypes } = loadPiece('streams');
   const result = ObjectCreate(null) as Record<StreamInterfaceName, PolyfillClass>;
-  for (const name of NAMES) {
+  for (let index = 0; index < NAMES.length; index++) {
+    const name = NAMES[index] as StreamInterfaceName;
     const polyfillClass = classes[name] as unknown as PolyfillClass['polyfillClass'];
     const own = prototypes[name] as object;
     const prototype = INTERFACES[name].prototype;
-    for (const key of ReflectOwnKeys(own)) {
+    const keys = ReflectOwnKeys(own);
+    for (let position = 0; position < keys.length; position++) {
+      const key = keys[position] as PropertyKey;
       if (typeof key !== 'symbol' || ReflectGetOwnPropertyDescriptor(prototype, key) !== undefined) continue;
       const method = (ReflectGetOwnPropertyDescriptor(own, key) as PropertyDescriptor).value;
       if (typeof method === 'function') wrapInternalMember(prototype, key, method, name);
@@ -100,8 +104,8 @@ export const WritableStreamDefaultWriter =
 export type WritableStreamDefaultWriter<W = unknown> = Polyfill.WritableStreamDefaultWriter<W>;
 
 export function installStreams(): void {
-  for (const name of NAMES) {
-    exposeInterface(name, INTERFACES[name]);
-    registerPlatformInterface(INTERFACES[name]);
+  for (let index = 0; index < NAMES.length; index++) {
+    const name = NAMES[index] as StreamInterfaceName;
+    exposeInterface(name, registerPlatformInterface(INTERFACES[name]));
   }
 }

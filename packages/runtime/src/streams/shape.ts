@@ -12,8 +12,17 @@ export interface InterfaceShape {
   readonly statics: readonly (readonly [string, MemberKind])[];
 }
 
-const getters = (...keys: string[]) => keys.map((key) => [key, 'getter'] as const);
-const methods = (...keys: string[]) => keys.map((key) => [key, 'method'] as const);
+/** Each of `keys` as a member of the kind given. */
+function membersOf<Kind extends MemberKind>(
+  kind: Kind,
+  keys: readonly string[],
+): (readonly [string, Kind])[] {
+  const members: (readonly [string, Kind])[] = [];
+  for (let index = 0; index < keys.length; index++) members[index] = [keys[index] as string, kind];
+  return members;
+}
+const getters = (...keys: string[]) => membersOf('getter', keys);
+const methods = (...keys: string[]) => membersOf('method', keys);
 const shape = (
   prototype: (readonly [string, MemberKind])[],
   statics: (readonly [string, MemberKind])[] = [],

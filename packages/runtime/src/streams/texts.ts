@@ -116,9 +116,9 @@ function workerdText(text: string, operation: Operation): string | undefined {
     return 'This ReadableStream is currently locked to a reader,';
   if (fixed !== undefined) return fixed;
   for (let index = 0; index < PATTERNS.length; index++) {
-    const [pattern, write] = PATTERNS[index] as (typeof PATTERNS)[number];
-    const match = RegExpPrototypeExec(pattern, text);
-    if (match !== null) return write(match, operation);
+    const entry = PATTERNS[index] as (typeof PATTERNS)[number];
+    const match = RegExpPrototypeExec(entry[0], text);
+    if (match !== null) return entry[1](match, operation);
   }
   return undefined;
 }
@@ -234,7 +234,10 @@ function defineMembers(
   owner: string,
   methodTypes: Record<string, readonly string[]>,
 ): void {
-  for (const [shapeKey, kind] of members) {
+  for (let index = 0; index < members.length; index++) {
+    const member = members[index] as InterfaceShape['prototype'][number];
+    const shapeKey = member[0];
+    const kind = member[1];
     const key = keyOf(shapeKey);
     // Symbol.asyncIterator is the polyfill's values, by that name.
     const name = typeof key === 'symbol' ? 'values' : shapeKey;

@@ -10,11 +10,6 @@ import { URLSearchParams } from './url-search-params.ts';
 export { URL, URLSearchParams };
 
 export function installUrl(): void {
-  for (const [name, value] of [
-    ['URL', URL],
-    ['URLSearchParams', URLSearchParams],
-  ] as const) {
-    exposeInterface(name, value);
-    registerPlatformInterface(value);
-  }
+  exposeInterface('URL', registerPlatformInterface(URL));
+  exposeInterface('URLSearchParams', registerPlatformInterface(URLSearchParams));
 }

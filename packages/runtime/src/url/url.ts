@@ -62,9 +62,9 @@ function toArguments(
   url: unknown,
   base: unknown,
   fail: () => TypeError,
-): [string, string | undefined] {
+): { input: string; baseInput: string | undefined } {
   if (count < 1) throw fail();
-  return [toUSVString(url), base === undefined ? undefined : toUSVString(base)];
+  return { input: toUSVString(url), baseInput: base === undefined ? undefined : toUSVString(base) };
 }
 
 export class URL {
@@ -79,7 +79,7 @@ export class URL {
       handedOver = undefined;
       return;
     }
-    const [input, baseInput] = toArguments(
+    const { input, baseInput } = toArguments(
       // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
       arguments.length,
       url,
@@ -95,7 +95,7 @@ export class URL {
 
   /** https://url.spec.whatwg.org/#dom-url-canparse */
   static canParse(url: unknown, base: unknown = undefined): boolean {
-    const [input, baseInput] = toArguments(
+    const { input, baseInput } = toArguments(
       // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
       arguments.length,
       url,
@@ -107,7 +107,7 @@ export class URL {
 
   /** https://url.spec.whatwg.org/#dom-url-parse */
   static parse(url: unknown, base: unknown = undefined): URL | null {
-    const [input, baseInput] = toArguments(
+    const { input, baseInput } = toArguments(
       // biome-ignore lint/complexity/noArguments: WebIDL counts arguments.
       arguments.length,
       url,

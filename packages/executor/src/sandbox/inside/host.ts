@@ -4,12 +4,8 @@
  * folder is turned into source text on its own, so a value import would leave a dangling name.
  */
 
-/** An isolated-vm Reference as code inside the isolate sees it. */
-export interface HostReference {
-  apply(receiver: undefined, args: readonly unknown[], options?: object): Promise<unknown>;
-  applySync(receiver: undefined, args: readonly unknown[], options?: object): unknown;
-  applyIgnored(receiver: undefined, args: readonly unknown[], options?: object): void;
-}
+/** An isolated-vm Reference as code inside the isolate sees it, as the runtime declares it. */
+export type { HostReference } from '@supolka/codemode-runtime/host-reference';
 
 /** Shows a function as native code, with the given name (the runtime's global-scope.ts). */
 export type NativeSource = (fn: unknown, name: string) => void;

@@ -9,11 +9,13 @@
  * values are taken when the snapshot's bundle evaluates, after every module they come from has.
  */
 import { ObjectFreeze as freeze } from '../../primordials.ts';
-import { Uint8ArrayCtor as i0 } from '../../primordials.ts';
-import { utf8Encode as i1 } from '../../utf8.ts';
+import { utf8Encode as i0 } from '../../encoding/utf8.ts';
+import { isHttpWhitespace as i1, trimAsciiWhitespace as i2, trimHttpWhitespace as i3, trimTrailingHttpWhitespace as i4 } from '../../infra.ts';
+import { ArrayPrototypePush as i5, MathFloor as i6, RegExpPrototypeExec as i7, RegExpTest as i8, SafeSet as i9, StringPrototypeCharCodeAt as i10, StringPrototypeIndexOf as i11, StringPrototypeSlice as i12, StringPrototypeStartsWith as i13, StringPrototypeToLowerCase as i14, TypedArrayPrototypeSlice as i15, Uint8ArrayCtor as i16 } from '../../primordials.ts';
 
 export const PIECE_IMPORTS = freeze({
   __proto__: null,
-  'primordials.ts': freeze({ __proto__: null, Uint8ArrayCtor: i0 }),
-  'utf8.ts': freeze({ __proto__: null, utf8Encode: i1 }),
+  'encoding/utf8.ts': freeze({ __proto__: null, utf8Encode: i0 }),
+  'infra.ts': freeze({ __proto__: null, isHttpWhitespace: i1, trimAsciiWhitespace: i2, trimHttpWhitespace: i3, trimTrailingHttpWhitespace: i4 }),
+  'primordials.ts': freeze({ __proto__: null, ArrayPrototypePush: i5, MathFloor: i6, RegExpPrototypeExec: i7, RegExpTest: i8, SafeSet: i9, StringPrototypeCharCodeAt: i10, StringPrototypeIndexOf: i11, StringPrototypeSlice: i12, StringPrototypeStartsWith: i13, StringPrototypeToLowerCase: i14, TypedArrayPrototypeSlice: i15, Uint8ArrayCtor: i16 }),
 });

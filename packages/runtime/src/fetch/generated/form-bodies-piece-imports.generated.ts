@@ -9,17 +9,17 @@
  * values are taken when the snapshot's bundle evaluates, after every module they come from has.
  */
 import { ObjectFreeze as freeze } from '../../primordials.ts';
-import { File as i0, blobBytes as i1, concatBytes as i2 } from '../../fetch/blob.ts';
-import { FormData as i3, formDataSlots as i4 } from '../../fetch/form-data.ts';
-import { COPY_RESULT as i5, hostOf as i6 } from '../../host.ts';
-import { TypeErrorCtor as i7 } from '../../primordials.ts';
-import { utf8Decode as i8, utf8Encode as i9 } from '../../utf8.ts';
+import { utf8DecodeWithoutBOM as i0, utf8Encode as i1 } from '../../encoding/utf8.ts';
+import { blobBytes as i2, concatBytes as i3, fileOf as i4 } from '../../fetch/blob.ts';
+import { FormData as i5, formDataSlots as i6 } from '../../fetch/form-data.ts';
+import { COPY_RESULT as i7, hostOf as i8 } from '../../host.ts';
+import { ArrayPrototypePush as i9, NumberPrototypeToString as i10, RegExpPrototypeExec as i11, StringPrototypeIndexOf as i12, StringPrototypeSlice as i13, StringPrototypeSplit as i14, StringPrototypeToLowerCase as i15, StringPrototypeTrim as i16, TypeErrorCtor as i17, TypedArrayPrototypeGetBuffer as i18, TypedArrayPrototypeGetByteLength as i19, TypedArrayPrototypeSlice as i20, TypedArrayPrototypeSubarray as i21, Uint8ArrayCtor as i22 } from '../../primordials.ts';
 
 export const PIECE_IMPORTS = freeze({
   __proto__: null,
-  'fetch/blob.ts': freeze({ __proto__: null, File: i0, blobBytes: i1, concatBytes: i2 }),
-  'fetch/form-data.ts': freeze({ __proto__: null, FormData: i3, formDataSlots: i4 }),
-  'host.ts': freeze({ __proto__: null, COPY_RESULT: i5, hostOf: i6 }),
-  'primordials.ts': freeze({ __proto__: null, TypeErrorCtor: i7 }),
-  'utf8.ts': freeze({ __proto__: null, utf8Decode: i8, utf8Encode: i9 }),
+  'encoding/utf8.ts': freeze({ __proto__: null, utf8DecodeWithoutBOM: i0, utf8Encode: i1 }),
+  'fetch/blob.ts': freeze({ __proto__: null, blobBytes: i2, concatBytes: i3, fileOf: i4 }),
+  'fetch/form-data.ts': freeze({ __proto__: null, FormData: i5, formDataSlots: i6 }),
+  'host.ts': freeze({ __proto__: null, COPY_RESULT: i7, hostOf: i8 }),
+  'primordials.ts': freeze({ __proto__: null, ArrayPrototypePush: i9, NumberPrototypeToString: i10, RegExpPrototypeExec: i11, StringPrototypeIndexOf: i12, StringPrototypeSlice: i13, StringPrototypeSplit: i14, StringPrototypeToLowerCase: i15, StringPrototypeTrim: i16, TypeErrorCtor: i17, TypedArrayPrototypeGetBuffer: i18, TypedArrayPrototypeGetByteLength: i19, TypedArrayPrototypeSlice: i20, TypedArrayPrototypeSubarray: i21, Uint8ArrayCtor: i22 }),
 });
