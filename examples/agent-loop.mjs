@@ -46,7 +46,9 @@ const model = new MockLanguageModelV4({
         'return all.sort((a, b) => b.tempC - a.tempC)[0];',
       ].join('\n');
       return {
-        content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'run_code', input: JSON.stringify({ code }) }],
+        content: [
+          { type: 'tool-call', toolCallId: 'call-1', toolName: 'run_code', input: JSON.stringify({ code }) },
+        ],
         finishReason: { unified: 'tool-calls', raw: undefined },
         usage,
         warnings: [],
