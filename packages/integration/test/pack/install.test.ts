@@ -350,6 +350,30 @@ test(
 );
 
 test(
+  "the installed commands' help names a chapter only by its URL, since no package ships docs/",
+  async () => {
+    for (const args of [
+      ['codemode-executor', 'help'],
+      ['codemode-executor', 'help', 'run'],
+      ['codemode-server', '--help'],
+      ['codemode-mcp', '--help'],
+    ]) {
+      const { code, output } = await exitOfIn(app, 'npx', ['--no-install', ...args]);
+      const bare = output.replace(
+        /https:\/\/github\.com\/supolka\/codemode\/blob\/main\/docs\/[\w.-]+\.md/g,
+        '',
+      );
+      expect({ args, code, bare: bare.match(/docs\/[\w.-]+/g) ?? [] }).toStrictEqual({
+        args,
+        code: 0,
+        bare: [],
+      });
+    }
+  },
+  SPAWNS,
+);
+
+test(
   'the installed client bundle loads in a bare V8 isolate, where no Node built-in or global exists',
   async () => {
     const loaded = await runInApp(
