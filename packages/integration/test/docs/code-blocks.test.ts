@@ -143,11 +143,16 @@ class Serving {
 
   /** Resolves once it printed `serving on`; rejects with what it printed if it ended before. */
   async up(): Promise<void> {
+    let exited = false;
     const ended = this.#done.then((end) => {
+      exited = true;
       throw new Error(`it exited ${end.code} before serving:\n${this.#output}`);
     });
     const serving = new Promise<void>((resolve) => {
-      const check = () => (this.#output.includes('serving on') ? resolve() : setTimeout(check, 50));
+      const check = () => {
+        if (this.#output.includes('serving on')) resolve();
+        else if (!exited) setTimeout(check, 50);
+      };
       check();
     });
     await Promise.race([serving, ended]);
