@@ -18,7 +18,8 @@ server { command, args, env, cwd } or an HTTP server { url, headers }) and serve
 its own with an execute tool: a program that calls those servers' tools as functions, run in a
 fresh V8 isolate. Serves over stdio unless --http is given. FILE's other keys (approvals,
 defaultApproval, timeout, wallClockLimit, memoryLimit, outbound, maxResultLength, upstreamTimeout,
-maxUpstreamCalls, approvalTimeout, progressInterval) are described in docs/mcp.md.
+maxUpstreamCalls, approvalTimeout, progressInterval) are described in
+https://github.com/supolka/codemode/blob/main/docs/mcp.md
 
 Options:
   --config FILE           the configuration (required)

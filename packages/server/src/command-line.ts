@@ -7,9 +7,9 @@ import { parseOrExplain, UsageError, wholeNumber } from '@supolka/codemode-execu
 
 export const SERVE_USAGE = `Usage: codemode-executor serve [options]
 
-Serves the executor protocol over WebSocket (docs/server.md), with GET /healthz and GET /metrics
-beside it. Stops on SIGTERM or SIGINT: no new work, executions in flight finish (up to
---drain-timeout), then the pool is disposed.
+Serves the executor protocol over WebSocket, with GET /healthz and GET /metrics beside it
+(https://github.com/supolka/codemode/blob/main/docs/server.md). Stops on SIGTERM or SIGINT: no new
+work, executions in flight finish (up to --drain-timeout), then the pool is disposed.
 
 The bearer token is read from the environment variable CODEMODE_EXECUTOR_TOKEN, or from the file
 that --token-file or CODEMODE_EXECUTOR_TOKEN_FILE names; never from the command line, where other

@@ -76,3 +76,35 @@ test('each way a reference misses is reported on its line', () => {
     `made-up.ts:8: ${D}/pool.md, "Fair queue": no heading of ${D}/pool.md reads so`,
   ]);
 });
+
+test("a markdown file's own links are resolved against its folder, and code is no link", () => {
+  const nested = new Chapters(
+    [
+      [`${D}/pool.md`, POOL],
+      [`${D}/start/cli.md`, '# The command line\n\n## Install\n'],
+      [`${D}/README.md`, '# Index\n'],
+    ],
+    (path) => ['examples', 'examples/agent-loop.mjs'].includes(path),
+  );
+  const page = [
+    '[the index](../README.md), [pool](../pool.md#fair-queues), [here](#install), [cli](cli.md)',
+    '[examples](../../examples/), [a program](../../examples/agent-loop.mjs), [a URL](https://example.com/x.md)',
+    `a path from the root: ${D}/start/cli.md, "Install"`,
+    '`tools[name](...args)` in a code span, and in a block:',
+    '```js',
+    'fns[tool](...args);',
+    '```',
+  ].join('\n');
+  expect(problemsIn(`${D}/start/cli.md`, page, nested)).toStrictEqual([]);
+  const broken = [
+    '[gone](gone.md), [pool](../pool.md#fair-queue), [here](#installing)',
+    '[a program](../../examples/gone.mjs), [outside](../../../elsewhere.md)',
+  ].join('\n');
+  expect(problemsIn(`${D}/start/cli.md`, broken, nested)).toStrictEqual([
+    `${D}/start/cli.md:1: ${D}/start/gone.md: no such file`,
+    `${D}/start/cli.md:1: ${D}/pool.md#fair-queue: no heading of ${D}/pool.md has this anchor`,
+    `${D}/start/cli.md:1: ${D}/start/cli.md#installing: no heading of ${D}/start/cli.md has this anchor`,
+    `${D}/start/cli.md:2: examples/gone.mjs: no such file`,
+    `${D}/start/cli.md:2: ../elsewhere.md: no such file`,
+  ]);
+});

@@ -4,14 +4,30 @@
  * repository so the rules can be tried on text made up for the purpose.
  */
 import { type Heading, headingsOf } from './headings.ts';
-import { referencesIn } from './references.ts';
+import { linksIn, referencesIn } from './references.ts';
 
-/** The markdown files references may land on, by their path from the repository root. */
+/** A chapter's path: a markdown file under docs/ (in any folder of it) or adr/. */
+const CHAPTER = /^(?:docs\/(?:[\w.-]+\/)*[\w.-]+\.md|adr\/[\w.-]+)$/;
+
+/**
+ * The markdown files references may land on, by their path from the repository root, and whether
+ * any other path a link names exists (a link may name a program, a folder, a README).
+ */
 export class Chapters {
   readonly #headings = new Map<string, Heading[]>();
+  readonly #exists: (path: string) => boolean;
 
-  constructor(files: Iterable<[path: string, markdown: string]>) {
+  constructor(
+    files: Iterable<[path: string, markdown: string]>,
+    exists: (path: string) => boolean = () => false,
+  ) {
     for (const [path, markdown] of files) this.#headings.set(path, headingsOf(markdown));
+    this.#exists = exists;
+  }
+
+  /** Whether a path that is no chapter exists in the repository. */
+  exists(path: string): boolean {
+    return !path.startsWith('../') && this.#exists(path);
   }
 
   /** The chapter a target names: `adr/0002` is the one ADR whose file name starts `0002-`. */
@@ -27,8 +43,13 @@ export class Chapters {
 /** One line per reference in `text` that does not land, prefixed with `file:line`. */
 export function problemsIn(file: string, text: string, chapters: Chapters): string[] {
   const problems: string[] = [];
-  for (const reference of referencesIn(text)) {
+  for (const reference of [...referencesIn(text), ...linksIn(file, text)]) {
     const where = `${file}:${reference.line}: ${reference.target}`;
+    if (!CHAPTER.test(reference.target)) {
+      // A link to a file that is no chapter: a program, a folder, a README. Only that it exists.
+      if (!chapters.exists(reference.target)) problems.push(`${where}: no such file`);
+      continue;
+    }
     const chapter = chapters.find(reference.target);
     if (chapter === undefined) {
       problems.push(`${where}: no such file`);

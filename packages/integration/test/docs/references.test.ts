@@ -7,9 +7,9 @@
 import { expect, test } from 'vitest';
 import { Chapters, problemsIn } from './check.ts';
 import { referencesIn } from './references.ts';
-import { chapterText, repositoryText } from './repository.ts';
+import { chapterText, existsInRepository, repositoryText } from './repository.ts';
 
-const chapters = new Chapters(chapterText());
+const chapters = new Chapters(chapterText(), existsInRepository);
 const files = [...repositoryText()];
 
 test('every reference into docs/ and adr/ names a file and headings that exist', () => {

@@ -3,7 +3,7 @@
  * (sources, tests, tools, benchmarks, deployment files, READMEs, docs/ and adr/), and none that
  * is installed, built, generated, vendored or kept as history (a changelog, a pending changeset).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -38,12 +38,16 @@ export function* repositoryText(): Generator<[path: string, text: string]> {
   }
 }
 
-/** The chapters references land on: docs/*.md and adr/*.md, as [path from the root, markdown]. */
+/** The chapters references land on: the markdown of docs/ (its folders too) and adr/, as [path from the root, markdown]. */
 export function* chapterText(): Generator<[path: string, markdown: string]> {
   for (const folder of ['docs', 'adr']) {
-    for (const name of readdirSync(join(REPOSITORY_ROOT, folder))) {
-      if (name.endsWith('.md'))
-        yield [`${folder}/${name}`, readFileSync(join(REPOSITORY_ROOT, folder, name), 'utf8')];
+    for (const path of walk(join(REPOSITORY_ROOT, folder))) {
+      if (path.endsWith('.md')) yield [fromRoot(path), readFileSync(path, 'utf8')];
     }
   }
+}
+
+/** Whether a path from the root names a file or a folder of the repository. */
+export function existsInRepository(path: string): boolean {
+  return existsSync(join(REPOSITORY_ROOT, path));
 }

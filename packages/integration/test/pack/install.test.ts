@@ -1,7 +1,7 @@
 /**
  * The published packages as a user gets them: each one packed the way a release packs it (`pnpm
  * pack`, which turns `workspace:` and `catalog:` into versions; `npm pack` leaves them and npm then
- * refuses to install), installed with plain npm under the Node running the test, with `isolated-vm`
+ * refuses to install), by tools/pack.mjs, the script `tools/run pack` runs, installed with plain npm under the Node running the test, with `isolated-vm`
  * named without a version as a user names it (npm picks the release), into a folder outside the
  * repository, and driven from there: an execution with a tool, the CLI on a file, the
  * in-process subpath, the client against a server on loopback, the client subpath bundled for a
@@ -49,9 +49,8 @@ const FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
 /** Each test spawns npx, npm's bins or a fresh Node with a pool: seconds alone, far more on a loaded machine. */
 const SPAWNS = 120_000;
 
-const pnpmVersion = (
-  JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { packageManager: string }
-).packageManager.replace(/^pnpm@/, '');
+/** The script of `tools/run pack`: every published package packed with pnpm into one folder. */
+const PACK_SCRIPT = join(repoRoot, 'tools', 'pack.mjs');
 
 // A user's shell, not pnpm's: pnpm sets NODE_PATH to the workspace's packages for the scripts it runs.
 const env = npmEnv();
@@ -65,14 +64,10 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'codemode-pack-'));
   app = join(scratch, 'app');
   mkdirSync(app);
-  for (const name of PUBLISHED) {
-    const { stdout } = await run(
-      'npx',
-      ['--yes', `pnpm@${pnpmVersion}`, 'pack', '--json', '--pack-destination', scratch],
-      { cwd: join(repoRoot, 'packages', name), env },
-    );
-    tarballs.set(name, (JSON.parse(stdout) as { filename: string }).filename);
-  }
+  // Packed by the script `tools/run pack` runs, as a user following examples/README.md packs them.
+  const { stdout } = await run(process.execPath, [PACK_SCRIPT, '--destination', scratch, '--json'], { env });
+  const packed = JSON.parse(stdout) as string[];
+  for (const [index, name] of PUBLISHED.entries()) tarballs.set(name, packed[index] as string);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   await run(
     'npm',
@@ -135,6 +130,22 @@ function filesUnder(dir: string): string[] {
     .filter((path) => statSync(join(dir, path)).isFile())
     .map((path) => relative(dir, join(dir, path)));
 }
+
+test('the pack script left exactly the five published tarballs in the folder it was given', () => {
+  const version = (name: string) =>
+    (
+      JSON.parse(readFileSync(join(repoRoot, 'packages', name, 'package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+  const expected = PUBLISHED.map((name) => join(scratch, `supolka-codemode-${name}-${version(name)}.tgz`));
+  expect([...tarballs.values()]).toStrictEqual(expected);
+  expect(
+    readdirSync(scratch)
+      .filter((file) => file.endsWith('.tgz'))
+      .sort(),
+  ).toStrictEqual(expected.map((path) => relative(scratch, path)).sort());
+});
 
 test(
   'npm picked an isolated-vm in the supported range, and the installed executor reports that release',
@@ -332,6 +343,30 @@ test(
         args,
         code: 0,
         start: usage,
+      });
+    }
+  },
+  SPAWNS,
+);
+
+test(
+  "the installed commands' help names a chapter only by its URL, since no package ships docs/",
+  async () => {
+    for (const args of [
+      ['codemode-executor', 'help'],
+      ['codemode-executor', 'help', 'run'],
+      ['codemode-server', '--help'],
+      ['codemode-mcp', '--help'],
+    ]) {
+      const { code, output } = await exitOfIn(app, 'npx', ['--no-install', ...args]);
+      const bare = output.replace(
+        /https:\/\/github\.com\/supolka\/codemode\/blob\/main\/docs\/[\w.-]+\.md/g,
+        '',
+      );
+      expect({ args, code, bare: bare.match(/docs\/[\w.-]+/g) ?? [] }).toStrictEqual({
+        args,
+        code: 0,
+        bare: [],
       });
     }
   },
