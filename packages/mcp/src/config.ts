@@ -169,7 +169,7 @@ function innermost(issue: z.core.$ZodIssue, root: unknown): z.core.$ZodIssue {
 /** What the key must be, in words that do not depend on which branch of a union zod tried last. */
 function ruleOf(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
-    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}; docs/mcp.md lists the keys.`;
+    return `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}; https://github.com/supolka/codemode/blob/main/docs/mcp.md lists the keys.`;
   }
   if (issue.code === 'invalid_union' && issue.path[0] === 'approvals') {
     return 'must be "allow", "deny" or "ask", or an object of tool globs to one of them.';

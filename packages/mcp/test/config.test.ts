@@ -60,7 +60,7 @@ describe('the config file', () => {
     [
       { mcpServers: { a: { command: 'node', extra: 1 } } },
       'mcpServers.a',
-      'unknown key "extra"; docs/mcp.md lists the keys.',
+      'unknown key "extra"; https://github.com/supolka/codemode/blob/main/docs/mcp.md lists the keys.',
     ],
     [
       { mcpServers: { a: { headers: {} } } },
@@ -71,7 +71,7 @@ describe('the config file', () => {
     [
       { mcpServers: { a: stdio }, colour: 'blue' },
       '(the top level)',
-      'unknown key "colour"; docs/mcp.md lists the keys.',
+      'unknown key "colour"; https://github.com/supolka/codemode/blob/main/docs/mcp.md lists the keys.',
     ],
     [[], '(the top level)', 'Invalid input: expected object, received array.'],
   ])('%j is refused naming the key', (config, where, rule) => {
