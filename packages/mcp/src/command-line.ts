@@ -5,8 +5,10 @@
 import { parseArgs } from 'node:util';
 import {
   delayOption,
+  memoryOption,
   missingValueMessage,
   noValueMessage,
+  poolSizeOption,
   UsageError,
   unknownOptionMessage,
 } from '@supolka/codemode-executor/cli';
@@ -88,11 +90,11 @@ export function parseMcpCommandLine(argv: readonly string[]): McpCommand | 'help
     host: values.host,
     tokenFile: values['token-file'],
     allowedOrigins: values['allow-origin'] ?? [],
-    timeout: wholeNumber('--timeout', values.timeout),
+    timeout: delayOption('--timeout', values.timeout),
     wallClockLimit: delayOption('--wall-clock-limit', values['wall-clock-limit']),
-    memoryLimit: wholeNumber('--memory', values.memory),
+    memoryLimit: memoryOption('--memory', values.memory),
     outbound,
-    poolSize: wholeNumber('--pool-size', values['pool-size']),
+    poolSize: poolSizeOption('--pool-size', values['pool-size']),
   };
 }
 

@@ -125,6 +125,23 @@ describe('the config file', () => {
     );
   });
 
+  test.each([
+    ['--timeout', '0', "--timeout must be from 1 to 2147483647 ms; got '0'."],
+    ['--memory', '4097', "--memory must be from 8 to 4096 MB; got '4097'."],
+    ['--pool-size', '0', "--pool-size must be from 1 to 1024; got '0'."],
+  ])(
+    '%s %s is a flag error, exit 2: it ended the process with an OptionError before',
+    (flag, value, message) => {
+      const config = write(scratch(), 'mcp.json', JSON.stringify({ mcpServers: { a: stdio } }));
+      expect(cli(['mcp', '--config', config, flag, value])).toStrictEqual({
+        status: 2,
+        signal: null,
+        stdout: '',
+        stderr: `codemode-executor mcp: ${message}\n\n${MCP_USAGE}`,
+      });
+    },
+  );
+
   test('help names the command, and help mcp prints its options', () => {
     expect(USAGE).toContain('codemode-executor mcp --config FILE');
     const run = cli(['help', 'mcp']);

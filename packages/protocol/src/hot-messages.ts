@@ -45,6 +45,7 @@ const faultCodes: ReadonlySet<unknown> = new Set(FAULT_CODES);
 const logLevels: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 
 export const ID_ONLY_KEYS: ReadonlySet<string> = new Set(['type', 'id']);
+export const CANCEL_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'reason']);
 export const CLOSE_HANDLES_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'executionId']);
 export const DISPATCH_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'provider', 'tool', 'args']);
 export const DISPATCH_REPLY_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'frame']);
@@ -316,12 +317,14 @@ function checkExecute(value: Plain): MessageOf<'execute'> | undefined {
   return checked;
 }
 
-/** cancel: a type and a message id, nothing else. */
+/** cancel: a type, a message id, and the caller's reason when it gives one (version 3). */
 function checkCancel(value: Plain): MessageOf<'cancel'> | undefined {
-  if (knownKeys(value, ID_ONLY_KEYS) !== ID_ONLY_KEYS.size) return undefined;
+  if (knownKeys(value, CANCEL_KEYS) === -1) return undefined;
   const { type, id } = value;
   if (type !== 'cancel' || !isId(id)) return undefined;
-  return { type, id };
+  if (!Object.hasOwn(value, 'reason')) return { type, id };
+  const { reason } = value;
+  return typeof reason === 'string' ? { type, id, reason } : undefined;
 }
 
 function checkCloseHandles(value: Plain): MessageOf<'closeHandles'> | undefined {

@@ -83,7 +83,10 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
   ],
   closeHandles: [{ type: 'closeHandles', id: 'c1', executionId: 'abc' }],
   ack: [{ type: 'ack', id: 'c1' }],
-  cancel: [{ type: 'cancel', id: 'e1' }],
+  cancel: [
+    { type: 'cancel', id: 'e1' },
+    { type: 'cancel', id: 'e1', reason: 'user pressed stop' },
+  ],
   console: [
     { type: 'console', id: 'e1', lines: [] },
     {

@@ -108,8 +108,14 @@ export const MESSAGE_SCHEMAS = {
   }),
   /** Confirms a request that has no other answer (closeHandles). */
   ack: messageSchema('ack', { id: MessageIdSchema }),
-  /** Cancels the running execution `id`; it ends with an envelope whose code is CANCELLED. */
-  cancel: messageSchema('cancel', { id: MessageIdSchema }),
+  /**
+   * Cancels the running execution `id`; it ends with an envelope whose code is CANCELLED. `reason`
+   * (version 3) is the caller's, which the envelope's error repeats, cut to REASON_ECHO_LIMIT.
+   */
+  cancel: messageSchema('cancel', {
+    id: MessageIdSchema,
+    reason: z.string({ error: 'must be a string' }).optional(),
+  }),
   /** A request failed, or a message could not be accepted. `id` names the conversation when known. */
   fault: messageSchema('fault', {
     id: MessageIdSchema.optional(),

@@ -8,14 +8,20 @@
  * 1: everything before the live console.
  * 2: a client may ask for an execution's console lines as they are written (`streamConsole` on
  *    `execute`, answered with `console` messages).
+ * 3: a `cancel` may carry the caller's `reason`, which the cancelled envelope's error repeats. A
+ *    server of version 2 refuses a cancel with a key it does not know, so a client sends it only
+ *    where version 3 was agreed.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** The oldest version this package still speaks: a version 1 peer gets exactly version 1. */
 export const MIN_PROTOCOL_VERSION = 1;
 
 /** The first version with the live console. */
 export const CONSOLE_PROTOCOL_VERSION = 2;
+
+/** The first version whose `cancel` carries a reason. */
+export const CANCEL_REASON_PROTOCOL_VERSION = 3;
 
 /** The version two peers speak, given the newest the other side states; undefined when they share none. */
 export function agreedVersion(stated: number): number | undefined {

@@ -55,8 +55,10 @@ export type {
   ProviderDescriptor,
 } from './schemas/request.ts';
 export { checkSourceLimits, sourceLimitMessage } from './source-limits.ts';
+export { isErrorAnswer } from './tool-answer.ts';
 export {
   agreedVersion,
+  CANCEL_REASON_PROTOCOL_VERSION,
   CONSOLE_PROTOCOL_VERSION,
   MIN_PROTOCOL_VERSION,
   PROTOCOL_VERSION,

@@ -3,7 +3,14 @@
  * command-line helpers so a flag error reads as every other command's does.
  */
 import { parseArgs } from 'node:util';
-import { parseOrExplain, UsageError, wholeNumber } from '@supolka/codemode-executor/cli';
+import {
+  delayOption,
+  memoryOption,
+  parseOrExplain,
+  poolSizeOption,
+  UsageError,
+  wholeNumber,
+} from '@supolka/codemode-executor/cli';
 
 export const SERVE_USAGE = `Usage: codemode-executor serve [options]
 
@@ -85,7 +92,7 @@ export function parseServeCommandLine(argv: readonly string[]): ServeCommand | '
     allowLinkLocal: values['allow-link-local'] === true,
     instance: values.instance,
     logLevel: values['log-level'],
-    poolSize: wholeNumber('--pool-size', values['pool-size']),
+    poolSize: poolSizeOption('--pool-size', values['pool-size']),
     maxExecutionsPerConnection: wholeNumber(
       '--max-executions-per-connection',
       values['max-executions-per-connection'],
@@ -97,8 +104,9 @@ export function parseServeCommandLine(argv: readonly string[]): ServeCommand | '
     requestBudget: wholeNumber('--request-budget', values['request-budget']),
     dispatchTimeout: wholeNumber('--dispatch-timeout', values['dispatch-timeout']),
     drainTimeout: wholeNumber('--drain-timeout', values['drain-timeout']),
-    timeout: wholeNumber('--timeout', values.timeout),
-    memoryLimit: wholeNumber('--memory', values.memory),
+    // Ranged here, so a bad one is named by its flag: the executor would name its option.
+    timeout: delayOption('--timeout', values.timeout),
+    memoryLimit: memoryOption('--memory', values.memory),
   };
 }
 

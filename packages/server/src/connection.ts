@@ -44,8 +44,8 @@ import { RemoteExecution, type WaitingCall } from './remote-execution.ts';
 import {
   ALREADY_OPEN_MESSAGE,
   BINARY_FRAME_MESSAGE,
-  CLIENT_CANCELLED,
   CLIENT_DISCONNECTED,
+  clientCancelReason,
   congestedMessage,
   connectionCapMessage,
   duplicateIdMessage,
@@ -267,7 +267,7 @@ export class ServerConnection {
         void this.#execute(message, release);
         return;
       case 'cancel':
-        this.#executions.get(message.id)?.cancel(CLIENT_CANCELLED);
+        this.#executions.get(message.id)?.cancel(clientCancelReason(message.reason));
         return;
       case 'dispatchReply':
         this.#asking(message.id)?.answer('dispatch', message.call, message.frame);
@@ -330,6 +330,7 @@ export class ServerConnection {
         wallClockLimit: options.wallClockLimit,
       },
       metrics,
+      this.#log,
     );
     this.#executions.set(id, execution);
     const started = performance.now();
@@ -433,68 +434,91 @@ export class ServerConnection {
   }
 
   async #invoke(message: MessageOf<'invoke'>, charged: () => void): Promise<void> {
+    const started = performance.now();
     const admitted = this.#admitCall(message.id, message.executionId, charged);
-    if (admitted === undefined) return;
+    if (typeof admitted === 'string') {
+      this.#log.invocation(message.id, message.executionId, message.handle, admitted, 0, undefined);
+      return;
+    }
+    let answer: { outcome: string; status?: number };
     try {
-      await this.#answerInvoke(message, admitted.executionId);
+      answer = await this.#answerInvoke(message, admitted.executionId);
     } finally {
       admitted.release();
     }
+    const { outcome, status } = answer;
+    const elapsed = performance.now() - started;
+    this.#log.invocation(message.id, admitted.executionId, message.handle, outcome, elapsed, status);
   }
 
-  async #answerInvoke(message: MessageOf<'invoke'>, executionId: string): Promise<void> {
+  /** Answers an admitted invoke; resolves to how it ended: ok and the status, or the fault code. */
+  async #answerInvoke(
+    message: MessageOf<'invoke'>,
+    executionId: string,
+  ): Promise<{ outcome: string; status?: number }> {
     let request: Request;
     try {
       request = requestFromWire(message.request);
     } catch (error) {
       this.#fault(message.id, 'BAD_REQUEST', invokeRequestMessage(errorText(error)));
-      return;
+      return { outcome: 'BAD_REQUEST' };
     }
     let response: HttpResponse;
     try {
       const handle = message.handle as HandleName;
       response = await responseToWire(await this.#context.executor.invoke(executionId, request, handle));
     } catch (error) {
-      this.#fault(message.id, codeOf(error), errorText(error));
-      return;
+      const code = codeOf(error);
+      this.#fault(message.id, code, errorText(error));
+      return { outcome: code };
     }
     this.#send({ type: 'invokeResult', id: message.id, response });
+    return { outcome: 'ok', status: response.status };
   }
 
   async #closeHandles(message: MessageOf<'closeHandles'>, charged: () => void): Promise<void> {
+    const started = performance.now();
     const admitted = this.#admitCall(message.id, message.executionId, charged);
-    if (admitted === undefined) return;
+    if (typeof admitted === 'string') {
+      this.#log.handlesClosed(message.id, message.executionId, admitted, 0);
+      return;
+    }
     this.#retained.delete(admitted.executionId);
+    let outcome = 'ok';
     try {
       await this.#context.executor.closeHandles(admitted.executionId);
       this.#send({ type: 'ack', id: message.id });
     } catch (error) {
-      this.#fault(message.id, codeOf(error), errorText(error));
+      const code = codeOf(error);
+      outcome = code;
+      this.#fault(message.id, code, errorText(error));
     } finally {
       admitted.release();
     }
+    this.#log.handlesClosed(message.id, admitted.executionId, outcome, performance.now() - started);
   }
 
   /**
    * Admits an invoke or closeHandles, already charged to the budget, under the cap and counts it,
-   * answering a fault when it is refused; resolves the executor's id behind the one the client
-   * holds. `release` ends the count and gives the charge back.
+   * answering a fault when it is refused (and returning the fault's code); resolves the executor's
+   * id behind the one the client holds. `release` ends the count and gives the charge back.
    */
   #admitCall(
     conversation: string,
     executionId: string,
     charged: () => void,
-  ): { executionId: string; release: () => void } | undefined {
+  ): { executionId: string; release: () => void } | MessageOf<'fault'>['code'] {
     const busy = this.#busy();
     if (busy) {
       charged();
       this.#fault(conversation, 'OVERLOADED', busy);
-      return undefined;
+      return 'OVERLOADED';
     }
     const own = this.#ownId(conversation, executionId);
     if (own === undefined) {
       charged();
-      return undefined;
+      // #ownId answered it so: the id is another instance's.
+      return 'HANDLES_CLOSED';
     }
     this.#calls += 1;
     return {

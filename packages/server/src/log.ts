@@ -2,10 +2,13 @@
  * The server's structured log: one JSON object a line, through pino, each with an `event` naming
  * what happened (docs/server.md, "Logs"). What a line holds is decided here and nowhere else, so it
  * never carries a program's text, a token, a tool's arguments or results, or a request's body:
- * only ids the server or the client chose (an id is at most 128 characters), numbers, codes and
- * the peer's address.
+ * only ids the server or the client chose (an id is at most 128 characters), numbers, codes, the
+ * peer's address, and the names of the tools and handles a program called, cut to ECHO_LIMIT
+ * characters (the program chooses them, and a name may be megabytes).
  */
+import { ECHO_LIMIT, echo } from '@supolka/codemode-protocol';
 import { type DestinationStream, type Logger, type LevelWithSilent as LogLevel, pino } from 'pino';
+import type { CallOutcome } from './metrics.ts';
 
 export type { Logger, LogLevel };
 
@@ -93,6 +96,68 @@ export class ConnectionLog {
         ...(executionId !== undefined ? { executionId } : {}),
       },
       'execution',
+    );
+  }
+
+  /**
+   * One tool call of execution `id` settled: the provider and tool it named and how it ended,
+   * never its arguments or its result. Debug: a program may make thousands. `call` is the number
+   * the call was sent under; a call made once the execution had ended was sent under none.
+   */
+  toolCall(
+    id: string,
+    call: number | undefined,
+    provider: string,
+    tool: string,
+    outcome: CallOutcome,
+    durationMs: number,
+  ): void {
+    this.#log.debug(
+      {
+        event: 'tool call',
+        id,
+        ...(call !== undefined ? { call } : {}),
+        provider: echo(provider, ECHO_LIMIT),
+        tool: echo(tool, ECHO_LIMIT),
+        outcome,
+        durationMs: Math.round(durationMs),
+      },
+      'tool call',
+    );
+  }
+
+  /**
+   * An invoke answered: `id` is the client's, `executionId` the executor's (as the `execution`
+   * line names it); `outcome` is ok, or the fault code it was answered with; `status` is the
+   * handler's response status, when there was one.
+   */
+  invocation(
+    id: string,
+    executionId: string,
+    handle: string,
+    outcome: string,
+    durationMs: number,
+    status: number | undefined,
+  ): void {
+    this.#log.info(
+      {
+        event: 'invocation',
+        id,
+        executionId,
+        handle: echo(handle, ECHO_LIMIT),
+        outcome,
+        ...(status !== undefined ? { status } : {}),
+        durationMs: Math.round(durationMs),
+      },
+      'invocation',
+    );
+  }
+
+  /** A closeHandles answered: ok (acknowledged), or the fault code it was answered with. */
+  handlesClosed(id: string, executionId: string, outcome: string, durationMs: number): void {
+    this.#log.info(
+      { event: 'close handles', id, executionId, outcome, durationMs: Math.round(durationMs) },
+      'close handles',
     );
   }
 }

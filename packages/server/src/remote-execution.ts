@@ -17,7 +17,8 @@ import type {
   Message,
   OutboundFrame,
 } from '@supolka/codemode-protocol';
-import { errorText } from '@supolka/codemode-protocol';
+import { errorText, isErrorAnswer } from '@supolka/codemode-protocol';
+import type { ConnectionLog } from './log.ts';
 import type { CallOutcome, ServerMetrics } from './metrics.ts';
 import { dispatchUnansweredMessage, outboundUnansweredMessage, wallClockMessage } from './texts.ts';
 
@@ -55,6 +56,7 @@ export class RemoteExecution {
   readonly #send: (message: Message) => void;
   readonly #deadline: number;
   readonly #metrics: ServerMetrics;
+  readonly #log: ConnectionLog;
   readonly #wallClock: NodeJS.Timeout;
   #next = 0;
   #ended: string | undefined;
@@ -69,11 +71,13 @@ export class RemoteExecution {
     send: (message: Message) => void,
     bounds: RemoteExecutionBounds,
     metrics: ServerMetrics,
+    log: ConnectionLog,
   ) {
     this.id = id;
     this.#send = send;
     this.#deadline = bounds.deadline;
     this.#metrics = metrics;
+    this.#log = log;
     this.#wallClock = setTimeout(() => {
       this.#expired = true;
       this.cancel(wallClockMessage(bounds.wallClockLimit));
@@ -95,6 +99,7 @@ export class RemoteExecution {
       'dispatch',
       (call) => ({ type: 'dispatch', id: this.id, call, provider, tool, args }),
       dispatchUnansweredMessage(provider, tool, this.#deadline),
+      { provider, tool },
     );
     if (frame[0] === 'thrown') throw new Error(frame[1]);
     return frame[1] as string;
@@ -144,14 +149,23 @@ export class RemoteExecution {
     for (const pending of [...this.#calls.values()]) pending.fail(`The call failed: ${reason}.`, outcome);
   }
 
+  /** `tool` names a tool call, for the log; an outbound request has none. */
   #ask(
     kind: Kind,
     build: (call: number) => Message,
     unanswered: string,
+    tool?: { readonly provider: string; readonly tool: string },
   ): Promise<DispatchFrame | OutboundFrame> {
     const metric = kind === 'dispatch' ? 'tool' : 'outbound';
+    const asked = performance.now();
+    const count = (outcome: CallOutcome, call?: number) => {
+      this.#metrics.call(metric, outcome);
+      if (tool !== undefined) {
+        this.#log.toolCall(this.id, call, tool.provider, tool.tool, outcome, performance.now() - asked);
+      }
+    };
     if (this.#ended !== undefined) {
-      this.#metrics.call(metric, 'lost');
+      count('lost');
       return Promise.resolve(['thrown', `The call failed: ${this.#ended}.`]);
     }
     const call = this.#next++;
@@ -160,7 +174,7 @@ export class RemoteExecution {
       const settle = (frame: DispatchFrame | OutboundFrame, outcome: CallOutcome) => {
         clearTimeout(timer);
         this.#calls.delete(call);
-        this.#metrics.call(metric, outcome);
+        count(outcome, call);
         resolve(frame);
       };
       const timer = setTimeout(() => settle(['thrown', unanswered], 'unanswered'), this.#deadline);
@@ -168,7 +182,7 @@ export class RemoteExecution {
         kind,
         order: callOrder++,
         frame,
-        answer: (frame) => settle(frame, frame[0]),
+        answer: (frame) => settle(frame, answeredOutcome(frame)),
         fail: (text, outcome) => settle(['thrown', text], outcome),
       });
       try {
@@ -178,4 +192,14 @@ export class RemoteExecution {
       }
     });
   }
+}
+
+/**
+ * How an answered call ended. A client's tool that throws is answered as a returned frame holding
+ * the error envelope (`{"error": ...}`, as every serving function writes it), not a thrown frame:
+ * counted as returned, a failing tool never showed in the metrics.
+ */
+function answeredOutcome(frame: DispatchFrame | OutboundFrame): CallOutcome {
+  if (frame[0] === 'thrown') return 'thrown';
+  return typeof frame[1] === 'string' && isErrorAnswer(frame[1]) ? 'thrown' : 'returned';
 }

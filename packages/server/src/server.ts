@@ -97,30 +97,40 @@ export class ExecutorServer {
       this.#http.once('error', reject);
       this.#http.listen(this.#options.port, this.#options.host, () => {
         this.#http.off('error', reject);
-        const { executor } = this.#options;
-        const own = executor.onExecution;
-        this.executor = new IsolateExecutor({
-          ...executor,
-          // The server's bound, so invocations meet it too. An execution's own timer here starts
-          // first and fires first, so its client reads this server's text (connection.ts).
-          wallClockLimit: this.#options.wallClockLimit,
-          // The queue wait of every run is the metrics'; the caller's own observer still sees each
-          // (one that is no function is passed on as it is, for the executor to refuse by name).
-          onExecution:
-            own !== undefined && typeof own !== 'function'
-              ? own
-              : (report) => {
-                  if (report.queueWait !== undefined) this.#metrics.queueWait(report.queueWait / 1000);
-                  own?.(report);
-                },
-          ownEndpoints: [
-            ...(executor.ownEndpoints ?? []),
-            ...ownEndpoints(this.#http.address() as AddressInfo),
-          ],
-        });
+        try {
+          this.executor = this.#createExecutor();
+        } catch (error) {
+          // An executor option the executor refuses (OptionError): createServer rejects with it,
+          // where a throw in this callback would have ended the process.
+          this.#http.close();
+          reject(error);
+          return;
+        }
         this.#log.info({ event: 'server listening', url: this.url }, 'server listening');
         resolve();
       });
+    });
+  }
+
+  /** The server's executor, told the address the server listens on. */
+  #createExecutor(): IsolateExecutor {
+    const { executor } = this.#options;
+    const own = executor.onExecution;
+    return new IsolateExecutor({
+      ...executor,
+      // The server's bound, so invocations meet it too. An execution's own timer here starts
+      // first and fires first, so its client reads this server's text (connection.ts).
+      wallClockLimit: this.#options.wallClockLimit,
+      // The queue wait of every run is the metrics'; the caller's own observer still sees each
+      // (one that is no function is passed on as it is, for the executor to refuse by name).
+      onExecution:
+        own !== undefined && typeof own !== 'function'
+          ? own
+          : (report) => {
+              if (report.queueWait !== undefined) this.#metrics.queueWait(report.queueWait / 1000);
+              own?.(report);
+            },
+      ownEndpoints: [...(executor.ownEndpoints ?? []), ...ownEndpoints(this.#http.address() as AddressInfo)],
     });
   }
 

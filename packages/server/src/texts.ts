@@ -3,7 +3,7 @@
  * the tests. The texts both ends share (close codes, the hello, authentication) live in
  * `@supolka/codemode-protocol/client`.
  */
-import { echo } from '@supolka/codemode-protocol';
+import { echo, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
 
 // The texts the MCP bridge's HTTP serving says too live beside the bearer-token check they go
 // with, in the executor's serving entry; re-exported so this module still holds every server text.
@@ -102,6 +102,23 @@ export const CLIENT_DISCONNECTED = 'its client disconnected';
 /** Why a call of a retained execution's invocation fails once its handles closed. */
 export const HANDLES_CLOSED_REASON = 'its handles closed';
 export const CLIENT_CANCELLED = 'its client cancelled it';
+
+/**
+ * Characters of a cancel's reason repeated as they came. ExecutorClient cuts a longer reason
+ * itself, where the caller's length is known (echo, REASON_ECHO_LIMIT: what it sends is a little
+ * past that limit with the length it names), so what it sends is kept whole; a reason longer than
+ * this, from any other client, is cut here.
+ */
+export const CANCEL_REASON_LIMIT = 2 * REASON_ECHO_LIMIT;
+
+/**
+ * Why a client's cancel ended its execution: the reason the cancel carried (protocol version 3),
+ * bounded as the protocol bounds a reason it repeats, or CLIENT_CANCELLED when it carried none.
+ */
+export function clientCancelReason(reason: string | undefined): string {
+  if (!reason) return CLIENT_CANCELLED;
+  return reason.length <= CANCEL_REASON_LIMIT ? reason : echo(reason, REASON_ECHO_LIMIT);
+}
 export const SERVER_SHUT_DOWN = 'the server shut down';
 
 export const DRAINING_REFUSED_MESSAGE = 'The server is shutting down and takes no new connections.';

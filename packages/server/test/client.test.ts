@@ -4,7 +4,7 @@
  * retained handles, cancellation, the dispatch deadline, the per-connection cap, and 50
  * concurrent executions over one connection.
  */
-import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import { PAYLOAD_LIMIT, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import {
   connectionCapMessage,
@@ -247,6 +247,50 @@ describe('an execution over the socket', () => {
     expect(await pending).toStrictEqual({
       result: undefined,
       error: 'Execution was cancelled: its client cancelled it',
+      code: 'CANCELLED',
+      logs: [],
+    });
+    await expectPoolClean(setup.server);
+  });
+
+  test("an abort with an Error carries its message, as IsolateExecutor's cancel does, cut as a repeated reason is", async () => {
+    const client = await connect(setup.server);
+    for (const [reason, error] of [
+      ['user pressed stop', 'Execution was cancelled: user pressed stop'],
+      [
+        'x'.repeat(REASON_ECHO_LIMIT + 1),
+        `Execution was cancelled: ${'x'.repeat(REASON_ECHO_LIMIT)}… (${REASON_ECHO_LIMIT + 1} characters)`,
+      ],
+    ]) {
+      const controller = new AbortController();
+      const called = deferred();
+      const pending = client.execute(
+        {
+          code: 'async () => slow.wait()',
+          providers: [
+            {
+              name: 'slow',
+              fns: {
+                wait: () => {
+                  called.resolve();
+                  return new Promise(() => {});
+                },
+              },
+            },
+          ],
+        },
+        { signal: controller.signal },
+      );
+      await called.promise;
+      controller.abort(new Error(reason));
+      expect(await pending).toStrictEqual({ result: undefined, error, code: 'CANCELLED', logs: [] });
+    }
+    // A signal aborted before the execute never reaches the server, and its reason is told the same way.
+    expect(
+      await client.execute({ code: 'async () => 1' }, { signal: AbortSignal.abort(new Error('too late')) }),
+    ).toStrictEqual({
+      result: undefined,
+      error: 'Execution was cancelled: too late',
       code: 'CANCELLED',
       logs: [],
     });

@@ -1,12 +1,14 @@
 /**
  * The server's structured log, read as an operator reads it: one JSON object a line through a real
- * pino logger, an event for each connection, authentication failure, execution and drop, and never
- * a program's text, a token, or a tool's arguments or results. createServer from code is silent
- * unless asked; `codemode-executor serve` logs info to stderr (serve.test.ts).
+ * pino logger, an event for each connection, authentication failure, execution, tool call (by its
+ * provider and tool), invoke, closeHandles and drop, and never a program's text, a token, or a
+ * tool's arguments or results. createServer from code is silent unless asked; `codemode-executor
+ * serve` logs info to stderr (serve.test.ts).
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { Writable } from 'node:stream';
+import { ECHO_LIMIT, echo } from '@supolka/codemode-protocol';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { pino } from 'pino';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -94,6 +96,114 @@ describe('a server given a logger', () => {
     await waitUntil(() => named('connection dropped').length > 0, 'the drop is logged');
     expect(named('connection dropped')).toStrictEqual([
       expect.objectContaining({ level: 40, cause: 'opening bytes' }),
+    ]);
+  });
+
+  test('logs each tool call by provider and tool, and each invoke and closeHandles, with how each ended', async () => {
+    const before = lines.length;
+    const client = await connect(setup.server);
+    const longName = 't'.repeat(ECHO_LIMIT + 36);
+    const envelope = await client.execute({
+      code: `async () => {
+        await kv.get('${ARGUMENT_MARK}');
+        await kv.fail('${ARGUMENT_MARK}').catch(() => {});
+        await kv['${longName}']().catch(() => {});
+        return { fetch: () => new Response('${RESULT_MARK}', { status: 202 }) };
+      }`,
+      providers: [
+        {
+          name: 'kv',
+          fns: {
+            get: () => RESULT_MARK,
+            fail: () => {
+              throw new Error(RESULT_MARK);
+            },
+          },
+        },
+      ],
+      retainHandles: true,
+    });
+    const executionId = envelope.executionId as string;
+    expect(executionId).toEqual(expect.any(String));
+    expect((await client.invoke(executionId, new Request('https://h.test/'))).status).toBe(202);
+    await expect(
+      client.invoke(executionId, new Request('https://h.test/'), 'scheduled'),
+    ).rejects.toMatchObject({ code: 'HANDLE_NOT_FOUND' });
+    await client.closeHandles(executionId);
+    await expect(client.closeHandles(executionId)).rejects.toMatchObject({ code: 'HANDLES_CLOSED' });
+    client.close();
+    await waitUntil(() => named('close handles').length === 2, 'both closes are logged');
+    const logged = (event: string) =>
+      events()
+        .slice(before)
+        .filter((line) => line.event === event);
+    const connection = logged('connection opened')[0]?.connection;
+    const durationMs = expect.any(Number);
+    expect(logged('tool call')).toStrictEqual([
+      expect.objectContaining({
+        level: 20,
+        connection,
+        id: 'c1',
+        call: 0,
+        provider: 'kv',
+        tool: 'get',
+        outcome: 'returned',
+        durationMs,
+      }),
+      expect.objectContaining({
+        level: 20,
+        connection,
+        id: 'c1',
+        call: 1,
+        provider: 'kv',
+        tool: 'fail',
+        outcome: 'thrown',
+        durationMs,
+      }),
+      // A name the program made up is cut, and a tool that does not exist is a call that failed.
+      expect.objectContaining({
+        level: 20,
+        connection,
+        id: 'c1',
+        call: 2,
+        provider: 'kv',
+        tool: echo(longName),
+        outcome: 'thrown',
+        durationMs,
+      }),
+    ]);
+    expect(logged('invocation')).toStrictEqual([
+      expect.objectContaining({
+        level: 30,
+        connection,
+        id: 'c2',
+        executionId,
+        handle: 'fetch',
+        outcome: 'ok',
+        status: 202,
+        durationMs,
+      }),
+      expect.objectContaining({
+        level: 30,
+        connection,
+        id: 'c3',
+        executionId,
+        handle: 'scheduled',
+        outcome: 'HANDLE_NOT_FOUND',
+        durationMs,
+      }),
+    ]);
+    expect(logged('invocation')[1]).not.toHaveProperty('status');
+    expect(logged('close handles')).toStrictEqual([
+      expect.objectContaining({ level: 30, connection, id: 'c4', executionId, outcome: 'ok', durationMs }),
+      expect.objectContaining({
+        level: 30,
+        connection,
+        id: 'c5',
+        executionId,
+        outcome: 'HANDLES_CLOSED',
+        durationMs,
+      }),
     ]);
   });
 

@@ -7,6 +7,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import {
+  CANCEL_REASON_PROTOCOL_VERSION,
   cancelledMessage,
   encodeMessage,
   errorText,
@@ -15,6 +16,7 @@ import {
   MESSAGE_TYPES,
   PAYLOAD_LIMIT,
   PROTOCOL_VERSION,
+  REASON_ECHO_LIMIT,
   stringifyForDispatch,
 } from '@supolka/codemode-protocol';
 import {
@@ -37,6 +39,7 @@ import { createServer, MAX_FRAME } from '../src/server.ts';
 import {
   ALREADY_OPEN_MESSAGE,
   BINARY_FRAME_MESSAGE,
+  CANCEL_REASON_LIMIT,
   duplicateIdMessage,
   foreignInstanceMessage,
   invokeRequestMessage,
@@ -219,7 +222,8 @@ describe('the opening', () => {
   test.each([
     [1, 1],
     [2, 2],
-    [3, 2],
+    [3, 3],
+    [4, 3],
   ])(
     'a hello stating version %i is answered with version %i, the newest both speak',
     async (stated, agreed) => {
@@ -238,10 +242,10 @@ describe('the opening', () => {
     expect(await peer.next()).toStrictEqual({
       type: 'fault',
       code: 'BAD_REQUEST',
-      message: versionMismatchMessage(1, 2, 0),
+      message: versionMismatchMessage(1, 3, 0),
     });
-    expect(versionMismatchMessage(1, 2, 0)).toBe(
-      'The executor speaks protocol versions 1 to 2; the client speaks version 0. Use a client of one of those versions.',
+    expect(versionMismatchMessage(1, 3, 0)).toBe(
+      'The executor speaks protocol versions 1 to 3; the client speaks version 0. Use a client of one of those versions.',
     );
     expect(await peer.closed).toStrictEqual({
       code: CLOSE_CODES.protocol,
@@ -267,13 +271,13 @@ describe('the opening', () => {
       message: versionMismatchMessage(3, 4, 2),
     });
     const newer = await handDrivenExecutor((socket) =>
-      socket.send(stringifyForDispatch({ type: 'hello', protocol: 3 })),
+      socket.send(stringifyForDispatch({ type: 'hello', protocol: 4 })),
     );
     const mismatched = await ExecutorClient.connect(new WebSocket(newer)).catch((error: unknown) => error);
     expect(mismatched).toMatchObject({
       name: 'BadRequestError',
       code: 'BAD_REQUEST',
-      message: 'The executor speaks protocol version 3; this client speaks versions 1 to 2.',
+      message: 'The executor speaks protocol version 4; this client speaks versions 1 to 3.',
     });
   });
 
@@ -298,7 +302,7 @@ describe('a refused connection reads nothing more', () => {
         { type: 'hello', protocol: 0 },
         { type: 'hello', protocol: 1 },
       ],
-      versionMismatchMessage(1, 2, 0),
+      versionMismatchMessage(1, 3, 0),
       { code: CLOSE_CODES.protocol, reason: 'protocol version mismatch' },
     ],
     [
@@ -442,6 +446,104 @@ describe('every message kind, by hand', () => {
       id: 'slow',
       envelope: { logs: [], error: 'Execution was cancelled: its client cancelled it', code: 'CANCELLED' },
     });
+  });
+
+  test("a cancel carrying the client's reason ends the execution with it, cut as a repeated reason is", async () => {
+    const peer = new RawPeer(setup.server.url, { authorization: `Bearer ${TOKEN}` });
+    await peer.opened;
+    peer.send({ type: 'hello', protocol: CANCEL_REASON_PROTOCOL_VERSION });
+    expect(await peer.next()).toMatchObject({ type: 'hello', protocol: CANCEL_REASON_PROTOCOL_VERSION });
+    const long = 'r'.repeat(CANCEL_REASON_LIMIT + 1);
+    expect(CANCEL_REASON_LIMIT).toBeGreaterThan(REASON_ECHO_LIMIT);
+    for (const [id, reason, error] of [
+      ['stopped', 'user pressed stop', 'Execution was cancelled: user pressed stop'],
+      // What ExecutorClient cuts is a little past REASON_ECHO_LIMIT, and kept whole.
+      [
+        'kept',
+        'k'.repeat(CANCEL_REASON_LIMIT),
+        `Execution was cancelled: ${'k'.repeat(CANCEL_REASON_LIMIT)}`,
+      ],
+      [
+        'long',
+        long,
+        `Execution was cancelled: ${'r'.repeat(REASON_ECHO_LIMIT)}… (${CANCEL_REASON_LIMIT + 1} characters)`,
+      ],
+      ['empty', '', 'Execution was cancelled: its client cancelled it'],
+    ]) {
+      peer.send({
+        type: 'execute',
+        id,
+        request: { code: 'async () => wait.long()', providers: [{ name: 'wait' }] },
+      });
+      expect(await peer.next()).toMatchObject({ type: 'dispatch', id, call: 0 });
+      peer.send({ type: 'cancel', id, reason });
+      expect(await peer.next()).toStrictEqual({
+        type: 'result',
+        id,
+        envelope: { logs: [], error, code: 'CANCELLED' },
+      });
+    }
+  });
+
+  test('a client sends its reason only to a server of version 3 or later: one of version 2 refuses the key', async () => {
+    const cancels: unknown[] = [];
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(server, 'listening');
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    server.on('connection', (socket) => {
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { type: string; id: string };
+        if (message.type === 'hello') socket.send(stringifyForDispatch({ type: 'hello', protocol: 2 }));
+        if (message.type === 'execute')
+          socket.send(
+            stringifyForDispatch({
+              type: 'dispatch',
+              id: message.id,
+              call: 0,
+              provider: 'wait',
+              tool: 'long',
+              args: '[]',
+            }),
+          );
+        if (message.type === 'cancel') {
+          cancels.push(message);
+          const envelope = {
+            logs: [],
+            error: cancelledMessage('its client cancelled it'),
+            code: 'CANCELLED',
+          };
+          socket.send(stringifyForDispatch({ type: 'result', id: message.id, envelope }));
+        }
+      });
+    });
+    const client = await ExecutorClient.connect(
+      new WebSocket(`ws://127.0.0.1:${(server.address() as AddressInfo).port}/`),
+    );
+    expect(client.protocol).toBe(2);
+    const controller = new AbortController();
+    const called = Promise.withResolvers<void>();
+    const pending = client.execute(
+      {
+        code: 'async () => wait.long()',
+        providers: [
+          {
+            name: 'wait',
+            fns: {
+              long: () => {
+                called.resolve();
+                return new Promise(() => {});
+              },
+            },
+          },
+        ],
+      },
+      { signal: controller.signal },
+    );
+    await called.promise;
+    controller.abort(new Error('user pressed stop'));
+    expect((await pending).code).toBe('CANCELLED');
+    expect(cancels).toStrictEqual([{ type: 'cancel', id: 'c1' }]);
+    client.close();
   });
 });
 

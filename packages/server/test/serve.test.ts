@@ -66,6 +66,31 @@ describe('a setting that cannot run', () => {
   });
 });
 
+describe('an executor setting out of range', () => {
+  test.each([
+    ['--timeout', '0', "--timeout must be from 1 to 2147483647 ms; got '0'."],
+    ['--memory', '0', "--memory must be from 8 to 4096 MB; got '0'."],
+    ['--pool-size', '0', "--pool-size must be from 1 to 1024; got '0'."],
+  ])(
+    '%s %s is a flag error, exit 2: it ended the process with an OptionError before',
+    (flag, value, message) => {
+      const run = serve('--port', '0', flag, value);
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^codemode-executor serve: .*\n\nUsage: codemode-executor serve/);
+      expect(run.stderr.split('\n')[0]).toBe(`codemode-executor serve: ${message}`);
+    },
+  );
+
+  test('createServer rejects with the option the executor refuses, where it threw past the caller', async () => {
+    await expect(createServer({ port: 0, executor: { poolSize: 0 } })).rejects.toMatchObject({
+      name: 'OptionError',
+      code: 'BAD_REQUEST',
+      message: 'IsolateExecutor option poolSize must be a whole number from 1 to 1024; got 0.',
+    });
+  });
+});
+
 /** Runs `serve` until it listens, lets `drive` use it, then stops it with SIGTERM. */
 async function served(args: string[], drive: (url: string) => Promise<void>) {
   const child = spawn(process.execPath, [main, 'serve', '--port', '0', '--pool-size', '1', ...args], {

@@ -1,6 +1,7 @@
 /** The command line of `codemode-executor`, parsed and checked; a bad one is a UsageError naming what is wrong. */
 import { parseArgs } from 'node:util';
-import { MAX_DELAY } from '@supolka/codemode-protocol';
+import { MAX_DELAY, MAX_MEMORY_LIMIT, MIN_MEMORY_LIMIT } from '@supolka/codemode-protocol';
+import { MAX_POOL_SIZE } from '../executor/options.ts';
 
 /** What `codemode-executor help` (and `--help`) prints: every command, in one screen. */
 export const USAGE = `Usage: codemode-executor run FILE [options]   run one program and print its envelope
@@ -12,10 +13,12 @@ export const USAGE = `Usage: codemode-executor run FILE [options]   run one prog
 
 export const RUN_USAGE = `Usage: codemode-executor run FILE [options]
 
-Runs the program in FILE in a fresh V8 isolate, prints its envelope, and exits with 1 when the
-envelope carries an error. FILE holds an async arrow function, optionally after static imports
-(async () => { ... }), or statements as the Code Mode form takes them (console.log('hi'); return 1),
-in JavaScript or TypeScript.
+Runs the program in FILE (- reads it from standard input) in a fresh V8 isolate, prints its
+envelope on stdout, and exits with 1 when the envelope carries an error. FILE holds an async arrow
+function, optionally after static imports (async () => { ... }), or statements as the Code Mode
+form takes them (console.log('hi'); return 1), in JavaScript or TypeScript. While it runs, the
+program's console lines go to stderr as it writes them when stderr is a terminal (or with
+--stream); the envelope holds them all too.
 
 Options:
   --tools MODULE      a module whose default export is the providers: a list of
@@ -25,6 +28,8 @@ Options:
                       directory whose files are modules named by their path inside it
   --json              print the envelope as one line of JSON (binary values in the protocol's
                       { "$binary": ... } form) instead of as console.log prints it
+  --stream            write console lines to stderr as they are written even when stderr is
+                      not a terminal (stdout still holds the envelope alone)
   --timeout MS        the run bound in milliseconds (default 60000)
   --wall-clock-limit MS
                       wall time the run may take, waits on tools included (default twice
@@ -55,6 +60,8 @@ export interface RunCommand {
   readonly tools: string | undefined;
   readonly modules: string | undefined;
   readonly json: boolean;
+  /** --stream: console lines to stderr as they are written, whatever stderr is. */
+  readonly stream: boolean;
   readonly timeout: number | undefined;
   readonly wallClockLimit: number | undefined;
   readonly memoryLimit: number | undefined;
@@ -77,9 +84,10 @@ export function parseRunCommandLine(argv: readonly string[]): RunCommand | 'help
     tools: values.tools,
     modules: values.modules,
     json: values.json === true,
-    timeout: wholeNumber('--timeout', values.timeout),
+    stream: values.stream === true,
+    timeout: delayOption('--timeout', values.timeout),
     wallClockLimit: delayOption('--wall-clock-limit', values['wall-clock-limit']),
-    memoryLimit: wholeNumber('--memory', values.memory),
+    memoryLimit: memoryOption('--memory', values.memory),
     outbound,
   };
 }
@@ -92,6 +100,7 @@ function parseRun(argv: readonly string[]) {
       tools: { type: 'string' },
       modules: { type: 'string' },
       json: { type: 'boolean' },
+      stream: { type: 'boolean' },
       timeout: { type: 'string' },
       'wall-clock-limit': { type: 'string' },
       memory: { type: 'string' },
@@ -146,11 +155,35 @@ export function wholeNumber(flag: string, text: string | undefined): number | un
   return Number(text);
 }
 
-/** A bound in ms an executor option takes: from 1 to MAX_DELAY. */
+/**
+ * A bound in ms an executor option takes: from 1 to MAX_DELAY. A whole number outside it is
+ * refused here, with the range, rather than by the executor once the command runs: there it was
+ * an error envelope (run, exit 1) or an option error thrown past the command (serve, mcp).
+ */
 export function delayOption(flag: string, text: string | undefined): number | undefined {
   const ms = wholeNumber(flag, text);
   if (ms !== undefined && (ms < 1 || ms > MAX_DELAY)) {
     throw new UsageError(`${flag} must be from 1 to ${MAX_DELAY} ms; got '${text}'.`);
   }
   return ms;
+}
+
+/** An isolate memory limit in MB, as the executor takes it: from MIN_MEMORY_LIMIT to MAX_MEMORY_LIMIT. */
+export function memoryOption(flag: string, text: string | undefined): number | undefined {
+  const mb = wholeNumber(flag, text);
+  if (mb !== undefined && (mb < MIN_MEMORY_LIMIT || mb > MAX_MEMORY_LIMIT)) {
+    throw new UsageError(
+      `${flag} must be from ${MIN_MEMORY_LIMIT} to ${MAX_MEMORY_LIMIT} MB; got '${text}'.`,
+    );
+  }
+  return mb;
+}
+
+/** A pool size, as the executor takes it: from 1 to MAX_POOL_SIZE children. */
+export function poolSizeOption(flag: string, text: string | undefined): number | undefined {
+  const size = wholeNumber(flag, text);
+  if (size !== undefined && (size < 1 || size > MAX_POOL_SIZE)) {
+    throw new UsageError(`${flag} must be from 1 to ${MAX_POOL_SIZE}; got '${text}'.`);
+  }
+  return size;
 }

@@ -36,7 +36,8 @@ export async function runCommand(argv: readonly string[], output: Output): Promi
       case 'help':
       case '--help':
       case '-h':
-        return await help(command === 'help' ? rest : [], output);
+        // `-h run` is `help run`, as a user who reaches for the flag first expects.
+        return await help(rest, output);
       case '--version':
       case '-v':
         if (rest.length > 0) throw new UsageError(`--version takes no arguments; got ${rest.join(' ')}.`);

@@ -6,13 +6,15 @@
  */
 export {
   delayOption,
+  memoryOption,
   missingValueMessage,
   noValueMessage,
   parseOrExplain,
+  poolSizeOption,
   UsageError,
   unknownOptionMessage,
   wholeNumber,
 } from './args.ts';
 export type { CommandModule } from './optional-command.ts';
-export { readTextFile, tooLargeMessage } from './read-text-file.ts';
+export { readTextFile, readTextStream, tooLargeMessage } from './read-text-file.ts';
 export type { Output } from './run.ts';

@@ -11,5 +11,6 @@ const output = {
   out: (text: string) => process.stdout.write(text),
   err: (text: string) => process.stderr.write(text),
   colors: process.stdout.isTTY === true,
+  errIsTerminal: process.stderr.isTTY === true,
 };
 process.exitCode = await runCommand(process.argv.slice(2), output);

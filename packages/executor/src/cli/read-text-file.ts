@@ -2,6 +2,8 @@
  * Reads a file the command line names as UTF-8 text, never more than a bound of it: the path may
  * name something endless (/dev/zero, a FIFO nobody writes), something huge, or bytes that are not
  * text, and each is refused with a sentence naming the file before more than the bound is read.
+ * Standard input (`run -`) is read to the same bound and the same check, as a stream: its size
+ * is not known before it ends.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -60,5 +62,35 @@ export async function readTextFile(path: string, maxBytes: number, what: string)
     }
   } finally {
     await file.close();
+  }
+}
+
+/**
+ * The text of `stream` (standard input) up to its end, at most `maxBytes` of it: past the bound the
+ * read stops, one chunk past it at most, and the stream is let go; `what` names it in every error.
+ */
+export async function readTextStream(
+  stream: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  what: string,
+): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of stream) {
+      length += chunk.byteLength;
+      // Leaving the loop ends the stream's iteration: nothing more is read.
+      if (length > maxBytes) throw new UsageError(tooLargeMessage(what, maxBytes));
+      chunks.push(chunk);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new UsageError(unreadableMessage(what, code ?? message));
+  }
+  try {
+    return decoder.decode(Buffer.concat(chunks, length));
+  } catch {
+    throw new UsageError(notUtf8Message(what));
   }
 }

@@ -1,12 +1,15 @@
 /**
  * `codemode-executor run FILE`: one program through IsolateExecutor on a pool of one child, its
  * envelope printed the way console.log prints it, or as JSON with --json. Returns the exit code: 0
- * for a result, 1 for an error envelope, 2 for a command line that cannot run.
+ * for a result, 1 for an error envelope, 2 for a command line that cannot run. FILE `-` is standard
+ * input. The program's console lines go to stderr while it runs (a person watching a terminal, or
+ * --stream); stdout holds the envelope alone, so what a pipe reads is the same either way.
  */
 import { inspect } from 'node:util';
 import {
   BadRequestError,
   CODE_LIMIT,
+  type LogLine,
   type ModuleMap,
   stringifyForDispatch,
 } from '@supolka/codemode-protocol';
@@ -16,18 +19,20 @@ import { IsolateExecutor } from '../executor/isolate-executor.ts';
 import { parseRunCommandLine, RUN_USAGE, UsageError } from './args.ts';
 import { exampleTools } from './example-tools.ts';
 import { loadModules } from './modules-option.ts';
-import { readTextFile } from './read-text-file.ts';
+import { readTextFile, readTextStream } from './read-text-file.ts';
 import { loadTools } from './tools-module.ts';
 
 export interface Output {
   out(text: string): void;
   err(text: string): void;
   readonly colors: boolean;
+  /** Whether `err` writes to a terminal: someone is watching, so `run` shows console lines as they come. */
+  readonly errIsTerminal?: boolean;
 }
 
 /** Printed before the envelope when FILE reads as no program, whose envelope holds the engine's syntax error. */
-export function unreadableProgramMessage(file: string): string {
-  return `${file} reads neither as an async arrow function (async () => { ... }, optionally after static imports) nor as statements (console.log('hi'); return 1), in JavaScript or TypeScript; the envelope holds the syntax error.`;
+export function unreadableProgramMessage(what: string): string {
+  return `${what} reads neither as an async arrow function (async () => { ... }, optionally after static imports) nor as statements (console.log('hi'); return 1), in JavaScript or TypeScript; the envelope holds the syntax error.`;
 }
 
 /**
@@ -36,8 +41,18 @@ export function unreadableProgramMessage(file: string): string {
  */
 const FILE_BYTES_LIMIT = 3 * CODE_LIMIT;
 
-/** `argv` is what follows the word run. */
-export async function runCli(argv: readonly string[], output: Output): Promise<number> {
+/** What FILE `-` names in every sentence about it. */
+export const STANDARD_INPUT = 'standard input';
+
+/**
+ * `argv` is what follows the word run; `input` gives what FILE `-` reads (taken only then: even
+ * touching process.stdin opens a handle on it).
+ */
+export async function runCli(
+  argv: readonly string[],
+  output: Output,
+  input: () => AsyncIterable<Uint8Array> = () => process.stdin,
+): Promise<number> {
   let command: ReturnType<typeof parseRunCommandLine>;
   let code: string;
   let providers: Awaited<ReturnType<typeof loadTools>>;
@@ -48,7 +63,10 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
       output.out(RUN_USAGE);
       return 0;
     }
-    code = await readTextFile(command.file, FILE_BYTES_LIMIT, command.file);
+    code =
+      command.file === '-'
+        ? await readTextStream(input(), FILE_BYTES_LIMIT, STANDARD_INPUT)
+        : await readTextFile(command.file, FILE_BYTES_LIMIT, command.file);
     providers = command.tools === undefined ? exampleTools() : await loadTools(command.tools);
     modules = command.modules === undefined ? undefined : await loadModules(command.modules);
   } catch (error) {
@@ -57,21 +75,27 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
     return 2;
   }
   const entry = toEntry(code);
-  if (entry === undefined) output.err(`codemode-executor: ${unreadableProgramMessage(command.file)}\n`);
+  const what = command.file === '-' ? STANDARD_INPUT : command.file;
+  if (entry === undefined) output.err(`codemode-executor: ${unreadableProgramMessage(what)}\n`);
+  const stream = command.stream || output.errIsTerminal === true;
   // One program: one child is all it needs, and it starts faster than a pool per core.
   const executor = new IsolateExecutor({
     poolSize: 1,
     ...(command.wallClockLimit !== undefined ? { wallClockLimit: command.wallClockLimit } : {}),
   });
   try {
-    const ran = await executor.execute({
-      code: entry?.code ?? code,
-      providers,
-      ...(modules !== undefined ? { modules } : {}),
-      ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
-      ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
-      ...(command.outbound === 'native' ? { outbound: undefined } : { outbound: null }),
-    });
+    const ran = await executor.execute(
+      {
+        code: entry?.code ?? code,
+        providers,
+        ...(modules !== undefined ? { modules } : {}),
+        ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
+        ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
+        ...(command.outbound === 'native' ? { outbound: undefined } : { outbound: null }),
+      },
+      // Every line is heard before execute resolves, so they all precede the envelope.
+      stream ? { onConsole: (lines) => output.err(streamedLines(lines)) } : {},
+    );
     // Positions in the program as the file holds it, not in the entry the statements became.
     const envelope = withAuthorPositions(ran, entry?.positions);
     const printed = command.json
@@ -87,6 +111,11 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
   } finally {
     await executor.dispose();
   }
+}
+
+/** Console lines as stderr shows them: each line's text as the program wrote it, one to a line. */
+function streamedLines(lines: readonly LogLine[]): string {
+  return lines.map((line) => `${line.text}\n`).join('');
 }
 
 /**

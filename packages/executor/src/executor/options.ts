@@ -119,6 +119,9 @@ type WholeNumberOption = {
     : never;
 }[keyof IsolateExecutorOptions];
 
+/** The most children a pool may keep: the command lines check their --pool-size against it too. */
+export const MAX_POOL_SIZE = 1024;
+
 /** The range each whole-number option accepts, and its default (none: the option's default depends on the call). */
 const RANGES: Record<
   WholeNumberOption,
@@ -128,7 +131,7 @@ const RANGES: Record<
   wallClockLimit: [1, MAX_DELAY, undefined],
   memoryLimit: [MIN_MEMORY_LIMIT, MAX_MEMORY_LIMIT, () => DEFAULT_MEMORY_LIMIT],
   grace: [0, MAX_DELAY, () => DEFAULT_GRACE],
-  poolSize: [1, 1024, () => availableParallelism()],
+  poolSize: [1, MAX_POOL_SIZE, () => availableParallelism()],
   queueLimit: [0, 1_000_000, () => DEFAULT_QUEUE_LIMIT],
   maxExecutionsPerChild: [1, Number.MAX_SAFE_INTEGER, () => DEFAULT_MAX_EXECUTIONS_PER_CHILD],
   maxChildAge: [1, Number.MAX_SAFE_INTEGER, () => DEFAULT_MAX_CHILD_AGE],

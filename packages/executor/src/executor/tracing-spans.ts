@@ -3,6 +3,7 @@
  * is registered, so the API is never part of the library's import.
  */
 import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { isErrorAnswer } from '@supolka/codemode-protocol/wire';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { outcomeOf } from './observer.ts';
 import type { HostTracing } from './tracing.ts';
@@ -45,7 +46,7 @@ const traced: HostTracing = ({ dispatch, outbound }) => ({
         async (span) => {
           const answer = await dispatch(provider, tool, args);
           // The envelope as codec JSON: `{"error":...}` is a tool that failed (providers.ts writes it so).
-          const failed = typeof answer === 'string' && answer.startsWith('{"error"');
+          const failed = typeof answer === 'string' && isErrorAnswer(answer);
           span.setAttribute(ATTRIBUTE.callOutcome, failed ? 'error' : 'returned');
           if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
           return answer;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 export const BIN = new URL('../../bin/codemode-executor.js', import.meta.url).pathname;
 
-export function cli(args: readonly string[], options: { cwd?: string } = {}) {
+export function cli(args: readonly string[], options: { cwd?: string; input?: string | Uint8Array } = {}) {
   const run = spawnSync(process.execPath, [BIN, ...args], {
     encoding: 'utf8',
     timeout: 60_000,

@@ -133,6 +133,14 @@ describe('codemode-executor run', () => {
       '--tools /nonexistent/tools.mjs could not be loaded: ',
     ],
     [['run', 'x.js', '--timeout', '5s'], "--timeout must be a whole number; got '5s'."],
+    // Whole numbers outside what the executor takes: before, an error envelope and exit 1.
+    [['run', 'x.js', '--timeout', '0'], "--timeout must be from 1 to 2147483647 ms; got '0'."],
+    [
+      ['run', 'x.js', '--timeout', '2147483648'],
+      "--timeout must be from 1 to 2147483647 ms; got '2147483648'.",
+    ],
+    [['run', 'x.js', '--memory', '0'], "--memory must be from 8 to 4096 MB; got '0'."],
+    [['run', 'x.js', '--memory', '4097'], "--memory must be from 8 to 4096 MB; got '4097'."],
     [['run', 'x.js', '--outbound', 'proxied'], "--outbound must be disabled or native; got 'proxied'."],
     [['run', 'x.js', '--bogus'], unknownOptionMessage('run', '--bogus')],
     [['run', 'x.js', '--tools'], missingValueMessage('--tools')],

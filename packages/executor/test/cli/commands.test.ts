@@ -21,6 +21,9 @@ describe('help', () => {
   test.each([
     [['help', 'run'], RUN_USAGE],
     [['run', '--help'], RUN_USAGE],
+    // The flag before the command reads as help does: it printed the overview before.
+    [['-h', 'run'], RUN_USAGE],
+    [['--help', 'run'], RUN_USAGE],
   ])('%j prints the options of that command', (args, usage) => {
     expect(cli(args)).toStrictEqual({ status: 0, signal: null, stdout: usage, stderr: '' });
   });
@@ -33,6 +36,7 @@ describe('help', () => {
       '--tools',
       '--modules',
       '--json',
+      '--stream',
       '--timeout',
       '--memory',
       '--outbound',
@@ -55,6 +59,8 @@ describe('what is no command is exit 2 and a sentence, then the overview', () =>
     [['bogus'], unknownCommandMessage('bogus')],
     [['help', 'bogus'], unknownCommandMessage('bogus')],
     [['help', '__proto__'], unknownCommandMessage('__proto__')],
+    [['-h', 'bogus'], unknownCommandMessage('bogus')],
+    [['--help', 'run', 'serve'], 'help takes one COMMAND; also got serve.'],
     [['--frob'], unknownLeadingOptionMessage('--frob')],
     [['--version', 'run'], '--version takes no arguments; got run.'],
   ])('%j', (args, message) => {

@@ -14,6 +14,7 @@
  * Reconnecting is the caller's choice: a closed client stays closed.
  */
 import { parseForDispatch, stringifyForDispatch } from '../codec.ts';
+import { echo, REASON_ECHO_LIMIT } from '../echo.ts';
 import {
   BadRequestError,
   CodemodeError,
@@ -42,7 +43,12 @@ import {
   type ProviderDescriptor,
 } from '../schemas/request.ts';
 import { decodeMessage, encodeMessage, validate } from '../validate.ts';
-import { CONSOLE_PROTOCOL_VERSION, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from '../version.ts';
+import {
+  CANCEL_REASON_PROTOCOL_VERSION,
+  CONSOLE_PROTOCOL_VERSION,
+  MIN_PROTOCOL_VERSION,
+  PROTOCOL_VERSION,
+} from '../version.ts';
 import { fromWireResponse, isResponseLike, toWireRequest, toWireResponse } from './http.ts';
 import {
   CLOSE_CODES,
@@ -89,7 +95,10 @@ export interface ClientExecuteRequest extends Omit<ExecuteRequest, 'providers' |
 }
 
 export interface ClientExecuteOptions {
-  /** Aborting sends `cancel`; the envelope comes back with code CANCELLED. */
+  /**
+   * Aborting sends `cancel`; the envelope comes back with code CANCELLED. Aborted with an Error, the
+   * error repeats its message, as IsolateExecutor's does (a server of protocol version 3 or later).
+   */
   readonly signal?: AbortSignalLike;
   /**
    * The run's console lines while it goes, in batches, before its envelope (which has them all
@@ -235,12 +244,17 @@ export class ExecutorClient {
     if (onConsole !== undefined && typeof onConsole !== 'function') {
       return Promise.resolve(faultEnvelope('BAD_REQUEST', 'options.onConsole must be a function.'));
     }
-    if (signal?.aborted) return Promise.resolve(faultEnvelope('CANCELLED', cancelledMessage()));
+    if (signal?.aborted)
+      return Promise.resolve(faultEnvelope('CANCELLED', cancelledMessage(cancelReason(signal))));
     // Asked for only where the server speaks it: an older one would refuse nothing, and send nothing.
     const streamConsole = onConsole !== undefined && this.#protocol >= CONSOLE_PROTOCOL_VERSION;
     const id = this.#id();
     return new Promise<ExecuteResult>((resolve) => {
-      const cancel = () => this.#trySend({ type: 'cancel', id });
+      const cancel = () => {
+        // Only to a server that takes it: one of version 2 refuses a cancel with a key it does not know.
+        const reason = this.#protocol >= CANCEL_REASON_PROTOCOL_VERSION ? cancelReason(signal) : undefined;
+        this.#trySend({ type: 'cancel', id, ...(reason !== undefined ? { reason } : {}) });
+      };
       const execution: Execution = {
         kind: 'execute',
         fns: split.fns,
@@ -709,6 +723,18 @@ async function serveTool(
   } catch (error) {
     return stringifyForDispatch({ error: errorText(error) });
   }
+}
+
+/**
+ * The reason a cancel carries: the message of the Error the caller aborted with, cut as the
+ * protocol cuts a reason it repeats. None for a bare abort(), whose reason is the platform's
+ * AbortError and names no cause: the server's own words (`its client cancelled it`) say more.
+ */
+function cancelReason(signal: AbortSignalLike | undefined): string | undefined {
+  const reason = signal?.reason;
+  if (!(reason instanceof Error) || reason.name === 'AbortError') return undefined;
+  const text = String(reason.message);
+  return text === '' ? undefined : echo(text, REASON_ECHO_LIMIT);
 }
 
 function envelopeFromError(error: unknown): ExecuteResult {

@@ -9,7 +9,12 @@ export { CodemodeError, FAULT_CODES, type FaultCode } from '../errors.ts';
 export type { ExecuteResult, LogLine } from '../schemas/envelope.ts';
 export type { Fault } from '../schemas/fault.ts';
 export type { HttpRequest, HttpResponse } from '../schemas/frames.ts';
-export { CONSOLE_PROTOCOL_VERSION, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION } from '../version.ts';
+export {
+  CANCEL_REASON_PROTOCOL_VERSION,
+  CONSOLE_PROTOCOL_VERSION,
+  MIN_PROTOCOL_VERSION,
+  PROTOCOL_VERSION,
+} from '../version.ts';
 export {
   type ClientExecuteOptions,
   type ClientExecuteRequest,

@@ -30,6 +30,8 @@ export interface CloseEventLike {
 
 export interface AbortSignalLike {
   readonly aborted: boolean;
+  /** What the signal was aborted with: an Error's message is the reason a cancel carries. */
+  readonly reason?: unknown;
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
   removeEventListener(type: 'abort', listener: () => void): void;
 }

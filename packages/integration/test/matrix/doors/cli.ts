@@ -23,7 +23,8 @@ export const cliDoor: DoorSpec = {
     'proxied-fetch': '--outbound is disabled or native: a command line has no function to proxy through',
     'loopback-opt-in':
       'the command has no loopback opt-in: native fetch reaches public addresses only, which a test cannot serve',
-    'stream-console': 'the command prints the envelope once the run has ended',
+    // Streamed, but to the test reading stderr: executor test/cli/live-console.test.ts.
+    'stream-console': "the lines go to the command's stderr (--stream), which its --tools module cannot hear",
     nesting: "a --tools module has no handle on the command's own executor",
     cancel: 'the command takes no cancellation: ending its process ends the run',
     retain: 'the command ends after one run, so no handler outlives it',

@@ -12,7 +12,8 @@ import type { ExecuteResult } from '@supolka/codemode-protocol';
 import { runDenoScript } from '../../../../executor/test/deno-script.ts';
 import { arrowCode, type Behaviour, type DoorSpec } from '../door.ts';
 import { fromEnvelope, type Outcome } from '../outcome.ts';
-import { CLIENT_CANCEL_REASON, serverDoor, startServer, TOKEN } from './server.ts';
+import { CANCEL_REASON } from './hooks.ts';
+import { serverDoor, startServer, TOKEN } from './server.ts';
 
 const require = createRequire(import.meta.url);
 const CATALOGUE = new URL('../catalogue.ts', import.meta.url).pathname;
@@ -21,7 +22,7 @@ const SCRIPT = new URL('../deno/matrix-client.js', import.meta.url).pathname;
 export const denoDoor: DoorSpec = {
   name: 'serve + ExecutorClient (Deno)',
   lacks: serverDoor.lacks,
-  cancellation: { reason: CLIENT_CANCEL_REASON, keepsLogs: false },
+  cancellation: { reason: CANCEL_REASON, keepsLogs: false },
   picks: [
     'a tool call, spread convention',
     'a tool call, single-object convention',

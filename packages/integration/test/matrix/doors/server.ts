@@ -9,13 +9,10 @@ import { createServer, type ExecutorServer } from '../../../../server/src/server
 import { providersNamed, proxiedFetch } from '../catalogue.ts';
 import type { Behaviour, DoorSpec } from '../door.ts';
 import type { Outcome } from '../outcome.ts';
-import { allowsLoopback } from './hooks.ts';
+import { allowsLoopback, CANCEL_REASON } from './hooks.ts';
 import { runThroughObjectForm } from './object-form.ts';
 
 export const TOKEN = 'path-matrix-token-0123456789';
-
-/** The server's reason for a cancel its client sent: the client's own reason does not cross. */
-export const CLIENT_CANCEL_REASON = 'its client cancelled it';
 
 /**
  * A server that performs native requests, reaching loopback when `allowLoopback` says so, under
@@ -42,7 +39,8 @@ export function connectClient(server: ExecutorServer): Promise<ExecutorClient> {
 export const serverDoor: DoorSpec = {
   name: 'serve + ExecutorClient (Node)',
   lacks: {},
-  cancellation: { reason: CLIENT_CANCEL_REASON, keepsLogs: false },
+  // The client's own reason crosses in its cancel (protocol version 3).
+  cancellation: { reason: CANCEL_REASON, keepsLogs: false },
   async open() {
     // The loopback opt-in is the server's executor's, the wall-clock bound the server's: one server
     // and client for each pair of values a row asks for.
