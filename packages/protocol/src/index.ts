@@ -36,5 +36,14 @@ export {
   OutboundModeSchema,
   ProviderDescriptorSchema,
 } from './schemas/request.ts';
+export {
+  type CallerRequest,
+  checkRequest,
+  type RequestDefaults,
+  type RequestForm,
+  type RequestParts,
+  splitRequest,
+  withDefaults,
+} from './split-request.ts';
 export { decodeMessage, formatIssues, validate, validateExecutionId, validateMessage } from './validate.ts';
 export * from './wire.ts';
