@@ -30,7 +30,12 @@ import {
   type ToolProvider,
 } from './host-part.ts';
 import { checkExecuteRequest } from './hot-messages.ts';
-import { type ExecuteRequest, ExecuteRequestSchema, type ModuleMap } from './schemas/request.ts';
+import {
+  type ExecuteRequest,
+  ExecuteRequestSchema,
+  type ModuleMap,
+  type OutboundMode,
+} from './schemas/request.ts';
 import { validate } from './validate.ts';
 
 /** The request as a caller beside its tools writes it: the wire fields, with functions where they serve. */
@@ -97,11 +102,7 @@ export function splitRequest<Outbound>(
   if (dispatch !== undefined && typeof dispatch !== 'function') {
     throw new BadRequestError(DISPATCH_NOT_FUNCTION_MESSAGE);
   }
-  // An explicit key decides the mode; a missing one takes the default, or travels as missing.
-  const explicit = Object.hasOwn(fields, 'outbound');
-  const setting = explicit ? fields.outbound : form.defaults?.outbound;
-  const mode = explicit || form.defaults ? outboundMode(setting) : undefined;
-  if ((explicit || form.defaults) && mode === undefined) throw new BadRequestError(OUTBOUND_SETTING_MESSAGE);
+  const outbound = readOutbound<Outbound>(fields, form.defaults);
 
   const candidate: Record<string, unknown> = {};
   for (const key of Object.keys(fields)) {
@@ -109,15 +110,31 @@ export function splitRequest<Outbound>(
     if (fields[key] !== undefined) candidate[key] = fields[key];
   }
   candidate.providers = describeProviders(providers as ToolProvider[]);
-  if (mode !== undefined) candidate.outbound = mode;
+  if (outbound !== undefined) candidate.outbound = outbound.mode;
   const wire = checkRequest(form.defaults ? withDefaults(candidate, form.defaults) : candidate);
   return {
     wire,
     host: {
       dispatch: buildDispatch(providers as ToolProvider[], dispatch as DispatchFunction | undefined),
-      outbound: mode === 'proxied' ? (setting as Outbound) : undefined,
+      outbound: outbound?.proxy,
     },
   };
+}
+
+/**
+ * The request's outbound mode, and its function when proxied: an explicit key decides, a missing
+ * one takes the default; with no default either, no mode travels.
+ */
+function readOutbound<Outbound>(
+  fields: Readonly<Record<string, unknown>>,
+  defaults: RequestDefaults<Outbound> | undefined,
+): { mode: OutboundMode; proxy: Outbound | undefined } | undefined {
+  const explicit = Object.hasOwn(fields, 'outbound');
+  if (!explicit && defaults === undefined) return undefined;
+  const setting = explicit ? fields.outbound : defaults?.outbound;
+  const mode = outboundMode(setting);
+  if (mode === undefined) throw new BadRequestError(OUTBOUND_SETTING_MESSAGE);
+  return { mode, proxy: mode === 'proxied' ? (setting as Outbound) : undefined };
 }
 
 /**
