@@ -119,6 +119,8 @@ export class PoolChild {
   retiringReason: string | undefined;
   /** It said an isolate it disposed is still running (wedge.ts): it is killed once it answered. */
   wedged = false;
+  /** Invoke conversations its wedge reports came before: it is killed only once each is answered. */
+  readonly answersDue = new Set<string>();
   /** The heartbeat waiting for an answer, and when it was sent. */
   heartbeat: { readonly id: string; readonly sentAt: number } | undefined;
   /** Resolves once the process has exited and its handles in this process are closed. */

@@ -22,7 +22,7 @@ export interface ChildMessageHandlers {
   fault(child: PoolChild, message: PoolMessageOf<'fault'>): void;
   /** It is ending itself, for memory or for a run its engine could not stop. */
   ending(child: PoolChild, message: LastWords): void;
-  wedged(child: PoolChild): void;
+  wedged(child: PoolChild, message: PoolMessageOf<'wedged'>): void;
   handlesClosed(child: PoolChild, message: PoolMessageOf<'handlesClosed'>): void;
   /** It is not speaking the protocol. */
   violation(child: PoolChild, reason: string): void;
@@ -65,7 +65,7 @@ export function routeChildMessage(
       handlers.ending(child, message);
       break;
     case 'wedged':
-      handlers.wedged(child);
+      handlers.wedged(child, message);
       break;
     case 'handlesClosed':
       handlers.handlesClosed(child, message);

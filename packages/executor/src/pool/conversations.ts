@@ -55,6 +55,11 @@ export class Conversations {
     return this.#pending.size;
   }
 
+  /** Whether the conversation `id` with `child` waits for its answer. */
+  pending(child: PoolChild, id: string): boolean {
+    return this.#pending.get(id)?.child === child;
+  }
+
   /** Settles the conversation `id` of `child` with its answer; false when there is none. */
   answer(child: PoolChild, id: string, message: PoolMessage): boolean {
     const pending = this.#take(child, id);

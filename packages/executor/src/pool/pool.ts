@@ -32,7 +32,6 @@ import { type ChildMessageHandlers, type HostCallMessage, routeChildMessage } fr
 import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
-import { WEDGED_REASON } from './exit-cause.ts';
 import { FairQueue } from './fair-queue.ts';
 import type { PoolMessage, PoolMessageOf } from './messages/table.ts';
 import { encodePoolMessage } from './messages/wire.ts';
@@ -108,7 +107,7 @@ export class Pool {
     answer: (child, message) => this.#answer(child, message),
     fault: (child, message) => this.#fault(child, message),
     ending: (child, message) => this.#supervision.ending(child, message),
-    wedged: (child) => this.#supervision.wedged(child),
+    wedged: (child, message) => this.#wedged(child, message),
     handlesClosed: (child, message) => this.#handlesClosed(child, message),
     violation: (child, reason) => this.#violation(child, reason),
   };
@@ -337,7 +336,7 @@ export class Pool {
     }
     execution.settle(envelope);
     this.#finished(child);
-    if (child.wedged) child.kill(WEDGED_REASON);
+    this.#supervision.killIfWedged(child);
   }
 
   /**
@@ -419,7 +418,26 @@ export class Pool {
   #answer(child: PoolChild, message: PoolMessageOf<'invokeResult'> | PoolMessageOf<'ack'>): void {
     if (!this.#conversations.answer(child, message.id, message)) {
       this.#violation(child, `it answered ${message.type} to a conversation it was not in`);
+      return;
     }
+    this.#answered(child, message.id);
+  }
+
+  /**
+   * The child's wedge report (wedge.ts) comes before the answer it concerns: a run's result, which
+   * the kill waits for anyway (it is the child's current execution), or an invocation's TIMEOUT,
+   * which it waits for here. On a loaded machine the answer can come many milliseconds after the
+   * report; killed in between, the child would take it along and the invocation read WORKER_LOST.
+   */
+  #wedged(child: PoolChild, message: PoolMessageOf<'wedged'>): void {
+    if (message.id !== undefined && this.#conversations.pending(child, message.id))
+      child.answersDue.add(message.id);
+    this.#supervision.wedged(child);
+  }
+
+  /** The conversation `id` with `child` was answered: a wedged child may be killed now. */
+  #answered(child: PoolChild, id: string): void {
+    if (child.answersDue.delete(id)) this.#supervision.killIfWedged(child);
   }
 
   #fault(child: PoolChild, fault: PoolMessageOf<'fault'>): void {
@@ -432,7 +450,10 @@ export class Pool {
       }
       if (heartbeat === 'start failure') return;
     }
-    if (id !== undefined && this.#conversations.answer(child, id, fault)) return;
+    if (id !== undefined && this.#conversations.answer(child, id, fault)) {
+      this.#answered(child, id);
+      return;
+    }
     // The child refused an execute message: the request failed the schema on arrival. Once the run
     // has spoken, a fault naming it concerns a reply of ours, and the run may still be going, so
     // the child cannot count as free: that is a violation.

@@ -30,6 +30,11 @@ export interface ChildTestHooks {
   readonly failEngineCheck?: string;
   /** A file path: the first child to create the file fails its engine check; the others pass. */
   readonly failFirstEngineCheck?: string;
+  /**
+   * A file path: after the child says it is wedged it holds the answer that follows until the file
+   * exists, as a child the machine's load stalls between the two messages would.
+   */
+  readonly holdAnswerAfterWedge?: string;
 }
 
 export interface ChildSettings {

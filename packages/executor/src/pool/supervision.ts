@@ -205,18 +205,28 @@ export class Supervision {
 
   /**
    * An isolate the child disposed still runs guest code (wedge.ts). The child takes no new work
-   * from now, and is killed once its execution (if any) answered, so no later execution is ever
-   * given to it; the retained executions it holds go with it.
+   * from now, and is killed once it answered (killIfWedged), so no later execution is ever given
+   * to it; the retained executions it holds go with it.
    */
   wedged(child: PoolChild): void {
-    if (child.wedged) return;
-    child.wedged = true;
-    if (child.retiringReason === undefined) {
-      this.#leaveService(child, WEDGED_REASON);
-      this.#emit({ type: 'retiring', pid: child.pid, reason: WEDGED_REASON });
+    if (!child.wedged) {
+      child.wedged = true;
+      if (child.retiringReason === undefined) {
+        this.#leaveService(child, WEDGED_REASON);
+        this.#emit({ type: 'retiring', pid: child.pid, reason: WEDGED_REASON });
+      }
+      this.#replenish();
     }
-    this.#replenish();
-    if (!child.current) child.kill(WEDGED_REASON);
+    this.killIfWedged(child);
+  }
+
+  /**
+   * Kills a wedged child once its answers are in: its execution's result, and each invocation's
+   * answer that followed one of its wedge reports. Killed earlier, it would take that answer with
+   * it, and an invocation that timed out would read WORKER_LOST instead of TIMEOUT.
+   */
+  killIfWedged(child: PoolChild): void {
+    if (child.wedged && !child.current && child.answersDue.size === 0) child.kill(WEDGED_REASON);
   }
 
   /** The child said it is ending itself; it takes no more work, and a replacement starts now. */

@@ -11,8 +11,11 @@
  * memoryLimit is the largest the executor accepts, so neither the engine's limit nor the backstop
  * ends the builtin first: the wedge is what ends the child.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cancelledMessage, executionTimeoutMessage, MAX_MEMORY_LIMIT } from '@supolka/codemode-protocol';
-import { expect, test } from 'vitest';
+import { expect, onTestFinished, test } from 'vitest';
 import { causeOfCatastrophe, FAILED_TERMINATION_TEXT } from '../../src/pool/catastrophe.ts';
 import { WEDGED_REASON } from '../../src/pool/exit-cause.ts';
 import type { Pool } from '../../src/pool/pool.ts';
@@ -115,8 +118,14 @@ test('cancelled while the builtin runs: CANCELLED, the next run elsewhere', asyn
   await nextRunsElsewhere(pool, log, pid);
 }, 60_000);
 
-test('an invocation past its bound in such a builtin reads TIMEOUT; the next run goes elsewhere', async () => {
-  const { pool, log } = usePool({ size: 1, grace: 0 });
+/**
+ * Grants a fetch handler that fills a gigabyte, bound at 300 ms, on the pool's one child; answers
+ * its executionId and the child's pid.
+ */
+async function grantFilling(pool: Pool, log: EventLog): Promise<{ executionId: string; pid: number }> {
+  // A fresh child's first run pays its one-time costs inside its bound (over 300 ms measured at a
+  // load average of 10); the grant must fit its bound, so it runs on a child that has run before.
+  await pool.execute({ code: 'async () => 0' });
   const retained = await pool.execute({
     code: `async () => ({ fetch: () => { new Array(2 ** 27).fill(1.5); return new Response('never') } })`,
     retainHandles: true,
@@ -124,12 +133,34 @@ test('an invocation past its bound in such a builtin reads TIMEOUT; the next run
     // The grant itself must fit its bound on a loaded machine; the fill of a gigabyte outlasts it.
     timeout: 300,
   });
-  const executionId = retained.executionId as string;
+  expect(retained).toStrictEqual({ result: undefined, logs: [], executionId: expect.any(String) });
   const [pid] = log.pids('spawned') as [number];
+  return { executionId: retained.executionId as string, pid };
+}
+
+test('an invocation past its bound in such a builtin reads TIMEOUT; the next run goes elsewhere', async () => {
+  const { pool, log } = usePool({ size: 1, grace: 0 });
+  const { executionId, pid } = await grantFilling(pool, log);
   await expect(pool.invoke(executionId, 'fetch', GET)).rejects.toMatchObject({
     code: 'TIMEOUT',
     message: executionTimeoutMessage(300),
   });
+  await nextRunsElsewhere(pool, log, pid);
+}, 60_000);
+
+test('an invocation whose TIMEOUT the child sends long after its wedge report still reads TIMEOUT', async () => {
+  // The child says it is wedged, then answers the invocation: a loaded machine can stall it between
+  // the two, and the pool must not kill it (and lose the answer) before the answer is in.
+  const folder = mkdtempSync(join(tmpdir(), 'wedge-answer-'));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  const marker = join(folder, 'answer');
+  const { pool, log } = usePool({ size: 1, grace: 0, testHooks: { holdAnswerAfterWedge: marker } });
+  const { executionId, pid } = await grantFilling(pool, log);
+  const invocation = pool.invoke(executionId, 'fetch', GET).catch((error: unknown) => error);
+  // The pool heard the wedge report (its `retiring`); only then may the child answer.
+  await log.next('retiring', (event) => event.pid === pid, true);
+  writeFileSync(marker, '');
+  expect(await invocation).toMatchObject({ code: 'TIMEOUT', message: executionTimeoutMessage(300) });
   await nextRunsElsewhere(pool, log, pid);
 }, 60_000);
 

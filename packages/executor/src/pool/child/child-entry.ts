@@ -12,7 +12,7 @@
  * `node --no-node-snapshot child/child-start settings`, the channel at fd 3, under the parent's own
  * Node; imported by nothing else.
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
@@ -260,7 +260,7 @@ async function execute(
   }
   // Only a run ended at its bound or by its caller can leave its isolate running: one that
   // answered finished its work, and the memory limit's disposal is the engine's own.
-  if (envelope.code === 'TIMEOUT' || envelope.code === 'CANCELLED') await reportWedge();
+  if (envelope.code === 'TIMEOUT' || envelope.code === 'CANCELLED') await reportWedge(id);
   // Every streamed line reaches the parent before the result that ends the conversation.
   stream?.flush();
   sendResult(id, envelope);
@@ -273,10 +273,18 @@ async function execute(
 
 /**
  * Tells the parent, before the answer that would free this child, when an isolate it disposed is
- * still running (wedge.ts): the parent then gives it no more work and ends it.
+ * still running (wedge.ts): the parent then gives it no more work and ends it once `id`, the run or
+ * invocation whose answer follows, is answered (none follows a retained execution's timer bound).
  */
-async function reportWedge(): Promise<void> {
-  if (await wedgedAfterDisposal()) parent.send({ type: 'wedged', settle: ISOLATE_SETTLE_BOUND });
+async function reportWedge(id?: string): Promise<void> {
+  if (!(await wedgedAfterDisposal())) return;
+  parent.send({ type: 'wedged', settle: ISOLATE_SETTLE_BOUND, ...(id !== undefined ? { id } : {}) });
+  if (hooks.holdAnswerAfterWedge !== undefined) await fileExists(hooks.holdAnswerAfterWedge);
+}
+
+/** Resolves once a file exists at `path`, looking every few milliseconds (the holdAnswerAfterWedge hook). */
+async function fileExists(path: string): Promise<void> {
+  while (!existsSync(path)) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** Invokes a retained execution this child holds; a failure crosses as a fault with its code. */
@@ -289,7 +297,7 @@ async function invoke(message: PoolMessageOf<'invoke'>): Promise<void> {
   } catch (error) {
     const fault = faultOf(error);
     // An invocation past its bound disposed its retained execution's isolate, as a run's end does.
-    if (fault.code === 'TIMEOUT') await reportWedge();
+    if (fault.code === 'TIMEOUT') await reportWedge(message.id);
     parent.send({ type: 'fault', id: message.id, ...fault });
   } finally {
     guard.endInvoke(message.id, message.executionId);

@@ -112,13 +112,15 @@ export const POOL_MESSAGE_SCHEMAS = {
   /**
    * A child disposed an isolate (its run or invocation ended at its bound, or was cancelled) whose
    * thread had not stopped `settle` ms later: a builtin that never checks for interrupts keeps
-   * running guest code. The child takes no more work and is ended; what it answered stands.
+   * running guest code. The child takes no more work and is ended once it answered `id`, the run or
+   * invocation whose answer follows this report; what it answered stands.
    */
   wedged: messageSchema('wedged', {
     settle: z
       .number({ error: 'must be a number' })
       .int({ error: 'must be a whole number' })
       .min(0, { error: 'must not be negative' }),
+    id: MessageIdSchema.optional(),
   }),
   /** Asks a child whether it can serve; answered by `health`, or by a `fault` saying why it cannot. */
   heartbeat: messageSchema('heartbeat', { id: MessageIdSchema }),

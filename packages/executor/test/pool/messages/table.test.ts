@@ -51,7 +51,10 @@ const valid: Record<string, unknown[]> = {
     { type: 'timedOut', conversations: ['i2'], executionId: 'e-1', timeout: 1000 },
   ],
   handlesClosed: [{ type: 'handlesClosed', executionId: 'e-1', message: 'Execution e-1 holds no handles.' }],
-  wedged: [{ type: 'wedged', settle: 200 }],
+  wedged: [
+    { type: 'wedged', settle: 200 },
+    { type: 'wedged', settle: 200, id: 'c7' },
+  ],
   heartbeat: [{ type: 'heartbeat', id: 'h1' }],
   health: [
     {
@@ -138,6 +141,11 @@ const malformed: [string, unknown, string][] = [
     'a wedged report with a fractional settle',
     { type: 'wedged', settle: 0.5 },
     'settle must be a whole number',
+  ],
+  [
+    'a wedged report naming its answer by a number',
+    { type: 'wedged', settle: 200, id: 7 },
+    'Invalid wedged message: id must be a string.',
   ],
   [
     'a closed retained execution without its reason',
