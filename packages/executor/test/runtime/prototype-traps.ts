@@ -75,7 +75,8 @@ const sitesOf = (_error, sites) => sites;
 /**
  * Who called the trap: the function name of the stack's nearest frame below it that is neither a
  * built-in's nor another trap's, when that frame is the runtime's (the bundle, or a piece it
- * compiled); '' when the trap was called from a job, with no frame at all; undefined otherwise.
+ * compiled); '' when the trap was called from a job, with no frame at all but the async frames of
+ * what awaits; undefined otherwise.
  * Read from V8's call sites, which cost far less than a formatted stack.
  */
 function runtimeCaller() {
@@ -90,6 +91,9 @@ function runtimeCaller() {
   for (index++; index < sites.length; index++) {
     const site = sites[index];
     if (site.getFunctionName() === '__trap__' || site.isNative()) continue;
+    // An async frame is where a suspended async function awaits, not a caller: a job's call shows
+    // them below it (Node 26's V8 does, for the job that settles an await on a host answer).
+    if (site.isAsync()) continue;
     const file = site.getFileName();
     if (file === undefined || file === null) {
       if (!site.isEval()) continue;
