@@ -291,7 +291,20 @@ describe('failures cross with their names', () => {
         ) as KeyDescription
       ).cryptoKey;
     const gcm = await key('AES-GCM', ['decrypt']);
-    const cbc = await key('AES-CBC', ['decrypt']);
+    // A fixed key: 48 zero bytes decrypted under a random one end in valid padding about one time in
+    // 256, and then there is no error to read. Under the zero key the last block ends in the byte 0x3a
+    // (checked with Node's own AES), no padding length: invalid every time.
+    const cbc = (
+      returned(
+        await bridge.perform('importKey', [
+          'raw',
+          new ArrayBuffer(16),
+          { name: 'AES-CBC' },
+          false,
+          ['decrypt'],
+        ]),
+      ) as KeyDescription
+    ).cryptoKey;
     const kw = await key('AES-KW', ['unwrapKey']);
     const message = async (operation: string, args: unknown[]) => (await bridge.perform(operation, args))[2];
     expect(
