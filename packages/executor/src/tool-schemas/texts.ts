@@ -5,16 +5,20 @@
  * words of the code tool's description.
  */
 
-/** Where a refusal points a caller: the chapter section that lists the forms a schema may take. */
-const FORMS =
-  'a JSON Schema object, an AI SDK schema, a Standard JSON Schema (zod 4 and others) or a schema with a toJSONSchema() method (docs/codemode.md, "Describing tools to the model")';
+/**
+ * The chapter section a refusal points a caller to, by URL: the installed package ships no docs/.
+ * It is docs/codemode.md, "Describing tools to the model".
+ */
+const CHAPTER =
+  'https://github.com/supolka/codemode/blob/main/docs/codemode.md#describing-tools-to-the-model';
+const FORMS = `a JSON Schema object, an AI SDK schema, a Standard JSON Schema (zod 4 and others) or a schema with a toJSONSchema() method (${CHAPTER})`;
 
 export function notJsonSchemaMessage(where: string, got: string): string {
   return `${where} must be ${FORMS}; got ${got}.`;
 }
 
 export function standardSchemaWithoutJsonMessage(where: string): string {
-  return `${where} is a Standard Schema without a JSON Schema export (~standard.jsonSchema), so nothing of it can be declared to the model or checked off this thread: convert it to JSON Schema with its library's converter, or leave inputSchema out and validate in execute (docs/codemode.md, "Describing tools to the model").`;
+  return `${where} is a Standard Schema without a JSON Schema export (~standard.jsonSchema), so nothing of it can be declared to the model or checked off this thread: convert it to JSON Schema with its library's converter, or leave inputSchema out and validate in execute (${CHAPTER}).`;
 }
 
 export function aiSchemaPendingMessage(where: string): string {
