@@ -3,8 +3,9 @@
  * whole and in an order the program cannot choose: the server and the tool as the config and the
  * upstream name them (every character past plain ASCII written as an escape, so a look-alike name
  * shows itself), then the arguments in the tool's input-schema order, required ones first, and the
- * ones the schema does not name after them, by name. Values are JSON made safe (the executor's safe-text.ts). A
- * question past QUESTION_LIMIT is never asked cut: the caller refuses the call instead.
+ * ones the schema does not name after them, by name. Values are JSON made safe (the executor's
+ * safe-text.ts). A question past QUESTION_LIMIT is never asked cut: the caller refuses the call
+ * instead.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainAscii, safeText } from '@supolka/codemode-executor/serving';

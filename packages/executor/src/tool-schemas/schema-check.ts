@@ -16,8 +16,13 @@ import { threadModule } from '../sandbox/threads/deadline-worker.ts';
 
 /** How long one check may take: a real schema checks a value in well under a millisecond. */
 export const VALIDATION_TIMEOUT = 1000;
-/** How long a checker's thread stays alive with no check (ms). */
-export const SCHEMA_CHECK_IDLE_TIMEOUT = 5000;
+/**
+ * How long a checker's thread stays alive with no check (ms). A thread's start with ajv's load costs
+ * 150 to 200 ms here and a warm check under a millisecond, and a model's turn between two programs
+ * takes seconds, so a short rest would restart the thread for nearly every program; a minute frees
+ * the thread (a V8 heap of its own) of a tool set or an upstream no one calls any more.
+ */
+export const SCHEMA_CHECK_IDLE_TIMEOUT = 60_000;
 
 /** Where a value fails its schema: `path` is a JSON Pointer into the value ('' for the value itself). */
 export interface SchemaProblem {

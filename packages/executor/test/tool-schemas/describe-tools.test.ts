@@ -7,9 +7,11 @@
  */
 import { createRequire } from 'node:module';
 import { InvalidProviderError } from '@supolka/codemode-protocol';
+import type { ClientProvider } from '@supolka/codemode-protocol/client';
 import { jsonSchema } from 'ai';
 import { afterAll, describe, expect, test } from 'vitest';
 import { z } from 'zod';
+import type { CodeModeProvider } from '../../src/codemode/contract.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import { DESCRIPTION_LIMIT, NAME_LIMIT, TOOL_LIMIT } from '../../src/tool-schemas/declarations.ts';
 import { argumentPath, describeTools, type ToolDefinition } from '../../src/tool-schemas/describe-tools.ts';
@@ -82,6 +84,10 @@ describe('declarations', () => {
     expect(tools.providers.map(({ name, fns }) => [name, Object.keys(fns)])).toStrictEqual([
       ['shop', ['count', 'list_items']],
     ]);
+    // Type-level: the providers are what the Code Mode form and ExecutorClient take, as they are.
+    const forCodeMode: readonly CodeModeProvider[] = tools.providers;
+    const forClient: readonly ClientProvider[] = tools.providers;
+    expect(forCodeMode).toBe(forClient);
   });
 
   test('from zod schemas, without this package importing zod: enums, unions, optional keys, tuples', () => {
