@@ -25,6 +25,7 @@ import {
   argumentCheckTimeoutMessage,
   argumentRefusedMessage,
   CODE_TOOL_INTRO,
+  NAMESPACES_MESSAGE,
   notToolMessage,
   notToolsMessage,
   PROBLEMS_LISTED,
@@ -80,7 +81,9 @@ export interface DescribedTools {
  * tool set it cannot describe (naming the tool and what is wrong).
  */
 export function describeTools(namespaces: readonly ToolNamespace[]): DescribedTools {
-  if (!Array.isArray(namespaces)) throw new TypeError(notToolsMessage('list'));
+  if (!Array.isArray(namespaces) || !namespaces.every((item) => typeof item === 'object' && item !== null)) {
+    throw new TypeError(NAMESPACES_MESSAGE);
+  }
   validateProviders(namespaces);
   const check = new SchemaCheck();
   const declared: string[] = [];

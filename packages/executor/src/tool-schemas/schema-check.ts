@@ -64,6 +64,8 @@ export class SchemaCheck {
   #tail: Promise<unknown> = Promise.resolve();
   #waiting = 0;
   #idle: NodeJS.Timeout | undefined;
+  /** Each schema's text, made once: a tool's schema is checked against at every call. */
+  readonly #texts = new WeakMap<object, string>();
 
   constructor({
     timeout = VALIDATION_TIMEOUT,
@@ -77,7 +79,12 @@ export class SchemaCheck {
   check(schema: object, value: unknown): Promise<SchemaVerdict> {
     this.#waiting++;
     clearTimeout(this.#idle);
-    const run = this.#tail.then(() => this.#run(JSON.stringify(schema), value));
+    let text = this.#texts.get(schema);
+    if (text === undefined) {
+      text = JSON.stringify(schema);
+      this.#texts.set(schema, text);
+    }
+    const run = this.#tail.then(() => this.#run(text, value));
     this.#tail = run.catch(() => {});
     return run.finally(() => {
       if (--this.#waiting === 0) this.#idle = setTimeout(() => this.close(), this.#idleTimeout).unref();

@@ -33,6 +33,9 @@ export function notSerializableMessage(where: string, reason: string): string {
   return `${where} is not a JSON Schema that JSON can hold: ${reason}`;
 }
 
+export const NAMESPACES_MESSAGE =
+  'describeTools takes a list of namespaces, each an object { name, description?, tools }.';
+
 export function notToolsMessage(namespace: string): string {
   return `Namespace ${namespace} must have tools: an object of { description?, inputSchema?, outputSchema?, execute }.`;
 }

@@ -20,6 +20,7 @@ import {
   argumentCheckTimeoutMessage,
   argumentRefusedMessage,
   CODE_TOOL_INTRO,
+  NAMESPACES_MESSAGE,
   notJsonSchemaMessage,
   notToolMessage,
   sameNameMessage,
@@ -243,6 +244,12 @@ describe('bounds and safe text, as the bridge has them', () => {
     expect(() => describeTools([{ name: 'ns', tools: { t: noExecute } }])).toThrow(
       new TypeError(notToolMessage('ns.t')),
     );
+  });
+
+  test('a list of namespaces, each an object, is all it takes', () => {
+    for (const wrong of [{ name: 'a', tools: {} }, [null], ['a']]) {
+      expect(() => describeTools(wrong as never)).toThrow(new TypeError(NAMESPACES_MESSAGE));
+    }
   });
 
   test('a namespace name the program could not call is refused as a provider name is', () => {
