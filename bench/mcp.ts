@@ -14,23 +14,23 @@
 import { createRequire } from 'node:module';
 import { printTable, record, sample, samplePaced, summarize } from './stats.ts';
 
-// The SDK and the server are the executor package's dependencies, not the root's.
-const executorRequire = createRequire(new URL('../packages/executor/package.json', import.meta.url));
+// The SDK and the upstream server are the MCP package's dependencies, not the root's.
+const mcpRequire = createRequire(new URL('../packages/mcp/package.json', import.meta.url));
 const { Client } = (await import(
-  executorRequire.resolve('@modelcontextprotocol/sdk/client/index.js')
+  mcpRequire.resolve('@modelcontextprotocol/sdk/client/index.js')
 )) as typeof import('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = (await import(
-  executorRequire.resolve('@modelcontextprotocol/sdk/client/stdio.js')
+  mcpRequire.resolve('@modelcontextprotocol/sdk/client/stdio.js')
 )) as typeof import('@modelcontextprotocol/sdk/client/stdio.js');
 const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
 const { tmpdir } = await import('node:os');
 const { join } = await import('node:path');
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
-const everything = executorRequire
+const everything = mcpRequire
   .resolve('@modelcontextprotocol/server-everything/package.json')
   .replace(/package\.json$/, 'dist/index.js');
-const bin = new URL('../packages/executor/bin/codemode-executor.js', import.meta.url).pathname;
+const bin = new URL('../packages/mcp/bin/codemode-mcp.js', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'codemode-bench-mcp-'));
 const config = join(scratch, 'mcp.json');
 writeFileSync(
@@ -45,7 +45,7 @@ async function connect(command: string, args: string[]) {
 }
 
 const direct = await connect(process.execPath, [everything, 'stdio']);
-const served = await connect(process.execPath, [bin, 'mcp', '--config', config]);
+const served = await connect(process.execPath, [bin, '--config', config]);
 
 const execute = (code: string) => served.callTool({ name: 'execute', arguments: { code } });
 const calls = 50;

@@ -11,12 +11,12 @@
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { createServer } from '../packages/executor/dist/index.js';
+import { createServer } from '../packages/server/dist/index.js';
 import { ExecutorClient } from '../packages/protocol/src/client/index.ts';
 import { printTable, type Summary, sample, samplePaced, summarize } from './stats.ts';
 
 // ws is the executor package's dependency, not the root's: resolve it from there.
-const { WebSocketServer } = createRequire(new URL('../packages/executor/package.json', import.meta.url))(
+const { WebSocketServer } = createRequire(new URL('../packages/server/package.json', import.meta.url))(
   'ws',
 ) as typeof import('ws');
 

@@ -5,6 +5,7 @@
 // First: below the Node floor the import fails with one sentence naming it (node-floor.ts).
 import './require-node-floor.ts';
 
+export type { ToolFunction } from '@supolka/codemode-protocol';
 export type {
   CodeModeConnector,
   CodeModeExecuteOptions,
@@ -38,10 +39,10 @@ export {
   type ExecuteOptions,
   type HandleName,
   IsolateExecutor,
+  type WireHost,
 } from './executor/isolate-executor.ts';
 export { type IsolateExecutorOptions, OptionError, type OutboundSetting } from './executor/options.ts';
-export type { HostProvider, ToolFunction } from './executor/providers.ts';
-export type { IsolateExecuteRequest } from './executor/request.ts';
+export type { HostProvider, IsolateExecuteRequest, RequestHost } from './executor/request.ts';
 export { pauseWallClock, toolSignal } from './executor/tool-context.ts';
 export {
   defaultWallClockLimit,

@@ -3,7 +3,7 @@
  * carry them with a stable `code`. Callers branch on `code` (or `name` across a boundary),
  * never on message text and never on `instanceof` across a process or isolate boundary.
  */
-import { echo } from './echo.ts';
+import { echo, echoList } from './echo.ts';
 
 /**
  * Codes an envelope or a fault carries when the executor, not user code, ended the work.
@@ -178,6 +178,33 @@ export const OVERLOADED_MESSAGE =
 
 export function workerLostMessage(cause: string): string {
   return `The worker running this execution was lost: ${cause}.`;
+}
+
+/**
+ * The refusals of an execute request as a caller writes it, before its wire part reaches the schema
+ * (request-parts.ts): IsolateExecutor and ExecutorClient both refuse with these.
+ */
+export const REQUEST_NOT_OBJECT_MESSAGE = 'The execute request must be an object with a `code` string.';
+export const PROVIDERS_NOT_LIST_MESSAGE = 'Invalid execute request: providers must be a list.';
+export const DISPATCH_NOT_FUNCTION_MESSAGE = 'Invalid execute request: dispatch must be a function.';
+export const OUTBOUND_SETTING_MESSAGE =
+  'Invalid execute request: outbound must be null (disabled), a function (proxied) or undefined (native).';
+
+export function providerNotObjectMessage(index: number): string {
+  return `Invalid execute request: providers[${index}] must be an object.`;
+}
+
+export function fnsNotObjectMessage(index: number): string {
+  return `Invalid execute request: providers[${index}].fns must be an object of functions.`;
+}
+
+export function toolNotFunctionMessage(index: number, tool: string): string {
+  return `Invalid execute request: providers[${index}].fns.${tool} must be a function.`;
+}
+
+/** Fields no schema knows, named by their starts (echo.ts): the schema's issue and a caller's early refusal read alike. */
+export function unknownFieldsText(keys: readonly string[]): string {
+  return `${echoList(keys)} ${keys.length === 1 ? 'is not a known field' : 'are not known fields'}`;
 }
 
 /** The base of every error the executor raises on purpose. */

@@ -39,6 +39,15 @@ export {
   ProviderDescriptorSchema,
 } from './schemas/request.ts';
 export {
+  type CallerRequest,
+  checkRequest,
+  type RequestDefaults,
+  type RequestForm,
+  type RequestParts,
+  splitRequest,
+  withDefaults,
+} from './split-request.ts';
+export {
   decodeMessage,
   formatIssues,
   type MessageValidation,

@@ -3,8 +3,8 @@
  * field and the rule it broke, never a thrown zod dump.
  */
 import { z } from 'zod';
-import { echo, echoList } from './echo.ts';
-import { BadRequestError } from './errors.ts';
+import { echo } from './echo.ts';
+import { BadRequestError, unknownFieldsText } from './errors.ts';
 import { PAYLOAD_LIMIT } from './limits.ts';
 import type { MessageScan } from './message-scan.ts';
 import { type Decoded, describeValue, formatPath, type MessageWire, PROTOCOL_WIRE } from './message-wire.ts';
@@ -28,7 +28,7 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
     .map((issue) => {
       if (issue.code === 'unrecognized_keys') {
         const where = issue.path.length ? ` in ${formatPath(issue.path)}` : '';
-        return `${echoList(issue.keys)} ${issue.keys.length === 1 ? 'is not a known field' : 'are not known fields'}${where}`;
+        return `${unknownFieldsText(issue.keys)}${where}`;
       }
       const field = formatPath(issue.path) || 'the value';
       const missing = issue.code === 'invalid_type' && 'input' in issue && issue.input === undefined;

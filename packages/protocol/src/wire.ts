@@ -11,6 +11,16 @@ export { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
 export { CODEC_IDENTIFIERS } from './codec-identifiers.ts';
 export { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList, REASON_ECHO_LIMIT } from './echo.ts';
 export * from './errors.ts';
+export {
+  buildDispatch,
+  type DispatchFunction,
+  describeProviders,
+  type HostFunctions,
+  type OutboundSetting,
+  outboundMode,
+  type ToolFunction,
+  type ToolProvider,
+} from './host-part.ts';
 // The hot checks and their building blocks, for a table built on the protocol's (the executor's pool).
 export { checkExecuteRequest, HOT_MESSAGE_CHECKS, ID_ONLY_KEYS, isId, knownKeys } from './hot-messages.ts';
 export { type SeparatedImports, separateImports } from './imports.ts';

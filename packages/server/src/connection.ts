@@ -6,12 +6,7 @@
  * handles (closed) with it. The socket itself, and what guards it, is channel.ts.
  */
 import type { Duplex } from 'node:stream';
-import type {
-  ExecuteResult,
-  HandleName,
-  IsolateExecuteRequest,
-  IsolateExecutor,
-} from '@supolka/codemode-executor';
+import type { ExecuteResult, HandleName, IsolateExecutor } from '@supolka/codemode-executor';
 import { type NestingFrame, withNestingCapacity } from '@supolka/codemode-executor/serving';
 import {
   CONSOLE_PROTOCOL_VERSION,
@@ -339,8 +334,12 @@ export class ServerConnection {
       handlesClosed = true;
       this.#letGo(id, execution);
     };
+    // The wire request goes down as it arrived: the client's functions, asked over this
+    // connection, are its host part, and a request without an outbound mode is disabled.
     const start = () =>
-      executor.execute(hostRequest(request, execution), {
+      executor.executeWire(request, {
+        dispatch: execution.dispatch,
+        outbound: execution.outbound,
         signal: execution.signal,
         onHandlesClosed,
         callerId: this.#callerId,
@@ -611,50 +610,6 @@ const HELD_TYPES: ReadonlySet<string> = new Set(['execute', 'invoke', 'closeHand
 
 /** Messages an admitted execution waits on: charged within the budget's total only. */
 const REPLY_TYPES: ReadonlySet<string> = new Set(['dispatchReply', 'outboundReply', 'cancel']);
-
-/**
- * The request IsolateExecutor runs: the wire request, the client's dispatch, and the outbound
- * rule. zod types an absent optional field as `undefined`, which IsolateExecuteRequest (under
- * exactOptionalPropertyTypes) does not take, so each field is carried over only when present.
- */
-function hostRequest(request: ExecuteRequest, execution: RemoteExecution): IsolateExecuteRequest {
-  const {
-    code,
-    modules,
-    providers,
-    timeout,
-    memoryLimit,
-    retainHandles,
-    countHostWaits,
-    typescript,
-    outbound,
-  } = request;
-  // A field the schema gains fails to compile here until it is carried over below.
-  const carried: Record<Exclude<keyof ExecuteRequest, 'outbound'>, true> = {
-    code: true,
-    modules: true,
-    providers: true,
-    timeout: true,
-    memoryLimit: true,
-    retainHandles: true,
-    countHostWaits: true,
-    typescript: true,
-  };
-  void carried;
-  return {
-    code,
-    ...(modules !== undefined ? { modules } : {}),
-    ...(providers !== undefined ? { providers } : {}),
-    ...(timeout !== undefined ? { timeout } : {}),
-    ...(memoryLimit !== undefined ? { memoryLimit } : {}),
-    ...(retainHandles !== undefined ? { retainHandles } : {}),
-    ...(countHostWaits !== undefined ? { countHostWaits } : {}),
-    ...(typescript !== undefined ? { typescript } : {}),
-    dispatch: execution.dispatch,
-    // A request without an outbound mode is disabled, whatever the executor's own default.
-    outbound: outbound === 'proxied' ? execution.outbound : outbound === 'native' ? undefined : null,
-  };
-}
 
 function codeOf(error: unknown): MessageOf<'fault'>['code'] {
   const code = (error as { code?: unknown } | null)?.code;

@@ -6,11 +6,7 @@
  */
 // First: the executor's root entry refuses a Node below its floor with one sentence (node-floor.ts).
 import '@supolka/codemode-executor';
+import { runAsProcess } from '@supolka/codemode-executor/cli';
 import { runCommand } from './entry.ts';
 
-const output = {
-  out: (text: string) => process.stdout.write(text),
-  err: (text: string) => process.stderr.write(text),
-  colors: process.stdout.isTTY === true,
-};
-process.exitCode = await runCommand(process.argv.slice(2), output);
+await runAsProcess(runCommand);

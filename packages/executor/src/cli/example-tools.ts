@@ -3,7 +3,7 @@
  * some arithmetic, enough for a program to show tool calls crossing from its isolate to this
  * process and back. Each run gets a fresh notebook.
  */
-import type { HostProvider } from '../executor/providers.ts';
+import type { HostProvider } from '../executor/request.ts';
 
 export function exampleTools(): HostProvider[] {
   const notes = new Map<string, string>([

@@ -15,6 +15,7 @@ export {
   unknownOptionMessage,
   wholeNumber,
 } from './args.ts';
+export { runAsProcess } from './command-process.ts';
 export type { CommandModule } from './optional-command.ts';
 export { readTextFile, readTextStream, tooLargeMessage } from './read-text-file.ts';
 export type { Output } from './run.ts';

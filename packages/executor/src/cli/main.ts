@@ -5,12 +5,7 @@
  */
 // First: below the Node floor nothing else may be evaluated (node-floor.ts).
 import './require-node-floor.ts';
+import { runAsProcess } from './command-process.ts';
 import { runCommand } from './dispatch.ts';
 
-const output = {
-  out: (text: string) => process.stdout.write(text),
-  err: (text: string) => process.stderr.write(text),
-  colors: process.stdout.isTTY === true,
-  errIsTerminal: process.stderr.isTTY === true,
-};
-process.exitCode = await runCommand(process.argv.slice(2), output);
+await runAsProcess(runCommand);

@@ -5,8 +5,8 @@
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { errorText } from '@supolka/codemode-protocol';
-import type { HostProvider, ToolFunction } from '../executor/providers.ts';
+import { errorText, type ToolFunction } from '@supolka/codemode-protocol';
+import type { HostProvider } from '../executor/request.ts';
 import { UsageError } from './args.ts';
 
 export async function loadTools(path: string): Promise<HostProvider[]> {

@@ -7,8 +7,7 @@
  * configured for it, as with the contract's own executor.
  */
 import { BadRequestError } from '@supolka/codemode-protocol';
-import type { HostProvider } from '../executor/providers.ts';
-import type { IsolateExecuteRequest } from '../executor/request.ts';
+import type { HostProvider, IsolateExecuteRequest } from '../executor/request.ts';
 import type { CodePositions } from './code-positions.ts';
 import { checkConnectors, serveConnectors } from './connectors.ts';
 import type { CodeModeFns, CodeModeProvider } from './contract.ts';

@@ -17,6 +17,7 @@
 import {
   BadRequestError,
   CodemodeError,
+  type ExecuteRequest,
   faultEnvelope,
   ID_LIMIT,
   isFaultCode,
@@ -38,7 +39,13 @@ import { fromWireResponse, toWireRequest } from './http.ts';
 import { Invocations } from './invocations.ts';
 import { observeExecution } from './observer.ts';
 import { type IsolateExecutorOptions, type ResolvedOptions, resolveOptions } from './options.ts';
-import { type IsolateExecuteRequest, splitRequest } from './request.ts';
+import {
+  type IsolateExecuteRequest,
+  type RequestHost,
+  type SplitRequest,
+  splitRequest,
+  wireRequest,
+} from './request.ts';
 import { ToolScope } from './tool-scope.ts';
 import { type HostTracing, traceExecution } from './tracing.ts';
 import {
@@ -77,6 +84,12 @@ export interface ExecuteOptions {
    */
   readonly callerId?: string;
 }
+
+/**
+ * The host part of a wire request (`executeWire`): the functions that serve its tool calls
+ * and, when its mode is `proxied`, its fetches, beside the options every execution takes.
+ */
+export interface WireHost extends RequestHost, ExecuteOptions {}
 
 /** The handles a retained execution may grant. */
 export type HandleName = 'fetch';
@@ -127,7 +140,7 @@ export class IsolateExecutor {
       const read = async () => {
         const made = await codeModeRequest(first, second, third, normalize);
         positions = made.positions;
-        return made.request;
+        return splitRequest(made.request, this.#options);
       };
       const options = {
         ...(signal !== undefined ? { signal } : {}),
@@ -135,12 +148,25 @@ export class IsolateExecutor {
       };
       return toCodeModeResult(await this.#run(read, options), positions);
     }
-    return this.#run(() => first, second as ExecuteOptions | undefined);
+    return this.#run(() => splitRequest(first, this.#options), second as ExecuteOptions | undefined);
+  }
+
+  /**
+   * Runs a wire execute request this process received (an executor server's client sent it),
+   * its tool calls and proxied fetches served by `host`. The request goes down as it came, not
+   * rebuilt into the object form and split again: the executor's defaults apply as to the object
+   * form, but an `outbound` mode left out is `disabled` whatever the executor's default (the
+   * default may be a function of this process, which a remote request must never reach). A
+   * request that fails the schema is refused with BAD_REQUEST, as the object form's is. Resolves
+   * to the envelope; never rejects.
+   */
+  executeWire(request: ExecuteRequest, host: WireHost = {}): Promise<ExecuteResult> {
+    return this.#run(() => wireRequest(request, host, this.#options), host);
   }
 
   /** Runs one execution under its tracing span (tracing.ts), and tells the observer what it cost. */
   #run(
-    read: () => IsolateExecuteRequest | Promise<IsolateExecuteRequest>,
+    read: () => SplitRequest | Promise<SplitRequest>,
     options?: ExecuteOptions | null,
   ): Promise<ExecuteResult> {
     const observer = this.#options.onExecution;
@@ -151,26 +177,26 @@ export class IsolateExecutor {
   }
 
   /**
-   * Reads and splits the request, then runs it on the pool. One that does not hold is BAD_REQUEST;
-   * a read that ends otherwise (the Code Mode code read past the run's bound: TIMEOUT) has the
-   * code it ended with.
+   * Reads the request into its two parts, then runs it on the pool. One that does not hold is
+   * BAD_REQUEST; a read that ends otherwise (the Code Mode code read past the run's bound: TIMEOUT)
+   * has the code it ended with.
    */
   async #start(
-    read: () => IsolateExecuteRequest | Promise<IsolateExecuteRequest>,
+    read: () => SplitRequest | Promise<SplitRequest>,
     options: ExecuteOptions | null | undefined,
     tracing: HostTracing,
     meter: ExecutionMeter | undefined,
   ): Promise<ExecuteResult> {
     // The wall clock counts from the call: the Code Mode form's read and the queue are in it.
     const startedAt = performance.now();
-    let split: ReturnType<typeof splitRequest>;
+    let split: SplitRequest;
     const { signal, onHostWaitChanged, onConsole, onHandlesClosed, callerId } = options ?? {};
     try {
       checkExecuteOptions(signal, onHostWaitChanged, onConsole, onHandlesClosed);
       checkCallerId(callerId);
-      const request = read();
+      const parts = read();
       // The object form reads at once: its execution reaches the pool in the call, as it always did.
-      split = splitRequest(request instanceof Promise ? await request : request, this.#options);
+      split = parts instanceof Promise ? await parts : parts;
     } catch (error) {
       if (error instanceof CodemodeError && isFaultCode(error.code))
         return faultEnvelope(error.code, error.message);

@@ -16,11 +16,13 @@ import {
   MIN_MEMORY_LIMIT,
   type ModuleMap,
   ModuleMapSchema,
+  type OutboundSetting as OutboundSettingOf,
+  outboundMode,
   validate,
 } from '@supolka/codemode-protocol';
 import type { PoolEvent } from '../pool/events.ts';
-import type { OutboundFunction } from '../pool/execution.ts';
 import type { PoolOptions } from '../pool/pool.ts';
+import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 import {
   DEFAULT_CHILD_EXEC_ARGV,
@@ -41,7 +43,7 @@ import type { ExecutionObserver } from './observer.ts';
  * The outbound tri-state: `null` disables fetch, a function of the wire request proxies it through
  * the caller, and `undefined` written explicitly has the executor perform it natively.
  */
-export type OutboundSetting = null | undefined | OutboundFunction;
+export type OutboundSetting = OutboundSettingOf<OutboundFunction>;
 
 export interface IsolateExecutorOptions {
   /** Run bound in ms, on the run clock (default 60000). A request's own `timeout` wins. */
@@ -193,7 +195,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     );
   }
   const outbound = Object.hasOwn(options, 'outbound') ? options.outbound : null;
-  if (outbound !== null && outbound !== undefined && typeof outbound !== 'function') {
+  if (outboundMode(outbound) === undefined) {
     throw new OptionError(
       'outbound',
       'must be null (disabled), a function (proxied) or undefined (native)',

@@ -5,15 +5,13 @@
  * bound ends) and runs with toolSignal() and pauseWallClock() reading it (tool-context.ts).
  */
 import type { HttpRequest } from '@supolka/codemode-protocol';
-import type { ExecutionHost } from '../pool/execution.ts';
 import type { Invocations } from './invocations.ts';
+import type { RequestHost } from './request.ts';
 import { serveUnder } from './tool-context.ts';
 import type { WallClock } from './wall-clock.ts';
 
 /** How much of a URL a pending outbound request is named by. */
 const URL_SHOWN = 200;
-
-type HostFunctions = Pick<ExecutionHost, 'dispatch' | 'outbound'>;
 
 export class ToolScope {
   readonly #run: WallClock;
@@ -28,7 +26,7 @@ export class ToolScope {
   }
 
   /** The functions as the pool is to call them. */
-  bind({ dispatch, outbound }: HostFunctions): HostFunctions {
+  bind({ dispatch, outbound }: RequestHost): RequestHost {
     return {
       dispatch:
         dispatch &&

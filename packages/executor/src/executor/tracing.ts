@@ -10,15 +10,13 @@
  * Spans parent under the span active where `execute` was called, because the pool runs tool and
  * outbound functions in the async context of that call (pool/execution.ts, `runInCaller`).
  */
-import type { ExecutionHost } from '../pool/execution.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import type { RequestHost } from './request.ts';
 
 export { ATTRIBUTE, SPAN, TRACER_NAME } from './tracing-names.ts';
 
-type TracedHost = Pick<ExecutionHost, 'dispatch' | 'outbound'>;
-
 /** Wraps the execution's host functions in spans of their own, or leaves them when nothing records. */
-export type HostTracing = (host: TracedHost) => TracedHost;
+export type HostTracing = (host: RequestHost) => RequestHost;
 
 export const untraced: HostTracing = (host) => host;
 

@@ -9,9 +9,9 @@ import {
   CancelledError,
   EXECUTION_ENDED_MESSAGE,
   faultEnvelope,
+  type HostFunctions,
   type LogLine,
 } from '@supolka/codemode-protocol';
-import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { DEFAULT_CALLER, type Queued } from './fair-queue.ts';
@@ -21,12 +21,11 @@ import { consoleCost, STREAMED_CONSOLE_LIMIT } from './streamed-console.ts';
 
 export type { OutboundFunction };
 
-/** The pieces of an execution that stay in the caller's process. */
-export interface ExecutionHost {
-  /** Serves the tool calls; without one every tool is unknown. */
-  readonly dispatch?: DispatchFunction | undefined;
-  /** Serves outbound requests of a proxied run. */
-  readonly outbound?: OutboundFunction | undefined;
+/**
+ * The host part of an execution, beside its wire request: the caller's functions (the tools'
+ * dispatch, a proxied run's outbound function), its signal and its callbacks.
+ */
+export interface ExecutionHost extends HostFunctions<OutboundFunction> {
   /** The outermost edges of the run's waits on the caller, forwarded from the child. */
   readonly onHostWaitChanged?: ((waiting: boolean) => void) | undefined;
   /** Aborting ends the execution at once with CANCELLED. */

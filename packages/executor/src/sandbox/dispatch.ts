@@ -7,6 +7,7 @@
  */
 import {
   type DispatchFrame,
+  type DispatchFunction,
   describeValue,
   EXECUTION_COMPLETED_MESSAGE,
   errorText,
@@ -21,7 +22,7 @@ import type { DispatchValues } from './inside/dispatch.ts';
 import { bindValues } from './setup/bound-source.ts';
 
 /** Serves one tool call: resolves to the result envelope as JSON, `{"result":...}` or `{"error":"..."}`. */
-export type DispatchFunction = (provider: string, tool: string, argsJson: string) => Promise<string> | string;
+export type { DispatchFunction };
 
 /** Defined with the other bounds (the protocol's limits.ts), since the pool's parent enforces it too. */
 export { IN_FLIGHT_CALL_LIMIT };

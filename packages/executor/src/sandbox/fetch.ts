@@ -23,6 +23,8 @@ import {
   type HttpRequest,
   type HttpResponse,
   OutboundDisabledError,
+  type OutboundMode,
+  type OutboundSetting,
   PAYLOAD_LIMIT,
   PayloadTooLargeError,
 } from '@supolka/codemode-protocol/wire';
@@ -42,7 +44,17 @@ export type OutboundFunction = (
 ) => Promise<HttpResponse> | HttpResponse;
 
 /** The tri-state: null disables, a function proxies, undefined performs natively. */
-export type Outbound = OutboundFunction | null | undefined;
+export type Outbound = OutboundSetting<OutboundFunction>;
+
+/**
+ * The tri-state chooseOutbound reads, from the request's two parts: the mode it travelled with
+ * and the host's function. A mode left out is disabled, and so is `proxied` with no function to
+ * serve it.
+ */
+export function outboundOf(mode: OutboundMode | undefined, proxy: OutboundFunction | undefined): Outbound {
+  if (mode === 'native') return undefined;
+  return mode === 'proxied' && proxy ? proxy : null;
+}
 
 /** Performs one request; `ticket` counts its response body against the isolate's budget as it arrives. */
 export type Performer = (

@@ -22,5 +22,7 @@ export {
   type ExecutionSettled,
   Sandbox,
   type SandboxExecuteRequest,
+  type SandboxHost,
   type SandboxOptions,
+  type SandboxWire,
 } from './sandbox.ts';

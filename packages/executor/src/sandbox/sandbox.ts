@@ -10,15 +10,18 @@ import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
   ERROR_NAME_LIMIT,
+  type ExecuteRequest,
   type ExecuteResult,
   ExecutionTimeoutError,
   type FaultCode,
+  type HostFunctions,
   type HttpRequest,
   type HttpResponse,
   isFaultCode,
   type LogLine,
   MAX_DELAY,
   type ModuleMap,
+  outboundMode,
   type ProviderDescriptor,
   separateImports,
   validateProviders,
@@ -27,13 +30,12 @@ import type ivm from 'isolated-vm';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
 import { DEFAULT_GRACE } from './bounds/grace.ts';
 import { ConsoleCapture } from './console.ts';
-import type { DispatchFunction } from './dispatch.ts';
 import { type BuiltEntry, buildEntry } from './entry/entry.ts';
 import { INTERNAL_FILENAME } from './entry/internal-module.ts';
 import { preparationErrorKind } from './errors/error-kind.ts';
 import { lineCount, type PlacedPiece, PositionMap, positionAt } from './errors/positions.ts';
 import { authorPositionInMessage, programStack, type StackSources } from './errors/stack.ts';
-import { chooseOutbound, type Outbound } from './fetch.ts';
+import { chooseOutbound, type Outbound, type OutboundFunction, outboundOf } from './fetch.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
 import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
 import { BoundedCodeCache, type CodeCache } from './modules/code-cache.ts';
@@ -52,47 +54,48 @@ import {
 import { DeadlineWorker } from './threads/deadline-worker.ts';
 import { type RunOutcome, runWithTimeouts } from './timeout.ts';
 
-export interface SandboxExecuteRequest {
-  /** An async arrow expression, optionally preceded by static import declarations. */
-  readonly code: string;
-  readonly modules?: ModuleMap;
-  readonly providers?: readonly ProviderDescriptor[];
-  /** Serves the providers' tool calls; without one every tool is unknown. */
-  readonly dispatch?: DispatchFunction;
-  /** The run bound in ms (default 60000). */
-  readonly timeout?: number;
+/**
+ * The wire part of an execution: the protocol's execute request, as the pool's child receives it.
+ * The sandbox checks the provider names and the source limits itself and applies no schema (an
+ * in-process caller has none in front of it); a field left out takes the sandbox's default: the
+ * run bound 60000 ms, the memory limit 128 MB, TypeScript erased, `outbound` disabled.
+ */
+export type SandboxWire = Omit<ExecuteRequest, 'providers'> & {
+  readonly providers?: readonly ProviderDescriptor[] | undefined;
+};
+
+/** The host part of an execution: what never crosses a wire (functions, signal, callbacks, the address opt-ins). */
+export interface SandboxHost extends HostFunctions<OutboundFunction> {
   /** Headroom past the bound for the engine's timer and the host race (default DEFAULT_GRACE). */
-  readonly grace?: number;
-  /** The isolate's memory limit in MB (default 128). */
-  readonly memoryLimit?: number;
-  readonly countHostWaits?: boolean;
+  readonly grace?: number | undefined;
   /** Outermost edges of waits on the caller, for the layer above to pause with the run. */
-  readonly onHostWaitChanged?: (waiting: boolean) => void;
+  readonly onHostWaitChanged?: ((waiting: boolean) => void) | undefined;
   /**
    * Each console line as the host captures it, within the capture bound (its closing warning
    * too), synchronously: the program's console call returns once it did. A throw is dropped.
    */
-  readonly onConsole?: (line: LogLine) => void;
-  /**
-   * How fetch reaches the network: null refuses, a function proxies through the caller, undefined
-   * written explicitly performs natively. A request without the key gets null (no network).
-   */
-  readonly outbound?: Outbound;
+  readonly onConsole?: ((line: LogLine) => void) | undefined;
   /** Let native requests reach link-local addresses (cloud metadata endpoints). Off by default. */
-  readonly allowLinkLocal?: boolean;
+  readonly allowLinkLocal?: boolean | undefined;
   /** Let native requests reach loopback addresses and `localhost` names. Off by default. */
-  readonly allowLoopback?: boolean;
+  readonly allowLoopback?: boolean | undefined;
   /** Let native requests reach private addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7). Off by default. */
-  readonly allowPrivate?: boolean;
+  readonly allowPrivate?: boolean | undefined;
   /** Endpoints native requests never reach, whatever the opt-ins: a server's own listen addresses. */
-  readonly ownEndpoints?: readonly OwnEndpoint[];
-  /** Erase TypeScript types from the code and from .ts modules (default true). */
-  readonly typescript?: boolean;
-  /** Keep the isolate when the program resolves to a fetch handler (docs/handles.md). */
-  readonly retainHandles?: boolean;
+  readonly ownEndpoints?: readonly OwnEndpoint[] | undefined;
   /** Aborting disposes the isolate at once; the envelope comes back with code CANCELLED. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
+
+/**
+ * The one-object form, for a caller in this process: both parts in one object, `outbound` written
+ * as the tri-state. null refuses, a function proxies through the caller, undefined written
+ * explicitly performs natively; a request without the key gets null (no network).
+ */
+export type SandboxExecuteRequest = Omit<SandboxWire, 'outbound'> &
+  Omit<SandboxHost, 'outbound'> & {
+    readonly outbound?: Outbound;
+  };
 
 export type { ExecuteResult };
 
@@ -162,11 +165,19 @@ export class Sandbox {
     return this.#snapshot.copy().byteLength;
   }
 
-  async execute(request: SandboxExecuteRequest): Promise<ExecuteResult> {
+  /**
+   * One execution, of the request as it travels: its wire part and its host part. The pool's
+   * child hands down the wire request it received as it is.
+   */
+  execute(wire: SandboxWire, host: SandboxHost): Promise<ExecuteResult>;
+  /** One execution, of the one-object form. */
+  execute(request: SandboxExecuteRequest): Promise<ExecuteResult>;
+  async execute(first: SandboxWire | SandboxExecuteRequest, second?: SandboxHost): Promise<ExecuteResult> {
+    const [wire, host] = second ? [first as SandboxWire, second] : asParts(first as SandboxExecuteRequest);
     const startedAt = performance.now();
     // 1. Capture first, so a run the engine kills later still comes back with what it wrote.
-    const capture = new ConsoleCapture(request.onConsole);
-    const outcome = await this.#run(request, capture);
+    const capture = new ConsoleCapture(host.onConsole);
+    const outcome = await this.#run(wire, host, capture);
     const envelope: ExecuteResult = { result: outcome.result, logs: capture.lines };
     if (outcome.error !== undefined) envelope.error = outcome.error;
     if (outcome.code !== undefined) envelope.code = outcome.code;
@@ -181,18 +192,19 @@ export class Sandbox {
     return envelope;
   }
 
-  async #run(request: SandboxExecuteRequest, capture: ConsoleCapture): Promise<RunOutcome> {
-    const providers = request.providers ?? [];
-    const timeout = request.timeout ?? DEFAULT_TIMEOUT;
-    const memoryLimit = request.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+  async #run(wire: SandboxWire, host: SandboxHost, capture: ConsoleCapture): Promise<RunOutcome> {
+    const providers = wire.providers ?? [];
+    const timeout = wire.timeout ?? DEFAULT_TIMEOUT;
+    const memoryLimit = wire.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+    const outbound = outboundOf(wire.outbound, host.outbound);
     // 2. Provider names and the source limits, before any isolate exists.
     try {
       validateProviders(providers);
-      checkSourceLimits(request.code, request.modules);
+      checkSourceLimits(wire.code, wire.modules);
     } catch (error) {
       return failure(error);
     }
-    if (request.signal?.aborted) return cancelled(request.signal);
+    if (host.signal?.aborted) return cancelled(host.signal);
     if (this.#disposed)
       return { error: 'The sandbox was disposed before the execution started.', code: 'INTERNAL' };
 
@@ -210,27 +222,27 @@ export class Sandbox {
     try {
       // 4. The run clock, in the slot the wrapped host functions pause.
       clock = new RunClock(handle.isolate, {
-        ...(request.countHostWaits !== undefined ? { countHostWaits: request.countHostWaits } : {}),
-        ...(request.onHostWaitChanged ? { onHostWaitChanged: request.onHostWaitChanged } : {}),
+        ...(wire.countHostWaits !== undefined ? { countHostWaits: wire.countHostWaits } : {}),
+        ...(host.onHostWaitChanged ? { onHostWaitChanged: host.onHostWaitChanged } : {}),
       });
       slots.clock.set(clock);
       // 5. The console sink.
       slots.console = capture;
       // 6. The outbound choice (the runtime and, 7., the timers were installed when the isolate was prepared).
-      slots.outbound = chooseOutbound('outbound' in request ? request.outbound : null, slots.clock, {
-        allowLinkLocal: request.allowLinkLocal === true,
-        allowLoopback: request.allowLoopback === true,
-        allowPrivate: request.allowPrivate === true,
-        ownEndpoints: request.ownEndpoints ?? [],
+      slots.outbound = chooseOutbound(outbound, slots.clock, {
+        allowLinkLocal: host.allowLinkLocal === true,
+        allowLoopback: host.allowLoopback === true,
+        allowPrivate: host.allowPrivate === true,
+        ownEndpoints: host.ownEndpoints ?? [],
       });
       // 8. The caller's dispatch, pausing the clock while it runs.
-      slots.dispatch.dispatch = request.dispatch ? wrapHostWait(slots.clock, request.dispatch) : undefined;
+      slots.dispatch.dispatch = host.dispatch ? wrapHostWait(slots.clock, host.dispatch) : undefined;
       // 9. The entry module around the request's imports and arrow. No host-side parser reads a
       // source the nesting scan has not passed, and .ts modules are erased under the run's bound
       // (sources/preparation.ts); the code itself is compiled JavaScript first, below.
-      const typescript = request.typescript !== false;
-      const modules = buildModuleMap(request.modules);
-      checkSourceNesting(request.code, modules);
+      const typescript = wire.typescript !== false;
+      const modules = buildModuleMap(wire.modules);
+      checkSourceNesting(wire.code, modules);
       const runClock = clock;
       const left = () => timeout - runClock.elapsed();
       const erased = typescript ? await eraseTypeScriptModules(modules, this.#eraser, left()) : undefined;
@@ -244,7 +256,7 @@ export class Sandbox {
           body,
           providers,
           timeout,
-          retainHandles: request.retainHandles === true,
+          retainHandles: wire.retainHandles === true,
         });
         placed = { code, bodyStart: code.length - body.length, built };
         return built.source;
@@ -255,7 +267,7 @@ export class Sandbox {
         entry: placed ? entryPositions(placed.code, placed.bodyStart, placed.built) : new PositionMap([]),
         moduleKey: (name) => {
           if (name === INTERNAL_FILENAME || !modules.has(name)) return undefined;
-          spellings ??= requestSpellings(request.modules);
+          spellings ??= requestSpellings(wire.modules);
           return spellings.get(name) ?? name;
         },
       });
@@ -270,18 +282,18 @@ export class Sandbox {
         loaded: (token) => slots.loaded.has(token),
       });
       const aborted = new Promise<RunOutcome>((resolve) => {
-        if (!request.signal) return;
+        if (!host.signal) return;
         abort = () => {
-          resolve(cancelled(request.signal as AbortSignal));
+          resolve(cancelled(host.signal as AbortSignal));
           // Disposal is the only way to stop a wedged isolate; it happens after the outcome is set.
           queueMicrotask(() => disposeIsolate(handle));
         };
-        request.signal.addEventListener('abort', abort, { once: true });
+        host.signal.addEventListener('abort', abort, { once: true });
       });
       // The entry compiles as executor.js and instantiates against the linker's resolver.
       let entry: ivm.Module;
       try {
-        const compiled = await compileJavaScriptFirst(request.code, {
+        const compiled = await compileJavaScriptFirst(wire.code, {
           compile: (code) => linker.compileEntry(entrySource(code)),
           ...(typescript
             ? { erase: (code: string) => this.#eraser.run([{ name: ENTRY_NAME, source: code }], left()) }
@@ -289,13 +301,13 @@ export class Sandbox {
         });
         if (compiled === undefined) return timedOut(timeout);
         // An abort while the types were erased found no listener yet.
-        if (request.signal?.aborted) return cancelled(request.signal);
+        if (host.signal?.aborted) return cancelled(host.signal);
         entry = linker.linkEntry(compiled);
       } catch (error) {
         return preparationFailure(linker.failure ?? error, sources);
       }
       // 11. Evaluation under both timeouts, and the envelope read back.
-      const grace = request.grace ?? DEFAULT_GRACE;
+      const grace = host.grace ?? DEFAULT_GRACE;
       const outcome = await Promise.race([
         runWithTimeouts({
           handle,
@@ -311,7 +323,7 @@ export class Sandbox {
         aborted,
       ]);
       // 12. A run that asked to retain handles and succeeded: the invoker's presence is the grant.
-      if (request.retainHandles === true && outcome.error === undefined && outcome.result === undefined) {
+      if (wire.retainHandles === true && outcome.error === undefined && outcome.result === undefined) {
         const expiry = clock.expire(Math.min(timeout + grace, MAX_DELAY)).then(() => undefined);
         const invoker = await Promise.race([
           captureInvokeReference(handle).catch(() => undefined),
@@ -324,8 +336,8 @@ export class Sandbox {
           const executionId = this.#handles.retain(prepared, invoker, {
             timeout,
             grace,
-            countHostWaits: request.countHostWaits === true,
-            proxied: typeof request.outbound === 'function',
+            countHostWaits: wire.countHostWaits === true,
+            proxied: typeof outbound === 'function',
           });
           return { ...outcome, executionId };
         }
@@ -334,7 +346,7 @@ export class Sandbox {
     } catch (error) {
       return failure(error);
     } finally {
-      if (abort) request.signal?.removeEventListener('abort', abort);
+      if (abort) host.signal?.removeEventListener('abort', abort);
       if (retained) {
         // A retained execution keeps its isolate, its timers and its outbound choice; between
         // invocations no clock owns it and tool calls are refused.
@@ -481,6 +493,20 @@ function withProgramStack(outcome: RunOutcome, sources: () => StackSources): Run
   const { rawStack, ...rest } = outcome;
   const errorStack = programStack(rawStack, sources());
   return errorStack === undefined ? rest : { ...rest, errorStack };
+}
+
+/**
+ * The one-object form as the two parts. Each part reads only its own fields, so the object serves
+ * as both, but for `outbound`: the tri-state becomes the wire mode and the host's function. A
+ * value that is none of the three reads as native, as chooseOutbound has always read it.
+ */
+function asParts(request: SandboxExecuteRequest): [SandboxWire, SandboxHost] {
+  const setting = 'outbound' in request ? request.outbound : null;
+  const mode = outboundMode(setting) ?? 'native';
+  return [
+    { ...request, outbound: mode },
+    { ...request, outbound: mode === 'proxied' ? (setting as OutboundFunction) : undefined },
+  ];
 }
 
 /** Where the request's imports and arrow sit in the entry, and in the code they came from. */

@@ -4,6 +4,7 @@
  * to forge them.
  */
 import {
+  buildDispatch,
   ERROR_KINDS,
   ERROR_NAME_LIMIT,
   ERROR_STACK_FRAME_LIMIT,
@@ -15,7 +16,6 @@ import {
   toolNotFoundMessage,
 } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
-import { buildDispatch } from '../../src/executor/providers.ts';
 import { type DispatchFunction, encodeFrame } from '../../src/sandbox/dispatch.ts';
 import { useSandbox } from '../helpers.ts';
 

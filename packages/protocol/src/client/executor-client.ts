@@ -13,7 +13,6 @@
  * request, a cancellation and a dropped socket all come back as envelopes with their code.
  * Reconnecting is the caller's choice: a closed client stays closed.
  */
-import { parseForDispatch, stringifyForDispatch } from '../codec.ts';
 import { echo, REASON_ECHO_LIMIT } from '../echo.ts';
 import {
   BadRequestError,
@@ -25,6 +24,7 @@ import {
   toolNotFoundEnvelope,
   workerLostMessage,
 } from '../errors.ts';
+import type { DispatchFunction, OutboundSetting, ToolProvider } from '../host-part.ts';
 import { PAYLOAD_LIMIT } from '../limits.ts';
 import type { Message, MessageOf } from '../messages.ts';
 import { type ExecuteResult, faultEnvelope, type LogLine, shapeEnvelope } from '../schemas/envelope.ts';
@@ -36,12 +36,7 @@ import {
   HttpResponseSchema,
   type OutboundFrame,
 } from '../schemas/frames.ts';
-import {
-  type ExecuteRequest,
-  ExecuteRequestSchema,
-  type OutboundMode,
-  type ProviderDescriptor,
-} from '../schemas/request.ts';
+import { type CallerRequest, type RequestParts, splitRequest } from '../split-request.ts';
 import { decodeMessage, encodeMessage, validate } from '../validate.ts';
 import {
   CANCEL_REASON_PROTOCOL_VERSION,
@@ -71,13 +66,10 @@ import {
   type WebSocketLike,
 } from './web.ts';
 
-/** A tool: called with the argument list, or with one object when its provider sets `positionalArgs: false`. */
-export type ToolFunction = (...args: never[]) => unknown;
+export type { ToolFunction } from '../host-part.ts';
 
-export interface ClientProvider extends ProviderDescriptor {
-  /** The tools of this namespace, by name; own properties only. */
-  readonly fns?: Readonly<Record<string, ToolFunction>>;
-}
+/** A namespace of tools as the client serves it: the wire descriptor and its `fns`. */
+export type ClientProvider = ToolProvider;
 
 /** Performs one proxied fetch of the program: answers the wire response or a standard Response. */
 export type OutboundHandler = (
@@ -85,13 +77,12 @@ export type OutboundHandler = (
   init: { readonly signal: AbortSignalLike },
 ) => HttpResponse | ResponseLike | Promise<HttpResponse | ResponseLike>;
 
-export interface ClientExecuteRequest extends Omit<ExecuteRequest, 'providers' | 'outbound'> {
-  readonly providers?: readonly ClientProvider[];
+export interface ClientExecuteRequest extends CallerRequest<OutboundHandler> {
   /**
    * A function proxies the program's fetch through it; `null` or no key disables fetch;
    * `undefined` written out asks the server to fetch natively, which it refuses unless enabled.
    */
-  readonly outbound?: OutboundHandler | null | undefined;
+  readonly outbound?: OutboundSetting<OutboundHandler>;
 }
 
 export interface ClientExecuteOptions {
@@ -145,7 +136,8 @@ const ABNORMAL_CLOSURE = 1006;
 
 interface Execution {
   readonly kind: 'execute';
-  readonly fns: ReadonlyMap<string, Readonly<Record<string, ToolFunction>>>;
+  /** Serves the program's tool calls from the request's `fns`; none when no provider has them. */
+  readonly dispatch: DispatchFunction | undefined;
   readonly outbound: OutboundHandler | undefined;
   /** Aborted when the execution ends: proxied fetches still running are no longer wanted. */
   readonly ended: { readonly signal: AbortSignalLike; abort(reason?: unknown): void };
@@ -234,9 +226,9 @@ export class ExecutorClient {
    */
   execute(request: ClientExecuteRequest, options: ClientExecuteOptions = {}): Promise<ExecuteResult> {
     if (this.#closed) return Promise.resolve(this.#lostEnvelope());
-    let split: ReturnType<typeof splitRequest>;
+    let split: RequestParts<OutboundHandler>;
     try {
-      split = splitRequest(request);
+      split = splitRequest<OutboundHandler>(request);
     } catch (error) {
       return Promise.resolve(faultEnvelope('BAD_REQUEST', (error as Error).message));
     }
@@ -257,8 +249,8 @@ export class ExecutorClient {
       };
       const execution: Execution = {
         kind: 'execute',
-        fns: split.fns,
-        outbound: split.outbound,
+        dispatch: split.host.dispatch,
+        outbound: split.host.outbound,
         ended: new platform.AbortController(),
         onConsole,
         finish: (envelope) => {
@@ -568,8 +560,14 @@ export class ExecutorClient {
   async #serveDispatch(message: MessageOf<'dispatch'>): Promise<void> {
     if (this.#stray(message)) return;
     const execution = this.#serving(message.id);
+    const { provider, tool, args } = message;
     const frame: DispatchFrame = execution
-      ? ['returned', await serveTool(execution.fns, message)]
+      ? [
+          'returned',
+          execution.dispatch
+            ? await execution.dispatch(provider, tool, args)
+            : toolNotFoundEnvelope(provider, tool),
+        ]
       : ['thrown', EXECUTION_COMPLETED_MESSAGE];
     this.#answer({ type: 'dispatchReply', id: message.id, call: message.call, frame });
   }
@@ -651,78 +649,6 @@ function utf8Length(text: string): number {
 
 function isLowSurrogate(unit: number): boolean {
   return unit >= 0xdc00 && unit <= 0xdfff;
-}
-
-/** Splits the caller's request into the wire request and the functions that stay here. */
-function splitRequest(request: ClientExecuteRequest): {
-  wire: ExecuteRequest;
-  fns: Map<string, Readonly<Record<string, ToolFunction>>>;
-  outbound: OutboundHandler | undefined;
-} {
-  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
-    throw new BadRequestError('The execute request must be an object with a `code` string.');
-  }
-  const { providers = [], outbound, ...rest } = request;
-  if (!Array.isArray(providers))
-    throw new BadRequestError('Invalid execute request: providers must be a list.');
-  const fns = new Map<string, Readonly<Record<string, ToolFunction>>>();
-  const descriptors = providers.map((provider: ClientProvider, index) => {
-    if (typeof provider !== 'object' || provider === null) {
-      throw new BadRequestError(`Invalid execute request: providers[${index}] must be an object.`);
-    }
-    const { fns: tools, ...descriptor } = provider;
-    if (tools !== undefined) {
-      if (typeof tools !== 'object' || tools === null) {
-        throw new BadRequestError(
-          `Invalid execute request: providers[${index}].fns must be an object of functions.`,
-        );
-      }
-      for (const [tool, fn] of Object.entries(tools)) {
-        if (typeof fn !== 'function') {
-          throw new BadRequestError(
-            `Invalid execute request: providers[${index}].fns.${tool} must be a function.`,
-          );
-        }
-      }
-      fns.set(descriptor.name, tools);
-    }
-    return descriptor;
-  });
-  let mode: OutboundMode | undefined;
-  if (Object.hasOwn(request, 'outbound')) {
-    if (outbound === null) mode = 'disabled';
-    else if (outbound === undefined) mode = 'native';
-    else if (typeof outbound === 'function') mode = 'proxied';
-    else {
-      throw new BadRequestError(
-        'Invalid execute request: outbound must be null (disabled), a function (proxied) or undefined (native).',
-      );
-    }
-  }
-  const wire = validate(
-    ExecuteRequestSchema,
-    { ...rest, providers: descriptors, ...(mode !== undefined ? { outbound: mode } : {}) },
-    'execute request',
-  );
-  return { wire, fns, outbound: typeof outbound === 'function' ? outbound : undefined };
-}
-
-/** One tool call served from `fns`, answered as the result envelope in codec JSON. */
-async function serveTool(
-  fns: ReadonlyMap<string, Readonly<Record<string, ToolFunction>>>,
-  { provider, tool, args }: MessageOf<'dispatch'>,
-): Promise<string> {
-  const tools = fns.get(provider);
-  // Own properties only: `toString` or `constructor` must not resolve to Object.prototype's.
-  const fn = tools && Object.hasOwn(tools, tool) ? tools[tool] : undefined;
-  if (typeof fn !== 'function') return toolNotFoundEnvelope(provider, tool);
-  try {
-    const parsed = parseForDispatch(args);
-    const result = await (Array.isArray(parsed) ? fn(...(parsed as never[])) : fn(parsed as never));
-    return stringifyForDispatch({ result });
-  } catch (error) {
-    return stringifyForDispatch({ error: errorText(error) });
-  }
 }
 
 /**

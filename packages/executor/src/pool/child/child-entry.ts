@@ -226,22 +226,16 @@ async function execute(
   try {
     const { sandbox } = await ready;
     guard.beginRun(id, request.memoryLimit ?? DEFAULT_MEMORY_LIMIT, request.timeout ?? DEFAULT_TIMEOUT);
-    envelope = await sandbox.execute({
-      code: request.code,
-      ...(request.modules !== undefined ? { modules: request.modules } : {}),
-      ...(request.providers !== undefined ? { providers: request.providers } : {}),
-      ...(request.timeout !== undefined ? { timeout: request.timeout } : {}),
-      ...(request.memoryLimit !== undefined ? { memoryLimit: request.memoryLimit } : {}),
-      ...(request.countHostWaits !== undefined ? { countHostWaits: request.countHostWaits } : {}),
-      ...(request.retainHandles !== undefined ? { retainHandles: request.retainHandles } : {}),
-      ...(request.typescript !== undefined ? { typescript: request.typescript } : {}),
-      outbound: run.sandboxOutbound(request.outbound),
+    // The wire request goes down as it arrived; the host part is this child's: the parent serves
+    // the tools and a proxied run's fetches, and the settings hold the address opt-ins.
+    envelope = await sandbox.execute(request, {
+      dispatch: run.dispatch,
+      outbound: run.outbound,
       allowLinkLocal: settings.allowLinkLocal,
       allowLoopback: settings.allowLoopback,
       allowPrivate: settings.allowPrivate,
       ownEndpoints: settings.ownEndpoints,
       grace: settings.grace,
-      dispatch: run.dispatch,
       // Two messages per tool call nobody reads cost about a fifth of a pooled call: sent only when asked.
       ...(reportHostWaits ? { onHostWaitChanged: run.hostWaitChanged } : {}),
       ...(stream ? { onConsole: stream.push } : {}),

@@ -10,9 +10,7 @@ import type {
   HttpRequest,
   HttpResponse,
   OutboundFrame,
-  OutboundMode,
 } from '@supolka/codemode-protocol/wire';
-import type { Outbound } from '../../sandbox/fetch.ts';
 import type { MessageEndpoint } from '../channel.ts';
 import type { ChildTestHooks } from '../settings.ts';
 import { attackChannel } from './channel-attacks.ts';
@@ -64,16 +62,8 @@ export class ChildRun {
   };
 
   /**
-   * The sandbox's outbound setting for the mode that crossed the wire: the tri-state the sandbox's
-   * chooseOutbound reads, with the parent as the proxy.
-   */
-  sandboxOutbound(mode: OutboundMode | undefined): Outbound {
-    if (mode === 'proxied') return this.outbound;
-    return mode === 'native' ? undefined : null;
-  }
-
-  /**
-   * A proxied run's outbound function: the request crosses to the parent, which asks the caller.
+   * The outbound function of the run's host part, which the sandbox calls only when the mode that
+   * crossed the wire is `proxied`: the request crosses to the parent, which asks the caller.
    * The sandbox's own signal is not forwarded: the parent aborts the caller's when the run settles.
    */
   readonly outbound = async (request: HttpRequest): Promise<HttpResponse> => {

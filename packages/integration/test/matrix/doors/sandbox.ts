@@ -4,11 +4,8 @@
  * builds), the outbound tri-state and the loopback opt-in on the request, a retained handler
  * invoked with wire requests.
  */
-import {
-  buildDispatch,
-  describeProviders,
-  type HostProvider,
-} from '../../../../executor/src/executor/providers.ts';
+import { buildDispatch, describeProviders } from '@supolka/codemode-protocol';
+import type { HostProvider } from '../../../../executor/src/executor/request.ts';
 import { Sandbox } from '../../../../executor/src/sandbox/sandbox.ts';
 import { providersNamed, streamed } from '../catalogue.ts';
 import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
