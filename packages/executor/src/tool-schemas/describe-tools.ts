@@ -13,9 +13,10 @@
  * program's, and a backtracking pattern must cost one call a bounded time, never the caller's event
  * loop. A refused call throws in the program with an error naming the argument and the rule.
  */
+
+import type { ToolFunction } from '@supolka/codemode-protocol';
 import { validateProviders } from '@supolka/codemode-protocol';
 import { sanitizeToolName } from '../codemode/sanitize.ts';
-import type { ToolFunction } from '../executor/providers.ts';
 import { NAME_LIMIT, namespaceDeclaration, TOOL_LIMIT, type ToolShape } from './declarations.ts';
 import { type JsonSchemaObject, jsonSchemaOf } from './json-schema-of.ts';
 import { cutText } from './safe-text.ts';
