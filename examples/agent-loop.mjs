@@ -1,23 +1,43 @@
 // An agent loop: the AI SDK's generateText with one code tool built on IsolateExecutor. The model
-// writes a program against the tools' declarations; the tool runs it and hands back the result.
+// writes a program against the tools' declarations, which describeTools writes from their schemas;
+// the tool runs it and hands back the result.
 // The model here is a scripted stand-in from the AI SDK's own test utilities (`ai/test`), so the
 // example runs offline and prints the same every time; put a real provider's model in its place.
-import { IsolateExecutor } from '@supolka/codemode-executor';
+import { describeTools, IsolateExecutor } from '@supolka/codemode-executor';
 import { generateText, isStepCount, jsonSchema, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 
 const forecasts = { Oslo: { tempC: 4, sky: 'sleet' }, Lisbon: { tempC: 19, sky: 'clear' } };
-const providers = [
-  { name: 'weather', fns: { forecast: (city) => ({ city, ...(forecasts[city] ?? { tempC: null }) }) } },
-];
+// The declarations in the code tool's description, and providers that check each call's argument.
+const weather = describeTools([
+  {
+    name: 'weather',
+    tools: {
+      forecast: {
+        description: "Today's forecast for a city.",
+        inputSchema: jsonSchema({
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+        }),
+        outputSchema: jsonSchema({
+          type: 'object',
+          properties: {
+            city: { type: 'string' },
+            tempC: { type: ['number', 'null'] },
+            sky: { type: 'string' },
+          },
+          required: ['city', 'tempC'],
+        }),
+        execute: ({ city }) => ({ city, ...(forecasts[city] ?? { tempC: null }) }),
+      },
+    },
+  },
+]);
 
 const executor = new IsolateExecutor({ poolSize: 1, timeout: 10_000 });
 const codeTool = tool({
-  description: [
-    'Runs a JavaScript program in a sandbox and returns what it returns. Write statements and',
-    'end with return. Call the tools with await; they are declared as:',
-    'declare const weather: { forecast(city: string): Promise<{ city: string; tempC: number | null; sky?: string }> };',
-  ].join('\n'),
+  description: weather.description,
   inputSchema: jsonSchema({
     type: 'object',
     properties: { code: { type: 'string', description: 'the program' } },
@@ -25,7 +45,7 @@ const codeTool = tool({
   }),
   // The Code Mode form: statements are accepted, and `logs` come back as text lines.
   execute: async ({ code }) => {
-    const { result, error, logs } = await executor.execute(code, providers);
+    const { result, error, logs } = await executor.execute(code, weather.providers);
     return error === undefined ? { result, logs } : { error, logs };
   },
 });
@@ -41,7 +61,7 @@ const model = new MockLanguageModelV4({
     if (toolResult === undefined) {
       const code = [
         "const cities = ['Oslo', 'Lisbon'];",
-        'const all = await Promise.all(cities.map((city) => weather.forecast(city)));',
+        'const all = await Promise.all(cities.map((city) => weather.forecast({ city })));',
         "console.log('asked', all.length, 'cities');",
         'return all.sort((a, b) => b.tempC - a.tempC)[0];',
       ].join('\n');
@@ -77,5 +97,6 @@ try {
   }
   console.log('model answered:', text);
 } finally {
+  weather.close();
   await executor.dispose();
 }

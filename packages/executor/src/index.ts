@@ -61,3 +61,12 @@ export {
 export type { DispatchFunction } from './sandbox/dispatch.ts';
 export type { EngineReport } from './sandbox/isolate.ts';
 export type { ExecuteResult } from './sandbox/sandbox.ts';
+export {
+  type DescribedProvider,
+  type DescribedTools,
+  describeTools,
+  type ToolDefinition,
+  type ToolNamespace,
+} from './tool-schemas/describe-tools.ts';
+export { VALIDATION_TIMEOUT } from './tool-schemas/schema-check.ts';
+export * as describeToolsTexts from './tool-schemas/texts.ts';

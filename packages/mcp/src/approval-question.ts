@@ -3,11 +3,12 @@
  * whole and in an order the program cannot choose: the server and the tool as the config and the
  * upstream name them (every character past plain ASCII written as an escape, so a look-alike name
  * shows itself), then the arguments in the tool's input-schema order, required ones first, and the
- * ones the schema does not name after them, by name. Values are JSON made safe (safe-text.ts). A
- * question past QUESTION_LIMIT is never asked cut: the caller refuses the call instead.
+ * ones the schema does not name after them, by name. Values are JSON made safe (the executor's
+ * safe-text.ts). A question past QUESTION_LIMIT is never asked cut: the caller refuses the call
+ * instead.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainAscii, safeText } from './safe-text.ts';
+import { isPlainAscii, safeText } from '@supolka/codemode-executor/serving';
 import { approvalQuestion, lookAlikeServerWarning, NOT_ASCII_SERVER_WARNING } from './texts.ts';
 
 /** Characters a question may have: about a screen of text a person can read before deciding. */

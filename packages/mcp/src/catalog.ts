@@ -5,8 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { sanitizeToolName } from '@supolka/codemode-executor';
-import { namespaceDeclaration, toolDeclaration } from './declarations.ts';
-import { safeText } from './safe-text.ts';
+import { namespaceDeclaration, safeText, toolDeclaration } from '@supolka/codemode-executor/serving';
 import type { Upstream } from './upstream.ts';
 
 /**

@@ -17,10 +17,10 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { IsolateExecutor } from '@supolka/codemode-executor';
+import { cutText, safeText } from '@supolka/codemode-executor/serving';
 import type { ApprovalPolicy } from './approvals.ts';
 import { type Catalog, DESCRIPTION_CUTOVER } from './catalog.ts';
 import { type AskUser, type ExecutionLimits, runExecution } from './execution.ts';
-import { cutText, safeText } from './safe-text.ts';
 import { approvalTimeoutReason, notInCatalogMessage, unknownToolMessage } from './texts.ts';
 import { packageVersion } from './version.ts';
 

@@ -16,11 +16,11 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { cutText, NAME_LIMIT, SchemaCheck, TOOL_LIMIT } from '@supolka/codemode-executor/serving';
 import { boundedFetch } from './bounded-fetch.ts';
 import { isStdio, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
-import { cutText } from './safe-text.ts';
-import { NO_VALIDATION_HERE, SchemaCheck } from './schema-check.ts';
+import { NO_VALIDATION_HERE, outputMismatch } from './output-check.ts';
 import {
   connectTimeoutMessage,
   toolNameTooLongMessage,
@@ -31,10 +31,6 @@ import {
 } from './texts.ts';
 import { packageVersion } from './version.ts';
 
-/** Tools one namespace may hold: each is a function the program is told about. */
-export const TOOL_LIMIT = 1000;
-/** Characters a tool name may have: the MCP specification's 128. */
-export const NAME_LIMIT = 128;
 /** Pages of tools/list read before giving up: a server paging forever must not hold startup. */
 export const PAGE_LIMIT = 100;
 /**
@@ -321,7 +317,7 @@ export class Upstream {
     }
     const schema = this.#tools.find((listed) => listed.name === tool)?.outputSchema;
     if (schema !== undefined && result.structuredContent !== undefined && result.isError !== true) {
-      const mismatch = await this.#schemaCheck.check(schema, result.structuredContent);
+      const mismatch = outputMismatch(await this.#schemaCheck.check(schema, result.structuredContent));
       if (mismatch !== undefined) {
         throw new Error(
           upstreamCallFailedMessage(this.key, tool, cutText(mismatch, REASON_LIMIT, 'REASON_LIMIT')),

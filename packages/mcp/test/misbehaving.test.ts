@@ -6,9 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEPTH_LIMIT, NAME_LIMIT, TOOL_LIMIT, TYPE_LIMIT } from '@supolka/codemode-executor/serving';
 import { OUTBOUND_DISABLED_MESSAGE } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { DEPTH_LIMIT, TYPE_LIMIT } from '../src/declarations.ts';
 import {
   notInCatalogMessage,
   toolNameCollisionMessage,
@@ -19,7 +19,7 @@ import {
   upstreamFailedMessage,
   upstreamTimeoutMessage,
 } from '../src/texts.ts';
-import { NAME_LIMIT, TOOL_LIMIT } from '../src/upstream.ts';
+
 import {
   type Connected,
   connect,

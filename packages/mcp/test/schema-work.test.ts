@@ -4,8 +4,9 @@
  * call at VALIDATION_TIMEOUT while other executions go on; and a burst of list_changed costs two
  * listings, not one each.
  */
+
+import { VALIDATION_TIMEOUT } from '@supolka/codemode-executor/serving';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { VALIDATION_TIMEOUT } from '../src/schema-check.ts';
 import { upstreamCallFailedMessage, validationTimeoutMessage } from '../src/texts.ts';
 import { type Connected, connect, execute, firstText, hostile, removeScratch } from './mcp-process.ts';
 

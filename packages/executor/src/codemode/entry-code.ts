@@ -22,6 +22,7 @@
 
 import { BadRequestError, checkSourceLimits } from '@supolka/codemode-protocol';
 import type { Program } from 'acorn';
+import { parse as lexImports } from 'es-module-lexer/js';
 import { CODE_NAME, checkNesting } from '../sandbox/sources/nesting-scan.ts';
 import { eraseTypes } from '../sandbox/sources/typescript.ts';
 import { Assembly, CodePositions, type CopiedSlice } from './code-positions.ts';
@@ -198,24 +199,66 @@ function readErased(text: string): ReadProgram | undefined {
 /**
  * The text with its types erased (positions kept), or undefined when erasure changes nothing.
  * Statements that end in a top-level `return` do not parse as a module, so they are erased inside
- * a function, where they do.
+ * a function, where they do; imports parse only in a module, so statements with both have their
+ * imports erased apart (eraseAroundImports).
  */
 function erase(text: string): string | undefined {
-  for (const [head, tail] of [
-    ['', ''],
-    [`${WRAPPER_HEAD}\n`, '\n}'],
-  ] as const) {
-    const source = head + text + tail;
-    let erased: string;
-    try {
-      erased = eraseTypes(source, 'code.ts');
-    } catch {
-      // A construct erasure refuses (an enum): the sandbox names it when it erases the code itself.
-      return undefined;
-    }
-    if (erased !== source) return erased.slice(head.length, erased.length - tail.length);
+  try {
+    return erasedIn(text, '', '') ?? erasedIn(text, `${WRAPPER_HEAD}\n`, '\n}') ?? eraseAroundImports(text);
+  } catch {
+    // A construct erasure refuses (an enum): the sandbox names it when it erases the code itself.
+    return undefined;
   }
-  return undefined;
+}
+
+/** `text` erased between `head` and `tail`, or undefined when that changes nothing (amaro could not read it). */
+function erasedIn(text: string, head: string, tail: string): string | undefined {
+  const source = head + text + tail;
+  const erased = eraseTypes(source, 'code.ts');
+  return erased === source ? undefined : erased.slice(head.length, erased.length - tail.length);
+}
+
+/**
+ * Statements with imports and a top-level `return` (`import d from 'd.json'; const x: number =
+ * d.n; return x`) read neither as a module (the return) nor inside a function (the imports). The
+ * imports, found by es-module-lexer, which lexes TypeScript's import forms, are erased as a module
+ * of their own and the rest inside a function, each with the other's text blanked (line breaks
+ * kept), so every position holds: the two erasures are joined back at the imports' bounds.
+ */
+function eraseAroundImports(text: string): string | undefined {
+  let records: ReturnType<typeof lexImports>[0];
+  try {
+    [records] = lexImports(text);
+  } catch {
+    return undefined;
+  }
+  const imports = records
+    .filter((record) => record.type === 'static' && text.startsWith('import', record.importStart))
+    .map((record) => [record.importStart, record.importEnd] as const);
+  if (imports.length === 0) return undefined;
+  const blank = (from: number, to: number) => text.slice(from, to).replace(/[^\n]/g, ' ');
+  let importsOnly = '';
+  let rest = '';
+  let copied = 0;
+  for (const [start, end] of imports) {
+    importsOnly += blank(copied, start) + text.slice(start, end);
+    rest += text.slice(copied, start) + blank(start, end);
+    copied = end;
+  }
+  importsOnly += blank(copied, text.length);
+  rest += text.slice(copied);
+  const erasedImports = eraseTypes(importsOnly, 'code.ts');
+  const erasedRest = erasedIn(rest, `${WRAPPER_HEAD}\n`, '\n}');
+  // Erasure keeps every position, so anything else means a piece it could not read.
+  if (erasedRest === undefined || erasedImports.length !== text.length || erasedRest.length !== text.length)
+    return undefined;
+  let joined = '';
+  copied = 0;
+  for (const [start, end] of imports) {
+    joined += erasedRest.slice(copied, start) + erasedImports.slice(start, end);
+    copied = end;
+  }
+  return joined + erasedRest.slice(copied);
 }
 
 function parseBody(text: string): readonly TopLevel[] | undefined {

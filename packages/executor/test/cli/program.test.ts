@@ -48,6 +48,42 @@ describe('FILE holds what the Code Mode form takes', () => {
     expect(cli(['run', statements]).stdout).toBe('{ result: 7, logs: [] }\n');
   });
 
+  // Issue 26 item 6: the shape run --help names, TypeScript statements with an import and a
+  // top-level return, failed to read where each neighbour ran.
+  test.each([
+    [
+      'typed statements with an import and a return',
+      'import d from "data.json";\nconst x: number = d.n;\nreturn x',
+      'ts',
+    ],
+    [
+      'typed statements with an import, ending in an expression',
+      'import d from "data.json";\nconst x: number = d.n;\nx',
+      'ts',
+    ],
+    ['typed statements with a return and no import', 'const x: number = 5;\nreturn x', 'ts'],
+    [
+      'statements with an import and a return in JavaScript',
+      'import d from "data.json";\nconst x = d.n;\nreturn x',
+      'js',
+    ],
+    [
+      'a typed arrow after an import',
+      'import d from "data.json";\nasync (): Promise<number> => d.n as number',
+      'ts',
+    ],
+  ])('%s', (_what, text, extension) => {
+    const modules = scratch();
+    write(modules, 'data.json', '{ "n": 5 }');
+    const program = write(dir, `shape-${Math.random().toString(36).slice(2)}.${extension}`, text);
+    expect(cli(['run', program, '--modules', modules])).toStrictEqual({
+      status: 0,
+      signal: null,
+      stdout: '{ result: 5, logs: [] }\n',
+      stderr: '',
+    });
+  });
+
   test('a file that reads as neither says which shapes it may hold, then prints the syntax error', () => {
     const program = write(dir, 'broken.js', 'async () => {');
     const run = cli(['run', program]);

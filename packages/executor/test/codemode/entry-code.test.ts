@@ -106,6 +106,16 @@ describe('code as a model writes it (codeMcpServer passes it on untouched)', () 
     );
   });
 
+  test('typed statements with imports and a return: the imports are erased apart, then go first', () => {
+    // Issue 26 item 6: they read neither as a module (the return) nor inside a function (the imports).
+    expect(entry("import d from 'd.json';\nconst x: number = d.n;\nreturn x")).toBe(
+      "import d from 'd.json';\nasync () => {\nconst x         = d.n;\nreturn x\n}",
+    );
+    expect(entry("import type { T } from 't';\nimport { type U, v } from 'v';\nreturn v as U")).toBe(
+      `import {         v } from 'v';\nasync () => {\nreturn v\n}`,
+    );
+  });
+
   test('with TypeScript off, typed statements go on unchanged, to fail as written', () => {
     expect(toEntryCode('const a: string = "x";\nreturn a', false)).toBe('const a: string = "x";\nreturn a');
   });

@@ -234,6 +234,28 @@ describe('code', () => {
     const outcome = await executor.execute('const n: number = 4;\nreturn (n as number) * 2', []);
     expect(outcome).toStrictEqual({ result: 8, logs: [] });
   });
+
+  // Issue 26 item 6: imports with a top-level return read neither as a module nor inside a
+  // function, so only the TypeScript shape with both failed; each neighbour runs alike.
+  test.each([
+    [
+      'TypeScript statements with an import and a top-level return',
+      "import c from 'units.js';\nconst n: number = 4;\nreturn c + n",
+    ],
+    ['the same without the return', "import c from 'units.js';\nconst n: number = 4;\nc + n"],
+    ['the same without the import', "const c: string = 'EUR';\nconst n: number = 4;\nreturn c + n"],
+    ['the same in JavaScript', "import c from 'units.js';\nconst n = 4;\nreturn c + n"],
+    [
+      'a type-only import beside it',
+      "import type { X } from 'x.ts';\nimport c from 'units.js';\nconst n: X = 4;\nreturn c + n",
+    ],
+    [
+      'an import after the statements',
+      "const n: number = 4;\nimport c from 'units.js';\nif (n > 9) return 'no';\nreturn c + n",
+    ],
+  ])('%s', async (_what, code) => {
+    expect(await executor.execute(code, [])).toStrictEqual({ result: 'EUR4', logs: [] });
+  });
 });
 
 describe('bad arguments are error results with BAD_REQUEST, never a rejection', () => {

@@ -58,7 +58,7 @@ const PACKAGES: [name: string, folder: string][] = [
   ['@supolka/codemode-protocol', join(REPOSITORY_ROOT, 'packages/protocol')],
   ['@supolka/codemode-server', join(REPOSITORY_ROOT, 'packages/server')],
   ['@supolka/codemode-mcp', join(REPOSITORY_ROOT, 'packages/mcp')],
-  ...['isolated-vm', '@modelcontextprotocol/sdk', '@modelcontextprotocol/server-filesystem'].map(
+  ...['isolated-vm', 'zod', '@modelcontextprotocol/sdk', '@modelcontextprotocol/server-filesystem'].map(
     (name): [string, string] => [
       name,
       realpathSync(join(REPOSITORY_ROOT, 'packages/integration/node_modules', name)),

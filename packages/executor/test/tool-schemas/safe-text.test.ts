@@ -3,7 +3,7 @@
  * line, move or hide text, open or close a code block or end a comment comes out as plain text.
  */
 import { describe, expect, test } from 'vitest';
-import { cutText, safeText } from '../src/safe-text.ts';
+import { cutText, safeText } from '../../src/tool-schemas/safe-text.ts';
 
 describe('safeText', () => {
   test.each([

@@ -1,14 +1,19 @@
 /**
- * TypeScript declarations of the upstream tools, generated from their input and output JSON
- * Schemas, for the model to read in the execute tool's description. Schemas come from upstream
- * servers and may be huge, deeply nested or cyclic through `$ref`, so generation is bounded: past
- * DEPTH_LIMIT levels a schema reads as `unknown`, a `$ref` already being expanded reads as
- * `unknown`, every schema may spend at most NODE_BUDGET nodes (refs expanding into refs cannot grow
- * it past that), and a type longer than TYPE_LIMIT characters is replaced by its coarse form.
+ * TypeScript declarations of tools, generated from their input and output JSON Schemas, for the
+ * model to read in a code tool's description: the MCP bridge's upstream tools (docs/mcp.md) and a
+ * library caller's (describe-tools.ts, docs/codemode.md). Schemas may come from an upstream server
+ * and be huge, deeply nested or cyclic through `$ref`, so generation is bounded: past DEPTH_LIMIT
+ * levels a schema reads as `unknown`, a `$ref` already being expanded reads as `unknown`, every
+ * schema may spend at most NODE_BUDGET nodes (refs expanding into refs cannot grow it past that),
+ * and a type longer than TYPE_LIMIT characters is replaced by its coarse form.
  */
-import { sanitizeToolName } from '@supolka/codemode-executor';
+import { sanitizeToolName } from '../codemode/sanitize.ts';
 import { cutText, safeText } from './safe-text.ts';
 
+/** Tools one namespace may hold: each is a function the program is told about. */
+export const TOOL_LIMIT = 1000;
+/** Characters a tool name may have: the MCP specification's 128. */
+export const NAME_LIMIT = 128;
 export const DEPTH_LIMIT = 8;
 export const NODE_BUDGET = 2000;
 export const TYPE_LIMIT = 4000;
@@ -68,12 +73,35 @@ function typeOf(schema: unknown, walk: Walk, depth: number, indent: string): str
     case 'null':
       return 'null';
     case 'array':
-      return `${parenthesize(typeOf(schema.items, walk, depth + 1, indent))}[]`;
+      return arrayType(schema, walk, depth, indent);
     case 'object':
       return objectType(schema, walk, depth, indent);
     default:
       return isSchema(schema.properties) ? objectType(schema, walk, depth, indent) : 'unknown';
   }
+}
+
+/**
+ * `T[]`, or a tuple: `prefixItems` (2020-12, what zod writes for z.tuple) or an `items` list (draft
+ * 7), its members past `minItems` optional, followed by the rest the other keyword allows (none when
+ * it is `false`). Past 50 members the rest reads as `unknown`.
+ */
+function arrayType(schema: Schema, walk: Walk, depth: number, indent: string): string {
+  const prefix = Array.isArray(schema.prefixItems)
+    ? schema.prefixItems
+    : Array.isArray(schema.items)
+      ? schema.items
+      : undefined;
+  const element = (item: unknown) => typeOf(item, walk, depth + 1, indent);
+  if (prefix === undefined) return `${parenthesize(element(schema.items))}[]`;
+  const required = typeof schema.minItems === 'number' ? schema.minItems : 0;
+  const members = prefix
+    .slice(0, 50)
+    .map((item, index) => (index < required ? element(item) : `${parenthesize(element(item))}?`));
+  const rest = Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems;
+  if (prefix.length > 50) members.push('...unknown[]');
+  else if (rest !== false) members.push(`...${parenthesize(element(rest))}[]`);
+  return `[${members.join(', ')}]`;
 }
 
 function objectType(schema: Schema, walk: Walk, depth: number, indent: string): string {

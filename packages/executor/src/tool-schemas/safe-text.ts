@@ -1,7 +1,8 @@
 /**
- * Text from an upstream (a description, a property name, a failure reason) or from a program (the
- * arguments of a call) lands in places a model or a person reads as structure: the ```ts block and
- * the doc comments of the execute description, and the approval question. One sanitizer makes such
+ * Text from a tool's author (a description, a property name, a failure reason: an MCP upstream's, or
+ * a library caller's) or from a program (the arguments of a call) lands in places a model or a
+ * person reads as structure: the ```ts block and the doc comments of a code tool's description, and
+ * the MCP bridge's approval question. The bridge and describeTools share it. One sanitizer makes such
  * text unable to change that structure or to look different from what it is: every character that
  * ends a line other than `\n`, moves or hides text (C0 and C1 controls, a lone CR, U+2028/2029, the
  * bidirectional controls, zero-width characters) is written as its `\uXXXX` escape, a code fence
@@ -38,8 +39,9 @@ export function isPlainAscii(text: string): boolean {
 }
 
 /**
- * `text` cut to `limit` characters, the cut named by its bound (`name`, as docs/mcp.md lists it)
- * so a reader knows which limit to look up; a cut never splits a surrogate pair.
+ * `text` cut to `limit` characters, the cut named by its bound (`name`, as docs/mcp.md and
+ * docs/codemode.md list them) so a reader knows which limit to look up; a cut never splits a
+ * surrogate pair.
  */
 export function cutText(text: string, limit: number, name: string): string {
   if (text.length <= limit) return text;

@@ -1,7 +1,7 @@
 /**
- * Declarations generated from JSON Schema: what the model reads for each tool, bounded against
- * schemas that are deep, cyclic, explosive through references or simply huge; and every
- * declaration made is TypeScript that parses.
+ * Declarations generated from JSON Schema, the MCP bridge's and describeTools': what the model
+ * reads for each tool, bounded against schemas that are deep, cyclic, explosive through references
+ * or simply huge; and every declaration made is TypeScript that parses.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, test } from 'vitest';
@@ -12,7 +12,7 @@ import {
   schemaToType,
   TYPE_LIMIT,
   toolDeclaration,
-} from '../src/declarations.ts';
+} from '../../src/tool-schemas/declarations.ts';
 
 // amaro (swc, as Node strips types) refuses TypeScript that does not parse.
 const amaro = createRequire(import.meta.url)('amaro') as {
@@ -71,6 +71,26 @@ describe('declarations from JSON Schema', () => {
         items: { oneOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'null' }] },
       }),
     ).toBe('({\n  a?: string;\n} | null)[]');
+  });
+
+  test('tuples: prefixItems (2020-12, as zod writes them) and an items list (draft 7), with optional members and a rest', () => {
+    const pair = { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false };
+    expect(schemaToType({ ...pair, minItems: 2 })).toBe('[string, number]');
+    expect(schemaToType({ ...pair, minItems: 1 })).toBe('[string, number?]');
+    expect(schemaToType({ ...pair, items: { type: 'boolean' }, minItems: 2 })).toBe(
+      '[string, number, ...boolean[]]',
+    );
+    expect(
+      schemaToType({ type: 'array', items: [{ type: 'string' }, { enum: ['a', 'b'] }], minItems: 2 }),
+    ).toBe('[string, "a" | "b", ...unknown[]]');
+    expect(
+      schemaToType({ type: 'array', items: [{ type: 'string' }], additionalItems: false, minItems: 0 }),
+    ).toBe('[string?]');
+    expect(
+      parses(
+        `declare const x: ${schemaToType({ ...pair, items: { anyOf: [{ type: 'string' }, { type: 'null' }] } })};`,
+      ),
+    ).toBe(true);
   });
 
   test('a $ref cycle reads as unknown where it closes', () => {
