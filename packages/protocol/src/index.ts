@@ -16,7 +16,9 @@ export {
   MillisecondsSchema,
 } from './schemas/common.ts';
 export {
+  DETAILS_FIELDS,
   ErrorKindSchema,
+  envelopeForVersion,
   errorDetails,
   FaultCodeSchema,
   faultEnvelope,
