@@ -9,7 +9,12 @@
  * before the entry's body: everything the envelope depends on (JSON, Promise, the codec) is bound
  * at a time no program could have replaced it yet.
  */
-import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE, ERROR_NAME_LIMIT } from '@supolka/codemode-protocol/wire';
+import {
+  DISPATCH_OUTSIDE_ENVELOPE_MESSAGE,
+  ERROR_JSON_LIMIT,
+  ERROR_NAME_LIMIT,
+  ERROR_TOOL_LIMIT,
+} from '@supolka/codemode-protocol/wire';
 import { STACK_READ_LIMIT } from '../errors/stack.ts';
 import { INTERNAL_MODULE_TEXT, RUN_SUPPORT_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
 import type { RunSupportValues } from '../inside/run-support.ts';
@@ -34,6 +39,8 @@ export const RUN_SUPPORT_SOURCE = bindValues(
     outsideEnvelope: DISPATCH_OUTSIDE_ENVELOPE_MESSAGE,
     nameLimit: ERROR_NAME_LIMIT,
     stackReadLimit: STACK_READ_LIMIT,
+    toolLimit: ERROR_TOOL_LIMIT,
+    jsonLimit: ERROR_JSON_LIMIT,
   } satisfies RunSupportValues,
   ['internals', 'signal'],
 );

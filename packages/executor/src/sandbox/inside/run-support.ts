@@ -19,6 +19,18 @@ export interface RunSupportValues {
   readonly nameLimit: number;
   /** STACK_READ_LIMIT (errors/stack.ts): the most of a thrown error's stack text that leaves the isolate. */
   readonly stackReadLimit: number;
+  /** ERROR_TOOL_LIMIT: the most of a failed call's provider and tool name that leaves the isolate. */
+  readonly toolLimit: number;
+  /** ERROR_JSON_LIMIT: the most of a thrown value's JSON that leaves the isolate. */
+  readonly jsonLimit: number;
+}
+
+/** A tool call as its failure remembers it: the namespace, the tool, and where the program made it. */
+interface ToolCall {
+  readonly provider: string;
+  readonly tool: string;
+  /** An object whose `stack` V8 fills, lazily, with the frames of the call (Error.captureStackTrace). */
+  readonly site: { stack?: unknown };
 }
 
 type Handler = (request: unknown) => unknown;
@@ -50,14 +62,38 @@ export default function createRunSupport(
   const __outsideEnvelope = values.outsideEnvelope;
   // Fixed arity, never a spread: an array spread walks Array.prototype[Symbol.iterator], which the
   // program may have replaced with one that throws, and a report that throws delivers nothing.
-  const __notify = (kind: string, first?: unknown, second?: unknown, third?: unknown) =>
-    __apply(__signalSync, __signal, [undefined, [kind, first, second, third]]);
+  const __notify = (
+    kind: string,
+    first?: unknown,
+    second?: unknown,
+    third?: unknown,
+    fourth?: unknown,
+    fifth?: unknown,
+    sixth?: unknown,
+    seventh?: unknown,
+  ) =>
+    __apply(__signalSync, __signal, [undefined, [kind, first, second, third, fourth, fifth, sixth, seventh]]);
   const __errors = __internals.errors;
   const __mark = __errors.mark;
   const __kindOf = __errors.kindOf;
   const __slice = String.prototype.slice;
   const __nameLimit = values.nameLimit;
   const __stackReadLimit = values.stackReadLimit;
+  const __toolLimit = values.toolLimit;
+  const __jsonLimit = values.jsonLimit;
+  // V8's, not in the standard library's declarations this folder is checked against.
+  const __captureStackTrace = (
+    Error as unknown as { captureStackTrace: (target: object, above?: unknown) => void }
+  ).captureStackTrace;
+  const __jsonStringify = JSON.stringify;
+  const __weakMapGet = WeakMap.prototype.get;
+  const __weakMapSet = WeakMap.prototype.set;
+  /**
+   * Each failure a tool call raised, with the call: the hidden brand the report reads. A program
+   * cannot add to it, so an error it builds or rethrows as its own never names a tool. A WeakMap
+   * keeps no error alive.
+   */
+  const __calls = new WeakMap<object, ToolCall>();
 
   /** The text an uncaught failure reports: an Error's message, or String of anything else. */
   const __describe = (error: unknown) => {
@@ -69,9 +105,21 @@ export default function createRunSupport(
     }
   };
 
+  /** Records `error` as raised by `call`; answers the error. */
+  const __raisedBy = (error: unknown, call: ToolCall) => {
+    if ((typeof error === 'object' && error !== null) || typeof error === 'function')
+      __apply(__weakMapSet, __calls, [error, call]);
+    return error;
+  };
+
   /** Calls a tool and unwraps its result envelope. */
-  const __callTool = async (provider: string, tool: string, argsJson: string) => {
-    const resultJson = await __dispatch(provider, tool, argsJson);
+  const __callTool = async (call: ToolCall, argsJson: string) => {
+    let resultJson: string;
+    try {
+      resultJson = await __dispatch(call.provider, call.tool, argsJson);
+    } catch (error) {
+      throw __raisedBy(error, call);
+    }
     let data: unknown;
     try {
       data = __parseForDispatch(resultJson);
@@ -79,13 +127,13 @@ export default function createRunSupport(
       data = null;
     }
     if (data === null || typeof data !== 'object')
-      throw __mark(new __Error(__outsideEnvelope), 'tool-failed');
+      throw __raisedBy(__mark(new __Error(__outsideEnvelope), 'tool-failed'), call);
     const envelope = data as { error?: unknown; errorKind?: unknown; result?: unknown };
     if (__hasOwn(envelope, 'error') && envelope.error) {
       // Whoever serves the tools says when no tool of that name exists (toolNotFoundEnvelope);
       // any other error answer is a tool that failed.
       const kind = envelope.errorKind === 'tool-not-found' ? 'tool-not-found' : 'tool-failed';
-      throw __mark(new __Error(envelope.error as string), kind);
+      throw __raisedBy(__mark(new __Error(envelope.error as string), kind), call);
     }
     return __hasOwn(envelope, 'result') ? envelope.result : undefined;
   };
@@ -108,11 +156,14 @@ export default function createRunSupport(
           const tool = __String(toolName);
           // Not async itself: an async function returning a promise would resolve it through its
           // observable 'then', which a program may have replaced.
-          return (...args: unknown[]) => {
+          const call = (...args: unknown[]) => {
+            // Where the program called: V8 records the frames now and formats them only if the
+            // report reads them, after a failure of this call ended the run.
+            const site: { stack?: unknown } = { __proto__: null } as { stack?: unknown };
+            __apply(__captureStackTrace, __Error, [site, call]);
             try {
               return __callTool(
-                name,
-                tool,
+                { provider: name, tool, site },
                 __stringifyForDispatch(
                   positional ? args : args.length === 0 || args[0] === undefined ? {} : args[0],
                 ),
@@ -121,6 +172,7 @@ export default function createRunSupport(
               return __reject(error);
             }
           };
+          return call;
         },
       },
     );
@@ -143,19 +195,68 @@ export default function createRunSupport(
     }
   };
 
+  /** The frames V8 recorded at a tool call, at most STACK_READ_LIMIT of them; undefined when it has none. */
+  const __siteOf = (call: ToolCall) => {
+    try {
+      const stack = call.site.stack;
+      return typeof stack === 'string'
+        ? (__apply(__slice, stack, [0, __stackReadLimit]) as string)
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /**
+   * A thrown value's JSON, at most ERROR_JSON_LIMIT code units of it. The walk stops writing after
+   * twice that many values and cuts long strings, so a large object costs no more than its start:
+   * every value written adds a character at least, so the part kept is exact.
+   */
+  const __jsonOf = (value: unknown) => {
+    let budget = 2 * __jsonLimit;
+    try {
+      const text: unknown = __jsonStringify(value, (_key: string, item: unknown) => {
+        if (--budget < 0) return undefined;
+        return typeof item === 'string' && item.length > __jsonLimit
+          ? __apply(__slice, item, [0, __jsonLimit])
+          : item;
+      });
+      return typeof text === 'string' ? (__apply(__slice, text, [0, __jsonLimit]) as string) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+
   /**
    * The outcome of a run that failed with `error`: its text, the kind the host observed when the
    * error is one the runtime or the sandbox raised for an observed cause and still carries the
    * message it was raised with, `thrown` for anything else, and the error's name and stack as data.
+   * A tool call's own failure adds the call (provider, tool, where it was made); a thrown value that
+   * is an object but no Error, whose text reads `[object Object]`, adds its JSON.
    */
   const __failure = (error: unknown) => {
     const message = __describe(error);
     const observed = __kindOf(error);
+    const kind = observed !== undefined && observed[1] === message ? observed[0] : 'thrown';
+    const call: ToolCall | undefined =
+      kind === 'tool-failed' || kind === 'tool-not-found'
+        ? __apply(__weakMapGet, __calls, [error])
+        : undefined;
+    const plainObject =
+      kind === 'thrown' &&
+      typeof error === 'object' &&
+      error !== null &&
+      !__apply(__hasInstance, __Error, [error]);
     return {
       message,
-      kind: observed !== undefined && observed[1] === message ? observed[0] : 'thrown',
+      kind,
       name: __textOf(error, 'name', __nameLimit),
       stack: __textOf(error, 'stack', __stackReadLimit),
+      provider:
+        call === undefined ? undefined : (__apply(__slice, call.provider, [0, __toolLimit]) as string),
+      tool: call === undefined ? undefined : (__apply(__slice, call.tool, [0, __toolLimit]) as string),
+      site: call === undefined ? undefined : __siteOf(call),
+      json: plainObject ? __jsonOf(error) : undefined,
     };
   };
 
@@ -174,7 +275,17 @@ export default function createRunSupport(
       reported = __failure(error);
       json = __stringifyForDispatch({ __proto__: null, error: reported.message });
     }
-    if (reported !== undefined) __notify('failed', reported.kind, reported.name, reported.stack);
+    if (reported !== undefined)
+      __notify(
+        'failed',
+        reported.kind,
+        reported.name,
+        reported.stack,
+        reported.provider,
+        reported.tool,
+        reported.site,
+        reported.json,
+      );
     __global.__resultJson = json;
   };
 

@@ -143,7 +143,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
         }),
         new ivm.Reference((kind: 'started' | 'loaded' | 'failed', ...values: unknown[]) => {
           if (kind === 'started') slots.started = true;
-          else if (kind === 'failed') reported = readFailure(values[0], values[1], values[2]);
+          else if (kind === 'failed') reported = readFailure(values[0], ...values.slice(1));
           else if (typeof values[0] === 'number') slots.loaded.add(values[0]);
         }),
       ],
