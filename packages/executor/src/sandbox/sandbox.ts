@@ -178,7 +178,8 @@ export class Sandbox {
     const startedAt = performance.now();
     // 1. Capture first, so a run the engine kills later still comes back with what it wrote.
     const capture = new ConsoleCapture(host.onConsole);
-    const outcome = await this.#run(wire, host, capture);
+    const notes: string[] = [];
+    const outcome = await this.#run(wire, host, capture, notes);
     const envelope: ExecuteResult = { result: outcome.result, logs: capture.lines };
     if (outcome.error !== undefined) envelope.error = outcome.error;
     if (outcome.code !== undefined) envelope.code = outcome.code;
@@ -188,11 +189,18 @@ export class Sandbox {
       const details = envelope as unknown as Record<string, unknown>;
       for (const key of USER_ERROR_DETAILS) if (outcome[key] !== undefined) details[key] = outcome[key];
     }
+    // What the result or a tool call's arguments lost, whatever ended the run.
+    if (notes.length > 0) envelope.notes = notes;
     this.#settled(startedAt, envelope);
     return envelope;
   }
 
-  async #run(wire: SandboxWire, host: SandboxHost, capture: ConsoleCapture): Promise<RunOutcome> {
+  async #run(
+    wire: SandboxWire,
+    host: SandboxHost,
+    capture: ConsoleCapture,
+    notes: string[],
+  ): Promise<RunOutcome> {
     const providers = wire.providers ?? [];
     const timeout = wire.timeout ?? DEFAULT_TIMEOUT;
     const memoryLimit = wire.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
@@ -226,8 +234,9 @@ export class Sandbox {
         ...(host.onHostWaitChanged ? { onHostWaitChanged: host.onHostWaitChanged } : {}),
       });
       slots.clock.set(clock);
-      // 5. The console sink.
+      // 5. The console sink, and where notes of lost values go.
       slots.console = capture;
+      slots.notes = notes;
       // 6. The outbound choice (the runtime and, 7., the timers were installed when the isolate was prepared).
       slots.outbound = chooseOutbound(outbound, slots.clock, {
         allowLinkLocal: host.allowLinkLocal === true,

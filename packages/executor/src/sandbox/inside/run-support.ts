@@ -11,6 +11,8 @@ import type { HostReference, RunSupport, RuntimeInternals, SandboxGlobal } from 
 /** The dispatch codec (DISPATCH_CODEC_SOURCE), declared in the scope this function is defined in. */
 declare const __parseForDispatch: (text: string) => unknown;
 declare const __stringifyForDispatch: (value: unknown) => string;
+/** The codec's replacer, which the noting walk calls for every value, as __stringifyForDispatch does. */
+declare const __codecReplacer: (this: unknown, key: string, value: unknown) => unknown;
 
 export interface RunSupportValues {
   /** DISPATCH_OUTSIDE_ENVELOPE_MESSAGE. */
@@ -23,6 +25,27 @@ export interface RunSupportValues {
   readonly toolLimit: number;
   /** ERROR_JSON_LIMIT: the most of a thrown value's JSON that leaves the isolate. */
   readonly jsonLimit: number;
+  /** NOTE_LIMIT, NOTE_WALK_VALUES, NOTE_WALK_DEPTH, NOTE_PATH_LIMIT (lost-values.ts). */
+  readonly noteLimit: number;
+  readonly walkValues: number;
+  readonly walkDepth: number;
+  readonly pathLimit: number;
+  /** LOST_VALUE_TEXTS, each under its key with a `lost` prefix. */
+  readonly lostFunctionDropped: string;
+  readonly lostFunctionNull: string;
+  readonly lostSymbolDropped: string;
+  readonly lostSymbolNull: string;
+  readonly lostUndefinedDropped: string;
+  readonly lostUndefinedNull: string;
+  readonly lostNan: string;
+  readonly lostInfinity: string;
+  readonly lostNegativeInfinity: string;
+  readonly lostNegativeZero: string;
+  readonly lostMap: string;
+  readonly lostSet: string;
+  readonly lostPromise: string;
+  readonly lostError: string;
+  readonly lostEmpty: string;
 }
 
 /** A tool call as its failure remembers it: the namespace, the tool, and where the program made it. */
@@ -94,6 +117,25 @@ export default function createRunSupport(
    * keeps no error alive.
    */
   const __calls = new WeakMap<object, ToolCall>();
+  const __isArray = Array.isArray;
+  const __getPrototypeOf = Object.getPrototypeOf;
+  const __keys = Object.keys;
+  const __isPrototypeOf = Object.prototype.isPrototypeOf;
+  const __objectToString = Object.prototype.toString;
+  const __objectPrototype = Object.prototype;
+  const __mapPrototype = Map.prototype;
+  const __setPrototype = Set.prototype;
+  const __promisePrototype = Promise.prototype;
+  const __errorPrototype = Error.prototype;
+  const __getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const __regExpTest = RegExp.prototype.test;
+  const __identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+  const __setAdd = Set.prototype.add;
+  const __setHas = Set.prototype.has;
+  /** The distinct notes this run has sent, at most NOTE_LIMIT, and whether more were left out. */
+  const __sentNotes = new Set<string>();
+  let __notesSent = 0;
+  let __notesOverflowed = false;
 
   /** The text an uncaught failure reports: an Error's message, or String of anything else. */
   const __describe = (error: unknown) => {
@@ -103,6 +145,121 @@ export default function createRunSupport(
     } catch {
       return 'The program failed with a value that cannot be turned into text.';
     }
+  };
+
+  /** Sends the notes of one serialization that succeeded: each new one, up to NOTE_LIMIT, then the overflow once. */
+  const __sendNotes = (notes: string[]) => {
+    for (let index = 0; index < notes.length; index++) {
+      const note = notes[index] as string;
+      if (__apply(__setHas, __sentNotes, [note])) continue;
+      if (__notesSent >= values.noteLimit) {
+        if (!__notesOverflowed) __notify('notesOverflowed');
+        __notesOverflowed = true;
+        return;
+      }
+      __apply(__setAdd, __sentNotes, [note]);
+      __notesSent++;
+      __notify('note', note);
+    }
+  };
+
+  /** One segment of a note's path: `[0]` in a list, `.key` or `["key"]` in an object, a first key bare. */
+  const __segment = (holder: unknown, key: string, first: boolean) => {
+    if (__isArray(holder)) return `[${key}]`;
+    if (__apply(__regExpTest, __identifier, [key])) return first ? key : `.${key}`;
+    return `[${__jsonStringify(key.length > 64 ? `${__apply(__slice, key, [0, 64])}…` : key)}]`;
+  };
+
+  /** The name of an object's class for a note: its toStringTag, else its constructor's name. */
+  const __className = (value: object, prototype: object) => {
+    const tag = __apply(__slice, __apply(__objectToString, value, []) as string, [8, -1]) as string;
+    if (tag !== 'Object') return tag;
+    const constructor = __getOwnPropertyDescriptor(prototype, 'constructor')?.value as { name?: unknown };
+    const name = typeof constructor === 'function' ? constructor.name : undefined;
+    return typeof name === 'string' && name !== '' ? __apply(__slice, name, [0, 64]) : 'object';
+  };
+
+  /** What JSON does to `value` without a word, or undefined when it carries it as it is. */
+  const __lostText = (value: unknown, inList: boolean, replaced: unknown): string | undefined => {
+    switch (typeof value) {
+      case 'undefined':
+        return inList ? values.lostUndefinedNull : values.lostUndefinedDropped;
+      case 'function':
+        return inList ? values.lostFunctionNull : values.lostFunctionDropped;
+      case 'symbol':
+        return inList ? values.lostSymbolNull : values.lostSymbolDropped;
+      case 'number':
+        if (value !== value) return values.lostNan;
+        if (value === Infinity) return values.lostInfinity;
+        if (value === -Infinity) return values.lostNegativeInfinity;
+        return value === 0 && 1 / value < 0 ? values.lostNegativeZero : undefined;
+      case 'object': {
+        // A binary value or an escaped object: the codec carries it in a shape of its own.
+        if (value === null || replaced !== value || __isArray(value)) return undefined;
+        const prototype = __getPrototypeOf(value) as object | null;
+        if (prototype === null || prototype === __objectPrototype) return undefined;
+        if (__apply(__isPrototypeOf, __mapPrototype, [value])) return values.lostMap;
+        if (__apply(__isPrototypeOf, __setPrototype, [value])) return values.lostSet;
+        if (__apply(__isPrototypeOf, __promisePrototype, [value])) return values.lostPromise;
+        if (__apply(__isPrototypeOf, __errorPrototype, [value])) return values.lostError;
+        if (__keys(value).length > 0) return undefined;
+        return `a ${__className(value, prototype)} ${values.lostEmpty}`;
+      }
+      default:
+        return undefined;
+    }
+  };
+
+  /**
+   * __stringifyForDispatch(value), noting what lost information on the way (lost-values.ts). The
+   * walk rides on the codec's own: JSON.stringify calls the replacer for every value, its holder
+   * as `this`, depth first, so a stack of holders gives each value's path. It looks at the first
+   * NOTE_WALK_VALUES values down to NOTE_WALK_DEPTH; a note the walk cannot make (a trap that
+   * throws) is left out, never the serialization. The notes leave only once the text exists.
+   * `prefix` starts each path; `from` is the depth whose values are looked at first (1 for a
+   * result, to pass over the envelope around it).
+   */
+  const __stringifyNoting = (value: unknown, prefix: string, from: number) => {
+    const holders: unknown[] = [];
+    const keys: string[] = [];
+    let depth = 0;
+    let budget = values.walkValues;
+    const notes: string[] = [];
+    const replacer = function (this: unknown, key: string, item: unknown) {
+      const replaced = __apply(__codecReplacer, this, [key, item]);
+      if (budget <= 0) return replaced;
+      budget--;
+      // Back up to this value's holder: the walk is depth first, so it is on the stack.
+      while (depth > 0 && holders[depth - 1] !== this) depth--;
+      // One note past the limit, so the overflow is known.
+      if (depth >= from && depth <= values.walkDepth && notes.length <= values.noteLimit) {
+        try {
+          // The result itself absent is no loss: a run that returns nothing has no result.
+          const top = depth === from && from > 0;
+          const lost =
+            top && item === undefined
+              ? undefined
+              : __lostText(item, __isArray(this) || depth === 0, replaced);
+          if (lost !== undefined) {
+            let path = prefix;
+            for (let level = 1; level < depth; level++)
+              path += __segment(holders[level - 1], keys[level] as string, path === '');
+            if (depth > 0) path += __segment(this, key, path === '');
+            if (path.length > values.pathLimit) path = `${__apply(__slice, path, [0, values.pathLimit])}…`;
+            notes[notes.length] = `${path}: ${lost}`;
+          }
+        } catch {}
+      }
+      if (typeof replaced === 'object' && replaced !== null) {
+        holders[depth] = replaced;
+        keys[depth] = key;
+        depth++;
+      }
+      return replaced;
+    };
+    const json = (__jsonStringify(value, replacer) as string | undefined) ?? 'null';
+    if (notes.length > 0) __sendNotes(notes);
+    return json;
   };
 
   /** Records `error` as raised by `call`; answers the error. */
@@ -164,8 +321,10 @@ export default function createRunSupport(
             try {
               return __callTool(
                 { provider: name, tool, site },
-                __stringifyForDispatch(
+                __stringifyNoting(
                   positional ? args : args.length === 0 || args[0] === undefined ? {} : args[0],
+                  `${name}.${tool} args`,
+                  0,
                 ),
               );
             } catch (error) {
@@ -270,7 +429,8 @@ export default function createRunSupport(
     let json: string;
     let reported = failure;
     try {
-      json = __stringifyForDispatch(envelope);
+      // A failure's envelope holds only its text; a result is walked for what it loses.
+      json = failure === undefined ? __stringifyNoting(envelope, '', 1) : __stringifyForDispatch(envelope);
     } catch (error) {
       reported = __failure(error);
       json = __stringifyForDispatch({ __proto__: null, error: reported.message });

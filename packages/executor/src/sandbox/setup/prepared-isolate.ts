@@ -16,6 +16,7 @@ import { INTERNAL_FILENAME, INTERNAL_MODULE_SOURCE } from '../entry/internal-mod
 import { type ReportedFailure, readFailure } from '../errors/reported-failure.ts';
 import { hostSendRequest, type Performer } from '../fetch.ts';
 import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from '../isolate.ts';
+import { noteLost } from '../lost-values.ts';
 import { loaderReference } from '../modules/loader.ts';
 import { BodyBudget, bodyBudgetFor } from '../outbound/body-budget.ts';
 import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from '../runtime.ts';
@@ -45,6 +46,8 @@ export interface RunSlots {
    * is a failure; undefined when the program assigned the envelope itself (docs/sandbox.md).
    */
   deliveredFailure: ReportedFailure | undefined;
+  /** Where this run's notes go (lost-values.ts), set when a request arrives. */
+  notes: string[] | undefined;
 }
 
 export interface PreparedIsolate {
@@ -86,6 +89,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       expire: () => expire(),
       delivered,
       deliveredFailure: undefined,
+      notes: undefined,
       outbound: undefined,
       abortOutbound: () => {},
     };
@@ -141,11 +145,15 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
           slots.deliveredFailure = reported;
           deliver(answer);
         }),
-        new ivm.Reference((kind: 'started' | 'loaded' | 'failed', ...values: unknown[]) => {
-          if (kind === 'started') slots.started = true;
-          else if (kind === 'failed') reported = readFailure(values[0], ...values.slice(1));
-          else if (typeof values[0] === 'number') slots.loaded.add(values[0]);
-        }),
+        new ivm.Reference(
+          (kind: 'started' | 'loaded' | 'failed' | 'note' | 'notesOverflowed', ...values: unknown[]) => {
+            if (kind === 'started') slots.started = true;
+            else if (kind === 'failed') reported = readFailure(values[0], ...values.slice(1));
+            else if (kind === 'note' || kind === 'notesOverflowed') {
+              if (slots.notes !== undefined) noteLost(slots.notes, kind === 'note' ? values[0] : undefined);
+            } else if (typeof values[0] === 'number') slots.loaded.add(values[0]);
+          },
+        ),
       ],
       { result: { reference: true } },
     ) as unknown as ivm.Reference<{ answerDispatch: unknown }>;
