@@ -34,6 +34,7 @@ export {
   OutboundFrameSchema,
 } from './schemas/frames.ts';
 export {
+  ConsoleFormatSchema,
   ExecuteRequestSchema,
   ModuleEntrySchema,
   ModuleMapSchema,

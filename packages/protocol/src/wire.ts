@@ -58,6 +58,7 @@ export type { ExecuteResult, LogLine, ResultEnvelope } from './schemas/envelope.
 export type { Fault } from './schemas/fault.ts';
 export type { DispatchFrame, HttpRequest, HttpResponse, OutboundFrame } from './schemas/frames.ts';
 export type {
+  ConsoleFormat,
   ExecuteRequest,
   ModuleEntry,
   ModuleMap,

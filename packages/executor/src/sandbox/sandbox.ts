@@ -237,6 +237,7 @@ export class Sandbox {
       // 5. The console sink, and where notes of lost values go.
       slots.console = capture;
       slots.notes = notes;
+      if (wire.consoleFormat === 'inspect') slots.consoleFormat('inspect');
       // 6. The outbound choice (the runtime and, 7., the timers were installed when the isolate was prepared).
       slots.outbound = chooseOutbound(outbound, slots.clock, {
         allowLinkLocal: host.allowLinkLocal === true,

@@ -104,3 +104,27 @@ describe('the Code Mode form', () => {
     });
   });
 });
+
+describe('consoleFormat (issue 26 item 9)', () => {
+  test("a request's field, and the executor's option as the default a request's own field overrides", async () => {
+    const code = `async () => { console.log('m', new Map([[1, 2]])) }`;
+    expect((await executor.execute({ code })).logs).toStrictEqual([{ level: 'log', text: 'm [object Map]' }]);
+    expect((await executor.execute({ code, consoleFormat: 'inspect' })).logs).toStrictEqual([
+      { level: 'log', text: 'm Map(1) { 1 => 2 }' },
+    ]);
+    const inspecting = new IsolateExecutor({ poolSize: 1, consoleFormat: 'inspect' });
+    try {
+      expect((await inspecting.execute({ code })).logs).toStrictEqual([
+        { level: 'log', text: 'm Map(1) { 1 => 2 }' },
+      ]);
+      expect((await inspecting.execute({ code, consoleFormat: 'string' })).logs).toStrictEqual([
+        { level: 'log', text: 'm [object Map]' },
+      ]);
+      // The Code Mode form takes the executor's default as well.
+      expect((await inspecting.execute(`console.log({ a: 1 })`, [])).logs).toStrictEqual(['{ a: 1 }']);
+    } finally {
+      await inspecting.dispose();
+    }
+    expect(() => new IsolateExecutor({ consoleFormat: 'pretty' as never })).toThrow(/consoleFormat/);
+  });
+});

@@ -119,6 +119,7 @@ export const INTERNAL_NAMES: readonly string[] = [
   '__loaded',
   '__loadedNamespaces',
   '__lostText',
+  '__magic__',
   '__mapPrototype',
   '__mapSet',
   '__mark',

@@ -6,7 +6,7 @@
  * read on every call and Sandbox.execute fills, in the chapter's order, when a request arrives.
  * An isolate serves exactly one execution, prepared or not.
  */
-import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
+import { type ConsoleFormat, MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
 import { ClockSlot } from '../bounds/clock.ts';
 import type { ConsoleCapture } from '../console.ts';
@@ -46,6 +46,8 @@ export interface RunSlots {
    * is a failure; undefined when the program assigned the envelope itself (docs/sandbox.md).
    */
   deliveredFailure: ReportedFailure | undefined;
+  /** Switches the console to workerd's format (consoleFormat 'inspect'), before any of the request's code runs. */
+  consoleFormat: (format: ConsoleFormat) => void;
   /** Where this run's notes go (lost-values.ts), set when a request arrives. */
   notes: string[] | undefined;
 }
@@ -90,6 +92,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       delivered,
       deliveredFailure: undefined,
       notes: undefined,
+      consoleFormat: () => {},
       outbound: undefined,
       abortOutbound: () => {},
     };
@@ -111,7 +114,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     // Every install step is one call of the snapshot's __prepareSandbox (sandbox-source.ts), with
     // the host reference each step needs: no reference is ever published under a global name.
     const prepare = handle.jail.getSync('__prepareSandbox', { reference: true }) as ivm.Reference<
-      (...references: unknown[]) => { answerDispatch: unknown }
+      (...references: unknown[]) => { answerDispatch: unknown; consoleFormat: unknown }
     >;
     if (prepare.typeof !== 'function') throw new Error(MISSING_SNAPSHOT_MESSAGE);
     // The isolate's function that answers a tool call, known once the preparation returned it.
@@ -156,8 +159,12 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
         ),
       ],
       { result: { reference: true } },
-    ) as unknown as ivm.Reference<{ answerDispatch: unknown }>;
+    ) as unknown as ivm.Reference<{ answerDispatch: unknown; consoleFormat: unknown }>;
     answerDispatch = installed.getSync('answerDispatch', { reference: true }) as ivm.Reference;
+    const consoleFormat = installed.getSync('consoleFormat', { reference: true }) as ivm.Reference;
+    slots.consoleFormat = (format) => {
+      consoleFormat.applySync(undefined, [format]);
+    };
     installed.release();
     prepare.release();
     const internal = handle.isolate.compileModuleSync(INTERNAL_MODULE_SOURCE, {
