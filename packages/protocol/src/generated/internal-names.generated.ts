@@ -110,6 +110,7 @@ export const INTERNAL_NAMES: readonly string[] = [
   '__invokeHandle',
   '__invoker',
   '__isArray',
+  '__isNaN',
   '__isPrototypeOf',
   '__jsonLimit',
   '__jsonOf',

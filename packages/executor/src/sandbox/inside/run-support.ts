@@ -118,6 +118,7 @@ export default function createRunSupport(
    */
   const __calls = new WeakMap<object, ToolCall>();
   const __isArray = Array.isArray;
+  const __isNaN = Number.isNaN;
   const __getPrototypeOf = Object.getPrototypeOf;
   const __keys = Object.keys;
   const __isPrototypeOf = Object.prototype.isPrototypeOf;
@@ -174,8 +175,8 @@ export default function createRunSupport(
   const __className = (value: object, prototype: object) => {
     const tag = __apply(__slice, __apply(__objectToString, value, []) as string, [8, -1]) as string;
     if (tag !== 'Object') return tag;
-    const constructor = __getOwnPropertyDescriptor(prototype, 'constructor')?.value as { name?: unknown };
-    const name = typeof constructor === 'function' ? constructor.name : undefined;
+    const maker = __getOwnPropertyDescriptor(prototype, 'constructor')?.value as { name?: unknown };
+    const name = typeof maker === 'function' ? maker.name : undefined;
     return typeof name === 'string' && name !== '' ? __apply(__slice, name, [0, 64]) : 'object';
   };
 
@@ -189,7 +190,7 @@ export default function createRunSupport(
       case 'symbol':
         return inList ? values.lostSymbolNull : values.lostSymbolDropped;
       case 'number':
-        if (value !== value) return values.lostNan;
+        if (__isNaN(value)) return values.lostNan;
         if (value === Infinity) return values.lostInfinity;
         if (value === -Infinity) return values.lostNegativeInfinity;
         return value === 0 && 1 / value < 0 ? values.lostNegativeZero : undefined;
