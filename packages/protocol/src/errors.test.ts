@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import * as errors from './errors.ts';
 import { errorText } from './errors.ts';
-import { faultEnvelope, shapeEnvelope } from './schemas/envelope.ts';
+import { envelopeForVersion, faultEnvelope, shapeEnvelope } from './schemas/envelope.ts';
 
 describe("texts the sandbox's specification pins word for word", () => {
   test.each([
@@ -140,4 +140,39 @@ test('envelopes the executor composes, and callers read, keep the printed key or
     'errorName',
     'errorStack',
   ]);
+});
+
+test("version 3's fields come last, in one order, and a peer of an older version never receives them", () => {
+  const failed = shapeEnvelope({
+    notes: ['result.m: a Map lost its entries'],
+    hint: 'h',
+    errorJson: '{}',
+    errorAt: 'executor.js:1:2',
+    errorTool: 'get',
+    errorProvider: 'api',
+    errorKind: 'tool-failed',
+    logs: [],
+    error: 'x',
+  });
+  expect(Object.keys(failed)).toStrictEqual([
+    'result',
+    'error',
+    'logs',
+    'errorKind',
+    'errorProvider',
+    'errorTool',
+    'errorAt',
+    'errorJson',
+    'hint',
+    'notes',
+  ]);
+  expect(envelopeForVersion(failed, 3)).toBe(failed);
+  expect(envelopeForVersion(failed, 2)).toStrictEqual({
+    result: undefined,
+    error: 'x',
+    logs: [],
+    errorKind: 'tool-failed',
+  });
+  const plain = shapeEnvelope({ logs: [], result: 1 });
+  expect(envelopeForVersion(plain, 1)).toBe(plain);
 });

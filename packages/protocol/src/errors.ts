@@ -87,6 +87,25 @@ export const ERROR_FRAME_NAME_LIMIT = 200;
 /** The longest `errorStack` text; frames past it are left out whole. */
 export const ERROR_STACK_LIMIT = 16_384;
 
+/**
+ * The most UTF-16 code units of a failed tool call's provider and tool name the envelope's
+ * `errorProvider` and `errorTool` carry (a tool's name is whatever property the program read).
+ */
+export const ERROR_TOOL_LIMIT = 256;
+/** The longest `errorAt` (`FILE:LINE:COLUMN`, FILE a module key as the request spelled it); a longer one is left out. */
+export const ERROR_AT_LIMIT = 1024;
+/**
+ * The most UTF-16 code units of a thrown value's JSON the envelope's `errorJson` carries. Like
+ * `errorName`, it is cut inside the isolate, so a longer text is a prefix (no longer JSON).
+ */
+export const ERROR_JSON_LIMIT = 1024;
+/** The longest `hint` a receiver accepts; the executor's own hints are a few hundred characters. */
+export const HINT_LIMIT = 1024;
+/** The most entries of the envelope's `notes`, the last of them the overflow note when more were lost. */
+export const NOTE_LIMIT = 10;
+/** The longest note; a longer path in one is cut. */
+export const NOTE_TEXT_LIMIT = 512;
+
 export function isFaultCode(value: unknown): value is FaultCode {
   return typeof value === 'string' && (FAULT_CODES as readonly string[]).includes(value);
 }
@@ -147,6 +166,18 @@ export function toolNotFoundMessage(provider: string, tool: string): string {
 export function toolNotFoundEnvelope(provider: string, tool: string): string {
   return JSON.stringify({ error: toolNotFoundMessage(provider, tool), errorKind: 'tool-not-found' });
 }
+
+/**
+ * The envelope's `hint` beside the engine's error when the object form's code is not one async
+ * arrow but would run as statements (docs/protocol.md, "The entry contract"): the shape expected,
+ * and the forms that take statements as they are.
+ */
+export const STATEMENTS_HINT =
+  'The code of execute({ code }) must be one async arrow expression, optionally preceded by import declarations, such as `async () => { const x = await tools.get(); return x; }`; this code reads as statements. Wrap them in `async () => { ... }`, or send them as they are to a form that takes statements: the Code Mode form execute(code, fns), `codemode-executor run` or the MCP bridge.';
+
+/** The envelope's `hint` when the object form's code evaluated to something other than a function. */
+export const NOT_A_FUNCTION_HINT =
+  "The code of execute({ code }) must be one async arrow expression, optionally preceded by import declarations, and is called once: this code's value is not a function. Write `async () => 1 + 1` for an expression, or wrap statements in `async () => { ... }`; the Code Mode form execute(code, fns), `codemode-executor run` and the MCP bridge take statements and expressions as they are.";
 
 export function moduleNotFoundMessage(specifier: string, referrer: string): string {
   return `Cannot find module '${specifier}' imported from ${referrer}: the module map has no such key.`;

@@ -21,9 +21,21 @@
  * executor assembled in its caller's process from the caller's own objects (checkExecuteRequest).
  * An object of any other prototype takes the schema's path.
  */
-import { ERROR_KINDS, ERROR_NAME_LIMIT, ERROR_STACK_LIMIT, FAULT_CODES } from './errors.ts';
+import {
+  ERROR_AT_LIMIT,
+  ERROR_JSON_LIMIT,
+  ERROR_KINDS,
+  ERROR_NAME_LIMIT,
+  ERROR_STACK_LIMIT,
+  ERROR_TOOL_LIMIT,
+  FAULT_CODES,
+  HINT_LIMIT,
+  NOTE_LIMIT,
+  NOTE_TEXT_LIMIT,
+} from './errors.ts';
 import {
   CODE_LIMIT,
+  CONSOLE_FORMATS,
   ID_LIMIT,
   LOG_LEVELS,
   LOG_LINE_LIMIT,
@@ -59,6 +71,12 @@ export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   'errorKind',
   'errorName',
   'errorStack',
+  'errorProvider',
+  'errorTool',
+  'errorAt',
+  'errorJson',
+  'hint',
+  'notes',
 ]);
 const errorKinds: ReadonlySet<unknown> = new Set(ERROR_KINDS);
 export const LOG_LINE_KEYS: ReadonlySet<string> = new Set(['level', 'text']);
@@ -79,6 +97,7 @@ export const REQUEST_KEYS: ReadonlySet<string> = new Set([
   'retainHandles',
   'countHostWaits',
   'typescript',
+  'consoleFormat',
 ]);
 export const MODULE_KEYS: ReadonlySet<string> = new Set(['js', 'cjs', 'json', 'text', 'data']);
 export const PROVIDER_KEYS: ReadonlySet<string> = new Set([
@@ -88,6 +107,7 @@ export const PROVIDER_KEYS: ReadonlySet<string> = new Set([
   'proxySource',
 ]);
 const outboundModes: ReadonlySet<unknown> = new Set(['disabled', 'proxied', 'native']);
+const consoleFormats: ReadonlySet<unknown> = new Set(CONSOLE_FORMATS);
 
 /** An object of Object.prototype or of none, whose enumerable keys are all in `known`: their count, or -1. */
 export function knownKeys(value: unknown, known: ReadonlySet<string>): number {
@@ -174,13 +194,34 @@ function checkEnvelope(value: unknown): MessageOf<'result'>['envelope'] | undefi
   for (const [key, limit] of [
     ['errorName', ERROR_NAME_LIMIT],
     ['errorStack', ERROR_STACK_LIMIT],
+    ['errorProvider', ERROR_TOOL_LIMIT],
+    ['errorTool', ERROR_TOOL_LIMIT],
+    ['errorAt', ERROR_AT_LIMIT],
+    ['errorJson', ERROR_JSON_LIMIT],
+    ['hint', HINT_LIMIT],
   ] as const) {
     if (!Object.hasOwn(envelope, key)) continue;
     const text = envelope[key];
     if (typeof text !== 'string' || text.length > limit) return undefined;
     checked[key] = text;
   }
+  if (Object.hasOwn(envelope, 'notes')) {
+    const notes = checkNotes(envelope.notes);
+    if (notes === undefined) return undefined;
+    checked.notes = notes;
+  }
   return checked;
+}
+
+function checkNotes(value: unknown): string[] | undefined {
+  if (!Array.isArray(value) || value.length > NOTE_LIMIT) return undefined;
+  const notes: string[] = [];
+  for (let index = 0; index < value.length; index++) {
+    const note: unknown = value[index];
+    if (typeof note !== 'string' || note.length > NOTE_TEXT_LIMIT) return undefined;
+    notes.push(note);
+  }
+  return notes;
 }
 
 function checkResult(value: Plain): MessageOf<'result'> | undefined {
@@ -292,6 +333,10 @@ export function checkExecuteRequest(value: unknown): ExecuteRequest | undefined 
     const flag = request[key];
     if (typeof flag !== 'boolean') return undefined;
     checked[key] = flag;
+  }
+  if (Object.hasOwn(request, 'consoleFormat')) {
+    if (!consoleFormats.has(request.consoleFormat)) return undefined;
+    checked.consoleFormat = request.consoleFormat as ExecuteRequest['consoleFormat'];
   }
   return checked;
 }

@@ -16,7 +16,9 @@ export {
   MillisecondsSchema,
 } from './schemas/common.ts';
 export {
+  DETAILS_FIELDS,
   ErrorKindSchema,
+  envelopeForVersion,
   errorDetails,
   FaultCodeSchema,
   faultEnvelope,
@@ -32,6 +34,7 @@ export {
   OutboundFrameSchema,
 } from './schemas/frames.ts';
 export {
+  ConsoleFormatSchema,
   ExecuteRequestSchema,
   ModuleEntrySchema,
   ModuleMapSchema,

@@ -119,5 +119,11 @@ export const MAX_MEMORY_LIMIT = 4096;
 /** How long a retained execution may sit without an invocation before it is closed. */
 export const DEFAULT_HANDLES_IDLE_TIMEOUT = 60_000;
 
+/**
+ * How a run's console formats its arguments (the request's `consoleFormat`): `string`, the
+ * protocol's rule, String of each argument joined by single spaces; `inspect`, as workerd's console.
+ */
+export const CONSOLE_FORMATS = ['string', 'inspect'] as const;
+
 /** The console levels a log line carries. Here, not beside LogLineSchema, so zod-free code reads them. */
 export const LOG_LEVELS = ['log', 'warn', 'error'] as const;

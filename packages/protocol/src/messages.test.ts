@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { stringifyForDispatch } from './codec.ts';
-import { ERROR_NAME_LIMIT, ERROR_STACK_LIMIT } from './errors.ts';
+import {
+  ERROR_JSON_LIMIT,
+  ERROR_NAME_LIMIT,
+  ERROR_STACK_LIMIT,
+  NOTE_LIMIT,
+  NOTE_TEXT_LIMIT,
+} from './errors.ts';
 import { ID_LIMIT, LOG_LINE_LIMIT, PAYLOAD_LIMIT, VALUE_LIMIT } from './limits.ts';
 import { MESSAGE_TYPES } from './messages.ts';
 import { ExecuteRequestSchema } from './schemas/request.ts';
@@ -48,6 +54,7 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
         outbound: 'proxied',
         retainHandles: true,
         countHostWaits: false,
+        consoleFormat: 'inspect',
       },
     },
   ],
@@ -65,6 +72,30 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
         errorName: 'TypeError',
         errorStack: '    at executor.js:1:2',
       },
+    },
+    {
+      type: 'result',
+      id: 'e1',
+      envelope: {
+        error: 'not found',
+        logs: [],
+        errorKind: 'tool-failed',
+        errorName: 'Error',
+        errorProvider: 'github',
+        errorTool: 'getIssue',
+        errorAt: 'executor.js:3:24',
+        notes: ['github.getIssue args.since: undefined was dropped'],
+      },
+    },
+    {
+      type: 'result',
+      id: 'e1',
+      envelope: { error: '[object Object]', logs: [], errorKind: 'thrown', errorJson: '{"status":404}' },
+    },
+    {
+      type: 'result',
+      id: 'e1',
+      envelope: { error: 'x is not a function', logs: [], hint: 'Write an arrow.' },
     },
   ],
   dispatch: [{ type: 'dispatch', id: 'e1', call: 0, provider: 'files', tool: 'read', args: '["a"]' }],
@@ -234,6 +265,30 @@ const malformed: [string, unknown, string][] = [
       envelope: { logs: [], error: 'x', errorStack: 's'.repeat(ERROR_STACK_LIMIT + 1) },
     },
     `envelope.errorStack must be at most ${ERROR_STACK_LIMIT} characters`,
+  ],
+  [
+    'more notes than NOTE_LIMIT',
+    { type: 'result', id: 'e', envelope: { logs: [], notes: Array(NOTE_LIMIT + 1).fill('n') } },
+    `envelope.notes must hold at most ${NOTE_LIMIT} notes`,
+  ],
+  [
+    'a note past its bound',
+    { type: 'result', id: 'e', envelope: { logs: [], notes: ['n'.repeat(NOTE_TEXT_LIMIT + 1)] } },
+    `envelope.notes[0] must be at most ${NOTE_TEXT_LIMIT} characters`,
+  ],
+  [
+    'a thrown value past its bound',
+    {
+      type: 'result',
+      id: 'e',
+      envelope: { logs: [], error: 'x', errorJson: 'j'.repeat(ERROR_JSON_LIMIT + 1) },
+    },
+    `envelope.errorJson must be at most ${ERROR_JSON_LIMIT} characters`,
+  ],
+  [
+    'a console format the executor does not know',
+    { type: 'execute', id: 'e', request: { code: 'x', consoleFormat: 'pretty' } },
+    "request.consoleFormat must be one of 'string', 'inspect'",
   ],
   [
     'a frame of the wrong kind',

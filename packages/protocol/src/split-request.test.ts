@@ -37,6 +37,7 @@ const SAMPLES: Record<string, unknown> = {
   retainHandles: true,
   countHostWaits: true,
   typescript: false,
+  consoleFormat: 'inspect',
 };
 
 describe('the wire part', () => {

@@ -31,6 +31,7 @@ import {
 } from './host-part.ts';
 import { checkExecuteRequest } from './hot-messages.ts';
 import {
+  type ConsoleFormat,
   type ExecuteRequest,
   ExecuteRequestSchema,
   type ModuleMap,
@@ -58,6 +59,8 @@ export interface RequestDefaults<Outbound> {
   readonly timeout: number;
   readonly memoryLimit: number;
   readonly typescript: boolean;
+  /** For a request with no `consoleFormat` (absent: the protocol's `string`). */
+  readonly consoleFormat?: ConsoleFormat | undefined;
   /** For a request with no `outbound` key. */
   readonly outbound: OutboundSetting<Outbound>;
 }
@@ -145,8 +148,9 @@ export function withDefaults(
   fields: Readonly<Record<string, unknown>>,
   defaults: Omit<RequestDefaults<unknown>, 'outbound'>,
 ): Record<string, unknown> {
-  const { typescript: given, ...rest } = fields;
+  const { typescript: given, consoleFormat: givenFormat, ...rest } = fields;
   const typescript = given ?? defaults.typescript;
+  const consoleFormat = givenFormat ?? defaults.consoleFormat;
   return {
     ...rest,
     modules: { ...defaults.modules, ...(fields.modules as ModuleMap | undefined) },
@@ -154,6 +158,8 @@ export function withDefaults(
     memoryLimit: fields.memoryLimit ?? defaults.memoryLimit,
     // Absent on the wire means on, so only "off" travels; a non-boolean reaches the schema and is named.
     ...(typescript !== true ? { typescript } : {}),
+    // Absent means `string` too; anything else travels, and the schema names a value it refuses.
+    ...(consoleFormat !== undefined && consoleFormat !== 'string' ? { consoleFormat } : {}),
   };
 }
 

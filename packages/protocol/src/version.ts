@@ -10,7 +10,10 @@
  *    `execute`, answered with `console` messages).
  * 3: a `cancel` may carry the caller's `reason`, which the cancelled envelope's error repeats. A
  *    server of version 2 refuses a cancel with a key it does not know, so a client sends it only
- *    where version 3 was agreed.
+ *    where version 3 was agreed. The result envelope gains the failed tool call's `errorProvider`,
+ *    `errorTool` and `errorAt`, a thrown value's `errorJson`, a `hint` and `notes`, which a server
+ *    leaves out for a client of an older version (its schema is strict), and the execute request
+ *    gains `consoleFormat`, which a server of version 2 refuses as a field it does not know.
  */
 export const PROTOCOL_VERSION = 3;
 
@@ -22,6 +25,12 @@ export const CONSOLE_PROTOCOL_VERSION = 2;
 
 /** The first version whose `cancel` carries a reason. */
 export const CANCEL_REASON_PROTOCOL_VERSION = 3;
+
+/**
+ * The first version whose result envelope may carry errorProvider, errorTool, errorAt, errorJson,
+ * hint and notes (DETAILS_FIELDS), and whose execute request may carry consoleFormat.
+ */
+export const DETAILS_PROTOCOL_VERSION = 3;
 
 /** The version two peers speak, given the newest the other side states; undefined when they share none. */
 export function agreedVersion(stated: number): number | undefined {

@@ -58,6 +58,7 @@ export type { ExecuteResult, LogLine, ResultEnvelope } from './schemas/envelope.
 export type { Fault } from './schemas/fault.ts';
 export type { DispatchFrame, HttpRequest, HttpResponse, OutboundFrame } from './schemas/frames.ts';
 export type {
+  ConsoleFormat,
   ExecuteRequest,
   ModuleEntry,
   ModuleMap,
@@ -70,6 +71,7 @@ export {
   agreedVersion,
   CANCEL_REASON_PROTOCOL_VERSION,
   CONSOLE_PROTOCOL_VERSION,
+  DETAILS_PROTOCOL_VERSION,
   MIN_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
 } from './version.ts';

@@ -11,7 +11,7 @@
  *       RUNTIME_PIECES: the runtime's pieces, each a script whose value is the piece's factory,
  *       kept out of the snapshot; an isolate compiles one on the piece's first use
  *       (src/pieces.ts): tr46, streams, the single-byte tables, crypto, the form bodies' codecs,
- *       the data: URL processor and the legacy decoders.
+ *       the data: URL processor, the legacy decoders, and inspect (the console's workerd format).
  *   dist/bundle.meta.json
  *       bytes each input contributes to the bundle, to watch the snapshot's size (not published).
  *
@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { build, transform } from 'esbuild';
 import { SINGLE_BYTE_NAMES } from '../src/encoding/single-byte-names.ts';
 import { STREAM_INTERFACES } from '../src/streams/shape.ts';
+import { inspectPiece } from './build-inspect-piece.mjs';
 import { OWN_MODULE_PIECES, ownModulePiece } from './build-runtime-piece.mjs';
 import { streamsPiece } from './build-streams-piece.mjs';
 import { bundleLicenses, tr46Piece } from './build-whatwg-url.mjs';
@@ -235,6 +236,7 @@ export async function buildRuntime(): Promise<RuntimeBuild> {
   const tr46 = await tr46Piece();
   const streams = await streamsPiece();
   checkStreamShape(streams.publicShape);
+  const inspect = inspectPiece();
   return {
     bundle: runtime.source,
     meta: runtime.meta,
@@ -242,10 +244,11 @@ export async function buildRuntime(): Promise<RuntimeBuild> {
       tr46: tr46.source,
       streams: streams.source,
       singleByteTables: await singleByteTablesPiece(),
+      inspect: inspect.source,
       ...own.sources,
     },
     bundleLicenses: bundleLicenses(),
-    pieceLicenses: `${tr46.licenses}\n *\n${streams.licenses}`,
+    pieceLicenses: `${tr46.licenses}\n *\n${streams.licenses}\n *\n${inspect.licenses}`,
     pieceImports: own.importFiles,
   };
 }

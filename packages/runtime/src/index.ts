@@ -23,6 +23,7 @@ import { AbortController, AbortSignal } from './abort/abort-signal.ts';
 import { limitArraySizes } from './array-size-limits.ts';
 import { atob, btoa } from './base64.ts';
 import { refuseCodeGeneration, refuseWebAssembly } from './code-generation.ts';
+import { formatInspect } from './console-format.ts';
 import { installCrypto } from './crypto/index.ts';
 import { installDate } from './date.ts';
 import { installEncoding } from './encoding/index.ts';
@@ -130,6 +131,7 @@ ObjectDefineProperty(globalThis, '__runtimeInternals', {
     nativeSource,
     http: { requestFromWire, responseToWire, isResponse },
     errors: { mark: markObserved, kindOf: observedKind },
+    formatInspect,
   },
   writable: false,
   enumerable: false,

@@ -69,6 +69,8 @@ export interface Pieces {
   readonly dataUrl: typeof import('./fetch/data-url.ts');
   /** The decoders of UTF-16 and the legacy single-byte encodings (encoding/legacy-decoders.ts). */
   readonly legacyDecoders: typeof import('./encoding/legacy-decoders.ts');
+  /** Node's util.format and util.inspect (node-inspect-extracted), as workerd's console formats (console-format.ts). */
+  readonly inspect: { format(...values: unknown[]): string };
 }
 
 /** Object's own functions as the snapshot saw them, before any program could replace one. */

@@ -12,6 +12,7 @@ import {
   CONSOLE_PROTOCOL_VERSION,
   decodeMessage,
   type ExecuteRequest,
+  envelopeForVersion,
   errorText,
   faultEnvelope,
   type HttpResponse,
@@ -567,10 +568,18 @@ export class ServerConnection {
     return this.#context.executor.closeHandles(executionId).catch(() => {});
   }
 
-  /** A result past PAYLOAD_LIMIT is replaced by an envelope saying so, so the execution still settles. */
+  /**
+   * A result past PAYLOAD_LIMIT is replaced by an envelope saying so, so the execution still settles.
+   * A client that agreed on a version before 3 gets the envelope without that version's fields
+   * (envelopeForVersion): its own schema is strict, and would refuse the whole result for them.
+   */
   #sendResult(id: string, result: ExecuteResult): void {
     try {
-      this.#channel.sendOrThrow({ type: 'result', id, envelope: result });
+      this.#channel.sendOrThrow({
+        type: 'result',
+        id,
+        envelope: envelopeForVersion(result, this.#opening.protocol),
+      });
     } catch (error) {
       const code = error instanceof PayloadTooLargeError ? 'PAYLOAD_TOO_LARGE' : 'INTERNAL';
       this.#send({ type: 'result', id, envelope: faultEnvelope(code, errorText(error)) });

@@ -99,6 +99,9 @@ describe('an execution over the socket', () => {
       logs: [],
       errorKind: 'tool-failed',
       errorName: 'Error',
+      errorProvider: 'kv',
+      errorTool: 'get',
+      errorAt: 'executor.js:1:16',
     });
   });
 

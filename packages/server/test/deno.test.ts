@@ -51,7 +51,16 @@ test('a Deno program drives the server with the self-contained client, serving t
     ],
     [
       'a tool that throws',
-      { error: 'failed in deno', errorKind: 'tool-failed', errorName: 'Error', logs: [] },
+      {
+        error: 'failed in deno',
+        errorKind: 'tool-failed',
+        errorName: 'Error',
+        // A client of version 3 is told which call failed, and where (issue 26 item 4).
+        errorProvider: 'host',
+        errorTool: 'fail',
+        errorAt: 'executor.js:1:18',
+        logs: [],
+      },
     ],
     ['cancelled', { error: 'Execution was cancelled: its client cancelled it', code: 'CANCELLED', logs: [] }],
     ['invoke', [true, 200, 'handled deno']],

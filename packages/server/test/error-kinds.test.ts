@@ -27,6 +27,10 @@ describe('over the socket', () => {
       logs: [],
       errorKind: 'tool-failed',
       errorName: 'Error',
+      // Which call, and where (issue 26 item 4): a client of version 3 gets them.
+      errorProvider: 'kv',
+      errorTool: 'get',
+      errorAt: 'executor.js:1:16',
     });
     expect(await client.execute({ code: 'async () => kv.nope()', providers: [kv] })).toStrictEqual({
       result: undefined,
@@ -34,6 +38,9 @@ describe('over the socket', () => {
       logs: [],
       errorKind: 'tool-not-found',
       errorName: 'Error',
+      errorProvider: 'kv',
+      errorTool: 'nope',
+      errorAt: 'executor.js:1:16',
     });
     client.close();
   });

@@ -8,7 +8,12 @@
  * the form returns (docs/codemode.md, "Errors").
  */
 import { ENTRY_NAME, type Position, positionAt } from '../sandbox/errors/positions.ts';
-import { authorPositionInMessage, programStack, type StackSources } from '../sandbox/errors/stack.ts';
+import {
+  authorPosition,
+  authorPositionInMessage,
+  programStack,
+  type StackSources,
+} from '../sandbox/errors/stack.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 
 /** One slice of the model's code in the entry code: where it sits there, where it came from, how long it is. */
@@ -102,8 +107,8 @@ export function identityPositions(code: string): CodePositions {
 }
 
 /**
- * The envelope with a syntax error's `[executor.js:LINE:COLUMN]` and the frames of its errorStack
- * told in the model's code; a frame on the form's own text is left out. Module frames are named by
+ * The envelope with a syntax error's `[executor.js:LINE:COLUMN]`, the frames of its errorStack and
+ * a failed tool call's errorAt told in the model's code; a frame on the form's own text is left out. Module frames are named by
  * their keys already, and stay.
  */
 export function withAuthorPositions(
@@ -119,5 +124,12 @@ export function withAuthorPositions(
     if (errorStack === undefined) delete mapped.errorStack;
     else mapped.errorStack = errorStack;
   }
+  if (envelope.errorAt !== undefined) {
+    const errorAt = authorPosition(envelope.errorAt, sources);
+    if (errorAt === undefined) delete mapped.errorAt;
+    else mapped.errorAt = errorAt;
+  }
+  // The form took the code as statements already: the object form's hint would mislead here.
+  delete mapped.hint;
   return mapped;
 }

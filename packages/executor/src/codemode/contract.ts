@@ -52,4 +52,14 @@ export interface CodeModeResult {
   errorName?: string;
   /** The program's own frames, at the positions the model wrote. */
   errorStack?: string;
+  /** The failed tool call's namespace, tool and position in the model's code (docs/protocol.md). */
+  errorProvider?: string;
+  errorTool?: string;
+  errorAt?: string;
+  /** The JSON of a thrown object that is no Error. */
+  errorJson?: string;
+  /** Never set by this form, which takes statements as they are; the envelope's type has it. */
+  hint?: string;
+  /** What the result or a tool call's arguments lost in serialization. */
+  notes?: string[];
 }

@@ -8,6 +8,8 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import {
   BadRequestError,
+  CONSOLE_FORMATS,
+  type ConsoleFormat,
   DEFAULT_HANDLES_IDLE_TIMEOUT,
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
@@ -95,6 +97,12 @@ export interface IsolateExecutorOptions {
    * `typescript` wins; `false` runs sources exactly as written.
    */
   readonly typescript?: boolean;
+  /**
+   * How console.log, warn and error format their arguments when a request does not say (default
+   * 'string': String of each argument, single spaces); 'inspect' formats as workerd's console
+   * does. A request's own `consoleFormat` wins.
+   */
+  readonly consoleFormat?: ConsoleFormat;
   /** Node flags of the children (default `['--no-node-snapshot', '--no-wasm-code-gc', '--max-semi-space-size=1']`: the first two every child needs, adr/0002; the third keeps its own heap small). */
   readonly childExecArgv?: readonly string[];
   /** Supervision events: forks, health, retirements, terminations, exits. */
@@ -111,6 +119,7 @@ export interface ResolvedOptions {
   readonly outbound: OutboundSetting;
   readonly modules: ModuleMap;
   readonly typescript: boolean;
+  readonly consoleFormat: ConsoleFormat | undefined;
   readonly onExecution: ExecutionObserver | undefined;
   readonly pool: PoolOptions;
 }
@@ -153,6 +162,7 @@ const OTHER_OPTIONS = [
   'ownEndpoints',
   'modules',
   'typescript',
+  'consoleFormat',
   'childExecArgv',
   'onPoolEvent',
   'onExecution',
@@ -226,6 +236,9 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   if (options.typescript !== undefined && typeof options.typescript !== 'boolean') {
     throw new OptionError('typescript', 'must be a boolean', options.typescript);
   }
+  if (options.consoleFormat !== undefined && !CONSOLE_FORMATS.includes(options.consoleFormat)) {
+    throw new OptionError('consoleFormat', "must be 'string' or 'inspect'", options.consoleFormat);
+  }
   for (const name of ['onPoolEvent', 'onExecution'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new OptionError(name, 'must be a function', options[name]);
@@ -238,6 +251,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     outbound,
     modules,
     typescript: options.typescript ?? true,
+    consoleFormat: options.consoleFormat,
     onExecution: options.onExecution,
     pool: {
       size: number('poolSize'),

@@ -33,8 +33,9 @@ import { ConsoleCapture } from './console.ts';
 import { type BuiltEntry, buildEntry } from './entry/entry.ts';
 import { INTERNAL_FILENAME } from './entry/internal-module.ts';
 import { preparationErrorKind } from './errors/error-kind.ts';
+import { notAFunctionHint, statementsHint } from './errors/hint.ts';
 import { lineCount, type PlacedPiece, PositionMap, positionAt } from './errors/positions.ts';
-import { authorPositionInMessage, programStack, type StackSources } from './errors/stack.ts';
+import { authorPositionInMessage, programPosition, programStack, type StackSources } from './errors/stack.ts';
 import { chooseOutbound, type Outbound, type OutboundFunction, outboundOf } from './fetch.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
 import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
@@ -177,22 +178,29 @@ export class Sandbox {
     const startedAt = performance.now();
     // 1. Capture first, so a run the engine kills later still comes back with what it wrote.
     const capture = new ConsoleCapture(host.onConsole);
-    const outcome = await this.#run(wire, host, capture);
+    const notes: string[] = [];
+    const outcome = await this.#run(wire, host, capture, notes);
     const envelope: ExecuteResult = { result: outcome.result, logs: capture.lines };
     if (outcome.error !== undefined) envelope.error = outcome.error;
     if (outcome.code !== undefined) envelope.code = outcome.code;
     if (outcome.executionId !== undefined) envelope.executionId = outcome.executionId;
     // The kind of what user code met, and only when user code ended the run: `code` says the rest.
     if (outcome.error !== undefined && outcome.code === undefined) {
-      if (outcome.errorKind !== undefined) envelope.errorKind = outcome.errorKind;
-      if (outcome.errorName !== undefined) envelope.errorName = outcome.errorName;
-      if (outcome.errorStack !== undefined) envelope.errorStack = outcome.errorStack;
+      const details = envelope as unknown as Record<string, unknown>;
+      for (const key of USER_ERROR_DETAILS) if (outcome[key] !== undefined) details[key] = outcome[key];
     }
+    // What the result or a tool call's arguments lost, whatever ended the run.
+    if (notes.length > 0) envelope.notes = notes;
     this.#settled(startedAt, envelope);
     return envelope;
   }
 
-  async #run(wire: SandboxWire, host: SandboxHost, capture: ConsoleCapture): Promise<RunOutcome> {
+  async #run(
+    wire: SandboxWire,
+    host: SandboxHost,
+    capture: ConsoleCapture,
+    notes: string[],
+  ): Promise<RunOutcome> {
     const providers = wire.providers ?? [];
     const timeout = wire.timeout ?? DEFAULT_TIMEOUT;
     const memoryLimit = wire.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
@@ -226,8 +234,10 @@ export class Sandbox {
         ...(host.onHostWaitChanged ? { onHostWaitChanged: host.onHostWaitChanged } : {}),
       });
       slots.clock.set(clock);
-      // 5. The console sink.
+      // 5. The console sink, and where notes of lost values go.
       slots.console = capture;
+      slots.notes = notes;
+      if (wire.consoleFormat === 'inspect') slots.consoleFormat('inspect');
       // 6. The outbound choice (the runtime and, 7., the timers were installed when the isolate was prepared).
       slots.outbound = chooseOutbound(outbound, slots.clock, {
         allowLinkLocal: host.allowLinkLocal === true,
@@ -304,7 +314,17 @@ export class Sandbox {
         if (host.signal?.aborted) return cancelled(host.signal);
         entry = linker.linkEntry(compiled);
       } catch (error) {
-        return preparationFailure(linker.failure ?? error, sources);
+        const failed = preparationFailure(linker.failure ?? error, sources);
+        // The entry's own syntax error, not a module's: was the code written as statements?
+        if (linker.failure !== undefined || failed.errorKind !== 'syntax' || placed === undefined)
+          return failed;
+        const arrow = placed.built.placed.at(-1)?.text ?? '';
+        const hint = statementsHint(
+          (source) => handle.isolate.compileScriptSync(source).release(),
+          arrow,
+          placed.code.slice(placed.bodyStart),
+        );
+        return hint === undefined ? failed : { ...failed, hint };
       }
       // 11. Evaluation under both timeouts, and the envelope read back.
       const grace = host.grace ?? DEFAULT_GRACE;
@@ -319,7 +339,7 @@ export class Sandbox {
           delivered: slots.delivered,
           started: () => slots.started,
           deliveredFailure: () => slots.deliveredFailure,
-        }).then((ran) => withProgramStack(ran, sources)),
+        }).then((ran) => withProgramStack(withNotAFunctionHint(ran, placed?.built.callLine), sources)),
         aborted,
       ]);
       // 12. A run that asked to retain handles and succeeded: the invoker's presence is the grant.
@@ -487,12 +507,43 @@ function preparationFailure(error: unknown, sources: () => StackSources): RunOut
   };
 }
 
-/** The outcome with the program's own frames of its stack (errors/stack.ts) in place of the raw text. */
+/**
+ * What the envelope says of an error user code met, beside its text, in the order it prints them
+ * (the protocol's errorDetails); all absent beside a `code`.
+ */
+const USER_ERROR_DETAILS = [
+  'errorKind',
+  'errorName',
+  'errorStack',
+  'errorProvider',
+  'errorTool',
+  'errorAt',
+  'errorJson',
+  'hint',
+] as const;
+
+/**
+ * The outcome with the program's own frames of its stack (errors/stack.ts) in place of the raw
+ * text, and the program's position of a failed tool call in place of the frames V8 recorded there.
+ */
 function withProgramStack(outcome: RunOutcome, sources: () => StackSources): RunOutcome {
-  if (outcome.rawStack === undefined) return outcome;
-  const { rawStack, ...rest } = outcome;
-  const errorStack = programStack(rawStack, sources());
-  return errorStack === undefined ? rest : { ...rest, errorStack };
+  if (outcome.rawStack === undefined && outcome.rawCallSite === undefined) return outcome;
+  const { rawStack, rawCallSite, ...rest } = outcome;
+  const errorStack = rawStack === undefined ? undefined : programStack(rawStack, sources());
+  const errorAt = rawCallSite === undefined ? undefined : programPosition(rawCallSite, sources());
+  return {
+    ...rest,
+    ...(errorStack !== undefined ? { errorStack } : {}),
+    ...(errorAt !== undefined ? { errorAt } : {}),
+  };
+}
+
+/** The hint beside a run that failed where the entry calls the arrow: the code's value was no function (errors/hint.ts). */
+function withNotAFunctionHint(outcome: RunOutcome, callLine: number | undefined): RunOutcome {
+  if (outcome.errorKind !== 'thrown' || outcome.rawStack === undefined || callLine === undefined)
+    return outcome;
+  const hint = notAFunctionHint(outcome.rawStack, ENTRY_NAME, callLine);
+  return hint === undefined ? outcome : { ...outcome, hint };
 }
 
 /**

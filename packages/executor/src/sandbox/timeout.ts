@@ -58,6 +58,17 @@ export interface RunOutcome {
   readonly rawStack?: string;
   /** The program's own frames of that stack, at the author's positions (errors/stack.ts). */
   readonly errorStack?: string;
+  /** The namespace and tool of the call whose own failure ended the run. */
+  readonly errorProvider?: string;
+  readonly errorTool?: string;
+  /** The frames V8 recorded where the program made that call, before the program's first is picked. */
+  readonly rawCallSite?: string;
+  /** Where the program made that call, `FILE:LINE:COLUMN` at the author's position (errors/stack.ts). */
+  readonly errorAt?: string;
+  /** The JSON of a thrown object that is no Error. */
+  readonly errorJson?: string;
+  /** What the code should have looked like (errors/hint.ts). */
+  readonly hint?: string;
 }
 
 /**
@@ -72,6 +83,10 @@ export function withReportedFailure(outcome: RunOutcome, failure: ReportedFailur
     errorKind: failure.kind,
     ...(failure.name !== undefined ? { errorName: failure.name } : {}),
     ...(failure.stack !== undefined ? { rawStack: failure.stack } : {}),
+    ...(failure.provider !== undefined ? { errorProvider: failure.provider } : {}),
+    ...(failure.tool !== undefined ? { errorTool: failure.tool } : {}),
+    ...(failure.site !== undefined ? { rawCallSite: failure.site } : {}),
+    ...(failure.json !== undefined ? { errorJson: failure.json } : {}),
   };
 }
 

@@ -30,6 +30,9 @@ describe('kinds reach the Code Mode result', () => {
       logs: [],
       errorKind: 'tool-failed',
       errorName: 'Error',
+      errorProvider: 'codemode',
+      errorTool: 'fail',
+      errorAt: 'executor.js:1:16',
     });
     expect(await executor.execute('await codemode.absent()', fns)).toMatchObject({
       errorKind: 'tool-not-found',

@@ -116,6 +116,10 @@ describe('failures come back as errors', () => {
       logs: ['before'],
       errorKind: 'tool-failed',
       errorName: 'Error',
+      // Which call failed, at the model's position (issue 26 item 4).
+      errorProvider: 'codemode',
+      errorTool: 'fail',
+      errorAt: 'executor.js:1:53',
     });
   });
 
@@ -124,7 +128,7 @@ describe('failures come back as errors', () => {
   test.each([
     ['a string', `throw 'plain text'`, 'plain text', {}],
     ['undefined', 'throw undefined', 'undefined', {}],
-    ['an object', 'throw { reason: 1 }', '[object Object]', {}],
+    ['an object', 'throw { reason: 1 }', '[object Object]', { errorJson: '{"reason":1}' }],
     ['an Error without a message', 'throw new Error()', EMPTY_ERROR_MESSAGE, anError],
     ['an empty string', `throw ''`, EMPTY_ERROR_MESSAGE, {}],
   ])('a thrown %s is an error, never a success', async (_what, statement, error, details) => {

@@ -108,6 +108,10 @@ describe('tool calls from a program', () => {
       logs: [],
       errorKind: 'tool-failed',
       errorName: 'Error',
+      // Which call failed, and where (issue 26 item 4).
+      errorProvider: 'db',
+      errorTool: 'query',
+      errorAt: 'executor.js:1:16',
     });
   });
 

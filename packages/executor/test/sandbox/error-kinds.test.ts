@@ -245,6 +245,8 @@ describe('forgery', () => {
       error: '[object Object]',
       logs: [],
       errorKind: 'thrown',
+      // Its JSON travels as data beside the kind (issue 26 item 4), and changes nothing of it.
+      errorJson: '{"message":"x","name":"ModuleNotFoundError","errorKind":"module-not-found"}',
     });
   });
 

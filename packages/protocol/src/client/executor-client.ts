@@ -41,6 +41,7 @@ import { decodeMessage, encodeMessage, validate } from '../validate.ts';
 import {
   CANCEL_REASON_PROTOCOL_VERSION,
   CONSOLE_PROTOCOL_VERSION,
+  DETAILS_PROTOCOL_VERSION,
   MIN_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
 } from '../version.ts';
@@ -51,6 +52,7 @@ import {
   connectionClosedCause,
   connectionClosedMessage,
   connectRefusedMessage,
+  consoleFormatVersionMessage,
   strayCallReason,
 } from './texts.ts';
 import {
@@ -238,6 +240,8 @@ export class ExecutorClient {
     }
     if (signal?.aborted)
       return Promise.resolve(faultEnvelope('CANCELLED', cancelledMessage(cancelReason(signal))));
+    if (split.wire.consoleFormat !== undefined && this.#protocol < DETAILS_PROTOCOL_VERSION)
+      return Promise.resolve(faultEnvelope('BAD_REQUEST', consoleFormatVersionMessage(this.#protocol)));
     // Asked for only where the server speaks it: an older one would refuse nothing, and send nothing.
     const streamConsole = onConsole !== undefined && this.#protocol >= CONSOLE_PROTOCOL_VERSION;
     const id = this.#id();

@@ -33,6 +33,7 @@ export {
   connectionClosedCause,
   connectionClosedMessage,
   connectRefusedMessage,
+  consoleFormatVersionMessage,
   HELLO_FIRST_MESSAGE,
   HELLO_TOKEN_REFUSED_MESSAGE,
   TOKEN_REFUSED_MESSAGE,

@@ -75,3 +75,11 @@ export function strayCallReason(type: 'dispatch' | 'outbound'): string {
   const kind = type === 'dispatch' ? 'a tool call' : 'an outbound request';
   return `the executor sent ${kind} for an execution this client never started`;
 }
+
+/**
+ * What ExecutorClient answers (BAD_REQUEST) for a request with `consoleFormat` on a connection that
+ * agreed on a version before 3: such a server would refuse the field as one it does not know.
+ */
+export function consoleFormatVersionMessage(agreed: number): string {
+  return `The server speaks protocol version ${agreed}, and consoleFormat needs version 3: leave it out, or use a server of version 3.`;
+}

@@ -1,14 +1,21 @@
 /** The result envelope: what every execution comes back as (docs/protocol.md, "The result envelope"). */
 import { z } from 'zod';
 import {
+  ERROR_AT_LIMIT,
+  ERROR_JSON_LIMIT,
   ERROR_KINDS,
   ERROR_NAME_LIMIT,
   ERROR_STACK_LIMIT,
+  ERROR_TOOL_LIMIT,
   type ErrorKind,
   FAULT_CODES,
   type FaultCode,
+  HINT_LIMIT,
+  NOTE_LIMIT,
+  NOTE_TEXT_LIMIT,
 } from '../errors.ts';
 import { LOG_LEVELS, LOG_LINE_LIMIT } from '../limits.ts';
+import { DETAILS_PROTOCOL_VERSION } from '../version.ts';
 import { ExecutionIdSchema } from './common.ts';
 
 export { LOG_LEVELS };
@@ -22,6 +29,13 @@ export type LogLine = z.infer<typeof LogLineSchema>;
 export const FaultCodeSchema = z.enum(FAULT_CODES, { error: `must be one of ${FAULT_CODES.join(', ')}` });
 
 export const ErrorKindSchema = z.enum(ERROR_KINDS, { error: `must be one of ${ERROR_KINDS.join(', ')}` });
+
+function boundedText(limit: number) {
+  return z
+    .string({ error: 'must be a string' })
+    .max(limit, { error: `must be at most ${limit} characters` })
+    .optional();
+}
 
 export const ResultEnvelopeSchema = z.strictObject({
   /** What the program returned; absent when it failed or returned undefined. */
@@ -47,6 +61,27 @@ export const ResultEnvelopeSchema = z.strictObject({
     .string({ error: 'must be a string' })
     .max(ERROR_STACK_LIMIT, { error: `must be at most ${ERROR_STACK_LIMIT} characters` })
     .optional(),
+  // Version 3 (DETAILS_PROTOCOL_VERSION): a server leaves these out for an older client (envelopeForVersion).
+  /** The namespace of the tool call whose own failure ended the run (tool-failed, tool-not-found). */
+  errorProvider: boundedText(ERROR_TOOL_LIMIT),
+  /** That call's tool name. */
+  errorTool: boundedText(ERROR_TOOL_LIMIT),
+  /** Where the program made that call, `FILE:LINE:COLUMN` at the author's position. */
+  errorAt: boundedText(ERROR_AT_LIMIT),
+  /** The JSON of a thrown value that is an object but no Error (its `error` reads `[object Object]`), cut at ERROR_JSON_LIMIT. */
+  errorJson: boundedText(ERROR_JSON_LIMIT),
+  /** What the code should have looked like, beside an error the entry contract explains (docs/protocol.md). */
+  hint: boundedText(HINT_LIMIT),
+  /** Values of the result or of a tool call's arguments that lost information on the way out. */
+  notes: z
+    .array(
+      z
+        .string({ error: 'must be a string' })
+        .max(NOTE_TEXT_LIMIT, { error: `must be at most ${NOTE_TEXT_LIMIT} characters` }),
+      { error: 'must be a list of notes' },
+    )
+    .max(NOTE_LIMIT, { error: `must hold at most ${NOTE_LIMIT} notes` })
+    .optional(),
 });
 export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;
 
@@ -63,7 +98,23 @@ export interface ExecuteResult {
   errorKind?: ErrorKind;
   errorName?: string;
   errorStack?: string;
+  errorProvider?: string;
+  errorTool?: string;
+  errorAt?: string;
+  errorJson?: string;
+  hint?: string;
+  notes?: string[];
 }
+
+/** The envelope's fields of version 3: a client that agreed on an older version never receives them. */
+export const DETAILS_FIELDS = [
+  'errorProvider',
+  'errorTool',
+  'errorAt',
+  'errorJson',
+  'hint',
+  'notes',
+] as const;
 
 /** An envelope the executor itself composes: no result, the error, its code, no logs. */
 export function faultEnvelope(code: FaultCode, error: string): ExecuteResult {
@@ -87,15 +138,35 @@ export function shapeEnvelope(envelope: ResultEnvelope): ExecuteResult {
   };
 }
 
-/** The error's kind, name and stack as `envelope` has them: only the ones set, in that order. */
-export function errorDetails(envelope: {
-  readonly errorKind?: ErrorKind | undefined;
-  readonly errorName?: string | undefined;
-  readonly errorStack?: string | undefined;
-}): Pick<ExecuteResult, 'errorKind' | 'errorName' | 'errorStack'> {
-  return {
-    ...(envelope.errorKind !== undefined ? { errorKind: envelope.errorKind } : {}),
-    ...(envelope.errorName !== undefined ? { errorName: envelope.errorName } : {}),
-    ...(envelope.errorStack !== undefined ? { errorStack: envelope.errorStack } : {}),
-  };
+/** The fields errorDetails copies, in the order it writes them. */
+const DETAIL_KEYS = ['errorKind', 'errorName', 'errorStack', ...DETAILS_FIELDS] as const;
+
+type Details = Pick<ExecuteResult, (typeof DETAIL_KEYS)[number]>;
+
+/**
+ * The error's kind, name and stack, the failed call's provider, tool and position, the thrown
+ * value's JSON, the hint and the notes, as `envelope` has them: only the ones set, in that order.
+ */
+export function errorDetails(
+  envelope: { readonly [Key in keyof Details]?: Details[Key] | undefined },
+): Details {
+  const details: Record<string, unknown> = {};
+  for (const key of DETAIL_KEYS) if (envelope[key] !== undefined) details[key] = envelope[key];
+  return details as Details;
+}
+
+/**
+ * The envelope as a peer that agreed on `version` knows it: before version 3 (DETAILS_PROTOCOL_VERSION)
+ * without the fields that version added, whose values such a peer's strict schema would refuse.
+ * The same object when nothing is left out.
+ */
+export function envelopeForVersion<Envelope extends ExecuteResult>(
+  envelope: Envelope,
+  version: number,
+): Envelope {
+  if (version >= DETAILS_PROTOCOL_VERSION || !DETAILS_FIELDS.some((key) => envelope[key] !== undefined))
+    return envelope;
+  const older: Partial<ExecuteResult> = { ...envelope };
+  for (const key of DETAILS_FIELDS) delete older[key];
+  return older as Envelope;
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   CODE_LIMIT,
   CODE_LIMIT_RULE,
+  CONSOLE_FORMATS,
   MAX_MEMORY_LIMIT,
   MIN_MEMORY_LIMIT,
   MODULE_LIMIT,
@@ -77,6 +78,9 @@ export const OutboundModeSchema = z.enum(['disabled', 'proxied', 'native'], {
 });
 export type OutboundMode = z.infer<typeof OutboundModeSchema>;
 
+export const ConsoleFormatSchema = z.enum(CONSOLE_FORMATS, { error: "must be one of 'string', 'inspect'" });
+export type ConsoleFormat = z.infer<typeof ConsoleFormatSchema>;
+
 export const ExecuteRequestSchema = z.strictObject({
   /** An async arrow expression, optionally preceded by static import declarations. */
   code: z.string({ error: 'must be a string of source code' }).max(CODE_LIMIT, { error: CODE_LIMIT_RULE }),
@@ -104,5 +108,11 @@ export const ExecuteRequestSchema = z.strictObject({
    * them. Absent means true; `false` runs the sources exactly as written.
    */
   typescript: z.boolean({ error: 'must be a boolean' }).optional(),
+  /**
+   * How console.log, warn and error turn their arguments into a line. Absent means `string`: String
+   * of each argument, joined by single spaces. `inspect` formats as workerd's console does (Node's
+   * util.format: objects inspected, format specifiers applied). Version 3.
+   */
+  consoleFormat: ConsoleFormatSchema.optional(),
 });
 export type ExecuteRequest = z.infer<typeof ExecuteRequestSchema>;

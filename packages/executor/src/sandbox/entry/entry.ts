@@ -41,6 +41,8 @@ export interface BuiltEntry {
   readonly source: string;
   /** Each import declaration, then the arrow: its text and the 1-based entry line it starts on. */
   readonly placed: readonly { readonly text: string; readonly entryLine: number }[];
+  /** The line after the arrow, where the entry calls it: `)();` and nothing else (errors/hint.ts). */
+  readonly callLine: number;
 }
 
 export function buildEntry(parts: EntryParts): BuiltEntry {
@@ -66,7 +68,7 @@ ${body}
 )();
 }, ${JSON.stringify(executionTimeoutMessage(parts.timeout))}, ${parts.retainHandles === true});
 `;
-  return { source, placed };
+  return { source, placed, callLine: line + lineCount(body) };
 }
 
 /**

@@ -9,10 +9,17 @@
  * before the entry's body: everything the envelope depends on (JSON, Promise, the codec) is bound
  * at a time no program could have replaced it yet.
  */
-import { DISPATCH_OUTSIDE_ENVELOPE_MESSAGE, ERROR_NAME_LIMIT } from '@supolka/codemode-protocol/wire';
+import {
+  DISPATCH_OUTSIDE_ENVELOPE_MESSAGE,
+  ERROR_JSON_LIMIT,
+  ERROR_NAME_LIMIT,
+  ERROR_TOOL_LIMIT,
+  NOTE_LIMIT,
+} from '@supolka/codemode-protocol/wire';
 import { STACK_READ_LIMIT } from '../errors/stack.ts';
 import { INTERNAL_MODULE_TEXT, RUN_SUPPORT_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
 import type { RunSupportValues } from '../inside/run-support.ts';
+import { LOST_VALUE_TEXTS, NOTE_PATH_LIMIT, NOTE_WALK_DEPTH, NOTE_WALK_VALUES } from '../lost-values.ts';
 import { bindValues } from '../setup/bound-source.ts';
 
 /**
@@ -34,6 +41,27 @@ export const RUN_SUPPORT_SOURCE = bindValues(
     outsideEnvelope: DISPATCH_OUTSIDE_ENVELOPE_MESSAGE,
     nameLimit: ERROR_NAME_LIMIT,
     stackReadLimit: STACK_READ_LIMIT,
+    toolLimit: ERROR_TOOL_LIMIT,
+    jsonLimit: ERROR_JSON_LIMIT,
+    noteLimit: NOTE_LIMIT,
+    walkValues: NOTE_WALK_VALUES,
+    walkDepth: NOTE_WALK_DEPTH,
+    pathLimit: NOTE_PATH_LIMIT,
+    lostFunctionDropped: LOST_VALUE_TEXTS.functionDropped,
+    lostFunctionNull: LOST_VALUE_TEXTS.functionNull,
+    lostSymbolDropped: LOST_VALUE_TEXTS.symbolDropped,
+    lostSymbolNull: LOST_VALUE_TEXTS.symbolNull,
+    lostUndefinedDropped: LOST_VALUE_TEXTS.undefinedDropped,
+    lostUndefinedNull: LOST_VALUE_TEXTS.undefinedNull,
+    lostNan: LOST_VALUE_TEXTS.nan,
+    lostInfinity: LOST_VALUE_TEXTS.infinity,
+    lostNegativeInfinity: LOST_VALUE_TEXTS.negativeInfinity,
+    lostNegativeZero: LOST_VALUE_TEXTS.negativeZero,
+    lostMap: LOST_VALUE_TEXTS.map,
+    lostSet: LOST_VALUE_TEXTS.set,
+    lostPromise: LOST_VALUE_TEXTS.promise,
+    lostError: LOST_VALUE_TEXTS.error,
+    lostEmpty: LOST_VALUE_TEXTS.empty,
   } satisfies RunSupportValues,
   ['internals', 'signal'],
 );

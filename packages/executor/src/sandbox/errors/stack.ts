@@ -8,6 +8,7 @@
  * so it is bounded and parsed line by line, never trusted.
  */
 import {
+  ERROR_AT_LIMIT,
   ERROR_FRAME_NAME_LIMIT,
   ERROR_STACK_FRAME_LIMIT,
   ERROR_STACK_LIMIT,
@@ -33,15 +34,38 @@ interface Frame {
   readonly column: number;
 }
 
+/** The program's frames of `raw`, in order, at the author's positions. */
+function* programFrames(raw: string, sources: StackSources): Generator<Frame> {
+  for (const text of raw.slice(0, STACK_READ_LIMIT).split('\n')) {
+    const frame = parseFrame(text);
+    const shown = frame === undefined ? undefined : programFrame(frame, sources);
+    if (shown !== undefined) yield shown;
+  }
+}
+
+/**
+ * Where the program's first frame of `raw` is, `FILE:LINE:COLUMN` at the author's position (the
+ * envelope's errorAt), or undefined when no frame is the program's or the text passes ERROR_AT_LIMIT.
+ */
+export function programPosition(raw: string, sources: StackSources): string | undefined {
+  for (const frame of programFrames(raw, sources)) {
+    const at = `${frame.file}:${frame.line}:${frame.column}`;
+    return at.length <= ERROR_AT_LIMIT ? at : undefined;
+  }
+  return undefined;
+}
+
+/** A `FILE:LINE:COLUMN` position moved to the author's position by `sources`; undefined when it is not the program's. */
+export function authorPosition(at: string, sources: StackSources): string | undefined {
+  return programPosition(`    at ${at}`, sources);
+}
+
 /** The program's frames of `raw`, one `    at ...` line each, or undefined when none is the program's. */
 export function programStack(raw: string, sources: StackSources): string | undefined {
   const lines: string[] = [];
   let length = 0;
-  for (const text of raw.slice(0, STACK_READ_LIMIT).split('\n')) {
+  for (const shown of programFrames(raw, sources)) {
     if (lines.length === ERROR_STACK_FRAME_LIMIT) break;
-    const frame = parseFrame(text);
-    const shown = frame === undefined ? undefined : programFrame(frame, sources);
-    if (shown === undefined) continue;
     const line =
       shown.name === undefined
         ? `    at ${shown.file}:${shown.line}:${shown.column}`

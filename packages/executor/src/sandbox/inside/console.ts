@@ -7,22 +7,34 @@
  * Its keys in workerd's order, a prototype of its own, methods named "" that show as native code,
  * and console.context. log, warn and error format as the wire does: String of each argument,
  * single spaces; an argument String cannot convert throws into the program, as that rule does
- * (workerd's console throws too), and nothing is written. The other methods exist and write
+ * (workerd's console throws too), and nothing is written. A request with `consoleFormat:
+ * 'inspect'` switches them, before any of its code runs, to workerd's own format (Node's
+ * util.format), whose throws reach the program the same way. The other methods exist and write
  * nothing, as the sandbox's specification says (docs/sandbox.md).
  */
 import type { HostReference, NativeSource } from './host.ts';
 
-export default function installConsole(nativeSource: NativeSource): (sink: HostReference) => void {
+/** What connecting the console answers: the switch to workerd's format, for a request that asks for it. */
+export type ConsoleFormatSwitch = (format: string) => void;
+
+export default function installConsole(
+  nativeSource: NativeSource,
+  formatInspect: (values: unknown[]) => string,
+): (sink: HostReference) => ConsoleFormatSwitch {
   let sink: HostReference | undefined;
   let applySync: HostReference['applySync'] | undefined;
   const apply = Reflect.apply;
   const String_ = String;
   const defineProperty = Object.defineProperty;
   let open = true;
+  // consoleFormat 'inspect': workerd's format (the runtime's console-format.ts), set before user code.
+  let inspect = false;
   const write = (level: string, values: unknown[]) => {
     let text = '';
-    for (let index = 0; index < values.length; index++)
-      text += (index === 0 ? '' : ' ') + String_(values[index]);
+    if (inspect) text = formatInspect(values);
+    else
+      for (let index = 0; index < values.length; index++)
+        text += (index === 0 ? '' : ' ') + String_(values[index]);
     if (!open || applySync === undefined) return;
     try {
       if (apply(applySync, sink, [undefined, [level, text]]) === false) open = false;
@@ -90,5 +102,8 @@ export default function installConsole(nativeSource: NativeSource): (sink: HostR
   return (reference) => {
     sink = reference;
     applySync = reference.applySync;
+    return (format) => {
+      inspect = format === 'inspect';
+    };
   };
 }

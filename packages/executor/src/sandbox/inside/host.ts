@@ -34,6 +34,8 @@ export interface RuntimeInternals {
     mark<E extends Error>(error: E, kind: string): E;
     kindOf(error: unknown): readonly [kind: string, message: string] | undefined;
   };
+  /** The line workerd's console would write (the runtime's console-format.ts); loads its piece on first use. */
+  readonly formatInspect: (values: unknown[]) => string;
   /** Set by LOADER_SOURCE: each loaded module's namespace, by the token its loader root carries. */
   loadedNamespaces?: Map<unknown, unknown>;
   /** Set by the preparation: what RUN_SUPPORT_SOURCE answered. */

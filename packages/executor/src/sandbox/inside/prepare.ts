@@ -5,14 +5,21 @@
  * to install each piece in the chapter's order: the console's sink, the runtime handshake, the
  * timers, the dispatch bridge, the import() loader, the completion names, and the run support the
  * entry imports. The pieces come in as functions, each already holding the host
- * values it needs. It answers the functions the host calls into the isolate: the dispatch answer.
+ * values it needs. It answers the functions the host calls into the isolate: the dispatch answer,
+ * and the console's switch to workerd's format.
  */
 import type { DispatchAnswer } from './dispatch.ts';
 import type { HostReference, NativeSource, RunSupport, RuntimeInternals, SandboxGlobal } from './host.ts';
 
 export interface SandboxPieces {
-  /** Builds the console now, while the snapshot is made; answers what connects the sink (inside/console.ts). */
-  readonly console: (nativeSource: NativeSource) => (sink: HostReference) => void;
+  /**
+   * Builds the console now, while the snapshot is made; answers what connects the sink, which
+   * answers the switch to workerd's format (inside/console.ts).
+   */
+  readonly console: (
+    nativeSource: NativeSource,
+    formatInspect: (values: unknown[]) => string,
+  ) => (sink: HostReference) => (format: string) => void;
   readonly bindings: (references: unknown) => void;
   readonly timers: (hostDelay: HostReference) => void;
   /** Answers with the function the host calls to answer a tool call (inside/dispatch.ts). */
@@ -25,7 +32,8 @@ export interface SandboxPieces {
 export default function definePrepare(pieces: SandboxPieces): void {
   const { console, bindings, timers, dispatch, loader, completion, runSupport } = pieces;
   // The console needs nothing from the host but its sink: it is built once, into the snapshot.
-  const connectConsole = console((globalThis as SandboxGlobal).__runtimeInternals.nativeSource);
+  const runtimeInternals = (globalThis as SandboxGlobal).__runtimeInternals;
+  const connectConsole = console(runtimeInternals.nativeSource, runtimeInternals.formatInspect);
   const prepare = (
     consoleSink: HostReference,
     runtime: unknown,
@@ -37,7 +45,7 @@ export default function definePrepare(pieces: SandboxPieces): void {
     hostSignal: HostReference,
   ) => {
     delete (globalThis as Partial<SandboxGlobal>).__prepareSandbox;
-    connectConsole(consoleSink);
+    const consoleFormat = connectConsole(consoleSink);
     bindings(runtime);
     timers(hostDelay);
     const answerDispatch = dispatch(hostDispatch);
@@ -46,7 +54,7 @@ export default function definePrepare(pieces: SandboxPieces): void {
     const internals = (globalThis as SandboxGlobal).__runtimeInternals;
     internals.sandbox = runSupport(internals, hostSignal);
     // What the host calls into the isolate, held by the host and never published.
-    return { answerDispatch };
+    return { answerDispatch, consoleFormat };
   };
   Object.defineProperty(globalThis, '__prepareSandbox', { value: prepare, configurable: true });
 }

@@ -6,7 +6,7 @@
  * read on every call and Sandbox.execute fills, in the chapter's order, when a request arrives.
  * An isolate serves exactly one execution, prepared or not.
  */
-import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
+import { type ConsoleFormat, MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
 import { ClockSlot } from '../bounds/clock.ts';
 import type { ConsoleCapture } from '../console.ts';
@@ -16,6 +16,7 @@ import { INTERNAL_FILENAME, INTERNAL_MODULE_SOURCE } from '../entry/internal-mod
 import { type ReportedFailure, readFailure } from '../errors/reported-failure.ts';
 import { hostSendRequest, type Performer } from '../fetch.ts';
 import { type CatastrophicErrorHandler, createIsolate, type IsolateHandle } from '../isolate.ts';
+import { noteLost } from '../lost-values.ts';
 import { loaderReference } from '../modules/loader.ts';
 import { BodyBudget, bodyBudgetFor } from '../outbound/body-budget.ts';
 import { type RuntimeReferences, randomReferences, readRuntimeSnapshot } from '../runtime.ts';
@@ -45,6 +46,10 @@ export interface RunSlots {
    * is a failure; undefined when the program assigned the envelope itself (docs/sandbox.md).
    */
   deliveredFailure: ReportedFailure | undefined;
+  /** Switches the console to workerd's format (consoleFormat 'inspect'), before any of the request's code runs. */
+  consoleFormat: (format: ConsoleFormat) => void;
+  /** Where this run's notes go (lost-values.ts), set when a request arrives. */
+  notes: string[] | undefined;
 }
 
 export interface PreparedIsolate {
@@ -86,6 +91,8 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       expire: () => expire(),
       delivered,
       deliveredFailure: undefined,
+      notes: undefined,
+      consoleFormat: () => {},
       outbound: undefined,
       abortOutbound: () => {},
     };
@@ -107,7 +114,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     // Every install step is one call of the snapshot's __prepareSandbox (sandbox-source.ts), with
     // the host reference each step needs: no reference is ever published under a global name.
     const prepare = handle.jail.getSync('__prepareSandbox', { reference: true }) as ivm.Reference<
-      (...references: unknown[]) => { answerDispatch: unknown }
+      (...references: unknown[]) => { answerDispatch: unknown; consoleFormat: unknown }
     >;
     if (prepare.typeof !== 'function') throw new Error(MISSING_SNAPSHOT_MESSAGE);
     // The isolate's function that answers a tool call, known once the preparation returned it.
@@ -141,15 +148,23 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
           slots.deliveredFailure = reported;
           deliver(answer);
         }),
-        new ivm.Reference((kind: 'started' | 'loaded' | 'failed', ...values: unknown[]) => {
-          if (kind === 'started') slots.started = true;
-          else if (kind === 'failed') reported = readFailure(values[0], values[1], values[2]);
-          else if (typeof values[0] === 'number') slots.loaded.add(values[0]);
-        }),
+        new ivm.Reference(
+          (kind: 'started' | 'loaded' | 'failed' | 'note' | 'notesOverflowed', ...values: unknown[]) => {
+            if (kind === 'started') slots.started = true;
+            else if (kind === 'failed') reported = readFailure(values[0], ...values.slice(1));
+            else if (kind === 'note' || kind === 'notesOverflowed') {
+              if (slots.notes !== undefined) noteLost(slots.notes, kind === 'note' ? values[0] : undefined);
+            } else if (typeof values[0] === 'number') slots.loaded.add(values[0]);
+          },
+        ),
       ],
       { result: { reference: true } },
-    ) as unknown as ivm.Reference<{ answerDispatch: unknown }>;
+    ) as unknown as ivm.Reference<{ answerDispatch: unknown; consoleFormat: unknown }>;
     answerDispatch = installed.getSync('answerDispatch', { reference: true }) as ivm.Reference;
+    const consoleFormat = installed.getSync('consoleFormat', { reference: true }) as ivm.Reference;
+    slots.consoleFormat = (format) => {
+      consoleFormat.applySync(undefined, [format]);
+    };
     installed.release();
     prepare.release();
     const internal = handle.isolate.compileModuleSync(INTERNAL_MODULE_SOURCE, {
