@@ -24,7 +24,7 @@ import { limitArraySizes } from './array-size-limits.ts';
 import { atob, btoa } from './base64.ts';
 import { refuseCodeGeneration, refuseWebAssembly } from './code-generation.ts';
 import { installCrypto } from './crypto/index.ts';
-import { installDate } from './date.ts';
+import { installDate, virtualClock } from './date.ts';
 import { installEncoding } from './encoding/index.ts';
 import { CustomEvent, ErrorEvent, PromiseRejectionEvent } from './events/error-event.ts';
 import { Event } from './events/event.ts';
@@ -130,6 +130,7 @@ ObjectDefineProperty(globalThis, '__runtimeInternals', {
     nativeSource,
     http: { requestFromWire, responseToWire, isResponse },
     errors: { mark: markObserved, kindOf: observedKind },
+    virtualClock,
   },
   writable: false,
   enumerable: false,

@@ -8,6 +8,7 @@
  */
 import { MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
+import type { SeededRandom } from '../../durable/random.ts';
 import { ClockSlot } from '../bounds/clock.ts';
 import type { ConsoleCapture } from '../console.ts';
 import { subtleReference } from '../crypto.ts';
@@ -36,6 +37,8 @@ export interface RunSlots {
   expire: () => void;
   /** How this run's fetch reaches the network; undefined until a request arrives and after it ends. */
   outbound: Performer | undefined;
+  /** A durable run's random source (durable/random.ts); undefined for other runs, which draw from the host's. */
+  random: SeededRandom | undefined;
   /** Cancels every outbound request still in flight. */
   abortOutbound: () => void;
   /** Settles with what the entry assigned to __resultJson, the moment it does. */
@@ -87,6 +90,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       delivered,
       deliveredFailure: undefined,
       outbound: undefined,
+      random: undefined,
       abortOutbound: () => {},
     };
     // The failure the run support reported last; read when the envelope arrives.
@@ -98,7 +102,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     );
     slots.abortOutbound = outbound.abortAll;
     const runtime: RuntimeReferences = {
-      ...randomReferences(),
+      ...randomReferences(() => slots.random),
       performSubtleOperation: subtleReference(handle),
       sendRequest: new ivm.Reference(outbound.send),
       loadPiece: new ivm.Reference(pieceSource),
@@ -112,11 +116,19 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     if (prepare.typeof !== 'function') throw new Error(MISSING_SNAPSHOT_MESSAGE);
     // The isolate's function that answers a tool call, known once the preparation returned it.
     let answerDispatch: ivm.Reference | undefined;
-    const answerCall = (call: number, answer: string | number) => {
+    const answerCall = (call: number, answer: string | number, time?: number) => {
       try {
-        answerDispatch?.applyIgnored(undefined, [call, answer]);
+        if (time === undefined) {
+          answerDispatch?.applyIgnored(undefined, [call, answer]);
+          return undefined;
+        }
+        // A durable run's settlement: the isolate answers the sequence it observed it under.
+        return answerDispatch?.apply(undefined, [call, answer, time]) as
+          | Promise<number | undefined>
+          | undefined;
       } catch {
         // The isolate is gone: nothing waits for this answer.
+        return undefined;
       }
     };
     const installed = prepare.applySync(
