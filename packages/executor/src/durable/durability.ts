@@ -59,7 +59,6 @@ export interface DurabilityOptions extends DurableTokensOptions {
 export class Durability {
   readonly #tokens: DurableTokens;
   readonly #seed: () => Seed;
-  #runtime: string | undefined;
 
   constructor(options: DurabilityOptions) {
     this.#tokens = new DurableTokens(options);
@@ -143,18 +142,32 @@ export class Durability {
 
   /** What a token of this request and principal is bound to. */
   binding(wire: SandboxWire, principal: string | undefined): DurableBinding {
-    this.#runtime ??= createHash('sha256')
-      .update(RUNTIME_SOURCE)
-      .update('\0')
-      .update(SANDBOX_SOURCE)
-      .digest('base64url');
     return {
       request: requestParts(wire),
-      runtime: this.#runtime,
+      runtime: runtimeFingerprint(),
       versions: { executor: packageVersion(), v8: process.versions.v8, isolatedVm: isolatedVmVersion() },
       principal: principal ?? DEFAULT_PRINCIPAL,
     };
   }
+}
+
+let runtimeText: string | undefined;
+
+/**
+ * The runtime a token is bound to: the runtime bundle and the sandbox's own isolate code, and the
+ * time zone and locale the isolates format dates and text in, which follow the host process. A
+ * program that prints a date replays to other text under another time zone, so a token opens only
+ * where all of them are the same. The sources are hashed once; the zone is read each time, since
+ * Node changes it when TZ is assigned.
+ */
+function runtimeFingerprint(): string {
+  runtimeText ??= createHash('sha256')
+    .update(RUNTIME_SOURCE)
+    .update('\0')
+    .update(SANDBOX_SOURCE)
+    .digest('base64url');
+  const { timeZone, locale } = new Intl.DateTimeFormat().resolvedOptions();
+  return `${runtimeText} ${timeZone} ${locale}`;
 }
 
 /**

@@ -14,6 +14,7 @@ import { DurableKeyRing } from '../../src/durable/keys.ts';
 import { durableCall, pause } from '../../src/durable/pause.ts';
 import type { ResumeAnswer } from '../../src/durable/session.ts';
 import { DurableTokens } from '../../src/durable/token.ts';
+import { DURABLE_KEYS_MESSAGE } from '../../src/sandbox/crypto.ts';
 import type { SandboxExecuteRequest } from '../../src/sandbox/sandbox.ts';
 import { Sandbox } from '../../src/sandbox/sandbox.ts';
 import { useSandbox, withTools } from '../helpers.ts';
@@ -317,5 +318,68 @@ describe('without durability', () => {
     const plain = useSandbox({ prepareAhead: false });
     const envelope = await plain.execute({ code: 'async () => 1', durable: true });
     expect(envelope.code).toBe('BAD_REQUEST');
+  });
+});
+
+describe('sources of nondeterminism', () => {
+  test('crypto.subtle keys: a durable run cannot create one, a run that is not durable still can', async () => {
+    const code = `async () => {
+      const tries = {
+        generateKey: () => crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
+        importKey: () => crypto.subtle.importKey('raw', new Uint8Array(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
+      };
+      const out = {};
+      for (const [name, make] of Object.entries(tries)) {
+        try { out[name] = (await make()).constructor.name; } catch (e) { out[name] = e.name + ': ' + e.message; }
+      }
+      out.digest = [...new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(1)))].length;
+      return out;
+    }`;
+    const durable = await sandbox.execute({ code, durable: true });
+    const refused = `NotSupportedError: ${DURABLE_KEYS_MESSAGE}`;
+    expect(durable.result).toStrictEqual({ generateKey: refused, importKey: refused, digest: 32 });
+    const plain = await sandbox.execute({ code });
+    expect(plain.result).toStrictEqual({ generateKey: 'CryptoKey', importKey: 'CryptoKey', digest: 32 });
+  });
+
+  test('the virtual clock does not move while the program computes, so a spin on it ends at the run bound', async () => {
+    const still = await sandbox.execute({
+      code: `async () => { const t = Date.now(); let x = 0; for (let i = 0; i < 2e6; i++) x += i; return [Date.now() - t, performance.now() - t, new Date().getTime() - t, x > 0]; }`,
+      durable: true,
+    });
+    expect(still.result).toStrictEqual([0, 0, 0, true]);
+    const spin = await sandbox.execute({
+      code: `async () => { const t = Date.now(); while (Date.now() === t) {} return 'moved'; }`,
+      durable: true,
+      timeout: 300,
+    });
+    expect(spin.code).toBe('TIMEOUT');
+  });
+
+  test('a token is bound to the time zone the isolates format dates in: another zone is TOKEN_MISMATCH on runtime', async () => {
+    seedWord = 14;
+    const code = `async () => { await api.approve(1); return new Date(0).toString(); }`;
+    const saved = process.env.TZ;
+    try {
+      process.env.TZ = 'UTC';
+      const first = await sandbox.execute(request({ closed: new Set([1]) }, [], code));
+      process.env.TZ = 'Asia/Tokyo';
+      const elsewhere = await sandbox.resume(
+        first.paused?.token,
+        { 1: { result: true } },
+        request({ closed: new Set() }, [], code),
+      );
+      expect(elsewhere.code).toBe('TOKEN_MISMATCH');
+      process.env.TZ = 'UTC';
+      const here = await sandbox.resume(
+        first.paused?.token,
+        { 1: { result: true } },
+        request({ closed: new Set() }, [], code),
+      );
+      expect(here.error).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
   });
 });

@@ -103,7 +103,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     slots.abortOutbound = outbound.abortAll;
     const runtime: RuntimeReferences = {
       ...randomReferences(() => slots.random),
-      performSubtleOperation: subtleReference(handle),
+      performSubtleOperation: subtleReference(handle, () => slots.dispatch.durable !== undefined),
       sendRequest: new ivm.Reference(outbound.send),
       loadPiece: new ivm.Reference(pieceSource),
       ...options.references?.(slots, handle),
