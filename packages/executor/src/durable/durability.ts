@@ -82,6 +82,7 @@ export class Durability {
     const state: DurableState = {
       seed: session.seed,
       startedAt: session.startedAt,
+      timers: session.timers,
       logCount: session.skipLines + written,
       pause: stop.request,
     };
@@ -136,7 +137,7 @@ export class Durability {
       seed: read.state.seed,
       startedAt: read.state.startedAt,
       skipLines: read.state.logCount,
-      replay: { journal: read.journal, answers: byCall, token: opened },
+      replay: { journal: read.journal, timers: read.state.timers, answers: byCall, token: opened },
     });
   }
 

@@ -29,10 +29,26 @@ export interface JournalEntry {
   readonly settled?: Settlement;
 }
 
+/** A timer's expiry as the isolate observed it: its sequence, the clock's time, and the host's expiry count. */
+export interface TimerSettlement {
+  readonly order: number;
+  readonly time: number;
+  readonly count: number;
+}
+
+/** One delay the program asked the host for (setTimeout, or an interval's next run), in the order asked. */
+export interface TimerEntry {
+  readonly ms: number;
+  /** Absent while the delay had not expired when the run paused. */
+  readonly settled?: TimerSettlement;
+}
+
 /** What a resume needs beside the journal. */
 export interface DurableState {
   readonly seed: readonly [number, number, number, number];
   readonly startedAt: number;
+  /** The delays the program asked for, in the order it asked. */
+  readonly timers: readonly TimerEntry[];
   /** Console lines the run had written before the pause: a resume does not write them again. */
   readonly logCount: number;
   readonly pause: PauseRequest;
@@ -58,13 +74,25 @@ export function pendingCalls(journal: readonly JournalEntry[]): PendingCall[] {
   return pending;
 }
 
-/** The settled calls in the order the isolate observed them: [sequence, settlement]. */
-export function settlementOrder(journal: readonly JournalEntry[]): [number, Settlement][] {
-  const settled: [number, Settlement][] = [];
+/** One observed settlement of the journal: a call's (by sequence) or a timer's (by index). */
+export type Observed =
+  | { readonly kind: 'call'; readonly sequence: number; readonly settled: Settlement }
+  | { readonly kind: 'timer'; readonly index: number; readonly settled: TimerSettlement };
+
+/** Every observed settlement, calls' and timers', in the order the isolate observed them. */
+export function settlementOrder(
+  journal: readonly JournalEntry[],
+  timers: readonly TimerEntry[] = [],
+): Observed[] {
+  const observed: Observed[] = [];
   journal.forEach((entry, index) => {
-    if (entry.settled !== undefined) settled.push([index + 1, entry.settled]);
+    if (entry.settled !== undefined)
+      observed.push({ kind: 'call', sequence: index + 1, settled: entry.settled });
   });
-  return settled.sort((a, b) => a[1].order - b[1].order);
+  timers.forEach((entry, index) => {
+    if (entry.settled !== undefined) observed.push({ kind: 'timer', index, settled: entry.settled });
+  });
+  return observed.sort((a, b) => a.settled.order - b.settled.order);
 }
 
 /** A journal and state read back from a token, or undefined when either has another shape. */
@@ -79,23 +107,35 @@ export function readJournal(
     entries.push(entry);
   }
   // The observed orders are 1..k, each once: the isolate counts every settlement it observes.
-  const orders = settlementOrder(entries).map(([, settled]) => settled.order);
+  const orders = settlementOrder(entries, state.timers).map((observed) => observed.settled.order);
   if (!orders.every((order, index) => order === index + 1)) return undefined;
   return { journal: entries, state };
 }
 
 function isState(value: unknown): value is DurableState {
   if (typeof value !== 'object' || value === null) return false;
-  const { seed, startedAt, logCount, pause } = value as Record<string, unknown>;
+  const { seed, startedAt, logCount, pause, timers } = value as Record<string, unknown>;
   return (
     Array.isArray(seed) &&
     seed.length === 4 &&
     seed.every((word) => Number.isSafeInteger(word)) &&
     Number.isSafeInteger(startedAt) &&
     Number.isSafeInteger(logCount) &&
+    Array.isArray(timers) &&
+    timers.every(isTimer) &&
     typeof pause === 'object' &&
     pause !== null
   );
+}
+
+function isTimer(value: unknown): value is TimerEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  const { ms, settled } = value as Record<string, unknown>;
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) return false;
+  if (settled === undefined) return true;
+  if (typeof settled !== 'object' || settled === null) return false;
+  const { order, time, count } = settled as Record<string, unknown>;
+  return Number.isSafeInteger(order) && Number.isSafeInteger(time) && Number.isSafeInteger(count);
 }
 
 function isEntry(value: unknown): value is JournalEntry {

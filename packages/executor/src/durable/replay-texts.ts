@@ -38,3 +38,7 @@ export function divergedCallMessage(made: number, length: number): string {
 export function divergedObservationMessage(sequence: number): string {
   return `Replay diverged: the program was not waiting for the answer of call ${sequence} when the paused run had observed it. ${AFTER}`;
 }
+
+export function divergedTimerMessage(index: number): string {
+  return `Replay diverged: timer ${index} was set with another delay than in the paused run. ${AFTER}`;
+}

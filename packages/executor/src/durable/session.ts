@@ -11,8 +11,14 @@
  * fewer calls) ends the run as diverged, before anything ran live.
  */
 import { type DispatchFrame, stringifyForDispatch } from '@supolka/codemode-protocol/wire';
-import type { JournalEntry, Settlement } from './journal.ts';
-import { settlementOrder } from './journal.ts';
+import {
+  type JournalEntry,
+  type Observed,
+  type Settlement,
+  settlementOrder,
+  type TimerEntry,
+  type TimerSettlement,
+} from './journal.ts';
 import { type DurableCallContext, type PauseRequest, performInContext } from './pause.ts';
 import { type Seed, SeededRandom } from './random.ts';
 import {
@@ -21,6 +27,7 @@ import {
   divergedExtraCallMessage,
   divergedObservationMessage,
   divergedOrderMessage,
+  divergedTimerMessage,
 } from './replay-texts.ts';
 import type { OpenedToken } from './token.ts';
 
@@ -47,8 +54,21 @@ export type DurableStop =
 /** A resume's replay: the opened token's journal and the caller's answers to its pending calls. */
 export interface Replay {
   readonly journal: readonly JournalEntry[];
+  readonly timers: readonly TimerEntry[];
   readonly answers: ReadonlyMap<number, ResumeAnswer>;
   readonly token: OpenedToken;
+}
+
+interface LiveTimer {
+  readonly ms: number;
+  settled?: TimerSettlement;
+}
+
+/** A delay the program asked for during a replay that the journal did not see expire. */
+interface HeldTimer {
+  readonly entry: LiveTimer;
+  readonly real: () => Promise<number>;
+  readonly resolve: (count: number) => void;
 }
 
 interface LiveEntry {
@@ -75,8 +95,19 @@ export class DurableSession {
   #lastTime: number;
   // Replay only.
   readonly #replay: Replay | undefined;
-  readonly #order: [number, Settlement][];
+  readonly #order: Observed[];
   readonly #io = new Map<number, CallIo>();
+  readonly #timers: LiveTimer[] = [];
+  /** Replay: delays asked for, by index, whose journaled expiry is still to be delivered. */
+  readonly #timerTurns = new Map<number, (count: number) => void>();
+  /** Replay: delays the journal did not see expire, started when the run goes live. */
+  readonly #heldTimers: HeldTimer[] = [];
+  /** The timer expiry being delivered in a replay, until the isolate observes it. */
+  #expecting: { readonly entry: LiveTimer; readonly settled: TimerSettlement } | undefined;
+  /** Live: started delays by the expiry count the isolate knows them by. */
+  readonly #liveTimers = new Map<number, LiveTimer>();
+  /** Expiries the journal delivered: the host's counts continue after them. */
+  readonly #timerBase: number;
   #next = 0;
   #made = 0;
   #delivering = false;
@@ -89,7 +120,8 @@ export class DurableSession {
     this.skipLines = options.skipLines ?? 0;
     this.#lastTime = options.startedAt;
     this.#replay = options.replay;
-    this.#order = options.replay ? settlementOrder(options.replay.journal) : [];
+    this.#order = options.replay ? settlementOrder(options.replay.journal, options.replay.timers) : [];
+    this.#timerBase = (options.replay?.timers ?? []).filter((timer) => timer.settled !== undefined).length;
     this.#live = options.replay === undefined;
     this.stopped = new Promise((resolve) => {
       this.#resolveStop = resolve;
@@ -121,6 +153,70 @@ export class DurableSession {
     }
     this.#outstanding.length = 0;
     return this.#entries;
+  }
+
+  /** Every delay the program asked for, with the expiries the isolate observed. */
+  get timers(): readonly TimerEntry[] {
+    return this.#timers;
+  }
+
+  /**
+   * The program asked for a delay of `ms`; `real` waits for it on the host. Live, the host's
+   * timer runs; in a replay, a delay the journal saw expire is answered at its turn with its
+   * journaled count, and one it did not see expire waits until the run is live.
+   */
+  delay(ms: number, real: () => Promise<number>): Promise<number> {
+    const index = this.#timers.length;
+    const entry: LiveTimer = { ms };
+    this.#timers.push(entry);
+    if (this.#stop !== undefined) return new Promise(() => {});
+    if (this.#live) return this.#startTimer(entry, real);
+    const recorded = (this.#replay as Replay).timers[index];
+    if (recorded !== undefined && recorded.ms !== ms) {
+      this.#halt({ kind: 'diverged', message: divergedTimerMessage(index + 1) });
+      return new Promise(() => {});
+    }
+    return new Promise((resolve) => {
+      if (recorded?.settled === undefined) {
+        this.#heldTimers.push({ entry, real, resolve });
+        return;
+      }
+      this.#timerTurns.set(index, resolve);
+      this.#pump();
+    });
+  }
+
+  /** The isolate observed a timer's expiry under `sequence`: journaled; answers the time its clock reads. */
+  timerObserved(count: number, sequence: number): number {
+    const expecting = this.#expecting;
+    if (expecting !== undefined) {
+      this.#expecting = undefined;
+      this.#delivering = false;
+      const { settled } = expecting;
+      if (sequence !== settled.order || count !== settled.count) {
+        this.#halt({ kind: 'diverged', message: divergedObservationMessage(sequence) });
+      } else {
+        expecting.entry.settled = settled;
+        this.#lastTime = Math.max(this.#lastTime, settled.time);
+        // The isolate is inside its synchronous call: the next delivery waits until it returned.
+        setImmediate(() => this.#pump());
+      }
+      return settled.time;
+    }
+    const time = Math.max(this.#lastTime, Math.floor(Date.now()));
+    this.#lastTime = time;
+    const entry = this.#liveTimers.get(count);
+    this.#liveTimers.delete(count);
+    if (entry !== undefined && this.#stop === undefined) entry.settled = { order: sequence, time, count };
+    return time;
+  }
+
+  #startTimer(entry: LiveTimer, real: () => Promise<number>): Promise<number> {
+    return real().then((expired) => {
+      const count = expired + this.#timerBase;
+      this.#liveTimers.set(count, entry);
+      return count;
+    });
   }
 
   /** The run settled while the journal still had calls to serve: it made fewer than the paused run. */
@@ -173,14 +269,25 @@ export class DurableSession {
   }
 
   /**
-   * Delivers the journal's settlements in order, each once its call has been made again and the
-   * one before it has been observed: one delivery in flight at a time, so the isolate observes
-   * them in the journal's order however isolated-vm schedules its tasks.
+   * Delivers the journal's settlements in order, each once its call has been made again (or its
+   * delay asked for again) and the one before it has been observed: one delivery in flight at a
+   * time, so the isolate observes them in the journal's order however isolated-vm schedules them.
    */
   #pump(): void {
-    if (this.#delivering || this.#stop !== undefined) return;
+    if (this.#delivering || this.#stop !== undefined || this.#live) return;
     if (this.#next < this.#order.length) {
-      const [sequence, settled] = this.#order[this.#next] as [number, Settlement];
+      const observed = this.#order[this.#next] as Observed;
+      if (observed.kind === 'timer') {
+        const resolve = this.#timerTurns.get(observed.index);
+        if (resolve === undefined) return;
+        this.#timerTurns.delete(observed.index);
+        this.#next++;
+        this.#delivering = true;
+        this.#expecting = { entry: this.#timers[observed.index] as LiveTimer, settled: observed.settled };
+        resolve(observed.settled.count);
+        return;
+      }
+      const { sequence, settled } = observed;
       const io = this.#io.get(sequence);
       if (io === undefined) return;
       this.#next++;
@@ -201,7 +308,7 @@ export class DurableSession {
       return;
     }
     const journal = (this.#replay as Replay).journal;
-    if (this.#made === journal.length && !this.#live) this.#goLive();
+    if (this.#made === journal.length) this.#goLive();
   }
 
   /** The journal is served: the pending calls get the caller's answers, and the run is live. */
@@ -220,6 +327,9 @@ export class DurableSession {
       else this.#deliver(entry, io, ['returned', stringifyForDispatch({ result: answer.result })]);
     });
     this.#io.clear();
+    // Delays the paused run never saw expire start now, with their whole delay.
+    for (const held of this.#heldTimers.splice(0))
+      void this.#startTimer(held.entry, held.real).then(held.resolve);
   }
 
   #perform(sequence: number, entry: LiveEntry, io: CallIo): void {

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { Durability, type DurableExecuteResult } from '../../src/durable/durability.ts';
-import type { JournalEntry, Settlement } from '../../src/durable/journal.ts';
+import type { JournalEntry, Settlement, TimerEntry } from '../../src/durable/journal.ts';
 import { DurableKeyRing } from '../../src/durable/keys.ts';
 import { durableCall, pause } from '../../src/durable/pause.ts';
 import type { ResumeAnswer } from '../../src/durable/session.ts';
@@ -382,4 +382,88 @@ describe('sources of nondeterminism', () => {
       else process.env.TZ = saved;
     }
   });
+});
+
+describe('timers on the virtual clock', () => {
+  // Every event is logged as it happens and kept in `events`: the resumed run's events (replayed
+  // up to the pause, live after it) must be exactly the lines the paused runs and the resume
+  // wrote, whichever way the races went in the paused run.
+  const RACES = `async () => {
+    const events = [];
+    const note = (text) => { events.push(text); console.log(text); };
+    const sleep = (ms, tag) => new Promise((resolve) => setTimeout(() => { note(tag + ' at ' + (Date.now() - t0 >= 0)); resolve(tag); }, ms));
+    const t0 = Date.now();
+    note('race ' + await Promise.race([sleep(1, 'timer'), api.get(7)]));
+    let ticks = 0;
+    const interval = setInterval(() => { ticks++; note('tick ' + ticks); if (ticks === 3) clearInterval(interval); }, 0);
+    note('approved ' + await api.approve(1, Date.now(), performance.now()));
+    const all = await Promise.all([sleep(2, 'a'), api.get(2), sleep(0, 'b'), api.get(4)]);
+    note('all ' + all.join(','));
+    note('approved ' + await api.approve(2, Date.now()));
+    note('race ' + await Promise.race([api.get(5), sleep(0, 'late')]));
+    return events;
+  }`;
+
+  for (const pauses of [[1], [2], [1, 2]]) {
+    test(`timers raced against tools, paused at ${pauses}: the resumed run observed what the paused run did`, async () => {
+      seedWord = 20 + pauses.length;
+      const gate = { closed: new Set(pauses) };
+      const seen: unknown[] = [];
+      let envelope: DurableExecuteResult = await sandbox.execute(request(gate, seen, RACES));
+      // The tokens journal the delays and their expiries beside the calls.
+      const binding = new Durability({ keys }).binding(
+        { ...request(gate, seen, RACES), outbound: 'disabled' },
+        undefined,
+      );
+      let expiries = 0;
+      const journaledExpiries = async (token: string | undefined) => {
+        const opened = await new DurableTokens({ keys }).open(token, binding);
+        const timers = (opened.contents.state as { timers: TimerEntry[] }).timers;
+        return timers.filter((timer) => timer.settled !== undefined).length;
+      };
+      const logs = [...envelope.logs];
+      let resumes = 0;
+      while (envelope.paused) {
+        resumes++;
+        expiries += await journaledExpiries(envelope.paused.token);
+        gate.closed.delete((envelope.paused.data as { step: number }).step);
+        const answers = new Map(
+          envelope.paused.pending.map((call) => [call.sequence, { perform: true as const }]),
+        );
+        envelope = await sandbox.resume(envelope.paused.token, answers, request(gate, seen, RACES));
+        logs.push(...envelope.logs);
+      }
+      expect(resumes).toBe(pauses.length);
+      // Paused at the second approval, the interval and the sleeps have expired in the journal.
+      if (pauses.includes(2)) expect(expiries).toBeGreaterThan(0);
+      expect(envelope.error).toBeUndefined();
+      expect(envelope.result).toStrictEqual(logs.map((line) => line.text));
+      expect(logs.map((line) => line.text)).toContain('all a,20,b,40');
+    });
+  }
+});
+
+test('a resume whose program sets a timer with another delay than the journal holds ends as REPLAY_DIVERGED', async () => {
+  seedWord = 30;
+  const code = `async () => { await new Promise((resolve) => setTimeout(resolve, 1)); return await api.approve(1); }`;
+  const wire = request({ closed: new Set([1]) }, [], code);
+  const first = await sandbox.execute(wire);
+  const binding = new Durability({ keys }).binding({ ...wire, outbound: 'disabled' }, undefined);
+  const tokens = new DurableTokens({ keys });
+  const opened = await tokens.open(first.paused?.token, binding);
+  const state = opened.contents.state as { timers: TimerEntry[] };
+  expect(state.timers.map((timer) => timer.ms)).toStrictEqual([1]);
+  const edited = tokens.seal(
+    { journal: opened.contents.journal, state: { ...state, timers: [{ ...state.timers[0], ms: 2 }] } },
+    binding,
+  ).token;
+  const seen: unknown[] = [];
+  const resumed = await sandbox.resume(
+    edited,
+    { 1: { perform: true } },
+    request({ closed: new Set() }, seen, code),
+  );
+  expect(resumed.code).toBe('REPLAY_DIVERGED');
+  expect(resumed.error).toMatch(/^Replay diverged: timer 1 /);
+  expect(seen).toStrictEqual([]);
 });

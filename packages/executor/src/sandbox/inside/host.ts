@@ -39,6 +39,8 @@ export interface RuntimeInternals {
     mark<E extends Error>(error: E, kind: string): E;
     kindOf(error: unknown): readonly [kind: string, message: string] | undefined;
   };
+  /** Set by DISPATCH_SOURCE: the next sequence of a durable run's observed settlements. */
+  observe?: () => number;
   /** A durable run's clock (the runtime's date.ts): set, every read of the time answers it. */
   readonly virtualClock: { now: number | undefined };
   /** Set by LOADER_SOURCE: each loaded module's namespace, by the token its loader root carries. */

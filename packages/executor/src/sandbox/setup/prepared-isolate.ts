@@ -140,10 +140,17 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
         // The limit crosses beside the references: the runtime bounds by it what the engine's limit
         // does not meter (resizable buffers, WebAssembly memories).
         new ivm.ExternalCopy({ ...runtime, memoryLimit: options.memoryLimit }).copyInto(),
-        new ivm.Reference(async (ms: number) => {
-          const count = await slots.timers.delay(ms);
-          // No settlement may reach a dead isolate: it would run a callback no execution owns.
-          return handle.isolate.isDisposed ? never() : count;
+        new ivm.Reference((ms: number | 'observed', count?: number, sequence?: number) => {
+          // A durable run's expiry, observed: the session journals it and answers the clock's time.
+          if (ms === 'observed')
+            return slots.dispatch.durable?.timerObserved(count as number, sequence as number);
+          const real = async () => {
+            const expired = await slots.timers.delay(ms);
+            // No settlement may reach a dead isolate: it would run a callback no execution owns.
+            return handle.isolate.isDisposed ? never<number>() : expired;
+          };
+          const durable = slots.dispatch.durable;
+          return durable === undefined ? real() : durable.delay(ms, real);
         }),
         new ivm.Reference(dispatchReference(slots.dispatch, answerCall)),
         new ivm.Reference(loaderReference(handle)),
