@@ -32,17 +32,25 @@ interface CallState extends DurableCallContext {
   paused: PauseRequest | undefined;
 }
 
-const calls = new AsyncLocalStorage<CallState>();
+/** The context of a call served for an execution nested inside a durable run's call. */
+const NESTED = Symbol('nested execution');
+
+const calls = new AsyncLocalStorage<CallState | typeof NESTED>();
+
+/** What pause() throws inside an execution started from a durable run's tool call. */
+export const NESTED_PAUSE_MESSAGE =
+  "The tool asked to pause the run, but it serves an execution nested inside a durable run's tool call, which cannot pause: only the durable run's own tools can.";
+
+const NOT_DURABLE_MESSAGE =
+  'The tool asked to pause the run, but the run is not durable: a pause needs a request with durable: true and a key ring on the sandbox.';
 
 /** Thrown by pause(): outside a durable run, an error as any other, saying why it did not pause. */
 export class PauseSignal extends Error {
   override name = 'PauseSignal';
   readonly reason: string | undefined;
   readonly data: unknown;
-  constructor(request: PauseRequest) {
-    super(
-      'The tool asked to pause the run, but the run is not durable: a pause needs a request with durable: true and a key ring on the sandbox.',
-    );
+  constructor(request: PauseRequest, message = NOT_DURABLE_MESSAGE) {
+    super(message);
     this.reason = request.reason;
     this.data = request.data;
   }
@@ -59,14 +67,28 @@ export function pause(data?: unknown, options: { reason?: string } = {}): never 
     ...(data !== undefined ? { data } : {}),
   };
   const state = calls.getStore();
+  if (state === NESTED) throw new PauseSignal(request, NESTED_PAUSE_MESSAGE);
   if (state !== undefined) state.paused ??= request;
   throw new PauseSignal(request);
+}
+
+/** Whether the code running now serves a durable run's call (or an execution nested in one). */
+export function insideDurableCall(): boolean {
+  return calls.getStore() !== undefined;
+}
+
+/**
+ * Runs a call of an execution started inside a durable run's call: pause() there is refused with
+ * NESTED_PAUSE_MESSAGE instead of pausing the outer run, and durableCall() answers undefined.
+ */
+export function servedNested<T>(serve: () => T): T {
+  return calls.run(NESTED, serve);
 }
 
 /** The durable context of the tool call being served, or undefined outside one. */
 export function durableCall(): DurableCallContext | undefined {
   const state = calls.getStore();
-  if (state === undefined) return undefined;
+  if (state === undefined || state === NESTED) return undefined;
   return { sequence: state.sequence, idempotencyKey: state.idempotencyKey, tokenId: state.tokenId };
 }
 

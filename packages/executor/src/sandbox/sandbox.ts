@@ -35,6 +35,7 @@ import {
   SETTLE_MOMENT,
 } from '../durable/durability.ts';
 import { DurableTokenError } from '../durable/errors.ts';
+import { insideDurableCall, servedNested } from '../durable/pause.ts';
 import { REPLAY_DIVERGED } from '../durable/replay-texts.ts';
 import { DurableSession, type DurableStop } from '../durable/session.ts';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
@@ -199,8 +200,20 @@ export class Sandbox {
     first: SandboxWire | SandboxExecuteRequest,
     second?: SandboxHost,
   ): Promise<DurableExecuteResult> {
-    const [wire, host] = second ? [first as SandboxWire, second] : asParts(first as SandboxExecuteRequest);
+    const [wire, outer] = second ? [first as SandboxWire, second] : asParts(first as SandboxExecuteRequest);
+    // An execution started from a durable run's tool call is nested: its tools cannot pause the
+    // outer run, and it cannot be durable itself (docs/durable.md, "Nested executions").
+    const host = insideDurableCall() ? nestedHost(outer) : outer;
     if (wire.durable !== true) return this.#execute(wire, host, undefined);
+    if (host !== outer) {
+      return {
+        result: undefined,
+        logs: [],
+        error:
+          "A durable run cannot start inside a durable run's tool call: run the nested execution without durable.",
+        code: 'BAD_REQUEST',
+      };
+    }
     const refusal = this.#durableRefusal(wire);
     if (refusal !== undefined) return refusal;
     return this.#execute(wire, host, (this.#durability as Durability).start());
@@ -231,6 +244,14 @@ export class Sandbox {
     second?: SandboxHost,
   ): Promise<DurableExecuteResult> {
     const [wire, host] = second ? [first as SandboxWire, second] : asParts(first as SandboxExecuteRequest);
+    if (insideDurableCall()) {
+      return {
+        result: undefined,
+        logs: [],
+        error: "A durable run cannot be resumed inside a durable run's tool call.",
+        code: 'BAD_REQUEST',
+      };
+    }
     const refusal = this.#durableRefusal(wire);
     if (refusal !== undefined) return refusal;
     const opened = await (this.#durability as Durability).open(token, answers, wire, host.principal);
@@ -602,6 +623,16 @@ export class Sandbox {
     if (this.#prepared) disposeIsolate(this.#prepared.handle);
     this.#prepared = undefined;
   }
+}
+
+/** The host part of a nested execution: its functions served in the nested context (durable/pause.ts). */
+function nestedHost(host: SandboxHost): SandboxHost {
+  const { dispatch, outbound } = host;
+  return {
+    ...host,
+    dispatch: dispatch && ((provider, tool, args) => servedNested(() => dispatch(provider, tool, args))),
+    outbound: outbound && ((request, init) => servedNested(() => outbound(request, init))),
+  };
 }
 
 /** Preparation (erasure) outlived the run's bound: the run times out as one that ran would. */

@@ -11,13 +11,13 @@ import { describe, expect, test } from 'vitest';
 import { Durability, type DurableExecuteResult } from '../../src/durable/durability.ts';
 import type { JournalEntry, Settlement, TimerEntry } from '../../src/durable/journal.ts';
 import { DurableKeyRing } from '../../src/durable/keys.ts';
-import { durableCall, pause } from '../../src/durable/pause.ts';
+import { durableCall, NESTED_PAUSE_MESSAGE, pause } from '../../src/durable/pause.ts';
 import type { ResumeAnswer } from '../../src/durable/session.ts';
 import { DurableTokens } from '../../src/durable/token.ts';
 import { DURABLE_KEYS_MESSAGE } from '../../src/sandbox/crypto.ts';
 import type { SandboxExecuteRequest } from '../../src/sandbox/sandbox.ts';
 import { Sandbox } from '../../src/sandbox/sandbox.ts';
-import { useSandbox, withTools } from '../helpers.ts';
+import { serve, useSandbox, withTools } from '../helpers.ts';
 
 const keys = new DurableKeyRing({ keys: [{ id: 'k1', key: randomBytes(32) }] });
 let seedWord = 1;
@@ -466,4 +466,39 @@ test('a resume whose program sets a timer with another delay than the journal ho
   expect(resumed.code).toBe('REPLAY_DIVERGED');
   expect(resumed.error).toMatch(/^Replay diverged: timer 1 /);
   expect(seen).toStrictEqual([]);
+});
+
+describe('nested executions', () => {
+  test("pause() in an execution started from a durable run's tool call is refused there, and the outer run goes on", async () => {
+    seedWord = 40;
+    const inner = `async () => { try { await inner.stop(); return 'went on'; } catch (e) { return e.message; } }`;
+    const outer = await sandbox.execute({
+      code: `async () => ({ nested: await outer.nest(), durableNested: await outer.nestDurable() })`,
+      providers: [{ name: 'outer' }],
+      durable: true,
+      dispatch: serve({
+        outer: {
+          nest: async () =>
+            (
+              await sandbox.execute(
+                withTools({ inner: { stop: () => pause({ from: 'inner' }) } }, { code: inner }),
+              )
+            ).result,
+          nestDurable: async () => {
+            const nested = await sandbox.execute({ code: 'async () => 1', durable: true });
+            return [nested.code, nested.error];
+          },
+        },
+      }),
+    });
+    expect(outer.paused).toBeUndefined();
+    expect(outer.error).toBeUndefined();
+    expect(outer.result).toStrictEqual({
+      nested: NESTED_PAUSE_MESSAGE,
+      durableNested: [
+        'BAD_REQUEST',
+        "A durable run cannot start inside a durable run's tool call: run the nested execution without durable.",
+      ],
+    });
+  });
 });
