@@ -128,7 +128,20 @@ export class Durability {
     if (missing.length > 0 || unknown.length > 0) {
       return { error: answersMessage(pending, missing, unknown), code: 'BAD_REQUEST' };
     }
+    const unknownOutcome = new Set(
+      pendingCalls(read.journal)
+        .filter((call) => call.outcome === 'unknown')
+        .map((call) => call.sequence),
+    );
     for (const [sequence, answer] of byCall) {
+      if (
+        unknownOutcome.has(sequence) &&
+        typeof answer === 'object' &&
+        answer !== null &&
+        'perform' in answer
+      ) {
+        return { error: unknownOutcomeMessage(sequence), code: 'BAD_REQUEST' };
+      }
       const problem = answerProblem(answer);
       if (problem !== undefined)
         return { error: `The answer to call ${sequence} ${problem}`, code: 'BAD_REQUEST' };
@@ -211,6 +224,10 @@ function answerProblem(answer: ResumeAnswer): string | undefined {
     }
   }
   return undefined;
+}
+
+function unknownOutcomeMessage(sequence: number): string {
+  return `Call ${sequence} was still running when the run paused, so whether it did its work is unknown: a resume never performs it again. Answer it with { result } or { error } after finding out what it did.`;
 }
 
 function answersMessage(

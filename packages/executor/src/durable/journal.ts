@@ -27,6 +27,11 @@ export interface JournalEntry {
   readonly args: string;
   /** Absent while the call was pending when the run paused. */
   readonly settled?: Settlement;
+  /**
+   * The caller's function was still running when the run paused and did not answer within the
+   * settle moment: whether it did its work is unknown, so a resume never performs it again.
+   */
+  readonly unknown?: true;
 }
 
 /** A timer's expiry as the isolate observed it: its sequence, the clock's time, and the host's expiry count. */
@@ -61,6 +66,8 @@ export interface PendingCall {
   readonly tool: string;
   /** The arguments as the codec's JSON text. */
   readonly args: string;
+  /** Present when the tool was still running at the pause: a resume answers it, never performs it. */
+  readonly outcome?: 'unknown';
 }
 
 /** The pending calls of a journal: every call without a settlement, by sequence. */
@@ -68,7 +75,13 @@ export function pendingCalls(journal: readonly JournalEntry[]): PendingCall[] {
   const pending: PendingCall[] = [];
   journal.forEach((entry, index) => {
     if (entry.settled === undefined) {
-      pending.push({ sequence: index + 1, provider: entry.provider, tool: entry.tool, args: entry.args });
+      pending.push({
+        sequence: index + 1,
+        provider: entry.provider,
+        tool: entry.tool,
+        args: entry.args,
+        ...(entry.unknown === true ? { outcome: 'unknown' as const } : {}),
+      });
     }
   });
   return pending;
@@ -140,8 +153,9 @@ function isTimer(value: unknown): value is TimerEntry {
 
 function isEntry(value: unknown): value is JournalEntry {
   if (typeof value !== 'object' || value === null) return false;
-  const { provider, tool, args, settled } = value as Record<string, unknown>;
+  const { provider, tool, args, settled, unknown } = value as Record<string, unknown>;
   if (typeof provider !== 'string' || typeof tool !== 'string' || typeof args !== 'string') return false;
+  if (unknown !== undefined && unknown !== true) return false;
   if (settled === undefined) return true;
   if (typeof settled !== 'object' || settled === null) return false;
   const { order, time, frame } = settled as Record<string, unknown>;

@@ -76,6 +76,22 @@ interface LiveEntry {
   readonly tool: string;
   readonly args: string;
   settled?: Settlement;
+  /** While the caller's function for this call runs. */
+  performing?: boolean;
+  unknown?: true;
+}
+
+/** Waits for `promises` to settle, at most `ms`. */
+async function within(ms: number, promises: readonly Promise<unknown>[]): Promise<void> {
+  if (promises.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(promises),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 export class DurableSession {
@@ -90,6 +106,10 @@ export class DurableSession {
   #resolveStop: (stop: DurableStop) => void = () => {};
   readonly #entries: LiveEntry[] = [];
   readonly #deliveries = new Set<Promise<void>>();
+  /** Calls whose caller's function is still running. */
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Set once the journal was read for sealing: nothing is delivered into the run after that. */
+  #sealed = false;
   /** Live settlements sent into the isolate whose observed sequence has not come back, in the order sent. */
   readonly #outstanding: { entry: LiveEntry; time: number; frame: DispatchFrame }[] = [];
   #lastTime: number;
@@ -145,6 +165,11 @@ export class DurableSession {
    * resume delivers it there, which is an order the run could have observed it in.
    */
   get journal(): readonly JournalEntry[] {
+    this.#sealed = true;
+    for (const entry of this.#entries) {
+      // Its function was still running when the run stopped: whether it did its work is unknown.
+      if (entry?.performing === true && entry.settled === undefined) entry.unknown = true;
+    }
     let order = 0;
     for (const entry of this.#entries) order = Math.max(order, entry?.settled?.order ?? 0);
     for (const sent of this.#outstanding) {
@@ -258,14 +283,9 @@ export class DurableSession {
 
   /** Waits at most `ms` for the settlements on their way into the isolate to be observed. */
   async settleDeliveries(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.#deliveries]),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, ms);
-      }),
-    ]);
-    clearTimeout(timer);
+    // First the calls still running, then the deliveries their answers (and earlier ones) made.
+    await within(ms, [...this.#inFlight]);
+    await within(ms, [...this.#deliveries]);
   }
 
   /**
@@ -339,11 +359,16 @@ export class DurableSession {
       idempotencyKey: token?.idempotencyKey(sequence),
       tokenId: token?.tokenId,
     };
-    void performInContext(context, io.perform).then(({ value, paused }) => {
+    entry.performing = true;
+    const performed = performInContext(context, io.perform).then(({ value, paused }) => {
+      entry.performing = false;
       if (paused !== undefined) this.#halt({ kind: 'paused', request: paused });
-      // A call that settles once the run stopped stays pending: the isolate never observes it.
-      else if (this.#stop === undefined) this.#deliver(entry, io, value);
+      // A call that settles while a paused run's isolate still exists (the settle moment) is
+      // delivered and journaled; one that settles after it is an outcome unknown (journal getter).
+      else if (this.#stop?.kind !== 'diverged' && !this.#sealed) this.#deliver(entry, io, value);
     });
+    this.#inFlight.add(performed);
+    void performed.finally(() => this.#inFlight.delete(performed));
   }
 
   #deliver(entry: LiveEntry, io: CallIo, frame: DispatchFrame): void {

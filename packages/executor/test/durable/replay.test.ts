@@ -502,3 +502,55 @@ describe('nested executions', () => {
     });
   });
 });
+
+describe('calls in flight at the pause', () => {
+  test('a call that answers within the settle moment is journaled; one still running is an outcome unknown that a resume never performs', async () => {
+    seedWord = 50;
+    let release: (value: string) => void = () => {};
+    const slowCalls: unknown[] = [];
+    const code = `async () => Promise.all([api.slow(), api.quick(), api.approve(1)])`;
+    const make = (closed: boolean) =>
+      withTools(
+        {
+          api: {
+            slow: () => {
+              slowCalls.push('slow');
+              return new Promise<string>((resolve) => {
+                release = resolve;
+              });
+            },
+            quick: async () => {
+              // Answers just after the pause, inside the settle moment.
+              await new Promise((resolve) => setImmediate(resolve));
+              await new Promise((resolve) => setImmediate(resolve));
+              return 'quick';
+            },
+            approve: () => (closed ? pause({ step: 1 }) : 'approved'),
+          },
+        },
+        { code, durable: true } as SandboxExecuteRequest,
+      ) as DurableRequest;
+    const first = await sandbox.execute(make(true));
+    const pending = first.paused?.pending ?? [];
+    expect(pending.map(({ sequence, tool, outcome }) => [sequence, tool, outcome])).toStrictEqual([
+      [1, 'slow', 'unknown'],
+      [3, 'approve', undefined],
+    ]);
+    release('too late');
+    const refused = await sandbox.resume(
+      first.paused?.token,
+      { 1: { perform: true }, 3: { perform: true } },
+      make(false),
+    );
+    expect(refused.code).toBe('BAD_REQUEST');
+    expect(refused.error).toMatch(/^Call 1 was still running when the run paused/);
+    const resumed = await sandbox.resume(
+      first.paused?.token,
+      { 1: { result: 'found out' }, 3: { perform: true } },
+      make(false),
+    );
+    expect(resumed.error).toBeUndefined();
+    expect(resumed.result).toStrictEqual(['found out', 'quick', 'approved']);
+    expect(slowCalls).toStrictEqual(['slow']);
+  });
+});
