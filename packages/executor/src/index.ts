@@ -19,8 +19,24 @@ export { CLOUDFLARE_WORKERS_SPECIFIER, registerCloudflareWorkersStub } from './c
 export { sanitizeToolName } from './codemode/sanitize.ts';
 export type { ClaimStore, MemoryClaimStoreOptions } from './durable/claims.ts';
 export { MemoryClaimStore } from './durable/claims.ts';
+export type {
+  DurabilityOptions,
+  DurableExecuteResult,
+  PausedRun,
+  ResumeAnswers,
+} from './durable/durability.ts';
 export { DurableKeyError, type DurableTokenCode, DurableTokenError } from './durable/errors.ts';
+export type { PendingCall } from './durable/journal.ts';
 export { type DurableKey, DurableKeyRing, type DurableKeyRingOptions } from './durable/keys.ts';
+export {
+  type DurableCallContext,
+  durableCall,
+  type PauseRequest,
+  PauseSignal,
+  pause,
+} from './durable/pause.ts';
+export { REPLAY_DIVERGED } from './durable/replay-texts.ts';
+export type { ResumeAnswer } from './durable/session.ts';
 export type { BindingField } from './durable/texts.ts';
 export {
   DEFAULT_CHILD_EXEC_ARGV,

@@ -3,6 +3,10 @@
  * Date.now() is 0 and new Date() is 1970-01-01T00:00:00.000Z there (workerd's Spectre mitigation).
  * Inside the program's run the clock reads the time. The global Date is a Proxy of the built-in
  * that only changes what a read of the current time answers; everything else reaches the built-in.
+ *
+ * A durable run (docs/durable.md) reads a virtual clock instead: the sandbox sets it when the run
+ * starts and advances it with the time each host settlement carries, so a replay reads the same
+ * times the original run read.
  */
 import { nativeSource } from './global-scope.ts';
 import { scope } from './internals.ts';
@@ -11,9 +15,14 @@ import { DateNow, ObjectDefineProperty, ReflectApply, ReflectConstruct } from '.
 const BuiltinDate = Date;
 const DatePrototypeToString = BuiltinDate.prototype.toString;
 
+/** A durable run's clock: undefined for every other run, which reads the host's time. */
+export const virtualClock: { now: number | undefined } = { now: undefined };
+
 /** The current time in milliseconds since the epoch, or 0 in global scope. */
 export function clockNow(): number {
-  return scope.global ? 0 : DateNow();
+  if (scope.global) return 0;
+  const now = virtualClock.now;
+  return now === undefined ? DateNow() : now;
 }
 
 export function installDate(): void {

@@ -25,7 +25,7 @@ import { atob, btoa } from './base64.ts';
 import { refuseCodeGeneration, refuseWebAssembly } from './code-generation.ts';
 import { formatInspect } from './console-format.ts';
 import { installCrypto } from './crypto/index.ts';
-import { installDate } from './date.ts';
+import { installDate, virtualClock } from './date.ts';
 import { installEncoding } from './encoding/index.ts';
 import { CustomEvent, ErrorEvent, PromiseRejectionEvent } from './events/error-event.ts';
 import { Event } from './events/event.ts';
@@ -132,6 +132,7 @@ ObjectDefineProperty(globalThis, '__runtimeInternals', {
     http: { requestFromWire, responseToWire, isResponse },
     errors: { mark: markObserved, kindOf: observedKind },
     formatInspect,
+    virtualClock,
   },
   writable: false,
   enumerable: false,

@@ -14,10 +14,22 @@ export class ConsoleCapture {
   #cost = 0;
   #closed = false;
   readonly #listener: ((line: LogLine) => void) | undefined;
+  #skip: number;
+  #written = 0;
 
-  /** `listener` hears each line as it is captured (the closing warning too); a throw from it is dropped. */
-  constructor(listener?: (line: LogLine) => void) {
+  /**
+   * `listener` hears each line as it is captured (the closing warning too); a throw from it is
+   * dropped. The first `skip` lines are accepted and not captured: a resumed durable run writes
+   * again what the paused run already returned, and those lines are not repeated.
+   */
+  constructor(listener?: (line: LogLine) => void, skip = 0) {
     this.#listener = listener;
+    this.#skip = skip;
+  }
+
+  /** Lines written so far, those skipped included. */
+  get written(): number {
+    return this.#written;
   }
 
   /**
@@ -26,6 +38,11 @@ export class ConsoleCapture {
    */
   push(level: LogLine['level'], text: string): boolean {
     if (this.#closed) return false;
+    this.#written++;
+    if (this.#skip > 0) {
+      this.#skip--;
+      return true;
+    }
     const cost = LINE_COST + JSON.stringify(text).length;
     if (this.#cost + cost > CONSOLE_CAPTURE_LIMIT) {
       this.#closed = true;

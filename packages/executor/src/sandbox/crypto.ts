@@ -149,6 +149,13 @@ export const SUBTLE_OPERATIONS: readonly string[] = [...OPERATIONS.keys()];
 const WALK_DEPTH = 8;
 
 /** A failure that crosses with the name it carries. */
+/**
+ * Why a durable run may not generate, import, derive or unwrap a key: key material made on the
+ * host is not in the journal, and putting it there would carry it out of the server in the token.
+ */
+export const DURABLE_KEYS_MESSAGE =
+  'A durable run cannot create crypto.subtle keys (generateKey, importKey, deriveKey, unwrapKey): a resume could not give it the same key without the key leaving the server. Run it without durable, or keep the keys in a tool.';
+
 class BridgeError extends Error {
   readonly errorName: string;
   readonly isDOMException: boolean;
@@ -165,6 +172,12 @@ export interface CryptoBridgeOptions {
   readonly subtle?: Subtle;
   /** Keys one execution may create (default KEY_LIMIT). */
   readonly keyLimit?: number;
+  /**
+   * Whether the execution is durable: a durable run may not create keys (docs/durable.md), since
+   * a resume could not give the program the same key material again without the journal carrying
+   * it out of the server.
+   */
+  readonly durable?: () => boolean;
   /** Bytes of arguments the queued and running operations may hold (default: unbounded). */
   readonly queuedByteLimit?: number;
 }
@@ -200,11 +213,14 @@ export class CryptoBridge {
   #queued = 0;
   #chain: Promise<unknown> = Promise.resolve();
 
+  readonly #durable: () => boolean;
+
   constructor(isAlive: () => boolean, options: CryptoBridgeOptions = {}) {
     this.#isAlive = isAlive;
     this.#subtle = options.subtle ?? webcrypto.subtle;
     this.#keyLimit = options.keyLimit ?? KEY_LIMIT;
     this.#queuedByteLimit = options.queuedByteLimit ?? Number.POSITIVE_INFINITY;
+    this.#durable = options.durable ?? (() => false);
   }
 
   /** Keys this bridge holds. */
@@ -242,6 +258,8 @@ export class CryptoBridge {
         throw new BridgeError('TypeError', unknownOperationMessage(String(operation)), false);
       if (!Array.isArray(args))
         throw new BridgeError('TypeError', 'The operation arguments are not a list.', false);
+      if (entry.createsKeys && this.#durable())
+        throw new BridgeError('NotSupportedError', DURABLE_KEYS_MESSAGE, true);
       if (entry.createsKeys && this.#created >= this.#keyLimit) throw this.#keyLimitError();
       const result = await entry.perform(this.#subtle, this.#swapKeys(args, 0) as unknown[]);
       if (operation === 'exportKey' && args[0] === 'jwk') return ['returned', inWorkerdOrder(result)];
@@ -487,10 +505,11 @@ const SYNC_HASHES: Record<string, string> = {
  * a frame copied in asynchronously carries an ArrayBuffer, whose copy into an isolate near its
  * memory limit aborts the process, even a 32-byte digest. Taken synchronously, it ends the run.
  */
-export function subtleReference(handle: IsolateHandle): ivm.Reference<unknown> {
+export function subtleReference(handle: IsolateHandle, durable?: () => boolean): ivm.Reference<unknown> {
   // The runtime holds what is in flight to the memory limit; the host holds the same line.
   const bridge = new CryptoBridge(() => !handle.isolate.isDisposed, {
     queuedByteLimit: handle.memoryLimit * 2 ** 20,
+    ...(durable ? { durable } : {}),
   });
   const held = new HeldAnswers<SubtleFrame>();
   return new ivm.Reference((operation: unknown, args: unknown, now?: unknown) => {

@@ -16,6 +16,7 @@ import {
   PayloadTooLargeError,
   toolNotFoundEnvelope,
 } from '@supolka/codemode-protocol/wire';
+import type { DurableSession } from '../durable/session.ts';
 import { HeldAnswers, inlineOrHeld } from './crossing/answers.ts';
 import { DISPATCH_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
 import type { DispatchValues } from './inside/dispatch.ts';
@@ -36,10 +37,12 @@ export interface DispatchState {
   /** Calls now in flight, and the argument bytes they hold. */
   inFlight: number;
   inFlightBytes: number;
+  /** A durable run's session, which journals (or replays) every call; undefined for other runs. */
+  durable: DurableSession | undefined;
 }
 
 export function createDispatchState(): DispatchState {
-  return { completed: false, dispatch: undefined, inFlight: 0, inFlightBytes: 0 };
+  return { completed: false, dispatch: undefined, inFlight: 0, inFlightBytes: 0, durable: undefined };
 }
 
 /**
@@ -105,8 +108,16 @@ export function encodeFrame(frame: DispatchFrame): string {
   return (frame[1] === EXECUTION_COMPLETED_MESSAGE ? 'c' : 't') + frame[1];
 }
 
-/** Sends a call's answer into the isolate: the encoded frame when it is short, else the number it is held under. */
-export type AnswerCall = (call: number, answer: string | number) => void;
+/**
+ * Sends a call's answer into the isolate: the encoded frame when it is short, else the number it
+ * is held under. With a time (a durable run's settlement), it also resolves to the sequence the
+ * isolate observed the answer under.
+ */
+export type AnswerCall = (
+  call: number,
+  answer: string | number,
+  time?: number,
+) => Promise<number | undefined> | undefined;
 
 /**
  * The function behind the dispatch reference. A call (its number and three strings) arrives with
@@ -120,6 +131,14 @@ export function dispatchReference(state: DispatchState, answer: AnswerCall) {
   const held = new HeldAnswers<string>();
   return (call: number, provider?: string, tool?: string, argsJson?: string): string | undefined => {
     if (provider === undefined) return held.take(call);
+    const durable = state.durable;
+    if (durable !== undefined) {
+      durable.call(call, provider, tool as string, argsJson as string, {
+        perform: () => dispatch(provider, tool as string, argsJson as string),
+        deliver: (frame, time) => answer(call, inlineOrHeld(encodeFrame(frame), held), time),
+      });
+      return undefined;
+    }
     // hostDispatch never rejects: every failure is a thrown frame.
     void dispatch(provider, tool as string, argsJson as string).then((frame) =>
       answer(call, inlineOrHeld(encodeFrame(frame), held)),

@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { RUNTIME_SOURCE } from '@supolka/codemode-runtime/bundle';
 import ivm from 'isolated-vm';
+import type { SeededRandom } from '../durable/random.ts';
 import { SANDBOX_SOURCE, WARMUP_SOURCE } from './setup/sandbox-source.ts';
 
 export { RUNTIME_SOURCE };
@@ -38,13 +39,19 @@ export interface RuntimeReferences {
   readonly loadPiece?: ivm.Reference<unknown>;
 }
 
-/** The randomness references every isolate gets: crypto.randomUUID and crypto.getRandomValues. */
-export function randomReferences(): Pick<RuntimeReferences, 'randomUUID' | 'randomBytes'> {
+/**
+ * The randomness references every isolate gets: crypto.randomUUID and crypto.getRandomValues,
+ * from the host's random source, or from a durable run's seeded one while `seeded` answers it.
+ */
+export function randomReferences(
+  seeded: () => SeededRandom | undefined = () => undefined,
+): Pick<RuntimeReferences, 'randomUUID' | 'randomBytes'> {
   return {
-    randomUUID: new ivm.Reference(() => randomUUID()),
+    randomUUID: new ivm.Reference(() => seeded()?.uuid() ?? randomUUID()),
     // The runtime checks the length first; the host clamps it anyway, since it is guest input.
-    randomBytes: new ivm.Reference(
-      (length: number) => new Uint8Array(randomBytes(Math.max(0, Math.min(Number(length) || 0, 65536)))),
-    ),
+    randomBytes: new ivm.Reference((length: number) => {
+      const clamped = Math.max(0, Math.min(Number(length) || 0, 65536));
+      return seeded()?.bytes(clamped) ?? new Uint8Array(randomBytes(clamped));
+    }),
   };
 }

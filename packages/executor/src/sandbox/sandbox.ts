@@ -27,6 +27,17 @@ import {
   validateProviders,
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
+import {
+  Durability,
+  type DurabilityOptions,
+  type DurableExecuteResult,
+  type ResumeAnswers,
+  SETTLE_MOMENT,
+} from '../durable/durability.ts';
+import { DurableTokenError } from '../durable/errors.ts';
+import { insideDurableCall, servedNested } from '../durable/pause.ts';
+import { REPLAY_DIVERGED } from '../durable/replay-texts.ts';
+import { DurableSession, type DurableStop } from '../durable/session.ts';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
 import { DEFAULT_GRACE } from './bounds/grace.ts';
 import { ConsoleCapture } from './console.ts';
@@ -63,6 +74,8 @@ import { type RunOutcome, runWithTimeouts } from './timeout.ts';
  */
 export type SandboxWire = Omit<ExecuteRequest, 'providers'> & {
   readonly providers?: readonly ProviderDescriptor[] | undefined;
+  /** Journal the run so a tool can pause it (docs/durable.md); needs the sandbox's `durable` option. */
+  readonly durable?: boolean | undefined;
 };
 
 /** The host part of an execution: what never crosses a wire (functions, signal, callbacks, the address opt-ins). */
@@ -86,6 +99,11 @@ export interface SandboxHost extends HostFunctions<OutboundFunction> {
   readonly ownEndpoints?: readonly OwnEndpoint[] | undefined;
   /** Aborting disposes the isolate at once; the envelope comes back with code CANCELLED. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Whom a durable run is for, from the caller's own authentication: its token resumes only for
+   * the same principal (docs/durable.md, "The principal"). Unnamed, every caller is one audience.
+   */
+  readonly principal?: string | undefined;
 }
 
 /**
@@ -128,6 +146,8 @@ export interface SandboxOptions {
    * an invocation past its bounds, dispose): what the caller kept for its invocations can go.
    */
   readonly onRetainedEnded?: (executionId: string) => void;
+  /** The key ring (and token options) of durable runs; without it a request for one is refused. */
+  readonly durable?: DurabilityOptions;
 }
 
 export class Sandbox {
@@ -146,9 +166,11 @@ export class Sandbox {
     (executionId) => this.#options.onRetainedEnded?.(executionId),
   );
   readonly #eraser = new DeadlineWorker({ worker: ERASURE_WORKER });
+  readonly #durability: Durability | undefined;
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
+    this.#durability = options.durable === undefined ? undefined : new Durability(options.durable);
     // A report made before the probe existed has no such row: the cache stays off.
     this.#codeCache =
       options.engine?.behaviours.moduleCodeCache?.present === true
@@ -170,16 +192,105 @@ export class Sandbox {
    * One execution, of the request as it travels: its wire part and its host part. The pool's
    * child hands down the wire request it received as it is.
    */
+  execute(wire: SandboxWire & { readonly durable: true }, host: SandboxHost): Promise<DurableExecuteResult>;
   execute(wire: SandboxWire, host: SandboxHost): Promise<ExecuteResult>;
   /** One execution, of the one-object form. */
+  execute(request: SandboxExecuteRequest & { readonly durable: true }): Promise<DurableExecuteResult>;
   execute(request: SandboxExecuteRequest): Promise<ExecuteResult>;
-  async execute(first: SandboxWire | SandboxExecuteRequest, second?: SandboxHost): Promise<ExecuteResult> {
+  async execute(
+    first: SandboxWire | SandboxExecuteRequest,
+    second?: SandboxHost,
+  ): Promise<DurableExecuteResult> {
+    const [wire, outer] = second ? [first as SandboxWire, second] : asParts(first as SandboxExecuteRequest);
+    // An execution started from a durable run's tool call is nested: its tools cannot pause the
+    // outer run, and it cannot be durable itself (docs/durable.md, "Nested executions").
+    const host = insideDurableCall() ? nestedHost(outer) : outer;
+    if (wire.durable !== true) return this.#execute(wire, host, undefined);
+    if (host !== outer) {
+      return {
+        result: undefined,
+        logs: [],
+        error:
+          "A durable run cannot start inside a durable run's tool call: run the nested execution without durable.",
+        code: 'BAD_REQUEST',
+      };
+    }
+    const refusal = this.#durableRefusal(wire);
+    if (refusal !== undefined) return refusal;
+    return this.#execute(wire, host, (this.#durability as Durability).start());
+  }
+
+  /**
+   * Resumes a paused durable run from its token (docs/durable.md, "Resuming"): the same request
+   * and principal it paused under, and an answer for each pending call, by sequence. The program
+   * runs again in a fresh isolate, served the journal, then live. A token the token module refuses
+   * comes back as an envelope with that module's code; a run that diverges from its journal, with
+   * REPLAY_DIVERGED. Like execute, it never rejects over what the caller sent.
+   */
+  resume(
+    token: unknown,
+    answers: ResumeAnswers,
+    wire: SandboxWire,
+    host: SandboxHost,
+  ): Promise<DurableExecuteResult>;
+  resume(
+    token: unknown,
+    answers: ResumeAnswers,
+    request: SandboxExecuteRequest,
+  ): Promise<DurableExecuteResult>;
+  async resume(
+    token: unknown,
+    answers: ResumeAnswers,
+    first: SandboxWire | SandboxExecuteRequest,
+    second?: SandboxHost,
+  ): Promise<DurableExecuteResult> {
     const [wire, host] = second ? [first as SandboxWire, second] : asParts(first as SandboxExecuteRequest);
+    if (insideDurableCall()) {
+      return {
+        result: undefined,
+        logs: [],
+        error: "A durable run cannot be resumed inside a durable run's tool call.",
+        code: 'BAD_REQUEST',
+      };
+    }
+    const refusal = this.#durableRefusal(wire);
+    if (refusal !== undefined) return refusal;
+    const opened = await (this.#durability as Durability).open(token, answers, wire, host.principal);
+    if (!(opened instanceof DurableSession)) return { result: undefined, logs: [], ...opened };
+    return this.#execute(wire, host, opened);
+  }
+
+  #durableRefusal(wire: SandboxWire): DurableExecuteResult | undefined {
+    if (this.#durability === undefined) {
+      return {
+        result: undefined,
+        logs: [],
+        error: 'A durable run needs a key ring: construct the sandbox with { durable: { keys } }.',
+        code: 'BAD_REQUEST',
+      };
+    }
+    if (wire.retainHandles === true) {
+      return {
+        result: undefined,
+        logs: [],
+        error: 'A durable run cannot retain handles: a paused run holds no isolate for them to live in.',
+        code: 'BAD_REQUEST',
+      };
+    }
+    return undefined;
+  }
+
+  async #execute(
+    wire: SandboxWire,
+    host: SandboxHost,
+    durable: DurableSession | undefined,
+  ): Promise<DurableExecuteResult> {
     const startedAt = performance.now();
     // 1. Capture first, so a run the engine kills later still comes back with what it wrote.
-    const capture = new ConsoleCapture(host.onConsole);
+    const capture = new ConsoleCapture(host.onConsole, durable?.skipLines);
     const notes: string[] = [];
-    const outcome = await this.#run(wire, host, capture, notes);
+    const outcome = await this.#run(wire, host, capture, notes, durable);
+    if (durable?.stop !== undefined) return this.#stopped(durable, wire, host, capture, startedAt);
     const envelope: ExecuteResult = { result: outcome.result, logs: capture.lines };
     if (outcome.error !== undefined) envelope.error = outcome.error;
     if (outcome.code !== undefined) envelope.code = outcome.code;
@@ -195,11 +306,44 @@ export class Sandbox {
     return envelope;
   }
 
+  /** The envelope of a durable run that paused (its journal sealed) or diverged from its journal. */
+  async #stopped(
+    durable: DurableSession,
+    wire: SandboxWire,
+    host: SandboxHost,
+    capture: ConsoleCapture,
+    startedAt: number,
+  ): Promise<DurableExecuteResult> {
+    const stop = durable.stop as DurableStop;
+    let envelope: DurableExecuteResult;
+    if (stop.kind === 'diverged') {
+      envelope = { result: undefined, logs: capture.lines, error: stop.message, code: REPLAY_DIVERGED };
+    } else {
+      const written = capture.written - durable.skipLines;
+      capture.stop();
+      try {
+        const paused = (this.#durability as Durability).seal(durable, wire, host.principal, written);
+        envelope = { result: undefined, logs: capture.lines, paused };
+      } catch (error) {
+        const refused = error instanceof DurableTokenError;
+        envelope = {
+          result: undefined,
+          logs: capture.lines,
+          error: error instanceof Error ? error.message : String(error),
+          ...(refused ? { code: error.code } : {}),
+        };
+      }
+    }
+    this.#settled(startedAt, envelope as ExecuteResult);
+    return envelope;
+  }
+
   async #run(
     wire: SandboxWire,
     host: SandboxHost,
     capture: ConsoleCapture,
     notes: string[],
+    durable: DurableSession | undefined,
   ): Promise<RunOutcome> {
     const providers = wire.providers ?? [];
     const timeout = wire.timeout ?? DEFAULT_TIMEOUT;
@@ -247,6 +391,9 @@ export class Sandbox {
       });
       // 8. The caller's dispatch, pausing the clock while it runs.
       slots.dispatch.dispatch = host.dispatch ? wrapHostWait(slots.clock, host.dispatch) : undefined;
+      // A durable run's calls go through its session, and its random values come from its seed.
+      slots.dispatch.durable = durable;
+      slots.random = durable?.random;
       // 9. The entry module around the request's imports and arrow. No host-side parser reads a
       // source the nesting scan has not passed, and .ts modules are erased under the run's bound
       // (sources/preparation.ts); the code itself is compiled JavaScript first, below.
@@ -267,6 +414,7 @@ export class Sandbox {
           providers,
           timeout,
           retainHandles: wire.retainHandles === true,
+          ...(durable ? { durable: { seed: durable.seed, startedAt: durable.startedAt } } : {}),
         });
         placed = { code, bodyStart: code.length - body.length, built };
         return built.source;
@@ -341,7 +489,16 @@ export class Sandbox {
           deliveredFailure: () => slots.deliveredFailure,
         }).then((ran) => withProgramStack(withNotAFunctionHint(ran, placed?.built.callLine), sources)),
         aborted,
+        // A durable run ends at once when it pauses or diverges; #stopped makes its envelope.
+        ...(durable ? [durable.stopped.then((): RunOutcome => ({ result: undefined }))] : []),
       ]);
+      // Settlements on their way into a paused run's isolate get a moment to be observed, while
+      // the isolate still exists to observe them.
+      if (durable?.stop?.kind === 'paused') await durable.settleDeliveries(SETTLE_MOMENT);
+      // A resume whose program settled before it made every call of its journal diverged.
+      if (durable?.replaying === true && durable.stop === undefined && outcome.code !== 'CANCELLED') {
+        durable.endedEarly();
+      }
       // 12. A run that asked to retain handles and succeeded: the invoker's presence is the grant.
       if (wire.retainHandles === true && outcome.error === undefined && outcome.result === undefined) {
         const expiry = clock.expire(Math.min(timeout + grace, MAX_DELAY)).then(() => undefined);
@@ -367,6 +524,8 @@ export class Sandbox {
       return failure(error);
     } finally {
       if (abort) host.signal?.removeEventListener('abort', abort);
+      slots.dispatch.durable = undefined;
+      slots.random = undefined;
       if (retained) {
         // A retained execution keeps its isolate, its timers and its outbound choice; between
         // invocations no clock owns it and tool calls are refused.
@@ -480,6 +639,16 @@ export class Sandbox {
     if (this.#prepared) disposeIsolate(this.#prepared.handle);
     this.#prepared = undefined;
   }
+}
+
+/** The host part of a nested execution: its functions served in the nested context (durable/pause.ts). */
+function nestedHost(host: SandboxHost): SandboxHost {
+  const { dispatch, outbound } = host;
+  return {
+    ...host,
+    dispatch: dispatch && ((provider, tool, args) => servedNested(() => dispatch(provider, tool, args))),
+    outbound: outbound && ((request, init) => servedNested(() => outbound(request, init))),
+  };
 }
 
 /** Preparation (erasure) outlived the run's bound: the run times out as one that ran would. */

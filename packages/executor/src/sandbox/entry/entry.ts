@@ -30,6 +30,13 @@ export interface EntryParts {
   readonly timeout: number;
   /** Retain the isolate when the arrow resolves to a fetch handler. */
   readonly retainHandles?: boolean;
+  /** A durable run's start: the random seed (four 32-bit words) and the clock's first reading. */
+  readonly durable?: DurableStart;
+}
+
+export interface DurableStart {
+  readonly seed: readonly [number, number, number, number];
+  readonly startedAt: number;
 }
 
 export function buildEntrySource(parts: EntryParts): string {
@@ -66,9 +73,18 @@ ${preludes}
 return await (
 ${body}
 )();
-}, ${JSON.stringify(executionTimeoutMessage(parts.timeout))}, ${parts.retainHandles === true});
+}, ${JSON.stringify(executionTimeoutMessage(parts.timeout))}, ${parts.retainHandles === true}${durableArgument(parts.durable)});
 `;
   return { source, placed, callLine: line + lineCount(body) };
+}
+
+/** The durable start as startRun's fourth argument: numbers only, checked here, so nothing else reaches the source. */
+function durableArgument(durable: DurableStart | undefined): string {
+  if (durable === undefined) return '';
+  const words = [...durable.seed, durable.startedAt];
+  if (!words.every((word) => Number.isSafeInteger(word)))
+    throw new TypeError('A durable start is integers only.');
+  return `, [${words.join(', ')}]`;
 }
 
 /**

@@ -20,8 +20,12 @@ export interface DispatchValues {
   readonly answerGone: string;
 }
 
-/** What the host calls with a call's number and its answer: an encoded frame, or the number it is held under. */
-export type DispatchAnswer = (call: number, answer: unknown) => void;
+/**
+ * What the host calls with a call's number and its answer: an encoded frame, or the number it is
+ * held under; in a durable run also the time the settlement carries. Answers the settlement's
+ * sequence in this isolate's order, or undefined when no call waits under that number.
+ */
+export type DispatchAnswer = (call: number, answer: unknown, time?: unknown) => number | undefined;
 
 interface PendingCall {
   readonly resolve: (json: string) => void;
@@ -32,6 +36,7 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
   const internals = (globalThis as SandboxGlobal).__runtimeInternals;
   const assertRequestScope = internals.assertRequestScope;
   const mark = internals.errors.mark;
+  const clock = internals.virtualClock;
   const apply = Reflect.apply;
   const applyHostIgnored = hostDispatch.applyIgnored;
   const applyHostSync = hostDispatch.applySync;
@@ -52,18 +57,34 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
     const kind = frame[0] === 'c' ? 'execution-completed' : 'tool-failed';
     call.reject(mark(new Error_(apply(slice, frame, [1])), kind));
   };
-  const answer: DispatchAnswer = (id, value) => {
+  // A durable run's settlements, counted in the order this isolate observes them: the sequence the
+  // host journals each under, whatever order its deliveries were queued or run inline in.
+  let observed = 0;
+  // The timers count their expiries in the same sequence (inside/timers.ts).
+  internals.observe = () => ++observed;
+  const answer: DispatchAnswer = (id, value, time) => {
     const call: PendingCall | undefined = apply(mapGet, pending, [id]);
-    if (call === undefined) return;
+    if (call === undefined) return undefined;
     apply(mapDelete, pending, [id]);
-    if (typeof value !== 'number') return settle(value, call);
+    if (typeof time === 'number') {
+      // A durable run's clock moves with the time the settlement carries, never backwards.
+      const now = clock.now;
+      if (now === undefined || time > now) clock.now = time;
+    }
+    const sequence = ++observed;
+    if (typeof value !== 'number') {
+      settle(value, call);
+      return sequence;
+    }
     let frame: unknown;
     try {
       frame = apply(applyHostSync, hostDispatch, [undefined, [value]]);
     } catch (error) {
-      return call.reject(error);
+      call.reject(error);
+      return sequence;
     }
     settle(frame, call);
+    return sequence;
   };
   const dispatch = function __dispatch(provider: unknown, tool: unknown, argsJson: unknown) {
     return new Promise_<string>((resolve, reject) => {

@@ -13,7 +13,12 @@ export type NativeSource = (fn: unknown, name: string) => void;
 /** What RUN_SUPPORT_SOURCE answers: the bindings the internal module exports. */
 export interface RunSupport {
   provider(name: string, positional: boolean): object;
-  startRun(start: () => Promise<unknown>, timeoutMessage: string, retain?: boolean): void;
+  startRun(
+    start: () => Promise<unknown>,
+    timeoutMessage: string,
+    retain?: boolean,
+    durable?: readonly number[],
+  ): void;
   loaded(token: unknown, namespace: unknown): void;
   enterGlobalScope(): void;
 }
@@ -36,6 +41,10 @@ export interface RuntimeInternals {
   };
   /** The line workerd's console would write (the runtime's console-format.ts); loads its piece on first use. */
   readonly formatInspect: (values: unknown[]) => string;
+  /** Set by DISPATCH_SOURCE: the next sequence of a durable run's observed settlements. */
+  observe?: () => number;
+  /** A durable run's clock (the runtime's date.ts): set, every read of the time answers it. */
+  readonly virtualClock: { now: number | undefined };
   /** Set by LOADER_SOURCE: each loaded module's namespace, by the token its loader root carries. */
   loadedNamespaces?: Map<unknown, unknown>;
   /** Set by the preparation: what RUN_SUPPORT_SOURCE answered. */

@@ -78,6 +78,8 @@ export default function createRunSupport(
   const __hasOwn = Object.hasOwn;
   const __hasInstance = Function.prototype[Symbol.hasInstance];
   const __defineProperty = Object.defineProperty;
+  const __imul = Math.imul;
+  const __rotl = (x: number, k: number) => (x << k) | (x >>> (32 - k));
   const __http = __internals.http;
   const __loadedNamespaces = __internals.loadedNamespaces as Map<unknown, unknown>;
   const __mapSet = Map.prototype.set;
@@ -494,7 +496,47 @@ export default function createRunSupport(
     return handler === undefined ? { __proto__: null, result } : { __proto__: null };
   };
 
-  const __startRun = (start: () => Promise<unknown>, timeoutMessage: string, retain?: boolean) => {
+  /**
+   * A durable run (docs/durable.md) starts from what its journal holds: the clock reads the time
+   * the run started at and moves only with the time host settlements carry (dispatch.ts), and
+   * Math.random draws from a generator seeded by the journal's seed (xoshiro128**), so a replay
+   * computes what the original run computed.
+   */
+  const __startDurable = (durable: readonly number[]) => {
+    __internals.virtualClock.now = durable[4] as number;
+    let a = (durable[0] as number) | 0;
+    let b = (durable[1] as number) | 0;
+    let c = (durable[2] as number) | 0;
+    let d = (durable[3] as number) | 0;
+    const { random } = {
+      random(): number {
+        const result = __imul(__rotl(__imul(b, 5), 7), 9) >>> 0;
+        const t = b << 9;
+        c ^= a;
+        d ^= b;
+        b ^= c;
+        a ^= d;
+        c ^= t;
+        d = __rotl(d, 11);
+        return result / 4294967296;
+      },
+    };
+    __internals.nativeSource(random, 'random');
+    __defineProperty(Math, 'random', {
+      value: random,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+  };
+
+  const __startRun = (
+    start: () => Promise<unknown>,
+    timeoutMessage: string,
+    retain?: boolean,
+    durable?: readonly number[],
+  ) => {
+    if (durable !== undefined) __startDurable(durable);
     __scope.global = false;
     __notify('started');
     const expired = __apply(__then, __timeoutExpired, [

@@ -60,8 +60,17 @@ export default function installTimers(host: TimersValues, hostDelay: HostReferen
     else apply(mapDelete, timers, [id]);
     runLater(() => run(timer));
   };
+  const applyDelaySync = hostDelay.applySync;
+  const clock = internals.virtualClock;
   const settle = (count: number, id: number) => {
     pendingDelays--;
+    if (clock.now !== undefined) {
+      // A durable run: the expiry takes its place in the sequence of observed settlements
+      // (inside/dispatch.ts), and the clock moves to the time the host gives it.
+      const sequence = (internals.observe as () => number)();
+      const time: unknown = apply(applyDelaySync, hostDelay, [undefined, ['observed', count, sequence]]);
+      if (typeof time === 'number' && time > clock.now) clock.now = time;
+    }
     apply(mapSet, held, [count, id]);
     while (apply(mapHas, held, [delivered + 1])) {
       delivered++;

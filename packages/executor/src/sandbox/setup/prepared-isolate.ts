@@ -8,6 +8,7 @@
  */
 import { type ConsoleFormat, MISSING_SNAPSHOT_MESSAGE } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
+import type { SeededRandom } from '../../durable/random.ts';
 import { ClockSlot } from '../bounds/clock.ts';
 import type { ConsoleCapture } from '../console.ts';
 import { subtleReference } from '../crypto.ts';
@@ -37,6 +38,8 @@ export interface RunSlots {
   expire: () => void;
   /** How this run's fetch reaches the network; undefined until a request arrives and after it ends. */
   outbound: Performer | undefined;
+  /** A durable run's random source (durable/random.ts); undefined for other runs, which draw from the host's. */
+  random: SeededRandom | undefined;
   /** Cancels every outbound request still in flight. */
   abortOutbound: () => void;
   /** Settles with what the entry assigned to __resultJson, the moment it does. */
@@ -94,6 +97,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       notes: undefined,
       consoleFormat: () => {},
       outbound: undefined,
+      random: undefined,
       abortOutbound: () => {},
     };
     // The failure the run support reported last; read when the envelope arrives.
@@ -105,8 +109,8 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     );
     slots.abortOutbound = outbound.abortAll;
     const runtime: RuntimeReferences = {
-      ...randomReferences(),
-      performSubtleOperation: subtleReference(handle),
+      ...randomReferences(() => slots.random),
+      performSubtleOperation: subtleReference(handle, () => slots.dispatch.durable !== undefined),
       sendRequest: new ivm.Reference(outbound.send),
       loadPiece: new ivm.Reference(pieceSource),
       ...options.references?.(slots, handle),
@@ -119,11 +123,19 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     if (prepare.typeof !== 'function') throw new Error(MISSING_SNAPSHOT_MESSAGE);
     // The isolate's function that answers a tool call, known once the preparation returned it.
     let answerDispatch: ivm.Reference | undefined;
-    const answerCall = (call: number, answer: string | number) => {
+    const answerCall = (call: number, answer: string | number, time?: number) => {
       try {
-        answerDispatch?.applyIgnored(undefined, [call, answer]);
+        if (time === undefined) {
+          answerDispatch?.applyIgnored(undefined, [call, answer]);
+          return undefined;
+        }
+        // A durable run's settlement: the isolate answers the sequence it observed it under.
+        return answerDispatch?.apply(undefined, [call, answer, time]) as
+          | Promise<number | undefined>
+          | undefined;
       } catch {
         // The isolate is gone: nothing waits for this answer.
+        return undefined;
       }
     };
     const installed = prepare.applySync(
@@ -135,10 +147,17 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
         // The limit crosses beside the references: the runtime bounds by it what the engine's limit
         // does not meter (resizable buffers, WebAssembly memories).
         new ivm.ExternalCopy({ ...runtime, memoryLimit: options.memoryLimit }).copyInto(),
-        new ivm.Reference(async (ms: number) => {
-          const count = await slots.timers.delay(ms);
-          // No settlement may reach a dead isolate: it would run a callback no execution owns.
-          return handle.isolate.isDisposed ? never() : count;
+        new ivm.Reference((ms: number | 'observed', count?: number, sequence?: number) => {
+          // A durable run's expiry, observed: the session journals it and answers the clock's time.
+          if (ms === 'observed')
+            return slots.dispatch.durable?.timerObserved(count as number, sequence as number);
+          const real = async () => {
+            const expired = await slots.timers.delay(ms);
+            // No settlement may reach a dead isolate: it would run a callback no execution owns.
+            return handle.isolate.isDisposed ? never<number>() : expired;
+          };
+          const durable = slots.dispatch.durable;
+          return durable === undefined ? real() : durable.delay(ms, real);
         }),
         new ivm.Reference(dispatchReference(slots.dispatch, answerCall)),
         new ivm.Reference(loaderReference(handle)),

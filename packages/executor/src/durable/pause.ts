@@ -1,0 +1,103 @@
+/**
+ * The pause signal and the context of a durable run's tool call. A tool function calls pause()
+ * to end a durable run at once (docs/durable.md, "Pausing"); the call's context, an
+ * AsyncLocalStorage the durable run enters around each call it performs, is where the signal is
+ * recorded, so it reaches the run however the layers between the sandbox and the function (the
+ * providers' dispatch, which turns every throw into an error envelope) treat the throw. A run that
+ * is not durable enters no context: there pause() is a throw like any other, an error the program
+ * sees, as before durability existed.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** What a tool function that paused the run said: why, and any JSON data for whoever resumes it. */
+export interface PauseRequest {
+  readonly reason?: string;
+  readonly data?: unknown;
+}
+
+/** The context of one call a durable run performs. */
+export interface DurableCallContext {
+  /** The call's sequence in the run: the isolate's number for it, from 1. */
+  readonly sequence: number;
+  /**
+   * On a call a resume performs: the idempotency key of the token and this call (token.ts), the
+   * same on every retry of the resume. Undefined in a run that has not been paused yet.
+   */
+  readonly idempotencyKey: string | undefined;
+  /** The id of the token the run resumed from; undefined before the run's first pause. */
+  readonly tokenId: string | undefined;
+}
+
+interface CallState extends DurableCallContext {
+  paused: PauseRequest | undefined;
+}
+
+/** The context of a call served for an execution nested inside a durable run's call. */
+const NESTED = Symbol('nested execution');
+
+const calls = new AsyncLocalStorage<CallState | typeof NESTED>();
+
+/** What pause() throws inside an execution started from a durable run's tool call. */
+export const NESTED_PAUSE_MESSAGE =
+  "The tool asked to pause the run, but it serves an execution nested inside a durable run's tool call, which cannot pause: only the durable run's own tools can.";
+
+const NOT_DURABLE_MESSAGE =
+  'The tool asked to pause the run, but the run is not durable: a pause needs a request with durable: true and a key ring on the sandbox.';
+
+/** Thrown by pause(): outside a durable run, an error as any other, saying why it did not pause. */
+export class PauseSignal extends Error {
+  override name = 'PauseSignal';
+  readonly reason: string | undefined;
+  readonly data: unknown;
+  constructor(request: PauseRequest, message = NOT_DURABLE_MESSAGE) {
+    super(message);
+    this.reason = request.reason;
+    this.data = request.data;
+  }
+}
+
+/**
+ * Pauses the durable run the calling tool serves: the run ends at once and its envelope says it
+ * paused, with `data` (JSON), the reason and the pending calls. Always throws; outside a durable
+ * run the throw is the tool's failure, as any throw is.
+ */
+export function pause(data?: unknown, options: { reason?: string } = {}): never {
+  const request: PauseRequest = {
+    ...(options.reason !== undefined ? { reason: String(options.reason) } : {}),
+    ...(data !== undefined ? { data } : {}),
+  };
+  const state = calls.getStore();
+  if (state === NESTED) throw new PauseSignal(request, NESTED_PAUSE_MESSAGE);
+  if (state !== undefined) state.paused ??= request;
+  throw new PauseSignal(request);
+}
+
+/** Whether the code running now serves a durable run's call (or an execution nested in one). */
+export function insideDurableCall(): boolean {
+  return calls.getStore() !== undefined;
+}
+
+/**
+ * Runs a call of an execution started inside a durable run's call: pause() there is refused with
+ * NESTED_PAUSE_MESSAGE instead of pausing the outer run, and durableCall() answers undefined.
+ */
+export function servedNested<T>(serve: () => T): T {
+  return calls.run(NESTED, serve);
+}
+
+/** The durable context of the tool call being served, or undefined outside one. */
+export function durableCall(): DurableCallContext | undefined {
+  const state = calls.getStore();
+  if (state === undefined || state === NESTED) return undefined;
+  return { sequence: state.sequence, idempotencyKey: state.idempotencyKey, tokenId: state.tokenId };
+}
+
+/** Performs one call of a durable run in its context; answers what it returned and whether it paused. */
+export async function performInContext<T>(
+  context: DurableCallContext,
+  perform: () => Promise<T>,
+): Promise<{ readonly value: T; readonly paused: PauseRequest | undefined }> {
+  const state: CallState = { ...context, paused: undefined };
+  const value = await calls.run(state, perform);
+  return { value, paused: state.paused };
+}

@@ -1,0 +1,44 @@
+/**
+ * Every sentence a diverged resume ends with (session.ts), defined once. Each says which call
+ * differed and what to do; none repeats an argument or an answer, which the journal keeps secret.
+ */
+
+/** The code a diverged resume's envelope carries. */
+export const REPLAY_DIVERGED = 'REPLAY_DIVERGED';
+
+const AFTER =
+  'The program must make the same calls, with the same arguments, in the same order, to be resumed; start the run again.';
+
+export function divergedExtraCallMessage(
+  sequence: number,
+  provider: string,
+  tool: string,
+  length: number,
+): string {
+  return `Replay diverged: the program made call ${sequence} (${provider}.${tool}) where the paused run had made only ${length} before it paused, and the journal was not yet served. ${AFTER}`;
+}
+
+export function divergedOrderMessage(
+  sequence: number,
+  recorded: { readonly provider: string; readonly tool: string },
+  provider: string,
+  tool: string,
+): string {
+  return `Replay diverged: call ${sequence} was ${recorded.provider}.${recorded.tool} in the paused run and is ${provider}.${tool} now. ${AFTER}`;
+}
+
+export function divergedArgumentsMessage(sequence: number, provider: string, tool: string): string {
+  return `Replay diverged: call ${sequence} (${provider}.${tool}) has other arguments than in the paused run. ${AFTER}`;
+}
+
+export function divergedCallMessage(made: number, length: number): string {
+  return `Replay diverged: the program stopped after making ${made} of the ${length} calls the paused run had made. ${AFTER}`;
+}
+
+export function divergedObservationMessage(sequence: number): string {
+  return `Replay diverged: the program was not waiting for the answer of call ${sequence} when the paused run had observed it. ${AFTER}`;
+}
+
+export function divergedTimerMessage(index: number): string {
+  return `Replay diverged: timer ${index} was set with another delay than in the paused run. ${AFTER}`;
+}
