@@ -54,7 +54,7 @@ describe('codemode-executor run', () => {
     const run = cli('run', program);
     expect(run.status).toBe(1);
     expect(run.stdout).toBe(
-      "{\n  result: undefined,\n  error: 'No note is named missing.',\n  logs: [ { level: 'error', text: 'about to fail' } ],\n  errorKind: 'tool-failed',\n  errorName: 'Error'\n}\n",
+      "{\n  result: undefined,\n  error: 'No note is named missing.',\n  logs: [ { level: 'error', text: 'about to fail' } ],\n  errorKind: 'tool-failed',\n  errorName: 'Error',\n  errorProvider: 'notes',\n  errorTool: 'read',\n  errorAt: 'executor.js:1:59'\n}\n",
     );
   });
 
