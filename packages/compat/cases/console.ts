@@ -2,7 +2,7 @@
  * console.log, warn and error under the protocol's rule: String of each argument, single spaces.
  * One case per kind of value, so a difference names the value that formats differently. The
  * `inspect-` cases ask for `consoleFormat: 'inspect'` and compare the executor's workerd format
- * with workerd's own console output (docs/compat.md, "The console capture").
+ * with workerd's own console output (docs/compat.md, "One case, both sides").
  */
 import { type Case, defineArea } from '../src/case.ts';
 

@@ -63,7 +63,7 @@ export interface Case {
   /**
    * `inspect`: the executor's console writes as workerd's does (the request's consoleFormat), and
    * the workerd side keeps workerd's own console output instead of the protocol's rule
-   * (docs/compat.md, "The console capture").
+   * (docs/compat.md, "One case, both sides").
    */
   readonly consoleFormat?: 'inspect';
   /** Opt-in masks beyond the ones always applied (docs/compat.md, "Normalisation"). */

@@ -288,6 +288,16 @@ const sum = <T extends Point>(p: T): number => p.x + p.y;
 return sum(point satisfies Point) as number;`,
     expected: { result: 3, logs: [] },
   },
+  {
+    // Issue 26 item 6: a door that takes statements reads an import, types and a top-level return
+    // together (each alone always read); an arrow door gets the same body inside its arrow.
+    name: 'TypeScript statements after an import, with a return',
+    imports: "import data from './data.json';",
+    body: 'const n: number = data.n;\nreturn n * 2;',
+    modules: { './data.json': { json: { n: 21 } } },
+    needs: ['modules'],
+    expected: { result: 42, logs: [] },
+  },
 ];
 
 export const BOUND_ROWS: Behaviour[] = [
