@@ -98,6 +98,7 @@ export async function runMcp(
     ...optional('wallClockLimit', command.wallClockLimit ?? config.wallClockLimit),
     ...optional('memoryLimit', command.memoryLimit ?? config.memoryLimit),
     ...(outbound === 'native' ? { outbound: undefined } : { outbound: null }),
+    ...optional('consoleFormat', command.consoleFormat ?? config.consoleFormat),
   });
   const host: McpHost = {
     catalog: new Catalog(upstreams),
@@ -177,8 +178,8 @@ export async function runMcp(
   return 0;
 }
 
-function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */

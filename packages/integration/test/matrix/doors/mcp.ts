@@ -17,6 +17,7 @@ const CONSOLE_BLOCK = 'console:\n';
 
 export const mcpDoor: DoorSpec = {
   name: 'codemode-executor mcp',
+  takes: 'statements',
   lacks: {
     'spread-tools': "an upstream's tool takes one arguments object (MCP's tools/call)",
     prelude: 'the config names MCP servers, never provider source',
@@ -33,7 +34,12 @@ export const mcpDoor: DoorSpec = {
       "a cancelled call answers nothing: the client's notifications/cancelled ends the request, and the run with it (test/mcp/misbehaving.test.ts)",
     retain: 'execute answers text: no handler outlives the call',
   },
-  omits: ['errorKind'],
+  omits: Object.fromEntries(
+    ['errorKind', 'errorProvider', 'errorTool', 'errorAt', 'errorJson', 'notes'].map((field) => [
+      field,
+      "execute answers text: the error with the executor's [CODE], or the result's JSON, and the console block; the envelope's other fields are not in it",
+    ]),
+  ),
   async open() {
     const bridges = new Map<string, Promise<Connected>>();
     const bridgeFor = (behaviour: Behaviour) => {
@@ -43,6 +49,7 @@ export const mcpDoor: DoorSpec = {
         args.push('--wall-clock-limit', String(behaviour.wallClockLimit));
       if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
       if (behaviour.outbound === 'native') args.push('--outbound', 'native');
+      if (behaviour.consoleFormat !== undefined) args.push('--console-format', behaviour.consoleFormat);
       const key = args.join(' ');
       let bridge = bridges.get(key);
       if (bridge === undefined) {
