@@ -222,7 +222,7 @@ export class Sandbox {
   }
 
   /**
-   * Resumes a paused durable run from its token (docs/durable.md, "Resuming"): the same request
+   * Resumes a paused durable run from its token (docs/durable.md, "Pausing and resuming"): the same request
    * and principal it paused under, and an answer for each pending call, by sequence. The program
    * runs again in a fresh isolate, served the journal, then live. A token the token module refuses
    * comes back as an envelope with that module's code; a run that diverges from its journal, with
