@@ -183,3 +183,10 @@ export function validationTimeoutMessage(ms: number): string {
 export function outputSchemaMessage(reason: string): string {
   return `its structured content does not match the tool's output schema: ${reason}`;
 }
+
+/** The block that lists what the result or a tool call's arguments lost on the way (docs/mcp.md). */
+export const NOTES_BLOCK = 'notes:\n';
+
+/** The error details block's line prefixes: which call failed and where, a thrown object's JSON. */
+export const FAILED_CALL_LINE = 'failed call: ';
+export const THROWN_LINE = 'thrown: ';
