@@ -111,6 +111,32 @@ export async function runMcp(
     ...optional('memoryLimit', command.memoryLimit ?? config.memoryLimit),
     ...(outbound === 'native' ? { outbound: undefined } : { outbound: null }),
   });
+  /** Set once the command is ending, so a startup still under way no longer reports. */
+  let stopping = false;
+  // The pool's child starts beside the upstreams, so the first execute does not wait for it.
+  const startup = (async () => {
+    const ready = executor.engine().then(
+      () => {},
+      (error: unknown) =>
+        log(`the pool's first child did not start (${String(error)}); executions will start another`),
+    );
+    const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
+    await ready;
+    if (stopping) return;
+    started.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') {
+        output.err(
+          `${upstreamFailedMessage((upstreams[index] as Upstream).key, (outcome.reason as Error).message)}\n`,
+        );
+      }
+    });
+    const served = upstreams
+      .filter((upstream) => upstream.state.kind === 'ready')
+      .map((upstream) => upstream.key);
+    log(
+      `serving ${served.length} of ${upstreams.length} MCP servers${served.length > 0 ? `: ${served.join(', ')}` : ''}`,
+    );
+  })();
   const host: McpHost = {
     catalog: new Catalog(upstreams),
     policy: new ApprovalPolicy(config.approvals, config.defaultApproval),
@@ -121,46 +147,37 @@ export async function runMcp(
       progressInterval: config.progressInterval ?? DEFAULT_PROGRESS_INTERVAL,
       approvalTimeout: config.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT,
     },
+    ready: startup,
   };
-  // The pool's child starts beside the upstreams, so the first execute does not wait for it.
-  const ready = executor.engine().then(
-    () => {},
-    (error: unknown) =>
-      log(`the pool's first child did not start (${String(error)}); executions will start another`),
-  );
-  const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
-  await ready;
-  started.forEach((outcome, index) => {
-    if (outcome.status === 'rejected') {
-      output.err(
-        `${upstreamFailedMessage((upstreams[index] as Upstream).key, (outcome.reason as Error).message)}\n`,
-      );
-    }
-  });
-  const served = upstreams
-    .filter((upstream) => upstream.state.kind === 'ready')
-    .map((upstream) => upstream.key);
-  log(
-    `serving ${served.length} of ${upstreams.length} MCP servers${served.length > 0 ? `: ${served.join(', ')}` : ''}`,
-  );
 
   const shutdown = async () => {
+    stopping = true;
     await Promise.all(upstreams.map((upstream) => upstream.close()));
     await executor.dispose();
   };
   try {
     if (command.http === undefined) {
-      // The first message picks the connection's era: an initialize pins a handshake-era server,
-      // a request with the current revision's _meta a per-request one (a server/discover probe
-      // makes one that is dropped again if the client then falls back to initialize).
-      const connection = serveStdio(({ era }) => held(era), {
-        onerror: (error) => log(`the stdio connection: ${error.message}`),
-      });
       // A client that closes stdin is gone.
       const ended = new Promise<void>((resolve) => process.stdin.once('end', resolve));
-      await Promise.race([ended, signalled()]);
+      const stopped = signalled();
+      // The first message picks the connection's era: an initialize pins a handshake-era server,
+      // a request with the current revision's _meta a current-revision one (a server/discover
+      // probe makes one that is dropped again if the client then falls back to initialize).
+      // An initialize is answered once the upstreams have started, as before there were two
+      // eras; the current revision is served at once, its listing and calls waiting for the
+      // startup (McpHost.ready), since an SDK client negotiating the era over stdio sends its
+      // probe to a copy of this command it starts for that alone and ends once answered.
+      const connection = serveStdio(
+        async ({ era }) => {
+          if (era === 'legacy') await startup;
+          return held(era);
+        },
+        { onerror: (error) => log(`the stdio connection: ${error.message}`) },
+      );
+      await Promise.race([ended, stopped]);
       await connection.close();
     } else {
+      await startup;
       http = await serveHttp({
         host: command.host ?? '127.0.0.1',
         port: command.http,

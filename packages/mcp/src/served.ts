@@ -36,6 +36,8 @@ export interface McpHost {
     readonly progressInterval: number;
     readonly approvalTimeout: number;
   };
+  /** Settles once the upstreams have started or failed to: listing and calls wait for it. */
+  readonly ready?: Promise<void>;
 }
 
 const EXECUTE_PREAMBLE = `Runs a JavaScript or TypeScript program in a sandbox (a fresh V8 isolate, no network unless configured) and returns its result. The program is an async arrow function, \`async () => { ... }\`, or statements with a \`return\`. Every MCP server below is a namespace and each of its tools an async function taking one arguments object: call them, combine and filter their results in the program, and return only what is needed. console.log lines come back as a second block. Tool results are the tool's structured content when it has one, else its text parsed as JSON when it parses, else the text; images and audio are { type, mimeType, data: Uint8Array }. A tool that reports an error throws.`;
@@ -120,8 +122,12 @@ export function createServedServer(host: McpHost, era: Era = 'legacy', caller?: 
       cacheHints: { 'tools/list': { ttlMs: TOOL_LIST_TTL, cacheScope: 'public' } },
     },
   );
-  server.setRequestHandler('tools/list', () => ({ tools: offeredTools(host) }));
+  server.setRequestHandler('tools/list', async () => {
+    await host.ready;
+    return { tools: offeredTools(host) };
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
+    await host.ready;
     const { name, arguments: args = {} } = request.params;
     switch (name) {
       case 'execute':

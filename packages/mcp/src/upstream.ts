@@ -44,12 +44,7 @@ export const PAGE_LIMIT = 100;
  * installing, far longer than one call should wait (upstreamTimeout).
  */
 export const CONNECT_TIMEOUT = 30_000;
-/**
- * How long the `server/discover` probe waits for an answer. A server of the handshake era answers
- * it at once with an error, or exits, and is connected by `initialize` then; one that stays silent
- * this long is taken for such a server over stdio (over HTTP silence fails the connection).
- */
-export const PROBE_TIMEOUT = 10_000;
+
 export const BACKOFF_START = 500;
 export const BACKOFF_CAP = 30_000;
 /** A transport error this recent when the connection closes is named as its cause. */
@@ -217,7 +212,11 @@ export class Upstream {
       {
         capabilities: {},
         jsonSchemaValidator: NO_VALIDATION_HERE,
-        versionNegotiation: { mode: 'auto', probe: { timeoutMs: PROBE_TIMEOUT } },
+        // The server/discover probe waits CONNECT_TIMEOUT, as connecting does. A server of the
+        // handshake era answers it at once with an error, or exits, and is connected by
+        // initialize then; one silent that long is taken for such a server over stdio (over HTTP
+        // silence fails the connection).
+        versionNegotiation: { mode: 'auto' },
       },
     );
     client.onclose = () => {
