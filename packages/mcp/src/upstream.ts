@@ -13,6 +13,7 @@
 import {
   Client,
   type PriorDiscovery,
+  ProtocolError,
   SdkError,
   SdkErrorCode,
   SSEClientTransport,
@@ -152,18 +153,41 @@ export class Upstream {
   /**
    * On the current revision, changes of tools come only on a subscriptions/listen stream the
    * client opens; the handshake era sends them unasked. A server that refuses the stream is
-   * served without hearing of changes, as one that never sends them is.
+   * served without hearing of changes, as one that never sends them is. A stream that ends, or
+   * cannot be opened, while its connection is still this upstream's (an HTTP server restarted, a
+   * proxy that cut it) is opened again after a wait that doubles from BACKOFF_START up to
+   * BACKOFF_CAP, and the tools are listed again, since changes made meanwhile went unheard; a
+   * stream that lasted BACKOFF_CAP starts the waits over. Resolves to whether a stream is open.
    */
-  async #listen(client: Client): Promise<void> {
-    if (client.getProtocolEra() !== 'modern') return;
-    if (client.getServerCapabilities()?.tools?.listChanged !== true) return;
+  async #listen(client: Client, wait = BACKOFF_START): Promise<boolean> {
+    if (client.getProtocolEra() !== 'modern') return false;
+    if (client.getServerCapabilities()?.tools?.listChanged !== true) return false;
+    const opened = Date.now();
+    let ended: Promise<string>;
+    let listening = false;
     try {
-      await client.listen({ toolsListChanged: true }, { timeout: CONNECT_TIMEOUT });
+      ended = (await client.listen({ toolsListChanged: true }, { timeout: CONNECT_TIMEOUT })).closed;
+      listening = true;
     } catch (error) {
-      this.#options.log(
-        `the MCP server ${this.key} refused to tell of changes to its tools (${this.#reason(error)}); its list is read at each start only`,
-      );
+      if (error instanceof ProtocolError) {
+        this.#options.log(
+          `the MCP server ${this.key} refused to tell of changes to its tools (${this.#reason(error)}); its list is read at each start only`,
+        );
+        return false;
+      }
+      ended = Promise.resolve('unopened');
     }
+    void ended.then((how) => {
+      if (how === 'local') return;
+      const next = Date.now() - opened >= BACKOFF_CAP ? BACKOFF_START : wait;
+      setTimeout(() => {
+        if (this.#client !== client || this.#closed) return;
+        void this.#listen(client, Math.min(next * 2, BACKOFF_CAP)).then((again) => {
+          if (again) return this.#refresh(client);
+        });
+      }, next).unref();
+    });
+    return listening;
   }
 
   async #connect(generation: number): Promise<Client> {

@@ -66,10 +66,10 @@ let stdioConfig: string;
 const clients = new Map<string, EraClient>();
 const CASES = ['1.x stdio', '2.x stdio', '1.x http', '2.x http'] as const;
 
-/** The current-revision server over HTTP, once it listens. */
-async function startCurrentHttpServer(): Promise<{ child: ChildProcess; url: string }> {
+/** The current-revision server over HTTP (on `port`, or one the system picks), once it listens. */
+async function startCurrentHttpServer(port = 0): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [CURRENT_SERVER], {
-    env: { ...process.env, HTTP: '1' },
+    env: { ...process.env, HTTP: '1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve, reject) => {
@@ -282,6 +282,29 @@ describe.each(CASES)('a %s client', (name) => {
         : noElicitationMessage('bad.touch'),
     );
   });
+});
+
+test('a current-revision upstream over HTTP that restarts is listened to again, and its changes are heard', async () => {
+  const client = clients.get('2.x http') as EraClient;
+  const exited = new Promise((resolve) => httpUpstream.once('exit', resolve));
+  httpUpstream.kill('SIGTERM');
+  await exited;
+  // The bridge's subscriptions/listen stream to it ended with it; nothing else tells the bridge.
+  ({ child: httpUpstream } = await startCurrentHttpServer(Number(new URL(remoteUrl).port)));
+  expect(
+    text(
+      await client.callTool('execute', { code: "async () => remote.add_tool({ name: 'after_restart' })" }),
+    ),
+  ).toBe('"added"');
+  let offered = await offers(client, 'remote.after_restart');
+  for (let attempt = 0; attempt < 200 && !offered; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    offered = await offers(client, 'remote.after_restart');
+  }
+  expect(offered).toBe(true);
+  expect(text(await client.callTool('execute', { code: 'async () => remote.after_restart({})' }))).toBe(
+    '"new tool answers"',
+  );
 });
 
 describe('the current revision over HTTP, on the wire', () => {
