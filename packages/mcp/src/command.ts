@@ -1,12 +1,14 @@
 /**
  * `codemode-executor mcp`: reads the config, starts every upstream (one that fails is named on
  * stderr and restarted with backoff; the others are served), and serves the execute tool over
- * stdio, or over Streamable HTTP with --http. stdout belongs to the MCP channel over stdio, so
- * everything this command says goes to stderr. Returns 2 for a command line or config that cannot
- * run, naming what is wrong; 0 when the client closes stdio or a signal ends the service.
+ * stdio, or over Streamable HTTP with --http, to clients of either protocol era (the SDK's serving
+ * entries decide which from the client's first message). stdout belongs to the MCP channel over
+ * stdio, so everything this command says goes to stderr. Returns 2 for a command line or config
+ * that cannot run, naming what is wrong; 0 when the client closes stdio or a signal ends the
+ * service.
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { IsolateExecutor } from '@supolka/codemode-executor';
 import type { Output } from '@supolka/codemode-executor/cli';
 import { UsageError } from '@supolka/codemode-executor/cli';
@@ -21,9 +23,9 @@ import { ApprovalPolicy } from './approvals.ts';
 import { Catalog } from './catalog.ts';
 import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';
 import { type McpConfig, readConfig } from './config.ts';
-import { HttpServeError, serveHttp, shortTokenMessage } from './http-serve.ts';
+import { HttpServeError, type ServedHttp, serveHttp, shortTokenMessage } from './http-serve.ts';
 import { namespaceNames } from './names.ts';
-import { createServedServer, type McpHost } from './served.ts';
+import { createServedServer, type Era, type McpHost } from './served.ts';
 import { upstreamFailedMessage } from './texts.ts';
 import { Upstream } from './upstream.ts';
 
@@ -77,10 +79,20 @@ export async function runMcp(
   }
 
   const log = (line: string) => output.err(`codemode-executor mcp: ${line}\n`);
+  /** The servers of stdio's connection and of HTTP's handshake-era sessions, told of changes one by one. */
   const servers = new Set<Server>();
+  let http: ServedHttp | undefined;
   const changed = debounce(() => {
     for (const server of servers) void server.sendToolListChanged().catch(() => {});
+    http?.toolsChanged();
   });
+  /** A server for one connection or session, held to be told of changes until it closes. */
+  const held = (era: Era, callerId?: string): Server => {
+    const server = createServedServer(host, era, callerId);
+    servers.add(server);
+    server.onclose = () => servers.delete(server);
+    return server;
+  };
   const upstreams = Object.entries(config.mcpServers)
     .filter(([, entry]) => entry.disabled !== true)
     .map(
@@ -100,6 +112,32 @@ export async function runMcp(
     ...(outbound === 'native' ? { outbound: undefined } : { outbound: null }),
     ...optional('consoleFormat', command.consoleFormat ?? config.consoleFormat),
   });
+  /** Set once the command is ending, so a startup still under way no longer reports. */
+  let stopping = false;
+  // The pool's child starts beside the upstreams, so the first execute does not wait for it.
+  const startup = (async () => {
+    const ready = executor.engine().then(
+      () => {},
+      (error: unknown) =>
+        log(`the pool's first child did not start (${String(error)}); executions will start another`),
+    );
+    const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
+    await ready;
+    if (stopping) return;
+    started.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') {
+        output.err(
+          `${upstreamFailedMessage((upstreams[index] as Upstream).key, (outcome.reason as Error).message)}\n`,
+        );
+      }
+    });
+    const served = upstreams
+      .filter((upstream) => upstream.state.kind === 'ready')
+      .map((upstream) => upstream.key);
+    log(
+      `serving ${served.length} of ${upstreams.length} MCP servers${served.length > 0 ? `: ${served.join(', ')}` : ''}`,
+    );
+  })();
   const host: McpHost = {
     catalog: new Catalog(upstreams),
     policy: new ApprovalPolicy(config.approvals, config.defaultApproval),
@@ -110,57 +148,46 @@ export async function runMcp(
       progressInterval: config.progressInterval ?? DEFAULT_PROGRESS_INTERVAL,
       approvalTimeout: config.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT,
     },
+    ready: startup,
   };
-  // The pool's child starts beside the upstreams, so the first execute does not wait for it.
-  const ready = executor.engine().then(
-    () => {},
-    (error: unknown) =>
-      log(`the pool's first child did not start (${String(error)}); executions will start another`),
-  );
-  const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
-  await ready;
-  started.forEach((outcome, index) => {
-    if (outcome.status === 'rejected') {
-      output.err(
-        `${upstreamFailedMessage((upstreams[index] as Upstream).key, (outcome.reason as Error).message)}\n`,
-      );
-    }
-  });
-  const served = upstreams
-    .filter((upstream) => upstream.state.kind === 'ready')
-    .map((upstream) => upstream.key);
-  log(
-    `serving ${served.length} of ${upstreams.length} MCP servers${served.length > 0 ? `: ${served.join(', ')}` : ''}`,
-  );
 
   const shutdown = async () => {
+    stopping = true;
     await Promise.all(upstreams.map((upstream) => upstream.close()));
     await executor.dispose();
   };
   try {
     if (command.http === undefined) {
-      const server = createServedServer(host);
-      servers.add(server);
-      const closed = new Promise<void>((resolve) => {
-        server.onclose = resolve;
-      });
-      await server.connect(new StdioServerTransport());
-      // The SDK's stdio transport does not watch for the end of stdin: a client that closes it is gone.
+      // A client that closes stdin is gone.
       const ended = new Promise<void>((resolve) => process.stdin.once('end', resolve));
-      await Promise.race([closed, ended, signalled()]);
-      await server.close();
+      const stopped = signalled();
+      // The first message picks the connection's era: an initialize pins a handshake-era server,
+      // a request with the current revision's _meta a current-revision one (a server/discover
+      // probe makes one that is dropped again if the client then falls back to initialize).
+      // An initialize is answered once the upstreams have started, as before there were two
+      // eras; the current revision is served at once, its listing and calls waiting for the
+      // startup (McpHost.ready), since an SDK client negotiating the era over stdio sends its
+      // probe to a copy of this command it starts for that alone and ends once answered.
+      const connection = serveStdio(
+        async ({ era }) => {
+          if (era === 'legacy') await startup;
+          return held(era);
+        },
+        { onerror: (error) => log(`the stdio connection: ${error.message}`) },
+      );
+      await Promise.race([ended, stopped]);
+      await connection.close();
     } else {
-      const http = await serveHttp({
+      await startup;
+      http = await serveHttp({
         host: command.host ?? '127.0.0.1',
         port: command.http,
         token,
         allowedOrigins: command.allowedOrigins,
-        createServer: () => {
-          const server = createServedServer(host);
-          servers.add(server);
-          server.onclose = () => servers.delete(server);
-          return server;
-        },
+        // Handshake-era sessions are told of changes one by one; per-request servers never are,
+        // their clients listen (subscriptions/listen) and ServedHttp.toolsChanged tells them.
+        createServer: (era, callerId) =>
+          era === 'legacy' ? held(era, callerId) : createServedServer(host, era, callerId),
       });
       log(`serving MCP on ${http.url}`);
       await signalled();

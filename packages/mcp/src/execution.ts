@@ -7,7 +7,7 @@
  * values serialization changed, the console lines, each block cut past maxResultLength with a marker.
  */
 
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CodeModeProvider, CodeModeResult, IsolateExecutor } from '@supolka/codemode-executor';
 import { pauseWallClock, sanitizeToolName } from '@supolka/codemode-executor';
 import { stringifyForDispatch } from '@supolka/codemode-protocol';
@@ -47,6 +47,8 @@ export interface Execution {
   readonly limits: ExecutionLimits;
   readonly executor: IsolateExecutor;
   readonly ask: AskUser;
+  /** Why `ask` is undefined, when the reason is not that the client lacks elicitation. */
+  readonly cannotAsk?: (call: string) => string;
   /** The client's cancellation of the execute request: aborting ends the run with CANCELLED. */
   readonly signal?: AbortSignal;
   /** The session it runs for: sessions share the executor by turns (docs/pool.md, "Fair queues"). */
@@ -169,7 +171,7 @@ async function approve(
   question: string,
   ended: AbortSignal,
 ): Promise<void> {
-  if (execution.ask === undefined) throw new Error(noElicitationMessage(call));
+  if (execution.ask === undefined) throw new Error((execution.cannotAsk ?? noElicitationMessage)(call));
   // Asked whole or not at all: a cut question hides the part a person most needs to see.
   if (question.length > QUESTION_LIMIT) {
     throw new Error(questionTooLongMessage(call, question.length, QUESTION_LIMIT));
