@@ -98,7 +98,7 @@ export async function runMcp(
     .map(
       ([key, entry]) =>
         new Upstream(key, names.get(key) as string, entry, {
-          timeout: config.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT,
+          timeout: entry.upstreamTimeout ?? config.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT,
           onChange: changed,
           log,
         }),

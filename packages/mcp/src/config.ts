@@ -21,6 +21,9 @@ const text = z.string().max(64 * 1024);
 const stringRecord = z.record(text, text).refine((record) => Object.keys(record).length <= 1000, {
   message: 'must hold at most 1000 entries',
 });
+const wholeNumber = (min: number, max: number) => z.int().min(min).max(max);
+/** How long one upstream call may take, in ms: the top-level key, or one server's own. */
+const upstreamTimeout = wholeNumber(1, 3_600_000);
 
 const stdioServer = z.strictObject({
   type: z.literal('stdio').optional(),
@@ -30,6 +33,8 @@ const stdioServer = z.strictObject({
   cwd: text.optional(),
   /** Desktop clients' switch for an entry kept but not started. */
   disabled: z.boolean().optional(),
+  /** This server's own bound on one call, over the top-level upstreamTimeout. */
+  upstreamTimeout: upstreamTimeout.optional(),
 });
 
 const httpServer = z.strictObject({
@@ -37,6 +42,7 @@ const httpServer = z.strictObject({
   url: z.url({ protocol: /^https?$/ }),
   headers: stringRecord.optional(),
   disabled: z.boolean().optional(),
+  upstreamTimeout: upstreamTimeout.optional(),
 });
 
 const decision = z.enum(['allow', 'deny', 'ask']);
@@ -49,7 +55,6 @@ function ruleCount(record: Readonly<Record<string, unknown>>): number {
     count += typeof value === 'string' ? 1 : Object.keys(value ?? {}).length;
   return count;
 }
-const wholeNumber = (min: number, max: number) => z.int().min(min).max(max);
 
 const configSchema = z.strictObject({
   /** Keys become namespaces the model reads: as long as a tool name may be, no longer. */
@@ -81,8 +86,8 @@ const configSchema = z.strictObject({
   consoleFormat: z.enum(CONSOLE_FORMATS).optional(),
   /** Characters of an answer's text past which it is cut, with a marker saying so. */
   maxResultLength: wholeNumber(100, 10_000_000).optional(),
-  /** How long one upstream call may take, in ms. */
-  upstreamTimeout: wholeNumber(1, 3_600_000).optional(),
+  /** How long one upstream call may take, in ms, for every server that names no bound of its own. */
+  upstreamTimeout: upstreamTimeout.optional(),
   /** Upstream calls one execution may make. */
   maxUpstreamCalls: wholeNumber(1, 1_000_000).optional(),
   /** How long an `ask` waits for the user's answer, in ms. */

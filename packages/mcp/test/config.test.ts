@@ -69,6 +69,16 @@ describe('the config file', () => {
     ],
     [{ mcpServers: { a: stdio }, timeout: 1.5 }, 'timeout', 'Invalid input: expected int, received number.'],
     [
+      { mcpServers: { a: { command: 'node', upstreamTimeout: 0 } } },
+      'mcpServers.a.upstreamTimeout',
+      'Too small: expected number to be >=1.',
+    ],
+    [
+      { mcpServers: { a: { url: 'https://example.com/mcp', upstreamTimeout: '5s' } } },
+      'mcpServers.a.upstreamTimeout',
+      'Invalid input: expected number, received string.',
+    ],
+    [
       { mcpServers: { a: stdio }, consoleFormat: 'pretty' },
       'consoleFormat',
       'Invalid option: expected one of "string"|"inspect".',
@@ -111,6 +121,23 @@ describe('the config file', () => {
       'mcp.json',
     );
     expect(Object.keys(config.mcpServers)).toEqual(['local', 'remote']);
+  });
+
+  test('each server may bound its own calls (upstreamTimeout), over the top-level bound', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        mcpServers: {
+          slow: { command: 'node', upstreamTimeout: 600_000 },
+          remote: { url: 'https://example.com/mcp', upstreamTimeout: 5000 },
+          plain: stdio,
+        },
+        upstreamTimeout: 30_000,
+      }),
+      'mcp.json',
+    );
+    expect(config.mcpServers.slow?.upstreamTimeout).toBe(600_000);
+    expect(config.mcpServers.remote?.upstreamTimeout).toBe(5000);
+    expect(config.mcpServers.plain?.upstreamTimeout).toBeUndefined();
   });
 
   test('a 10 MB config file and a missing --config end the command with exit 2, before any upstream', () => {
