@@ -9,13 +9,17 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { USAGE } from '../../executor/src/cli/args.ts';
 import { cli, removeScratch, scratch, write } from '../../executor/test/cli/cli-process.ts';
 import { ApprovalPolicy, globMatches } from '../src/approvals.ts';
-import { MCP_USAGE } from '../src/command-line.ts';
+import { LOGIN_USAGE, MCP_USAGE } from '../src/command-line.ts';
 import { CONFIG_BYTES_LIMIT, parseConfig } from '../src/config.ts';
 import { functionNames, namespaceNames } from '../src/names.ts';
 import {
   ambiguousRuleMessage,
   configKeyMessage,
+  loginNotHttpMessage,
+  loginUnknownServerMessage,
+  loginWithoutOauthMessage,
   noServersMessage,
+  OAUTH_AND_HEADER_RULE,
   serverNameCollisionMessage,
   serverNameReservedMessage,
   toolNameCollisionMessage,
@@ -68,6 +72,29 @@ describe('the config file', () => {
       'must be a stdio server { command, args?, env?, cwd? } or an HTTP server { url, headers? }.',
     ],
     [{ mcpServers: { a: stdio }, timeout: 1.5 }, 'timeout', 'Invalid input: expected int, received number.'],
+    [
+      { mcpServers: { a: { url: 'https://example.com/mcp', oauth: { tokenFile: 't.json', secret: 'x' } } } },
+      'mcpServers.a.oauth',
+      'unknown key "secret"; https://github.com/supolka/codemode/blob/main/docs/mcp.md lists the keys.',
+    ],
+    [
+      { mcpServers: { a: { url: 'https://example.com/mcp', oauth: { tokenFile: '' } } } },
+      'mcpServers.a.oauth.tokenFile',
+      'Too small: expected string to have >=1 characters.',
+    ],
+    [
+      {
+        mcpServers: {
+          a: {
+            url: 'https://example.com/mcp',
+            headers: { authorization: 'Bearer x' },
+            oauth: { tokenFile: 't' },
+          },
+        },
+      },
+      'mcpServers.a.headers.authorization',
+      OAUTH_AND_HEADER_RULE,
+    ],
     [
       { mcpServers: { a: { command: 'node', upstreamTimeout: 0 } } },
       'mcpServers.a.upstreamTimeout',
@@ -182,6 +209,32 @@ describe('the config file', () => {
       stdout: '',
       stderr: `codemode-executor mcp: --console-format must be string or inspect; got 'pretty'.\n\n${MCP_USAGE}`,
     });
+  });
+
+  test('login names what is wrong, exit 2, before it listens or reaches any server', () => {
+    const config = write(
+      scratch(),
+      'mcp.json',
+      JSON.stringify({ mcpServers: { local: stdio, plain: { url: 'https://example.com/mcp' } } }),
+    );
+    const login = (...args: string[]) => cli(['mcp', 'login', ...args]);
+    expect(login('--config', config)).toMatchObject({
+      status: 2,
+      stderr: `codemode-mcp login: login takes one argument, the name of the MCP server to authorize; got none.\n\n${LOGIN_USAGE}`,
+    });
+    expect(login('nowhere', '--config', config)).toMatchObject({
+      status: 2,
+      stderr: `codemode-mcp login: ${loginUnknownServerMessage('nowhere', config, ['local', 'plain'])}\n`,
+    });
+    expect(login('local', '--config', config)).toMatchObject({
+      status: 2,
+      stderr: `codemode-mcp login: ${loginNotHttpMessage('local')}\n`,
+    });
+    expect(login('plain', '--config', config)).toMatchObject({
+      status: 2,
+      stderr: `codemode-mcp login: ${loginWithoutOauthMessage('plain', config)}\n`,
+    });
+    expect(login('--help')).toMatchObject({ status: 0, stdout: LOGIN_USAGE });
   });
 
   test('help names the command, and help mcp prints its options', () => {

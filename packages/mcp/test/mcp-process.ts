@@ -58,15 +58,19 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-/** The command serving `config` over stdio, connected, with the client's capabilities as given. */
+/**
+ * The command serving `config` over stdio, connected, with the client's capabilities as given;
+ * `config` is written to a scratch file, or is the path of one already written.
+ */
 export async function connect(
   config: unknown,
   options: ClientOptions = {},
   args: string[] = [],
 ): Promise<Connected> {
+  const file = typeof config === 'string' ? config : writeConfig(config);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', '--config', writeConfig(config), ...args],
+    args: [BIN, 'mcp', '--config', file, ...args],
     stderr: 'pipe',
   });
   let stderr = '';
