@@ -113,8 +113,9 @@ export async function stopHttp(command: ChildProcess | undefined): Promise<void>
 export function startHttp(
   config: string,
   env: Record<string, string>,
+  args: string[] = [],
 ): Promise<{ process: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--config', config, '--http', '0'], {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--config', config, '--http', '0', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
