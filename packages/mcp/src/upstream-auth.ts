@@ -9,6 +9,7 @@
  * command, as the bridge has nobody to send to an authorization page.
  */
 import { type AuthProvider, auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/client';
+import { boundedFetch } from './bounded-fetch.ts';
 import type { OAuthConfig } from './config.ts';
 import { LoginNeededError, TokenFileProvider } from './oauth-provider.ts';
 import {
@@ -20,7 +21,7 @@ import {
 } from './texts.ts';
 import { readTokenFile, type StoredAuthorization, writeTokenFile } from './token-file.ts';
 
-/** What the transport hands onUnauthorized: the 401 response, the server's URL, its fetch. */
+/** What the transport hands onUnauthorized: the 401 response and the server's URL. */
 type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
 
 export interface UpstreamAuthOptions {
@@ -86,7 +87,9 @@ export class UpstreamAuth implements AuthProvider {
     try {
       outcome = await auth(this.#provider, {
         serverUrl: context.serverUrl,
-        fetchFn: context.fetchFn,
+        // Not the transport's fetch, which carries the entry's headers: those are for the MCP
+        // server, never for its authorization server.
+        fetchFn: boundedFetch(),
         ...(resourceMetadataUrl !== undefined ? { resourceMetadataUrl } : {}),
         ...(scope !== undefined ? { scope } : {}),
       });

@@ -45,6 +45,8 @@ let loginOutput = '';
 /** Every token the authorization server issued, none of which may be printed anywhere. */
 const issued = new Set<string>();
 let refreshes = 0;
+/** Whether a request to the authorization server carried the header the entry sends its MCP server. */
+let entryHeaderSeen = false;
 
 beforeAll(async () => {
   await authServer.issuer.keys.generate('RS256');
@@ -65,12 +67,16 @@ beforeAll(async () => {
   service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }) => {
     token.payload.jti = randomUUID();
   });
-  service.on('beforeResponse', (answer: { body: Record<string, unknown> }, request: { body: unknown }) => {
-    for (const name of ['access_token', 'refresh_token', 'id_token']) {
-      if (typeof answer.body[name] === 'string') issued.add(answer.body[name]);
-    }
-    if ((request.body as Record<string, unknown>).grant_type === 'refresh_token') refreshes++;
-  });
+  service.on(
+    'beforeResponse',
+    (answer: { body: Record<string, unknown> }, request: IncomingMessage & { body: unknown }) => {
+      if (request.headers['x-tracker-key'] !== undefined) entryHeaderSeen = true;
+      for (const name of ['access_token', 'refresh_token', 'id_token']) {
+        if (typeof answer.body[name] === 'string') issued.add(answer.body[name]);
+      }
+      if ((request.body as Record<string, unknown>).grant_type === 'refresh_token') refreshes++;
+    },
+  );
 
   upstream = spawn(process.execPath, [UPSTREAM], {
     env: { ...process.env, ISSUER: issuer },
@@ -82,7 +88,12 @@ beforeAll(async () => {
   directory = scratch();
   configFile = join(directory, 'mcp.json');
   tokenFile = join(directory, 'tokens', 'tracker.json');
-  const entry = (file: string) => ({ url: `${upstreamUrl}/mcp`, type: 'http', oauth: { tokenFile: file } });
+  const entry = (file: string) => ({
+    url: `${upstreamUrl}/mcp`,
+    type: 'http',
+    headers: { 'X-Tracker-Key': 'for-the-mcp-server-only' },
+    oauth: { tokenFile: file },
+  });
   writeFileSync(
     configFile,
     JSON.stringify({
@@ -204,6 +215,9 @@ describe('OAuth for an HTTP upstream', () => {
     expect(now?.access_token).not.toBe(old?.access_token);
     expect(issued.has(now?.access_token as string)).toBe(true);
     expect(modeOf(tokenFile)).toBe(0o600);
+    // The entry's headers went to the MCP server only, never to its authorization server.
+    expect(refreshes).toBeGreaterThan(0);
+    expect(entryHeaderSeen).toBe(false);
   });
 
   test('an upstream that refuses the refreshed token too fails the call after one refresh, not a loop of them', async () => {
