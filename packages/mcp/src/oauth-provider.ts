@@ -69,10 +69,8 @@ export class TokenFileProvider implements OAuthClientProvider {
 
   /** Takes what another writer left in the file (a login, another bridge's refresh). */
   adopt(stored: StoredAuthorization): void {
-    this.#stored = {
-      ...stored,
-      ...(this.#stored.redirectUrl ? { redirectUrl: this.#stored.redirectUrl } : {}),
-    };
+    const redirectUrl = stored.redirectUrl ?? this.#stored.redirectUrl;
+    this.#stored = { ...stored, ...(redirectUrl !== undefined ? { redirectUrl } : {}) };
   }
 
   get redirectUrl(): string {
