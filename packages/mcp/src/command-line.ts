@@ -15,6 +15,7 @@ import {
 } from '@supolka/codemode-executor/cli';
 
 export const MCP_USAGE = `Usage: codemode-executor mcp --config FILE [options]
+       codemode-executor mcp login SERVER --config FILE
 
 Connects to every MCP server that FILE's mcpServers names (the format MCP clients use: a stdio
 server { command, args, env, cwd } or an HTTP server { url, headers }) and serves one MCP server of
@@ -43,7 +44,63 @@ Options:
                           (default: the file's, else string)
   --pool-size N           child processes running programs (default 1)
   -h, --help              this text
+
+login SERVER obtains a person's authorization for the HTTP server SERVER, whose entry in FILE
+has "oauth": { "tokenFile": PATH }: run it in a terminal, open the address it prints, sign in,
+and it writes the tokens to PATH (mode 0600), where the bridge reads and refreshes them.
 `;
+
+export const LOGIN_USAGE = `Usage: codemode-executor mcp login SERVER --config FILE
+
+Obtains a person's authorization for the HTTP server SERVER, whose entry in FILE's mcpServers has
+"oauth": { "tokenFile": PATH }, by OAuth's authorization-code flow with PKCE: prints an address to
+open in a browser, waits on a loopback port (oauth.redirectPort, else one the system picks) for the
+browser to come back, and writes the tokens to PATH (mode 0600). A bridge serving FILE reads them
+from its next attempt to connect to SERVER and refreshes them itself. Also codemode-mcp login.
+
+Options:
+  --config FILE           the configuration (required)
+  -h, --help              this text
+`;
+
+export interface LoginCommand {
+  readonly server: string;
+  readonly config: string;
+}
+
+export function parseLoginCommandLine(argv: readonly string[]): LoginCommand | 'help' {
+  let parsed: ReturnType<typeof parseLogin>;
+  try {
+    parsed = parseLogin(argv);
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const option = /'(?:-\w, )?(--?[\w-]+)/.exec(message)?.[1];
+    if (option !== undefined && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      throw new UsageError(unknownOptionMessage('mcp', option));
+    }
+    if (option !== undefined && message.endsWith(' argument missing'))
+      throw new UsageError(missingValueMessage(option));
+    throw new UsageError(message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      `login takes one argument, the name of the MCP server to authorize; got ${positionals.length === 0 ? 'none' : positionals.join(' ')}.`,
+    );
+  }
+  if (values.config === undefined)
+    throw new UsageError('login needs --config FILE, the file naming the MCP servers.');
+  return { server: positionals[0] as string, config: values.config };
+}
+
+function parseLogin(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+}
 
 export interface McpCommand {
   readonly config: string;

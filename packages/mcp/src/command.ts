@@ -7,6 +7,7 @@
  * that cannot run, naming what is wrong; 0 when the client closes stdio or a signal ends the
  * service.
  */
+import { resolve } from 'node:path';
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { IsolateExecutor } from '@supolka/codemode-executor';
@@ -24,6 +25,7 @@ import { Catalog } from './catalog.ts';
 import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';
 import { type McpConfig, readConfig } from './config.ts';
 import { HttpServeError, type ServedHttp, serveHttp, shortTokenMessage } from './http-serve.ts';
+import { runLogin } from './login.ts';
 import { namespaceNames } from './names.ts';
 import { createServedServer, type Era, type McpHost } from './served.ts';
 import { upstreamFailedMessage } from './texts.ts';
@@ -40,6 +42,7 @@ export async function runMcp(
   output: Output,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
+  if (argv[0] === 'login') return runLogin(argv.slice(1), output);
   let command: McpCommand;
   let config: McpConfig;
   let names: ReadonlyMap<string, string>;
@@ -98,9 +101,11 @@ export async function runMcp(
     .map(
       ([key, entry]) =>
         new Upstream(key, names.get(key) as string, entry, {
-          timeout: config.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT,
+          timeout: entry.upstreamTimeout ?? config.upstreamTimeout ?? DEFAULT_UPSTREAM_TIMEOUT,
           onChange: changed,
           log,
+          // Absolute: the login command it names is typed in a terminal, wherever that is.
+          configFile: resolve(command.config),
         }),
     );
   const outbound = command.outbound ?? config.outbound ?? 'disabled';

@@ -5,11 +5,18 @@
  * checked; a file that does not hold is refused with a sentence naming the key (docs/mcp.md).
  */
 
+import { dirname, resolve } from 'node:path';
 import { readTextFile, UsageError } from '@supolka/codemode-executor/cli';
 import { CONSOLE_FORMATS } from '@supolka/codemode-protocol';
 import { z } from 'zod';
 import { ambiguousReadings } from './approvals.ts';
-import { ambiguousRuleMessage, configKeyMessage, configNotJsonMessage, noServersMessage } from './texts.ts';
+import {
+  ambiguousRuleMessage,
+  configKeyMessage,
+  configNotJsonMessage,
+  noServersMessage,
+  OAUTH_AND_HEADER_RULE,
+} from './texts.ts';
 
 /** A config is a few kilobytes; a megabyte is far past any real one and bounds what parsing costs. */
 export const CONFIG_BYTES_LIMIT = 1024 * 1024;
@@ -21,6 +28,9 @@ const text = z.string().max(64 * 1024);
 const stringRecord = z.record(text, text).refine((record) => Object.keys(record).length <= 1000, {
   message: 'must hold at most 1000 entries',
 });
+const wholeNumber = (min: number, max: number) => z.int().min(min).max(max);
+/** How long one upstream call may take, in ms: the top-level key, or one server's own. */
+const upstreamTimeout = wholeNumber(1, 3_600_000);
 
 const stdioServer = z.strictObject({
   type: z.literal('stdio').optional(),
@@ -30,13 +40,30 @@ const stdioServer = z.strictObject({
   cwd: text.optional(),
   /** Desktop clients' switch for an entry kept but not started. */
   disabled: z.boolean().optional(),
+  /** This server's own bound on one call, over the top-level upstreamTimeout. */
+  upstreamTimeout: upstreamTimeout.optional(),
+});
+
+/**
+ * A person's authorization for an HTTP server, as `codemode-mcp login` obtains it (login.ts): the
+ * file its tokens are kept in, and what the authorization server needs when it registers no client
+ * on its own (a client id made for this bridge, the scope to ask for, the loopback port it allows).
+ */
+const oauth = z.strictObject({
+  /** Absolute, or relative to the config file; created with mode 0600. */
+  tokenFile: text.min(1),
+  clientId: text.min(1).optional(),
+  scope: text.min(1).optional(),
+  redirectPort: wholeNumber(1, 65_535).optional(),
 });
 
 const httpServer = z.strictObject({
   type: z.enum(['http', 'streamable-http', 'sse']).optional(),
   url: z.url({ protocol: /^https?$/ }),
   headers: stringRecord.optional(),
+  oauth: oauth.optional(),
   disabled: z.boolean().optional(),
+  upstreamTimeout: upstreamTimeout.optional(),
 });
 
 const decision = z.enum(['allow', 'deny', 'ask']);
@@ -49,7 +76,6 @@ function ruleCount(record: Readonly<Record<string, unknown>>): number {
     count += typeof value === 'string' ? 1 : Object.keys(value ?? {}).length;
   return count;
 }
-const wholeNumber = (min: number, max: number) => z.int().min(min).max(max);
 
 const configSchema = z.strictObject({
   /** Keys become namespaces the model reads: as long as a tool name may be, no longer. */
@@ -81,8 +107,8 @@ const configSchema = z.strictObject({
   consoleFormat: z.enum(CONSOLE_FORMATS).optional(),
   /** Characters of an answer's text past which it is cut, with a marker saying so. */
   maxResultLength: wholeNumber(100, 10_000_000).optional(),
-  /** How long one upstream call may take, in ms. */
-  upstreamTimeout: wholeNumber(1, 3_600_000).optional(),
+  /** How long one upstream call may take, in ms, for every server that names no bound of its own. */
+  upstreamTimeout: upstreamTimeout.optional(),
   /** Upstream calls one execution may make. */
   maxUpstreamCalls: wholeNumber(1, 1_000_000).optional(),
   /** How long an `ask` waits for the user's answer, in ms. */
@@ -95,11 +121,17 @@ export type McpConfig = z.infer<typeof configSchema>;
 export type UpstreamConfig = McpConfig['mcpServers'][string];
 export type StdioUpstreamConfig = z.infer<typeof stdioServer>;
 export type HttpUpstreamConfig = z.infer<typeof httpServer>;
+export type OAuthConfig = z.infer<typeof oauth>;
 export type Decision = z.infer<typeof decision>;
 export type ApprovalRules = NonNullable<McpConfig['approvals']>;
 
 export function isStdio(config: UpstreamConfig): config is StdioUpstreamConfig {
   return 'command' in config;
+}
+
+/** Where an upstream's tokens are kept: `oauth.tokenFile`, a relative one from the config file's folder. */
+export function tokenFilePath(configFile: string, oauth: OAuthConfig): string {
+  return resolve(dirname(resolve(configFile)), oauth.tokenFile);
 }
 
 /** Reads and checks the file; a UsageError names the file and the key. */
@@ -123,6 +155,17 @@ export function parseConfig(source: string, file: string): McpConfig {
   if (servers.length === 0) throw new UsageError(noServersMessage(file));
   if (servers.length > SERVER_LIMIT) {
     throw new UsageError(configKeyMessage(file, 'mcpServers', `must hold at most ${SERVER_LIMIT} servers`));
+  }
+  for (const [key, entry] of Object.entries(parsed.data.mcpServers)) {
+    // Two sources of one header: the file's would be sent with the token the login obtained.
+    const authorization = Object.keys((!isStdio(entry) && entry.oauth && entry.headers) || {}).find(
+      (name) => name.toLowerCase() === 'authorization',
+    );
+    if (authorization !== undefined) {
+      throw new UsageError(
+        configKeyMessage(file, keyPath(['mcpServers', key, 'headers', authorization]), OAUTH_AND_HEADER_RULE),
+      );
+    }
   }
   for (const [key, value] of Object.entries(parsed.data.approvals ?? {})) {
     const readings = typeof value === 'string' ? ambiguousReadings(key, servers) : undefined;

@@ -71,6 +71,119 @@ export function upstreamCallFailedMessage(server: string, tool: string, reason: 
   return `The call of ${tool} on the MCP server ${server} failed: ${reason}`;
 }
 
+/**
+ * A word of a command line the user is told to type, quoted for a POSIX shell when it holds
+ * anything a shell would read otherwise (a path with spaces, a server name with a quote).
+ */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** The command that obtains a person's authorization for one HTTP server (login.ts). */
+export function loginCommand(server: string, configFile: string): string {
+  return `codemode-mcp login ${shellWord(server)} --config ${shellWord(configFile)}`;
+}
+
+/** An HTTP server whose oauth has no token to send, or whose tokens no longer work. */
+export function loginNeededMessage(server: string, configFile: string, why: string): string {
+  return `The MCP server ${server} needs a person's authorization (${why}): run ${loginCommand(server, configFile)} in a terminal, and the bridge uses the new tokens from its next attempt to connect.`;
+}
+
+/** Why login is needed: the token file holds no tokens yet. */
+export function noTokensReason(tokenFile: string): string {
+  return `its token file ${tokenFile} holds no tokens yet`;
+}
+
+/** Why login is needed: the refresh failed, saying why. */
+export function refreshFailedReason(reason: string): string {
+  return `its tokens could not be refreshed: ${reason}`;
+}
+
+/** Why login is needed: the upstream refused the token and a refresh brought no new one. */
+export const REFRESH_REFUSED_REASON = 'the upstream refused its token, and a refresh brought no new one';
+
+/** Why login is needed: the upstream refused the token and the file holds nothing to refresh it with. */
+export const NO_REFRESH_TOKEN_REASON = 'the upstream refused its token, and there is no refresh token';
+
+/** The server refused the token the refresh had just obtained: one refresh, not a loop of them. */
+export function refusedAfterRefreshMessage(server: string, configFile: string): string {
+  return `The MCP server ${server} refused its access token (401) again right after the token was refreshed, so it was not refreshed again; if this keeps happening, run ${loginCommand(server, configFile)} to authorize anew.`;
+}
+
+/** oauth beside an Authorization header of the file's: two sources of one header. */
+export const OAUTH_AND_HEADER_RULE =
+  'cannot be given beside oauth, which sends the Authorization header itself; remove one of them.';
+
+/** A token file that other users may read or write. */
+export function tokenFileExposedMessage(path: string, mode: number): string {
+  return `The token file ${path} may be read or written by other users (mode ${mode.toString(8).padStart(4, '0')}), who could then act as the person who authorized; it was not used. Run chmod 600 ${shellWord(path)} to keep it to yourself.`;
+}
+
+/** A token file another user owns. */
+export function tokenFileOwnerMessage(path: string, owner: number, user: number): string {
+  return `The token file ${path} belongs to the user with uid ${owner}, not to uid ${user}, who runs this command; tokens another user put there are not used. Name a file of your own in oauth.tokenFile and log in again.`;
+}
+
+export function tokenFileNotFileMessage(path: string): string {
+  return `The token file ${path} is not a regular file; name a file in oauth.tokenFile.`;
+}
+
+export function tokenFileTooLargeMessage(path: string, limit: number): string {
+  return `The token file ${path} is larger than ${limit} bytes, which no login writes (TOKEN_FILE_BYTES_LIMIT); it was not read.`;
+}
+
+export function tokenFileUnreadableMessage(path: string, reason: string): string {
+  return `The token file ${path} could not be read as one codemode-mcp login writes (${reason}); log in again to write it anew.`;
+}
+
+/** Login: where the person goes to authorize. */
+export function openAuthorizationMessage(server: string, url: string): string {
+  return `To authorize codemode-mcp for the MCP server ${server}, open this address in a browser and sign in:\n\n  ${url}\n\nWaiting for the authorization server to send the browser back to this machine...`;
+}
+
+/** Login: done. */
+export function loggedInMessage(server: string, tokenFile: string): string {
+  return `authorized: the tokens for the MCP server ${server} are in ${tokenFile} (mode 0600). A bridge already running uses them from its next attempt to connect to ${server}.`;
+}
+
+/** Login: a redirect whose state is not the one this login sent. */
+export const WRONG_STATE_MESSAGE =
+  'A redirect arrived whose state is not the one this login sent, so it was refused: it did not come from the authorization this login started (another page may have sent it). Still waiting for the real one.';
+
+export const REDIRECT_WITHOUT_CODE_MESSAGE =
+  'The redirect carried neither an authorization code nor an error; run login again.';
+
+/** Login: the page the browser shows once the code arrived. */
+export const AUTHORIZED_PAGE =
+  'codemode-mcp received the authorization. You can close this tab and go back to the terminal.';
+
+/** Login: the authorization server answered the redirect with an error (the person declined, say). */
+export function authorizationRefusedMessage(error: string, description: string): string {
+  const because = description === '' ? '' : ` (${JSON.stringify(description.slice(0, 500))})`;
+  return `The authorization server refused the authorization: ${JSON.stringify(error.slice(0, 100))}${because}; run login again to retry.`;
+}
+
+export function loginTimeoutMessage(ms: number): string {
+  return `No authorization came back within ${ms / 1000} s (LOGIN_TIMEOUT); run login again when you are ready to sign in.`;
+}
+
+/** Login: the server named is not in the file, is not over HTTP, or has no oauth key. */
+export function loginUnknownServerMessage(
+  server: string,
+  configFile: string,
+  servers: readonly string[],
+): string {
+  return `${configFile} names no MCP server ${JSON.stringify(server)}; its servers are ${servers.map((name) => JSON.stringify(name)).join(', ')}.`;
+}
+
+export function loginNotHttpMessage(server: string): string {
+  return `The MCP server ${JSON.stringify(server)} is started as a command, over stdio; only an HTTP server (one with a url) is authorized by login.`;
+}
+
+export function loginWithoutOauthMessage(server: string, configFile: string): string {
+  return `The MCP server ${JSON.stringify(server)} in ${configFile} has no oauth key; add "oauth": { "tokenFile": "..." } to its entry, naming the file its tokens go in.`;
+}
+
 /** The program made more upstream calls than one execution may. */
 export function tooManyCallsMessage(limit: number): string {
   return `This program has already made ${limit} upstream tool calls, the most one execution may (maxUpstreamCalls); do the rest in another execute call, or fewer, larger calls.`;

@@ -25,17 +25,21 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { cutText, NAME_LIMIT, SchemaCheck, TOOL_LIMIT } from '@supolka/codemode-executor/serving';
 import { z } from 'zod';
 import { boundedFetch } from './bounded-fetch.ts';
-import { isStdio, type UpstreamConfig } from './config.ts';
+import { isStdio, tokenFilePath, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
+import { LoginNeededError } from './oauth-provider.ts';
 import { NO_VALIDATION_HERE, outputMismatch } from './output-check.ts';
 import {
   connectTimeoutMessage,
+  refusedAfterRefreshMessage,
   toolNameTooLongMessage,
   tooManyToolsMessage,
   upstreamCallFailedMessage,
   upstreamDownMessage,
   upstreamTimeoutMessage,
 } from './texts.ts';
+import { TokenFileError } from './token-file.ts';
+import { UpstreamAuth } from './upstream-auth.ts';
 import { packageVersion } from './version.ts';
 
 /** Pages of tools/list read before giving up: a server paging forever must not hold startup. */
@@ -76,6 +80,8 @@ export interface UpstreamOptions {
   readonly onChange: () => void;
   /** Lifecycle lines for the operator (stderr). */
   readonly log: (line: string) => void;
+  /** The config file: an oauth token file is found from its folder, and login is told to read it. */
+  readonly configFile: string;
 }
 
 type State =
@@ -215,14 +221,26 @@ export class Upstream {
     const url = new URL(config.url);
     const requestInit = { headers: { ...config.headers } };
     const fetch = boundedFetch();
-    if (config.type === 'sse')
-      return this.#open(new SSEClientTransport(url, { requestInit, fetch }), generation);
+    // The token file is read at each connection, so a login made while this one was down is used.
+    const authProvider =
+      config.oauth === undefined
+        ? undefined
+        : await UpstreamAuth.open({
+            server: this.key,
+            configFile: this.#options.configFile,
+            tokenFile: tokenFilePath(this.#options.configFile, config.oauth),
+            oauth: config.oauth,
+          });
+    const options = { requestInit, fetch, ...(authProvider !== undefined ? { authProvider } : {}) };
+    if (config.type === 'sse') return this.#open(new SSEClientTransport(url, options), generation);
     try {
-      return await this.#open(new StreamableHTTPClientTransport(url, { requestInit, fetch }), generation);
+      return await this.#open(new StreamableHTTPClientTransport(url, options), generation);
     } catch (streamable) {
       if (config.type === 'http' || config.type === 'streamable-http') throw streamable;
+      // A refusal of the authorization is the same over either transport.
+      if (streamable instanceof LoginNeededError || streamable instanceof TokenFileError) throw streamable;
       try {
-        return await this.#open(new SSEClientTransport(url, { requestInit, fetch }), generation);
+        return await this.#open(new SSEClientTransport(url, options), generation);
       } catch {
         throw streamable;
       }
@@ -363,6 +381,8 @@ export class Upstream {
       return 'its connection closed';
     if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
       return connectTimeoutMessage(CONNECT_TIMEOUT);
+    if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication)
+      return refusedAfterRefreshMessage(this.key, this.#options.configFile);
     return message;
   }
 
@@ -393,6 +413,17 @@ export class Upstream {
       }
       if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
         throw new Error(upstreamDownMessage(this.key, await this.#closeReason()));
+      }
+      if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication) {
+        throw new Error(refusedAfterRefreshMessage(this.key, this.#options.configFile));
+      }
+      // No token this connection can send: down until a login leaves one (each restart reads the file).
+      if (error instanceof LoginNeededError || error instanceof TokenFileError) {
+        if (this.#client === client) {
+          this.#down(this.#generation, error.message);
+          void client.close().catch(() => {});
+        }
+        throw new Error(error.message);
       }
       throw new Error(upstreamCallFailedMessage(this.key, tool, this.#reason(error)));
     }

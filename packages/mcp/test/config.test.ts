@@ -9,13 +9,17 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { USAGE } from '../../executor/src/cli/args.ts';
 import { cli, removeScratch, scratch, write } from '../../executor/test/cli/cli-process.ts';
 import { ApprovalPolicy, globMatches } from '../src/approvals.ts';
-import { MCP_USAGE } from '../src/command-line.ts';
+import { LOGIN_USAGE, MCP_USAGE } from '../src/command-line.ts';
 import { CONFIG_BYTES_LIMIT, parseConfig } from '../src/config.ts';
 import { functionNames, namespaceNames } from '../src/names.ts';
 import {
   ambiguousRuleMessage,
   configKeyMessage,
+  loginNotHttpMessage,
+  loginUnknownServerMessage,
+  loginWithoutOauthMessage,
   noServersMessage,
+  OAUTH_AND_HEADER_RULE,
   serverNameCollisionMessage,
   serverNameReservedMessage,
   toolNameCollisionMessage,
@@ -69,6 +73,39 @@ describe('the config file', () => {
     ],
     [{ mcpServers: { a: stdio }, timeout: 1.5 }, 'timeout', 'Invalid input: expected int, received number.'],
     [
+      { mcpServers: { a: { url: 'https://example.com/mcp', oauth: { tokenFile: 't.json', secret: 'x' } } } },
+      'mcpServers.a.oauth',
+      'unknown key "secret"; https://github.com/supolka/codemode/blob/main/docs/mcp.md lists the keys.',
+    ],
+    [
+      { mcpServers: { a: { url: 'https://example.com/mcp', oauth: { tokenFile: '' } } } },
+      'mcpServers.a.oauth.tokenFile',
+      'Too small: expected string to have >=1 characters.',
+    ],
+    [
+      {
+        mcpServers: {
+          a: {
+            url: 'https://example.com/mcp',
+            headers: { authorization: 'Bearer x' },
+            oauth: { tokenFile: 't' },
+          },
+        },
+      },
+      'mcpServers.a.headers.authorization',
+      OAUTH_AND_HEADER_RULE,
+    ],
+    [
+      { mcpServers: { a: { command: 'node', upstreamTimeout: 0 } } },
+      'mcpServers.a.upstreamTimeout',
+      'Too small: expected number to be >=1.',
+    ],
+    [
+      { mcpServers: { a: { url: 'https://example.com/mcp', upstreamTimeout: '5s' } } },
+      'mcpServers.a.upstreamTimeout',
+      'Invalid input: expected number, received string.',
+    ],
+    [
       { mcpServers: { a: stdio }, consoleFormat: 'pretty' },
       'consoleFormat',
       'Invalid option: expected one of "string"|"inspect".',
@@ -113,6 +150,23 @@ describe('the config file', () => {
     expect(Object.keys(config.mcpServers)).toEqual(['local', 'remote']);
   });
 
+  test('each server may bound its own calls (upstreamTimeout), over the top-level bound', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        mcpServers: {
+          slow: { command: 'node', upstreamTimeout: 600_000 },
+          remote: { url: 'https://example.com/mcp', upstreamTimeout: 5000 },
+          plain: stdio,
+        },
+        upstreamTimeout: 30_000,
+      }),
+      'mcp.json',
+    );
+    expect(config.mcpServers.slow?.upstreamTimeout).toBe(600_000);
+    expect(config.mcpServers.remote?.upstreamTimeout).toBe(5000);
+    expect(config.mcpServers.plain?.upstreamTimeout).toBeUndefined();
+  });
+
   test('a 10 MB config file and a missing --config end the command with exit 2, before any upstream', () => {
     const directory = scratch();
     const big = write(
@@ -155,6 +209,32 @@ describe('the config file', () => {
       stdout: '',
       stderr: `codemode-executor mcp: --console-format must be string or inspect; got 'pretty'.\n\n${MCP_USAGE}`,
     });
+  });
+
+  test('login names what is wrong, exit 2, before it listens or reaches any server', () => {
+    const config = write(
+      scratch(),
+      'mcp.json',
+      JSON.stringify({ mcpServers: { local: stdio, plain: { url: 'https://example.com/mcp' } } }),
+    );
+    const login = (...args: string[]) => cli(['mcp', 'login', ...args]);
+    expect(login('--config', config)).toMatchObject({
+      status: 2,
+      stderr: `codemode-mcp login: login takes one argument, the name of the MCP server to authorize; got none.\n\n${LOGIN_USAGE}`,
+    });
+    expect(login('nowhere', '--config', config)).toMatchObject({
+      status: 2,
+      stderr: `codemode-mcp login: ${loginUnknownServerMessage('nowhere', config, ['local', 'plain'])}\n`,
+    });
+    expect(login('local', '--config', config)).toMatchObject({
+      status: 2,
+      stderr: `codemode-mcp login: ${loginNotHttpMessage('local')}\n`,
+    });
+    expect(login('plain', '--config', config)).toMatchObject({
+      status: 2,
+      stderr: `codemode-mcp login: ${loginWithoutOauthMessage('plain', config)}\n`,
+    });
+    expect(login('--help')).toMatchObject({ status: 0, stdout: LOGIN_USAGE });
   });
 
   test('help names the command, and help mcp prints its options', () => {

@@ -58,15 +58,19 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-/** The command serving `config` over stdio, connected, with the client's capabilities as given. */
+/**
+ * The command serving `config` over stdio, connected, with the client's capabilities as given;
+ * `config` is written to a scratch file, or is the path of one already written.
+ */
 export async function connect(
   config: unknown,
   options: ClientOptions = {},
   args: string[] = [],
 ): Promise<Connected> {
+  const file = typeof config === 'string' ? config : writeConfig(config);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'mcp', '--config', writeConfig(config), ...args],
+    args: [BIN, 'mcp', '--config', file, ...args],
     stderr: 'pipe',
   });
   let stderr = '';
@@ -109,8 +113,9 @@ export async function stopHttp(command: ChildProcess | undefined): Promise<void>
 export function startHttp(
   config: string,
   env: Record<string, string>,
+  args: string[] = [],
 ): Promise<{ process: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--config', config, '--http', '0'], {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--config', config, '--http', '0', ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

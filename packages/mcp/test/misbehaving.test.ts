@@ -46,7 +46,12 @@ beforeAll(async () => {
   };
   [served, patient, large] = await Promise.all([
     connect({ mcpServers, upstreamTimeout: UPSTREAM_TIMEOUT }),
-    connect({ mcpServers: { bad: misbehaving() }, upstreamTimeout: 30_000, maxUpstreamCalls: 500 }),
+    // `quick` bounds its own calls, over the file's bound for every other server.
+    connect({
+      mcpServers: { bad: misbehaving(), quick: { ...misbehaving(), upstreamTimeout: UPSTREAM_TIMEOUT } },
+      upstreamTimeout: 30_000,
+      maxUpstreamCalls: 500,
+    }),
     // The file's bounds, one of them overridden by a flag.
     connect(
       { mcpServers: { bad: misbehaving(), archive: misbehaving('large') }, timeout: 60_000, memoryLimit: 16 },
@@ -104,6 +109,10 @@ describe('misbehaving upstreams', () => {
 
   test('a call that hangs ends at upstreamTimeout, naming the server and the tool', async () => {
     expect(await thrown('bad.hang({})')).toBe(upstreamTimeoutMessage('bad', 'hang', UPSTREAM_TIMEOUT));
+    // A server's own upstreamTimeout wins over the file's 30 s.
+    expect(await thrown('quick.hang({})', patient)).toBe(
+      upstreamTimeoutMessage('quick', 'hang', UPSTREAM_TIMEOUT),
+    );
   });
 
   test('garbage on the wire is skipped; the call it should have answered times out by name', async () => {
