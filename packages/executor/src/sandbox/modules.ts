@@ -27,6 +27,7 @@ import { loadFailureMessage } from './modules/loader.ts';
 import type { NormalizedModuleMap } from './modules/module-map.ts';
 import { moduleSource } from './modules/module-source.ts';
 import { resolveSpecifier } from './resolver.ts';
+import type { FacadeNameMap } from './sources/cjs-exports.ts';
 import { eraseTypes, isTypeScriptModule } from './sources/typescript.ts';
 
 // The file name the entry compiles under; relative imports in it resolve from the root.
@@ -49,6 +50,8 @@ export interface LinkOptions {
    * the run's bound), or the refusal erasing one raised; a module missing here is erased in place.
    */
   readonly erased?: ReadonlyMap<string, string | Error>;
+  /** The names each cjs facade exports beside its default (sources/cjs-exports.ts); none when absent. */
+  readonly facades?: FacadeNameMap;
   /** Whether the loader root `token` reported its module evaluated (the host signal). */
   readonly loaded: (token: number) => boolean;
 }
@@ -71,7 +74,8 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   let failure: unknown;
 
   const withoutTypes = (name: string, source: string): string => {
-    if (!options.typescript || !isTypeScriptModule(name)) return source;
+    // A cjs facade is the sandbox's own text: its module's source is erased in its factory.
+    if (!options.typescript || !isTypeScriptModule(name) || isCjsModule(options.modules, name)) return source;
     const erased = options.erased?.get(name);
     if (erased instanceof Error) throw erased;
     return erased ?? eraseTypes(source, name);
@@ -158,7 +162,10 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       }
       const known = memo.get(target.name);
       if (known !== undefined && !(known instanceof Promise)) return known;
-      const module = compileSync(target.name, moduleSource(options.modules, target.name, target.from));
+      const module = compileSync(
+        target.name,
+        moduleSource(options.modules, target.name, target.from, options.facades),
+      );
       memo.set(target.name, module);
       return module;
     } catch (error) {
@@ -182,7 +189,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       let module = memo.get(target.name);
       if (module === undefined) {
         module = Promise.resolve().then(() =>
-          compileAsync(target.name, moduleSource(options.modules, target.name, target.from)),
+          compileAsync(target.name, moduleSource(options.modules, target.name, target.from, options.facades)),
         );
         memo.set(target.name, module);
       }

@@ -57,6 +57,7 @@ import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
 import { type PreparedIsolate, prepareIsolate } from './setup/prepared-isolate.ts';
+import { ExportNameReader, NAMES_WORKER } from './sources/cjs-exports.ts';
 import {
   checkSourceNesting,
   compileJavaScriptFirst,
@@ -166,6 +167,8 @@ export class Sandbox {
     (executionId) => this.#options.onRetainedEnded?.(executionId),
   );
   readonly #eraser = new DeadlineWorker({ worker: ERASURE_WORKER });
+  readonly #namesWorker = new DeadlineWorker({ worker: NAMES_WORKER });
+  readonly #names = new ExportNameReader(this.#namesWorker);
   readonly #durability: Durability | undefined;
 
   constructor(options: SandboxOptions = {}) {
@@ -404,6 +407,10 @@ export class Sandbox {
       const left = () => timeout - runClock.elapsed();
       const erased = typescript ? await eraseTypeScriptModules(modules, this.#eraser, left()) : undefined;
       if (typescript && erased === undefined) return timedOut(timeout);
+      // The names each CommonJS facade exports, read off the sources under the same bound.
+      const imports = separateImports(wire.code).imports.join('\n');
+      const facades = await this.#names.facadeNames(modules, imports, erased, left());
+      if (facades === undefined) return timedOut(timeout);
       // The entry last built, with the code it was built from, for positions in the author's code.
       let placed: { code: string; bodyStart: number; built: BuiltEntry } | undefined;
       const entrySource = (code: string) => {
@@ -437,6 +444,7 @@ export class Sandbox {
         rewriteImports: !this.#options.engine?.behaviours.dynamicImportCallback.present,
         typescript,
         ...(erased ? { erased } : {}),
+        facades,
         loaded: (token) => slots.loaded.has(token),
       });
       const aborted = new Promise<RunOutcome>((resolve) => {
@@ -633,6 +641,7 @@ export class Sandbox {
   /** Disposes the prepared isolate and every retained execution; executions in flight finish on their own isolates. */
   dispose(): void {
     this.#eraser.dispose();
+    this.#namesWorker.dispose();
     this.#handles.closeAll();
     this.#disposed = true;
     if (this.#preparing) clearImmediate(this.#preparing);
