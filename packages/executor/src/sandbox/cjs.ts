@@ -121,7 +121,7 @@ ${namedExports(name, names)}`;
  * The facade's named exports: each a const read from module.exports after the module ran (a
  * binding name of the facade's own, `named0`..., exported under the name, which may be any text).
  */
-function namedExports(name: string, { found, asked }: FacadeNames): string {
+export function namedExports(name: string, { found, asked }: FacadeNames): string {
   if (found.length === 0 && asked.length === 0) return '';
   const lines: string[] = [];
   const exported: string[] = [];

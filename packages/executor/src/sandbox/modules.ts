@@ -20,12 +20,19 @@ import { INTERNAL_SPECIFIER } from './entry/internal-module.ts';
 import { preparationErrorKind } from './errors/error-kind.ts';
 import { ENTRY_NAME } from './errors/positions.ts';
 import type { IsolateHandle } from './isolate.ts';
-import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './modules/code-cache.ts';
+import {
+  type CodeCache,
+  compileModuleCached,
+  compileModuleCachedSync,
+  compileScriptCached,
+  compileScriptCachedSync,
+} from './modules/code-cache.ts';
 import { rewriteDynamicImports } from './modules/dynamic-import.ts';
 import { loaderRootSource, SCOPE_PREFIX, SCOPE_SOURCE } from './modules/linker-sources.ts';
 import { loadFailureMessage } from './modules/loader.ts';
 import type { NormalizedModuleMap } from './modules/module-map.ts';
 import { moduleSource } from './modules/module-source.ts';
+import { PACKAGES_FILENAME, PACKAGES_SOURCE, type PackageModules } from './modules/packages.ts';
 import { resolveSpecifier } from './resolver.ts';
 import type { FacadeNameMap } from './sources/cjs-exports.ts';
 import { eraseTypes, isTypeScriptModule } from './sources/typescript.ts';
@@ -52,6 +59,10 @@ export interface LinkOptions {
   readonly erased?: ReadonlyMap<string, string | Error>;
   /** The names each cjs facade exports beside its default (sources/cjs-exports.ts); none when absent. */
   readonly facades?: FacadeNameMap;
+  /** The packages the sandbox allows, which serve bare imports the map has no key for (modules/packages.ts). */
+  readonly packages?: PackageModules;
+  /** The code cache of the packages' scripts, which V8 consumes whatever the engine does with modules'. */
+  readonly scriptCache?: CodeCache;
   /** Whether the loader root `token` reported its module evaluated (the host signal). */
   readonly loaded: (token: number) => boolean;
 }
@@ -71,6 +82,8 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   const names = new WeakMap<ivm.Module, string>();
   // The entry, loader roots and scope modules may import the sandbox's own module; nothing else may.
   const privileged = new WeakSet<ivm.Module>();
+  // Loader roots alone name a package's facade by its module name.
+  const roots = new WeakSet<ivm.Module>();
   let failure: unknown;
 
   const withoutTypes = (name: string, source: string): string => {
@@ -117,7 +130,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
     return found === undefined ? undefined : { cjs: specifier, ...found };
   };
 
-  /** What `specifier` names from `referrer`: the sandbox's own modules, or a module of the map. */
+  /** What `specifier` names from `referrer`: the sandbox's own modules, a module of the map, or a package's. */
   const locate = (
     specifier: string,
     referrer: ivm.Module,
@@ -125,6 +138,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
     | { internal: ivm.Module }
     | { scope: string }
     | { cjs: string; source: string; as: string }
+    | { facade: string; specifier: string }
     | { name: string; from: string } => {
     const referrerName = names.get(referrer);
     if (referrerName === undefined) {
@@ -136,12 +150,74 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       if (specifier === INTERNAL_SPECIFIER) return { internal: options.internal };
       if (specifier.startsWith(SCOPE_PREFIX)) return { scope: specifier };
     }
+    if (roots.has(referrer)) {
+      const packaged = options.packages?.specifierOf(specifier);
+      if (packaged !== undefined) return { facade: specifier, specifier: packaged };
+    }
     const cjs = cjsTarget(specifier, referrerName);
     if (cjs !== undefined) return cjs;
-    const name = resolveSpecifier(specifier, referrerName, (candidate) => options.modules.has(candidate));
-    if (!options.modules.has(name)) throw new ModuleNotFoundError(specifier, referrerName);
-    return { name, from: referrerName };
+    const found = mapOrPackage(specifier, referrerName);
+    if (found === undefined) throw notFound(specifier, referrerName);
+    return 'facade' in found ? found : { ...found, from: referrerName };
   };
+
+  /** A module of the map `specifier` names from `referrer`, or else an allowed package's facade for it. */
+  const mapOrPackage = (
+    specifier: string,
+    referrer: string,
+  ): { name: string } | { facade: string; specifier: string } | undefined => {
+    const name = resolveSpecifier(specifier, referrer, (candidate) => options.modules.has(candidate));
+    // A key of the map wins over a package of the same name.
+    if (options.modules.has(name)) return { name };
+    const facade = options.packages?.facadeOf(specifier);
+    return facade === undefined ? undefined : { facade, specifier };
+  };
+  const notFound = (specifier: string, referrer: string) =>
+    new ModuleNotFoundError(specifier, referrer, options.packages?.names);
+
+  // The packages defined in this run's isolate (a run owns its isolate), with the registry first.
+  const defined = new Set<string>();
+  const definitions = (
+    specifier: string,
+  ): { source: string; filename: string; name: string; key?: string }[] => {
+    const packages = options.packages as PackageModules;
+    const scripts: { source: string; filename: string; name: string; key?: string }[] = packages
+      .packagesFor(specifier)
+      .filter((pkg) => !defined.has(pkg.name))
+      .map((pkg) => ({ ...packages.script(pkg), name: pkg.name }));
+    if (scripts.length > 0 && defined.size === 0) {
+      scripts.unshift({ source: PACKAGES_SOURCE, filename: PACKAGES_FILENAME, name: '' });
+    }
+    return scripts;
+  };
+  const defineSync = (specifier: string): void => {
+    for (const { source, filename, name, key } of definitions(specifier)) {
+      const compileOptions = { filename, cache: options.scriptCache, ...(key ? { key } : {}) };
+      const script = compileScriptCachedSync(handle.isolate, source, compileOptions);
+      try {
+        script.runSync(handle.context);
+      } finally {
+        script.release();
+      }
+      defined.add(name);
+    }
+  };
+  const defineAsync = async (specifier: string): Promise<void> => {
+    for (const { source, filename, name, key } of definitions(specifier)) {
+      if (defined.has(name)) continue;
+      const compileOptions = { filename, cache: options.scriptCache, ...(key ? { key } : {}) };
+      const script = await compileScriptCached(handle.isolate, source, compileOptions);
+      try {
+        await script.run(handle.context);
+      } finally {
+        script.release();
+      }
+      defined.add(name);
+    }
+  };
+  const facadeSource = (facade: string, specifier: string) =>
+    (options.packages as PackageModules).facadeSource(specifier, options.facades?.get(facade));
+  const packageMemo = new Map<string, ivm.Module | Promise<ivm.Module>>();
 
   const recordFailure = (error: unknown): never => {
     failure ??= error;
@@ -153,6 +229,14 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       const target = locate(specifier, referrer);
       if ('internal' in target) return target.internal;
       if ('scope' in target) return compileSync(target.scope, SCOPE_SOURCE, true);
+      if ('facade' in target) {
+        const known = packageMemo.get(target.facade);
+        if (known !== undefined && !(known instanceof Promise)) return known;
+        defineSync(target.specifier);
+        const module = compileSync(target.facade, facadeSource(target.facade, target.specifier));
+        packageMemo.set(target.facade, module);
+        return module;
+      }
       if ('cjs' in target) {
         const known = cjsMemo.get(target.cjs);
         if (known !== undefined && !(known instanceof Promise)) return known;
@@ -178,6 +262,15 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       const target = locate(specifier, referrer);
       if ('internal' in target) return target.internal;
       if ('scope' in target) return await compileAsync(target.scope, SCOPE_SOURCE, true);
+      if ('facade' in target) {
+        let module = packageMemo.get(target.facade);
+        if (module === undefined) {
+          const { facade, specifier } = target;
+          module = defineAsync(specifier).then(() => compileAsync(facade, facadeSource(facade, specifier)));
+          packageMemo.set(facade, module);
+        }
+        return await module;
+      }
       if ('cjs' in target) {
         let module = cjsMemo.get(target.cjs);
         if (module === undefined) {
@@ -207,6 +300,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   const loadOnce = async (name: string): Promise<string | undefined> => {
     const token = nextToken++;
     const root = await compileAsync(`${LOADER_ROOT_PREFIX}${token}`, loaderRootSource(token, name), true);
+    roots.add(root);
     try {
       await root.instantiate(handle.context, resolveAsync);
     } catch (error) {
@@ -225,10 +319,9 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
 
   handle.loader = (referrer: string, specifier: string): Promise<string> => {
     const result = serial.then(() => {
-      const name = resolveSpecifier(specifier, referrer, (candidate) => options.modules.has(candidate));
-      if (!options.modules.has(name)) {
-        return thrownFrame(new ModuleNotFoundError(specifier, referrer), 'module-not-found');
-      }
+      const found = mapOrPackage(specifier, referrer);
+      if (found === undefined) return thrownFrame(notFound(specifier, referrer), 'module-not-found');
+      const name = 'facade' in found ? found.facade : found.name;
       let outcome = outcomes.get(name);
       if (outcome === undefined) {
         outcome = loadOnce(name);

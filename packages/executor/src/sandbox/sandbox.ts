@@ -20,6 +20,7 @@ import {
   isFaultCode,
   type LogLine,
   MAX_DELAY,
+  MemoryLimitError,
   type ModuleMap,
   outboundMode,
   type ProviderDescriptor,
@@ -38,6 +39,7 @@ import { DurableTokenError } from '../durable/errors.ts';
 import { insideDurableCall, servedNested } from '../durable/pause.ts';
 import { REPLAY_DIVERGED } from '../durable/replay-texts.ts';
 import { DurableSession, type DurableStop } from '../durable/session.ts';
+import { checkBundle, type PackageBundle } from '../packages/bundle.ts';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
 import { DEFAULT_GRACE } from './bounds/grace.ts';
 import { ConsoleCapture } from './console.ts';
@@ -52,6 +54,7 @@ import { captureInvokeReference, RetainedHandles } from './handles.ts';
 import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
 import { BoundedCodeCache, type CodeCache } from './modules/code-cache.ts';
 import { buildModuleMap } from './modules/module-map.ts';
+import { PACKAGE_CODE_CACHE_BUDGET, PackageModules } from './modules/packages.ts';
 import { ENTRY_NAME, linkModules } from './modules.ts';
 import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
@@ -149,6 +152,11 @@ export interface SandboxOptions {
   readonly onRetainedEnded?: (executionId: string) => void;
   /** The key ring (and token options) of durable runs; without it a request for one is refused. */
   readonly durable?: DurabilityOptions;
+  /**
+   * The packages programs may import (docs/packages.md), as @supolka/codemode-packages bundled
+   * them; usePackages sets them later. A request's module map key of the same name wins.
+   */
+  readonly packages?: PackageBundle;
 }
 
 export class Sandbox {
@@ -170,9 +178,13 @@ export class Sandbox {
   readonly #namesWorker = new DeadlineWorker({ worker: NAMES_WORKER });
   readonly #names = new ExportNameReader(this.#namesWorker);
   readonly #durability: Durability | undefined;
+  #packages: PackageModules | undefined;
+  /** The packages' scripts' code cache: V8 consumes a script's blob in every engine served. */
+  readonly #scriptCache = new BoundedCodeCache(PACKAGE_CODE_CACHE_BUDGET);
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
+    if (options.packages !== undefined) this.usePackages(options.packages);
     this.#durability = options.durable === undefined ? undefined : new Durability(options.durable);
     // A report made before the probe existed has no such row: the cache stays off.
     this.#codeCache =
@@ -180,6 +192,14 @@ export class Sandbox {
         ? (options.codeCache ?? new BoundedCodeCache())
         : undefined;
     if (options.prepareAhead !== false) this.#scheduleNext();
+  }
+
+  /**
+   * Serves programs' imports from `bundle` from the next execution on (a pool child receives its
+   * executor's bundle once, after it started). Throws when `bundle` is not one this sandbox reads.
+   */
+  usePackages(bundle: PackageBundle): void {
+    this.#packages = new PackageModules(checkBundle(bundle));
   }
 
   /** The memory limit of the isolate prepared for the next request, or undefined when none is ready. */
@@ -409,7 +429,8 @@ export class Sandbox {
       if (typescript && erased === undefined) return timedOut(timeout);
       // The names each CommonJS facade exports, read off the sources under the same bound.
       const imports = separateImports(wire.code).imports.join('\n');
-      const facades = await this.#names.facadeNames(modules, imports, erased, left());
+      const packages = this.#packages;
+      const facades = await this.#names.facadeNames(modules, imports, erased, left(), packages);
       if (facades === undefined) return timedOut(timeout);
       // The entry last built, with the code it was built from, for positions in the author's code.
       let placed: { code: string; bodyStart: number; built: BuiltEntry } | undefined;
@@ -445,6 +466,7 @@ export class Sandbox {
         typescript,
         ...(erased ? { erased } : {}),
         facades,
+        ...(packages ? { packages, scriptCache: this.#scriptCache } : {}),
         loaded: (token) => slots.loaded.has(token),
       });
       const aborted = new Promise<RunOutcome>((resolve) => {
@@ -470,6 +492,10 @@ export class Sandbox {
         if (host.signal?.aborted) return cancelled(host.signal);
         entry = linker.linkEntry(compiled);
       } catch (error) {
+        // The memory limit can end the isolate while the graph links: a package's script runs then.
+        if (handle.isolate.isDisposed && host.signal?.aborted !== true) {
+          return failure(new MemoryLimitError(memoryLimit));
+        }
         const failed = preparationFailure(linker.failure ?? error, sources);
         // The entry's own syntax error, not a module's: was the code written as statements?
         if (linker.failure !== undefined || failed.errorKind !== 'syntax' || placed === undefined)

@@ -25,6 +25,7 @@ import type { ModuleEntry } from '@supolka/codemode-protocol/wire';
 import { cjsFactoryName } from '../cjs.ts';
 import { ENTRY_NAME } from '../errors/positions.ts';
 import { moduleKind, type NormalizedModuleMap } from '../modules/module-map.ts';
+import type { PackageModules } from '../modules/packages.ts';
 import { resolveSpecifier } from '../resolver.ts';
 import { type DeadlineWorker, threadModule, type WorkerSource } from '../threads/deadline-worker.ts';
 import {
@@ -47,7 +48,7 @@ export interface FacadeNames {
   readonly asked: readonly string[];
 }
 
-/** Each cjs module of the map, by name, and the names its facade exports. */
+/** Each cjs module of the map and each CommonJS package facade a run imports, by module name, and the names it exports. */
 export type FacadeNameMap = ReadonlyMap<string, FacadeNames>;
 
 /**
@@ -86,14 +87,17 @@ export class ExportNameReader {
     imports: string,
     erased: ReadonlyMap<string, string | Error> | undefined,
     within: number,
+    packages?: PackageModules,
   ): Promise<FacadeNameMap | undefined> {
     const cjs = [...modules].filter(([, entry]) => moduleKind(entry) === 'cjs').map(([name]) => name);
-    if (cjs.length === 0) return new Map();
+    if (cjs.length === 0 && packages?.hasCommonJs !== true) return new Map();
     const readings = sourcesToRead(modules, imports, erased);
     const answers = await this.#read(readings, within);
     if (answers === undefined) return undefined;
     const lexed = new Map<string, CommonJsNames>();
     const asked = new Map<string, Set<string>>(cjs.map((name) => [name, new Set()]));
+    // Package facades some import asks names of, with their specifiers.
+    const packaged = new Map<string, string>();
     const has = (candidate: string) => modules.has(candidate);
     readings.forEach(({ reading, module }, index) => {
       const names = answers[index] as ReadNames;
@@ -102,7 +106,19 @@ export class ExportNameReader {
         return;
       }
       for (const { specifier, names: wanted } of names as readonly ImportedNames[]) {
-        const target = asked.get(resolveSpecifier(specifier, module, has));
+        const resolved = resolveSpecifier(specifier, module, has);
+        let target = asked.get(resolved);
+        // A CommonJS specifier of an allowed package, when the map has no key of that name.
+        const facade = has(resolved) ? undefined : packages?.facadeOf(specifier);
+        if (
+          target === undefined &&
+          facade !== undefined &&
+          packages?.commonJsNames(specifier) !== undefined
+        ) {
+          target = asked.get(facade) ?? new Set();
+          asked.set(facade, target);
+          packaged.set(facade, specifier);
+        }
         for (const name of wanted) target?.add(name);
       }
     });
@@ -112,6 +128,11 @@ export class ExportNameReader {
       const found = foundNames(name, lexed, (candidate) => lexed.has(candidate));
       const missing = [...(asked.get(name) as Set<string>)].filter((wanted) => !found.has(wanted));
       facades.set(name, { found: [...found].filter(isExportName), asked: missing.filter(isExportName) });
+    }
+    for (const [facade, specifier] of packaged) {
+      const found = new Set((packages as PackageModules).commonJsNames(specifier));
+      const missing = [...(asked.get(facade) as Set<string>)].filter((wanted) => !found.has(wanted));
+      facades.set(facade, { found: [...found].filter(isExportName), asked: missing.filter(isExportName) });
     }
     return facades;
   }
