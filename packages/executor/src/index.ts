@@ -87,6 +87,7 @@ export type { ExecuteResult } from './sandbox/sandbox.ts';
 export {
   type DescribedProvider,
   type DescribedTools,
+  type DescribeToolsOptions,
   describeTools,
   type ToolDefinition,
   type ToolNamespace,

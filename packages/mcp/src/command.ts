@@ -5,6 +5,7 @@
  * everything this command says goes to stderr. Returns 2 for a command line or config that cannot
  * run, naming what is wrong; 0 when the client closes stdio or a signal ends the service.
  */
+import { dirname, resolve } from 'node:path';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { IsolateExecutor } from '@supolka/codemode-executor';
@@ -98,18 +99,17 @@ export async function runMcp(
     ...optional('wallClockLimit', command.wallClockLimit ?? config.wallClockLimit),
     ...optional('memoryLimit', command.memoryLimit ?? config.memoryLimit),
     ...(outbound === 'native' ? { outbound: undefined } : { outbound: null }),
+    // Found from the config file's folder, as the file's other paths are read by whoever wrote it.
+    ...(config.packages !== undefined
+      ? { packages: config.packages, packagesBase: dirname(resolve(command.config)) }
+      : {}),
   });
-  const host: McpHost = {
-    catalog: new Catalog(upstreams),
-    policy: new ApprovalPolicy(config.approvals, config.defaultApproval),
-    executor,
-    limits: {
-      maxResultLength: config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH,
-      maxUpstreamCalls: config.maxUpstreamCalls ?? DEFAULT_MAX_UPSTREAM_CALLS,
-      progressInterval: config.progressInterval ?? DEFAULT_PROGRESS_INTERVAL,
-      approvalTimeout: config.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT,
-    },
-  };
+  // Bundled while the upstreams start; packages that cannot be served stop the command.
+  const allowed = executor.packages();
+  const refused = allowed.then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
   // The pool's child starts beside the upstreams, so the first execute does not wait for it.
   const ready = executor.engine().then(
     () => {},
@@ -118,6 +118,25 @@ export async function runMcp(
   );
   const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
   await ready;
+  const refusal = await refused;
+  if (refusal !== undefined) {
+    await Promise.all(upstreams.map((upstream) => upstream.close()));
+    await executor.dispose();
+    output.err(`codemode-executor mcp: ${refusal}\n`);
+    return 2;
+  }
+  const host: McpHost = {
+    catalog: new Catalog(upstreams),
+    policy: new ApprovalPolicy(config.approvals, config.defaultApproval),
+    executor,
+    packages: await allowed,
+    limits: {
+      maxResultLength: config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH,
+      maxUpstreamCalls: config.maxUpstreamCalls ?? DEFAULT_MAX_UPSTREAM_CALLS,
+      progressInterval: config.progressInterval ?? DEFAULT_PROGRESS_INTERVAL,
+      approvalTimeout: config.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT,
+    },
+  };
   started.forEach((outcome, index) => {
     if (outcome.status === 'rejected') {
       output.err(

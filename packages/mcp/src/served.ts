@@ -16,8 +16,8 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { IsolateExecutor } from '@supolka/codemode-executor';
-import { cutText, safeText } from '@supolka/codemode-executor/serving';
+import type { AllowedPackage, IsolateExecutor } from '@supolka/codemode-executor';
+import { cutText, packagesLine, safeText } from '@supolka/codemode-executor/serving';
 import type { ApprovalPolicy } from './approvals.ts';
 import { type Catalog, DESCRIPTION_CUTOVER } from './catalog.ts';
 import { type AskUser, type ExecutionLimits, runExecution } from './execution.ts';
@@ -28,6 +28,8 @@ export interface McpHost {
   readonly catalog: Catalog;
   readonly policy: ApprovalPolicy;
   readonly executor: IsolateExecutor;
+  /** The npm packages programs may import (the config's `packages`), which the description lists. */
+  readonly packages?: readonly AllowedPackage[];
   readonly limits: ExecutionLimits & {
     readonly progressInterval: number;
     readonly approvalTimeout: number;
@@ -46,13 +48,19 @@ function executeTool(host: McpHost): Tool {
     : `\`\`\`ts\n${declarations}\n\`\`\``;
   return {
     name: 'execute',
-    description: `${EXECUTE_PREAMBLE}\n\n${body}${down}\n\n${policyLine(host)}`,
+    description: `${EXECUTE_PREAMBLE}${packagesParagraph(host)}\n\n${body}${down}\n\n${policyLine(host)}`,
     inputSchema: {
       type: 'object',
       properties: { code: { type: 'string', description: 'The program: async () => { ... }' } },
       required: ['code'],
     },
   };
+}
+
+/** The allowed packages as a paragraph of the description, or nothing when none are. */
+function packagesParagraph(host: McpHost): string {
+  const line = packagesLine(host.packages ?? []);
+  return line === '' ? '' : `\n\n${line}`;
 }
 
 /** Characters of the approval policy the description shows: the operator's rules, up to 1000 of them. */

@@ -9,6 +9,7 @@ export {
   memoryOption,
   missingValueMessage,
   noValueMessage,
+  packagesOption,
   parseOrExplain,
   poolSizeOption,
   UsageError,
