@@ -20,19 +20,13 @@ import { INTERNAL_SPECIFIER } from './entry/internal-module.ts';
 import { preparationErrorKind } from './errors/error-kind.ts';
 import { ENTRY_NAME } from './errors/positions.ts';
 import type { IsolateHandle } from './isolate.ts';
-import {
-  type CodeCache,
-  compileModuleCached,
-  compileModuleCachedSync,
-  compileScriptCached,
-  compileScriptCachedSync,
-} from './modules/code-cache.ts';
+import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './modules/code-cache.ts';
 import { rewriteDynamicImports } from './modules/dynamic-import.ts';
 import { loaderRootSource, SCOPE_PREFIX, SCOPE_SOURCE } from './modules/linker-sources.ts';
 import { loadFailureMessage } from './modules/loader.ts';
 import type { NormalizedModuleMap } from './modules/module-map.ts';
 import { moduleSource } from './modules/module-source.ts';
-import { PACKAGES_FILENAME, PACKAGES_SOURCE, type PackageModules } from './modules/packages.ts';
+import { definePackages, definePackagesSync, type PackageModules } from './modules/packages.ts';
 import { resolveSpecifier } from './resolver.ts';
 import type { FacadeNameMap } from './sources/cjs-exports.ts';
 import { eraseTypes, isTypeScriptModule } from './sources/typescript.ts';
@@ -63,6 +57,12 @@ export interface LinkOptions {
   readonly packages?: PackageModules;
   /** The code cache of the packages' scripts, which V8 consumes whatever the engine does with modules'. */
   readonly scriptCache?: CodeCache;
+  /** Packages the prepared isolate holds defined already (setup/warm-packages.ts), the registry's '' among them. */
+  readonly definedPackages?: ReadonlySet<string>;
+  /** Facades the prepared isolate holds linked and evaluated already, by module name. */
+  readonly warmFacades?: ReadonlyMap<string, ivm.Module>;
+  /** Told each allowed specifier a facade is linked for: what the next prepared isolate may hold ready. */
+  readonly onPackageImported?: (specifier: string) => void;
   /** Whether the loader root `token` reported its module evaluated (the host signal). */
   readonly loaded: (token: number) => boolean;
 }
@@ -175,49 +175,19 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   const notFound = (specifier: string, referrer: string) =>
     new ModuleNotFoundError(specifier, referrer, options.packages?.names);
 
-  // The packages defined in this run's isolate (a run owns its isolate), with the registry first.
-  const defined = new Set<string>();
-  const definitions = (
-    specifier: string,
-  ): { source: string; filename: string; name: string; key?: string }[] => {
-    const packages = options.packages as PackageModules;
-    const scripts: { source: string; filename: string; name: string; key?: string }[] = packages
-      .packagesFor(specifier)
-      .filter((pkg) => !defined.has(pkg.name))
-      .map((pkg) => ({ ...packages.script(pkg), name: pkg.name }));
-    if (scripts.length > 0 && defined.size === 0) {
-      scripts.unshift({ source: PACKAGES_SOURCE, filename: PACKAGES_FILENAME, name: '' });
-    }
-    return scripts;
-  };
+  // The packages defined in this run's isolate (a run owns its isolate; a prepared one may hold some already).
+  const defined = new Set<string>(options.definedPackages);
+  const definition = { handle, defined, cache: options.scriptCache };
   const defineSync = (specifier: string): void => {
-    for (const { source, filename, name, key } of definitions(specifier)) {
-      const compileOptions = { filename, cache: options.scriptCache, ...(key ? { key } : {}) };
-      const script = compileScriptCachedSync(handle.isolate, source, compileOptions);
-      try {
-        script.runSync(handle.context);
-      } finally {
-        script.release();
-      }
-      defined.add(name);
-    }
+    definePackagesSync({ ...definition, packages: options.packages as PackageModules }, specifier);
   };
-  const defineAsync = async (specifier: string): Promise<void> => {
-    for (const { source, filename, name, key } of definitions(specifier)) {
-      if (defined.has(name)) continue;
-      const compileOptions = { filename, cache: options.scriptCache, ...(key ? { key } : {}) };
-      const script = await compileScriptCached(handle.isolate, source, compileOptions);
-      try {
-        await script.run(handle.context);
-      } finally {
-        script.release();
-      }
-      defined.add(name);
-    }
-  };
+  const defineAsync = (specifier: string): Promise<void> =>
+    definePackages({ ...definition, packages: options.packages as PackageModules }, specifier);
   const facadeSource = (facade: string, specifier: string) =>
     (options.packages as PackageModules).facadeSource(specifier, options.facades?.get(facade));
-  const packageMemo = new Map<string, ivm.Module | Promise<ivm.Module>>();
+  const packageMemo = new Map<string, ivm.Module | Promise<ivm.Module>>(
+    [...(options.warmFacades ?? [])].map(([name, module]) => [name, register(module, name)]),
+  );
 
   const recordFailure = (error: unknown): never => {
     failure ??= error;
@@ -230,6 +200,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       if ('internal' in target) return target.internal;
       if ('scope' in target) return compileSync(target.scope, SCOPE_SOURCE, true);
       if ('facade' in target) {
+        options.onPackageImported?.(target.specifier);
         const known = packageMemo.get(target.facade);
         if (known !== undefined && !(known instanceof Promise)) return known;
         defineSync(target.specifier);
@@ -263,6 +234,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       if ('internal' in target) return target.internal;
       if ('scope' in target) return await compileAsync(target.scope, SCOPE_SOURCE, true);
       if ('facade' in target) {
+        options.onPackageImported?.(target.specifier);
         let module = packageMemo.get(target.facade);
         if (module === undefined) {
           const { facade, specifier } = target;

@@ -60,6 +60,7 @@ import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
 import { type PreparedIsolate, prepareIsolate } from './setup/prepared-isolate.ts';
+import { type Warmed, WarmPackages, warmUp } from './setup/warm-packages.ts';
 import { ExportNameReader, NAMES_WORKER } from './sources/cjs-exports.ts';
 import {
   checkSourceNesting,
@@ -157,6 +158,18 @@ export interface SandboxOptions {
    * them; usePackages sets them later. A request's module map key of the same name wins.
    */
   readonly packages?: PackageBundle;
+  /**
+   * Where the packages' scripts' code cache lives (default: a BoundedCodeCache of
+   * PACKAGE_CODE_CACHE_BUDGET). V8 consumes a script's blob in every engine served, so a package is
+   * compiled from source once per cache; bench/packages.ts passes one that keeps nothing.
+   */
+  readonly packageCodeCache?: CodeCache;
+  /**
+   * Hold the packages recent runs imported ready in the isolate prepared ahead (default true):
+   * their code runs off the request's path, and counts against the next program's memory limit
+   * whether it imports them or not (setup/warm-packages.ts).
+   */
+  readonly warmPackages?: boolean;
 }
 
 export class Sandbox {
@@ -180,10 +193,15 @@ export class Sandbox {
   readonly #durability: Durability | undefined;
   #packages: PackageModules | undefined;
   /** The packages' scripts' code cache: V8 consumes a script's blob in every engine served. */
-  readonly #scriptCache = new BoundedCodeCache(PACKAGE_CODE_CACHE_BUDGET);
+  readonly #scriptCache: CodeCache;
+  /** The specifiers recent runs imported, which the next prepared isolate holds ready. */
+  readonly #warm = new WarmPackages();
+  /** What each prepared isolate holds ready of the packages, when it holds any. */
+  readonly #warmed = new WeakMap<PreparedIsolate, Warmed>();
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
+    this.#scriptCache = options.packageCodeCache ?? new BoundedCodeCache(PACKAGE_CODE_CACHE_BUDGET);
     if (options.packages !== undefined) this.usePackages(options.packages);
     this.#durability = options.durable === undefined ? undefined : new Durability(options.durable);
     // A report made before the probe existed has no such row: the cache stays off.
@@ -386,7 +404,7 @@ export class Sandbox {
     // 3. The isolate, restored from the snapshot under the request's memory limit.
     let prepared: PreparedIsolate;
     try {
-      prepared = this.#take(memoryLimit);
+      prepared = this.#take(memoryLimit, durable !== undefined);
     } catch (error) {
       return failure(error);
     }
@@ -466,7 +484,15 @@ export class Sandbox {
         typescript,
         ...(erased ? { erased } : {}),
         facades,
-        ...(packages ? { packages, scriptCache: this.#scriptCache } : {}),
+        ...(packages
+          ? {
+              packages,
+              scriptCache: this.#scriptCache,
+              definedPackages: this.#warmed.get(prepared)?.defined ?? new Set(),
+              warmFacades: this.#warmed.get(prepared)?.facades ?? new Map(),
+              onPackageImported: (specifier: string) => this.#warm.imported(specifier),
+            }
+          : {}),
         loaded: (token) => slots.loaded.has(token),
       });
       const aborted = new Promise<RunOutcome>((resolve) => {
@@ -578,6 +604,7 @@ export class Sandbox {
         // Off the caller's path: the envelope does not wait for the isolate's teardown.
         setImmediate(() => disposeIsolate(handle));
       }
+      this.#warm.ran();
       this.#scheduleNext();
     }
   }
@@ -587,14 +614,17 @@ export class Sandbox {
    * The next isolate is prepared at the limit of the latest request, so a caller that always asks
    * for the same limit always finds one ready; one prepared at another limit is disposed here.
    */
-  #take(memoryLimit: number): PreparedIsolate {
+  #take(memoryLimit: number, durable: boolean): PreparedIsolate {
     this.#nextMemoryLimit = memoryLimit;
     const prepared = this.#prepared;
     this.#prepared = undefined;
     if (prepared !== undefined && !prepared.handle.isolate.isDisposed) {
-      if (prepared.handle.memoryLimit === memoryLimit) return prepared;
+      // A durable run journals what its code does: library code that ran ahead ran outside it.
+      const fits = prepared.handle.memoryLimit === memoryLimit && !(durable && this.#warmed.has(prepared));
+      if (fits) return prepared;
       disposeIsolate(prepared.handle);
     }
+    // On the request's path: nothing is warmed here.
     return this.#prepare(memoryLimit);
   }
 
@@ -607,6 +637,23 @@ export class Sandbox {
     });
   }
 
+  /** An isolate prepared ahead, holding ready the packages recent runs imported (setup/warm-packages.ts). */
+  #prepareAhead(memoryLimit: number): PreparedIsolate {
+    const prepared = this.#prepare(memoryLimit);
+    const packages = this.#packages;
+    const specifiers = this.#warm.specifiers;
+    if (packages === undefined || specifiers.length === 0 || this.#options.warmPackages === false)
+      return prepared;
+    const warmed = warmUp(prepared.handle, packages, specifiers, this.#scriptCache, memoryLimit);
+    if ('failed' in warmed) {
+      if (warmed.failed !== undefined) this.#warm.refuse(warmed.failed);
+      disposeIsolate(prepared.handle);
+      return this.#prepare(memoryLimit);
+    }
+    if (warmed.loaded.length > 0) this.#warmed.set(prepared, warmed);
+    return prepared;
+  }
+
   /** Prepares the next isolate once the current work yields, so a request finds it ready. */
   #scheduleNext(): void {
     if (this.#options.prepareAhead === false || this.#disposed || this.#prepared || this.#preparing) return;
@@ -614,7 +661,7 @@ export class Sandbox {
       this.#preparing = undefined;
       if (this.#disposed || this.#prepared) return;
       try {
-        this.#prepared = this.#prepare(this.#nextMemoryLimit);
+        this.#prepared = this.#prepareAhead(this.#nextMemoryLimit);
       } catch {
         // The next request prepares its own isolate and reports what fails there.
         return;

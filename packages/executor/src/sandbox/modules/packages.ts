@@ -15,10 +15,12 @@
  * is a cjs facade's (cjs.ts): module.exports as default, the names Node's lexer found, and those
  * the request's imports asked for, checked once loaded.
  */
+import type ivm from 'isolated-vm';
 import type { BundledPackage, BundledSubpath, PackageBundle } from '../../packages/bundle.ts';
 import { namedExports } from '../cjs.ts';
+import type { IsolateHandle } from '../isolate.ts';
 import type { FacadeNames } from '../sources/cjs-exports.ts';
-import { codeCacheKey } from './code-cache.ts';
+import { type CodeCache, codeCacheKey, compileScriptCached, compileScriptCachedSync } from './code-cache.ts';
 
 /** The prefix of a facade's module name: `codemode:package/zod/mini` serves `zod/mini`. */
 export const PACKAGE_PREFIX = 'codemode:package/';
@@ -41,7 +43,11 @@ export const PACKAGES_SOURCE = `(() => {
     const parts = specifier.split('/');
     return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
   };
+  const loaded = new Map();
   const load = (specifier) => {
+    // What a specifier answers is its package's to memoize too (each ES module namespace is made
+    // once); kept here so a warmed isolate's run finds it made.
+    if (loaded.has(specifier)) return loaded.get(specifier);
     const name = packageOf(String(specifier));
     let module = modules.get(name);
     if (module === undefined) {
@@ -49,11 +55,19 @@ export const PACKAGES_SOURCE = `(() => {
       if (factory === undefined) throw new Error("Cannot find package '" + name + "': it is not loaded in this run.");
       module = { exports: {} };
       modules.set(name, module);
-      factory.call(module.exports, load, module, module.exports);
+      try {
+        factory.call(module.exports, load, module, module.exports);
+      } catch (error) {
+        // Evicted, so the next load runs it again rather than reading half a registry.
+        modules.delete(name);
+        throw error;
+      }
     }
     const get = Object.hasOwn(module.exports, specifier) ? module.exports[specifier] : undefined;
     if (typeof get !== 'function') throw new Error("Cannot find module '" + specifier + "' in its package.");
-    return get();
+    const value = get();
+    loaded.set(specifier, value);
+    return value;
   };
   const define = (name, factory) => {
     if (!factories.has(name)) factories.set(name, factory);
@@ -87,6 +101,11 @@ export class PackageModules {
     if (!name.startsWith(PACKAGE_PREFIX)) return undefined;
     const specifier = name.slice(PACKAGE_PREFIX.length);
     return this.#subpaths.has(specifier) ? specifier : undefined;
+  }
+
+  /** Whether `specifier` is an ES module's: its facade's source depends on nothing a request says. */
+  isEsModule(specifier: string): boolean {
+    return this.#subpaths.get(specifier)?.subpath.format === 'esm';
   }
 
   /** For a CommonJS specifier, the names the lexer found; undefined for an ES module's or an unknown one. */
@@ -173,3 +192,69 @@ export interface PackageScript {
  * date-fns's 1.3 MB, so 32 MiB holds the blobs of some twenty-five libraries of that size.
  */
 export const PACKAGE_CODE_CACHE_BUDGET = 32 * 1024 * 1024;
+
+/** What defining packages in one isolate works with: its handle, what it holds defined, the scripts' cache. */
+export interface Definition {
+  readonly handle: IsolateHandle;
+  readonly packages: PackageModules;
+  /** Package names defined in the isolate, '' for the registry itself; added to as each is. */
+  readonly defined: Set<string>;
+  readonly cache: CodeCache | undefined;
+  /** A bound on each script's run, in ms: preparation's, where no run clock bounds the work. */
+  readonly timeout?: number;
+}
+
+/** The registry, then each package `specifier` needs, that the isolate does not hold yet. */
+function missing({ packages, defined }: Definition, specifier: string) {
+  const scripts: { name: string; source: string; filename: string; key?: string }[] = packages
+    .packagesFor(specifier)
+    .filter((pkg) => !defined.has(pkg.name))
+    .map((pkg) => ({ name: pkg.name, ...packages.script(pkg) }));
+  if (scripts.length > 0 && !defined.has('')) {
+    scripts.unshift({ name: '', source: PACKAGES_SOURCE, filename: PACKAGES_FILENAME });
+  }
+  return scripts;
+}
+
+/** Defines what `specifier` needs, with synchronous calls: for an idle isolate (the static graph, preparation). */
+export function definePackagesSync(definition: Definition, specifier: string): void {
+  const { handle, cache, timeout } = definition;
+  for (const { name, source, filename, key } of missing(definition, specifier)) {
+    const script = compileScriptCachedSync(handle.isolate, source, {
+      filename,
+      cache,
+      ...(key ? { key } : {}),
+    });
+    try {
+      script.runSync(handle.context, timeout === undefined ? {} : { timeout });
+    } finally {
+      script.release();
+    }
+    definition.defined.add(name);
+  }
+}
+
+/** The same with asynchronous calls, for an isolate that may be busy (import() while the program runs). */
+export async function definePackages(definition: Definition, specifier: string): Promise<void> {
+  const { handle, cache } = definition;
+  for (const { name, source, filename, key } of missing(definition, specifier)) {
+    // Another load may have defined it while this one waited.
+    if (definition.defined.has(name)) continue;
+    const script: ivm.Script = await compileScriptCached(handle.isolate, source, {
+      filename,
+      cache,
+      ...(key ? { key } : {}),
+    });
+    try {
+      await script.run(handle.context);
+    } finally {
+      script.release();
+    }
+    definition.defined.add(name);
+  }
+}
+
+/** The isolate-side expression that loads `specifier` from the registry (preparation's warm-up). */
+export function loadExpression(specifier: string): string {
+  return `void globalThis[${REGISTRY_KEY}].load(${JSON.stringify(specifier)});`;
+}
