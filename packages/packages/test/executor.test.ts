@@ -81,3 +81,9 @@ test('without the option, no package is allowed and the not-found sentence is un
     "Cannot find module 'zod' imported from executor.js: the module map has no such key.",
   );
 });
+
+test("the Code Mode form's statements import allowed packages too", async () => {
+  const executor = make({ packages: ['zod'], packagesBase: here });
+  const result = await executor.execute("import { z } from 'zod'\nreturn z.string().parse('code mode')", {});
+  expect(result).toMatchObject({ result: 'code mode' });
+});

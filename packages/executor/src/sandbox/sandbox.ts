@@ -446,7 +446,7 @@ export class Sandbox {
       const erased = typescript ? await eraseTypeScriptModules(modules, this.#eraser, left()) : undefined;
       if (typescript && erased === undefined) return timedOut(timeout);
       // The names each CommonJS facade exports, read off the sources under the same bound.
-      const imports = separateImports(wire.code).imports.join('\n');
+      const imports = () => separateImports(wire.code).imports.join('\n');
       const packages = this.#packages;
       const facades = await this.#names.facadeNames(modules, imports, erased, left(), packages);
       if (facades === undefined) return timedOut(timeout);

@@ -138,7 +138,7 @@ function reader() {
 test('small sources are read on this thread; a large one goes to the worker, and its reading is kept', async () => {
   const { worker, names } = reader();
   const small = buildModuleMap({ 'a.cjs': { cjs: 'exports.small = 1' } });
-  expect(await names.facadeNames(small, '', undefined, 10_000)).toStrictEqual(
+  expect(await names.facadeNames(small, () => '', undefined, 10_000)).toStrictEqual(
     new Map([['a.cjs', { found: ['small'], asked: [] }]]),
   );
   expect(worker.threadAlive).toBe(false);
@@ -146,18 +146,18 @@ test('small sources are read on this thread; a large one goes to the worker, and
   const large = buildModuleMap({
     'big.cjs': { cjs: `exports.big = 1;\n${'//'.padEnd(INLINE_BUDGET, 'x')}` },
   });
-  const read = await names.facadeNames(large, '', undefined, 10_000);
+  const read = await names.facadeNames(large, () => '', undefined, 10_000);
   expect(read).toStrictEqual(new Map([['big.cjs', { found: ['big'], asked: [] }]]));
   expect(worker.threadAlive).toBe(true);
   // Kept: read again with no worker left to read it.
   worker.dispose();
-  expect(await names.facadeNames(large, '', undefined, 10_000)).toStrictEqual(read);
+  expect(await names.facadeNames(large, () => '', undefined, 10_000)).toStrictEqual(read);
 });
 
 test('a map with no cjs module reads nothing', async () => {
   const { worker, names } = reader();
   const map = buildModuleMap({ 'big.js': `export const x = 1;\n${'//'.padEnd(INLINE_BUDGET * 2, 'x')}` });
-  expect(await names.facadeNames(map, "import { x } from './big.js'", undefined, 10_000)).toStrictEqual(
+  expect(await names.facadeNames(map, () => "import { x } from './big.js'", undefined, 10_000)).toStrictEqual(
     new Map(),
   );
   expect(worker.threadAlive).toBe(false);
@@ -167,7 +167,7 @@ test('a reading of megabytes past the run bound answers undefined, and the run e
   const { names } = reader();
   const source = 'exports.a = 1;\n'.repeat(500_000);
   const map = buildModuleMap({ 'huge.cjs': { cjs: source } });
-  expect(await names.facadeNames(map, '', undefined, 0)).toBeUndefined();
+  expect(await names.facadeNames(map, () => '', undefined, 0)).toBeUndefined();
 
   const envelope = await sandbox.execute({
     code: `import { a } from './huge.cjs'

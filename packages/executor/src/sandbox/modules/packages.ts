@@ -89,6 +89,7 @@ export class PackageModules {
         this.#subpaths.set(specifier, { pkg, subpath });
     }
     this.names = bundle.packages.map(({ name }) => name);
+    this.hasCommonJs = [...this.#subpaths.values()].some(({ subpath }) => subpath.format === 'cjs');
   }
 
   /** The facade module a bare specifier names, when an allowed package offers it. */
@@ -115,10 +116,7 @@ export class PackageModules {
   }
 
   /** Whether any specifier is CommonJS: only then do the request's imports need reading for names. */
-  get hasCommonJs(): boolean {
-    for (const { subpath } of this.#subpaths.values()) if (subpath.format === 'cjs') return true;
-    return false;
-  }
+  readonly hasCommonJs: boolean;
 
   /**
    * The packages to define before `specifier` can load, each once, those it requires first: its

@@ -78,20 +78,21 @@ export class ExportNameReader {
   }
 
   /**
-   * The facades' names for `modules`, whose code imports with `imports` (its leading import
-   * declarations) and whose `.ts` modules read as `erased`; undefined when `within` ms of the
-   * worker's time passed first. A map with no cjs module costs nothing.
+   * The facades' names for `modules`, whose code imports with `imports()` (its leading import
+   * declarations, read only when needed) and whose `.ts` modules read as `erased`; undefined when
+   * `within` ms of the worker's time passed first. A map with no cjs module (and no CommonJS
+   * package allowed) costs nothing.
    */
   async facadeNames(
     modules: NormalizedModuleMap,
-    imports: string,
+    imports: () => string,
     erased: ReadonlyMap<string, string | Error> | undefined,
     within: number,
     packages?: PackageModules,
   ): Promise<FacadeNameMap | undefined> {
     const cjs = [...modules].filter(([, entry]) => moduleKind(entry) === 'cjs').map(([name]) => name);
     if (cjs.length === 0 && packages?.hasCommonJs !== true) return new Map();
-    const readings = sourcesToRead(modules, imports, erased);
+    const readings = sourcesToRead(modules, imports(), erased);
     const answers = await this.#read(readings, within);
     if (answers === undefined) return undefined;
     const lexed = new Map<string, CommonJsNames>();
