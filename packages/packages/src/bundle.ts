@@ -11,13 +11,15 @@
  * and `zod/v4` share one copy of zod (adr/0006). A second build with splitting reads what each
  * specifier exports (esbuild's metafile), since the registry's output cannot say.
  *
- * Bounded: the whole configuration within `timeout` (BUNDLE_TIMEOUT by default; each esbuild run
+ * A package bundled once is kept for the process while the files it was made from are unchanged
+ * (bundle-cache.ts). Bounded: the whole configuration within `timeout` (BUNDLE_TIMEOUT by default; each esbuild run
  * is cancelled at the deadline), one package's script at most PACKAGE_SIZE_LIMIT, all of them at
  * most BUNDLE_SIZE_LIMIT. Every failure is a PackageConfigurationError with one sentence.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { BundledPackage, BundledSubpath, PackageBundle } from '@supolka/codemode-executor';
 import { type BuildOptions, type BuildResult, context, type Message } from 'esbuild';
+import { BundleCache } from './bundle-cache.ts';
 import { commonJsNames } from './commonjs-names.ts';
 import { configuredPackages, PackageConfigurationError, type PackageList } from './configuration.ts';
 import { checkInputs, guardPlugin } from './guard.ts';
@@ -69,7 +71,7 @@ export async function bundlePackages(options: BundleOptions): Promise<PackageBun
       for (const specifier of (offered[otherIndex] as Map<string, string>).keys())
         external.set(specifier, other.name);
     });
-    const bundled = await bundleOne(pkg, offered[index] as Map<string, string>, external, deadline);
+    const bundled = await cachedBundle(pkg, offered[index] as Map<string, string>, external, deadline);
     if (bundled.source.length > PACKAGE_SIZE_LIMIT) {
       throw new PackageConfigurationError(
         `The package ${pkg.name} bundles to ${bundled.source.length} characters, past the ${PACKAGE_SIZE_LIMIT} one package may take.`,
@@ -86,12 +88,30 @@ export async function bundlePackages(options: BundleOptions): Promise<PackageBun
   return { packages };
 }
 
-async function bundleOne(
+/** The process's bundles (bundle-cache.ts). */
+const cache = new BundleCache();
+
+/** The package's bundle from the cache when nothing it was made from changed, else made and kept. */
+async function cachedBundle(
   pkg: LocatedPackage,
   offered: ReadonlyMap<string, string>,
   external: ReadonlyMap<string, string>,
   deadline: number,
 ): Promise<BundledPackage> {
+  const key = JSON.stringify([pkg.root, [...offered], [...external]]);
+  const kept = cache.get(key);
+  if (kept !== undefined) return kept;
+  const { bundled, files } = await bundleOne(pkg, offered, external, deadline);
+  cache.set(key, bundled, files);
+  return bundled;
+}
+
+async function bundleOne(
+  pkg: LocatedPackage,
+  offered: ReadonlyMap<string, string>,
+  external: ReadonlyMap<string, string>,
+  deadline: number,
+): Promise<{ bundled: BundledPackage; files: string[] }> {
   const roots = readableRoots(pkg);
   const requires = new Set<string>();
   const common: BuildOptions = {
@@ -109,7 +129,7 @@ async function bundleOne(
   const registry = `module.exports = {\n${[...offered]
     .map(([specifier, file]) => `  ${JSON.stringify(specifier)}: () => require(${JSON.stringify(file)}),`)
     .join('\n')}\n};\n`;
-  const files = [...new Set(offered.values())];
+  const entries = [...new Set(offered.values())];
   const [script, analysis] = await Promise.all([
     buildWithin(
       {
@@ -128,16 +148,19 @@ async function bundleOne(
         splitting: true,
         metafile: true,
         outdir: 'codemode-analysis',
-        entryPoints: Object.fromEntries(files.map((file, index) => [`entry${index}`, file])),
+        entryPoints: Object.fromEntries(entries.map((file, index) => [`entry${index}`, file])),
       },
       pkg.name,
       deadline,
     ),
   ]);
+  // What the bundle was made from: every file the builds read, and each readable folder's package.json.
+  const files = new Set(roots.map((root) => join(root, 'package.json')));
   for (const result of [script, analysis]) {
-    if (result.metafile !== undefined) checkInputs(pkg.name, result.metafile, pkg.root, roots);
+    if (result.metafile === undefined) continue;
+    for (const file of checkInputs(pkg.name, result.metafile, pkg.root, roots)) files.add(file);
   }
-  const byFile = exportsByEntry(analysis, files);
+  const byFile = exportsByEntry(analysis, entries);
   const subpaths: Record<string, BundledSubpath> = {};
   for (const [specifier, file] of offered) {
     const read = byFile.get(file);
@@ -146,13 +169,14 @@ async function bundleOne(
         ? { format: 'cjs', names: commonJsNames(file, roots) }
         : { format: 'esm', names: read.names };
   }
-  return {
+  const bundled: BundledPackage = {
     name: pkg.name,
     version: pkg.version,
     source: (script.outputFiles?.[0]?.text ?? '').replace(/^"use strict";\n/, ''),
     requires: [...requires].sort(),
     subpaths,
   };
+  return { bundled, files: [...files] };
 }
 
 /** Each entry file's format and, for an ES module, its export names, from the analysis build's metafile. */

@@ -86,14 +86,15 @@ function outsideMessage(name: string, specifier: string, real: string): string {
 
 /**
  * Every file a build read, from its metafile: each must be JavaScript or JSON, and its real path
- * inside the roots. Throws the sentence for the first that is not.
+ * inside the roots. Throws the sentence for the first that is not; answers their real paths.
  */
 export function checkInputs(
   name: string,
   metafile: Metafile,
   workingDirectory: string,
   roots: readonly string[],
-): void {
+): string[] {
+  const read: string[] = [];
   for (const input of Object.keys(metafile.inputs)) {
     // <stdin> is the registry this package writes; `namespace:path` is no file (a disabled module).
     if (input.startsWith('<') || /^[a-z-]*:/i.test(input)) continue;
@@ -105,5 +106,7 @@ export function checkInputs(
         `The package ${name} loads ${real}, which is not JavaScript or JSON, the only files a bundle loads.`,
       );
     }
+    read.push(real);
   }
+  return read;
 }

@@ -236,3 +236,29 @@ test('bundling past its time bound is refused', async () => {
     'Bundling the package date-fns did not finish within the time bundling may take.',
   );
 });
+
+test('a package bundled once is kept while its files are unchanged, and bundled again once one changes', async () => {
+  writeTree(folder, {
+    'cached/node_modules/kept/package.json': manifest({
+      name: 'kept',
+      exports: { '.': './index.js', './*': './lib/*.js' },
+      type: 'module',
+    }),
+    'cached/node_modules/kept/index.js': "export { value } from './lib/value.js';",
+    'cached/node_modules/kept/lib/value.js': 'export const value = 1;',
+  });
+  const base = join(folder, 'cached');
+  const [first] = (await bundlePackages({ packages: ['kept'], base })).packages;
+  const [again] = (await bundlePackages({ packages: ['kept'], base })).packages;
+  expect(again).toBe(first);
+  // A file the build read changed: the same version, another bundle.
+  writeTree(folder, { 'cached/node_modules/kept/lib/value.js': 'export const value = 2;' });
+  const [changed] = (await bundlePackages({ packages: ['kept'], base })).packages;
+  expect(changed).not.toBe(first);
+  expect(changed?.version).toBe(first?.version);
+  expect(changed?.source).toContain('value = 2');
+  // A file a pattern of its exports now matches: another subpath, another bundle.
+  writeTree(folder, { 'cached/node_modules/kept/lib/more.js': 'export const more = 3;' });
+  const [grown] = (await bundlePackages({ packages: ['kept'], base })).packages;
+  expect(Object.keys(grown?.subpaths ?? {}).sort()).toStrictEqual(['kept', 'kept/more', 'kept/value']);
+});
