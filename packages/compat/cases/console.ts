@@ -1,8 +1,15 @@
 /**
  * console.log, warn and error under the protocol's rule: String of each argument, single spaces.
- * One case per kind of value, so a difference names the value that formats differently.
+ * One case per kind of value, so a difference names the value that formats differently. The
+ * `inspect-` cases ask for `consoleFormat: 'inspect'` and compare the executor's workerd format
+ * with workerd's own console output (docs/compat.md, "One case, both sides").
  */
-import { defineArea } from '../src/case.ts';
+import { type Case, defineArea } from '../src/case.ts';
+
+/** Cases that compare workerd's own console format with the executor's (consoleFormat 'inspect'). */
+function inspecting(cases: readonly Case[]): Case[] {
+  return cases.map((item) => ({ ...item, consoleFormat: 'inspect' }));
+}
 
 export default defineArea('console', [
   {
@@ -98,4 +105,92 @@ export default defineArea('console', [
     tools: ['math'],
     code: `async () => { console.log('start'); const v = await math.add(2, 3); console.warn('got', v); const w = await math.divide(v, 2); console.log('half', w); return w; }`,
   },
+  ...inspecting([
+    {
+      name: 'inspect-objects',
+      quick: true,
+      code: `async () => { console.log({ a: 1, b: 'two', c: true }, {}, { nested: { deep: { deeper: { deepest: 1 } } } }, { 'odd key': 1, 2: 'numeric' }); }`,
+    },
+    {
+      name: 'inspect-arrays',
+      code: `async () => { console.log([1, 'a', null], [], [[1, [2, [3, [4]]]]], [undefined, , 3], Object.assign([1, 2], { extra: true })); }`,
+    },
+    {
+      name: 'inspect-long-arrays',
+      code: `async () => { console.log(Array.from({ length: 120 }, (_, i) => i)); console.log(Array.from({ length: 30 }, (_, i) => 'item number ' + i)); console.log(new Uint8Array(40)); }`,
+    },
+    {
+      name: 'inspect-maps-and-sets',
+      quick: true,
+      code: `async () => { console.log(new Map([[1, { a: 1 }], ['k', [1]]]), new Set([1, 'two', { three: 3 }]), new Map(), new Set(), new WeakMap(), new WeakSet()); }`,
+    },
+    {
+      name: 'inspect-errors',
+      code: `async () => {
+  const framed = (error) => { error.stack = error.name + ': ' + error.message + '\\n    at program (program.js:1:1)'; return error; };
+  console.log(framed(new Error('plain')));
+  console.log(framed(new TypeError('typed')), { inside: framed(new RangeError('in an object')) });
+  console.log(framed(Object.assign(new Error('with fields'), { code: 'E_CODE', status: 404 })));
+  const bare = new Error('no stack'); bare.stack = undefined; console.log(bare);
+}`,
+    },
+    { name: 'inspect-error-stack', code: `async () => { console.error(new Error('with its frames')); }` },
+    {
+      name: 'inspect-class-instances',
+      code: `async () => { class Box { constructor() { this.x = 1; } } class Empty {} class Child extends Box { constructor() { super(); this.y = [2]; } } console.log(new Box(), new Empty(), new Child(), Object.create(null), Object.assign(Object.create(null), { a: 1 })); }`,
+    },
+    {
+      name: 'inspect-strings-with-quotes',
+      code: `async () => { console.log('plain', "it's", 'say "hi"', \`both ' and "\`); console.log(["it's", 'say "hi"', \`both ' and "\`, 'line\\nbreak', 'tab\\there']); console.log({ s: "it's", t: '\\u00e9\\u0000' }); }`,
+    },
+    {
+      name: 'inspect-numbers',
+      code: `async () => { console.log(-0, 0, NaN, Infinity, -Infinity, 1.5e21, 0.1 + 0.2, 10n, -5n); console.log([-0, NaN, 1e-7], { n: -0, big: 2n ** 64n }); }`,
+    },
+    {
+      name: 'inspect-symbols',
+      code: `async () => { console.log(Symbol('tag'), Symbol(), Symbol.iterator, Symbol.for('registered'), { [Symbol('key')]: 1, plain: Symbol('value') }, [Symbol('in a list')]); }`,
+    },
+    {
+      name: 'inspect-undefined-and-null',
+      code: `async () => { console.log(undefined, null, [undefined, null], { u: undefined, n: null }); console.log(); console.log(undefined); }`,
+    },
+    {
+      name: 'inspect-circular',
+      code: `async () => { const a = { name: 'a' }; a.self = a; const list = [1]; list.push(list); const b = { name: 'b' }; const c = { b }; b.c = c; console.log(a, list, c); }`,
+    },
+    {
+      name: 'inspect-functions',
+      code: `async () => { function named() {} class Box {} console.log(named, Box, () => 1, async function asyncNamed() {}, function* generator() {}, Object.assign(function withProps() {}, { extra: 1 })); }`,
+    },
+    {
+      name: 'inspect-format-specifiers',
+      code: `async () => { console.log('%s is %d years, %i, %f', 'Ada', 36.5, 42.9, '1.5'); console.log('%o and %O', { a: [1] }, { b: 1 }); console.log('%j %% %c styled', { c: 1 }, 'color: red'); console.log('%s', { s: 1 }, 'extra', 2); }`,
+    },
+    {
+      name: 'inspect-levels',
+      code: `async () => { console.log({ level: 'log' }); console.warn({ level: 'warn' }, [1]); console.error({ level: 'error' }, new Set([1])); }`,
+    },
+    {
+      name: 'inspect-dates-and-regexps',
+      code: `async () => { console.log(new Date(0), new Date(NaN), /re+/gi, { when: new Date(Date.UTC(2024, 1, 29)) }); }`,
+    },
+    {
+      name: 'inspect-promises',
+      code: `async () => { const pending = new Promise(() => {}); const settled = Promise.resolve(1); const failed = Promise.reject(new Error('no')); failed.catch(() => {}); await null; console.log(pending, settled, failed); }`,
+    },
+    {
+      name: 'inspect-binary',
+      code: `async () => { console.log(new Uint8Array([1, 2, 3]), new ArrayBuffer(4), new DataView(new ArrayBuffer(2)), new Float64Array([1.5, -0])); }`,
+    },
+    {
+      name: 'inspect-web-objects',
+      code: `async () => { console.log(new URL('https://example.com/a?b'), new URLSearchParams('a=1&b=2'), new Headers({ a: '1' })); console.log(new Response('x'), new Blob(['x']), new AbortController().signal, new Event('e')); }`,
+    },
+    {
+      name: 'inspect-tool-results',
+      tools: ['github'],
+      code: `async () => { const issues = await github.listIssues({ repo: 'acme/app', state: 'open' }); console.log('found', issues); console.log(issues[0]); return issues.length; }`,
+    },
+  ]),
 ]);

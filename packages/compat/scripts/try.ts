@@ -7,7 +7,7 @@
  *   pnpm try --modules map.json 'async () => (await import("probe.js")).default'
  *
  * Usage: node --no-node-snapshot scripts/try.ts [--tools a,b] [--timeout ms] [--modules map.json]
- *        (--file path | code)
+ *        [--console-format inspect] (--file path | code)
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -28,6 +28,7 @@ const { values, positionals } = parseArgs({
     timeout: { type: 'string' },
     file: { type: 'string' },
     modules: { type: 'string' },
+    'console-format': { type: 'string' },
   },
 });
 const code = values.file !== undefined ? readFileSync(values.file, 'utf8') : positionals.join(' ');
@@ -43,10 +44,14 @@ const item: AreaCase = {
   ...(values.tools ? { tools: values.tools.split(',') as ProviderName[] } : {}),
   ...(values.timeout ? { timeout: Number(values.timeout) } : {}),
   ...(values.modules ? { modules: JSON.parse(readFileSync(values.modules, 'utf8')) } : {}),
+  ...(values['console-format'] === 'inspect' ? { consoleFormat: 'inspect' as const } : {}),
 };
 
 const loopback = await startLoopbackServer();
-const workerd = await WorkerdProcess.start({ loopbackAddress: `127.0.0.1:${loopback.port}` });
+const workerd = await WorkerdProcess.start({
+  loopbackAddress: `127.0.0.1:${loopback.port}`,
+  transcripts: loopback.transcripts,
+});
 const sandbox = new Sandbox();
 try {
   const options = { loopbackOrigin: loopback.origin };

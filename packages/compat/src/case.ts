@@ -60,6 +60,12 @@ export interface Case {
   readonly timeout?: number;
   /** Asks to retain a fetch handler, then invokes it with each request in order. */
   readonly invoke?: readonly InvokeRequest[];
+  /**
+   * `inspect`: the executor's console writes as workerd's does (the request's consoleFormat), and
+   * the workerd side keeps workerd's own console output instead of the protocol's rule
+   * (docs/compat.md, "One case, both sides").
+   */
+  readonly consoleFormat?: 'inspect';
   /** Opt-in masks beyond the ones always applied (docs/compat.md, "Normalisation"). */
   readonly masks?: readonly MaskName[];
   /** Part of the quick subset (`pnpm test:quick`): at least two per area. */

@@ -24,7 +24,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const loopback = await startLoopbackServer();
   let workerd: WorkerdProcess;
   try {
-    workerd = await WorkerdProcess.start({ loopbackAddress: `127.0.0.1:${loopback.port}` });
+    workerd = await WorkerdProcess.start({
+      loopbackAddress: `127.0.0.1:${loopback.port}`,
+      transcripts: loopback.transcripts,
+    });
   } catch (error) {
     await loopback.close();
     throw error;

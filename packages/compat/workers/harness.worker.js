@@ -33,6 +33,18 @@ const arraySlice = Array.prototype.slice;
 /** Captured lines: { level, text }, in the order written. */
 const logs = [];
 
+/** workerd's own console, bound before the capture replaces it. */
+const workerdConsole = console;
+const workerdWrite = { log: console.log, warn: console.warn, error: console.error };
+
+/**
+ * Set by evaluate for a case that compares workerd's own format (consoleFormat 'inspect'): each
+ * line then goes to workerd's console between two marker lines, `<mark> <index> open` and
+ * `<mark> <index> close`, and the suite reads its text back from workerd's stdout or stderr
+ * (src/workerd/console-transcript.ts); the captured line holds its level and an empty text.
+ */
+let consoleMark;
+
 /** The lines written so far, copied with the slice bound at load. */
 const snapshot = () => apply(arraySlice, logs, []);
 
@@ -40,6 +52,15 @@ const snapshot = () => apply(arraySlice, logs, []);
 const capture =
   (level) =>
   (...values) => {
+    if (consoleMark !== undefined) {
+      const index = logs.length;
+      const write = workerdWrite[level];
+      apply(write, workerdConsole, [`${consoleMark} ${index} open`]);
+      apply(write, workerdConsole, values);
+      apply(write, workerdConsole, [`${consoleMark} ${index} close`]);
+      logs[logs.length] = { level, text: '' };
+      return;
+    }
     let text = '';
     for (let index = 0; index < values.length; index++)
       text += (index === 0 ? '' : ' ') + StringCtor(values[index]);
@@ -157,6 +178,7 @@ export default class CaseHarness extends WorkerEntrypoint {
   /** Runs the case once; answers `{ outcome, logs }` as JSON, the outcome as codec JSON text. */
   async evaluate(dispatcher, options) {
     connectDispatcher(dispatcher);
+    consoleMark = options.consoleMark;
     const { outcome, logs: lines } = await run(options);
     let encoded;
     try {

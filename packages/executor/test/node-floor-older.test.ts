@@ -4,8 +4,8 @@
  * otherwise the registry's node-<os>-<arch> package of that major (as tools/run gets Node 24),
  * installed once into the system's temporary folder with npm under the machine's own configuration.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, type SpawnSyncReturns, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +36,9 @@ function nodeOfMajor(major: number): { node: string; version: string } {
     if (version?.split('.')[0] === String(major)) return { node, version };
   }
   const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
-  const folder = join(tmpdir(), `codemode-executor-node-${major}`);
+  // Kept beside the Node tools/run fetches (ignored by git), not in the system's temporary folder:
+  // a binary an earlier run left there once made this test pass on one machine and fail on a fresh one.
+  const folder = fileURLToPath(new URL(`../../../tools/.node${major}`, import.meta.url));
   const node = join(folder, 'node_modules', `node-${process.platform}-${arch}`, 'bin', 'node');
   if (versionOf(node) === undefined) {
     mkdirSync(folder, { recursive: true });
@@ -98,12 +100,16 @@ describe.each([20, 22])(
       ['serve', () => ['serve', '--port', '0']],
       ['no command', () => []],
     ])('the CLI (%s) prints the sentence alone and exits 1', (_name, args) => {
-      const file = join(tmpdir(), `codemode-floor-${process.pid}.js`);
+      const directory = mkdtempSync(join(tmpdir(), 'codemode-floor-'));
+      const file = join(directory, 'program.js');
       writeFileSync(file, 'async () => 1\n');
-      const { stdout, stderr, status } = spawnSync(node, [cli, ...args(file)], {
-        encoding: 'utf8',
-        timeout: 30_000,
-      });
+      let ran: SpawnSyncReturns<string>;
+      try {
+        ran = spawnSync(node, [cli, ...args(file)], { encoding: 'utf8', timeout: 30_000 });
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+      const { stdout, stderr, status } = ran;
       expect(status).toBe(1);
       expect(stdout).toBe('');
       expect(stderr).toBe(`codemode-executor: ${sentence}\n`);

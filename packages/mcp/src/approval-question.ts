@@ -7,7 +7,7 @@
  * safe-text.ts). A question past QUESTION_LIMIT is never asked cut: the caller refuses the call
  * instead.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { isPlainAscii, safeText } from '@supolka/codemode-executor/serving';
 import { approvalQuestion, lookAlikeServerWarning, NOT_ASCII_SERVER_WARNING } from './texts.ts';
 

@@ -5,7 +5,7 @@
  * read, so the call it answers fails naming the bound. Without it an HTTP upstream's answer of any
  * size was read whole (twelve answers of 96 MiB took the bridge past 1.5 GB).
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { upstreamMessageTooLargeMessage } from './texts.ts';
 
 /** Bytes of one upstream message over HTTP: the SDK's bound on a stdio line, 10 MiB. */

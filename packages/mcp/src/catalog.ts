@@ -3,7 +3,7 @@
  * per tool. The catalog renders the declarations the execute tool describes, answers search and
  * describe, and says which upstreams are not served and why.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { sanitizeToolName } from '@supolka/codemode-executor';
 import { namespaceDeclaration, safeText, toolDeclaration } from '@supolka/codemode-executor/serving';
 import type { Upstream } from './upstream.ts';

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import {
+  consoleFormatOption,
   delayOption,
   memoryOption,
   missingValueMessage,
@@ -19,8 +20,8 @@ Connects to every MCP server that FILE's mcpServers names (the format MCP client
 server { command, args, env, cwd } or an HTTP server { url, headers }) and serves one MCP server of
 its own with an execute tool: a program that calls those servers' tools as functions, run in a
 fresh V8 isolate. Serves over stdio unless --http is given. FILE's other keys (approvals,
-defaultApproval, timeout, wallClockLimit, memoryLimit, outbound, maxResultLength, upstreamTimeout,
-maxUpstreamCalls, approvalTimeout, progressInterval) are described in
+defaultApproval, timeout, wallClockLimit, memoryLimit, outbound, consoleFormat, maxResultLength,
+upstreamTimeout, maxUpstreamCalls, approvalTimeout, progressInterval) are described in
 https://github.com/supolka/codemode/blob/main/docs/mcp.md
 
 Options:
@@ -37,6 +38,9 @@ Options:
   --memory MB             the isolate's memory limit (default: the file's, else 128)
   --outbound MODE         disabled or native: whether a program's fetch reaches the network
                           (default: the file's, else disabled)
+  --console-format FORMAT string or inspect: how the answer's console lines are written, String of
+                          each argument or as workerd's console writes them ({ a: 1 })
+                          (default: the file's, else string)
   --pool-size N           child processes running programs (default 1)
   -h, --help              this text
 `;
@@ -51,6 +55,7 @@ export interface McpCommand {
   readonly wallClockLimit: number | undefined;
   readonly memoryLimit: number | undefined;
   readonly outbound: 'disabled' | 'native' | undefined;
+  readonly consoleFormat: 'string' | 'inspect' | undefined;
   readonly poolSize: number | undefined;
 }
 
@@ -94,6 +99,7 @@ export function parseMcpCommandLine(argv: readonly string[]): McpCommand | 'help
     wallClockLimit: delayOption('--wall-clock-limit', values['wall-clock-limit']),
     memoryLimit: memoryOption('--memory', values.memory),
     outbound,
+    consoleFormat: consoleFormatOption('--console-format', values['console-format']),
     poolSize: poolSizeOption('--pool-size', values['pool-size']),
   };
 }
@@ -112,6 +118,7 @@ function parse(argv: readonly string[]) {
       'wall-clock-limit': { type: 'string' },
       memory: { type: 'string' },
       outbound: { type: 'string' },
+      'console-format': { type: 'string' },
       'pool-size': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },

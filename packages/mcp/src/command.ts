@@ -1,14 +1,16 @@
 /**
  * `codemode-executor mcp`: reads the config, starts every upstream (one that fails is named on
  * stderr and restarted with backoff; the others are served), and serves the execute tool over
- * stdio, or over Streamable HTTP with --http. stdout belongs to the MCP channel over stdio, so
- * everything this command says goes to stderr. Returns 2 for a command line or config that cannot
- * run, naming what is wrong; 0 when the client closes stdio or a signal ends the service.
+ * stdio, or over Streamable HTTP with --http, to clients of either protocol era (the SDK's serving
+ * entries decide which from the client's first message). stdout belongs to the MCP channel over
+ * stdio, so everything this command says goes to stderr. Returns 2 for a command line or config
+ * that cannot run, naming what is wrong; 0 when the client closes stdio or a signal ends the
+ * service.
  */
 import { dirname, resolve } from 'node:path';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { IsolateExecutor } from '@supolka/codemode-executor';
+import type { Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { type AllowedPackage, IsolateExecutor } from '@supolka/codemode-executor';
 import type { Output } from '@supolka/codemode-executor/cli';
 import { UsageError } from '@supolka/codemode-executor/cli';
 import {
@@ -22,9 +24,9 @@ import { ApprovalPolicy } from './approvals.ts';
 import { Catalog } from './catalog.ts';
 import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';
 import { type McpConfig, readConfig } from './config.ts';
-import { HttpServeError, serveHttp, shortTokenMessage } from './http-serve.ts';
+import { HttpServeError, type ServedHttp, serveHttp, shortTokenMessage } from './http-serve.ts';
 import { namespaceNames } from './names.ts';
-import { createServedServer, type McpHost } from './served.ts';
+import { createServedServer, type Era, type McpHost } from './served.ts';
 import { upstreamFailedMessage } from './texts.ts';
 import { Upstream } from './upstream.ts';
 
@@ -78,10 +80,20 @@ export async function runMcp(
   }
 
   const log = (line: string) => output.err(`codemode-executor mcp: ${line}\n`);
+  /** The servers of stdio's connection and of HTTP's handshake-era sessions, told of changes one by one. */
   const servers = new Set<Server>();
+  let http: ServedHttp | undefined;
   const changed = debounce(() => {
     for (const server of servers) void server.sendToolListChanged().catch(() => {});
+    http?.toolsChanged();
   });
+  /** A server for one connection or session, held to be told of changes until it closes. */
+  const held = (era: Era, callerId?: string): Server => {
+    const server = createServedServer(host, era, callerId);
+    servers.add(server);
+    server.onclose = () => servers.delete(server);
+    return server;
+  };
   const upstreams = Object.entries(config.mcpServers)
     .filter(([, entry]) => entry.disabled !== true)
     .map(
@@ -99,94 +111,117 @@ export async function runMcp(
     ...optional('wallClockLimit', command.wallClockLimit ?? config.wallClockLimit),
     ...optional('memoryLimit', command.memoryLimit ?? config.memoryLimit),
     ...(outbound === 'native' ? { outbound: undefined } : { outbound: null }),
+    ...optional('consoleFormat', command.consoleFormat ?? config.consoleFormat),
     // Found from the config file's folder, as the file's other paths are read by whoever wrote it.
     ...(config.packages !== undefined
       ? { packages: config.packages, packagesBase: dirname(resolve(command.config)) }
       : {}),
   });
-  // Bundled while the upstreams start; packages that cannot be served stop the command.
-  const allowed = executor.packages();
-  const refused = allowed.then(
-    () => undefined,
-    (error: Error) => error.message,
-  );
+  /** Set once the command is ending, so a startup still under way no longer reports. */
+  let stopping = false;
+  // The allowed packages, bundled during the startup: the execute tool's description lists them,
+  // and a listing waits for the startup (McpHost.ready). Packages that cannot be served stop the
+  // command, with the sentence saying why.
+  const allowed: AllowedPackage[] = [];
+  let refusal: string | undefined;
+  const refused = Promise.withResolvers<void>();
   // The pool's child starts beside the upstreams, so the first execute does not wait for it.
-  const ready = executor.engine().then(
-    () => {},
-    (error: unknown) =>
-      log(`the pool's first child did not start (${String(error)}); executions will start another`),
-  );
-  const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
-  await ready;
-  const refusal = await refused;
-  if (refusal !== undefined) {
-    await Promise.all(upstreams.map((upstream) => upstream.close()));
-    await executor.dispose();
-    output.err(`codemode-executor mcp: ${refusal}\n`);
-    return 2;
-  }
+  const startup = (async () => {
+    const ready = executor.engine().then(
+      () => {},
+      (error: unknown) =>
+        log(`the pool's first child did not start (${String(error)}); executions will start another`),
+    );
+    const bundled = executor.packages().then(
+      (packages) => {
+        allowed.push(...packages);
+      },
+      (error: Error) => {
+        refusal = error.message;
+        refused.resolve();
+      },
+    );
+    const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
+    await Promise.all([ready, bundled]);
+    if (stopping || refusal !== undefined) return;
+    started.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') {
+        output.err(
+          `${upstreamFailedMessage((upstreams[index] as Upstream).key, (outcome.reason as Error).message)}\n`,
+        );
+      }
+    });
+    const served = upstreams
+      .filter((upstream) => upstream.state.kind === 'ready')
+      .map((upstream) => upstream.key);
+    log(
+      `serving ${served.length} of ${upstreams.length} MCP servers${served.length > 0 ? `: ${served.join(', ')}` : ''}`,
+    );
+  })();
   const host: McpHost = {
     catalog: new Catalog(upstreams),
     policy: new ApprovalPolicy(config.approvals, config.defaultApproval),
     executor,
-    packages: await allowed,
+    packages: allowed,
     limits: {
       maxResultLength: config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH,
       maxUpstreamCalls: config.maxUpstreamCalls ?? DEFAULT_MAX_UPSTREAM_CALLS,
       progressInterval: config.progressInterval ?? DEFAULT_PROGRESS_INTERVAL,
       approvalTimeout: config.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT,
     },
+    ready: startup,
   };
-  started.forEach((outcome, index) => {
-    if (outcome.status === 'rejected') {
-      output.err(
-        `${upstreamFailedMessage((upstreams[index] as Upstream).key, (outcome.reason as Error).message)}\n`,
-      );
-    }
-  });
-  const served = upstreams
-    .filter((upstream) => upstream.state.kind === 'ready')
-    .map((upstream) => upstream.key);
-  log(
-    `serving ${served.length} of ${upstreams.length} MCP servers${served.length > 0 ? `: ${served.join(', ')}` : ''}`,
-  );
 
   const shutdown = async () => {
+    stopping = true;
     await Promise.all(upstreams.map((upstream) => upstream.close()));
     await executor.dispose();
   };
   try {
     if (command.http === undefined) {
-      const server = createServedServer(host);
-      servers.add(server);
-      const closed = new Promise<void>((resolve) => {
-        server.onclose = resolve;
-      });
-      await server.connect(new StdioServerTransport());
-      // The SDK's stdio transport does not watch for the end of stdin: a client that closes it is gone.
+      // A client that closes stdin is gone.
       const ended = new Promise<void>((resolve) => process.stdin.once('end', resolve));
-      await Promise.race([closed, ended, signalled()]);
-      await server.close();
+      const stopped = signalled();
+      // The first message picks the connection's era: an initialize pins a handshake-era server,
+      // a request with the current revision's _meta a current-revision one (a server/discover
+      // probe makes one that is dropped again if the client then falls back to initialize).
+      // An initialize is answered once the upstreams have started, as before there were two
+      // eras; the current revision is served at once, its listing and calls waiting for the
+      // startup (McpHost.ready), since an SDK client negotiating the era over stdio sends its
+      // probe to a copy of this command it starts for that alone and ends once answered.
+      const connection = serveStdio(
+        async ({ era }) => {
+          if (era === 'legacy') await startup;
+          return held(era);
+        },
+        { onerror: (error) => log(`the stdio connection: ${error.message}`) },
+      );
+      await Promise.race([ended, stopped, refused.promise]);
+      await connection.close();
     } else {
-      const http = await serveHttp({
+      await startup;
+      if (refusal !== undefined) throw new PackagesRefusedError(refusal);
+      http = await serveHttp({
         host: command.host ?? '127.0.0.1',
         port: command.http,
         token,
         allowedOrigins: command.allowedOrigins,
-        createServer: () => {
-          const server = createServedServer(host);
-          servers.add(server);
-          server.onclose = () => servers.delete(server);
-          return server;
-        },
+        // Handshake-era sessions are told of changes one by one; per-request servers never are,
+        // their clients listen (subscriptions/listen) and ServedHttp.toolsChanged tells them.
+        createServer: (era, callerId) =>
+          era === 'legacy' ? held(era, callerId) : createServedServer(host, era, callerId),
       });
       log(`serving MCP on ${http.url}`);
       await signalled();
       await http.close();
     }
+    if (refusal !== undefined) throw new PackagesRefusedError(refusal);
   } catch (error) {
     await shutdown();
-    const known = error instanceof HttpServeError || (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    const known =
+      error instanceof HttpServeError ||
+      error instanceof PackagesRefusedError ||
+      (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
     if (!known) throw error;
     output.err(`codemode-executor mcp: ${(error as Error).message}\n`);
     return 2;
@@ -196,8 +231,11 @@ export async function runMcp(
   return 0;
 }
 
-function optional<K extends string>(key: K, value: number | undefined): Partial<Record<K, number>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, number>);
+/** The config's packages cannot be served: the command ends with the bundler's sentence. */
+class PackagesRefusedError extends Error {}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */

@@ -6,6 +6,7 @@
  */
 
 import { readTextFile, UsageError } from '@supolka/codemode-executor/cli';
+import { CONSOLE_FORMATS } from '@supolka/codemode-protocol';
 import { z } from 'zod';
 import { ambiguousReadings } from './approvals.ts';
 import { ambiguousRuleMessage, configKeyMessage, configNotJsonMessage, noServersMessage } from './texts.ts';
@@ -76,6 +77,8 @@ const configSchema = z.strictObject({
   memoryLimit: wholeNumber(8, 4096).optional(),
   /** Whether a program's fetch reaches the network. */
   outbound: z.enum(['disabled', 'native']).optional(),
+  /** How the console block's lines are written: the protocol's String rule, or workerd's format. */
+  consoleFormat: z.enum(CONSOLE_FORMATS).optional(),
   /** Characters of an answer's text past which it is cut, with a marker saying so. */
   maxResultLength: wholeNumber(100, 10_000_000).optional(),
   /** How long one upstream call may take, in ms. */

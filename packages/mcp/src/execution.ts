@@ -3,12 +3,12 @@
  * per upstream, each tool a function that counts the call, asks the approval policy (and, for
  * `ask`, the user through the client), calls the upstream and maps its result. The run clock pauses
  * over each of those calls, as over any tool call. The envelope becomes the tool result: its text
- * (and structuredContent for an object), the console lines as a second block, each cut past
- * maxResultLength with a marker.
+ * (and structuredContent for an object), beside an error which call failed and where, the notes on
+ * values serialization changed, the console lines, each block cut past maxResultLength with a marker.
  */
 
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CodeModeProvider, IsolateExecutor } from '@supolka/codemode-executor';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CodeModeProvider, CodeModeResult, IsolateExecutor } from '@supolka/codemode-executor';
 import { pauseWallClock, sanitizeToolName } from '@supolka/codemode-executor';
 import { stringifyForDispatch } from '@supolka/codemode-protocol';
 import { QUESTION_LIMIT, questionFor } from './approval-question.ts';
@@ -20,8 +20,11 @@ import {
   callsInFlightMessage,
   declinedMessage,
   deniedMessage,
+  FAILED_CALL_LINE,
+  NOTES_BLOCK,
   noElicitationMessage,
   questionTooLongMessage,
+  THROWN_LINE,
   tooManyCallsMessage,
   truncatedMarker,
   unansweredMessage,
@@ -44,6 +47,8 @@ export interface Execution {
   readonly limits: ExecutionLimits;
   readonly executor: IsolateExecutor;
   readonly ask: AskUser;
+  /** Why `ask` is undefined, when the reason is not that the client lacks elicitation. */
+  readonly cannotAsk?: (call: string) => string;
   /** The client's cancellation of the execute request: aborting ends the run with CANCELLED. */
   readonly signal?: AbortSignal;
   /** The session it runs for: sessions share the executor by turns (docs/pool.md, "Fair queues"). */
@@ -71,12 +76,20 @@ export async function runExecution(execution: Execution): Promise<CallToolResult
     logs === '' ? [] : [{ type: 'text' as const, text: cut(`console:\n${logs}`, maxResultLength) }];
   const inFlightBlock =
     pending.length === 0 ? [] : [{ type: 'text' as const, text: callsInFlightMessage(counted(pending)) }];
+  const notes = envelope.notes ?? [];
+  const notesBlock =
+    notes.length === 0
+      ? []
+      : [{ type: 'text' as const, text: cut(`${NOTES_BLOCK}${notes.join('\n')}`, maxResultLength) }];
   if (envelope.error !== undefined) {
     const kind = envelope.code === undefined ? '' : ` [${envelope.code}]`;
+    const details = errorDetails(envelope);
     return {
       isError: true,
       content: [
         { type: 'text', text: cut(`${envelope.error}${kind}`, maxResultLength) },
+        ...(details === '' ? [] : [{ type: 'text' as const, text: cut(details, maxResultLength) }]),
+        ...notesBlock,
         ...logBlock,
         ...inFlightBlock,
       ],
@@ -86,7 +99,25 @@ export async function runExecution(execution: Execution): Promise<CallToolResult
   const shown = cut(text, maxResultLength);
   const structured =
     isPlainObject(envelope.result) && shown === text ? { structuredContent: JSON.parse(text) } : {};
-  return { content: [{ type: 'text', text: shown }, ...logBlock, ...inFlightBlock], ...structured };
+  return {
+    content: [{ type: 'text', text: shown }, ...notesBlock, ...logBlock, ...inFlightBlock],
+    ...structured,
+  };
+}
+
+/**
+ * What the envelope says beside its error, for the model that must mend its program: which call
+ * failed and where in its code, and a thrown object's JSON (docs/mcp.md, "Results and errors").
+ * One line each, empty when the envelope has neither.
+ */
+function errorDetails(envelope: CodeModeResult): string {
+  const lines: string[] = [];
+  if (envelope.errorProvider !== undefined && envelope.errorTool !== undefined) {
+    const at = envelope.errorAt === undefined ? '' : ` at ${envelope.errorAt}`;
+    lines.push(`${FAILED_CALL_LINE}${envelope.errorProvider}.${envelope.errorTool}${at}`);
+  }
+  if (envelope.errorJson !== undefined) lines.push(`${THROWN_LINE}${envelope.errorJson}`);
+  return lines.join('\n');
 }
 
 /** `["a.x", "b.y", "a.x"]` → `["a.x (2)", "b.y (1)"]`, in the order each name first left. */
@@ -140,7 +171,7 @@ async function approve(
   question: string,
   ended: AbortSignal,
 ): Promise<void> {
-  if (execution.ask === undefined) throw new Error(noElicitationMessage(call));
+  if (execution.ask === undefined) throw new Error((execution.cannotAsk ?? noElicitationMessage)(call));
   // Asked whole or not at all: a cut question hides the part a person most needs to see.
   if (question.length > QUESTION_LIMIT) {
     throw new Error(questionTooLongMessage(call, question.length, QUESTION_LIMIT));

@@ -1,9 +1,14 @@
 /**
- * `--http PORT`: the served MCP server over Streamable HTTP at /mcp, one session per client
- * `initialize`, under the rules `serve` keeps (docs/server.md): a bearer token of at least
- * MIN_TOKEN_LENGTH characters compared in constant time when one is configured, browser origins
- * refused unless allowed, no token only on a loopback address, and connections that have not
- * authenticated yet held under serve's numbers (unauthenticated-peers.ts).
+ * `--http PORT`: the served MCP server over Streamable HTTP at /mcp, for clients of both protocol
+ * eras at once. A request carrying the current revision's `_meta` claim (2026-07-28) is served
+ * statelessly by the SDK's per-request handler (`server/discover`, `_meta` negotiation, the
+ * `Mcp-Method` header, cache hints); anything else is the handshake era's, where an `initialize`
+ * opens a session and the session's id routes its later requests (2025-06-18, 2025-11-25). The
+ * SDK's own classification (`isLegacyRequest`) decides which. Both answer under the rules `serve`
+ * keeps (docs/server.md): a bearer token of at least MIN_TOKEN_LENGTH characters compared in
+ * constant time when one is configured, browser origins refused unless allowed, no token only on a
+ * loopback address, and connections that have not authenticated yet held under serve's numbers
+ * (unauthenticated-peers.ts).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -14,9 +19,20 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type NodeIncomingMessageLike,
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  toWebRequest,
+} from '@modelcontextprotocol/node';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  DEFAULT_MAX_REQUEST_BODY_SIZE,
+  isInitializeRequest,
+  isLegacyRequest,
+  type Server,
+} from '@modelcontextprotocol/server';
 import {
   bearerToken,
   DEFAULT_HELLO_TIMEOUT,
@@ -28,10 +44,11 @@ import {
   tokenMatches,
   tooManyUnauthenticatedMessage,
 } from '@supolka/codemode-executor/serving';
+import { type Era, newCallerId } from './served.ts';
 import { UnauthenticatedPeers } from './unauthenticated-peers.ts';
 
 interface Session {
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: NodeStreamableHTTPServerTransport;
   readonly server: Server;
   /** POST requests whose responses are still open. */
   inFlight: number;
@@ -64,13 +81,19 @@ export interface HttpServeOptions {
   readonly port: number;
   readonly token: string | undefined;
   readonly allowedOrigins: readonly string[];
-  readonly createServer: () => Server;
+  /**
+   * Makes the server of one handshake-era session (`legacy`), or of one request on the current
+   * revision (`modern`), given the caller id of the connection it came on.
+   */
+  readonly createServer: (era: Era, callerId?: string) => Server;
 }
 
 export interface ServedHttp {
   readonly url: string;
   /** Every server in a session, to tell each of a change of tools. */
   readonly servers: () => Server[];
+  /** Tells every client on the current revision listening for it (subscriptions/listen) of a change of tools. */
+  readonly toolsChanged: () => void;
   close(): Promise<void>;
 }
 
@@ -92,6 +115,17 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
   const peers = new UnauthenticatedPeers(DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS, DEFAULT_HELLO_TIMEOUT);
   const allowed = new Set(options.allowedOrigins);
   let ownOrigin = '';
+  // The current revision's requests, each served by a server of its own; a handshake-era request
+  // reaching it would be refused, but the routing below never sends one.
+  const modern = createMcpHandler(({ authInfo }) => options.createServer('modern', callerOf(authInfo)), {
+    legacy: 'reject',
+  });
+  const serveModern = toNodeHandler(modern);
+  /**
+   * A request on the current revision has no session to be a caller of the executor by; the
+   * connection it came on stands in, so clients on connections of their own take turns.
+   */
+  const connectionCallers = new WeakMap<Socket, string>();
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = new URL(request.url ?? '/', 'http://x').pathname;
@@ -127,8 +161,27 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
     }
     if (id !== undefined) return refuse(response, 404, UNKNOWN_SESSION_MESSAGE);
     if (request.method !== 'POST') return refuse(response, 400, UNKNOWN_SESSION_MESSAGE);
-    const body = await readJson(request, response);
-    if (body === undefined) return;
+    const read = await readJson(request, response);
+    if (read === undefined) return;
+    const { body, size } = read;
+    // The SDK's own classification: a request with the current revision's _meta claim is served
+    // without a session; anything else (an initialize first of all) is the handshake era's.
+    // The SDK's type for a Node request marks `method` present, which Node's leaves optional.
+    const nodeRequest = request as NodeIncomingMessageLike;
+    if (!(await isLegacyRequest(await toWebRequest(nodeRequest, body), body))) {
+      // What passed the checks above reaches the request's server as the SDK's pass-through
+      // authInfo (toNodeHandler forwards `req.auth`): the caller id the request runs as. The
+      // token itself stays here.
+      (request as IncomingMessage & { auth?: AuthInfo }).auth = {
+        token: '',
+        clientId: 'codemode-mcp',
+        scopes: [],
+        extra: { callerId: connectionCaller(connectionCallers, request.socket) },
+      };
+      return serveModern(nodeRequest, response, body);
+    }
+    if (size > INITIALIZE_BODY_LIMIT)
+      return refuse(response, 413, bodyTooLargeMessage(INITIALIZE_BODY_LIMIT));
     if (!isInitializeRequest(body)) return refuse(response, 400, UNKNOWN_SESSION_MESSAGE);
     // A client that vanished never says so over HTTP: the idle session used least recently makes
     // room; one with a request in flight is never ended for another client.
@@ -138,9 +191,9 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
       sessions.delete(idle[0]);
       await idle[1].transport.close().catch(() => {});
     }
-    const server = options.createServer();
+    const server = options.createServer('legacy');
     live++;
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
         sessions.set(sessionId, { transport, server, inFlight: 0 });
@@ -185,7 +238,9 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
   return {
     url: `http://${host}:${port}${MCP_PATH}`,
     servers: () => [...sessions.values()].map((session) => session.server),
+    toolsChanged: () => modern.notify.toolsChanged(),
     close: async () => {
+      await modern.close().catch(() => {});
       await Promise.all([...sessions.values()].map((session) => session.transport.close().catch(() => {})));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -193,27 +248,53 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
   };
 }
 
-/** The first request of a session, read under the same bound the transport keeps for the others. */
+/** The first request of a session: the transport bounds the later ones by DEFAULT_MAX_REQUEST_BODY_SIZE. */
 const INITIALIZE_BODY_LIMIT = 1024 * 1024;
 
-async function readJson(request: IncomingMessage, response: ServerResponse): Promise<unknown> {
+function bodyTooLargeMessage(limit: number): string {
+  return `The request body is larger than ${limit} bytes.`;
+}
+
+/**
+ * A request without a session, read whole under the SDK's bound for a request (4 MiB), which a
+ * request on the current revision keeps; an initialize is held to INITIALIZE_BODY_LIMIT after.
+ */
+async function readJson(
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<{ body: unknown; size: number } | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > INITIALIZE_BODY_LIMIT) {
-      refuse(response, 413, `The request body is larger than ${INITIALIZE_BODY_LIMIT} bytes.`);
+    if (size > DEFAULT_MAX_REQUEST_BODY_SIZE) {
+      refuse(response, 413, bodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
       request.destroy();
       return undefined;
     }
     chunks.push(chunk);
   }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')), size };
   } catch {
     refuse(response, 400, 'The request body is not JSON.');
     return undefined;
   }
+}
+
+/** The caller id of a connection's requests on the current revision, made on its first. */
+function connectionCaller(callers: WeakMap<Socket, string>, socket: Socket): string {
+  let caller = callers.get(socket);
+  if (caller === undefined) {
+    caller = newCallerId('connection');
+    callers.set(socket, caller);
+  }
+  return caller;
+}
+
+function callerOf(authInfo: AuthInfo | undefined): string | undefined {
+  const caller = authInfo?.extra?.callerId;
+  return typeof caller === 'string' ? caller : undefined;
 }
 
 /** The name in a Host header (`[::1]:8080` → `[::1]`), or undefined when there is none. */

@@ -7,7 +7,7 @@
  * of its own instead, in a thread with VALIDATION_TIMEOUT (the executor's schema-check.ts, which
  * describeTools shares), and a verdict against the answer is worded here as the reason its call fails.
  */
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/client';
 import { problemsText, type SchemaVerdict } from '@supolka/codemode-executor/serving';
 import { outputSchemaMessage, validationTimeoutMessage } from './texts.ts';
 

@@ -1,27 +1,31 @@
 /**
  * The MCP server this command offers its client: `execute`, whose description carries the
  * generated declarations of every upstream tool, and, once those pass DESCRIPTION_CUTOVER,
- * `search` and `describe` beside it. One instance per client session (stdio has one; Streamable
- * HTTP one per session); all of them share the catalog, the policy and the executor.
+ * `search` and `describe` beside it. One instance per unit the SDK's serving entries ask for: a
+ * stdio connection, a Streamable HTTP session of a handshake-era client, or one request of a
+ * client on the current revision (2026-07-28), which has no sessions. All of them share the
+ * catalog, the policy and the executor; an instance knows which era it serves, since only the
+ * handshake era can put a question to the user mid-call.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type ServerNotification,
-  type ServerRequest,
+  SdkError,
+  SdkErrorCode,
+  Server,
+  type ServerContext,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import type { AllowedPackage, IsolateExecutor } from '@supolka/codemode-executor';
 import { cutText, packagesLine, safeText } from '@supolka/codemode-executor/serving';
 import type { ApprovalPolicy } from './approvals.ts';
 import { type Catalog, DESCRIPTION_CUTOVER } from './catalog.ts';
 import { type AskUser, type ExecutionLimits, runExecution } from './execution.ts';
-import { approvalTimeoutReason, notInCatalogMessage, unknownToolMessage } from './texts.ts';
+import {
+  approvalTimeoutReason,
+  noAskOnCurrentRevisionMessage,
+  notInCatalogMessage,
+  unknownToolMessage,
+} from './texts.ts';
 import { packageVersion } from './version.ts';
 
 export interface McpHost {
@@ -34,6 +38,8 @@ export interface McpHost {
     readonly progressInterval: number;
     readonly approvalTimeout: number;
   };
+  /** Settles once the upstreams have started or failed to: listing and calls wait for it. */
+  readonly ready?: Promise<void>;
 }
 
 const EXECUTE_PREAMBLE = `Runs a JavaScript or TypeScript program in a sandbox (a fresh V8 isolate, no network unless configured) and returns its result. The program is an async arrow function, \`async () => { ... }\`, or statements with a \`return\`. Every MCP server below is a namespace and each of its tools an async function taking one arguments object: call them, combine and filter their results in the program, and return only what is needed. console.log lines come back as a second block. Tool results are the tool's structured content when it has one, else its text parsed as JSON when it parses, else the text; images and audio are { type, mimeType, data: Uint8Array }. A tool that reports an error throws.`;
@@ -95,22 +101,45 @@ function offeredTools(host: McpHost): Tool[] {
     : [execute];
 }
 
+/**
+ * How long a client on the current revision may serve the tool list from its cache. The list
+ * changes only when an upstream's tools change or it goes down or comes back, and each of those
+ * is also announced (notifications/tools/list_changed, on a subscriptions/listen stream for such
+ * a client), which evicts the entry sooner; the list is the same for every caller of this command.
+ */
+export const TOOL_LIST_TTL = 60_000;
+
+/** Which protocol model an instance serves: the handshake revisions, or 2026-07-28's per-request one. */
+export type Era = 'legacy' | 'modern';
+
 /** Numbers each session's caller id: unique in the process, as a caller id must be per executor. */
 let nextSession = 0;
 
-export function createServedServer(host: McpHost): Server {
+/** A caller id of its own, for a unit that is not a session (one connection of per-request clients). */
+export function newCallerId(kind = 'session'): string {
+  return `${kind} ${nextSession++}`;
+}
+
+export function createServedServer(host: McpHost, era: Era = 'legacy', caller?: string): Server {
   // Sessions share the executor's lanes and children by turns (docs/pool.md, "Fair queues").
-  const callerId = `session ${nextSession++}`;
+  const callerId = caller ?? newCallerId();
   const server = new Server(
     { name: 'codemode-executor', version: packageVersion() },
-    { capabilities: { tools: { listChanged: true } } },
+    {
+      capabilities: { tools: { listChanged: true } },
+      cacheHints: { 'tools/list': { ttlMs: TOOL_LIST_TTL, cacheScope: 'public' } },
+    },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: offeredTools(host) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/list', async () => {
+    await host.ready;
+    return { tools: offeredTools(host) };
+  });
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    await host.ready;
     const { name, arguments: args = {} } = request.params;
     switch (name) {
       case 'execute':
-        return execute(server, host, String(args.code ?? ''), extra, callerId);
+        return execute(server, host, String(args.code ?? ''), ctx, callerId, era);
       case 'search':
         return search(host, String(args.query ?? ''));
       case 'describe':
@@ -128,25 +157,24 @@ export function createServedServer(host: McpHost): Server {
   return server;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 async function execute(
   server: Server,
   host: McpHost,
   code: string,
-  extra: Extra,
+  ctx: ServerContext,
   callerId: string,
+  era: Era,
 ): Promise<CallToolResult> {
   let status = 'running';
-  const token = extra._meta?.progressToken;
+  const token = ctx.mcpReq._meta?.progressToken;
   let progress = 0;
   // Progress keeps a client's request timeout from ending a run that is still working.
   const ticker =
     token === undefined
       ? undefined
       : setInterval(() => {
-          void extra
-            .sendNotification({
+          void ctx.mcpReq
+            .notify({
               method: 'notifications/progress',
               params: { progressToken: token, progress: ++progress, message: status },
             })
@@ -159,8 +187,9 @@ async function execute(
       policy: host.policy,
       limits: host.limits,
       executor: host.executor,
-      ask: askUser(server, host, extra),
-      signal: extra.signal,
+      ask: era === 'legacy' ? askUser(server, host, ctx) : undefined,
+      ...(era === 'modern' ? { cannotAsk: noAskOnCurrentRevisionMessage } : {}),
+      signal: ctx.mcpReq.signal,
       callerId,
       waiting: (what) => {
         status = what ?? 'running';
@@ -171,20 +200,26 @@ async function execute(
   }
 }
 
-function askUser(server: Server, host: McpHost, extra: Extra): AskUser {
+/**
+ * The handshake era's question: an elicitation request to the client. The current revision has no
+ * request from server to client; its answer, a multi round-trip result, comes with durable
+ * executions, and until then such a client cannot be asked.
+ */
+function askUser(server: Server, host: McpHost, ctx: ServerContext): AskUser {
+  // Deprecated by the SDK for the current revision only; this path serves the handshake era.
   if (server.getClientCapabilities()?.elicitation === undefined) return undefined;
   const timeout = host.limits.approvalTimeout;
   return async (question, ended) => {
     try {
-      const answer = await server.elicitInput(
+      const answer = await ctx.mcpReq.elicitInput(
         { mode: 'form', message: question, requestedSchema: { type: 'object', properties: {} } },
         // Related to the execute request, so over HTTP the question travels on its stream; withdrawn
         // when the request is cancelled or the execution ends, so no answer can send a call later.
-        { relatedRequestId: extra.requestId, timeout, signal: AbortSignal.any([extra.signal, ended]) },
+        { timeout, signal: AbortSignal.any([ctx.mcpReq.signal, ended]) },
       );
       return answer.action;
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
         throw new Error(approvalTimeoutReason(timeout));
       }
       throw error;

@@ -112,6 +112,14 @@ export function noElicitationMessage(call: string): string {
 }
 
 /**
+ * A policy says ask and the client speaks the current revision (2026-07-28), which has no request
+ * from server to client: its way to ask, a multi round-trip result, is not offered yet.
+ */
+export function noAskOnCurrentRevisionMessage(call: string): string {
+  return `The call of ${call} needs the user's approval, but this MCP client speaks the protocol revision 2026-07-28, where a server cannot ask mid-call the way this bridge asks; the call was not made. Connect with a client on an earlier revision (2025-11-25 or 2025-06-18) that supports elicitation, or change the policy for this tool.`;
+}
+
+/**
  * What the user is asked: the server and the tool by the names the config and the upstream give
  * them, any warning about the server's name, then one line per argument (`name: JSON value`) in
  * the order approval-question.ts sets.
@@ -183,3 +191,10 @@ export function validationTimeoutMessage(ms: number): string {
 export function outputSchemaMessage(reason: string): string {
   return `its structured content does not match the tool's output schema: ${reason}`;
 }
+
+/** The block that lists what the result or a tool call's arguments lost on the way (docs/mcp.md). */
+export const NOTES_BLOCK = 'notes:\n';
+
+/** The error details block's line prefixes: which call failed and where, a thrown object's JSON. */
+export const FAILED_CALL_LINE = 'failed call: ';
+export const THROWN_LINE = 'thrown: ';

@@ -4,19 +4,26 @@
  * listed and listed again on `notifications/tools/list_changed`, and, when it exits or its
  * connection drops, restarted with a backoff that doubles up to BACKOFF_CAP. A call while it is
  * down throws a sentence naming it and why.
+ *
+ * Each upstream speaks the revision it speaks: the Client probes with `server/discover` and lands
+ * on the current revision (2026-07-28) when the server offers it, else falls back to the
+ * `initialize` handshake. The verdict of the last good connection is handed to the next one, so a
+ * restart does not probe again (over stdio the probe costs a second start of the server's command).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  ErrorCode,
-  McpError,
+  Client,
+  type PriorDiscovery,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
   type Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { cutText, NAME_LIMIT, SchemaCheck, TOOL_LIMIT } from '@supolka/codemode-executor/serving';
+import { z } from 'zod';
 import { boundedFetch } from './bounded-fetch.ts';
 import { isStdio, type UpstreamConfig } from './config.ts';
 import { functionNames } from './names.ts';
@@ -38,6 +45,7 @@ export const PAGE_LIMIT = 100;
  * installing, far longer than one call should wait (upstreamTimeout).
  */
 export const CONNECT_TIMEOUT = 30_000;
+
 export const BACKOFF_START = 500;
 export const BACKOFF_CAP = 30_000;
 /** A transport error this recent when the connection closes is named as its cause. */
@@ -49,6 +57,17 @@ const STDERR_TAIL = 2000;
  * operator's log, a program's error): an HTTP upstream's error body is the server's to choose.
  */
 export const REASON_LIMIT = 500;
+
+/**
+ * What a page of tools/list must hold for this bridge to read it: tools with a name and an input
+ * schema object, read no deeper. The SDK's own check of the result walks every schema to its
+ * leaves, so one tool whose schema nests 1000 levels overflowed the stack and took the whole
+ * listing with it; depth is the declarations' to bound (docs/mcp.md, "What the model sees").
+ */
+const TOOLS_PAGE = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string(), inputSchema: z.record(z.string(), z.unknown()) })),
+  nextCursor: z.string().optional(),
+});
 
 export interface UpstreamOptions {
   /** Ms one call, the connection and each listing may take. */
@@ -86,6 +105,8 @@ export class Upstream {
   #closed = false;
   /** Bumped by every connection, so the close of an old one cannot touch a newer one's state. */
   #generation = 0;
+  /** Which era the last good connection landed on, so a restart need not probe again. */
+  #verdict: PriorDiscovery | undefined;
 
   constructor(key: string, namespace: string, config: UpstreamConfig, options: UpstreamOptions) {
     this.key = key;
@@ -115,13 +136,58 @@ export class Upstream {
       }
       this.#client = client;
       this.#tools = await this.#list(client);
+      await this.#listen(client);
       this.#state = { kind: 'ready' };
       this.#backoff = BACKOFF_START;
+      const discover = client.getDiscoverResult();
+      this.#verdict = discover === undefined ? { kind: 'legacy' } : { kind: 'modern', discover };
       this.#options.onChange();
     } catch (error) {
+      // A failed connection probes afresh next time: the server may have moved to another revision.
+      this.#verdict = undefined;
       if (generation === this.#generation) this.#down(generation, this.#reason(error));
       throw new Error(this.#reason(error));
     }
+  }
+
+  /**
+   * On the current revision, changes of tools come only on a subscriptions/listen stream the
+   * client opens; the handshake era sends them unasked. A server that refuses the stream is
+   * served without hearing of changes, as one that never sends them is. A stream that ends, or
+   * cannot be opened, while its connection is still this upstream's (an HTTP server restarted, a
+   * proxy that cut it) is opened again after a wait that doubles from BACKOFF_START up to
+   * BACKOFF_CAP, and the tools are listed again, since changes made meanwhile went unheard; a
+   * stream that lasted BACKOFF_CAP starts the waits over. Resolves to whether a stream is open.
+   */
+  async #listen(client: Client, wait = BACKOFF_START): Promise<boolean> {
+    if (client.getProtocolEra() !== 'modern') return false;
+    if (client.getServerCapabilities()?.tools?.listChanged !== true) return false;
+    const opened = Date.now();
+    let ended: Promise<string>;
+    let listening = false;
+    try {
+      ended = (await client.listen({ toolsListChanged: true }, { timeout: CONNECT_TIMEOUT })).closed;
+      listening = true;
+    } catch (error) {
+      if (error instanceof ProtocolError) {
+        this.#options.log(
+          `the MCP server ${this.key} refused to tell of changes to its tools (${this.#reason(error)}); its list is read at each start only`,
+        );
+        return false;
+      }
+      ended = Promise.resolve('unopened');
+    }
+    void ended.then((how) => {
+      if (how === 'local') return;
+      const next = Date.now() - opened >= BACKOFF_CAP ? BACKOFF_START : wait;
+      setTimeout(() => {
+        if (this.#client !== client || this.#closed) return;
+        void this.#listen(client, Math.min(next * 2, BACKOFF_CAP)).then((again) => {
+          if (again) return this.#refresh(client);
+        });
+      }, next).unref();
+    });
+    return listening;
   }
 
   async #connect(generation: number): Promise<Client> {
@@ -167,7 +233,15 @@ export class Upstream {
     // Output schemas are checked off this thread (schema-check.ts), never by the SDK on it.
     const client = new Client(
       { name: 'codemode-executor', version: packageVersion() },
-      { capabilities: {}, jsonSchemaValidator: NO_VALIDATION_HERE },
+      {
+        capabilities: {},
+        jsonSchemaValidator: NO_VALIDATION_HERE,
+        // The server/discover probe waits CONNECT_TIMEOUT, as connecting does. A server of the
+        // handshake era answers it at once with an error, or exits, and is connected by
+        // initialize then; one silent that long is taken for such a server over stdio (over HTTP
+        // silence fails the connection).
+        versionNegotiation: { mode: 'auto' },
+      },
     );
     client.onclose = () => {
       // While connecting, start's own catch reports the failure, with the better reason.
@@ -183,10 +257,13 @@ export class Upstream {
       if (this.#lastError !== undefined && now - this.#lastError.at < LAST_ERROR_WINDOW) return;
       this.#lastError = { message: error.message, at: now };
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
       if (generation === this.#generation) void this.#refresh(client);
     });
-    await client.connect(transport, { timeout: CONNECT_TIMEOUT });
+    await client.connect(transport, {
+      timeout: CONNECT_TIMEOUT,
+      ...(this.#verdict !== undefined ? { prior: this.#verdict } : {}),
+    });
     return client;
   }
 
@@ -194,14 +271,18 @@ export class Upstream {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < PAGE_LIMIT; page++) {
-      const answer = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: CONNECT_TIMEOUT,
-      });
+      // Page by page, each checked before the next is read: the SDK's listTools without a cursor
+      // would read every page before any bound here could refuse one.
+      const answer = await client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        TOOLS_PAGE,
+        { timeout: CONNECT_TIMEOUT },
+      );
       for (const tool of answer.tools) {
         if (tool.name.length > NAME_LIMIT)
           throw new Error(toolNameTooLongMessage(this.key, tool.name.length, NAME_LIMIT));
       }
-      tools.push(...answer.tools);
+      tools.push(...(answer.tools as Tool[]));
       if (tools.length > TOOL_LIMIT) throw new Error(tooManyToolsMessage(this.key, TOOL_LIMIT));
       cursor = answer.nextCursor;
       if (cursor === undefined) break;
@@ -278,9 +359,9 @@ export class Upstream {
       REASON_LIMIT,
       'REASON_LIMIT',
     );
-    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
+    if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed)
       return 'its connection closed';
-    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
       return connectTimeoutMessage(CONNECT_TIMEOUT);
     return message;
   }
@@ -302,15 +383,15 @@ export class Upstream {
     let result: Record<string, unknown>;
     try {
       // Aborting `signal` cancels the call upstream: the SDK sends notifications/cancelled.
-      result = (await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
-        timeout: this.#options.timeout,
-        ...(signal !== undefined ? { signal } : {}),
-      })) as Record<string, unknown>;
+      result = (await client.callTool(
+        { name: tool, arguments: { ...args } },
+        { timeout: this.#options.timeout, ...(signal !== undefined ? { signal } : {}) },
+      )) as Record<string, unknown>;
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
         throw new Error(upstreamTimeoutMessage(this.key, tool, this.#options.timeout));
       }
-      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
         throw new Error(upstreamDownMessage(this.key, await this.#closeReason()));
       }
       throw new Error(upstreamCallFailedMessage(this.key, tool, this.#reason(error)));

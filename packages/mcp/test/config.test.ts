@@ -69,6 +69,11 @@ describe('the config file', () => {
     ],
     [{ mcpServers: { a: stdio }, timeout: 1.5 }, 'timeout', 'Invalid input: expected int, received number.'],
     [
+      { mcpServers: { a: stdio }, consoleFormat: 'pretty' },
+      'consoleFormat',
+      'Invalid option: expected one of "string"|"inspect".',
+    ],
+    [
       { mcpServers: { a: stdio }, colour: 'blue' },
       '(the top level)',
       'unknown key "colour"; https://github.com/supolka/codemode/blob/main/docs/mcp.md lists the keys.',
@@ -141,6 +146,16 @@ describe('the config file', () => {
       });
     },
   );
+
+  test('--console-format takes string or inspect; anything else is a flag error, exit 2', () => {
+    const config = write(scratch(), 'mcp.json', JSON.stringify({ mcpServers: { a: stdio } }));
+    expect(cli(['mcp', '--config', config, '--console-format', 'pretty'])).toStrictEqual({
+      status: 2,
+      signal: null,
+      stdout: '',
+      stderr: `codemode-executor mcp: --console-format must be string or inspect; got 'pretty'.\n\n${MCP_USAGE}`,
+    });
+  });
 
   test('help names the command, and help mcp prints its options', () => {
     expect(USAGE).toContain('codemode-executor mcp --config FILE');

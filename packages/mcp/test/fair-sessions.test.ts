@@ -83,7 +83,13 @@ describe('two sessions of the served MCP server', () => {
     expect(await typed).toBe('6');
     for (const text of await Promise.all(flood))
       expect(text).toBe(`${executionTimeoutMessage(1500)} [TIMEOUT]`);
-    // The first lane to free went to b, which held none; in arrival order b came last.
-    expect(settled.slice(settled.indexOf('b') + 1)).toStrictEqual(Array(NORMALIZER_LANES).fill('a'));
+    // The first lane to free went to b, which held none, though in arrival order b came last: the
+    // NORMALIZER_LANES reads that were waiting when b asked all settled after it (each takes its
+    // 1500 ms bound in a lane). Handed out in arrival order, b would have waited for one of them
+    // and at most one read could settle after it. A read that was in a lane when b asked may settle
+    // on either side of b, by how far apart the machine let the two lanes start.
+    const after = settled.slice(settled.indexOf('b') + 1);
+    expect(after.every((name) => name === 'a')).toBe(true);
+    expect(after.length).toBeGreaterThanOrEqual(NORMALIZER_LANES);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import {
+  consoleFormatOption,
   delayOption,
   memoryOption,
   packagesOption,
@@ -53,6 +54,9 @@ Options:
   --drain-timeout MS                 how long shutdown lets executions finish (default 30000)
   --timeout MS                       the default run bound (default 60000)
   --memory MB                        the default isolate memory limit (default 128)
+  --console-format FORMAT            how console lines are written when a request does not say:
+                                     string (default), String of each argument, or inspect, as
+                                     workerd's console writes them ({ a: 1 }, Map(1) { 1 => 2 })
   -h, --help                         this text
 `;
 
@@ -80,6 +84,7 @@ export interface ServeCommand {
   readonly drainTimeout: number | undefined;
   readonly timeout: number | undefined;
   readonly memoryLimit: number | undefined;
+  readonly consoleFormat: 'string' | 'inspect' | undefined;
 }
 
 /** The `serve` command (argv after the word serve), or `'help'`. */
@@ -114,6 +119,7 @@ export function parseServeCommandLine(argv: readonly string[]): ServeCommand | '
     // Ranged here, so a bad one is named by its flag: the executor would name its option.
     timeout: delayOption('--timeout', values.timeout),
     memoryLimit: memoryOption('--memory', values.memory),
+    consoleFormat: consoleFormatOption('--console-format', values['console-format']),
   };
 }
 
@@ -144,6 +150,7 @@ function parseServe(argv: readonly string[]) {
       'drain-timeout': { type: 'string' },
       timeout: { type: 'string' },
       memory: { type: 'string' },
+      'console-format': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

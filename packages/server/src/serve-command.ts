@@ -70,6 +70,8 @@ export async function runServe(
       ...(command.poolSize !== undefined ? { poolSize: command.poolSize } : {}),
       ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
       ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
+      // The operator's default; a request's own consoleFormat wins (a client of version 3).
+      ...(command.consoleFormat !== undefined ? { consoleFormat: command.consoleFormat } : {}),
       // Operator flags only: no field of a client's request reaches the address policy.
       allowLoopback: command.allowLoopback,
       allowPrivate: command.allowPrivate,

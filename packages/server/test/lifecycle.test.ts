@@ -6,12 +6,12 @@
  * runs finish up to its bound, and cancels the rest.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readToken } from '@supolka/codemode-executor/serving';
 import { CLOSE_CODES, ConnectionClosedError, ExecutorClient } from '@supolka/codemode-protocol/client';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { createServer } from '../src/server.ts';
 import { DRAINING_REFUSED_MESSAGE, SHUTTING_DOWN_MESSAGE } from '../src/texts.ts';
 import {
@@ -192,6 +192,7 @@ describe('shutdown', () => {
 
   test('codemode-executor serve on SIGTERM refuses new work, answers /healthz 503 while it drains, lets the execution in flight finish, and exits 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'codemode-serve-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, `${TOKEN}\n`);
     const child = spawn(

@@ -130,6 +130,26 @@ async function oneExecution(url: string): Promise<void> {
   );
 }
 
+describe("the serve command's console format", () => {
+  test("--console-format inspect is the default of every request; a request's own field wins", async () => {
+    const code = `async () => { console.log('m', new Map([[1, 2]])) }`;
+    const lines: string[][] = [];
+    await served(['--console-format', 'inspect'], async (url) => {
+      const client = await ExecutorClient.connect(openSocket(url, { authorization: `Bearer ${TOKEN}` }));
+      for (const request of [{ code }, { code, consoleFormat: 'string' as const }]) {
+        lines.push((await client.execute(request)).logs.map((line) => line.text));
+      }
+      client.close();
+    });
+    expect(lines).toStrictEqual([['m Map(1) { 1 => 2 }'], ['m [object Map]']]);
+    const refused = serve('--port', '0', '--console-format', 'pretty');
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.split('\n')[0]).toBe(
+      "codemode-executor serve: --console-format must be string or inspect; got 'pretty'.",
+    );
+  }, 60_000);
+});
+
 describe("the serve command's log", () => {
   test('is info and up, one JSON object a line on stderr, by default', async () => {
     const run = await served([], oneExecution);

@@ -43,6 +43,7 @@ export async function runOnExecutor(
     // The cases' server listens on loopback, which native requests reach only when opted in.
     allowLoopback: true,
     ...(item.invoke !== undefined ? { retainHandles: true } : {}),
+    ...(item.consoleFormat !== undefined ? { consoleFormat: item.consoleFormat } : {}),
   };
   const envelope = await sandbox.execute(request);
   // workerd has no errorKind to compare with; the executor's own must hold together (error-kind.ts).

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { workerdBinary } from './binary.ts';
 import { HOST_MODULE, HOST_SOCKET, renderConfig } from './config.ts';
+import type { ConsoleTranscripts } from './console-transcript.ts';
 import { lineSplitter, parseControlLine } from './control.ts';
 import { onProcessExit } from './exit-hooks.ts';
 
@@ -23,6 +24,8 @@ export interface WorkerdOptions {
   readonly binary?: string;
   /** Extra arguments, appended last (tests use it to make startup fail). */
   readonly extraArgs?: readonly string[];
+  /** Where the case Workers' console output is read back (the loopback server's). */
+  readonly transcripts?: ConsoleTranscripts;
 }
 
 /** The file descriptor workerd writes its control messages to (fds 0 to 2 are the usual three). */
@@ -44,7 +47,7 @@ export class WorkerdProcess {
   #stopping: Promise<void> | undefined;
   #url: string | undefined;
 
-  private constructor(child: ChildProcess, directory: string) {
+  private constructor(child: ChildProcess, directory: string, transcripts: ConsoleTranscripts | undefined) {
     this.#child = child;
     this.#directory = directory;
     // The last resort: kill workerd and remove its config, synchronously, as exit hooks must.
@@ -61,9 +64,15 @@ export class WorkerdProcess {
     child.stderr?.on('data', (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString()).slice(-STDERR_KEEP);
     });
-    // stdout carries the case Workers' own console output, which the suite does not read; it is
-    // drained so a chatty case cannot fill the pipe and stall workerd.
-    child.stdout?.resume();
+    // stdout and stderr carry the case Workers' own console output: read for the lines a case
+    // marked (console-transcript.ts), and drained anyway so a chatty case cannot fill the pipe
+    // and stall workerd.
+    if (transcripts !== undefined) {
+      child.stdout?.on('data', transcripts.stream());
+      child.stderr?.on('data', transcripts.stream());
+    } else {
+      child.stdout?.resume();
+    }
   }
 
   /** Writes the config, starts workerd, and resolves once it serves; on failure nothing is left running. */
@@ -84,7 +93,7 @@ export class WorkerdProcess {
       // stdin unused; stdout drained; stderr kept for errors; fd 3 is the control channel.
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     });
-    const workerd = new WorkerdProcess(child, directory);
+    const workerd = new WorkerdProcess(child, directory, options.transcripts);
     try {
       await workerd.#ready(options.readyTimeout ?? 15_000);
     } catch (error) {

@@ -8,6 +8,7 @@ import type { Case } from '../case.ts';
 import { prepareCase } from '../prepare.ts';
 import { HarnessError, type RunRecord } from '../record.ts';
 import { COMPATIBILITY_DATE } from './config.ts';
+import { consoleMark } from './console-transcript.ts';
 import { caseWorkerModules, HARNESS_MODULE } from './entry.ts';
 
 export interface WorkerdSide {
@@ -21,8 +22,9 @@ const ANSWER_GRACE = 10_000;
 
 export async function runOnWorkerd(item: Case, side: WorkerdSide): Promise<RunRecord> {
   const prepared = prepareCase(item, side.loopbackOrigin);
+  const run = `case-${randomUUID()}`;
   const spec = {
-    run: `case-${randomUUID()}`,
+    run,
     compatibilityDate: COMPATIBILITY_DATE,
     harness: HARNESS_MODULE,
     modules: caseWorkerModules(prepared.code, prepared.providers, prepared.modules),
@@ -30,6 +32,7 @@ export async function runOnWorkerd(item: Case, side: WorkerdSide): Promise<RunRe
       timeout: prepared.timeout,
       timeoutMessage: prepared.timeoutMessage,
       ...(item.invoke !== undefined ? { invoke: item.invoke } : {}),
+      ...(item.consoleFormat === 'inspect' ? { consoleMark: consoleMark(run) } : {}),
     },
   };
   let response: Response;
@@ -54,5 +57,26 @@ export async function runOnWorkerd(item: Case, side: WorkerdSide): Promise<RunRe
   }
   const answer = JSON.parse(text) as { outcome: string; logs: LogLine[] };
   const outcome = parseForDispatch(answer.outcome) as Omit<RunRecord, 'logs'>;
-  return { ...outcome, logs: answer.logs };
+  const logs =
+    item.consoleFormat === 'inspect' ? await workerdsOwnLines(run, answer.logs, side) : answer.logs;
+  return { ...outcome, logs };
+}
+
+/**
+ * The lines as workerd's console wrote them: the harness captured their levels, and wrote their
+ * texts to workerd's stdout and stderr, which the loopback server reads (console-transcript.ts).
+ */
+async function workerdsOwnLines(run: string, lines: LogLine[], side: WorkerdSide): Promise<LogLine[]> {
+  if (lines.length === 0) return lines;
+  const response = await fetch(
+    `${side.loopbackOrigin}/__console/${encodeURIComponent(run)}?lines=${lines.length}`,
+  );
+  const texts = (await response.json()) as (string | null)[];
+  const missing = texts.filter((text) => text === null).length;
+  if (missing > 0) {
+    throw new HarnessError(
+      `workerd's output held ${lines.length - missing} of the run's ${lines.length} console lines`,
+    );
+  }
+  return lines.map(({ level }, index) => ({ level, text: texts[index] as string }));
 }

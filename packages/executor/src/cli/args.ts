@@ -1,6 +1,12 @@
 /** The command line of `codemode-executor`, parsed and checked; a bad one is a UsageError naming what is wrong. */
 import { parseArgs } from 'node:util';
-import { MAX_DELAY, MAX_MEMORY_LIMIT, MIN_MEMORY_LIMIT } from '@supolka/codemode-protocol';
+import {
+  CONSOLE_FORMATS,
+  type ConsoleFormat,
+  MAX_DELAY,
+  MAX_MEMORY_LIMIT,
+  MIN_MEMORY_LIMIT,
+} from '@supolka/codemode-protocol';
 import { MAX_POOL_SIZE } from '../executor/options.ts';
 
 /** What `codemode-executor help` (and `--help`) prints: every command, in one screen. */
@@ -38,6 +44,9 @@ Options:
                       --timeout, at least 120000): a tool that never answers ends there
   --memory MB         the isolate's memory limit in megabytes (default 128)
   --outbound MODE     disabled (default) or native: whether the program's fetch reaches the network
+  --console-format FORMAT
+                      string (default): console lines are String of each argument, joined by
+                      spaces; inspect: as workerd's console writes them ({ a: 1 }, Map(1) { 1 => 2 })
   -h, --help          this text
 `;
 
@@ -70,6 +79,8 @@ export interface RunCommand {
   readonly wallClockLimit: number | undefined;
   readonly memoryLimit: number | undefined;
   readonly outbound: 'disabled' | 'native';
+  /** --console-format: how the program's console lines are written; undefined, the executor's default. */
+  readonly consoleFormat: ConsoleFormat | undefined;
 }
 
 /** The `run` command (argv after the word run), or `'help'`. */
@@ -94,6 +105,7 @@ export function parseRunCommandLine(argv: readonly string[]): RunCommand | 'help
     wallClockLimit: delayOption('--wall-clock-limit', values['wall-clock-limit']),
     memoryLimit: memoryOption('--memory', values.memory),
     outbound,
+    consoleFormat: consoleFormatOption('--console-format', values['console-format']),
   };
 }
 
@@ -111,6 +123,7 @@ function parseRun(argv: readonly string[]) {
       'wall-clock-limit': { type: 'string' },
       memory: { type: 'string' },
       outbound: { type: 'string' },
+      'console-format': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -193,6 +206,15 @@ export function memoryOption(flag: string, text: string | undefined): number | u
     );
   }
   return mb;
+}
+
+/** A console format, as the executor's consoleFormat takes it: string or inspect. */
+export function consoleFormatOption(flag: string, text: string | undefined): ConsoleFormat | undefined {
+  if (text === undefined) return undefined;
+  if (!(CONSOLE_FORMATS as readonly string[]).includes(text)) {
+    throw new UsageError(`${flag} must be ${CONSOLE_FORMATS.join(' or ')}; got '${text}'.`);
+  }
+  return text as ConsoleFormat;
 }
 
 /** A pool size, as the executor takes it: from 1 to MAX_POOL_SIZE children. */

@@ -5,6 +5,7 @@
  * command. It follows the package's version like the root entry.
  */
 export {
+  consoleFormatOption,
   delayOption,
   memoryOption,
   missingValueMessage,

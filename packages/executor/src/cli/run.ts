@@ -102,6 +102,7 @@ export async function runCli(
         ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
         ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
         ...(command.outbound === 'native' ? { outbound: undefined } : { outbound: null }),
+        ...(command.consoleFormat !== undefined ? { consoleFormat: command.consoleFormat } : {}),
       },
       // Every line is heard before execute resolves, so they all precede the envelope.
       stream ? { onConsole: (lines) => output.err(streamedLines(lines)) } : {},

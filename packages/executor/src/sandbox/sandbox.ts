@@ -262,7 +262,7 @@ export class Sandbox {
   }
 
   /**
-   * Resumes a paused durable run from its token (docs/durable.md, "Resuming"): the same request
+   * Resumes a paused durable run from its token (docs/durable.md, "Pausing and resuming"): the same request
    * and principal it paused under, and an answer for each pending call, by sequence. The program
    * runs again in a fresh isolate, served the journal, then live. A token the token module refuses
    * comes back as an envelope with that module's code; a run that diverges from its journal, with
@@ -562,11 +562,24 @@ export class Sandbox {
       // 12. A run that asked to retain handles and succeeded: the invoker's presence is the grant.
       if (wire.retainHandles === true && outcome.error === undefined && outcome.result === undefined) {
         const expiry = clock.expire(Math.min(timeout + grace, MAX_DELAY)).then(() => undefined);
-        const invoker = await Promise.race([
-          captureInvokeReference(handle).catch(() => undefined),
-          expiry,
-          aborted.then(() => undefined),
+        const taken = await Promise.race([
+          captureInvokeReference(handle).then(
+            (invoker) => ({ invoker }),
+            // The engine disposed the isolate (its memory limit) before the handler was taken.
+            (error: unknown) =>
+              handle.isolate.isDisposed ? memoryExhausted(handle.memoryLimit) : failure(error),
+          ),
+          expiry.then(() => 'expired' as const),
+          aborted.then(() => 'aborted' as const),
         ]);
+        // The handler could not be taken within the bound: the isolate is still busy with work the
+        // program left running past its return (a microtask loop, say), or the caller cancelled.
+        // Either ends the run, said as such; the bare outcome would read as a run that returned no
+        // handlers.
+        if (taken === 'aborted') return cancelled(host.signal as AbortSignal);
+        if (taken === 'expired') return timedOut(timeout);
+        if (!('invoker' in taken)) return taken;
+        const { invoker } = taken;
         if (invoker !== undefined) {
           retained = true;
           capture.stop();
@@ -731,6 +744,11 @@ function nestedHost(host: SandboxHost): SandboxHost {
     dispatch: dispatch && ((provider, tool, args) => servedNested(() => dispatch(provider, tool, args))),
     outbound: outbound && ((request, init) => servedNested(() => outbound(request, init))),
   };
+}
+
+/** The engine disposed the isolate at its memory limit: the run reads as one that ran out would. */
+function memoryExhausted(memoryLimit: number): RunOutcome {
+  return { error: new MemoryLimitError(memoryLimit).message, code: 'MEMORY_LIMIT' };
 }
 
 /** Preparation (erasure) outlived the run's bound: the run times out as one that ran would. */

@@ -85,6 +85,17 @@ describe('codemode-executor run', () => {
     );
   });
 
+  test("--console-format inspect writes console lines as workerd's console does; string is the default", () => {
+    const program = file('console.js', `console.log('m', new Map([[1, 2]]), { a: [1] }); return 1;`);
+    const lines = (...flags: string[]) => JSON.parse(cli('run', program, '--json', ...flags).stdout).logs;
+    const asStrings = [{ level: 'log', text: 'm [object Map] [object Object]' }];
+    expect(lines()).toStrictEqual(asStrings);
+    expect(lines('--console-format', 'string')).toStrictEqual(asStrings);
+    expect(lines('--console-format', 'inspect')).toStrictEqual([
+      { level: 'log', text: 'm Map(1) { 1 => 2 } { a: [ 1 ] }' },
+    ]);
+  });
+
   test('--tools names a module of providers, as a list or as an object of namespaces', () => {
     const listed = file(
       'listed.mjs',
@@ -142,6 +153,10 @@ describe('codemode-executor run', () => {
     [['run', 'x.js', '--memory', '0'], "--memory must be from 8 to 4096 MB; got '0'."],
     [['run', 'x.js', '--memory', '4097'], "--memory must be from 8 to 4096 MB; got '4097'."],
     [['run', 'x.js', '--outbound', 'proxied'], "--outbound must be disabled or native; got 'proxied'."],
+    [
+      ['run', 'x.js', '--console-format', 'pretty'],
+      "--console-format must be string or inspect; got 'pretty'.",
+    ],
     [['run', 'x.js', '--bogus'], unknownOptionMessage('run', '--bogus')],
     [['run', 'x.js', '--tools'], missingValueMessage('--tools')],
     [['run', 'x.js', '--json=yes'], noValueMessage('--json')],

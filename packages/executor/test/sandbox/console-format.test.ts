@@ -2,8 +2,8 @@
  * consoleFormat 'inspect' (issue 26 item 9): the console formats as workerd's does (Node's
  * util.format, the runtime's inspect piece), where the default stays the protocol's rule. The
  * lines below are what workerd 1.20261117.1 printed for the same calls, run by hand in a Worker
- * of compatibility date 2025-09-01 (the compat suite's harness replaces workerd's console with the
- * protocol's rule, so it cannot diff this yet).
+ * of compatibility date 2025-09-01; the compat suite's `console/inspect-*` cases diff the format
+ * against workerd's own console output on every run.
  */
 import { describe, expect, test } from 'vitest';
 import { useSandbox } from '../helpers.ts';

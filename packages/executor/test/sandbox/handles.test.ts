@@ -165,22 +165,45 @@ describe('the invocation table', () => {
   });
 });
 
+/**
+ * Runs `request` retaining handles until it is granted, at most five times. A run whose grant lost
+ * the race against the program's own timer work must read exactly `raced` (and holds nothing);
+ * anything else fails the test.
+ */
+async function grantDespiteRace(
+  request: { code: string; timeout?: number; grace?: number; memoryLimit?: number },
+  raced: { error: string; code: string },
+): Promise<string> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const envelope = await sandbox.execute({ retainHandles: true, ...request });
+    if (envelope.executionId !== undefined) {
+      expect(envelope).toStrictEqual({ result: undefined, logs: [], executionId: expect.any(String) });
+      return envelope.executionId;
+    }
+    expect(envelope).toStrictEqual({ result: undefined, logs: [], ...raced });
+    expect(sandbox.retainedCount).toBe(0);
+  }
+  throw new Error('five runs in a row lost the grant to their own timer work');
+}
+
 /** Polls until `condition` holds: the watcher works on its own interval, so a test waits for it. */
 async function waitUntil(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 describe('timer work between invocations runs under the execution bound (a deviation, docs/sandbox.md)', () => {
-  /** Retains `handler` with `setup` run at grant time, under timeout 200 and grace 100: a 300 ms bound. */
+  /**
+   * Retains `handler` with `setup` run at grant time, under timeout 200 and grace 100: a 300 ms bound.
+   * The host takes the handler on the isolate's thread after the run settled; on a loaded machine a
+   * timer of the setup can fire first and keep that thread busy past the bound, and the run then
+   * reads TIMEOUT (the race the test above pins down). That reading is checked exactly, and the run
+   * tried again, so what follows is timer work after a grant.
+   */
   async function retainWith(setup: string, handler = `() => new Response('alive')`): Promise<string> {
-    const envelope = await sandbox.execute({
-      retainHandles: true,
-      timeout: 200,
-      grace: 100,
-      code: `async () => { ${setup}; return { fetch: ${handler} } }`,
-    });
-    expect(envelope).toStrictEqual({ result: undefined, logs: [], executionId: expect.any(String) });
-    return envelope.executionId as string;
+    return grantDespiteRace(
+      { timeout: 200, grace: 100, code: `async () => { ${setup}; return { fetch: ${handler} } }` },
+      { error: executionTimeoutMessage(200), code: 'TIMEOUT' },
+    );
   }
 
   /** The execution was ended by the watcher: the next invoke reads HANDLES_CLOSED saying why. */
@@ -203,6 +226,42 @@ describe('timer work between invocations runs under the execution bound (a devia
   test('an interval whose short spins sum past the bound', async () => {
     const id = await retainWith('setInterval(() => { for (let i = 0; i < 5e6; i++); }, 5)');
     await expectOutran(id);
+  });
+
+  test('work left running past the return: the grant or TIMEOUT, never a grant silently lost', async () => {
+    // The loop starts a few microtask hops after the program's answer reached the host, so the
+    // isolate is busy when the host asks it for the handler; before, such a run answered a bare
+    // { result: undefined }, as one that returned no handler (every time, on a quiet machine). A
+    // preempted isolate thread can still let the host take the handler first: a grant, closed here.
+    const readings = new Set<string>();
+    for (const hops of [1, 5, 1, 5, 1, 5]) {
+      const envelope = await sandbox.execute({
+        retainHandles: true,
+        timeout: 200,
+        grace: 100,
+        code: `async () => {
+          let n = 0;
+          const loop = () => Promise.resolve().then(loop);
+          const later = () => (++n < ${hops} ? Promise.resolve().then(later) : loop());
+          later();
+          return { fetch: () => new Response('never') };
+        }`,
+      });
+      if (envelope.executionId !== undefined) {
+        readings.add('granted');
+        sandbox.closeHandles(envelope.executionId);
+      } else {
+        expect(envelope).toStrictEqual({
+          result: undefined,
+          logs: [],
+          error: executionTimeoutMessage(200),
+          code: 'TIMEOUT',
+        });
+        readings.add('TIMEOUT');
+      }
+    }
+    expect(sandbox.retainedCount).toBe(0);
+    console.info(`grant race readings: ${[...readings].join(', ')}`);
   });
 
   test('a microtask loop started from a timer', async () => {
@@ -265,12 +324,13 @@ describe('timer work between invocations runs under the execution bound (a devia
   });
 
   test('the disposed-isolate row: a timer that exhausts memory between invocations reads MEMORY_LIMIT', async () => {
-    const envelope = await sandbox.execute({
-      retainHandles: true,
-      memoryLimit: 16,
-      code: `async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill({ a: 1 })) }, 10); return { fetch: () => new Response('x') } }`,
-    });
-    const id = envelope.executionId as string;
+    const id = await grantDespiteRace(
+      {
+        memoryLimit: 16,
+        code: `async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill({ a: 1 })) }, 10); return { fetch: () => new Response('x') } }`,
+      },
+      { error: memoryLimitMessage(16), code: 'MEMORY_LIMIT' },
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     await expect(sandbox.invoke(id, get('/'))).rejects.toMatchObject({
       code: 'MEMORY_LIMIT',
@@ -283,15 +343,17 @@ describe('timer work between invocations runs under the execution bound (a devia
   });
 
   test('the disposed-isolate row holds after the timer watcher has read the disposed isolate', async () => {
-    const envelope = await sandbox.execute({
-      retainHandles: true,
-      memoryLimit: 16,
-      code: `async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill({ a: 1 })) }, 10); return { fetch: () => new Response('x') } }`,
-    });
+    const id = await grantDespiteRace(
+      {
+        memoryLimit: 16,
+        code: `async () => { setTimeout(() => { const keep = []; for (;;) keep.push(new Array(100000).fill({ a: 1 })) }, 10); return { fetch: () => new Response('x') } }`,
+      },
+      { error: memoryLimitMessage(16), code: 'MEMORY_LIMIT' },
+    );
     // Long enough for the watcher (every 50 ms) to read the disposed isolate's NaN time many times:
     // it once took that for timer work past the bound, and the invoke read HANDLES_CLOSED.
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    await expect(sandbox.invoke(envelope.executionId as string, get('/'))).rejects.toMatchObject({
+    await expect(sandbox.invoke(id, get('/'))).rejects.toMatchObject({
       code: 'MEMORY_LIMIT',
       message: memoryLimitMessage(16),
     });

@@ -7,10 +7,13 @@ import {
   cancelledMessage,
   memoryLimitMessage,
   moduleNotFoundMessage,
+  NOT_A_FUNCTION_HINT,
   OUTBOUND_DISABLED_MESSAGE,
+  STATEMENTS_HINT,
 } from '@supolka/codemode-protocol';
 import { CONSOLE_CAPTURE_MESSAGE } from '../../../executor/src/sandbox/console.ts';
-import type { Behaviour } from './door.ts';
+import { LOST_VALUE_TEXTS } from '../../../executor/src/sandbox/lost-values.ts';
+import { type Behaviour, bodyPosition } from './door.ts';
 
 const timedOut = (ms: number) =>
   `Execution timed out at its ${ms} ms bound. Do less work per run and return the part that is already finished.`;
@@ -67,18 +70,55 @@ export const TOOL_ROWS: Behaviour[] = [
     providers: ['store'],
     body: "console.log('calling');\nawait store.fail({});\nreturn 'not reached';",
     needs: ['single-object'],
-    expected: { error: 'the tool failed on purpose', errorKind: 'tool-failed', logs: ['calling'] },
+    // errorAt is the column of the tool's name, on the body's line 2 (one more inside an arrow).
+    expected: (door) => ({
+      error: 'the tool failed on purpose',
+      errorKind: 'tool-failed',
+      errorProvider: 'store',
+      errorTool: 'fail',
+      errorAt: bodyPosition(door, 2, 13),
+      logs: ['calling'],
+    }),
   },
   {
     name: 'an unknown tool',
     providers: ['store'],
     body: 'return await store.nope({});',
     needs: ['single-object'],
-    expected: {
+    expected: (door) => ({
       error: 'Tool store.nope does not exist: no provider serves it.',
       errorKind: 'tool-not-found',
+      errorProvider: 'store',
+      errorTool: 'nope',
+      errorAt: bodyPosition(door, 1, 20),
       logs: [],
-    },
+    }),
+  },
+  {
+    name: 'which call of three in Promise.all failed',
+    providers: ['store'],
+    body: `const [first, second, third] = await Promise.all([
+  store.describe({ key: 'a', value: 1 }),
+  store.fail({ key: 'b' }),
+  store.describe({ key: 'c', value: 3 }),
+]);
+return [first, second, third];`,
+    needs: ['single-object'],
+    expected: (door) => ({
+      error: 'the tool failed on purpose',
+      errorKind: 'tool-failed',
+      errorProvider: 'store',
+      errorTool: 'fail',
+      errorAt: bodyPosition(door, 3, 9),
+      logs: [],
+    }),
+  },
+  {
+    name: 'a failing tool the program caught and replaced names no tool',
+    providers: ['store'],
+    body: "await store.fail({}).catch((error) => {\n  throw new Error('wrapped: ' + error.message);\n});",
+    needs: ['single-object'],
+    expected: { error: 'wrapped: the tool failed on purpose', errorKind: 'thrown', logs: [] },
   },
 ];
 
@@ -248,6 +288,16 @@ const sum = <T extends Point>(p: T): number => p.x + p.y;
 return sum(point satisfies Point) as number;`,
     expected: { result: 3, logs: [] },
   },
+  {
+    // Issue 26 item 6: a door that takes statements reads an import, types and a top-level return
+    // together (each alone always read); an arrow door gets the same body inside its arrow.
+    name: 'TypeScript statements after an import, with a return',
+    imports: "import data from './data.json';",
+    body: 'const n: number = data.n;\nreturn n * 2;',
+    modules: { './data.json': { json: { n: 21 } } },
+    needs: ['modules'],
+    expected: { result: 42, logs: [] },
+  },
 ];
 
 export const BOUND_ROWS: Behaviour[] = [
@@ -365,10 +415,114 @@ export const WALL_CLOCK_ROWS: Behaviour[] = [
   },
 ];
 
+/**
+ * What the envelope says beside an error and about the values it carries (issue 26 items 4, 5 and
+ * 9): a thrown object's JSON, the object form's hint for code that is no arrow (its rows go
+ * unwrapped, so a door that takes statements runs what an arrow door refuses), and the notes of
+ * values serialization changed.
+ */
+export const DETAIL_ROWS: Behaviour[] = [
+  {
+    name: 'a thrown plain object carries its JSON',
+    body: "throw { status: 404, reason: 'gone' };",
+    expected: {
+      error: '[object Object]',
+      errorKind: 'thrown',
+      errorJson: '{"status":404,"reason":"gone"}',
+      logs: [],
+    },
+  },
+  {
+    name: 'statements, where the object form expects an arrow',
+    unwrapped: true,
+    body: 'const answer = 20;\nreturn answer + 22;',
+    expected: ({ takes }) =>
+      takes === 'statements'
+        ? { result: 42, logs: [] }
+        : {
+            error: "Unexpected token 'const' [executor.js:1:1]",
+            errorKind: 'syntax',
+            hint: STATEMENTS_HINT,
+            logs: [],
+          },
+  },
+  {
+    name: 'an expression that is no function, where the object form expects an arrow',
+    unwrapped: true,
+    body: '1 + 1',
+    expected: ({ takes }) =>
+      takes === 'statements'
+        ? { result: 2, logs: [] }
+        : { error: '2 is not a function', errorKind: 'thrown', hint: NOT_A_FUNCTION_HINT, logs: [] },
+  },
+  {
+    name: 'a result holding a Map is noted',
+    body: "return { byId: new Map([[1, 'a']]), count: 1 };",
+    expected: { result: { byId: {}, count: 1 }, notes: [`result.byId: ${LOST_VALUE_TEXTS.map}`], logs: [] },
+  },
+  {
+    name: 'a result that forgot an await is noted',
+    body: "const load = async () => 'loaded';\nreturn { data: load() };",
+    expected: { result: { data: {} }, notes: [`result.data: ${LOST_VALUE_TEXTS.promise}`], logs: [] },
+  },
+  {
+    // The spread convention, whose paths every door with it names alike: the Code Mode form hands
+    // every tool the program's argument list, so a single object is its args[0] there.
+    name: 'functions passed to a tool are noted',
+    providers: ['math'],
+    body: "return await math.echo('f', { onPage: (page) => page }, [() => 1]);",
+    needs: ['spread-tools'],
+    expected: {
+      result: ['f', {}, [null]],
+      notes: [
+        `math.echo args[1].onPage: ${LOST_VALUE_TEXTS.functionDropped}`,
+        `math.echo args[2][0]: ${LOST_VALUE_TEXTS.functionNull}`,
+      ],
+      logs: [],
+    },
+  },
+];
+
+/** The same lines under the protocol's rule (the default) and workerd's format (consoleFormat 'inspect'). */
+const CONSOLE_FORMAT_BODY = `console.log('x', { a: 1, list: [1, 'two'] }, new Map([[1, 2]]));
+console.warn('%s is %d', 'Ada', 36);
+console.error(new Set(['s']), null, undefined);
+return 'logged';`;
+
+export const CONSOLE_FORMAT_ROWS: Behaviour[] = [
+  {
+    name: 'console objects under the default rule',
+    body: CONSOLE_FORMAT_BODY,
+    expected: {
+      result: 'logged',
+      logs: [
+        'x [object Object] [object Map]',
+        '[warn] %s is %d Ada 36',
+        '[error] [object Set] null undefined',
+      ],
+    },
+  },
+  {
+    name: "console objects in workerd's format",
+    body: CONSOLE_FORMAT_BODY,
+    consoleFormat: 'inspect',
+    expected: {
+      result: 'logged',
+      logs: [
+        "x { a: 1, list: [ 1, 'two' ] } Map(1) { 1 => 2 }",
+        '[warn] Ada is 36',
+        "[error] Set(1) { 's' } null undefined",
+      ],
+    },
+  },
+];
+
 export const BEHAVIOURS: readonly Behaviour[] = [
   ...TOOL_ROWS,
+  ...DETAIL_ROWS,
   ...FETCH_ROWS,
   ...RUNTIME_ROWS,
+  ...CONSOLE_FORMAT_ROWS,
   ...BOUND_ROWS,
   ...RETAINED_ROWS,
   ...WALL_CLOCK_ROWS,

@@ -73,6 +73,8 @@ export const providers = [
     fns: {
       add: (a: number, b: number) => a + b,
       twice: (bytes: Uint8Array) => bytes.map((byte) => byte * 2),
+      // Answers the arguments as they arrived, so a row sees what serialization changed.
+      echo: (...args: unknown[]) => args,
       fail,
       hang: () => {
         hangs.dispatchEvent(new Event('called'));

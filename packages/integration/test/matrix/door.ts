@@ -36,6 +36,11 @@ export interface Behaviour {
    * is replaced by the origin of the matrix's loopback HTTP server.
    */
   readonly body: string;
+  /**
+   * The body goes through every door as it is, never wrapped: the entry contract's rows, where a
+   * door that takes an arrow meets code that is none and a door that takes statements runs it.
+   */
+  readonly unwrapped?: true;
   readonly providers?: readonly ProviderName[];
   readonly modules?: ModuleMap;
   /** disabled: `outbound: null`; proxied: catalogue.proxiedFetch; native: performed by the executor. */
@@ -46,6 +51,8 @@ export interface Behaviour {
   /** The wall-clock bound (queue, run and tool waits), set where the door's instance is built. */
   readonly wallClockLimit?: number;
   readonly memoryLimit?: number;
+  /** The console's format (consoleFormat), on the request or where the door's instance is built. */
+  readonly consoleFormat?: 'inspect';
   /** Abort the run once it reached math.hang. */
   readonly cancel?: boolean;
   /** Retain the handler and invoke it with GET http://handler.test + each path, then close it. */
@@ -64,12 +71,20 @@ export interface OpenDoor {
 
 export interface DoorSpec {
   readonly name: string;
+  /**
+   * What the door takes a program as: an async arrow (the object form's entry contract), or
+   * statements (the Code Mode form's). Positions in the program differ by the arrow's first line.
+   */
+  readonly takes: 'arrow' | 'statements';
   /** Needs this door cannot meet, each with its reason. */
   readonly lacks: Partial<Record<Need, string>>;
   /** Needs this door meets once a named change lands; its rows are skipped with the reason until then. */
   readonly pending?: Partial<Record<Need, string>>;
-  /** Outcome fields this door's answer does not carry; dropped from the expectation. */
-  readonly omits?: readonly (keyof Outcome)[];
+  /**
+   * Outcome fields this door's answer does not carry, each with the reason docs/path-matrix.md
+   * gives; dropped from the expectation.
+   */
+  readonly omits?: Partial<Record<keyof Outcome, string>>;
   /**
    * What a cancellation answers through this door: the reason its text names (cancelledMessage's
    * argument), and whether the lines the run wrote before it come back in the envelope.
@@ -81,8 +96,9 @@ export interface DoorSpec {
   open(rows: readonly Behaviour[]): Promise<OpenDoor>;
 }
 
-/** The program as an async arrow, for the doors that take one. */
+/** The program as an async arrow, for the doors that take one (an unwrapped row's body as it is). */
 export function arrowCode(behaviour: Behaviour): string {
+  if (behaviour.unwrapped) return statementCode(behaviour);
   const arrow = `async () => {\n${behaviour.body}\n}`;
   return behaviour.imports === undefined ? arrow : `${behaviour.imports}\n${arrow}`;
 }
@@ -90,6 +106,15 @@ export function arrowCode(behaviour: Behaviour): string {
 /** The program as statements after its imports, for the doors that take statements. */
 export function statementCode(behaviour: Behaviour): string {
   return behaviour.imports === undefined ? behaviour.body : `${behaviour.imports}\n${behaviour.body}`;
+}
+
+/**
+ * Where a line and column of a row's body (a wrapped row with no imports) is in the program the
+ * door runs, `executor.js:LINE:COLUMN`: an arrow door's program has the arrow's first line before
+ * the body.
+ */
+export function bodyPosition(door: DoorSpec, line: number, column: number): string {
+  return `executor.js:${door.takes === 'arrow' ? line + 1 : line}:${column}`;
 }
 
 /** The URL a retained row's invocation requests. */

@@ -29,7 +29,7 @@ export function expectedOf(row: Behaviour, door: DoorSpec): Outcome {
 
 export function omit(outcome: Outcome, door: DoorSpec): Outcome {
   const kept = { ...outcome };
-  for (const field of door.omits ?? []) delete kept[field];
+  for (const field of Object.keys(door.omits ?? {}) as (keyof Outcome)[]) delete kept[field];
   return kept;
 }
 

@@ -1,7 +1,9 @@
 /**
  * The one outcome every door's answer is mapped back into, so one expectation holds for all of
  * them: the object form's envelope with its console lines written as the Code Mode contract writes
- * them (`[warn] `, `[error] ` before those levels), and what a retained handler answered.
+ * them (`[warn] `, `[error] ` before those levels), and what a retained handler answered. The
+ * error's name and stack are left out: rows compare what a caller acts on, and the stack's frames
+ * are the sandbox's own tests' (version 3's fields, which a model acts on, are compared).
  */
 import type { ExecuteResult, LogLine } from '@supolka/codemode-protocol';
 
@@ -12,6 +14,16 @@ export interface Outcome {
   code?: string;
   /** What kind of error user code met, beside an error with no code. */
   errorKind?: string;
+  /** The tool call whose own failure ended the run: its namespace, its tool, where the program made it. */
+  errorProvider?: string;
+  errorTool?: string;
+  errorAt?: string;
+  /** A thrown object's JSON. */
+  errorJson?: string;
+  /** What the object form expected, beside an error its entry contract explains. */
+  hint?: string;
+  /** Values of the result or of a tool's arguments that lost information on the way out. */
+  notes?: string[];
   logs: string[];
   /** `status body` of each invocation of a retained handler, in order. */
   responses?: string[];
@@ -26,18 +38,30 @@ export function fromEnvelope(envelope: ExecuteResult): Outcome {
   return fromParts({ ...envelope, logs: envelope.logs.map(lineText) });
 }
 
+/** The fields of an outcome that are one text each, copied when present. */
+const TEXT_FIELDS = [
+  'error',
+  'code',
+  'errorKind',
+  'errorProvider',
+  'errorTool',
+  'errorAt',
+  'errorJson',
+  'hint',
+] as const;
+
 /** The parts that are present, in the outcome's shape. */
-export function fromParts(parts: {
-  result?: unknown;
-  error?: string | undefined;
-  code?: string | undefined;
-  errorKind?: string | undefined;
-  logs: readonly string[];
-}): Outcome {
+export function fromParts(
+  parts: { result?: unknown; logs: readonly string[]; notes?: readonly string[] | undefined } & {
+    [Field in (typeof TEXT_FIELDS)[number]]?: string | undefined;
+  },
+): Outcome {
   const outcome: Outcome = { logs: [...parts.logs] };
   if (parts.result !== undefined) outcome.result = parts.result;
-  if (parts.error !== undefined) outcome.error = parts.error;
-  if (parts.code !== undefined) outcome.code = parts.code;
-  if (parts.errorKind !== undefined) outcome.errorKind = parts.errorKind;
+  for (const field of TEXT_FIELDS) {
+    const value = parts[field];
+    if (value !== undefined) outcome[field] = value;
+  }
+  if (parts.notes !== undefined) outcome.notes = [...parts.notes];
   return outcome;
 }

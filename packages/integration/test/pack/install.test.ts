@@ -44,7 +44,18 @@ const PUBLISHED = ['protocol', 'runtime', 'executor', 'server', 'mcp'] as const;
 /** What a library user installs: the executor and what it depends on, no server and no MCP bridge. */
 const LIBRARY = ['protocol', 'runtime', 'executor'] as const;
 /** Packages only the server and the MCP bridge bring; an install of the library alone has none of them. */
-const SERVING_ONLY = ['ws', 'pino', 'prom-client', '@modelcontextprotocol/sdk', 'express'];
+const SERVING_ONLY = [
+  'ws',
+  'pino',
+  'prom-client',
+  '@modelcontextprotocol/sdk',
+  '@modelcontextprotocol/core',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/client',
+  '@modelcontextprotocol/node',
+  'hono',
+  'express',
+];
 const FLAGS = ['--no-node-snapshot', '--no-wasm-code-gc'];
 /** Each test spawns npx, npm's bins or a fresh Node with a pool: seconds alone, far more on a loaded machine. */
 const SPAWNS = 120_000;

@@ -25,6 +25,7 @@ async function run(row) {
         ...(row.modules ? { modules: row.modules } : {}),
         ...(row.timeout ? { timeout: row.timeout } : {}),
         ...(row.memoryLimit ? { memoryLimit: row.memoryLimit } : {}),
+        ...(row.consoleFormat ? { consoleFormat: row.consoleFormat } : {}),
         ...(row.invoke ? { retainHandles: true } : {}),
       },
       {

@@ -19,6 +19,7 @@ const COMMAND_PATIENCE = 50_000;
 
 export const cliDoor: DoorSpec = {
   name: 'codemode-executor run',
+  takes: 'statements',
   lacks: {
     'proxied-fetch': '--outbound is disabled or native: a command line has no function to proxy through',
     'loopback-opt-in':
@@ -53,6 +54,7 @@ async function run(directory: string, count: number, behaviour: Behaviour): Prom
     args.push('--wall-clock-limit', String(behaviour.wallClockLimit));
   if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
   if (behaviour.outbound === 'native') args.push('--outbound', 'native');
+  if (behaviour.consoleFormat !== undefined) args.push('--console-format', behaviour.consoleFormat);
   const { status, stdout, stderr } = await spawnCollecting(process.execPath, args, {
     timeout: COMMAND_PATIENCE,
   });

@@ -1,8 +1,9 @@
 /**
  * What the Code Mode form (`execute(code, providers, { signal })`) takes from a row, for both doors
  * that reach it (the form called directly, and through runCode). The form has no per-request
- * settings, so the row's outbound, loopback opt-in, modules, timeout, wall-clock bound and memory limit become the
- * executor's options, and the executor is kept per distinct set of them.
+ * settings, so the row's outbound, loopback opt-in, modules, timeout, wall-clock bound, memory
+ * limit and console format become the executor's options, and the executor is kept per distinct
+ * set of them.
  */
 import type { CodeModeProvider } from '@supolka/codemode-executor';
 import { IsolateExecutor } from '@supolka/codemode-executor';
@@ -23,6 +24,7 @@ export function codeModeExecutors() {
         wallClockLimit: behaviour.wallClockLimit,
         memoryLimit: behaviour.memoryLimit,
         modules: behaviour.modules,
+        consoleFormat: behaviour.consoleFormat,
       };
       return executors.for(
         JSON.stringify(settings),
@@ -35,6 +37,7 @@ export function codeModeExecutors() {
             ...(settings.wallClockLimit ? { wallClockLimit: settings.wallClockLimit } : {}),
             ...(settings.memoryLimit ? { memoryLimit: settings.memoryLimit } : {}),
             ...(settings.modules ? { modules: settings.modules } : {}),
+            ...(settings.consoleFormat ? { consoleFormat: settings.consoleFormat } : {}),
           }),
       );
     },

@@ -14,6 +14,7 @@ import { CANCEL_REASON, cancellation } from './hooks.ts';
 
 export const codeModeDoor: DoorSpec = {
   name: 'IsolateExecutor (Code Mode form)',
+  takes: 'statements',
   lacks: {
     'proxy-source': "the contract's provider is { name, fns, prelude? }: no proxySource",
     'stream-console': "the contract's execute has no console callback; lines come in the result",

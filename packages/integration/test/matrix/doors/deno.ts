@@ -21,16 +21,20 @@ const SCRIPT = new URL('../deno/matrix-client.js', import.meta.url).pathname;
 
 export const denoDoor: DoorSpec = {
   name: 'serve + ExecutorClient (Deno)',
+  takes: 'arrow',
   lacks: serverDoor.lacks,
   cancellation: { reason: CANCEL_REASON, keepsLogs: false },
   picks: [
     'a tool call, spread convention',
     'a tool call, single-object convention',
     'a failing tool',
+    'statements, where the object form expects an arrow',
+    'a result holding a Map is noted',
     'binary values to a tool and back',
     'proxied fetch',
     'native fetch to a loopback server, opted in',
     'console streamed while the run goes',
+    "console objects in workerd's format",
     'crypto.subtle',
     'TypeScript',
     'nesting: a tool runs another program through the same door',
@@ -74,6 +78,7 @@ async function runDeno(url: string, directory: string, rows: readonly Behaviour[
         modules: row.modules,
         timeout: row.timeout,
         memoryLimit: row.memoryLimit,
+        consoleFormat: row.consoleFormat,
         cancel: row.cancel,
         invoke: row.invoke,
       })),

@@ -15,6 +15,7 @@ import { OnePerSetting } from './one-per-setting.ts';
 
 export const executorDoor: DoorSpec = {
   name: 'IsolateExecutor (object form)',
+  takes: 'arrow',
   lacks: {},
   // A cancel settles the envelope at once on the caller's side (docs/pool.md, "Outcomes"): the
   // lines the run wrote reached only a streaming caller.

@@ -2,12 +2,14 @@
  * `codemode-executor mcp`, as an MCP client meets it: the official SDK's client over stdio, the
  * catalogue's `store` namespace as the one upstream (fixtures/store-mcp-server.mjs), the program as
  * statements in `execute`'s `code`. The answer is text: the result in the codec's JSON (or
- * `undefined`), or `isError` with the error and ` [CODE]` when the executor ended the run, and the
- * console lines as a second block after `console:`. The bridge's settings are its command line, so
+ * `undefined`), or `isError` with the error and ` [CODE]` when the executor ended the run and a block
+ * naming the failed call and a thrown object's JSON; a `notes:` block, and the console lines in a
+ * block after `console:`. The bridge's settings are its command line, so
  * the door keeps one bridge per set of --timeout, --memory and --outbound a row asks for.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FAULT_CODES, parseForDispatch } from '@supolka/codemode-protocol';
+import { FAILED_CALL_LINE, NOTES_BLOCK, THROWN_LINE } from '../../../../mcp/src/texts.ts';
 import { type Connected, connect, removeScratch } from '../../../../mcp/test/mcp-process.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromParts, type Outcome } from '../outcome.ts';
@@ -17,6 +19,7 @@ const CONSOLE_BLOCK = 'console:\n';
 
 export const mcpDoor: DoorSpec = {
   name: 'codemode-executor mcp',
+  takes: 'statements',
   lacks: {
     'spread-tools': "an upstream's tool takes one arguments object (MCP's tools/call)",
     prelude: 'the config names MCP servers, never provider source',
@@ -33,7 +36,10 @@ export const mcpDoor: DoorSpec = {
       "a cancelled call answers nothing: the client's notifications/cancelled ends the request, and the run with it (test/mcp/misbehaving.test.ts)",
     retain: 'execute answers text: no handler outlives the call',
   },
-  omits: ['errorKind'],
+  omits: {
+    errorKind:
+      "execute answers text: the error with the executor's [CODE]; the kind of error user code met is not in it",
+  },
   async open() {
     const bridges = new Map<string, Promise<Connected>>();
     const bridgeFor = (behaviour: Behaviour) => {
@@ -43,6 +49,7 @@ export const mcpDoor: DoorSpec = {
         args.push('--wall-clock-limit', String(behaviour.wallClockLimit));
       if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
       if (behaviour.outbound === 'native') args.push('--outbound', 'native');
+      if (behaviour.consoleFormat !== undefined) args.push('--console-format', behaviour.consoleFormat);
       const key = args.join(' ');
       let bridge = bridges.get(key);
       if (bridge === undefined) {
@@ -73,14 +80,29 @@ export const mcpDoor: DoorSpec = {
 /** The answer's text blocks read back into an outcome. */
 function fromAnswer(answer: CallToolResult): Outcome {
   const texts = answer.content.map((block) => (block.type === 'text' ? block.text : ''));
-  const [first = '', second] = texts;
-  const logs = second?.startsWith(CONSOLE_BLOCK) ? second.slice(CONSOLE_BLOCK.length).split('\n') : [];
+  const [first = '', ...rest] = texts;
+  const block = (prefix: string) => rest.find((text) => text.startsWith(prefix))?.slice(prefix.length);
+  const logs = block(CONSOLE_BLOCK)?.split('\n') ?? [];
+  const notes = block(NOTES_BLOCK)?.split('\n');
+  const extra = notes === undefined ? {} : { notes };
   if (answer.isError !== true) {
-    return fromParts({ result: first === 'undefined' ? undefined : parseForDispatch(first), logs });
+    return fromParts({ result: first === 'undefined' ? undefined : parseForDispatch(first), logs, ...extra });
+  }
+  // The details block: "failed call: provider.tool at executor.js:L:C" and "thrown: JSON".
+  const details = rest.find((text) => text.startsWith(FAILED_CALL_LINE) || text.startsWith(THROWN_LINE));
+  const fields: Record<string, string> = {};
+  for (const line of details?.split('\n') ?? []) {
+    const call = new RegExp(`^${FAILED_CALL_LINE}([^.\\s]+)\\.(\\S+?)(?: at (\\S+))?$`).exec(line);
+    if (call !== null) {
+      fields.errorProvider = call[1] as string;
+      fields.errorTool = call[2] as string;
+      if (call[3] !== undefined) fields.errorAt = call[3];
+    }
+    if (line.startsWith(THROWN_LINE)) fields.errorJson = line.slice(THROWN_LINE.length);
   }
   const code = / \[([A-Z_]+)\]$/.exec(first)?.[1];
   if (code !== undefined && (FAULT_CODES as readonly string[]).includes(code)) {
-    return fromParts({ error: first.slice(0, -(code.length + 3)), code, logs });
+    return fromParts({ error: first.slice(0, -(code.length + 3)), code, logs, ...fields, ...extra });
   }
-  return fromParts({ error: first, logs });
+  return fromParts({ error: first, logs, ...fields, ...extra });
 }

@@ -15,6 +15,7 @@ export interface RowRequest {
   modules?: NonNullable<Behaviour['modules']>;
   timeout?: number;
   memoryLimit?: number;
+  consoleFormat?: 'inspect';
   retainHandles?: true;
 }
 
@@ -41,6 +42,7 @@ export async function runThroughObjectForm(form: ObjectForm, behaviour: Behaviou
         ...(behaviour.modules ? { modules: behaviour.modules } : {}),
         ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
         ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
+        ...(behaviour.consoleFormat ? { consoleFormat: behaviour.consoleFormat } : {}),
         ...(behaviour.invoke ? { retainHandles: true } : {}),
       },
       {

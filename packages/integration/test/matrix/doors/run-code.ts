@@ -2,8 +2,8 @@
  * The Code Mode form as the contract's own consumer meets it: `@cloudflare/codemode`'s runCode
  * over this executor, which normalizes the code, calls `execute(code, providers)` and throws
  * `Code execution failed: <error>` (with the console lines after it) where the object form returns
- * the envelope's error. The door reads that throw back into an outcome; the result it resolves to
- * carries neither `code` nor `errorKind`.
+ * the envelope's error. The door reads that throw back into an outcome; neither the throw nor the
+ * result it resolves to carries `code`, `errorKind`, version 3's fields of a failure or `notes`.
  */
 import { runCode } from '@cloudflare/codemode';
 import type { IsolateExecutor } from '@supolka/codemode-executor';
@@ -17,11 +17,17 @@ const CONSOLE = '\n\nConsole output:\n';
 
 export const runCodeDoor: DoorSpec = {
   name: "@cloudflare/codemode's runCode",
+  takes: 'statements',
   lacks: {
     ...codeModeDoor.lacks,
     cancel: 'runCode passes no signal to the executor',
   },
-  omits: ['code', 'errorKind'],
+  omits: Object.fromEntries(
+    ['code', 'errorKind', 'errorProvider', 'errorTool', 'errorAt', 'errorJson', 'notes'].map((field) => [
+      field,
+      "runCode keeps the result and the console lines, and throws the error's text alone: the answer's other fields are dropped",
+    ]),
+  ),
   async open() {
     const { executorFor, close } = codeModeExecutors();
     return { run: (behaviour) => run(executorFor(behaviour), behaviour), close };

@@ -14,6 +14,7 @@ import { allowsLoopback, CANCEL_REASON, cancellation, outboundSetting } from './
 
 export const sandboxDoor: DoorSpec = {
   name: 'Sandbox',
+  takes: 'arrow',
   lacks: {
     'wall-clock':
       'the Sandbox has the run clock only, which a tool wait pauses; the wall-clock bound is the executor’s, around the pool',
@@ -49,6 +50,7 @@ async function run(sandbox: Sandbox, behaviour: Behaviour): Promise<Outcome> {
       ...(behaviour.modules ? { modules: behaviour.modules } : {}),
       ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
       ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
+      ...(behaviour.consoleFormat ? { consoleFormat: behaviour.consoleFormat } : {}),
       ...(behaviour.invoke ? { retainHandles: true } : {}),
       ...(cancel.signal ? { signal: cancel.signal } : {}),
     });

@@ -38,6 +38,7 @@ export function connectClient(server: ExecutorServer): Promise<ExecutorClient> {
 
 export const serverDoor: DoorSpec = {
   name: 'serve + ExecutorClient (Node)',
+  takes: 'arrow',
   lacks: {},
   // The client's own reason crosses in its cancel (protocol version 3).
   cancellation: { reason: CANCEL_REASON, keepsLogs: false },
