@@ -19,9 +19,9 @@ import vm from 'node:vm';
 import ivm from 'isolated-vm';
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
 import { CHILD_STDIO, Channel } from '../packages/executor/src/pool/channel.ts';
-import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { POOL_VALIDATION, validatePoolMessage } from '../packages/executor/src/pool/messages/table.ts';
 import { encodePoolMessage } from '../packages/executor/src/pool/messages/wire.ts';
+import { Sandbox } from '../packages/executor/src/sandbox/index.ts';
 import { readRuntimeSnapshot } from '../packages/executor/src/sandbox/runtime.ts';
 import { printTable, record, type Summary, sample, samplePaced, single, summarize } from './stats.ts';
 

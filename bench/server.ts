@@ -11,8 +11,8 @@
  */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { createServer } from '../packages/server/dist/index.js';
 import { ExecutorClient } from '../packages/protocol/src/client/index.ts';
+import { createServer } from '../packages/server/dist/index.js';
 import { printTable, type Summary, sample, samplePaced, summarize } from './stats.ts';
 
 // ws is the executor package's dependency, not the root's: resolve it from there.

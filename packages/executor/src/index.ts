@@ -65,6 +65,13 @@ export {
   executionPastWallClockMessage,
   invocationPastWallClockMessage,
 } from './executor/wall-clock.ts';
+export type {
+  AllowedPackage,
+  BundledPackage,
+  BundledSubpath,
+  PackageBundle,
+  SubpathFormat,
+} from './packages/bundle.ts';
 export type { ChildPhase, ChildStats, PoolEvent, PoolStats } from './pool/events.ts';
 export type { OutboundFunction } from './pool/execution.ts';
 export {
@@ -80,6 +87,7 @@ export type { ExecuteResult } from './sandbox/sandbox.ts';
 export {
   type DescribedProvider,
   type DescribedTools,
+  type DescribeToolsOptions,
   describeTools,
   type ToolDefinition,
   type ToolNamespace,

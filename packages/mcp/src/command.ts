@@ -7,10 +7,10 @@
  * that cannot run, naming what is wrong; 0 when the client closes stdio or a signal ends the
  * service.
  */
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { IsolateExecutor } from '@supolka/codemode-executor';
+import { type AllowedPackage, IsolateExecutor } from '@supolka/codemode-executor';
 import type { Output } from '@supolka/codemode-executor/cli';
 import { UsageError } from '@supolka/codemode-executor/cli';
 import {
@@ -116,9 +116,19 @@ export async function runMcp(
     ...optional('memoryLimit', command.memoryLimit ?? config.memoryLimit),
     ...(outbound === 'native' ? { outbound: undefined } : { outbound: null }),
     ...optional('consoleFormat', command.consoleFormat ?? config.consoleFormat),
+    // Found from the config file's folder, as the file's other paths are read by whoever wrote it.
+    ...(config.packages !== undefined
+      ? { packages: config.packages, packagesBase: dirname(resolve(command.config)) }
+      : {}),
   });
   /** Set once the command is ending, so a startup still under way no longer reports. */
   let stopping = false;
+  // The allowed packages, bundled during the startup: the execute tool's description lists them,
+  // and a listing waits for the startup (McpHost.ready). Packages that cannot be served stop the
+  // command, with the sentence saying why.
+  const allowed: AllowedPackage[] = [];
+  let refusal: string | undefined;
+  const refused = Promise.withResolvers<void>();
   // The pool's child starts beside the upstreams, so the first execute does not wait for it.
   const startup = (async () => {
     const ready = executor.engine().then(
@@ -126,9 +136,18 @@ export async function runMcp(
       (error: unknown) =>
         log(`the pool's first child did not start (${String(error)}); executions will start another`),
     );
+    const bundled = executor.packages().then(
+      (packages) => {
+        allowed.push(...packages);
+      },
+      (error: Error) => {
+        refusal = error.message;
+        refused.resolve();
+      },
+    );
     const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
-    await ready;
-    if (stopping) return;
+    await Promise.all([ready, bundled]);
+    if (stopping || refusal !== undefined) return;
     started.forEach((outcome, index) => {
       if (outcome.status === 'rejected') {
         output.err(
@@ -147,6 +166,7 @@ export async function runMcp(
     catalog: new Catalog(upstreams),
     policy: new ApprovalPolicy(config.approvals, config.defaultApproval),
     executor,
+    packages: allowed,
     limits: {
       maxResultLength: config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH,
       maxUpstreamCalls: config.maxUpstreamCalls ?? DEFAULT_MAX_UPSTREAM_CALLS,
@@ -180,10 +200,11 @@ export async function runMcp(
         },
         { onerror: (error) => log(`the stdio connection: ${error.message}`) },
       );
-      await Promise.race([ended, stopped]);
+      await Promise.race([ended, stopped, refused.promise]);
       await connection.close();
     } else {
       await startup;
+      if (refusal !== undefined) throw new PackagesRefusedError(refusal);
       http = await serveHttp({
         host: command.host ?? '127.0.0.1',
         port: command.http,
@@ -198,9 +219,13 @@ export async function runMcp(
       await signalled();
       await http.close();
     }
+    if (refusal !== undefined) throw new PackagesRefusedError(refusal);
   } catch (error) {
     await shutdown();
-    const known = error instanceof HttpServeError || (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    const known =
+      error instanceof HttpServeError ||
+      error instanceof PackagesRefusedError ||
+      (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
     if (!known) throw error;
     output.err(`codemode-executor mcp: ${(error as Error).message}\n`);
     return 2;
@@ -209,6 +234,9 @@ export async function runMcp(
   log('stopped');
   return 0;
 }
+
+/** The config's packages cannot be served: the command ends with the bundler's sentence. */
+class PackagesRefusedError extends Error {}
 
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);

@@ -115,6 +115,16 @@ const configSchema = z.strictObject({
   approvalTimeout: wholeNumber(1, 3_600_000).optional(),
   /** How often a running execute reports progress, in ms. */
   progressInterval: wholeNumber(10, 600_000).optional(),
+  /**
+   * npm packages programs may import (the executor's docs/packages.md): names, found from this
+   * file's folder, or name → directory, relative to it. The bundler checks each name.
+   */
+  packages: z
+    .union([z.array(text.min(1)).max(1000), z.record(text.min(1), text.min(1))])
+    .refine((list) => (Array.isArray(list) ? list.length : Object.keys(list).length) <= 1000, {
+      message: 'must name at most 1000 packages',
+    })
+    .optional(),
 });
 
 export type McpConfig = z.infer<typeof configSchema>;

@@ -15,8 +15,8 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import type { IsolateExecutor } from '@supolka/codemode-executor';
-import { cutText, safeText } from '@supolka/codemode-executor/serving';
+import type { AllowedPackage, IsolateExecutor } from '@supolka/codemode-executor';
+import { cutText, packagesLine, safeText } from '@supolka/codemode-executor/serving';
 import type { ApprovalPolicy } from './approvals.ts';
 import { type Catalog, DESCRIPTION_CUTOVER } from './catalog.ts';
 import { type AskUser, type ExecutionLimits, runExecution } from './execution.ts';
@@ -32,6 +32,8 @@ export interface McpHost {
   readonly catalog: Catalog;
   readonly policy: ApprovalPolicy;
   readonly executor: IsolateExecutor;
+  /** The npm packages programs may import (the config's `packages`), which the description lists. */
+  readonly packages?: readonly AllowedPackage[];
   readonly limits: ExecutionLimits & {
     readonly progressInterval: number;
     readonly approvalTimeout: number;
@@ -52,13 +54,19 @@ function executeTool(host: McpHost): Tool {
     : `\`\`\`ts\n${declarations}\n\`\`\``;
   return {
     name: 'execute',
-    description: `${EXECUTE_PREAMBLE}\n\n${body}${down}\n\n${policyLine(host)}`,
+    description: `${EXECUTE_PREAMBLE}${packagesParagraph(host)}\n\n${body}${down}\n\n${policyLine(host)}`,
     inputSchema: {
       type: 'object',
       properties: { code: { type: 'string', description: 'The program: async () => { ... }' } },
       required: ['code'],
     },
   };
+}
+
+/** The allowed packages as a paragraph of the description, or nothing when none are. */
+function packagesParagraph(host: McpHost): string {
+  const line = packagesLine(host.packages ?? []);
+  return line === '' ? '' : `\n\n${line}`;
 }
 
 /** Characters of the approval policy the description shows: the operator's rules, up to 1000 of them. */

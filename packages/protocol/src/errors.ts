@@ -179,8 +179,18 @@ export const STATEMENTS_HINT =
 export const NOT_A_FUNCTION_HINT =
   "The code of execute({ code }) must be one async arrow expression, optionally preceded by import declarations, and is called once: this code's value is not a function. Write `async () => 1 + 1` for an expression, or wrap statements in `async () => { ... }`; the Code Mode form execute(code, fns), `codemode-executor run` and the MCP bridge take statements and expressions as they are.";
 
-export function moduleNotFoundMessage(specifier: string, referrer: string): string {
-  return `Cannot find module '${specifier}' imported from ${referrer}: the module map has no such key.`;
+/**
+ * `allowed` is the packages an executor allows programs to import (docs/packages.md), when it
+ * allows any: the sentence names them, so the program's author knows what it may import instead.
+ */
+export function moduleNotFoundMessage(
+  specifier: string,
+  referrer: string,
+  allowed?: readonly string[],
+): string {
+  const base = `Cannot find module '${specifier}' imported from ${referrer}: the module map has no such key`;
+  if (allowed === undefined || allowed.length === 0) return `${base}.`;
+  return `${base}, and it is no package this executor allows (${allowed.join(', ')}).`;
 }
 
 export function moduleKeyCollisionMessage(first: string, second: string, normalized: string): string {
@@ -313,8 +323,8 @@ export class ModuleNotFoundError extends CodemodeError {
   override name = 'ModuleNotFoundError';
   readonly specifier: string;
   readonly referrer: string;
-  constructor(specifier: string, referrer: string) {
-    super('MODULE_NOT_FOUND', moduleNotFoundMessage(specifier, referrer));
+  constructor(specifier: string, referrer: string, allowed?: readonly string[]) {
+    super('MODULE_NOT_FOUND', moduleNotFoundMessage(specifier, referrer, allowed));
     this.specifier = specifier;
     this.referrer = referrer;
   }

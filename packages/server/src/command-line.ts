@@ -7,6 +7,7 @@ import {
   consoleFormatOption,
   delayOption,
   memoryOption,
+  packagesOption,
   parseOrExplain,
   poolSizeOption,
   UsageError,
@@ -34,6 +35,9 @@ Options:
   --allow-private                    let them reach private addresses (10/8, 172.16/12,
                                      192.168/16, 100.64/10, fc00::/7)
   --allow-link-local                 let them reach link-local addresses (cloud metadata)
+  --packages NAMES                   npm packages programs may import, comma-separated,
+                                     found from the working directory (needs
+                                     @supolka/codemode-packages); clients choose none
   --instance NAME                    this server's name behind a load balancer
   --log-level LEVEL                  the least level of the JSON log lines on stderr: fatal,
                                      error, warn, info (default), debug, trace or silent
@@ -66,6 +70,8 @@ export interface ServeCommand {
   readonly allowPrivate: boolean;
   readonly allowLinkLocal: boolean;
   readonly instance: string | undefined;
+  /** --packages: the npm packages programs may import, the operator's list alone. */
+  readonly packages: readonly string[] | undefined;
   readonly logLevel: string | undefined;
   readonly poolSize: number | undefined;
   readonly maxExecutionsPerConnection: number | undefined;
@@ -96,6 +102,7 @@ export function parseServeCommandLine(argv: readonly string[]): ServeCommand | '
     allowPrivate: values['allow-private'] === true,
     allowLinkLocal: values['allow-link-local'] === true,
     instance: values.instance,
+    packages: packagesOption(values.packages),
     logLevel: values['log-level'],
     poolSize: poolSizeOption('--pool-size', values['pool-size']),
     maxExecutionsPerConnection: wholeNumber(
@@ -130,6 +137,7 @@ function parseServe(argv: readonly string[]) {
       'allow-private': { type: 'boolean' },
       'allow-link-local': { type: 'boolean' },
       instance: { type: 'string' },
+      packages: { type: 'string' },
       'log-level': { type: 'string' },
       'pool-size': { type: 'string' },
       'max-executions-per-connection': { type: 'string' },

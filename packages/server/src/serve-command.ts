@@ -76,6 +76,7 @@ export async function runServe(
       allowLoopback: command.allowLoopback,
       allowPrivate: command.allowPrivate,
       allowLinkLocal: command.allowLinkLocal,
+      ...(command.packages !== undefined ? { packages: command.packages } : {}),
     };
     server = await createServer({
       ...(command.host !== undefined ? { host: command.host } : {}),
@@ -98,6 +99,13 @@ export async function runServe(
       ...(command.requestBudget !== undefined ? { requestBudget: command.requestBudget * 2 ** 20 } : {}),
       ...(command.drainTimeout !== undefined ? { drainTimeout: command.drainTimeout } : {}),
       executor,
+    });
+    // Packages that cannot be served stop the command, as a bad option does: a server that
+    // answered every execution with the reason would look healthy to its probes.
+    const serving = server;
+    await serving.executor.packages().catch(async (error: unknown) => {
+      await serving.close();
+      throw error;
     });
   } catch (error) {
     const known =

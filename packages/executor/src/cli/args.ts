@@ -32,6 +32,8 @@ Options:
                       Without it, the built-in example tools: notes.list/read/write and math.add/multiply.
   --modules PATH      the modules the program imports: a JSON file holding a module map, or a
                       directory whose files are modules named by their path inside it
+  --packages NAMES    npm packages the program may import, comma-separated (zod,date-fns),
+                      found from the working directory; needs @supolka/codemode-packages
   --json              print the envelope as one line of JSON (binary values in the protocol's
                       { "$binary": ... } form) instead of as console.log prints it
   --stream            write console lines to stderr as they are written even when stderr is
@@ -68,6 +70,8 @@ export interface RunCommand {
   readonly file: string;
   readonly tools: string | undefined;
   readonly modules: string | undefined;
+  /** --packages: the names of the npm packages the program may import. */
+  readonly packages: readonly string[] | undefined;
   readonly json: boolean;
   /** --stream: console lines to stderr as they are written, whatever stderr is. */
   readonly stream: boolean;
@@ -94,6 +98,7 @@ export function parseRunCommandLine(argv: readonly string[]): RunCommand | 'help
     file,
     tools: values.tools,
     modules: values.modules,
+    packages: packagesOption(values.packages),
     json: values.json === true,
     stream: values.stream === true,
     timeout: delayOption('--timeout', values.timeout),
@@ -111,6 +116,7 @@ function parseRun(argv: readonly string[]) {
     options: {
       tools: { type: 'string' },
       modules: { type: 'string' },
+      packages: { type: 'string' },
       json: { type: 'boolean' },
       stream: { type: 'boolean' },
       timeout: { type: 'string' },
@@ -121,6 +127,16 @@ function parseRun(argv: readonly string[]) {
       help: { type: 'boolean', short: 'h' },
     },
   });
+}
+
+/** `--packages zod,date-fns`: the names, each checked by the bundler; none is a usage error. */
+export function packagesOption(text: string | undefined): readonly string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(',').map((name) => name.trim());
+  if (names.some((name) => name === '')) {
+    throw new UsageError(`--packages takes package names separated by commas; got '${text}'.`);
+  }
+  return names;
 }
 
 /** An option the command does not take. */

@@ -10,6 +10,7 @@ export {
   memoryOption,
   missingValueMessage,
   noValueMessage,
+  packagesOption,
   parseOrExplain,
   poolSizeOption,
   UsageError,

@@ -82,8 +82,18 @@ export async function runCli(
   const executor = new IsolateExecutor({
     poolSize: 1,
     ...(command.wallClockLimit !== undefined ? { wallClockLimit: command.wallClockLimit } : {}),
+    ...(command.packages !== undefined ? { packages: command.packages } : {}),
   });
   try {
+    // Packages that cannot be served stop the command before the program, as a bad option does.
+    const refused = await executor.packages().then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
+    if (refused !== undefined) {
+      output.err(`codemode-executor: ${refused}\n`);
+      return 2;
+    }
     const ran = await executor.execute(
       {
         code: entry?.code ?? code,

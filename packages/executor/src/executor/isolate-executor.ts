@@ -29,6 +29,8 @@ import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '
 import { CodeNormalizer } from '../codemode/normalize-lanes.ts';
 import { codeModeRequest } from '../codemode/request.ts';
 import { toCodeModeResult } from '../codemode/result.ts';
+import { type AllowedPackage, allowedPackages, type PackageBundle } from '../packages/bundle.ts';
+import { bundlePackages } from '../packages/bundler.ts';
 import { faultError } from '../pool/conversations.ts';
 import type { PoolStats } from '../pool/events.ts';
 import type { ExecutionMeter } from '../pool/meter.ts';
@@ -101,11 +103,25 @@ export class IsolateExecutor {
   readonly #normalizer: CodeNormalizer;
   /** The wall clocks of invocations in flight, and the run bound of each retained execution. */
   readonly #invocations = new Invocations();
+  /** The allowed packages' bundle, on its way to the children; undefined when none are allowed. */
+  readonly #packages: Promise<PackageBundle> | undefined;
+  /** Whether the bundle reached the pool: executions then go straight on. */
+  #packagesDelivered = false;
 
   /** Throws BadRequestError naming the option when one does not hold. */
   constructor(options: IsolateExecutorOptions = {}) {
     this.#options = resolveOptions(options);
     this.#pool = new Pool(this.#options.pool);
+    const packages = this.#options.packages;
+    if (packages !== undefined) {
+      // Bundled now, while the children start: never on a request's path.
+      this.#packages = bundlePackages(packages.list, packages.base).then((bundle) => {
+        this.#pool.usePackages(bundle);
+        this.#packagesDelivered = true;
+        return bundle;
+      });
+      this.#packages.catch(() => {});
+    }
     // Reads wait for a lane under the bound executions wait for a child under.
     this.#normalizer = new CodeNormalizer({ waitLimit: this.#options.pool.queueLimit });
   }
@@ -202,6 +218,13 @@ export class IsolateExecutor {
         return faultEnvelope(error.code, error.message);
       return faultEnvelope('INTERNAL', `The request could not be read: ${String(error)}`);
     }
+    if (this.#packages !== undefined && !this.#packagesDelivered) {
+      try {
+        await this.#packages;
+      } catch (error) {
+        return faultEnvelope('BAD_REQUEST', packagesFailedMessage(error));
+      }
+    }
     const timeout = split.wire.timeout ?? this.#options.timeout;
     const limit = this.#options.wallClockLimit ?? defaultWallClockLimit(timeout);
     const clock = new WallClock(limit, startedAt, executionPastWallClockMessage);
@@ -280,6 +303,19 @@ export class IsolateExecutor {
   }
 
   /**
+   * The packages programs may import, with their versions, once bundled (the `packages` option);
+   * none when the option is absent. Rejects with the sentence saying why they could not be bundled.
+   */
+  async packages(): Promise<readonly AllowedPackage[]> {
+    if (this.#packages === undefined) return [];
+    try {
+      return allowedPackages(await this.#packages);
+    } catch (error) {
+      throw new BadRequestError(packagesFailedMessage(error));
+    }
+  }
+
+  /**
    * The engine report of the children: the isolated-vm in use, which behaviours it has and which
    * fallbacks are in force. Waits for the first child to report healthy; rejects when none can.
    */
@@ -306,6 +342,11 @@ export class IsolateExecutor {
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
   }
+}
+
+/** Why no execution can run: the packages option could not be served. */
+function packagesFailedMessage(error: unknown): string {
+  return `IsolateExecutor option packages cannot be served: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** A caller id names a caller (ExecuteOptions.callerId); anything else is BAD_REQUEST. */

@@ -6,6 +6,7 @@
 
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import {
   BadRequestError,
   CONSOLE_FORMATS,
@@ -22,6 +23,7 @@ import {
   outboundMode,
   validate,
 } from '@supolka/codemode-protocol';
+import type { PackageList } from '../packages/bundler.ts';
 import type { PoolEvent } from '../pool/events.ts';
 import type { PoolOptions } from '../pool/pool.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
@@ -93,6 +95,16 @@ export interface IsolateExecutorOptions {
   /** Modules every request gets, under the request's own (whose keys win). */
   readonly modules?: ModuleMap;
   /**
+   * The npm packages programs may import (docs/packages.md): names, found the way Node finds them
+   * from `packagesBase`, or name → the package's directory. Bundled once, by
+   * @supolka/codemode-packages, when the executor is constructed; a request's module map key of
+   * the same name wins. A package that cannot be bundled fails every execution with BAD_REQUEST
+   * naming why, and `packages()` rejects with the same sentence.
+   */
+  readonly packages?: PackageList;
+  /** The folder `packages` are found from and relative directories resolve against (default: the working directory). */
+  readonly packagesBase?: string;
+  /**
    * Erase TypeScript types from the code and from `.ts` modules (default true). A request's own
    * `typescript` wins; `false` runs sources exactly as written.
    */
@@ -118,6 +130,8 @@ export interface ResolvedOptions {
   readonly memoryLimit: number;
   readonly outbound: OutboundSetting;
   readonly modules: ModuleMap;
+  /** The packages to bundle, and the folder they are found from; undefined when none are allowed. */
+  readonly packages: { readonly list: PackageList; readonly base: string } | undefined;
   readonly typescript: boolean;
   readonly consoleFormat: ConsoleFormat | undefined;
   readonly onExecution: ExecutionObserver | undefined;
@@ -161,6 +175,8 @@ const OTHER_OPTIONS = [
   'allowPrivate',
   'ownEndpoints',
   'modules',
+  'packages',
+  'packagesBase',
   'typescript',
   'consoleFormat',
   'childExecArgv',
@@ -220,6 +236,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       throw new OptionError('modules', `is not a module map: ${(error as Error).message}`);
     }
   }
+  const packages = resolvePackages(options.packages, options.packagesBase);
   const childExecArgv = options.childExecArgv ?? DEFAULT_CHILD_EXEC_ARGV;
   if (!Array.isArray(childExecArgv) || !childExecArgv.every((flag) => typeof flag === 'string')) {
     throw new OptionError('childExecArgv', 'must be a list of strings', childExecArgv);
@@ -250,6 +267,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     memoryLimit: number('memoryLimit'),
     outbound,
     modules,
+    packages,
     typescript: options.typescript ?? true,
     consoleFormat: options.consoleFormat,
     onExecution: options.onExecution,
@@ -274,6 +292,21 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       ...(options.onPoolEvent ? { onEvent: options.onPoolEvent } : {}),
     },
   };
+}
+
+/** The packages option's shape; names and folders are the bundler's to check. */
+function resolvePackages(list: unknown, base: unknown): ResolvedOptions['packages'] {
+  if (base !== undefined && (typeof base !== 'string' || base === '')) {
+    throw new OptionError('packagesBase', 'must be a folder path', base);
+  }
+  if (list === undefined) return undefined;
+  const strings = (values: unknown[]) => values.every((value) => typeof value === 'string');
+  const shaped = Array.isArray(list)
+    ? strings(list)
+    : typeof list === 'object' && list !== null && strings(Object.values(list));
+  if (!shaped)
+    throw new OptionError('packages', 'must be a list of names, or an object of name → directory', list);
+  return { list: list as PackageList, base: resolve((base as string | undefined) ?? process.cwd()) };
 }
 
 function isOwnEndpoint(value: unknown): value is OwnEndpoint {

@@ -25,6 +25,7 @@ import {
   shapeEnvelope,
   WorkerLostError,
 } from '@supolka/codemode-protocol';
+import type { PackageBundle } from '../packages/bundle.ts';
 import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { childEntryUrl, type EngineReportMessage, type PoolChild } from './child-handle.ts';
@@ -43,6 +44,7 @@ import {
   nestingDepth,
   PARENT_ENDED_REASON,
 } from './nested-executions.ts';
+import { PackageDelivery } from './packages.ts';
 import { RetainedRoutes } from './retained.ts';
 import {
   answerCompleted,
@@ -97,6 +99,7 @@ export class Pool {
   #disposal: Promise<void> | undefined;
   #disposed = false;
   #referenced = true;
+  readonly #packages = new PackageDelivery();
   readonly #handlers: ChildMessageHandlers = {
     health: (child, message) => this.#health(child, message),
     result: (child, message) => this.#result(child, message),
@@ -140,7 +143,10 @@ export class Pool {
         invalid: (child, reason) =>
           this.#violation(child, `it sent a message that failed validation: ${reason}`),
         exit: (child, cause) => this.#onExit(child, cause),
-        spawned: (child) => child.setRef(this.#referenced),
+        spawned: (child) => {
+          child.setRef(this.#referenced);
+          this.#packages.spawned(child);
+        },
         healthy: (_, engine) => {
           this.#engineWaiter?.resolve(engine);
           this.#engineWaiter = undefined;
@@ -153,6 +159,14 @@ export class Pool {
       onEvent,
     );
     this.#updateRef();
+  }
+
+  /**
+   * Sends the packages the executor allows to every child, and to each spawned later; before the
+   * first execution, never per request (packages.ts).
+   */
+  usePackages(bundle: PackageBundle): void {
+    this.#packages.deliver(bundle, this.#supervision.children);
   }
 
   /**

@@ -16,10 +16,16 @@
  *
  * Factory bodies inherit the strict mode of the ES module around them, where Node runs CommonJS
  * sloppy; and each facade owns its cache, so a module two facades require runs once per facade.
+ *
+ * Beside its default (module.exports), a facade exports the names sources/cjs-exports.ts decided:
+ * those the lexer found, read once the module has run, as Node does, and those the request's
+ * imports asked for beyond them, which must then be in module.exports or the facade throws the
+ * engine's words for a missing export.
  */
 import type { ModuleEntry } from '@supolka/codemode-protocol/wire';
 import { moduleKind, type NormalizedModuleMap } from './modules/module-map.ts';
 import { normalizeSpecifier, resolveSpecifier } from './resolver.ts';
+import type { FacadeNames } from './sources/cjs-exports.ts';
 
 /** The module that gathers every factory of the map; only facades and factories import it. */
 export const CJS_FACTORIES = 'codemode:cjs-factories';
@@ -70,7 +76,8 @@ export function cjsInternal(
   };
 }
 
-export function wrapCjs(name: string): string {
+/** The facade of cjs module `name`, exporting `names` beside its default. */
+export function wrapCjs(name: string, names: FacadeNames = { found: [], asked: [] }): string {
   return `import factories from ${JSON.stringify(CJS_FACTORIES)};
 const normalizeSpecifier = ${normalizeSpecifier.toString()};
 const resolveSpecifier = ${resolveSpecifier.toString()};
@@ -105,6 +112,33 @@ const load = (id) => {
     module.loaded = true;
     return module.exports;
 };
-export default load(${JSON.stringify(name)});
-`;
+const moduleExports = load(${JSON.stringify(name)});
+export default moduleExports;
+${namedExports(name, names)}`;
+}
+
+/**
+ * The facade's named exports: each a const read from module.exports after the module ran (a
+ * binding name of the facade's own, `named0`..., exported under the name, which may be any text).
+ */
+export function namedExports(name: string, { found, asked }: FacadeNames): string {
+  if (found.length === 0 && asked.length === 0) return '';
+  const lines: string[] = [];
+  const exported: string[] = [];
+  const bind = (exportName: string, read: string) => {
+    const local = `named${exported.length}`;
+    lines.push(`const ${local} = ${read}(${JSON.stringify(exportName)});`);
+    exported.push(`${local} as ${JSON.stringify(exportName)}`);
+  };
+  lines.push('const found = (name) => (moduleExports == null ? undefined : moduleExports[name]);');
+  for (const exportName of found) bind(exportName, 'found');
+  if (asked.length > 0) {
+    const missing = `"The requested module '" + ${JSON.stringify(name)} + "' does not provide an export named '" + name + "'"`;
+    lines.push(
+      `const asked = (name) => { if (moduleExports == null || !(name in Object(moduleExports))) throw new SyntaxError(${missing}); return moduleExports[name]; };`,
+    );
+    for (const exportName of asked) bind(exportName, 'asked');
+  }
+  lines.push(`export { ${exported.join(', ')} };`);
+  return `${lines.join('\n')}\n`;
 }

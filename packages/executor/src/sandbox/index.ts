@@ -17,6 +17,7 @@ export {
   type EngineReport,
 } from './isolate.ts';
 export { BoundedCodeCache, type CodeCache } from './modules/code-cache.ts';
+export { PACKAGE_CODE_CACHE_BUDGET } from './modules/packages.ts';
 export {
   type ExecuteResult,
   type ExecutionSettled,
@@ -26,3 +27,4 @@ export {
   type SandboxOptions,
   type SandboxWire,
 } from './sandbox.ts';
+export { WARM_UP_SHARE, WARM_UP_TIMEOUT, WARM_WINDOW } from './setup/warm-packages.ts';

@@ -26,7 +26,9 @@ import { loaderRootSource, SCOPE_PREFIX, SCOPE_SOURCE } from './modules/linker-s
 import { loadFailureMessage } from './modules/loader.ts';
 import type { NormalizedModuleMap } from './modules/module-map.ts';
 import { moduleSource } from './modules/module-source.ts';
+import { definePackages, definePackagesSync, type PackageModules } from './modules/packages.ts';
 import { resolveSpecifier } from './resolver.ts';
+import type { FacadeNameMap } from './sources/cjs-exports.ts';
 import { eraseTypes, isTypeScriptModule } from './sources/typescript.ts';
 
 // The file name the entry compiles under; relative imports in it resolve from the root.
@@ -49,6 +51,18 @@ export interface LinkOptions {
    * the run's bound), or the refusal erasing one raised; a module missing here is erased in place.
    */
   readonly erased?: ReadonlyMap<string, string | Error>;
+  /** The names each cjs facade exports beside its default (sources/cjs-exports.ts); none when absent. */
+  readonly facades?: FacadeNameMap;
+  /** The packages the sandbox allows, which serve bare imports the map has no key for (modules/packages.ts). */
+  readonly packages?: PackageModules;
+  /** The code cache of the packages' scripts, which V8 consumes whatever the engine does with modules'. */
+  readonly scriptCache?: CodeCache;
+  /** Packages the prepared isolate holds defined already (setup/warm-packages.ts), the registry's '' among them. */
+  readonly definedPackages?: ReadonlySet<string>;
+  /** Facades the prepared isolate holds linked and evaluated already, by module name. */
+  readonly warmFacades?: ReadonlyMap<string, ivm.Module>;
+  /** Told each allowed specifier a facade is linked for: what the next prepared isolate may hold ready. */
+  readonly onPackageImported?: (specifier: string) => void;
   /** Whether the loader root `token` reported its module evaluated (the host signal). */
   readonly loaded: (token: number) => boolean;
 }
@@ -68,10 +82,13 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   const names = new WeakMap<ivm.Module, string>();
   // The entry, loader roots and scope modules may import the sandbox's own module; nothing else may.
   const privileged = new WeakSet<ivm.Module>();
+  // Loader roots alone name a package's facade by its module name.
+  const roots = new WeakSet<ivm.Module>();
   let failure: unknown;
 
   const withoutTypes = (name: string, source: string): string => {
-    if (!options.typescript || !isTypeScriptModule(name)) return source;
+    // A cjs facade is the sandbox's own text: its module's source is erased in its factory.
+    if (!options.typescript || !isTypeScriptModule(name) || isCjsModule(options.modules, name)) return source;
     const erased = options.erased?.get(name);
     if (erased instanceof Error) throw erased;
     return erased ?? eraseTypes(source, name);
@@ -113,7 +130,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
     return found === undefined ? undefined : { cjs: specifier, ...found };
   };
 
-  /** What `specifier` names from `referrer`: the sandbox's own modules, or a module of the map. */
+  /** What `specifier` names from `referrer`: the sandbox's own modules, a module of the map, or a package's. */
   const locate = (
     specifier: string,
     referrer: ivm.Module,
@@ -121,6 +138,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
     | { internal: ivm.Module }
     | { scope: string }
     | { cjs: string; source: string; as: string }
+    | { facade: string; specifier: string }
     | { name: string; from: string } => {
     const referrerName = names.get(referrer);
     if (referrerName === undefined) {
@@ -132,12 +150,44 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       if (specifier === INTERNAL_SPECIFIER) return { internal: options.internal };
       if (specifier.startsWith(SCOPE_PREFIX)) return { scope: specifier };
     }
+    if (roots.has(referrer)) {
+      const packaged = options.packages?.specifierOf(specifier);
+      if (packaged !== undefined) return { facade: specifier, specifier: packaged };
+    }
     const cjs = cjsTarget(specifier, referrerName);
     if (cjs !== undefined) return cjs;
-    const name = resolveSpecifier(specifier, referrerName, (candidate) => options.modules.has(candidate));
-    if (!options.modules.has(name)) throw new ModuleNotFoundError(specifier, referrerName);
-    return { name, from: referrerName };
+    const found = mapOrPackage(specifier, referrerName);
+    if (found === undefined) throw notFound(specifier, referrerName);
+    return 'facade' in found ? found : { ...found, from: referrerName };
   };
+
+  /** A module of the map `specifier` names from `referrer`, or else an allowed package's facade for it. */
+  const mapOrPackage = (
+    specifier: string,
+    referrer: string,
+  ): { name: string } | { facade: string; specifier: string } | undefined => {
+    const name = resolveSpecifier(specifier, referrer, (candidate) => options.modules.has(candidate));
+    // A key of the map wins over a package of the same name.
+    if (options.modules.has(name)) return { name };
+    const facade = options.packages?.facadeOf(specifier);
+    return facade === undefined ? undefined : { facade, specifier };
+  };
+  const notFound = (specifier: string, referrer: string) =>
+    new ModuleNotFoundError(specifier, referrer, options.packages?.names);
+
+  // The packages defined in this run's isolate (a run owns its isolate; a prepared one may hold some already).
+  const defined = new Set<string>(options.definedPackages);
+  const definition = { handle, defined, cache: options.scriptCache };
+  const defineSync = (specifier: string): void => {
+    definePackagesSync({ ...definition, packages: options.packages as PackageModules }, specifier);
+  };
+  const defineAsync = (specifier: string): Promise<void> =>
+    definePackages({ ...definition, packages: options.packages as PackageModules }, specifier);
+  const facadeSource = (facade: string, specifier: string) =>
+    (options.packages as PackageModules).facadeSource(specifier, options.facades?.get(facade));
+  const packageMemo = new Map<string, ivm.Module | Promise<ivm.Module>>(
+    [...(options.warmFacades ?? [])].map(([name, module]) => [name, register(module, name)]),
+  );
 
   const recordFailure = (error: unknown): never => {
     failure ??= error;
@@ -149,6 +199,15 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       const target = locate(specifier, referrer);
       if ('internal' in target) return target.internal;
       if ('scope' in target) return compileSync(target.scope, SCOPE_SOURCE, true);
+      if ('facade' in target) {
+        options.onPackageImported?.(target.specifier);
+        const known = packageMemo.get(target.facade);
+        if (known !== undefined && !(known instanceof Promise)) return known;
+        defineSync(target.specifier);
+        const module = compileSync(target.facade, facadeSource(target.facade, target.specifier));
+        packageMemo.set(target.facade, module);
+        return module;
+      }
       if ('cjs' in target) {
         const known = cjsMemo.get(target.cjs);
         if (known !== undefined && !(known instanceof Promise)) return known;
@@ -158,7 +217,10 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       }
       const known = memo.get(target.name);
       if (known !== undefined && !(known instanceof Promise)) return known;
-      const module = compileSync(target.name, moduleSource(options.modules, target.name, target.from));
+      const module = compileSync(
+        target.name,
+        moduleSource(options.modules, target.name, target.from, options.facades),
+      );
       memo.set(target.name, module);
       return module;
     } catch (error) {
@@ -171,6 +233,16 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       const target = locate(specifier, referrer);
       if ('internal' in target) return target.internal;
       if ('scope' in target) return await compileAsync(target.scope, SCOPE_SOURCE, true);
+      if ('facade' in target) {
+        options.onPackageImported?.(target.specifier);
+        let module = packageMemo.get(target.facade);
+        if (module === undefined) {
+          const { facade, specifier } = target;
+          module = defineAsync(specifier).then(() => compileAsync(facade, facadeSource(facade, specifier)));
+          packageMemo.set(facade, module);
+        }
+        return await module;
+      }
       if ('cjs' in target) {
         let module = cjsMemo.get(target.cjs);
         if (module === undefined) {
@@ -182,7 +254,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       let module = memo.get(target.name);
       if (module === undefined) {
         module = Promise.resolve().then(() =>
-          compileAsync(target.name, moduleSource(options.modules, target.name, target.from)),
+          compileAsync(target.name, moduleSource(options.modules, target.name, target.from, options.facades)),
         );
         memo.set(target.name, module);
       }
@@ -200,6 +272,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   const loadOnce = async (name: string): Promise<string | undefined> => {
     const token = nextToken++;
     const root = await compileAsync(`${LOADER_ROOT_PREFIX}${token}`, loaderRootSource(token, name), true);
+    roots.add(root);
     try {
       await root.instantiate(handle.context, resolveAsync);
     } catch (error) {
@@ -218,10 +291,9 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
 
   handle.loader = (referrer: string, specifier: string): Promise<string> => {
     const result = serial.then(() => {
-      const name = resolveSpecifier(specifier, referrer, (candidate) => options.modules.has(candidate));
-      if (!options.modules.has(name)) {
-        return thrownFrame(new ModuleNotFoundError(specifier, referrer), 'module-not-found');
-      }
+      const found = mapOrPackage(specifier, referrer);
+      if (found === undefined) return thrownFrame(notFound(specifier, referrer), 'module-not-found');
+      const name = 'facade' in found ? found.facade : found.name;
       let outcome = outcomes.get(name);
       if (outcome === undefined) {
         outcome = loadOnce(name);

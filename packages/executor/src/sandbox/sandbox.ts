@@ -39,6 +39,7 @@ import { DurableTokenError } from '../durable/errors.ts';
 import { insideDurableCall, servedNested } from '../durable/pause.ts';
 import { REPLAY_DIVERGED } from '../durable/replay-texts.ts';
 import { DurableSession, type DurableStop } from '../durable/session.ts';
+import { checkBundle, type PackageBundle } from '../packages/bundle.ts';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
 import { DEFAULT_GRACE } from './bounds/grace.ts';
 import { ConsoleCapture } from './console.ts';
@@ -53,11 +54,14 @@ import { captureInvokeReference, RetainedHandles } from './handles.ts';
 import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
 import { BoundedCodeCache, type CodeCache } from './modules/code-cache.ts';
 import { buildModuleMap } from './modules/module-map.ts';
+import { PACKAGE_CODE_CACHE_BUDGET, PackageModules } from './modules/packages.ts';
 import { ENTRY_NAME, linkModules } from './modules.ts';
 import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
 import { type PreparedIsolate, prepareIsolate } from './setup/prepared-isolate.ts';
+import { type Warmed, WarmPackages, warmUp } from './setup/warm-packages.ts';
+import { ExportNameReader, NAMES_WORKER } from './sources/cjs-exports.ts';
 import {
   checkSourceNesting,
   compileJavaScriptFirst,
@@ -149,6 +153,23 @@ export interface SandboxOptions {
   readonly onRetainedEnded?: (executionId: string) => void;
   /** The key ring (and token options) of durable runs; without it a request for one is refused. */
   readonly durable?: DurabilityOptions;
+  /**
+   * The packages programs may import (docs/packages.md), as @supolka/codemode-packages bundled
+   * them; usePackages sets them later. A request's module map key of the same name wins.
+   */
+  readonly packages?: PackageBundle;
+  /**
+   * Where the packages' scripts' code cache lives (default: a BoundedCodeCache of
+   * PACKAGE_CODE_CACHE_BUDGET). V8 consumes a script's blob in every engine served, so a package is
+   * compiled from source once per cache; bench/packages.ts passes one that keeps nothing.
+   */
+  readonly packageCodeCache?: CodeCache;
+  /**
+   * Hold the packages recent runs imported ready in the isolate prepared ahead (default true):
+   * their code runs off the request's path, and counts against the next program's memory limit
+   * whether it imports them or not (setup/warm-packages.ts).
+   */
+  readonly warmPackages?: boolean;
 }
 
 export class Sandbox {
@@ -167,10 +188,21 @@ export class Sandbox {
     (executionId) => this.#options.onRetainedEnded?.(executionId),
   );
   readonly #eraser = new DeadlineWorker({ worker: ERASURE_WORKER });
+  readonly #namesWorker = new DeadlineWorker({ worker: NAMES_WORKER });
+  readonly #names = new ExportNameReader(this.#namesWorker);
   readonly #durability: Durability | undefined;
+  #packages: PackageModules | undefined;
+  /** The packages' scripts' code cache: V8 consumes a script's blob in every engine served. */
+  readonly #scriptCache: CodeCache;
+  /** The specifiers recent runs imported, which the next prepared isolate holds ready. */
+  readonly #warm = new WarmPackages();
+  /** What each prepared isolate holds ready of the packages, when it holds any. */
+  readonly #warmed = new WeakMap<PreparedIsolate, Warmed>();
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
+    this.#scriptCache = options.packageCodeCache ?? new BoundedCodeCache(PACKAGE_CODE_CACHE_BUDGET);
+    if (options.packages !== undefined) this.usePackages(options.packages);
     this.#durability = options.durable === undefined ? undefined : new Durability(options.durable);
     // A report made before the probe existed has no such row: the cache stays off.
     this.#codeCache =
@@ -178,6 +210,14 @@ export class Sandbox {
         ? (options.codeCache ?? new BoundedCodeCache())
         : undefined;
     if (options.prepareAhead !== false) this.#scheduleNext();
+  }
+
+  /**
+   * Serves programs' imports from `bundle` from the next execution on (a pool child receives its
+   * executor's bundle once, after it started). Throws when `bundle` is not one this sandbox reads.
+   */
+  usePackages(bundle: PackageBundle): void {
+    this.#packages = new PackageModules(checkBundle(bundle));
   }
 
   /** The memory limit of the isolate prepared for the next request, or undefined when none is ready. */
@@ -364,7 +404,7 @@ export class Sandbox {
     // 3. The isolate, restored from the snapshot under the request's memory limit.
     let prepared: PreparedIsolate;
     try {
-      prepared = this.#take(memoryLimit);
+      prepared = this.#take(memoryLimit, durable !== undefined);
     } catch (error) {
       return failure(error);
     }
@@ -405,6 +445,11 @@ export class Sandbox {
       const left = () => timeout - runClock.elapsed();
       const erased = typescript ? await eraseTypeScriptModules(modules, this.#eraser, left()) : undefined;
       if (typescript && erased === undefined) return timedOut(timeout);
+      // The names each CommonJS facade exports, read off the sources under the same bound.
+      const imports = () => separateImports(wire.code).imports.join('\n');
+      const packages = this.#packages;
+      const facades = await this.#names.facadeNames(modules, imports, erased, left(), packages);
+      if (facades === undefined) return timedOut(timeout);
       // The entry last built, with the code it was built from, for positions in the author's code.
       let placed: { code: string; bodyStart: number; built: BuiltEntry } | undefined;
       const entrySource = (code: string) => {
@@ -438,6 +483,16 @@ export class Sandbox {
         rewriteImports: !this.#options.engine?.behaviours.dynamicImportCallback.present,
         typescript,
         ...(erased ? { erased } : {}),
+        facades,
+        ...(packages
+          ? {
+              packages,
+              scriptCache: this.#scriptCache,
+              definedPackages: this.#warmed.get(prepared)?.defined ?? new Set(),
+              warmFacades: this.#warmed.get(prepared)?.facades ?? new Map(),
+              onPackageImported: (specifier: string) => this.#warm.imported(specifier),
+            }
+          : {}),
         loaded: (token) => slots.loaded.has(token),
       });
       const aborted = new Promise<RunOutcome>((resolve) => {
@@ -463,6 +518,10 @@ export class Sandbox {
         if (host.signal?.aborted) return cancelled(host.signal);
         entry = linker.linkEntry(compiled);
       } catch (error) {
+        // The memory limit can end the isolate while the graph links: a package's script runs then.
+        if (handle.isolate.isDisposed && host.signal?.aborted !== true) {
+          return failure(new MemoryLimitError(memoryLimit));
+        }
         const failed = preparationFailure(linker.failure ?? error, sources);
         // The entry's own syntax error, not a module's: was the code written as statements?
         if (linker.failure !== undefined || failed.errorKind !== 'syntax' || placed === undefined)
@@ -558,6 +617,7 @@ export class Sandbox {
         // Off the caller's path: the envelope does not wait for the isolate's teardown.
         setImmediate(() => disposeIsolate(handle));
       }
+      this.#warm.ran();
       this.#scheduleNext();
     }
   }
@@ -567,14 +627,17 @@ export class Sandbox {
    * The next isolate is prepared at the limit of the latest request, so a caller that always asks
    * for the same limit always finds one ready; one prepared at another limit is disposed here.
    */
-  #take(memoryLimit: number): PreparedIsolate {
+  #take(memoryLimit: number, durable: boolean): PreparedIsolate {
     this.#nextMemoryLimit = memoryLimit;
     const prepared = this.#prepared;
     this.#prepared = undefined;
     if (prepared !== undefined && !prepared.handle.isolate.isDisposed) {
-      if (prepared.handle.memoryLimit === memoryLimit) return prepared;
+      // A durable run journals what its code does: library code that ran ahead ran outside it.
+      const fits = prepared.handle.memoryLimit === memoryLimit && !(durable && this.#warmed.has(prepared));
+      if (fits) return prepared;
       disposeIsolate(prepared.handle);
     }
+    // On the request's path: nothing is warmed here.
     return this.#prepare(memoryLimit);
   }
 
@@ -587,6 +650,23 @@ export class Sandbox {
     });
   }
 
+  /** An isolate prepared ahead, holding ready the packages recent runs imported (setup/warm-packages.ts). */
+  #prepareAhead(memoryLimit: number): PreparedIsolate {
+    const prepared = this.#prepare(memoryLimit);
+    const packages = this.#packages;
+    const specifiers = this.#warm.specifiers;
+    if (packages === undefined || specifiers.length === 0 || this.#options.warmPackages === false)
+      return prepared;
+    const warmed = warmUp(prepared.handle, packages, specifiers, this.#scriptCache, memoryLimit);
+    if ('failed' in warmed) {
+      if (warmed.failed !== undefined) this.#warm.refuse(warmed.failed);
+      disposeIsolate(prepared.handle);
+      return this.#prepare(memoryLimit);
+    }
+    if (warmed.loaded.length > 0) this.#warmed.set(prepared, warmed);
+    return prepared;
+  }
+
   /** Prepares the next isolate once the current work yields, so a request finds it ready. */
   #scheduleNext(): void {
     if (this.#options.prepareAhead === false || this.#disposed || this.#prepared || this.#preparing) return;
@@ -594,7 +674,7 @@ export class Sandbox {
       this.#preparing = undefined;
       if (this.#disposed || this.#prepared) return;
       try {
-        this.#prepared = this.#prepare(this.#nextMemoryLimit);
+        this.#prepared = this.#prepareAhead(this.#nextMemoryLimit);
       } catch {
         // The next request prepares its own isolate and reports what fails there.
         return;
@@ -647,6 +727,7 @@ export class Sandbox {
   /** Disposes the prepared isolate and every retained execution; executions in flight finish on their own isolates. */
   dispose(): void {
     this.#eraser.dispose();
+    this.#namesWorker.dispose();
     this.#handles.closeAll();
     this.#disposed = true;
     if (this.#preparing) clearImmediate(this.#preparing);

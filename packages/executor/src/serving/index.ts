@@ -32,6 +32,7 @@ export {
   type SchemaVerdict,
   VALIDATION_TIMEOUT,
 } from '../tool-schemas/schema-check.ts';
+export { packagesLine } from '../tool-schemas/texts.ts';
 export { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from './auth.ts';
 export { DEFAULT_HELLO_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from './defaults.ts';
 export { notLoopbackServeMessage, originRefusedMessage, tooManyUnauthenticatedMessage } from './texts.ts';

@@ -17,6 +17,7 @@
 import type { ToolFunction } from '@supolka/codemode-protocol';
 import { validateProviders } from '@supolka/codemode-protocol';
 import { sanitizeToolName } from '../codemode/sanitize.ts';
+import type { AllowedPackage } from '../packages/bundle.ts';
 import { NAME_LIMIT, namespaceDeclaration, TOOL_LIMIT, type ToolShape } from './declarations.ts';
 import { type JsonSchemaObject, jsonSchemaOf } from './json-schema-of.ts';
 import { cutText } from './safe-text.ts';
@@ -30,6 +31,7 @@ import {
   notToolMessage,
   notToolsMessage,
   PROBLEMS_LISTED,
+  packagesLine,
   sameNameMessage,
   toolNameTooLongMessage,
   tooManyToolsMessage,
@@ -77,11 +79,22 @@ export interface DescribedTools {
   close(): void;
 }
 
+export interface DescribeToolsOptions {
+  /**
+   * The packages the program may import, with their versions (IsolateExecutor's `packages()`):
+   * the description lists them (docs/packages.md). None by default.
+   */
+  readonly packages?: readonly AllowedPackage[];
+}
+
 /**
  * Throws InvalidProviderError for a namespace name the program could not call, and TypeError for a
  * tool set it cannot describe (naming the tool and what is wrong).
  */
-export function describeTools(namespaces: readonly ToolNamespace[]): DescribedTools {
+export function describeTools(
+  namespaces: readonly ToolNamespace[],
+  options: DescribeToolsOptions = {},
+): DescribedTools {
   if (!Array.isArray(namespaces) || !namespaces.every((item) => typeof item === 'object' && item !== null)) {
     throw new TypeError(NAMESPACES_MESSAGE);
   }
@@ -96,10 +109,16 @@ export function describeTools(namespaces: readonly ToolNamespace[]): DescribedTo
   const declarations = declared.join('\n\n');
   return {
     declarations,
-    description: `${CODE_TOOL_INTRO}\n\n\`\`\`ts\n${declarations}\n\`\`\``,
+    description: `${CODE_TOOL_INTRO}${packagesParagraph(options.packages ?? [])}\n\n\`\`\`ts\n${declarations}\n\`\`\``,
     providers,
     close: () => check.close(),
   };
+}
+
+/** The packages line as its own paragraph, or nothing when no package is allowed. */
+function packagesParagraph(packages: readonly AllowedPackage[]): string {
+  const line = packagesLine(packages);
+  return line === '' ? '' : `\n\n${line}`;
 }
 
 function describeNamespace(

@@ -5,6 +5,8 @@
  * words of the code tool's description.
  */
 
+import { safeText } from './safe-text.ts';
+
 /**
  * The chapter section a refusal points a caller to, by URL: the installed package ships no docs/.
  * It is docs/codemode.md, "Describing tools to the model".
@@ -88,3 +90,20 @@ export const CODE_TOOL_INTRO = [
   'declared below with `await`, each with one object argument: a call whose argument does not',
   'match its declaration fails with an error naming the argument and the rule it breaks.',
 ].join('\n');
+
+/**
+ * What a code tool's description says of the packages a program may import (docs/packages.md):
+ * each with its version, so the model writes against the API it will meet. Empty when none are
+ * allowed. Names and versions come from the packages' own package.json: made safe like every
+ * other text a description quotes.
+ */
+export function packagesLine(
+  packages: readonly { readonly name: string; readonly version: string }[],
+): string {
+  if (packages.length === 0) return '';
+  const listed = packages.map(({ name, version }) => `${name}@${version}`).join(', ');
+  const first = (packages[0] as { name: string }).name;
+  return safeText(
+    `The program may import these npm packages, by name and by the subpaths their exports offer, and no others: ${listed}. Import them at the top (import ... from '${first}') or with await import('${first}').`,
+  );
+}

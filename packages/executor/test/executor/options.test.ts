@@ -70,6 +70,21 @@ const refused: [string, unknown, string][] = [
     'IsolateExecutor option childExecArgv must be a list of strings; got a list.',
   ],
   [
+    'packages as one name',
+    { packages: 'zod' },
+    'IsolateExecutor option packages must be a list of names, or an object of name → directory; got "zod".',
+  ],
+  [
+    'packages with a directory that is no path',
+    { packages: { zod: 1 } },
+    'IsolateExecutor option packages must be a list of names, or an object of name → directory; got a object.',
+  ],
+  [
+    'an empty packages base',
+    { packagesBase: '' },
+    'IsolateExecutor option packagesBase must be a folder path; got "".',
+  ],
+  [
     'an event hook that is not a function',
     { onPoolEvent: true },
     'IsolateExecutor option onPoolEvent must be a function; got true.',

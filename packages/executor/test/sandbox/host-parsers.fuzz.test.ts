@@ -1,6 +1,6 @@
 /**
- * A bounded fuzz of the host-side parsers: type erasure, the Code Mode normalizer and the import
- * lexer, fed random nesting of every bracket kind, strings, comments, regular expressions and
+ * A bounded fuzz of the host-side parsers: type erasure, the Code Mode normalizer, the import
+ * lexer and the CommonJS facades' name readers, fed random nesting of every bracket kind, strings, comments, regular expressions and
  * annotations at random sizes. Whatever each input does (run, refused, a syntax error), an ordinary
  * run in the same process afterwards still succeeds: no input leaves a parser broken.
  */
@@ -8,6 +8,7 @@ import { BadRequestError, separateImports } from '@supolka/codemode-protocol';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { toEntryCode } from '../../src/codemode/entry-code.ts';
+import { lexCommonJs, lexImportedNames } from '../../src/sandbox/sources/export-names.ts';
 import { eraseTypes } from '../../src/sandbox/sources/typescript.ts';
 import { useSandbox } from '../helpers.ts';
 
@@ -49,6 +50,8 @@ test('random nesting and sizes never break a later ordinary run', async () => {
       // Refused or failed; what matters is the next call.
     }
     separateImports(code);
+    lexCommonJs(code);
+    lexImportedNames(code);
     try {
       toEntryCode(code, true);
     } catch (error) {
@@ -62,4 +65,6 @@ test('random nesting and sizes never break a later ordinary run', async () => {
     'async () => {\nconst n         = 1;\n\nreturn (n);\n}',
   );
   expect(await sandbox.execute({ code: TYPED })).toStrictEqual({ result: 42, logs: [] });
+  expect(lexCommonJs('exports.after = 1')).toStrictEqual({ exports: ['after'], reexports: [] });
+  expect(lexImportedNames("import { after } from 'x'")).toStrictEqual([{ specifier: 'x', names: ['after'] }]);
 }, 60_000);

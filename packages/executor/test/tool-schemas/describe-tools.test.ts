@@ -91,6 +91,23 @@ describe('declarations', () => {
     expect(forCodeMode).toBe(forClient);
   });
 
+  test('the packages a program may import are listed with their versions, between the intro and the declarations', () => {
+    const namespaces = [{ name: 'shop', tools: { count: { execute: run } } }];
+    const plain = describeTools(namespaces);
+    const tools = describeTools(namespaces, {
+      packages: [
+        { name: 'zod', version: '4.6.7' },
+        { name: 'date-fns', version: '4.4.0' },
+      ],
+    });
+    expect(tools.description).toBe(
+      `${CODE_TOOL_INTRO}\n\nThe program may import these npm packages, by name and by the subpaths their exports offer, and no others: zod@4.6.7, date-fns@4.4.0. Import them at the top (import ... from 'zod') or with await import('zod').\n\n\`\`\`ts\n${tools.declarations}\n\`\`\``,
+    );
+    expect(describeTools(namespaces, { packages: [] }).description).toBe(plain.description);
+    tools.close();
+    plain.close();
+  });
+
   test('from zod schemas, without this package importing zod: enums, unions, optional keys, tuples', () => {
     const tools = describeTools([
       {

@@ -173,6 +173,10 @@ function handle(message: PoolMessage): void {
     case 'closeHandles':
       void closeHandles(message);
       return;
+    case 'packages':
+      // Before any execution that follows it on the channel: their `await ready` comes after this one.
+      ready.then(({ sandbox }) => sandbox.usePackages(message.bundle)).catch(() => {});
+      return;
     default:
       parent.send({
         type: 'fault',

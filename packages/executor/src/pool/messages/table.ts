@@ -23,6 +23,7 @@ import {
 } from '@supolka/codemode-protocol';
 import { z } from 'zod';
 import { HealthSchema } from './health.ts';
+import { PackagesMessageSchema } from './packages.ts';
 import { POOL_WIRE } from './wire.ts';
 
 /**
@@ -126,6 +127,8 @@ export const POOL_MESSAGE_SCHEMAS = {
   heartbeat: messageSchema('heartbeat', { id: MessageIdSchema }),
   /** A child's answer to `heartbeat`: its engine report and what it holds. */
   health: messageSchema('health', { id: MessageIdSchema, ...HealthSchema }),
+  /** The packages the executor allows, bundled; sent to each child once, before its first execution. */
+  packages: PackagesMessageSchema,
 };
 
 export type PoolMessageType = keyof typeof POOL_MESSAGE_SCHEMAS;

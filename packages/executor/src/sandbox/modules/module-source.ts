@@ -9,10 +9,16 @@ import {
   UnsupportedModuleKindError,
 } from '@supolka/codemode-protocol/wire';
 import { wrapCjs } from '../cjs.ts';
+import type { FacadeNameMap } from '../sources/cjs-exports.ts';
 import { moduleKind, type NormalizedModuleMap } from './module-map.ts';
 
-/** The ES module source the entry `name` compiles to. */
-export function moduleSource(map: NormalizedModuleMap, name: string, referrer: string): string {
+/** The ES module source the entry `name` compiles to; a cjs facade exports its names in `facades`. */
+export function moduleSource(
+  map: NormalizedModuleMap,
+  name: string,
+  referrer: string,
+  facades?: FacadeNameMap,
+): string {
   const entry = map.get(name);
   if (entry === undefined) throw new ModuleNotFoundError(name, referrer);
   const kind = moduleKind(entry);
@@ -22,7 +28,7 @@ export function moduleSource(map: NormalizedModuleMap, name: string, referrer: s
     case 'js':
       return entry.js as string;
     case 'cjs':
-      return wrapCjs(name);
+      return wrapCjs(name, facades?.get(name));
     case 'json':
       return jsonModule(name, entry.json);
     case 'text':

@@ -49,14 +49,18 @@ export async function eraseTypeScriptModules(
   const sources: WorkerSource[] = [];
   for (const name of modules.keys()) {
     if (!isTypeScriptModule(name)) continue;
+    // A cjs module's own source sits in its factory, which the linker compiles under this name;
+    // its facade is the sandbox's own text, with no types to erase.
+    const factory = cjsInternal(cjsFactoryName(name), modules);
+    if (factory !== undefined) {
+      sources.push({ name: cjsFactoryName(name), source: factory.source });
+      continue;
+    }
     try {
       sources.push({ name, source: moduleSource(modules, name, name) });
     } catch {
       // An entry that compiles to nothing is reported by the linker, if anything imports it.
     }
-    // A cjs module's own source sits in its factory, which the linker compiles under this name.
-    const factory = cjsInternal(cjsFactoryName(name), modules);
-    if (factory !== undefined) sources.push({ name: cjsFactoryName(name), source: factory.source });
   }
   const erased = await eraser.run(sources, within);
   if (erased === undefined) return undefined;

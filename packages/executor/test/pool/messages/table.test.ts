@@ -74,6 +74,23 @@ const valid: Record<string, unknown[]> = {
       retained: 0,
     },
   ],
+  packages: [
+    { type: 'packages', bundle: { packages: [] } },
+    {
+      type: 'packages',
+      bundle: {
+        packages: [
+          {
+            name: 'tiny',
+            version: '1.0.0',
+            source: 'module.exports = { tiny: () => ({ one: 1 }) };',
+            requires: [],
+            subpaths: { tiny: { format: 'esm', names: ['one'] } },
+          },
+        ],
+      },
+    },
+  ],
 };
 
 describe('the pool table', () => {
@@ -98,6 +115,7 @@ describe('the pool table', () => {
       'wedged',
       'heartbeat',
       'health',
+      'packages',
     ]);
     expect(Object.keys(valid).sort()).toStrictEqual([...POOL_ONLY_TYPES].sort());
   });
@@ -175,6 +193,24 @@ const malformed: [string, unknown, string][] = [
       retained: 0,
     },
     'rss must not be negative',
+  ],
+  [
+    'packages whose subpath belongs to another package',
+    {
+      type: 'packages',
+      bundle: {
+        packages: [
+          {
+            name: 'a',
+            version: '1',
+            source: '',
+            requires: [],
+            subpaths: { b: { format: 'esm', names: [] } },
+          },
+        ],
+      },
+    },
+    'Invalid packages message: bundle must be a package bundle.',
   ],
 ];
 

@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+// The packages this one uses load from their builds (dist/), as a user's install does: one copy
+// of each module, so the executor's classes and its per-process state are the ones the tests hold.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Child processes, not worker threads: an isolate that takes its host down must take only
+    // one test file with it. Every process that creates isolates needs --no-node-snapshot and
+    // --no-wasm-code-gc (adr/0002).
+    pool: 'forks',
+    execArgv: ['--no-node-snapshot', '--no-wasm-code-gc'],
+    testTimeout: 60_000,
+    // Bundling real packages (date-fns's 740 subpaths) takes seconds on a loaded machine.
+    hookTimeout: 180_000,
+  },
+});
