@@ -1,6 +1,6 @@
 // Usage: node tools/pack.mjs [--destination DIR] [--json]     (`tools/run pack` builds first, then runs this)
 //
-// Leaves installable tarballs of the five published packages in one folder (dist-tarballs/ at the
+// Leaves installable tarballs of the six published packages in one folder (dist-tarballs/ at the
 // root unless --destination names another), so a user installs them in an app with plain npm while
 // the packages are not on the npm registry. Each is packed with `pnpm pack`, which writes real
 // versions where the workspace says `workspace:` and `catalog:` (`npm pack` leaves those, and npm
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 /** The packages a release publishes, in the order npm installs them; compat and integration are private. */
-export const PUBLISHED = ['protocol', 'runtime', 'executor', 'server', 'mcp'];
+export const PUBLISHED = ['protocol', 'runtime', 'executor', 'packages', 'server', 'mcp'];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 

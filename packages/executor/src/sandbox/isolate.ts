@@ -139,30 +139,45 @@ export function assertNoNodeSnapshot(): void {
   }
 }
 
-/** The engine behaviours the sandbox's specification assumes, each with the fallback used without it. */
+/**
+ * The engine behaviours the sandbox's specification assumes, each with the fallback used without it.
+ * `adopted` says whether the sandbox uses the behaviour where the engine has it; where it does not,
+ * the fallback stays in force on every engine, and the report lists it. isolated-vm 7.0.2 has the
+ * first three: the sandbox once read the first one's presence as leave import() alone, registered no
+ * callback, and every import() of a program answered the engine's "Not supported" there.
+ */
 export const ENGINE_PROBES = {
   dynamicImportCallback: {
     behaviour: 'answer import() through the embedder callback',
     fallback: 'import() expressions are rewritten into calls of the sandbox loader at compile time',
+    adopted: false,
     probe: probeDynamicImportCallback,
   },
   unhandledRejectionCallback: {
     behaviour: 'report an unhandled rejection to the embedder',
     fallback: 'a rejection thrown out of a call the sandbox makes for itself is dropped and the call retried',
+    adopted: false,
     probe: probeUnhandledRejectionCallback,
   },
   settleAfterTopLevelAwait: {
     behaviour: 'settle evaluate once a module has finished',
     fallback:
       'completion is read only from the __resultJson accessor; module top levels may not wait on the host',
+    adopted: false,
     probe: probeSettleAfterTopLevelAwait,
   },
   moduleCodeCache: {
     behaviour: "read a module's V8 code cache",
     fallback: 'modules compile from source, and no code cache is made or kept for them',
+    adopted: true,
     probe: probeModuleCodeCache,
   },
 } as const;
+
+/** Whether the sandbox runs on the behaviour itself rather than its fallback, on this engine. */
+export function behaviourInUse(report: EngineReport | undefined, name: EngineBehaviour): boolean {
+  return ENGINE_PROBES[name].adopted && report?.behaviours[name].present === true;
+}
 
 export type EngineBehaviour = keyof typeof ENGINE_PROBES;
 
@@ -171,7 +186,7 @@ export interface EngineReport {
   readonly node: string;
   /** Each behaviour, whether the engine has it, and why not when it does not. */
   readonly behaviours: Record<EngineBehaviour, { readonly present: boolean; readonly reason?: string }>;
-  /** The fallbacks in force, one sentence each. */
+  /** The fallbacks in force, one sentence each: a missing behaviour's, and a present one's the sandbox does not adopt. */
   readonly fallbacks: readonly string[];
 }
 
@@ -219,7 +234,7 @@ export async function assertEngineServesSandbox(options: EngineCheckOptions = {}
       node: process.version,
       behaviours,
       fallbacks: names
-        .filter((name) => !behaviours[name].present)
+        .filter((name) => !behaviours[name].present || !ENGINE_PROBES[name].adopted)
         .map((name) => ENGINE_PROBES[name].fallback),
     };
   } finally {

@@ -51,7 +51,12 @@ import { lineCount, type PlacedPiece, PositionMap, positionAt } from './errors/p
 import { authorPositionInMessage, programPosition, programStack, type StackSources } from './errors/stack.ts';
 import { chooseOutbound, type Outbound, type OutboundFunction, outboundOf } from './fetch.ts';
 import { captureInvokeReference, RetainedHandles } from './handles.ts';
-import { type CatastrophicErrorHandler, disposeIsolate, type EngineReport } from './isolate.ts';
+import {
+  behaviourInUse,
+  type CatastrophicErrorHandler,
+  disposeIsolate,
+  type EngineReport,
+} from './isolate.ts';
 import { BoundedCodeCache, type CodeCache } from './modules/code-cache.ts';
 import { buildModuleMap } from './modules/module-map.ts';
 import { PACKAGE_CODE_CACHE_BUDGET, PackageModules } from './modules/packages.ts';
@@ -480,7 +485,9 @@ export class Sandbox {
         modules,
         ...(this.#codeCache ? { codeCache: this.#codeCache } : {}),
         internal: prepared.internal,
-        rewriteImports: !this.#options.engine?.behaviours.dynamicImportCallback.present,
+        // The sandbox answers import() only through the rewrite: it registers no engine callback,
+        // so a release that has one (isolated-vm 7.0.2) still needs the rewrite (isolate.ts).
+        rewriteImports: !behaviourInUse(this.#options.engine, 'dynamicImportCallback'),
         typescript,
         ...(erased ? { erased } : {}),
         facades,

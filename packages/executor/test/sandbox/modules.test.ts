@@ -8,7 +8,7 @@ import {
   unsupportedModuleKindMessage,
 } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
-import { assertEngineServesSandbox } from '../../src/sandbox/isolate.ts';
+import { assertEngineServesSandbox, ENGINE_PROBES } from '../../src/sandbox/isolate.ts';
 import { BoundedCodeCache } from '../../src/sandbox/modules/code-cache.ts';
 import { normalizeSpecifier, resolveSpecifier } from '../../src/sandbox/resolver.ts';
 import { useSandbox } from '../helpers.ts';
@@ -389,5 +389,28 @@ async () => partner()`,
       code: `async () => { /* import('x') */ const text = "import('y')"; return text + \`import('z')\` }`,
     });
     expect(envelope.result).toBe("import('y')import('z')");
+  });
+});
+
+describe('import() on an engine that has the embedder callback', async () => {
+  const report = await assertEngineServesSandbox();
+
+  // isolated-vm 7.0.2 has the callback; the sandbox registers none, and once read its presence as
+  // leave import() alone, so every import() of a program answered the engine's "Not supported".
+  test('still goes through the loader, since the sandbox adopts no callback', async () => {
+    const claims = { ...report.behaviours, dynamicImportCallback: { present: true } };
+    const sandbox = useSandbox({ engine: { ...report, behaviours: claims } });
+    const envelope = await sandbox.execute({
+      modules: { 'lib.js': 'export const answer = 6 * 7' },
+      code: `async () => (await import('./lib.js')).answer`,
+    });
+    expect(envelope).toStrictEqual({ result: 42, logs: [] });
+  });
+
+  test('the report lists the loader fallback as in force even where the engine has the callback', async () => {
+    const { fallbacks } = await assertEngineServesSandbox({
+      probes: { dynamicImportCallback: async () => {} },
+    });
+    expect(fallbacks).toContain(ENGINE_PROBES.dynamicImportCallback.fallback);
   });
 });
