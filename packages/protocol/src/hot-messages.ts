@@ -22,13 +22,14 @@
  * An object of any other prototype takes the schema's path.
  */
 import {
+  ENVELOPE_CODES,
+  type EnvelopeCode,
   ERROR_AT_LIMIT,
   ERROR_JSON_LIMIT,
   ERROR_KINDS,
   ERROR_NAME_LIMIT,
   ERROR_STACK_LIMIT,
   ERROR_TOOL_LIMIT,
-  FAULT_CODES,
   HINT_LIMIT,
   NOTE_LIMIT,
   NOTE_TEXT_LIMIT,
@@ -53,7 +54,7 @@ import type { ExecuteRequest, ModuleEntry, ModuleMap, ProviderDescriptor } from 
 type Plain = Record<string, unknown>;
 
 const objectPrototype = Object.prototype;
-const faultCodes: ReadonlySet<unknown> = new Set(FAULT_CODES);
+const envelopeCodes: ReadonlySet<unknown> = new Set(ENVELOPE_CODES);
 const logLevels: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 
 export const ID_ONLY_KEYS: ReadonlySet<string> = new Set(['type', 'id']);
@@ -98,6 +99,7 @@ export const REQUEST_KEYS: ReadonlySet<string> = new Set([
   'countHostWaits',
   'typescript',
   'consoleFormat',
+  'durable',
 ]);
 export const MODULE_KEYS: ReadonlySet<string> = new Set(['js', 'cjs', 'json', 'text', 'data']);
 export const PROVIDER_KEYS: ReadonlySet<string> = new Set([
@@ -179,8 +181,8 @@ function checkEnvelope(value: unknown): MessageOf<'result'>['envelope'] | undefi
     checked.error = envelope.error;
   }
   if (Object.hasOwn(envelope, 'code')) {
-    if (!faultCodes.has(envelope.code)) return undefined;
-    checked.code = envelope.code as (typeof FAULT_CODES)[number];
+    if (!envelopeCodes.has(envelope.code)) return undefined;
+    checked.code = envelope.code as EnvelopeCode;
   }
   checked.logs = logs;
   if (Object.hasOwn(envelope, 'executionId')) {
@@ -337,6 +339,10 @@ export function checkExecuteRequest(value: unknown): ExecuteRequest | undefined 
   if (Object.hasOwn(request, 'consoleFormat')) {
     if (!consoleFormats.has(request.consoleFormat)) return undefined;
     checked.consoleFormat = request.consoleFormat as ExecuteRequest['consoleFormat'];
+  }
+  if (Object.hasOwn(request, 'durable')) {
+    if (typeof request.durable !== 'boolean') return undefined;
+    checked.durable = request.durable;
   }
   return checked;
 }

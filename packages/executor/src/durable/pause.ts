@@ -1,6 +1,6 @@
 /**
  * The pause signal and the context of a durable run's tool call. A tool function calls pause()
- * to end a durable run at once (docs/durable.md, "Pausing"); the call's context, an
+ * to end a durable run at once (docs/durable.md, "Pausing and resuming"); the call's context, an
  * AsyncLocalStorage the durable run enters around each call it performs, is where the signal is
  * recorded, so it reaches the run however the layers between the sandbox and the function (the
  * providers' dispatch, which turns every throw into an error envelope) treat the throw. A run that

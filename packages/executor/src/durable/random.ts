@@ -4,7 +4,7 @@
  * the host for, draw here from HMAC-SHA256 of the seed and a counter, so a replay that asks for
  * the same bytes in the same order gets the same bytes without the journal holding any of them.
  * The seed is as secret as the token that carries it: whoever holds a durable key can read it and
- * predict the run's random values (docs/durable.md, "Randomness").
+ * predict the run's random values (docs/durable.md, "The model").
  */
 import { createHmac, randomBytes } from 'node:crypto';
 

@@ -3,7 +3,7 @@
  * has its envelope, the observer gets what it cost, measured as it ran (pool/meter.ts). An
  * observer that throws harms nothing: the throw is dropped, and the caller gets its envelope.
  */
-import type { FaultCode } from '@supolka/codemode-protocol';
+import type { EnvelopeCode } from '@supolka/codemode-protocol';
 import { ExecutionMeter } from '../pool/meter.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 
@@ -15,7 +15,7 @@ export interface ExecutionReport {
   /** `ok`, `error` (the program failed), or the code the executor ended the run with. */
   readonly outcome: string;
   /** The code, when the executor ended the run. */
-  readonly code: FaultCode | undefined;
+  readonly code: EnvelopeCode | undefined;
   /** Tool calls the program made. */
   readonly toolCalls: number;
   /** Proxied outbound requests the program made. */

@@ -1,6 +1,8 @@
 /** The result envelope: what every execution comes back as (docs/protocol.md, "The result envelope"). */
 import { z } from 'zod';
 import {
+  ENVELOPE_CODES,
+  type EnvelopeCode,
   ERROR_AT_LIMIT,
   ERROR_JSON_LIMIT,
   ERROR_KINDS,
@@ -28,6 +30,11 @@ export type LogLine = z.infer<typeof LogLineSchema>;
 
 export const FaultCodeSchema = z.enum(FAULT_CODES, { error: `must be one of ${FAULT_CODES.join(', ')}` });
 
+/** An envelope's code: a fault's, or a durable execution's (errors.ts, DURABLE_TOKEN_CODES). */
+export const EnvelopeCodeSchema = z.enum(ENVELOPE_CODES, {
+  error: `must be one of ${ENVELOPE_CODES.join(', ')}`,
+});
+
 export const ErrorKindSchema = z.enum(ERROR_KINDS, { error: `must be one of ${ERROR_KINDS.join(', ')}` });
 
 function boundedText(limit: number) {
@@ -42,8 +49,8 @@ export const ResultEnvelopeSchema = z.strictObject({
   result: z.unknown().optional(),
   /** Why the run failed, as a message; absent on success. */
   error: z.string({ error: 'must be a string' }).optional(),
-  /** Present only when the executor, not user code, ended the run. */
-  code: FaultCodeSchema.optional(),
+  /** Present only when the executor, not user code, ended the run (or refused a durable one). */
+  code: EnvelopeCodeSchema.optional(),
   logs: z
     .array(LogLineSchema, { error: 'must be a list of log lines' })
     .max(LOG_LINE_LIMIT, { error: `must hold at most ${LOG_LINE_LIMIT} lines` }),
@@ -92,7 +99,7 @@ export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;
 export interface ExecuteResult {
   result: unknown;
   error?: string;
-  code?: FaultCode;
+  code?: EnvelopeCode;
   logs: LogLine[];
   executionId?: string;
   errorKind?: ErrorKind;
