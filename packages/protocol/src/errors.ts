@@ -80,7 +80,7 @@ export const IN_RUN_ERROR_CODES = [
 ] as const;
 export type InRunErrorCode = (typeof IN_RUN_ERROR_CODES)[number];
 
-export type ErrorCode = FaultCode | InRunErrorCode;
+export type ErrorCode = EnvelopeCode | InRunErrorCode;
 
 /**
  * What kind of error a run that user code ended met, as the envelope's `errorKind` says it. The

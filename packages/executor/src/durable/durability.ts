@@ -12,6 +12,7 @@ import {
   type DispatchFrame,
   type EnvelopeCode,
   type ExecuteResult,
+  type PausedRun,
   stringifyForDispatch,
 } from '@supolka/codemode-protocol/wire';
 import { RUNTIME_SOURCE } from '@supolka/codemode-runtime/bundle';
@@ -21,7 +22,7 @@ import { SANDBOX_SOURCE } from '../sandbox/setup/sandbox-source.ts';
 import { packageVersion } from '../version.ts';
 import type { DurableBinding } from './binding.ts';
 import { DurableTokenError } from './errors.ts';
-import { type DurableState, type PendingCall, pendingCalls, readJournal } from './journal.ts';
+import { type DurableState, pendingCalls, readJournal } from './journal.ts';
 import type { PauseRequest } from './pause.ts';
 import { newSeed, type Seed } from './random.ts';
 import type { DurableStart, PausedJournal, ReplayAnswer, ResumeAnswer } from './start.ts';
@@ -34,22 +35,11 @@ export const SETTLE_MOMENT = 100;
 /** The principal of a caller who names none: one audience for everyone who does not. */
 export const DEFAULT_PRINCIPAL = '';
 
-/** A paused run, as its envelope says it. */
-export interface PausedRun {
-  readonly reason?: string;
-  readonly data?: unknown;
-  /** The calls the run was waiting on: a resume answers each, by sequence. */
-  readonly pending: readonly PendingCall[];
-  /** The sealed journal, for resume(). */
-  readonly token: string;
-  readonly tokenId: string;
-  readonly expiresAt: number;
-}
+/** A paused run, as its envelope says it (the protocol's shape, since the wire carries it). */
+export type { PausedRun };
 
 /** The envelope of a durable run or a resume: an execution's, or paused, or refused with a durable code. */
-export type DurableExecuteResult = ExecuteResult & {
-  paused?: PausedRun;
-};
+export type DurableExecuteResult = ExecuteResult;
 
 /** A durable run's end before sealing: its envelope, and when it paused, the journal and why. */
 export interface DurableRunEnd {

@@ -8,12 +8,10 @@
  * sees, as before durability existed.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { type PauseRequest, PauseSignal, pauseRequest } from '@supolka/codemode-protocol/wire';
 
-/** What a tool function that paused the run said: why, and any JSON data for whoever resumes it. */
-export interface PauseRequest {
-  readonly reason?: string;
-  readonly data?: unknown;
-}
+/** What a tool function that paused the run said: why, and any JSON data for whoever resumes it (the protocol's shape). */
+export type { PauseRequest };
 
 /** The context of one call a durable run performs. */
 export interface DurableCallContext {
@@ -41,20 +39,12 @@ const calls = new AsyncLocalStorage<CallState | typeof NESTED>();
 export const NESTED_PAUSE_MESSAGE =
   "The tool asked to pause the run, but it serves an execution nested inside a durable run's tool call, which cannot pause: only the durable run's own tools can.";
 
-const NOT_DURABLE_MESSAGE =
-  'The tool asked to pause the run, but the run is not durable: a pause needs a request with durable: true and a key ring on the sandbox.';
-
-/** Thrown by pause(): outside a durable run, an error as any other, saying why it did not pause. */
-export class PauseSignal extends Error {
-  override name = 'PauseSignal';
-  readonly reason: string | undefined;
-  readonly data: unknown;
-  constructor(request: PauseRequest, message = NOT_DURABLE_MESSAGE) {
-    super(message);
-    this.reason = request.reason;
-    this.data = request.data;
-  }
-}
+/**
+ * Thrown by pause(): outside a durable run, an error as any other, saying why it did not pause.
+ * The protocol's class, so a client of a remote executor recognises the same throw
+ * (pause-signal.ts there).
+ */
+export { PauseSignal };
 
 /**
  * Pauses the durable run the calling tool serves: the run ends at once and its envelope says it
@@ -62,10 +52,8 @@ export class PauseSignal extends Error {
  * run the throw is the tool's failure, as any throw is.
  */
 export function pause(data?: unknown, options: { reason?: string } = {}): never {
-  const request: PauseRequest = {
-    ...(options.reason !== undefined ? { reason: String(options.reason) } : {}),
-    ...(data !== undefined ? { data } : {}),
-  };
+  // The reason is cut where it is given: an envelope carries at most PAUSE_REASON_LIMIT characters.
+  const request = pauseRequest(data, options);
   const state = calls.getStore();
   if (state === NESTED) throw new PauseSignal(request, NESTED_PAUSE_MESSAGE);
   if (state !== undefined) state.paused ??= request;

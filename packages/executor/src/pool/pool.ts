@@ -325,7 +325,7 @@ export class Pool {
       return;
     }
     if (execution.host.meter) execution.host.meter.bytesIn += child.channel.lastReceivedBytes;
-    if (message.paused !== undefined) {
+    if (message.journal !== undefined) {
       // Only a durable run pauses, and only its parent seals what the child hands back.
       if (!execution.host.durable) {
         this.#violation(
@@ -334,7 +334,7 @@ export class Pool {
         );
         return;
       }
-      execution.host.durable.handBack(message.paused);
+      execution.host.durable.handBack(message.journal);
     }
     const envelope = shapeEnvelope(message.envelope);
     if (envelope.executionId !== undefined) {

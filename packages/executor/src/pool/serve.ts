@@ -66,9 +66,10 @@ export function answerHostCall(
   if (message.type === 'dispatch') {
     void serveDispatch(execution, message).then(({ frame, paused }) => {
       served();
-      // A call that paused a durable run says so: the child ends the run, and hands back its journal.
+      // A call that paused a durable run says so: the child ends the run, and hands back its
+      // journal. This process keeps why (durable-calls.ts), so the child is told nothing more.
       const answer: PoolMessageOf<'dispatchReply'> = paused
-        ? { type: 'dispatchReply', id, call, frame, paused }
+        ? { type: 'dispatchReply', id, call, frame, paused: {} }
         : { type: 'dispatchReply', id, call, frame };
       reply(child, execution, answer, (text) => ({
         type: 'dispatchReply',
@@ -108,7 +109,8 @@ function reply(
 
 /**
  * Serves a tool call: its frame, and whether it paused the run. A call of a durable run (one that
- * names its sequence) runs in its durable context (durable-calls.ts), where pause() is recorded.
+ * names its sequence, `durable`) runs in its durable context (durable-calls.ts), where pause() is
+ * recorded.
  */
 export async function serveDispatch(
   execution: PoolExecution,
@@ -121,7 +123,7 @@ export async function serveDispatch(
     return { frame: ['returned', toolNotFoundEnvelope(message.provider, message.tool)] };
   }
   const durable = execution.host.durable;
-  const sequence = message.sequence;
+  const sequence = message.durable?.sequence;
   let paused = false;
   const perform = (): Promise<unknown> =>
     Promise.resolve(dispatch(message.provider, message.tool, message.args));

@@ -161,7 +161,7 @@ function handle(message: PoolMessage): void {
       });
       return;
     case 'dispatchReply':
-      runs.get(message.id)?.answerDispatch(message.call, message.frame, message.paused === true);
+      runs.get(message.id)?.answerDispatch(message.call, message.frame, message.paused !== undefined);
       return;
     case 'outboundReply':
       runs.get(message.id)?.answerOutbound(message.call, message.frame);
@@ -343,7 +343,9 @@ function faultOf(error: unknown): { code: FaultCode; message: string } {
  */
 function sendResult(id: string, envelope: ExecuteResult, paused?: PausedJournal): void {
   const message: PoolMessageOf<'result'> =
-    paused === undefined ? { type: 'result', id, envelope } : { type: 'result', id, envelope, paused };
+    paused === undefined
+      ? { type: 'result', id, envelope }
+      : { type: 'result', id, envelope, journal: paused };
   let text: string;
   try {
     text = encodePoolMessage(message);

@@ -64,7 +64,7 @@ export class ChildRun {
           provider,
           tool,
           args,
-          ...(sequence !== undefined ? { sequence } : {}),
+          ...(sequence !== undefined ? { durable: { sequence } } : {}),
         });
       } catch (error) {
         // Past PAYLOAD_LIMIT once framed: the sandbox turns the throw into a thrown frame.

@@ -1,12 +1,10 @@
 /**
- * The fast halves of the durable fields the pool adds to four of the protocol's messages
- * (durable-schemas.ts): the start a durable run is sent with (`execute.durable`), the sequence of a
- * durable run's tool call (`dispatch.sequence`), the parent's word that a call paused the run
- * (`dispatchReply.paused`), and the journal of a run that paused (`result.paused`). Each check
- * returns exactly what its schema returns for a value it accepts and undefined for anything else,
- * which the schema then decides, as the protocol's hot checks do (hot-messages.ts there); so a
- * durable run's calls cross without loading zod in the child, and its journal, which may hold
- * thousands of entries, is checked in one pass. test/pool/messages/ proves each against its schema.
+ * The fast halves of the durable fields the pool adds to two of the protocol's messages
+ * (durable-schemas.ts): the start a durable run is sent with (`execute.durable`) and the journal of
+ * a run that paused (`result.journal`). Each check returns exactly what its schema returns for a
+ * value it accepts and undefined for anything else, which the schema then decides, as the
+ * protocol's hot checks do (hot-messages.ts there); so a journal, which may hold thousands of
+ * entries, is checked in one pass. test/pool/messages/ proves each against its schema.
  */
 import { type DispatchFrame, knownKeys } from '@supolka/codemode-protocol/wire';
 import type { JournalEntry, Settlement, TimerEntry, TimerSettlement } from '../../durable/journal.ts';
@@ -145,7 +143,7 @@ export function checkDurableStart(value: unknown): DurableStart | undefined {
   return replay === undefined ? undefined : { ...checked, replay };
 }
 
-/** `result.paused`: the journal of a run that paused, for the parent to seal. */
+/** `result.journal`: the journal of a run that paused, for the parent to seal. */
 export function checkPausedJournal(value: unknown): PausedJournal | undefined {
   if (knownKeys(value, PAUSED_KEYS) !== PAUSED_KEYS.size) return undefined;
   const paused = value as Plain;
@@ -176,9 +174,4 @@ export function withField<Message extends object, Field>(
     const fieldChecked = checkField(field);
     return fieldChecked === undefined ? undefined : { ...checked, [key]: fieldChecked };
   };
-}
-
-/** `dispatchReply.paused`: only ever `true`. */
-export function checkPaused(value: unknown): true | undefined {
-  return value === true ? true : undefined;
 }

@@ -1,13 +1,12 @@
 /**
- * The durable fields the pool adds to four of the protocol's messages, with their schemas: the
+ * The durable fields the pool adds to two of the protocol's messages, with their schemas: the
  * start a child runs a durable run from (`execute.durable`: the seed, the clock and, for a resume,
- * the journal with the answers to its pending calls), the sequence of each tool call the run
- * performs (`dispatch.sequence`, so the parent gives it its durable context), the parent's word
- * that the call paused the run (`dispatchReply.paused`), and the journal of a run that paused
- * (`result.paused`), which the parent seals. None of them is the protocol's: a client never sends
- * a journal (only a token, which the parent opens), and a server never hears one. Lists are
- * checked whole by their fast check first (durable-checks.ts), so a child's million bad entries
- * cost one issue, as MessageIdListSchema's do.
+ * the journal with the answers to its pending calls), and the journal of a run that paused
+ * (`result.journal`), which the parent seals. Neither is the protocol's: a client never sends a
+ * journal (only a token, which the parent opens), and a server never hears one. A durable run's
+ * tool calls cross as the protocol's own `dispatch` and `dispatchReply`, with their version 3
+ * fields (`durable`, `paused`). Lists are checked whole by their fast check first
+ * (durable-checks.ts), so a child's million bad entries cost one issue, as MessageIdListSchema's do.
  */
 import { DispatchFrameSchema, MESSAGE_SCHEMAS } from '@supolka/codemode-protocol';
 import { z } from 'zod';
@@ -92,12 +91,8 @@ export const PausedJournalSchema = z.strictObject({ journal, timers, written: co
 const DurableStartField = DurableStartSchema as unknown as z.ZodType<DurableStart>;
 const PausedJournalField = PausedJournalSchema as unknown as z.ZodType<PausedJournal>;
 
-/** The four protocol messages as the pool's table holds them: each with its durable field. */
+/** The two protocol messages as the pool's table holds them: each with its durable field. */
 export const DURABLE_MESSAGE_SCHEMAS = {
   execute: MESSAGE_SCHEMAS.execute.extend({ durable: DurableStartField.optional() }),
-  dispatch: MESSAGE_SCHEMAS.dispatch.extend({ sequence: sequence.optional() }),
-  dispatchReply: MESSAGE_SCHEMAS.dispatchReply.extend({
-    paused: z.literal(true, { error: 'must be true' }).optional(),
-  }),
-  result: MESSAGE_SCHEMAS.result.extend({ paused: PausedJournalField.optional() }),
+  result: MESSAGE_SCHEMAS.result.extend({ journal: PausedJournalField.optional() }),
 };

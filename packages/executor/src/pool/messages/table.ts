@@ -5,7 +5,7 @@
  *
  * The messages a client and a server exchange too (an execution, its tool calls and outbound
  * requests, its console and result, the retained handles' calls, cancel, fault) are the protocol's,
- * taken from its table as they are: the pool forwards them, so they are defined once, there. Four
+ * taken from its table as they are: the pool forwards them, so they are defined once, there. Two
  * of them carry one more optional field here, a durable run's (durable-schemas.ts). The
  * rest are the pool's own (a heartbeat and its answer, a child's readiness, its host-wait edges,
  * its last words), which no client or server knows: a server refuses one as an unknown type.
@@ -43,13 +43,13 @@ export const MessageIdListSchema = z
   .pipe(z.array(MessageIdSchema));
 
 export const POOL_MESSAGE_SCHEMAS = {
-  // The protocol's messages, as the protocol defines them; four with the durable field a durable
-  // run adds between the pool and its child (durable-schemas.ts), which no client or server knows.
+  // The protocol's messages, as the protocol defines them; two with the field a durable run adds
+  // between the pool and its child (durable-schemas.ts), which no client or server knows.
   execute: DURABLE_MESSAGE_SCHEMAS.execute,
   console: MESSAGE_SCHEMAS.console,
   result: DURABLE_MESSAGE_SCHEMAS.result,
-  dispatch: DURABLE_MESSAGE_SCHEMAS.dispatch,
-  dispatchReply: DURABLE_MESSAGE_SCHEMAS.dispatchReply,
+  dispatch: MESSAGE_SCHEMAS.dispatch,
+  dispatchReply: MESSAGE_SCHEMAS.dispatchReply,
   outbound: MESSAGE_SCHEMAS.outbound,
   outboundReply: MESSAGE_SCHEMAS.outboundReply,
   invoke: MESSAGE_SCHEMAS.invoke,

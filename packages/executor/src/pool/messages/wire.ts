@@ -4,7 +4,7 @@
  * loading a schema (docs/pool.md, "Memory").
  *
  * The hot checks are the protocol's for the messages the pool shares with it (an execution, its
- * tool calls and result, cancel, closeHandles), with the check of the durable field four of them
+ * tool calls and result, cancel, closeHandles), with the check of the durable field two of them
  * carry here (durable-checks.ts), and the pool's own for the two private messages
  * that cross all the time: `heartbeat`, which a child hears every heartbeatInterval, and `prepared`,
  * which the parent (the caller's process) hears after every execution, at about 20 µs each through
@@ -22,13 +22,7 @@ import {
   knownKeys,
   messageWire,
 } from '@supolka/codemode-protocol/wire';
-import {
-  checkDurableStart,
-  checkPaused,
-  checkPausedJournal,
-  isSequence,
-  withField,
-} from './durable-checks.ts';
+import { checkDurableStart, checkPausedJournal, withField } from './durable-checks.ts';
 import type { PoolMessage, PoolMessageOf } from './table.ts';
 
 /** A pool message decoded, or the fault saying why a text is not one. */
@@ -54,11 +48,9 @@ function checkPrepared(value: Record<string, unknown>): PoolMessageOf<'prepared'
 
 /** The pool's hot message types' checks, by type: each the fast half of its schema in the pool's table. */
 export const POOL_HOT_CHECKS = {
-  dispatch: withField(HOT_MESSAGE_CHECKS.dispatch, 'sequence', (value) =>
-    isSequence(value) ? value : undefined,
-  ),
-  dispatchReply: withField(HOT_MESSAGE_CHECKS.dispatchReply, 'paused', checkPaused),
-  result: withField(HOT_MESSAGE_CHECKS.result, 'paused', checkPausedJournal),
+  dispatch: HOT_MESSAGE_CHECKS.dispatch,
+  dispatchReply: HOT_MESSAGE_CHECKS.dispatchReply,
+  result: withField(HOT_MESSAGE_CHECKS.result, 'journal', checkPausedJournal),
   execute: withField(HOT_MESSAGE_CHECKS.execute, 'durable', checkDurableStart),
   cancel: HOT_MESSAGE_CHECKS.cancel,
   closeHandles: HOT_MESSAGE_CHECKS.closeHandles,

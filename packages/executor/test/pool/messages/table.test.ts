@@ -79,9 +79,7 @@ const valid: Record<string, unknown[]> = {
 /** The protocol's messages that carry one more field in the pool's table, a durable run's. */
 const DURABLE_FIELDS: Record<string, string> = {
   execute: 'durable',
-  result: 'paused',
-  dispatch: 'sequence',
-  dispatchReply: 'paused',
+  result: 'journal',
 };
 
 const journal = [
@@ -128,19 +126,16 @@ const durableValid: [string, unknown][] = [
       },
     },
   ],
-  [
-    'dispatch',
-    { type: 'dispatch', id: 'x1', call: 0, provider: 'api', tool: 'get', args: '[1]', sequence: 1 },
-  ],
-  ['dispatchReply', { type: 'dispatchReply', id: 'x1', call: 0, frame: ['returned', '{}'], paused: true }],
-  ['result', { type: 'result', id: 'x1', envelope: { logs: [] }, paused: { journal, timers, written: 2 } }],
+  ['result', { type: 'result', id: 'x1', envelope: { logs: [] }, journal: { journal, timers, written: 2 } }],
 ];
 
 describe('the pool table', () => {
   test("holds the protocol's messages a pool and a child exchange, as the protocol defines them", () => {
     const shared = Object.keys(POOL_MESSAGE_SCHEMAS).filter((type) => Object.hasOwn(MESSAGE_SCHEMAS, type));
-    // Every protocol message but the connection's opening, which no pool child speaks.
-    expect(shared).toStrictEqual(Object.keys(MESSAGE_SCHEMAS).filter((type) => type !== 'hello'));
+    // Every protocol message but the connection's opening and a durable run's resume and discard,
+    // which the executor answers in the caller's process: no pool child speaks them.
+    const unspoken = ['hello', 'resume', 'discard', 'discarded'];
+    expect(shared).toStrictEqual(Object.keys(MESSAGE_SCHEMAS).filter((type) => !unspoken.includes(type)));
     for (const type of shared) {
       const protocol = MESSAGE_SCHEMAS[type as keyof typeof MESSAGE_SCHEMAS];
       const pool = POOL_MESSAGE_SCHEMAS[type as PoolMessageType];
@@ -213,23 +208,28 @@ const malformed: [string, unknown, string][] = [
       type: 'result',
       id: 'x',
       envelope: { logs: [] },
-      paused: {
+      journal: {
         journal: [{ provider: 'a', tool: 'b', args: '[]', settled: { order: 1, time: 0 } }],
         timers: [],
         written: 0,
       },
     },
-    'paused.journal must be a list of journal entries',
+    'journal.journal must be a list of journal entries',
   ],
   [
-    'a call sequence of 0',
-    { type: 'dispatch', id: 'x', call: 0, provider: 'a', tool: 'b', args: '[]', sequence: 0 },
-    'sequence must be at least 1',
-  ],
-  [
-    'a pause that is not true',
-    { type: 'dispatchReply', id: 'x', call: 0, frame: ['returned', '{}'], paused: false },
-    'paused must be true',
+    'a replay answer that neither gives a frame nor performs',
+    {
+      type: 'execute',
+      id: 'x',
+      request: { code: '' },
+      durable: {
+        seed: [1, 2, 3, 4],
+        startedAt: 0,
+        logCount: 0,
+        replay: { journal: [], timers: [], answers: [{ sequence: 1, perform: false }] },
+      },
+    },
+    'durable.replay.answers must be a list of answers',
   ],
   [
     'a host-wait edge that is not a boolean',

@@ -11,7 +11,7 @@ import { POOL_MESSAGE_SCHEMAS, POOL_VALIDATION } from '../../../src/pool/message
 import { POOL_HOT_CHECKS, TYPE_ONLY_KEYS } from '../../../src/pool/messages/wire.ts';
 
 /** The protocol's messages that carry a durable run's field in the pool's table (durable-schemas.ts). */
-const DURABLE_TYPES = ['dispatch', 'dispatchReply', 'result', 'execute'];
+const DURABLE_TYPES = ['result', 'execute'];
 
 /** The pool's hot types that are its own: the protocol's table proves the rest. */
 const POOL_ONLY_HOT_TYPES = Object.keys(POOL_HOT_CHECKS).filter(
