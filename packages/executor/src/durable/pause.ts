@@ -85,7 +85,27 @@ export async function performInContext<T>(
   context: DurableCallContext,
   perform: () => Promise<T>,
 ): Promise<{ readonly value: T; readonly paused: PauseRequest | undefined }> {
+  let paused: PauseRequest | undefined;
+  const value = await performRecording(context, perform, (request) => {
+    paused = request;
+  });
+  return { value, paused };
+}
+
+/**
+ * Performs one call of a durable run in its context, as it settles (a throw is rethrown), and
+ * tells `paused` when the call paused the run, whether it then returned or threw: a raw dispatch
+ * function (a server's, asking its client) lets pause()'s throw through.
+ */
+export async function performRecording<T>(
+  context: DurableCallContext,
+  perform: () => Promise<T>,
+  paused: (request: PauseRequest) => void,
+): Promise<T> {
   const state: CallState = { ...context, paused: undefined };
-  const value = await calls.run(state, perform);
-  return { value, paused: state.paused };
+  try {
+    return await calls.run(state, perform);
+  } finally {
+    if (state.paused !== undefined) paused(state.paused);
+  }
 }

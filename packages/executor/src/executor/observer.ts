@@ -12,7 +12,7 @@ export interface ExecutionReport {
   readonly duration: number;
   /** Milliseconds from `execute` to a child taking the run; undefined when none did (refused, cancelled or disposed first). */
   readonly queueWait: number | undefined;
-  /** `ok`, `error` (the program failed), or the code the executor ended the run with. */
+  /** `ok`, `error` (the program failed), `paused` (a durable run paused), or the code the executor ended the run with. */
   readonly outcome: string;
   /** The code, when the executor ended the run. */
   readonly code: EnvelopeCode | undefined;
@@ -30,6 +30,7 @@ export type ExecutionObserver = (report: ExecutionReport) => void;
 
 /** How an execution ended, as an observer, the tracing and the server's metrics name it. */
 export function outcomeOf(envelope: ExecuteResult): string {
+  if (envelope.paused !== undefined) return 'paused';
   return envelope.code ?? (envelope.error === undefined ? 'ok' : 'error');
 }
 

@@ -9,7 +9,7 @@
  */
 import type { ExecuteResult } from '@supolka/codemode-protocol';
 import type { DurableRunEnd } from '../durable/durability.ts';
-import { type PauseRequest, performInContext } from '../durable/pause.ts';
+import { type PauseRequest, performRecording } from '../durable/pause.ts';
 import type { DurableStart, PausedJournal, ResumeKeys } from '../durable/start.ts';
 
 /** A child that handed back a paused journal when no tool of the run had paused it. */
@@ -30,18 +30,20 @@ export class DurableCalls {
   }
 
   /**
-   * Runs one call the child performs, `sequence` its number in the run, in its durable context:
-   * a tool reads it with durableCall(), and pause() there is recorded. Answers what the call
-   * returned and whether it paused the run; the first pause is the run's.
+   * Runs one call the child performs, `sequence` its number in the run, in its durable context: a
+   * tool reads it with durableCall(), and pause() there is recorded, the first pause the run's.
+   * Settles as the call does; `paused` is told when the call paused the run, returned or thrown.
    */
-  async perform<T>(sequence: number, call: () => Promise<T>): Promise<{ value: T; paused: boolean }> {
+  perform<T>(sequence: number, call: () => Promise<T>, paused: () => void): Promise<T> {
     const keys = this.#keys;
-    const { value, paused } = await performInContext(
+    return performRecording(
       { sequence, idempotencyKey: keys?.idempotencyKey(sequence), tokenId: keys?.tokenId },
       call,
+      (request) => {
+        this.#pause ??= request;
+        paused();
+      },
     );
-    if (paused !== undefined) this.#pause ??= paused;
-    return { value, paused: paused !== undefined };
   }
 
   /** The child's journal of the run, which paused. */

@@ -130,9 +130,8 @@ export async function serveDispatch(
   const call =
     durable !== undefined && sequence !== undefined
       ? () =>
-          durable.perform(sequence, perform).then((done) => {
-            paused = done.paused;
-            return done.value;
+          durable.perform(sequence, perform, () => {
+            paused = true;
           })
       : perform;
   let frame: DispatchFrame;
