@@ -5,16 +5,19 @@ import { MAX_POOL_SIZE } from '../executor/options.ts';
 
 /** What `codemode-executor help` (and `--help`) prints: every command, in one screen. */
 export const USAGE = `Usage: codemode-executor run FILE [options]   run one program and print its envelope
+       codemode-executor resume FILE --token PATH --answers PATH [options]
+                                              resume a paused durable run of FILE
        codemode-executor serve [options]      serve the executor protocol over WebSocket
        codemode-executor mcp --config FILE    one MCP code tool over the MCP servers FILE names
-       codemode-executor help [COMMAND]       this text, or the options of run, serve or mcp
+       codemode-executor help [COMMAND]       this text, or the options of run, resume, serve or mcp
        codemode-executor --version            the version of @supolka/codemode-executor
 `;
 
 export const RUN_USAGE = `Usage: codemode-executor run FILE [options]
 
 Runs the program in FILE (- reads it from standard input) in a fresh V8 isolate, prints its
-envelope on stdout, and exits with 1 when the envelope carries an error. FILE holds an async arrow
+envelope on stdout, and exits with 1 when the envelope carries an error, and with 3 when a
+durable run paused (--durable: its envelope carries the token \`resume\` finishes it from). FILE holds an async arrow
 function, optionally after static imports (async () => { ... }), or statements as the Code Mode
 form takes them (console.log('hi'); return 1), in JavaScript or TypeScript. While it runs, the
 program's console lines go to stderr as it writes them when stderr is a terminal (or with
@@ -36,6 +39,12 @@ Options:
                       --timeout, at least 120000): a tool that never answers ends there
   --memory MB         the isolate's memory limit in megabytes (default 128)
   --outbound MODE     disabled (default) or native: whether the program's fetch reaches the network
+  --durable           a durable run: a tool may pause it (pause() from @supolka/codemode-executor),
+                      and its envelope then carries the token to resume it with. Needs a durable key
+                      ring: CODEMODE_DURABLE_KEYS, or the file --durable-keys-file or
+                      CODEMODE_DURABLE_KEYS_FILE names (id=base64, * before the current key)
+  --durable-keys-file PATH
+                      a file holding the durable key ring
   -h, --help          this text
 `;
 
@@ -43,9 +52,9 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** A command name that is none of run, serve, mcp or help. */
+/** A command name that is none of run, resume, serve, mcp or help. */
 export function unknownCommandMessage(command: string): string {
-  return `Unknown command '${command}'; the commands are run, serve, mcp and help.`;
+  return `Unknown command '${command}'; the commands are run, resume, serve, mcp and help.`;
 }
 
 /** An option before any command. */
@@ -53,7 +62,7 @@ export function unknownLeadingOptionMessage(option: string): string {
   return `Unknown option '${option}'; codemode-executor help lists the commands, and help COMMAND their options.`;
 }
 
-export const NO_COMMAND_MESSAGE = 'No command given; the commands are run, serve, mcp and help.';
+export const NO_COMMAND_MESSAGE = 'No command given; the commands are run, resume, serve, mcp and help.';
 
 export interface RunCommand {
   readonly file: string;
@@ -66,6 +75,9 @@ export interface RunCommand {
   readonly wallClockLimit: number | undefined;
   readonly memoryLimit: number | undefined;
   readonly outbound: 'disabled' | 'native';
+  /** --durable: a durable run, whose key ring comes from the environment or --durable-keys-file. */
+  readonly durable: boolean;
+  readonly durableKeysFile: string | undefined;
 }
 
 /** The `run` command (argv after the word run), or `'help'`. */
@@ -89,6 +101,8 @@ export function parseRunCommandLine(argv: readonly string[]): RunCommand | 'help
     wallClockLimit: delayOption('--wall-clock-limit', values['wall-clock-limit']),
     memoryLimit: memoryOption('--memory', values.memory),
     outbound,
+    durable: values.durable === true,
+    durableKeysFile: values['durable-keys-file'],
   };
 }
 
@@ -105,6 +119,8 @@ function parseRun(argv: readonly string[]) {
       'wall-clock-limit': { type: 'string' },
       memory: { type: 'string' },
       outbound: { type: 'string' },
+      durable: { type: 'boolean' },
+      'durable-keys-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
