@@ -8,7 +8,7 @@
  * sees, as before durability existed.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type PauseRequest, PauseSignal, pauseRequest } from '@supolka/codemode-protocol/wire';
+import { isPauseSignal, type PauseRequest, PauseSignal, pauseRequest } from '@supolka/codemode-protocol/wire';
 
 /** What a tool function that paused the run said: why, and any JSON data for whoever resumes it (the protocol's shape). */
 export type { PauseRequest };
@@ -60,6 +60,19 @@ export function pause(data?: unknown, options: { reason?: string } = {}): never 
   throw new PauseSignal(request);
 }
 
+/**
+ * Records a pause signal thrown through a layer that does not read the call's context as the
+ * call's pause, as pause() records its own: the client's pause() (the protocol's, which a tool may
+ * use in this process too), or a tool module holding another copy of this package, whose pause()
+ * fills another context. Anything else, and a signal outside a durable run's call, is left alone.
+ */
+export function pausedBy(error: unknown): void {
+  if (!isPauseSignal(error)) return;
+  const state = calls.getStore();
+  if (state === undefined || state === NESTED) return;
+  state.paused ??= pauseRequest(error.data, reasonOf(error));
+}
+
 /** Whether the code running now serves a durable run's call (or an execution nested in one). */
 export function insideDurableCall(): boolean {
   return calls.getStore() !== undefined;
@@ -105,7 +118,15 @@ export async function performRecording<T>(
   const state: CallState = { ...context, paused: undefined };
   try {
     return await calls.run(state, perform);
+  } catch (error) {
+    // A pause signal that left the call as its throw (a raw dispatch, a client's pause) pauses too.
+    if (isPauseSignal(error)) state.paused ??= pauseRequest(error.data, reasonOf(error));
+    throw error;
   } finally {
     if (state.paused !== undefined) paused(state.paused);
   }
+}
+
+function reasonOf(signal: PauseSignal): { reason?: string } {
+  return signal.reason !== undefined ? { reason: signal.reason } : {};
 }

@@ -12,8 +12,10 @@ import {
   errorText,
   HttpResponseSchema,
   IN_FLIGHT_CALL_LIMIT,
+  isPauseSignal,
   OUTBOUND_DISABLED_MESSAGE,
   type OutboundFrame,
+  stringifyForDispatch,
   toolNotFoundEnvelope,
   validate,
 } from '@supolka/codemode-protocol';
@@ -145,7 +147,12 @@ export async function serveDispatch(
             `The dispatch function answered ${describeValue(answer)}, not the result envelope as JSON text.`,
           ];
   } catch (error) {
-    frame = ['thrown', errorText(error)];
+    // A tool's pause signal passes the providers' dispatch as a throw (executor/request.ts): it is
+    // the tool's failure, the error envelope that dispatch would have answered, and in a durable
+    // run's call the pause was recorded on its way (durable-calls.ts).
+    frame = isPauseSignal(error)
+      ? ['returned', stringifyForDispatch({ error: errorText(error) })]
+      : ['thrown', errorText(error)];
   }
   return paused ? { frame, paused: true } : { frame };
 }

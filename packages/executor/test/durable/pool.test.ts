@@ -7,6 +7,8 @@
  * executions, discarding, and the Code Mode form's own pause, unchanged.
  */
 import { randomBytes } from 'node:crypto';
+import { NOT_DURABLE_PAUSE_MESSAGE } from '@supolka/codemode-protocol';
+import { pause as clientPause } from '@supolka/codemode-protocol/client';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { MemoryClaimStore } from '../../src/durable/claims.ts';
 import { Durability, type DurableExecuteResult } from '../../src/durable/durability.ts';
@@ -176,6 +178,41 @@ describe('a durable run through the pool', () => {
       { sequence: 1, provider: 'api', tool: 'slow', args: '[]', outcome: 'unknown' },
       { sequence: 2, provider: 'api', tool: 'stop', args: '[]' },
     ]);
+  });
+});
+
+describe('a pause signal thrown by another copy of pause()', () => {
+  test("pauses the run as the executor's own does: the client's pause, and a bare signal with the mark", async () => {
+    const bare = Object.assign(new Error('paused by a copy'), {
+      [Symbol.for('@supolka/codemode.pause')]: true,
+      reason: 'elsewhere',
+      data: { n: 2 },
+    });
+    for (const [thrower, reason, data] of [
+      [() => clientPause({ n: 1 }, { reason: 'client' }), 'client', { n: 1 }],
+      [
+        () => {
+          throw bare;
+        },
+        'elsewhere',
+        { n: 2 },
+      ],
+    ] as const) {
+      const envelope = await executor.execute({
+        code: 'async () => api.stop()',
+        durable: true,
+        providers: [{ name: 'api', fns: { stop: thrower } }],
+      });
+      expect(envelope.paused).toMatchObject({ reason, data, pending: [{ sequence: 1, tool: 'stop' }] });
+    }
+  });
+
+  test('in a run that is not durable it is the tool failure it always was', async () => {
+    const envelope = await executor.execute({
+      code: 'async () => { try { await api.stop(); } catch (e) { return e.message; } }',
+      providers: [{ name: 'api', fns: { stop: () => clientPause() } }],
+    });
+    expect(envelope.result).toBe(NOT_DURABLE_PAUSE_MESSAGE);
   });
 });
 
