@@ -11,6 +11,7 @@ import {
 } from '@supolka/codemode-protocol';
 import { CONSOLE_CAPTURE_MESSAGE } from '../../../executor/src/sandbox/console.ts';
 import type { Behaviour } from './door.ts';
+import { DURABLE_ROWS } from './durable-rows.ts';
 
 const timedOut = (ms: number) =>
   `Execution timed out at its ${ms} ms bound. Do less work per run and return the part that is already finished.`;
@@ -372,4 +373,5 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   ...BOUND_ROWS,
   ...RETAINED_ROWS,
   ...WALL_CLOCK_ROWS,
+  ...DURABLE_ROWS,
 ];
