@@ -14,11 +14,11 @@ import {
   type ExecuteResult,
   faultEnvelope,
 } from '@supolka/codemode-protocol';
-import {
+import type {
   Durability,
-  type DurabilityOptions,
-  type DurableExecuteResult,
-  type ResumeAnswers,
+  DurabilityOptions,
+  DurableExecuteResult,
+  ResumeAnswers,
 } from '../durable/durability.ts';
 import { insideDurableCall, servedNested } from '../durable/pause.ts';
 import {
@@ -27,6 +27,7 @@ import {
   NESTED_RESUME_MESSAGE,
   NO_KEY_RING_MESSAGE,
 } from '../durable/texts.ts';
+import { DurableTokens } from '../durable/token.ts';
 import { DurableCalls } from '../pool/durable-calls.ts';
 import type { RequestHost } from './request.ts';
 
@@ -47,13 +48,24 @@ export type DiscardResult =
   | { readonly discarded: false; readonly error: string; readonly code: EnvelopeCode };
 
 export class DurableRuns {
-  readonly #durability: Durability | undefined;
+  readonly #options: DurabilityOptions | undefined;
+  /** Loaded with the first durable request: it holds the runtime's sources, which the library's import must not load. */
+  #durability: Promise<Durability> | undefined;
   readonly #claims: boolean;
 
-  /** Throws what the token module throws for options that do not hold. */
+  /** Throws what the token module throws for options that do not hold, where the executor is made. */
   constructor(options: DurabilityOptions | undefined) {
-    this.#durability = options === undefined ? undefined : new Durability(options);
+    if (options !== undefined) new DurableTokens(options);
+    this.#options = options;
     this.#claims = options?.claims !== undefined;
+  }
+
+  /** The holder of the ring, loaded once; only a request that passed refusal() asks for it. */
+  #ring(): Promise<Durability> {
+    this.#durability ??= import('../durable/durability.ts').then(
+      ({ Durability }) => new Durability(this.#options as DurabilityOptions),
+    );
+    return this.#durability;
   }
 
   /**
@@ -63,14 +75,14 @@ export class DurableRuns {
   refusal(wire: ExecuteRequest, resuming: boolean): ExecuteResult | undefined {
     if (insideDurableCall())
       return faultEnvelope('BAD_REQUEST', resuming ? NESTED_RESUME_MESSAGE : NESTED_DURABLE_MESSAGE);
-    if (this.#durability === undefined) return faultEnvelope('BAD_REQUEST', NO_KEY_RING_MESSAGE);
+    if (this.#options === undefined) return faultEnvelope('BAD_REQUEST', NO_KEY_RING_MESSAGE);
     if (wire.retainHandles === true) return faultEnvelope('BAD_REQUEST', DURABLE_RETAINS_MESSAGE);
     return undefined;
   }
 
   /** A new durable run's calls, with its fresh start. */
-  begin(): DurableCalls {
-    return new DurableCalls((this.#durability as Durability).start());
+  async begin(): Promise<DurableCalls> {
+    return new DurableCalls((await this.#ring()).start());
   }
 
   /** A resume's calls, from the opened token, or the envelope of its refusal. */
@@ -79,24 +91,19 @@ export class DurableRuns {
     wire: ExecuteRequest,
     principal: string | undefined,
   ): Promise<DurableCalls | ExecuteResult> {
-    const opened = await (this.#durability as Durability).open(
-      resumption.token,
-      resumption.answers,
-      wire,
-      principal,
-    );
+    const opened = await (await this.#ring()).open(resumption.token, resumption.answers, wire, principal);
     if (!('start' in opened)) return { result: undefined, logs: [], ...opened };
     return new DurableCalls(opened.start, opened.token);
   }
 
   /** The envelope of a durable run that ended: a pause's journal sealed into its token. */
-  finish(
+  async finish(
     calls: DurableCalls,
     envelope: ExecuteResult,
     wire: ExecuteRequest,
     principal: string | undefined,
-  ): DurableExecuteResult {
-    return (this.#durability as Durability).envelopeOf(calls.end(envelope), calls.start, wire, principal);
+  ): Promise<DurableExecuteResult> {
+    return (await this.#ring()).envelopeOf(calls.end(envelope), calls.start, wire, principal);
   }
 
   /**
@@ -108,7 +115,7 @@ export class DurableRuns {
     const refusal = this.refusal(wire, true);
     if (refusal !== undefined)
       return { discarded: false, error: refusal.error as string, code: 'BAD_REQUEST' };
-    const opened = await (this.#durability as Durability).openOnly(token, wire, principal);
+    const opened = await (await this.#ring()).openOnly(token, wire, principal);
     if ('error' in opened) return { discarded: false, ...opened };
     return { discarded: true, tokenId: opened.tokenId, claimed: this.#claims };
   }

@@ -297,7 +297,8 @@ export class IsolateExecutor {
       const runs = this.#options.durable;
       const refusal = runs.refusal(wire, resumption !== undefined);
       if (refusal !== undefined) return refusal;
-      const calls = resumption === undefined ? runs.begin() : await runs.reopen(resumption, wire, principal);
+      const calls =
+        resumption === undefined ? await runs.begin() : await runs.reopen(resumption, wire, principal);
       if (!(calls instanceof DurableCalls)) return calls;
       durable = calls;
     }
@@ -329,7 +330,7 @@ export class IsolateExecutor {
       : envelope;
     return durable === undefined
       ? ended
-      : this.#options.durable.finish(durable, ended, split.wire, principal);
+      : await this.#options.durable.finish(durable, ended, split.wire, principal);
   }
 
   /**
