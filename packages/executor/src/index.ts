@@ -36,7 +36,7 @@ export {
   pause,
 } from './durable/pause.ts';
 export { REPLAY_DIVERGED } from './durable/replay-texts.ts';
-export type { ResumeAnswer } from './durable/session.ts';
+export type { ResumeAnswer } from './durable/start.ts';
 export type { BindingField } from './durable/texts.ts';
 export {
   DEFAULT_CHILD_EXEC_ARGV,
@@ -51,10 +51,12 @@ export {
   DEFAULT_QUEUE_LIMIT,
   DEFAULT_START_TIMEOUT,
 } from './executor/defaults.ts';
+export type { DiscardResult } from './executor/durable-runs.ts';
 export {
   type ExecuteOptions,
   type HandleName,
   IsolateExecutor,
+  PRINCIPAL_LIMIT,
   type WireHost,
 } from './executor/isolate-executor.ts';
 export { type IsolateExecutorOptions, OptionError, type OutboundSetting } from './executor/options.ts';

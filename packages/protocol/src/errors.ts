@@ -23,6 +23,43 @@ export const FAULT_CODES = [
 ] as const;
 export type FaultCode = (typeof FAULT_CODES)[number];
 
+/**
+ * Codes a durable execution's envelope may carry besides the fault codes (docs/durable.md,
+ * "Refusals"): a resume whose token is refused, and a resume whose program diverged from its
+ * journal. Only a request that asked for durability (`durable`, or a resume) can meet them, and a
+ * server refuses that to a client of a version before 3, so no older client ever reads one.
+ */
+export const DURABLE_TOKEN_CODES = [
+  /** The text is not a token of this format: wrong prefix, alphabet, version or field bounds. */
+  'TOKEN_MALFORMED',
+  /** The token names no key this executor holds, or its authentication tag does not verify. */
+  'TOKEN_FORGED',
+  /** The token is authentic and past its expiry. */
+  'TOKEN_EXPIRED',
+  /** The token is authentic and bound to another request, runtime, engine version or principal. */
+  'TOKEN_MISMATCH',
+  /** A claim store says the token has already resumed its run. */
+  'TOKEN_REPLAYED',
+  /** The token's text is past MAX_TOKEN_SIZE, or a journal would seal into one that is. */
+  'TOKEN_TOO_LARGE',
+  /** The journal holds more entries than the executor's maxJournalLength. */
+  'JOURNAL_TOO_LONG',
+  /** The claim store failed (full, or unreachable), so whether the token was used is not known. */
+  'CLAIM_UNAVAILABLE',
+] as const;
+export type DurableTokenCode = (typeof DURABLE_TOKEN_CODES)[number];
+
+/** The code of a resume that ended because its program did not make the journal's calls again. */
+export const REPLAY_DIVERGED = 'REPLAY_DIVERGED';
+
+/** Every code an envelope may carry: the faults, then the durable codes. */
+export const ENVELOPE_CODES = [...FAULT_CODES, ...DURABLE_TOKEN_CODES, REPLAY_DIVERGED] as const;
+export type EnvelopeCode = (typeof ENVELOPE_CODES)[number];
+
+export function isEnvelopeCode(value: unknown): value is EnvelopeCode {
+  return typeof value === 'string' && (ENVELOPE_CODES as readonly string[]).includes(value);
+}
+
 /** Faults a caller causes and can fix by changing what it sends. */
 export const CALLER_FAULT_CODES: readonly FaultCode[] = [
   'BAD_REQUEST',
@@ -43,7 +80,7 @@ export const IN_RUN_ERROR_CODES = [
 ] as const;
 export type InRunErrorCode = (typeof IN_RUN_ERROR_CODES)[number];
 
-export type ErrorCode = FaultCode | InRunErrorCode;
+export type ErrorCode = EnvelopeCode | InRunErrorCode;
 
 /**
  * What kind of error a run that user code ended met, as the envelope's `errorKind` says it. The

@@ -53,11 +53,13 @@ export function describeProviders(providers: readonly ToolProvider[]): ProviderD
 
 /**
  * One dispatch function over the providers' `fns`, falling back to a raw `dispatch` for namespaces
- * without them. Undefined when neither exists: every tool is then unknown.
+ * without them. Undefined when neither exists: every tool is then unknown. A tool's throw becomes
+ * the error envelope, but for one `passThrough` claims, which leaves as the throw it is.
  */
 export function buildDispatch(
   providers: readonly ToolProvider[],
   fallback: DispatchFunction | undefined,
+  passThrough?: (error: unknown) => boolean,
 ): DispatchFunction | undefined {
   const served = new Map<string, Readonly<Record<string, ToolFunction>>>();
   for (const provider of providers) if (provider.fns) served.set(provider.name, provider.fns);
@@ -75,6 +77,8 @@ export function buildDispatch(
       const result = await (Array.isArray(args) ? fn(...(args as never[])) : fn(args as never));
       return stringifyForDispatch({ result });
     } catch (error) {
+      // What the caller reads itself (a client's pause signal) leaves as the throw it is.
+      if (passThrough?.(error) === true) throw error;
       return stringifyForDispatch({ error: errorText(error) });
     }
   };

@@ -22,13 +22,14 @@
  * An object of any other prototype takes the schema's path.
  */
 import {
+  ENVELOPE_CODES,
+  type EnvelopeCode,
   ERROR_AT_LIMIT,
   ERROR_JSON_LIMIT,
   ERROR_KINDS,
   ERROR_NAME_LIMIT,
   ERROR_STACK_LIMIT,
   ERROR_TOOL_LIMIT,
-  FAULT_CODES,
   HINT_LIMIT,
   NOTE_LIMIT,
   NOTE_TEXT_LIMIT,
@@ -36,7 +37,9 @@ import {
 import {
   CODE_LIMIT,
   CONSOLE_FORMATS,
+  DURABLE_TOKEN_LIMIT,
   ID_LIMIT,
+  IN_FLIGHT_CALL_LIMIT,
   LOG_LEVELS,
   LOG_LINE_LIMIT,
   MAX_DELAY,
@@ -44,23 +47,50 @@ import {
   MIN_MEMORY_LIMIT,
   MODULE_LIMIT,
   MODULE_SOURCE_LIMIT,
+  PAUSE_REASON_LIMIT,
   PROVIDER_LIMIT,
 } from './limits.ts';
 import type { HotMessageChecks } from './message-wire.ts';
 import type { Message, MessageOf } from './messages.ts';
+import type { PausedRun, PendingCall } from './schemas/durable.ts';
 import type { ExecuteRequest, ModuleEntry, ModuleMap, ProviderDescriptor } from './schemas/request.ts';
 
 type Plain = Record<string, unknown>;
 
 const objectPrototype = Object.prototype;
-const faultCodes: ReadonlySet<unknown> = new Set(FAULT_CODES);
+const envelopeCodes: ReadonlySet<unknown> = new Set(ENVELOPE_CODES);
 const logLevels: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 
 export const ID_ONLY_KEYS: ReadonlySet<string> = new Set(['type', 'id']);
 export const CANCEL_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'reason']);
 export const CLOSE_HANDLES_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'executionId']);
-export const DISPATCH_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'provider', 'tool', 'args']);
-export const DISPATCH_REPLY_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'frame']);
+export const DISPATCH_KEYS: ReadonlySet<string> = new Set([
+  'type',
+  'id',
+  'call',
+  'provider',
+  'tool',
+  'args',
+  'durable',
+]);
+export const DISPATCH_REPLY_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'call', 'frame', 'paused']);
+export const DURABLE_CALL_KEYS: ReadonlySet<string> = new Set(['sequence', 'idempotencyKey', 'tokenId']);
+export const PAUSE_KEYS: ReadonlySet<string> = new Set(['reason', 'data']);
+export const PAUSED_RUN_KEYS: ReadonlySet<string> = new Set([
+  'reason',
+  'data',
+  'pending',
+  'token',
+  'tokenId',
+  'expiresAt',
+]);
+export const PENDING_CALL_KEYS: ReadonlySet<string> = new Set([
+  'sequence',
+  'provider',
+  'tool',
+  'args',
+  'outcome',
+]);
 export const RESULT_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'envelope']);
 export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   'result',
@@ -77,6 +107,7 @@ export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   'errorJson',
   'hint',
   'notes',
+  'paused',
 ]);
 const errorKinds: ReadonlySet<unknown> = new Set(ERROR_KINDS);
 export const LOG_LINE_KEYS: ReadonlySet<string> = new Set(['level', 'text']);
@@ -98,6 +129,7 @@ export const REQUEST_KEYS: ReadonlySet<string> = new Set([
   'countHostWaits',
   'typescript',
   'consoleFormat',
+  'durable',
 ]);
 export const MODULE_KEYS: ReadonlySet<string> = new Set(['js', 'cjs', 'json', 'text', 'data']);
 export const PROVIDER_KEYS: ReadonlySet<string> = new Set([
@@ -134,22 +166,103 @@ function isCallNumber(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 0;
 }
 
+/** A durable run's call or settlement number: a whole number from 1. */
+function isSequence(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 1;
+}
+
+/** A string of at most `limit` characters, when `value` has `key`; `true` when it has none. */
+function optionalText(value: Plain, key: string, limit: number): boolean {
+  if (!Object.hasOwn(value, key)) return true;
+  const text = value[key];
+  return typeof text === 'string' && text.length <= limit;
+}
+
+/** dispatch.durable: the sequence, and the idempotency key and token id of a call a resume performs. */
+function checkDurableCall(value: unknown): MessageOf<'dispatch'>['durable'] | undefined {
+  if (knownKeys(value, DURABLE_CALL_KEYS) === -1) return undefined;
+  const durable = value as Plain;
+  if (!isSequence(durable.sequence)) return undefined;
+  if (!optionalText(durable, 'idempotencyKey', ID_LIMIT) || !optionalText(durable, 'tokenId', ID_LIMIT))
+    return undefined;
+  const checked: NonNullable<MessageOf<'dispatch'>['durable']> = { sequence: durable.sequence };
+  if (Object.hasOwn(durable, 'idempotencyKey')) checked.idempotencyKey = durable.idempotencyKey as string;
+  if (Object.hasOwn(durable, 'tokenId')) checked.tokenId = durable.tokenId as string;
+  return checked;
+}
+
+/** dispatchReply.paused: why the tool paused, and its JSON data. */
+function checkPause(value: unknown): MessageOf<'dispatchReply'>['paused'] | undefined {
+  if (knownKeys(value, PAUSE_KEYS) === -1) return undefined;
+  const pause = value as Plain;
+  if (!optionalText(pause, 'reason', PAUSE_REASON_LIMIT)) return undefined;
+  const checked: NonNullable<MessageOf<'dispatchReply'>['paused']> = {};
+  if (Object.hasOwn(pause, 'reason')) checked.reason = pause.reason as string;
+  if (Object.hasOwn(pause, 'data')) checked.data = pause.data;
+  return checked;
+}
+
 function checkDispatch(value: Plain): MessageOf<'dispatch'> | undefined {
-  if (knownKeys(value, DISPATCH_KEYS) !== DISPATCH_KEYS.size) return undefined;
+  const size = knownKeys(value, DISPATCH_KEYS);
+  const durable = Object.hasOwn(value, 'durable');
+  if (size !== DISPATCH_KEYS.size - (durable ? 0 : 1)) return undefined;
   const { type, id, call, provider, tool, args } = value;
   if (type !== 'dispatch' || !isId(id) || !isCallNumber(call)) return undefined;
   if (typeof provider !== 'string' || typeof tool !== 'string' || typeof args !== 'string') return undefined;
-  return { type, id, call, provider, tool, args };
+  if (!durable) return { type, id, call, provider, tool, args };
+  const checked = checkDurableCall(value.durable);
+  return checked === undefined ? undefined : { type, id, call, provider, tool, args, durable: checked };
 }
 
 function checkDispatchReply(value: Plain): MessageOf<'dispatchReply'> | undefined {
-  if (knownKeys(value, DISPATCH_REPLY_KEYS) !== DISPATCH_REPLY_KEYS.size) return undefined;
+  const size = knownKeys(value, DISPATCH_REPLY_KEYS);
+  const paused = Object.hasOwn(value, 'paused');
+  if (size !== DISPATCH_REPLY_KEYS.size - (paused ? 0 : 1)) return undefined;
   const { type, id, call, frame } = value;
   if (type !== 'dispatchReply' || !isId(id) || !isCallNumber(call)) return undefined;
   if (!Array.isArray(frame) || frame.length !== 2) return undefined;
   const [outcome, text] = frame as unknown[];
   if ((outcome !== 'returned' && outcome !== 'thrown') || typeof text !== 'string') return undefined;
-  return { type, id, call, frame: [outcome, text] };
+  if (!paused) return { type, id, call, frame: [outcome, text] };
+  const checked = checkPause(value.paused);
+  return checked === undefined ? undefined : { type, id, call, frame: [outcome, text], paused: checked };
+}
+
+function checkPendingCall(value: unknown): PendingCall | undefined {
+  if (knownKeys(value, PENDING_CALL_KEYS) === -1) return undefined;
+  const call = value as Plain;
+  const { sequence, provider, tool, args } = call;
+  if (!isSequence(sequence) || typeof provider !== 'string' || typeof tool !== 'string') return undefined;
+  if (typeof args !== 'string') return undefined;
+  if (!Object.hasOwn(call, 'outcome')) return { sequence, provider, tool, args };
+  return call.outcome === 'unknown' ? { sequence, provider, tool, args, outcome: 'unknown' } : undefined;
+}
+
+/** The envelope's paused: a durable run's pause, its pending calls and its token. */
+function checkPausedRun(value: unknown): PausedRun | undefined {
+  if (knownKeys(value, PAUSED_RUN_KEYS) === -1) return undefined;
+  const paused = value as Plain;
+  if (!optionalText(paused, 'reason', PAUSE_REASON_LIMIT)) return undefined;
+  const { pending, token, tokenId, expiresAt } = paused;
+  if (!Array.isArray(pending) || pending.length > IN_FLIGHT_CALL_LIMIT) return undefined;
+  if (typeof token !== 'string' || token.length > DURABLE_TOKEN_LIMIT) return undefined;
+  if (typeof tokenId !== 'string' || tokenId.length > ID_LIMIT || !Number.isSafeInteger(expiresAt))
+    return undefined;
+  const calls: PendingCall[] = [];
+  for (let index = 0; index < pending.length; index++) {
+    const call = checkPendingCall(pending[index]);
+    if (call === undefined) return undefined;
+    calls.push(call);
+  }
+  // In the schema's key order, each optional key only when the value has it.
+  const checked = {} as PausedRun;
+  if (Object.hasOwn(paused, 'reason')) checked.reason = paused.reason as string;
+  if (Object.hasOwn(paused, 'data')) checked.data = paused.data;
+  checked.pending = calls;
+  checked.token = token;
+  checked.tokenId = tokenId;
+  checked.expiresAt = expiresAt as number;
+  return checked;
 }
 
 function checkLogs(value: unknown): MessageOf<'result'>['envelope']['logs'] | undefined {
@@ -179,8 +292,8 @@ function checkEnvelope(value: unknown): MessageOf<'result'>['envelope'] | undefi
     checked.error = envelope.error;
   }
   if (Object.hasOwn(envelope, 'code')) {
-    if (!faultCodes.has(envelope.code)) return undefined;
-    checked.code = envelope.code as (typeof FAULT_CODES)[number];
+    if (!envelopeCodes.has(envelope.code)) return undefined;
+    checked.code = envelope.code as EnvelopeCode;
   }
   checked.logs = logs;
   if (Object.hasOwn(envelope, 'executionId')) {
@@ -209,6 +322,11 @@ function checkEnvelope(value: unknown): MessageOf<'result'>['envelope'] | undefi
     const notes = checkNotes(envelope.notes);
     if (notes === undefined) return undefined;
     checked.notes = notes;
+  }
+  if (Object.hasOwn(envelope, 'paused')) {
+    const paused = checkPausedRun(envelope.paused);
+    if (paused === undefined) return undefined;
+    checked.paused = paused;
   }
   return checked;
 }
@@ -337,6 +455,10 @@ export function checkExecuteRequest(value: unknown): ExecuteRequest | undefined 
   if (Object.hasOwn(request, 'consoleFormat')) {
     if (!consoleFormats.has(request.consoleFormat)) return undefined;
     checked.consoleFormat = request.consoleFormat as ExecuteRequest['consoleFormat'];
+  }
+  if (Object.hasOwn(request, 'durable')) {
+    if (typeof request.durable !== 'boolean') return undefined;
+    checked.durable = request.durable;
   }
   return checked;
 }

@@ -16,7 +16,19 @@ export {
   MillisecondsSchema,
 } from './schemas/common.ts';
 export {
+  DurableCallSchema,
+  PausedRunSchema,
+  PauseSchema,
+  PendingCallSchema,
+  ResumeAnswerSchema,
+  ResumeAnswersSchema,
+  SequenceSchema,
+  TokenSchema,
+} from './schemas/durable.ts';
+export {
   DETAILS_FIELDS,
+  DURABLE_VERSION_MESSAGE,
+  EnvelopeCodeSchema,
   ErrorKindSchema,
   envelopeForVersion,
   errorDetails,

@@ -29,6 +29,16 @@ export const CLOSED_REASON_LIMIT = 1024;
 export const PAYLOAD_LIMIT = 32 * 1024 * 1024;
 
 /**
+ * Characters a durable run's token may hold (docs/durable.md, "Limits"). A resume sends the token
+ * and the request in one message of at most PAYLOAD_LIMIT; half of it for the token leaves the
+ * request the other half. The executor seals no larger token (its MAX_TOKEN_SIZE is this).
+ */
+export const DURABLE_TOKEN_LIMIT = PAYLOAD_LIMIT / 2;
+
+/** Characters of the reason a tool gives when it pauses a durable run; a longer one is cut where it is given. */
+export const PAUSE_REASON_LIMIT = 1024;
+
+/**
  * JSON values (objects, arrays, strings, numbers, true, false, null; keys are not values) one
  * message may hold on any transport, counted by scanMessage before the text is parsed and checked by
  * decodeMessage and encodeMessage. PAYLOAD_LIMIT bounds bytes, not what they decode to: 32 MiB of

@@ -97,12 +97,64 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
       id: 'e1',
       envelope: { error: 'x is not a function', logs: [], hint: 'Write an arrow.' },
     },
+    {
+      type: 'result',
+      id: 'e1',
+      envelope: {
+        logs: [],
+        paused: {
+          reason: 'approval',
+          data: { step: 1 },
+          pending: [
+            { sequence: 3, provider: 'api', tool: 'approve', args: '[1]' },
+            { sequence: 4, provider: 'api', tool: 'slow', args: '[]', outcome: 'unknown' },
+          ],
+          token: 'cmdt.AAAA',
+          tokenId: 't-1',
+          expiresAt: 1_700_000_000_000,
+        },
+      },
+    },
+    { type: 'result', id: 'e1', envelope: { error: 'Replay diverged', code: 'REPLAY_DIVERGED', logs: [] } },
   ],
-  dispatch: [{ type: 'dispatch', id: 'e1', call: 0, provider: 'files', tool: 'read', args: '["a"]' }],
+  dispatch: [
+    { type: 'dispatch', id: 'e1', call: 0, provider: 'files', tool: 'read', args: '["a"]' },
+    {
+      type: 'dispatch',
+      id: 'e1',
+      call: 3,
+      provider: 'shop',
+      tool: 'refund',
+      args: '[7]',
+      durable: { sequence: 4, idempotencyKey: 'k-4', tokenId: 't-1' },
+    },
+  ],
   dispatchReply: [
     { type: 'dispatchReply', id: 'e1', call: 0, frame: ['returned', '{"result":1}'] },
     { type: 'dispatchReply', id: 'e1', call: 1, frame: ['thrown', 'no such file'] },
+    {
+      type: 'dispatchReply',
+      id: 'e1',
+      call: 3,
+      frame: ['returned', '{"error":"paused"}'],
+      paused: { reason: 'approval', data: { amount: 7 } },
+    },
   ],
+  resume: [
+    {
+      type: 'resume',
+      id: 'r1',
+      token: 'cmdt.AAAA',
+      answers: [
+        { sequence: 1, result: { ok: true } },
+        { sequence: 2, error: 'refused' },
+        { sequence: 3, perform: true },
+      ],
+      request: { code: 'async () => 1', durable: true },
+    },
+  ],
+  discard: [{ type: 'discard', id: 'd1', token: 'cmdt.AAAA', request: { code: 'async () => 1' } }],
+  discarded: [{ type: 'discarded', id: 'd1', tokenId: 't-1', claimed: false }],
   outbound: [{ type: 'outbound', id: 'e1', call: 2, request: httpRequest }],
   outboundReply: [
     { type: 'outboundReply', id: 'e1', call: 2, frame: ['returned', httpResponse] },
@@ -132,6 +184,7 @@ const valid: Record<(typeof MESSAGE_TYPES)[number], unknown[]> = {
   fault: [
     { type: 'fault', code: 'BAD_REQUEST', message: 'bad' },
     { type: 'fault', id: 'e1', code: 'HANDLES_CLOSED', message: 'gone' },
+    { type: 'fault', id: 'd1', code: 'TOKEN_EXPIRED', message: 'expired' },
   ],
 };
 
@@ -157,7 +210,7 @@ const malformed: [string, unknown, string][] = [
   [
     'no type',
     { id: 'x' },
-    'Unknown message type none; expected one of hello, execute, console, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, cancel, fault.',
+    'Unknown message type none; expected one of hello, execute, console, result, dispatch, dispatchReply, outbound, outboundReply, invoke, invokeResult, closeHandles, ack, resume, discard, discarded, cancel, fault.',
   ],
   ['an unknown type', { type: 'exec' }, 'Unknown message type "exec"; expected one of'],
   ['hello without a version', { type: 'hello' }, 'Invalid hello message: protocol is required.'],

@@ -12,7 +12,8 @@
 import { z } from 'zod';
 import { LOG_LINE_LIMIT } from './limits.ts';
 import { ExecutionIdSchema, MessageIdSchema } from './schemas/common.ts';
-import { FaultCodeSchema, LogLineSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
+import { DurableCallSchema, PauseSchema, ResumeAnswersSchema, TokenSchema } from './schemas/durable.ts';
+import { EnvelopeCodeSchema, LogLineSchema, ResultEnvelopeSchema } from './schemas/envelope.ts';
 import {
   DispatchFrameSchema,
   HttpRequestSchema,
@@ -70,19 +71,25 @@ export const MESSAGE_SCHEMAS = {
   }),
   /** Ends an execution's conversation with its envelope. */
   result: messageSchema('result', { id: MessageIdSchema, envelope: ResultEnvelopeSchema }),
-  /** One tool call of a running execution, for whoever serves the tools. `args` is codec JSON. */
+  /**
+   * One tool call of a running execution, for whoever serves the tools. `args` is codec JSON.
+   * `durable` (version 3): the call of a durable run, with its sequence, and on a call a resume
+   * performs, the idempotency key the tool passes on (docs/durable.md).
+   */
   dispatch: messageSchema('dispatch', {
     id: MessageIdSchema,
     call: callNumber,
     provider: z.string({ error: 'must be a string' }),
     tool: z.string({ error: 'must be a string' }),
     args: z.string({ error: 'must be a string of codec JSON' }),
+    durable: DurableCallSchema.optional(),
   }),
-  /** The answer to one tool call. */
+  /** The answer to one tool call; `paused` (version 3): the tool paused its durable run, with why. */
   dispatchReply: messageSchema('dispatchReply', {
     id: MessageIdSchema,
     call: callNumber,
     frame: DispatchFrameSchema,
+    paused: PauseSchema.optional(),
   }),
   /** One outbound request of a running execution in proxied mode, for the caller to perform. */
   outbound: messageSchema('outbound', { id: MessageIdSchema, call: callNumber, request: HttpRequestSchema }),
@@ -109,6 +116,33 @@ export const MESSAGE_SCHEMAS = {
   /** Confirms a request that has no other answer (closeHandles). */
   ack: messageSchema('ack', { id: MessageIdSchema }),
   /**
+   * Resumes a paused durable run (version 3; docs/durable.md, "Over the wire"): the token its
+   * paused envelope carried, an answer for each pending call, and the request it paused under.
+   * Answered as an execute is: its tool calls, console and a `result` under `id`.
+   */
+  resume: messageSchema('resume', {
+    id: MessageIdSchema,
+    token: TokenSchema,
+    answers: ResumeAnswersSchema,
+    request: ExecuteRequestSchema,
+    streamConsole: z.boolean({ error: 'must be a boolean' }).optional(),
+  }),
+  /**
+   * Spends a paused run's token without resuming it (version 3): opened as a resume of `request`
+   * would open it. Answered by `discarded`, or a `fault` with the token's refusal code.
+   */
+  discard: messageSchema('discard', {
+    id: MessageIdSchema,
+    token: TokenSchema,
+    request: ExecuteRequestSchema,
+  }),
+  /** The answer to `discard`: the token's id, and whether a claim store spent it (without one it resumes until it expires). */
+  discarded: messageSchema('discarded', {
+    id: MessageIdSchema,
+    tokenId: z.string({ error: 'must be a string' }),
+    claimed: z.boolean({ error: 'must be a boolean' }),
+  }),
+  /**
    * Cancels the running execution `id`; it ends with an envelope whose code is CANCELLED. `reason`
    * (version 3) is the caller's, which the envelope's error repeats, cut to REASON_ECHO_LIMIT.
    */
@@ -119,7 +153,8 @@ export const MESSAGE_SCHEMAS = {
   /** A request failed, or a message could not be accepted. `id` names the conversation when known. */
   fault: messageSchema('fault', {
     id: MessageIdSchema.optional(),
-    code: FaultCodeSchema,
+    // A durable code only answers a discard, which only a client of version 3 sends.
+    code: EnvelopeCodeSchema,
     message: z.string({ error: 'must be a string' }),
   }),
 };

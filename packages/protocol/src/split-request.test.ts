@@ -38,6 +38,7 @@ const SAMPLES: Record<string, unknown> = {
   countHostWaits: true,
   typescript: false,
   consoleFormat: 'inspect',
+  durable: true,
 };
 
 describe('the wire part', () => {

@@ -75,6 +75,8 @@ export interface RequestForm<Outbound> {
   readonly dispatch?: boolean;
   /** Applied before the check; without them a field left out is left out on the wire too. */
   readonly defaults?: RequestDefaults<Outbound>;
+  /** A tool's throw this claims leaves the dispatch as the throw it is (the client's pause signal). */
+  readonly passThrough?: (error: unknown) => boolean;
 }
 
 /** The wire fields, and `dispatch`: what IsolateExecutor's form of a request may hold. */
@@ -118,7 +120,11 @@ export function splitRequest<Outbound>(
   return {
     wire,
     host: {
-      dispatch: buildDispatch(providers as ToolProvider[], dispatch as DispatchFunction | undefined),
+      dispatch: buildDispatch(
+        providers as ToolProvider[],
+        dispatch as DispatchFunction | undefined,
+        form.passThrough,
+      ),
       outbound: outbound?.proxy,
     },
   };

@@ -14,6 +14,10 @@
  *    `errorTool` and `errorAt`, a thrown value's `errorJson`, a `hint` and `notes`, which a server
  *    leaves out for a client of an older version (its schema is strict), and the execute request
  *    gains `consoleFormat`, which a server of version 2 refuses as a field it does not know.
+ *    Durable runs (docs/durable.md, "Over the wire"): the request's `durable`, the envelope's
+ *    `paused` and its durable codes, a tool call's `durable` context and a reply's `paused`, and
+ *    the `resume`, `discard` and `discarded` messages. A server refuses durability to a client of
+ *    an older version, so no such client ever meets a pause.
  */
 export const PROTOCOL_VERSION = 3;
 
@@ -31,6 +35,9 @@ export const CANCEL_REASON_PROTOCOL_VERSION = 3;
  * hint and notes (DETAILS_FIELDS), and whose execute request may carry consoleFormat.
  */
 export const DETAILS_PROTOCOL_VERSION = 3;
+
+/** The first version with durable runs: a server refuses `durable`, `resume` and `discard` to an older client. */
+export const DURABLE_PROTOCOL_VERSION = 3;
 
 /** The version two peers speak, given the newest the other side states; undefined when they share none. */
 export function agreedVersion(stated: number): number | undefined {

@@ -46,6 +46,13 @@ export type {
   MessageType,
   TypedMessage,
 } from './messages.ts';
+export {
+  isPauseSignal,
+  NOT_DURABLE_PAUSE_MESSAGE,
+  type PauseRequest,
+  PauseSignal,
+  pauseRequest,
+} from './pause-signal.ts';
 export { validateProviders } from './providers.ts';
 export {
   INTERNAL_NAMES,
@@ -54,6 +61,13 @@ export {
   RUNTIME_GLOBALS,
   reservedReason,
 } from './reserved.ts';
+export type {
+  DurableCallMessage,
+  PausedRun,
+  PauseMessage,
+  PendingCall,
+  ResumeAnswerMessage,
+} from './schemas/durable.ts';
 export type { ExecuteResult, LogLine, ResultEnvelope } from './schemas/envelope.ts';
 export type { Fault } from './schemas/fault.ts';
 export type { DispatchFrame, HttpRequest, HttpResponse, OutboundFrame } from './schemas/frames.ts';
@@ -72,6 +86,7 @@ export {
   CANCEL_REASON_PROTOCOL_VERSION,
   CONSOLE_PROTOCOL_VERSION,
   DETAILS_PROTOCOL_VERSION,
+  DURABLE_PROTOCOL_VERSION,
   MIN_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
 } from './version.ts';

@@ -24,10 +24,17 @@ The bearer token is read from the environment variable CODEMODE_EXECUTOR_TOKEN, 
 that --token-file or CODEMODE_EXECUTOR_TOKEN_FILE names; never from the command line, where other
 users of the machine could read it. Without a token only a loopback --host is served.
 
+Durable runs (pause and resume) are served when a durable key ring is given: in the environment
+variable CODEMODE_DURABLE_KEYS, or in the file that --durable-keys-file or
+CODEMODE_DURABLE_KEYS_FILE names, as id=base64 entries separated by commas or lines, with * before
+the id of the key that seals new tokens (docs/deploy.md says how to make and rotate one).
+
 Options:
   --host HOST                        the address to listen on (default 127.0.0.1)
   --port PORT                        the port (default 8790; 0 picks a free one)
   --token-file PATH                  a file holding the bearer token
+  --durable-keys-file PATH           a file holding the durable key ring
+  --durable-ttl MS                   how long a paused run's token resumes (default 3600000)
   --allow-origin ORIGIN              a browser origin allowed to connect; repeat for several
   --allow-native-outbound            let clients ask the server to perform their fetches
                                      (public addresses only, never the server's own)
@@ -64,6 +71,8 @@ export interface ServeCommand {
   readonly host: string | undefined;
   readonly port: number | undefined;
   readonly tokenFile: string | undefined;
+  readonly durableKeysFile: string | undefined;
+  readonly durableTtl: number | undefined;
   readonly allowedOrigins: readonly string[];
   readonly allowNativeOutbound: boolean;
   readonly allowLoopback: boolean;
@@ -96,6 +105,8 @@ export function parseServeCommandLine(argv: readonly string[]): ServeCommand | '
     host: values.host,
     port: wholeNumber('--port', values.port),
     tokenFile: values['token-file'],
+    durableKeysFile: values['durable-keys-file'],
+    durableTtl: wholeNumber('--durable-ttl', values['durable-ttl']),
     allowedOrigins: values['allow-origin'] ?? [],
     allowNativeOutbound: values['allow-native-outbound'] === true,
     allowLoopback: values['allow-loopback'] === true,
@@ -131,6 +142,8 @@ function parseServe(argv: readonly string[]) {
       host: { type: 'string' },
       port: { type: 'string' },
       'token-file': { type: 'string' },
+      'durable-keys-file': { type: 'string' },
+      'durable-ttl': { type: 'string' },
       'allow-origin': { type: 'string', multiple: true },
       'allow-native-outbound': { type: 'boolean' },
       'allow-loopback': { type: 'boolean' },

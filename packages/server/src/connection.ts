@@ -6,10 +6,17 @@
  * handles (closed) with it. The socket itself, and what guards it, is channel.ts.
  */
 import type { Duplex } from 'node:stream';
-import type { ExecuteResult, HandleName, IsolateExecutor } from '@supolka/codemode-executor';
+import type {
+  ExecuteResult,
+  HandleName,
+  IsolateExecutor,
+  ResumeAnswer,
+  WireHost,
+} from '@supolka/codemode-executor';
 import { type NestingFrame, withNestingCapacity } from '@supolka/codemode-executor/serving';
 import {
   CONSOLE_PROTOCOL_VERSION,
+  DURABLE_PROTOCOL_VERSION,
   decodeMessage,
   type ExecuteRequest,
   envelopeForVersion,
@@ -27,6 +34,7 @@ import {
   VALUE_LIMIT,
   valueCount,
 } from '@supolka/codemode-protocol';
+import { durableVersionMessage } from '@supolka/codemode-protocol/client';
 import type { RawData, WebSocket } from 'ws';
 import { BudgetAccount, type RequestBudget } from './budget.ts';
 import { byteLengthOf, Channel, textOf } from './channel.ts';
@@ -44,6 +52,7 @@ import {
   clientCancelReason,
   congestedMessage,
   connectionCapMessage,
+  DURABLE_OFF_MESSAGE,
   duplicateIdMessage,
   ENVELOPE_MISREAD_MESSAGE,
   foreignInstanceMessage,
@@ -266,7 +275,7 @@ export class ServerConnection {
         this.#executions.get(message.id)?.cancel(clientCancelReason(message.reason));
         return;
       case 'dispatchReply':
-        this.#asking(message.id)?.answer('dispatch', message.call, message.frame);
+        this.#asking(message.id)?.answer('dispatch', message.call, message.frame, message.paused);
         return;
       case 'outboundReply':
         this.#asking(message.id)?.answer('outbound', message.call, message.frame);
@@ -276,6 +285,12 @@ export class ServerConnection {
         return;
       case 'closeHandles':
         void this.#closeHandles(message, release);
+        return;
+      case 'resume':
+        void this.#execute(message, release);
+        return;
+      case 'discard':
+        void this.#discard(message, release);
         return;
       case 'hello':
         this.#send({ type: 'fault', code: 'BAD_REQUEST', message: ALREADY_OPEN_MESSAGE });
@@ -290,14 +305,18 @@ export class ServerConnection {
     return this.#executions.get(id) ?? this.#holding.get(id)?.execution;
   }
 
-  async #execute({ id, request, streamConsole }: MessageOf<'execute'>, release: () => void): Promise<void> {
+  /** An execute, or a resume of a paused durable run, which is answered as an execute is. */
+  async #execute(message: MessageOf<'execute'> | MessageOf<'resume'>, release: () => void): Promise<void> {
+    const { id, request, streamConsole } = message;
     // An id whose handles still call this client is taken too: their replies would be ambiguous.
     if (this.#executions.has(id) || this.#holding.has(id)) {
       release();
       this.#fault(id, 'BAD_REQUEST', duplicateIdMessage(id));
       return;
     }
-    const refusal = this.#refusal(request);
+    const resumption = message.type === 'resume' ? message : undefined;
+    const refusal =
+      this.#durableRefusal(request.durable === true || resumption !== undefined) ?? this.#refusal(request);
     if (refusal !== undefined) {
       release();
       this.#context.metrics.execution(refusal, 0);
@@ -308,14 +327,60 @@ export class ServerConnection {
     try {
       // Only a client that agreed on a version with the live console gets it; an older one, today's behaviour.
       const live = streamConsole === true && this.#opening.protocol >= CONSOLE_PROTOCOL_VERSION;
-      await this.#run(id, request, release, live);
+      await this.#run(id, request, release, live, resumption);
     } finally {
       release();
     }
   }
 
-  /** Runs an admitted execute; `release` gives its bytes back to the budget once it settled. */
-  async #run(id: string, request: ExecuteRequest, release: () => void, live: boolean): Promise<void> {
+  /**
+   * Why a durable request, a resume or a discard is refused at the door, if it is: a client that
+   * agreed on a version before 3 never gets a run that could pause (its schema has no paused
+   * envelope, and no tool should run for an end it cannot read), and a server without a key ring
+   * has no durable runs.
+   */
+  #durableRefusal(durable: boolean): ExecuteResult | undefined {
+    if (!durable) return undefined;
+    if (this.#opening.protocol < DURABLE_PROTOCOL_VERSION)
+      return faultEnvelope('BAD_REQUEST', durableVersionMessage(this.#opening.protocol));
+    if (!this.#context.options.durable) return faultEnvelope('BAD_REQUEST', DURABLE_OFF_MESSAGE);
+    return undefined;
+  }
+
+  /** Answers a discard: the executor spends the token (a claim store) or checks it, as this server's principal. */
+  async #discard(message: MessageOf<'discard'>, charged: () => void): Promise<void> {
+    const refusal = this.#durableRefusal(true);
+    const busy = this.#busy();
+    if (refusal !== undefined || busy !== undefined) {
+      charged();
+      if (busy !== undefined) this.#fault(message.id, 'OVERLOADED', busy);
+      else this.#fault(message.id, 'BAD_REQUEST', refusal?.error as string);
+      return;
+    }
+    this.#calls += 1;
+    try {
+      const { executor, options } = this.#context;
+      const answer = await executor.discardWire(message.token, message.request, options.principal);
+      if (answer.discarded)
+        this.#send({ type: 'discarded', id: message.id, tokenId: answer.tokenId, claimed: answer.claimed });
+      else this.#fault(message.id, answer.code, answer.error);
+    } finally {
+      this.#calls -= 1;
+      charged();
+    }
+  }
+
+  /**
+   * Runs an admitted execute, or a resume (`resumption`); `release` gives its bytes back to the
+   * budget once it settled.
+   */
+  async #run(
+    id: string,
+    request: ExecuteRequest,
+    release: () => void,
+    live: boolean,
+    resumption?: MessageOf<'resume'>,
+  ): Promise<void> {
     const { options, executor, metrics } = this.#context;
     const nestedIn = this.#waitingFrame();
     const execution = new RemoteExecution(
@@ -337,15 +402,20 @@ export class ServerConnection {
     };
     // The wire request goes down as it arrived: the client's functions, asked over this
     // connection, are its host part, and a request without an outbound mode is disabled.
+    const host: WireHost = {
+      dispatch: execution.dispatch,
+      outbound: execution.outbound,
+      signal: execution.signal,
+      onHandlesClosed,
+      callerId: this.#callerId,
+      // Whom a durable run is for: the authenticated bearer identity, never a field of the request.
+      principal: options.principal,
+      ...(live ? { onConsole: (lines: readonly LogLine[]) => this.#console(id, lines) } : {}),
+    };
     const start = () =>
-      executor.executeWire(request, {
-        dispatch: execution.dispatch,
-        outbound: execution.outbound,
-        signal: execution.signal,
-        onHandlesClosed,
-        callerId: this.#callerId,
-        ...(live ? { onConsole: (lines: readonly LogLine[]) => this.#console(id, lines) } : {}),
-      });
+      resumption === undefined
+        ? executor.executeWire(request, host)
+        : executor.resumeWire(resumption.token, answersByCall(resumption.answers), request, host);
     const run = nestedIn ? withNestingCapacity(nestedIn, start) : start();
     this.#context.track(run);
     const settled = await run;
@@ -363,6 +433,7 @@ export class ServerConnection {
         : settled;
     const elapsed = performance.now() - started;
     metrics.execution(result, elapsed / 1000);
+    if (resumption !== undefined) metrics.resume(result);
     this.#log.execution(id, outcomeOf(result), elapsed, result.executionId);
     if (result.executionId !== undefined) {
       if (this.#closed) {
@@ -615,10 +686,15 @@ export class ServerConnection {
 /** Numbers each connection's caller id; unique in the process, as a caller id must be per executor. */
 let nextConnection = 0;
 
-const HELD_TYPES: ReadonlySet<string> = new Set(['execute', 'invoke', 'closeHandles']);
+const HELD_TYPES: ReadonlySet<string> = new Set(['execute', 'invoke', 'closeHandles', 'resume', 'discard']);
 
 /** Messages an admitted execution waits on: charged within the budget's total only. */
 const REPLY_TYPES: ReadonlySet<string> = new Set(['dispatchReply', 'outboundReply', 'cancel']);
+
+/** A resume message's answers as the executor takes them: by the pending call's sequence. */
+function answersByCall(answers: MessageOf<'resume'>['answers']): Map<number, ResumeAnswer> {
+  return new Map(answers.map(({ sequence, ...answer }) => [sequence, answer as ResumeAnswer]));
+}
 
 function codeOf(error: unknown): MessageOf<'fault'>['code'] {
   const code = (error as { code?: unknown } | null)?.code;

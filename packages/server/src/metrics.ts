@@ -15,7 +15,7 @@
 
 import type { ExecuteResult, PoolStats } from '@supolka/codemode-executor';
 import { outcomeOf } from '@supolka/codemode-executor/serving';
-import { FAULT_CODES } from '@supolka/codemode-protocol';
+import { FAULT_CODES, REPLAY_DIVERGED } from '@supolka/codemode-protocol';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Upper bounds of the duration histogram, in seconds: from a trivial run to the default bound. */
@@ -64,6 +64,9 @@ export class ServerMetrics {
   readonly #duration: Histogram;
   readonly #queueWait: Histogram;
   readonly #calls: { readonly tool: Counter<'outcome'>; readonly outbound: Counter<'outcome'> };
+  readonly #pauses: Counter;
+  readonly #resumes: Counter<'outcome'>;
+  readonly #divergences: Counter;
 
   /** `gauges` is read at each scrape: the pool and the connections as they are then. */
   constructor(gauges: () => Gauges) {
@@ -76,6 +79,23 @@ export class ServerMetrics {
     });
     // Every outcome is listed from the start, at zero, so a rate over it needs no first occurrence.
     for (const outcome of ['ok', 'error', ...FAULT_CODES]) this.#executions.inc({ outcome }, 0);
+    this.#pauses = new Counter({
+      name: 'codemode_durable_pauses_total',
+      help: 'Durable runs (and resumes) that paused, their journal sealed into a token.',
+      registers,
+    });
+    this.#resumes = new Counter({
+      name: 'codemode_durable_resumes_total',
+      help: 'Resumes of paused durable runs, by outcome: ok, error, paused (again), or the code (a refused token, REPLAY_DIVERGED).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of ['ok', 'error', 'paused']) this.#resumes.inc({ outcome }, 0);
+    this.#divergences = new Counter({
+      name: 'codemode_durable_divergences_total',
+      help: 'Resumes whose program did not make the calls of its journal again (REPLAY_DIVERGED).',
+      registers,
+    });
     this.#duration = new Histogram({
       name: 'codemode_execution_duration_seconds',
       help: 'Wall time of executions, request to envelope.',
@@ -146,6 +166,13 @@ export class ServerMetrics {
   execution(envelope: ExecuteResult, seconds: number): void {
     this.#executions.inc({ outcome: outcomeOf(envelope) });
     this.#duration.observe(seconds);
+    if (envelope.paused !== undefined) this.#pauses.inc();
+  }
+
+  /** A resume ended (counted as an execution too): how, and whether it diverged from its journal. */
+  resume(envelope: ExecuteResult): void {
+    this.#resumes.inc({ outcome: outcomeOf(envelope) });
+    if (envelope.code === REPLAY_DIVERGED) this.#divergences.inc();
   }
 
   /** A child took a run `seconds` after its execute (the pool's hand-off, through IsolateExecutor's onExecution). */

@@ -3,6 +3,7 @@
  * message naming it, the rule and the value.
  */
 
+import { createHash } from 'node:crypto';
 import { getHeapStatistics } from 'node:v8';
 import type { IsolateExecutorOptions } from '@supolka/codemode-executor';
 import { isLoopback, MIN_TOKEN_LENGTH } from '@supolka/codemode-executor/serving';
@@ -95,6 +96,14 @@ export interface ResolvedServerOptions {
   readonly requestBudget: number;
   readonly instance: string | undefined;
   readonly executor: IsolateExecutorOptions;
+  /** Whether the executor has a durable key ring: without one, durable requests are refused at the door. */
+  readonly durable: boolean;
+  /**
+   * Whom every durable run of this server is for: the authenticated bearer identity. One bearer
+   * token is one audience (docs/durable.md, "The principal"), so this is derived from the token
+   * alone, and servers that share a token (behind one balancer) share the principal too.
+   */
+  readonly principal: string;
   readonly logger: Logger | undefined;
   readonly logLevel: LogLevel | undefined;
 }
@@ -267,7 +276,19 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     ),
     instance,
     executor: options.executor ?? {},
+    durable: options.executor?.durable !== undefined,
+    principal: bearerPrincipal(token),
     logger,
     logLevel,
   };
+}
+
+/**
+ * The principal of a server's durable runs: a hash of its bearer token (so the token itself is kept
+ * nowhere else), or empty for a loopback server without one, whose every client is one audience.
+ * A new bearer token is a new principal: tokens sealed under the old one no longer resume.
+ */
+export function bearerPrincipal(token: string | undefined): string {
+  if (token === undefined) return '';
+  return `bearer:${createHash('sha256').update(token, 'utf8').digest('base64url')}`;
 }

@@ -9,6 +9,7 @@
  * well, so a wall-clock bound over the whole execution (queue, run and waits) ends it too.
  */
 
+import { durableCall, pause } from '@supolka/codemode-executor';
 import { currentContext, type NestingFrame } from '@supolka/codemode-executor/serving';
 import type {
   DispatchFrame,
@@ -16,6 +17,7 @@ import type {
   HttpResponse,
   Message,
   OutboundFrame,
+  PauseMessage,
 } from '@supolka/codemode-protocol';
 import { errorText, isErrorAnswer } from '@supolka/codemode-protocol';
 import type { ConnectionLog } from './log.ts';
@@ -30,8 +32,14 @@ interface PendingCall {
   readonly order: number;
   /** The nesting frame of the execution the call serves (the executor's pool/nested-executions.ts). */
   readonly frame: NestingFrame | undefined;
-  answer(frame: DispatchFrame | OutboundFrame): void;
+  answer(frame: DispatchFrame | OutboundFrame, paused?: PauseMessage): void;
   fail(text: string, outcome: CallOutcome): void;
+}
+
+/** A call's answer: its frame, and for a durable run's tool call, the pause the client's tool asked for. */
+interface Answer {
+  readonly frame: DispatchFrame | OutboundFrame;
+  readonly paused?: PauseMessage | undefined;
 }
 
 let callOrder = 0;
@@ -93,21 +101,45 @@ export class RemoteExecution {
     return this.#expired;
   }
 
-  /** IsolateExecutor's raw dispatch: the result envelope as codec JSON, or a throw with the client's text. */
+  /**
+   * IsolateExecutor's raw dispatch: the result envelope as codec JSON, or a throw with the client's
+   * text. A durable run's call (docs/durable.md, "Over the wire") is asked with its durable context,
+   * which the executor runs this function in; when the client's tool paused, the run pauses here,
+   * in that context, as a tool of this process would have paused it.
+   */
   readonly dispatch = async (provider: string, tool: string, args: string): Promise<string> => {
-    const frame = await this.#ask(
+    const context = durableCall();
+    const durable =
+      context === undefined
+        ? undefined
+        : {
+            sequence: context.sequence,
+            ...(context.idempotencyKey !== undefined ? { idempotencyKey: context.idempotencyKey } : {}),
+            ...(context.tokenId !== undefined ? { tokenId: context.tokenId } : {}),
+          };
+    const { frame, paused } = await this.#ask(
       'dispatch',
-      (call) => ({ type: 'dispatch', id: this.id, call, provider, tool, args }),
+      (call) => ({
+        type: 'dispatch',
+        id: this.id,
+        call,
+        provider,
+        tool,
+        args,
+        ...(durable !== undefined ? { durable } : {}),
+      }),
       dispatchUnansweredMessage(provider, tool, this.#deadline),
       { provider, tool },
     );
+    if (paused !== undefined && durable !== undefined)
+      pause(paused.data, paused.reason !== undefined ? { reason: paused.reason } : {});
     if (frame[0] === 'thrown') throw new Error(frame[1]);
     return frame[1] as string;
   };
 
   /** IsolateExecutor's outbound function, for proxied runs: the client performs the fetch. */
   readonly outbound = async (request: HttpRequest): Promise<HttpResponse> => {
-    const frame = await this.#ask(
+    const { frame } = await this.#ask(
       'outbound',
       (call) => ({ type: 'outbound', id: this.id, call, request }),
       outboundUnansweredMessage(request.url, this.#deadline),
@@ -124,9 +156,9 @@ export class RemoteExecution {
   }
 
   /** A reply from the client. One for a call that is not waiting (late, or of the other kind) is dropped. */
-  answer(kind: Kind, call: number, frame: DispatchFrame | OutboundFrame): void {
+  answer(kind: Kind, call: number, frame: DispatchFrame | OutboundFrame, paused?: PauseMessage): void {
     const pending = this.#calls.get(call);
-    if (pending?.kind === kind) pending.answer(frame);
+    if (pending?.kind === kind) pending.answer(frame, paused);
   }
 
   /**
@@ -155,7 +187,7 @@ export class RemoteExecution {
     build: (call: number) => Message,
     unanswered: string,
     tool?: { readonly provider: string; readonly tool: string },
-  ): Promise<DispatchFrame | OutboundFrame> {
+  ): Promise<Answer> {
     const metric = kind === 'dispatch' ? 'tool' : 'outbound';
     const asked = performance.now();
     const count = (outcome: CallOutcome, call?: number) => {
@@ -166,23 +198,23 @@ export class RemoteExecution {
     };
     if (this.#ended !== undefined) {
       count('lost');
-      return Promise.resolve(['thrown', `The call failed: ${this.#ended}.`]);
+      return Promise.resolve({ frame: ['thrown', `The call failed: ${this.#ended}.`] });
     }
     const call = this.#next++;
     const frame = currentContext()?.frame;
     return new Promise((resolve) => {
-      const settle = (frame: DispatchFrame | OutboundFrame, outcome: CallOutcome) => {
+      const settle = (frame: DispatchFrame | OutboundFrame, outcome: CallOutcome, paused?: PauseMessage) => {
         clearTimeout(timer);
         this.#calls.delete(call);
         count(outcome, call);
-        resolve(frame);
+        resolve({ frame, paused });
       };
       const timer = setTimeout(() => settle(['thrown', unanswered], 'unanswered'), this.#deadline);
       this.#calls.set(call, {
         kind,
         order: callOrder++,
         frame,
-        answer: (frame) => settle(frame, answeredOutcome(frame)),
+        answer: (frame, paused) => settle(frame, answeredOutcome(frame), paused),
         fail: (text, outcome) => settle(['thrown', text], outcome),
       });
       try {

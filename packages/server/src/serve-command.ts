@@ -6,7 +6,13 @@
 
 import type { IsolateExecutorOptions } from '@supolka/codemode-executor';
 import { type Output, UsageError } from '@supolka/codemode-executor/cli';
-import { isLoopback, readToken, TokenSourceError } from '@supolka/codemode-executor/serving';
+import {
+  DurableKeysSourceError,
+  isLoopback,
+  readDurableKeys,
+  readToken,
+  TokenSourceError,
+} from '@supolka/codemode-executor/serving';
 import { BadRequestError } from '@supolka/codemode-protocol';
 import { MIN_REQUEST_BUDGET } from './budget.ts';
 import { parseServeCommandLine, SERVE_USAGE } from './command-line.ts';
@@ -55,6 +61,12 @@ export async function runServe(
       return 0;
     }
     const token = await readToken(env, command.tokenFile);
+    const keys = await readDurableKeys(env, command.durableKeysFile);
+    if (keys === undefined && command.durableTtl !== undefined) {
+      throw new UsageError(
+        '--durable-ttl needs a durable key ring (CODEMODE_DURABLE_KEYS or --durable-keys-file).',
+      );
+    }
     const host = command.host ?? '127.0.0.1';
     // Checked here as well as in createServer, whose advice names its token option.
     if (token === undefined && !isLoopback(host)) {
@@ -77,6 +89,9 @@ export async function runServe(
       allowPrivate: command.allowPrivate,
       allowLinkLocal: command.allowLinkLocal,
       ...(command.packages !== undefined ? { packages: command.packages } : {}),
+      ...(keys !== undefined
+        ? { durable: { keys, ...(command.durableTtl !== undefined ? { ttl: command.durableTtl } : {}) } }
+        : {}),
     };
     server = await createServer({
       ...(command.host !== undefined ? { host: command.host } : {}),
@@ -111,6 +126,7 @@ export async function runServe(
     const known =
       error instanceof UsageError ||
       error instanceof TokenSourceError ||
+      error instanceof DurableKeysSourceError ||
       error instanceof BadRequestError ||
       (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
     if (!known) throw error;

@@ -135,3 +135,7 @@ export function notLoopbackMessage(host: string): string {
 /** Any plain HTTP path but the two routes, as the request named it (routes.ts). */
 export const ROUTE_NOT_FOUND_MESSAGE =
   'Not found: the executor serves WebSocket upgrades, /healthz and /metrics.\n';
+
+/** A durable request, a resume or a discard to a server whose operator gave it no durable key ring. */
+export const DURABLE_OFF_MESSAGE =
+  'This server does not run durable executions: its operator has given it no durable key ring (CODEMODE_DURABLE_KEYS or a keys file).';

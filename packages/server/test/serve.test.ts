@@ -15,7 +15,13 @@ const main = new URL('../../executor/src/cli/main.ts', import.meta.url).pathname
 
 /** The environment with no token in it, whatever the runner's holds. */
 function cleanEnv(): NodeJS.ProcessEnv {
-  const { CODEMODE_EXECUTOR_TOKEN: _, CODEMODE_EXECUTOR_TOKEN_FILE: __, ...env } = process.env;
+  const {
+    CODEMODE_EXECUTOR_TOKEN: _,
+    CODEMODE_EXECUTOR_TOKEN_FILE: __,
+    CODEMODE_DURABLE_KEYS: ___,
+    CODEMODE_DURABLE_KEYS_FILE: ____,
+    ...env
+  } = process.env;
   return env;
 }
 
@@ -63,6 +69,33 @@ describe('a setting that cannot run', () => {
     expect(budget.stderr).toMatch(
       /^codemode-executor serve: --request-budget must be at least 128 MiB; got 1\.\n\nUsage:/,
     );
+  });
+});
+
+describe('a durable key ring that cannot run', () => {
+  test('is named by its source, never repeating a key, and --durable-ttl needs a ring', () => {
+    const durable = (env: Record<string, string>, ...args: string[]) => {
+      const run = spawnSync(process.execPath, [main, 'serve', '--port', '0', ...args], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...cleanEnv(), ...env },
+      });
+      return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+    };
+    const short = Buffer.alloc(16, 7).toString('base64');
+    const refused = durable({ CODEMODE_DURABLE_KEYS: `k1=${short}` });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(
+      /^codemode-executor serve: CODEMODE_DURABLE_KEYS: A durable key ring's keys\[0\]\.key has 16 bytes/,
+    );
+    expect(refused.stderr).not.toContain(short);
+    expect(durable({}, '--durable-ttl', '1000')).toStrictEqual({
+      status: 2,
+      stdout: '',
+      stderr: expect.stringContaining(
+        '--durable-ttl needs a durable key ring (CODEMODE_DURABLE_KEYS or --durable-keys-file).',
+      ),
+    });
   });
 });
 

@@ -11,16 +11,19 @@ import { MAX_POOL_SIZE } from '../executor/options.ts';
 
 /** What `codemode-executor help` (and `--help`) prints: every command, in one screen. */
 export const USAGE = `Usage: codemode-executor run FILE [options]   run one program and print its envelope
+       codemode-executor resume FILE --token PATH --answers PATH [options]
+                                              resume a paused durable run of FILE
        codemode-executor serve [options]      serve the executor protocol over WebSocket
        codemode-executor mcp --config FILE    one MCP code tool over the MCP servers FILE names
-       codemode-executor help [COMMAND]       this text, or the options of run, serve or mcp
+       codemode-executor help [COMMAND]       this text, or the options of run, resume, serve or mcp
        codemode-executor --version            the version of @supolka/codemode-executor
 `;
 
 export const RUN_USAGE = `Usage: codemode-executor run FILE [options]
 
 Runs the program in FILE (- reads it from standard input) in a fresh V8 isolate, prints its
-envelope on stdout, and exits with 1 when the envelope carries an error. FILE holds an async arrow
+envelope on stdout, and exits with 1 when the envelope carries an error, and with 3 when a
+durable run paused (--durable: its envelope carries the token \`resume\` finishes it from). FILE holds an async arrow
 function, optionally after static imports (async () => { ... }), or statements as the Code Mode
 form takes them (console.log('hi'); return 1), in JavaScript or TypeScript. While it runs, the
 program's console lines go to stderr as it writes them when stderr is a terminal (or with
@@ -47,6 +50,12 @@ Options:
   --console-format FORMAT
                       string (default): console lines are String of each argument, joined by
                       spaces; inspect: as workerd's console writes them ({ a: 1 }, Map(1) { 1 => 2 })
+  --durable           a durable run: a tool may pause it (pause() from @supolka/codemode-executor),
+                      and its envelope then carries the token to resume it with. Needs a durable key
+                      ring: CODEMODE_DURABLE_KEYS, or the file --durable-keys-file or
+                      CODEMODE_DURABLE_KEYS_FILE names (id=base64, * before the current key)
+  --durable-keys-file PATH
+                      a file holding the durable key ring
   -h, --help          this text
 `;
 
@@ -54,9 +63,9 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** A command name that is none of run, serve, mcp or help. */
+/** A command name that is none of run, resume, serve, mcp or help. */
 export function unknownCommandMessage(command: string): string {
-  return `Unknown command '${command}'; the commands are run, serve, mcp and help.`;
+  return `Unknown command '${command}'; the commands are run, resume, serve, mcp and help.`;
 }
 
 /** An option before any command. */
@@ -64,7 +73,7 @@ export function unknownLeadingOptionMessage(option: string): string {
   return `Unknown option '${option}'; codemode-executor help lists the commands, and help COMMAND their options.`;
 }
 
-export const NO_COMMAND_MESSAGE = 'No command given; the commands are run, serve, mcp and help.';
+export const NO_COMMAND_MESSAGE = 'No command given; the commands are run, resume, serve, mcp and help.';
 
 export interface RunCommand {
   readonly file: string;
@@ -81,6 +90,9 @@ export interface RunCommand {
   readonly outbound: 'disabled' | 'native';
   /** --console-format: how the program's console lines are written; undefined, the executor's default. */
   readonly consoleFormat: ConsoleFormat | undefined;
+  /** --durable: a durable run, whose key ring comes from the environment or --durable-keys-file. */
+  readonly durable: boolean;
+  readonly durableKeysFile: string | undefined;
 }
 
 /** The `run` command (argv after the word run), or `'help'`. */
@@ -106,6 +118,8 @@ export function parseRunCommandLine(argv: readonly string[]): RunCommand | 'help
     memoryLimit: memoryOption('--memory', values.memory),
     outbound,
     consoleFormat: consoleFormatOption('--console-format', values['console-format']),
+    durable: values.durable === true,
+    durableKeysFile: values['durable-keys-file'],
   };
 }
 
@@ -124,6 +138,8 @@ function parseRun(argv: readonly string[]) {
       memory: { type: 'string' },
       outbound: { type: 'string' },
       'console-format': { type: 'string' },
+      durable: { type: 'boolean' },
+      'durable-keys-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -1,5 +1,5 @@
 /**
- * The first word of the command line: run, serve, mcp, help, or --version. Returns the exit code: a
+ * The first word of the command line: run, resume, serve, mcp, help, or --version. Returns the exit code: a
  * command that is none of these is a usage error, exit 2, naming what was given.
  */
 import { packageVersion } from '../version.ts';
@@ -12,10 +12,12 @@ import {
   unknownLeadingOptionMessage,
 } from './args.ts';
 import { loadCommand, notInstalledMessage, type OptionalCommand } from './optional-command.ts';
+import { RESUME_USAGE, resumeCli } from './resume.ts';
 import { type Output, runCli } from './run.ts';
 
 const HELP: Readonly<Record<string, string>> = {
   run: RUN_USAGE,
+  resume: RESUME_USAGE,
   help: USAGE,
 };
 
@@ -25,6 +27,8 @@ export async function runCommand(argv: readonly string[], output: Output): Promi
     switch (command) {
       case 'run':
         return await runCli(rest, output);
+      case 'resume':
+        return await resumeCli(rest, output);
       case 'serve':
       case 'mcp': {
         // Loaded here only: the server's and the MCP SDK's modules are these commands', and no

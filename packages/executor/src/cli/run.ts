@@ -1,7 +1,8 @@
 /**
  * `codemode-executor run FILE`: one program through IsolateExecutor on a pool of one child, its
  * envelope printed the way console.log prints it, or as JSON with --json. Returns the exit code: 0
- * for a result, 1 for an error envelope, 2 for a command line that cannot run. FILE `-` is standard
+ * for a result, 1 for an error envelope, 2 for a command line that cannot run, 3 for a durable run
+ * that paused (--durable; resume.ts finishes it). FILE `-` is standard
  * input. The program's console lines go to stderr while it runs (a person watching a terminal, or
  * --stream); stdout holds the envelope alone, so what a pipe reads is the same either way.
  */
@@ -15,8 +16,16 @@ import {
 } from '@supolka/codemode-protocol';
 import { identityPositions, withAuthorPositions } from '../codemode/code-positions.ts';
 import { readableEntry } from '../codemode/entry-code.ts';
+import type { DurableKeyRing } from '../durable/keys.ts';
+import type { Resumption } from '../executor/durable-runs.ts';
 import { IsolateExecutor } from '../executor/isolate-executor.ts';
-import { parseRunCommandLine, RUN_USAGE, UsageError } from './args.ts';
+import {
+  DURABLE_KEYS_ENV,
+  DURABLE_KEYS_FILE_ENV,
+  DurableKeysSourceError,
+  readDurableKeys,
+} from '../serving/durable-keys.ts';
+import { parseRunCommandLine, RUN_USAGE, type RunCommand, UsageError } from './args.ts';
 import { exampleTools } from './example-tools.ts';
 import { loadModules } from './modules-option.ts';
 import { readTextFile, readTextStream } from './read-text-file.ts';
@@ -44,23 +53,44 @@ const FILE_BYTES_LIMIT = 3 * CODE_LIMIT;
 /** What FILE `-` names in every sentence about it. */
 export const STANDARD_INPUT = 'standard input';
 
+/** The exit code of a durable run that paused: neither done (0) nor failed (1), so a script can tell. */
+export const PAUSED_EXIT = 3;
+
 /**
  * `argv` is what follows the word run; `input` gives what FILE `-` reads (taken only then: even
  * touching process.stdin opens a handle on it).
  */
-export async function runCli(
+export function runCli(
   argv: readonly string[],
   output: Output,
   input: () => AsyncIterable<Uint8Array> = () => process.stdin,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<number> {
-  let command: ReturnType<typeof parseRunCommandLine>;
+  return runProgram(() => parseRunCommandLine(argv), RUN_USAGE, output, input, env);
+}
+
+/**
+ * One program through the executor, from its command line: run's, or resume's, which names the
+ * paused run to resume (`resumption`); the envelope printed and the exit code answered.
+ */
+export async function runProgram(
+  parse: () => RunCommand | 'help',
+  usage: string,
+  output: Output,
+  input: () => AsyncIterable<Uint8Array>,
+  env: Readonly<Record<string, string | undefined>>,
+  resumption?: () => Promise<Resumption>,
+): Promise<number> {
+  let command: RunCommand | 'help';
   let code: string;
   let providers: Awaited<ReturnType<typeof loadTools>>;
   let modules: ModuleMap | undefined;
+  let keys: DurableKeyRing | undefined;
+  let resuming: Resumption | undefined;
   try {
-    command = parseRunCommandLine(argv);
+    command = parse();
     if (command === 'help') {
-      output.out(RUN_USAGE);
+      output.out(usage);
       return 0;
     }
     code =
@@ -69,9 +99,11 @@ export async function runCli(
         : await readTextFile(command.file, FILE_BYTES_LIMIT, command.file);
     providers = command.tools === undefined ? exampleTools() : await loadTools(command.tools);
     modules = command.modules === undefined ? undefined : await loadModules(command.modules);
+    resuming = await resumption?.();
+    if (command.durable || resuming !== undefined) keys = await durableKeys(env, command.durableKeysFile);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    output.err(`codemode-executor: ${error.message}\n\n${RUN_USAGE}`);
+    output.err(`codemode-executor: ${error.message}\n\n${usage}`);
     return 2;
   }
   const entry = toEntry(code);
@@ -82,6 +114,7 @@ export async function runCli(
   const executor = new IsolateExecutor({
     poolSize: 1,
     ...(command.wallClockLimit !== undefined ? { wallClockLimit: command.wallClockLimit } : {}),
+    ...(keys !== undefined ? { durable: { keys } } : {}),
     ...(command.packages !== undefined ? { packages: command.packages } : {}),
   });
   try {
@@ -94,19 +127,24 @@ export async function runCli(
       output.err(`codemode-executor: ${refused}\n`);
       return 2;
     }
-    const ran = await executor.execute(
-      {
-        code: entry?.code ?? code,
-        providers,
-        ...(modules !== undefined ? { modules } : {}),
-        ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
-        ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
-        ...(command.outbound === 'native' ? { outbound: undefined } : { outbound: null }),
-        ...(command.consoleFormat !== undefined ? { consoleFormat: command.consoleFormat } : {}),
-      },
-      // Every line is heard before execute resolves, so they all precede the envelope.
-      stream ? { onConsole: (lines) => output.err(streamedLines(lines)) } : {},
-    );
+    const request = {
+      code: entry?.code ?? code,
+      providers,
+      ...(modules !== undefined ? { modules } : {}),
+      ...(command.timeout !== undefined ? { timeout: command.timeout } : {}),
+      ...(command.memoryLimit !== undefined ? { memoryLimit: command.memoryLimit } : {}),
+      ...(command.outbound === 'native' ? { outbound: undefined } : { outbound: null }),
+      ...(command.consoleFormat !== undefined ? { consoleFormat: command.consoleFormat } : {}),
+      ...(command.durable ? { durable: true } : {}),
+    };
+    // Every line is heard before execute resolves, so they all precede the envelope.
+    const options = stream
+      ? { onConsole: (lines: readonly LogLine[]) => output.err(streamedLines(lines)) }
+      : {};
+    const ran =
+      resuming === undefined
+        ? await executor.execute(request, options)
+        : await executor.resume(resuming.token, resuming.answers, request, options);
     // Positions in the program as the file holds it, not in the entry the statements became.
     const envelope = withAuthorPositions(ran, entry?.positions);
     const printed = command.json
@@ -118,11 +156,31 @@ export async function runCli(
           maxStringLength: null,
         });
     output.out(`${printed}\n`);
+    if (envelope.paused !== undefined) return PAUSED_EXIT;
     return envelope.error === undefined ? 0 : 1;
   } finally {
     await executor.dispose();
   }
 }
+
+/** The key ring of a durable run or a resume, which needs one. */
+async function durableKeys(
+  env: Readonly<Record<string, string | undefined>>,
+  file: string | undefined,
+): Promise<DurableKeyRing> {
+  let keys: DurableKeyRing | undefined;
+  try {
+    keys = await readDurableKeys(env, file);
+  } catch (error) {
+    if (error instanceof DurableKeysSourceError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (keys === undefined) throw new UsageError(NO_DURABLE_KEYS_MESSAGE);
+  return keys;
+}
+
+/** --durable, or resume, without a key ring. */
+export const NO_DURABLE_KEYS_MESSAGE = `A durable run needs a durable key ring: set ${DURABLE_KEYS_ENV}, or name a file with --durable-keys-file or ${DURABLE_KEYS_FILE_ENV}.`;
 
 /** Console lines as stderr shows them: each line's text as the program wrote it, one to a line. */
 function streamedLines(lines: readonly LogLine[]): string {

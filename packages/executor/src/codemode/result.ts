@@ -4,7 +4,7 @@
  * name and frames (docs/codemode.md, "Errors"), with positions told in the code as the model wrote
  * it: the sandbox's positions are those of the entry the form made, which moved and wrapped it.
  */
-import { errorDetails } from '@supolka/codemode-protocol';
+import { errorDetails, type FaultCode } from '@supolka/codemode-protocol';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { type CodePositions, withAuthorPositions } from './code-positions.ts';
 import type { CodeModeResult } from './contract.ts';
@@ -15,7 +15,8 @@ export function toCodeModeResult(envelope: ExecuteResult, positions?: CodePositi
   return {
     result,
     ...(error !== undefined ? { error: error === '' ? EMPTY_ERROR_MESSAGE : error } : {}),
-    ...(code !== undefined ? { code } : {}),
+    // The form never asks for durability, so no durable code (a resume's) can reach it.
+    ...(code !== undefined ? { code: code as FaultCode } : {}),
     logs: logs.map(({ level, text }) => (level === 'log' ? text : `[${level}] ${text}`)),
     ...errorDetails(rest),
   };

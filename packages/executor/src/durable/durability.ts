@@ -1,24 +1,33 @@
 /**
- * What a sandbox with a key ring does for durable runs (docs/durable.md): starts a run's session,
- * seals a paused run's journal into its token, and opens a token into a resume's session after
- * checking the answers against the pending calls. The token is bound to the request as it travels
- * (its wire part), the runtime the isolates are made from, the three versions, and the principal
- * the caller names; sealing and opening are token.ts's.
+ * What the holder of a key ring does for durable runs (docs/durable.md): starts a run (its seed
+ * and clock), seals a paused run's journal into its token, and opens a token into a resume's start
+ * after checking the answers against the pending calls. The in-process sandbox and
+ * IsolateExecutor both hold one; a pool child never does, and runs from the start this hands it
+ * (start.ts). The token is bound to the request as it travels (its wire part), the runtime the
+ * isolates are made from, the three versions, and the principal the caller names; sealing and
+ * opening are token.ts's. Nothing here loads isolated-vm: the caller's process holds the ring.
  */
 import { createHash } from 'node:crypto';
-import { type ExecuteResult, type FaultCode, stringifyForDispatch } from '@supolka/codemode-protocol/wire';
+import {
+  type DispatchFrame,
+  type EnvelopeCode,
+  type ExecuteResult,
+  type PausedRun,
+  stringifyForDispatch,
+} from '@supolka/codemode-protocol/wire';
 import { RUNTIME_SOURCE } from '@supolka/codemode-runtime/bundle';
-import { isolatedVmVersion } from '../sandbox/isolate.ts';
 import type { SandboxWire } from '../sandbox/sandbox.ts';
+import { installedIsolatedVm } from '../sandbox/setup/engine-addon.ts';
 import { SANDBOX_SOURCE } from '../sandbox/setup/sandbox-source.ts';
 import { packageVersion } from '../version.ts';
 import type { DurableBinding } from './binding.ts';
-import { type DurableTokenCode, DurableTokenError } from './errors.ts';
-import { type DurableState, type PendingCall, pendingCalls, readJournal } from './journal.ts';
+import { DurableTokenError } from './errors.ts';
+import { type DurableState, pendingCalls, readJournal } from './journal.ts';
+import type { PauseRequest } from './pause.ts';
 import { newSeed, type Seed } from './random.ts';
-import type { REPLAY_DIVERGED } from './replay-texts.ts';
-import { DurableSession, type ResumeAnswer } from './session.ts';
-import { DurableTokens, type DurableTokensOptions } from './token.ts';
+import type { DurableStart, PausedJournal, ReplayAnswer, ResumeAnswer } from './start.ts';
+import { PAUSED_JOURNAL_MESSAGE } from './texts.ts';
+import { DurableTokens, type DurableTokensOptions, OpenedToken } from './token.ts';
 
 /** How long a pausing run waits for settlements on their way into the isolate to be observed. */
 export const SETTLE_MOMENT = 100;
@@ -26,23 +35,23 @@ export const SETTLE_MOMENT = 100;
 /** The principal of a caller who names none: one audience for everyone who does not. */
 export const DEFAULT_PRINCIPAL = '';
 
-/** A paused run, as its envelope says it. */
-export interface PausedRun {
-  readonly reason?: string;
-  readonly data?: unknown;
-  /** The calls the run was waiting on: a resume answers each, by sequence. */
-  readonly pending: readonly PendingCall[];
-  /** The sealed journal, for resume(). */
-  readonly token: string;
-  readonly tokenId: string;
-  readonly expiresAt: number;
-}
+/** A paused run, as its envelope says it (the protocol's shape, since the wire carries it). */
+export type { PausedRun };
 
 /** The envelope of a durable run or a resume: an execution's, or paused, or refused with a durable code. */
-export type DurableExecuteResult = Omit<ExecuteResult, 'code'> & {
-  code?: FaultCode | DurableTokenCode | typeof REPLAY_DIVERGED;
-  paused?: PausedRun;
-};
+export type DurableExecuteResult = ExecuteResult;
+
+/** A durable run's end before sealing: its envelope, and when it paused, the journal and why. */
+export interface DurableRunEnd {
+  readonly envelope: ExecuteResult;
+  readonly paused?: { readonly journal: PausedJournal; readonly request: PauseRequest } | undefined;
+}
+
+/** A refused resume: the sentence and its code, as the envelope carries them. */
+export interface DurableRefusal {
+  readonly error: string;
+  readonly code: EnvelopeCode;
+}
 
 /** A resume's answers: by the pending call's sequence. */
 export type ResumeAnswers = ReadonlyMap<number, ResumeAnswer> | Readonly<Record<number, ResumeAnswer>>;
@@ -65,32 +74,38 @@ export class Durability {
     this.#seed = options.unsafeSeed ?? newSeed;
   }
 
-  /** A new durable run's session. */
-  start(): DurableSession {
-    return new DurableSession({ seed: this.#seed(), startedAt: Math.floor(Date.now()) });
+  /** A new durable run's start: a fresh seed, and the clock at the real time it begins. */
+  start(): DurableStart {
+    return { seed: this.#seed(), startedAt: Math.floor(Date.now()), logCount: 0 };
   }
 
-  /** Seals the journal of a run that paused, with the lines it wrote up to now. */
+  /**
+   * Seals the journal of a run that paused (`start` is what it ran from, `pause` what the tool
+   * that paused it said). A journal that does not read back as one (a pool child's that is not
+   * running the sandbox) is refused as TOKEN_MALFORMED, never sealed.
+   */
   seal(
-    session: DurableSession,
+    start: DurableStart,
+    paused: PausedJournal,
+    pause: PauseRequest,
     wire: SandboxWire,
     principal: string | undefined,
-    written: number,
   ): PausedRun {
-    const stop = session.stop;
-    if (stop?.kind !== 'paused') throw new Error('Only a paused run is sealed.');
     const state: DurableState = {
-      seed: session.seed,
-      startedAt: session.startedAt,
-      timers: session.timers,
-      logCount: session.skipLines + written,
-      pause: stop.request,
+      seed: start.seed,
+      startedAt: start.startedAt,
+      timers: paused.timers,
+      logCount: start.logCount + paused.written,
+      pause,
     };
-    const journal = session.journal;
-    const sealed = this.#tokens.seal({ journal, state }, this.binding(wire, principal));
+    const read = readJournal(paused.journal, state);
+    if (read === undefined) {
+      throw new DurableTokenError('TOKEN_MALFORMED', PAUSED_JOURNAL_MESSAGE);
+    }
+    const sealed = this.#tokens.seal({ journal: paused.journal, state }, this.binding(wire, principal));
     return {
-      ...stop.request,
-      pending: pendingCalls(journal),
+      ...pause,
+      pending: pendingCalls(read.journal),
       token: sealed.token,
       tokenId: sealed.tokenId,
       expiresAt: sealed.expiresAt,
@@ -98,22 +113,43 @@ export class Durability {
   }
 
   /**
-   * The session that resumes a token, or the refusal: a token the token module refuses (its
-   * code), a journal of another shape, or answers that are not exactly one per pending call.
+   * The envelope of a durable run's end: as it came, or, for a run that paused, with its journal
+   * sealed; a journal that cannot be sealed (too long, too large) is the envelope's error, with
+   * the token module's code.
+   */
+  envelopeOf(
+    end: DurableRunEnd,
+    start: DurableStart,
+    wire: SandboxWire,
+    principal: string | undefined,
+  ): DurableExecuteResult {
+    if (end.paused === undefined) return end.envelope;
+    try {
+      const paused = this.seal(start, end.paused.journal, end.paused.request, wire, principal);
+      return { ...end.envelope, paused };
+    } catch (error) {
+      return {
+        result: undefined,
+        logs: end.envelope.logs,
+        error: error instanceof Error ? error.message : String(error),
+        ...(error instanceof DurableTokenError ? { code: error.code } : {}),
+      };
+    }
+  }
+
+  /**
+   * The start that resumes a token, with the opened token (its id and idempotency keys), or the
+   * refusal: a token the token module refuses (its code), a journal of another shape, or answers
+   * that are not exactly one per pending call.
    */
   async open(
     token: unknown,
     answers: ResumeAnswers,
     wire: SandboxWire,
     principal: string | undefined,
-  ): Promise<DurableSession | { error: string; code: DurableTokenCode | FaultCode }> {
-    let opened: Awaited<ReturnType<DurableTokens['open']>>;
-    try {
-      opened = await this.#tokens.open(token, this.binding(wire, principal));
-    } catch (error) {
-      if (error instanceof DurableTokenError) return { error: error.message, code: error.code };
-      throw error;
-    }
+  ): Promise<{ start: DurableStart; token: OpenedToken } | DurableRefusal> {
+    const opened = await this.openOnly(token, wire, principal);
+    if (!(opened instanceof OpenedToken)) return opened;
     const read = readJournal(opened.contents.journal, opened.contents.state);
     if (read === undefined) {
       return {
@@ -121,37 +157,32 @@ export class Durability {
         code: 'TOKEN_MALFORMED',
       };
     }
-    const byCall = answerMap(answers);
-    const pending = pendingCalls(read.journal).map((call) => call.sequence);
-    const missing = pending.filter((sequence) => !byCall.has(sequence));
-    const unknown = [...byCall.keys()].filter((sequence) => !pending.includes(sequence));
-    if (missing.length > 0 || unknown.length > 0) {
-      return { error: answersMessage(pending, missing, unknown), code: 'BAD_REQUEST' };
-    }
-    const unknownOutcome = new Set(
-      pendingCalls(read.journal)
-        .filter((call) => call.outcome === 'unknown')
-        .map((call) => call.sequence),
-    );
-    for (const [sequence, answer] of byCall) {
-      if (
-        unknownOutcome.has(sequence) &&
-        typeof answer === 'object' &&
-        answer !== null &&
-        'perform' in answer
-      ) {
-        return { error: unknownOutcomeMessage(sequence), code: 'BAD_REQUEST' };
-      }
-      const problem = answerProblem(answer);
-      if (problem !== undefined)
-        return { error: `The answer to call ${sequence} ${problem}`, code: 'BAD_REQUEST' };
-    }
-    return new DurableSession({
+    const checked = checkAnswers(read.journal, answers);
+    if (!Array.isArray(checked)) return checked;
+    const start: DurableStart = {
       seed: read.state.seed,
       startedAt: read.state.startedAt,
-      skipLines: read.state.logCount,
-      replay: { journal: read.journal, timers: read.state.timers, answers: byCall, token: opened },
-    });
+      logCount: read.state.logCount,
+      replay: { journal: read.journal, timers: read.state.timers, answers: checked },
+    };
+    return { start, token: opened };
+  }
+
+  /**
+   * The token opened under this request's and principal's binding (and claimed, with a claim
+   * store), or the token module's refusal: what a resume does first, and all a discard does.
+   */
+  async openOnly(
+    token: unknown,
+    wire: SandboxWire,
+    principal: string | undefined,
+  ): Promise<OpenedToken | DurableRefusal> {
+    try {
+      return await this.#tokens.open(token, this.binding(wire, principal));
+    } catch (error) {
+      if (error instanceof DurableTokenError) return { error: error.message, code: error.code };
+      throw error;
+    }
   }
 
   /** What a token of this request and principal is bound to. */
@@ -159,7 +190,11 @@ export class Durability {
     return {
       request: requestParts(wire),
       runtime: runtimeFingerprint(),
-      versions: { executor: packageVersion(), v8: process.versions.v8, isolatedVm: isolatedVmVersion() },
+      versions: {
+        executor: packageVersion(),
+        v8: process.versions.v8,
+        isolatedVm: installedIsolatedVm() ?? 'unknown',
+      },
       principal: principal ?? DEFAULT_PRINCIPAL,
     };
   }
@@ -200,6 +235,52 @@ function requestParts(wire: SandboxWire): Record<string, unknown> {
     typescript: wire.typescript,
     countHostWaits: wire.countHostWaits,
   };
+}
+
+/**
+ * The caller's answers as the replay's, one per pending call, or why they are refused: an answer
+ * missing or given for a call that is not pending, `perform` for a call whose outcome is unknown,
+ * or an answer of another shape.
+ */
+function checkAnswers(
+  journal: Parameters<typeof pendingCalls>[0],
+  answers: ResumeAnswers,
+): ReplayAnswer[] | DurableRefusal {
+  const byCall = answerMap(answers);
+  const calls = pendingCalls(journal);
+  const pending = calls.map((call) => call.sequence);
+  const missing = pending.filter((sequence) => !byCall.has(sequence));
+  const unknown = [...byCall.keys()].filter((sequence) => !pending.includes(sequence));
+  if (missing.length > 0 || unknown.length > 0) {
+    return { error: answersMessage(pending, missing, unknown), code: 'BAD_REQUEST' };
+  }
+  const unknownOutcome = new Set(
+    calls.filter((call) => call.outcome === 'unknown').map((call) => call.sequence),
+  );
+  const replay: ReplayAnswer[] = [];
+  for (const [sequence, answer] of byCall) {
+    if (
+      unknownOutcome.has(sequence) &&
+      typeof answer === 'object' &&
+      answer !== null &&
+      'perform' in answer
+    ) {
+      return { error: unknownOutcomeMessage(sequence), code: 'BAD_REQUEST' };
+    }
+    const problem = answerProblem(answer);
+    if (problem !== undefined)
+      return { error: `The answer to call ${sequence} ${problem}`, code: 'BAD_REQUEST' };
+    replay.push('perform' in answer ? { sequence, perform: true } : { sequence, frame: answerFrame(answer) });
+  }
+  return replay;
+}
+
+/** The frame a call settles with when the caller answered it: the tool's envelope, as a tool would have answered. */
+function answerFrame(answer: { readonly result: unknown } | { readonly error: string }): DispatchFrame {
+  return [
+    'returned',
+    stringifyForDispatch('error' in answer ? { error: answer.error } : { result: answer.result }),
+  ];
 }
 
 function answerMap(answers: ResumeAnswers): Map<number, ResumeAnswer> {

@@ -4,28 +4,11 @@
  * never on the sentence. DurableKeyError refuses a key ring at construction, where the mistake was
  * written.
  */
-import { BadRequestError } from '@supolka/codemode-protocol/wire';
+import { BadRequestError, DURABLE_TOKEN_CODES, type DurableTokenCode } from '@supolka/codemode-protocol/wire';
 import type { BindingField } from './texts.ts';
 
-export const DURABLE_TOKEN_CODES = [
-  /** The text is not a token of this format: wrong prefix, alphabet, version or field bounds. */
-  'TOKEN_MALFORMED',
-  /** The token names no key this executor holds, or its authentication tag does not verify. */
-  'TOKEN_FORGED',
-  /** The token is authentic and past its expiry. */
-  'TOKEN_EXPIRED',
-  /** The token is authentic and bound to another request, runtime, engine version or principal. */
-  'TOKEN_MISMATCH',
-  /** A claim store says the token has already resumed its run. */
-  'TOKEN_REPLAYED',
-  /** The token's text is past MAX_TOKEN_SIZE, or a journal would seal into one that is. */
-  'TOKEN_TOO_LARGE',
-  /** The journal holds more entries than the executor's maxJournalLength. */
-  'JOURNAL_TOO_LONG',
-  /** The claim store failed (full, or unreachable), so whether the token was used is not known. */
-  'CLAIM_UNAVAILABLE',
-] as const;
-export type DurableTokenCode = (typeof DURABLE_TOKEN_CODES)[number];
+// The codes are the protocol's, since a durable envelope carries them over the wire too.
+export { DURABLE_TOKEN_CODES, type DurableTokenCode };
 
 export class DurableTokenError extends Error {
   override name = 'DurableTokenError';

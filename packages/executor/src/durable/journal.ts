@@ -7,7 +7,7 @@
  * read back from a token is checked for this shape although the token authenticated it, since a
  * token of a newer release could carry another.
  */
-import type { DispatchFrame } from '@supolka/codemode-protocol/wire';
+import type { DispatchFrame, PendingCall } from '@supolka/codemode-protocol/wire';
 import type { PauseRequest } from './pause.ts';
 
 /** How an observed call settled, as the isolate received it. */
@@ -59,16 +59,8 @@ export interface DurableState {
   readonly pause: PauseRequest;
 }
 
-/** A call the run was waiting on when it paused, as the paused envelope lists it. */
-export interface PendingCall {
-  readonly sequence: number;
-  readonly provider: string;
-  readonly tool: string;
-  /** The arguments as the codec's JSON text. */
-  readonly args: string;
-  /** Present when the tool was still running at the pause: a resume answers it, never performs it. */
-  readonly outcome?: 'unknown';
-}
+/** A call the run was waiting on when it paused, as the paused envelope lists it (the protocol's shape). */
+export type { PendingCall };
 
 /** The pending calls of a journal: every call without a settlement, by sequence. */
 export function pendingCalls(journal: readonly JournalEntry[]): PendingCall[] {

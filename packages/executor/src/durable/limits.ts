@@ -2,7 +2,7 @@
  * The bounds of a durable token, named once: the key size, the token's size, the journal's length
  * and the token's life. docs/durable.md, "Limits", says why each has the value it has.
  */
-import { PAYLOAD_LIMIT } from '@supolka/codemode-protocol/wire';
+import { DURABLE_TOKEN_LIMIT } from '@supolka/codemode-protocol/wire';
 
 /** Bytes a key must have at least: 256 bits, the key size of AES-256. */
 export const MIN_KEY_BYTES = 32;
@@ -10,9 +10,10 @@ export const MIN_KEY_BYTES = 32;
 /**
  * Characters a token's text may hold. A resume sends the token and the request in one message,
  * and one message is at most PAYLOAD_LIMIT; half of it for the token leaves the request the other
- * half. Checked on the text's length before anything else reads it.
+ * half. Checked on the text's length before anything else reads it. The protocol's bound on a
+ * token in a message, so the wire carries every token this executor seals and no larger one.
  */
-export const MAX_TOKEN_SIZE = PAYLOAD_LIMIT / 2;
+export const MAX_TOKEN_SIZE = DURABLE_TOKEN_LIMIT;
 
 /** Entries a journal may hold unless the executor is configured otherwise. */
 export const DEFAULT_JOURNAL_LENGTH = 256;

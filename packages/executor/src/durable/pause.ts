@@ -8,12 +8,10 @@
  * sees, as before durability existed.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { isPauseSignal, type PauseRequest, PauseSignal, pauseRequest } from '@supolka/codemode-protocol/wire';
 
-/** What a tool function that paused the run said: why, and any JSON data for whoever resumes it. */
-export interface PauseRequest {
-  readonly reason?: string;
-  readonly data?: unknown;
-}
+/** What a tool function that paused the run said: why, and any JSON data for whoever resumes it (the protocol's shape). */
+export type { PauseRequest };
 
 /** The context of one call a durable run performs. */
 export interface DurableCallContext {
@@ -41,20 +39,12 @@ const calls = new AsyncLocalStorage<CallState | typeof NESTED>();
 export const NESTED_PAUSE_MESSAGE =
   "The tool asked to pause the run, but it serves an execution nested inside a durable run's tool call, which cannot pause: only the durable run's own tools can.";
 
-const NOT_DURABLE_MESSAGE =
-  'The tool asked to pause the run, but the run is not durable: a pause needs a request with durable: true and a key ring on the sandbox.';
-
-/** Thrown by pause(): outside a durable run, an error as any other, saying why it did not pause. */
-export class PauseSignal extends Error {
-  override name = 'PauseSignal';
-  readonly reason: string | undefined;
-  readonly data: unknown;
-  constructor(request: PauseRequest, message = NOT_DURABLE_MESSAGE) {
-    super(message);
-    this.reason = request.reason;
-    this.data = request.data;
-  }
-}
+/**
+ * Thrown by pause(): outside a durable run, an error as any other, saying why it did not pause.
+ * The protocol's class, so a client of a remote executor recognises the same throw
+ * (pause-signal.ts there).
+ */
+export { PauseSignal };
 
 /**
  * Pauses the durable run the calling tool serves: the run ends at once and its envelope says it
@@ -62,14 +52,25 @@ export class PauseSignal extends Error {
  * run the throw is the tool's failure, as any throw is.
  */
 export function pause(data?: unknown, options: { reason?: string } = {}): never {
-  const request: PauseRequest = {
-    ...(options.reason !== undefined ? { reason: String(options.reason) } : {}),
-    ...(data !== undefined ? { data } : {}),
-  };
+  // The reason is cut where it is given: an envelope carries at most PAUSE_REASON_LIMIT characters.
+  const request = pauseRequest(data, options);
   const state = calls.getStore();
   if (state === NESTED) throw new PauseSignal(request, NESTED_PAUSE_MESSAGE);
   if (state !== undefined) state.paused ??= request;
   throw new PauseSignal(request);
+}
+
+/**
+ * Records a pause signal thrown through a layer that does not read the call's context as the
+ * call's pause, as pause() records its own: the client's pause() (the protocol's, which a tool may
+ * use in this process too), or a tool module holding another copy of this package, whose pause()
+ * fills another context. Anything else, and a signal outside a durable run's call, is left alone.
+ */
+export function pausedBy(error: unknown): void {
+  if (!isPauseSignal(error)) return;
+  const state = calls.getStore();
+  if (state === undefined || state === NESTED) return;
+  state.paused ??= pauseRequest(error.data, reasonOf(error));
 }
 
 /** Whether the code running now serves a durable run's call (or an execution nested in one). */
@@ -97,7 +98,35 @@ export async function performInContext<T>(
   context: DurableCallContext,
   perform: () => Promise<T>,
 ): Promise<{ readonly value: T; readonly paused: PauseRequest | undefined }> {
+  let paused: PauseRequest | undefined;
+  const value = await performRecording(context, perform, (request) => {
+    paused = request;
+  });
+  return { value, paused };
+}
+
+/**
+ * Performs one call of a durable run in its context, as it settles (a throw is rethrown), and
+ * tells `paused` when the call paused the run, whether it then returned or threw: a raw dispatch
+ * function (a server's, asking its client) lets pause()'s throw through.
+ */
+export async function performRecording<T>(
+  context: DurableCallContext,
+  perform: () => Promise<T>,
+  paused: (request: PauseRequest) => void,
+): Promise<T> {
   const state: CallState = { ...context, paused: undefined };
-  const value = await calls.run(state, perform);
-  return { value, paused: state.paused };
+  try {
+    return await calls.run(state, perform);
+  } catch (error) {
+    // A pause signal that left the call as its throw (a raw dispatch, a client's pause) pauses too.
+    if (isPauseSignal(error)) state.paused ??= pauseRequest(error.data, reasonOf(error));
+    throw error;
+  } finally {
+    if (state.paused !== undefined) paused(state.paused);
+  }
+}
+
+function reasonOf(signal: PauseSignal): { reason?: string } {
+  return signal.reason !== undefined ? { reason: signal.reason } : {};
 }

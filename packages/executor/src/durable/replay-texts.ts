@@ -3,8 +3,8 @@
  * differed and what to do; none repeats an argument or an answer, which the journal keeps secret.
  */
 
-/** The code a diverged resume's envelope carries. */
-export const REPLAY_DIVERGED = 'REPLAY_DIVERGED';
+/** The code a diverged resume's envelope carries (the protocol's, since the wire carries it too). */
+export { REPLAY_DIVERGED } from '@supolka/codemode-protocol/wire';
 
 const AFTER =
   'The program must make the same calls, with the same arguments, in the same order, to be resumed; start the run again.';

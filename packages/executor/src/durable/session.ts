@@ -10,7 +10,7 @@
  * performed. Anything else the program does first (another call, other arguments, another order,
  * fewer calls) ends the run as diverged, before anything ran live.
  */
-import { type DispatchFrame, stringifyForDispatch } from '@supolka/codemode-protocol/wire';
+import type { DispatchFrame } from '@supolka/codemode-protocol/wire';
 import {
   type JournalEntry,
   type Observed,
@@ -29,14 +29,7 @@ import {
   divergedOrderMessage,
   divergedTimerMessage,
 } from './replay-texts.ts';
-import type { OpenedToken } from './token.ts';
-
-/** How the caller answers a pending call when it resumes. */
-export type ResumeAnswer =
-  | { readonly result: unknown }
-  | { readonly error: string }
-  /** Call the tool now, in a context carrying the idempotency key of the token and this call. */
-  | { readonly perform: true };
+import type { DurableStart, PausedJournal, ReplayAnswer, ResumeKeys } from './start.ts';
 
 /** How the dispatch bridge lets the session serve one call. */
 export interface CallIo {
@@ -52,11 +45,12 @@ export type DurableStop =
   | { readonly kind: 'diverged'; readonly message: string };
 
 /** A resume's replay: the opened token's journal and the caller's answers to its pending calls. */
-export interface Replay {
+interface Replay {
   readonly journal: readonly JournalEntry[];
   readonly timers: readonly TimerEntry[];
-  readonly answers: ReadonlyMap<number, ResumeAnswer>;
-  readonly token: OpenedToken;
+  readonly answers: ReadonlyMap<number, ReplayAnswer>;
+  /** Absent in a pool child: its parent, which holds the key, gives each performed call its context. */
+  readonly keys: ResumeKeys | undefined;
 }
 
 interface LiveTimer {
@@ -133,16 +127,26 @@ export class DurableSession {
   #delivering = false;
   #live: boolean;
 
-  constructor(options: { seed: Seed; startedAt: number; skipLines?: number; replay?: Replay }) {
-    this.seed = options.seed;
-    this.startedAt = options.startedAt;
-    this.random = new SeededRandom(options.seed);
-    this.skipLines = options.skipLines ?? 0;
-    this.#lastTime = options.startedAt;
-    this.#replay = options.replay;
-    this.#order = options.replay ? settlementOrder(options.replay.journal, options.replay.timers) : [];
-    this.#timerBase = (options.replay?.timers ?? []).filter((timer) => timer.settled !== undefined).length;
-    this.#live = options.replay === undefined;
+  /** `keys` are the opened token's, for a resume in the process that holds the key. */
+  constructor(start: DurableStart, keys?: ResumeKeys) {
+    this.seed = start.seed;
+    this.startedAt = start.startedAt;
+    this.random = new SeededRandom(start.seed);
+    this.skipLines = start.logCount;
+    this.#lastTime = start.startedAt;
+    const replay = start.replay;
+    this.#replay =
+      replay === undefined
+        ? undefined
+        : {
+            journal: replay.journal,
+            timers: replay.timers,
+            answers: new Map(replay.answers.map((answer) => [answer.sequence, answer])),
+            keys,
+          };
+    this.#order = replay ? settlementOrder(replay.journal, replay.timers) : [];
+    this.#timerBase = (replay?.timers ?? []).filter((timer) => timer.settled !== undefined).length;
+    this.#live = replay === undefined;
     this.stopped = new Promise((resolve) => {
       this.#resolveStop = resolve;
     });
@@ -178,6 +182,20 @@ export class DurableSession {
     }
     this.#outstanding.length = 0;
     return this.#entries;
+  }
+
+  /** A paused run's journal and delays, with the lines it wrote since it (re)started, for sealing. */
+  paused(written: number): PausedJournal {
+    // Journal entries only: a live entry also says whether its call is running, which is the session's.
+    const journal = this.journal.map(({ provider, tool, args, settled, unknown }) => ({
+      provider,
+      tool,
+      args,
+      ...(settled !== undefined ? { settled } : {}),
+      ...(unknown === true ? { unknown } : {}),
+    }));
+    const timers = this.timers.map(({ ms, settled }) => (settled === undefined ? { ms } : { ms, settled }));
+    return { journal, timers, written };
   }
 
   /** Every delay the program asked for, with the expiries the isolate observed. */
@@ -340,11 +358,9 @@ export class DurableSession {
       const sequence = index + 1;
       const entry = this.#entries[index] as LiveEntry;
       const io = this.#io.get(sequence) as CallIo;
-      const answer = answers.get(sequence) as ResumeAnswer;
+      const answer = answers.get(sequence) as ReplayAnswer;
       if ('perform' in answer) this.#perform(sequence, entry, io);
-      else if ('error' in answer)
-        this.#deliver(entry, io, ['returned', stringifyForDispatch({ error: answer.error })]);
-      else this.#deliver(entry, io, ['returned', stringifyForDispatch({ result: answer.result })]);
+      else this.#deliver(entry, io, answer.frame);
     });
     this.#io.clear();
     // Delays the paused run never saw expire start now, with their whole delay.
@@ -353,11 +369,11 @@ export class DurableSession {
   }
 
   #perform(sequence: number, entry: LiveEntry, io: CallIo): void {
-    const token = this.#replay?.token;
+    const keys = this.#replay?.keys;
     const context: DurableCallContext = {
       sequence,
-      idempotencyKey: token?.idempotencyKey(sequence),
-      tokenId: token?.tokenId,
+      idempotencyKey: keys?.idempotencyKey(sequence),
+      tokenId: keys?.tokenId,
     };
     entry.performing = true;
     const performed = performInContext(context, io.perform).then(({ value, paused }) => {

@@ -118,3 +118,19 @@ export const REPLAYED_MESSAGE =
 
 export const CLAIM_UNAVAILABLE_MESSAGE =
   'The claim store could not record this durable token as used, so the run was not resumed: try the resume again later.';
+
+/** A paused run's journal that does not read back as one: a pool child that is not running the sandbox handed it back. */
+export const PAUSED_JOURNAL_MESSAGE =
+  'The paused run handed back a journal of another shape, which is never sealed.';
+
+/** A durable run or a resume asked for from inside a durable run's tool call (docs/durable.md, "Nested executions"). */
+export const NESTED_DURABLE_MESSAGE =
+  "A durable run cannot start inside a durable run's tool call: run the nested execution without durable.";
+export const NESTED_RESUME_MESSAGE = "A durable run cannot be resumed inside a durable run's tool call.";
+
+export const DURABLE_RETAINS_MESSAGE =
+  'A durable run cannot retain handles: a paused run holds no isolate for them to live in.';
+
+/** A durable request to an executor built without a key ring. */
+export const NO_KEY_RING_MESSAGE =
+  'A durable run needs a key ring: construct the executor with { durable: { keys } }.';

@@ -29,14 +29,17 @@ import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '
 import { CodeNormalizer } from '../codemode/normalize-lanes.ts';
 import { codeModeRequest } from '../codemode/request.ts';
 import { toCodeModeResult } from '../codemode/result.ts';
+import type { DurableExecuteResult, ResumeAnswers } from '../durable/durability.ts';
 import { type AllowedPackage, allowedPackages, type PackageBundle } from '../packages/bundle.ts';
 import { bundlePackages } from '../packages/bundler.ts';
 import { faultError } from '../pool/conversations.ts';
+import { DurableCalls } from '../pool/durable-calls.ts';
 import type { PoolStats } from '../pool/events.ts';
 import type { ExecutionMeter } from '../pool/meter.ts';
 import { Pool } from '../pool/pool.ts';
 import type { EngineReport } from '../sandbox/isolate.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import { type DiscardResult, nestedHost, type Resumption } from './durable-runs.ts';
 import { fromWireResponse, toWireRequest } from './http.ts';
 import { Invocations } from './invocations.ts';
 import { observeExecution } from './observer.ts';
@@ -85,7 +88,17 @@ export interface ExecuteOptions {
    * execution of this executor is one caller's. A string of 1 to ID_LIMIT (128) characters.
    */
   readonly callerId?: string;
+  /**
+   * Whom a durable run is for, from the caller's own authentication (a user id, a tenant, the
+   * name of an API key): its token resumes only for the same principal (docs/durable.md, "The
+   * principal"). Never from the request body. Without one, every caller that names none is one
+   * audience. A string of at most PRINCIPAL_LIMIT characters.
+   */
+  readonly principal?: string;
 }
+
+/** The longest principal a caller may name. */
+export const PRINCIPAL_LIMIT = 1024;
 
 /**
  * The host part of a wire request (`executeWire`): the functions that serve its tool calls
@@ -126,6 +139,14 @@ export class IsolateExecutor {
     this.#normalizer = new CodeNormalizer({ waitLimit: this.#options.pool.queueLimit });
   }
 
+  /**
+   * A durable run (docs/durable.md): a tool may pause it with pause(), and the envelope then carries
+   * `paused` with the pending calls and the token that resume() finishes the run from.
+   */
+  execute(
+    request: IsolateExecuteRequest & { readonly durable: true },
+    options?: ExecuteOptions,
+  ): Promise<DurableExecuteResult>;
   /**
    * Runs `request.code` in a fresh isolate in one of the children. Resolves to
    * `{ result, error?, code?, logs, executionId? }`; never rejects.
@@ -176,19 +197,83 @@ export class IsolateExecutor {
    * request that fails the schema is refused with BAD_REQUEST, as the object form's is. Resolves
    * to the envelope; never rejects.
    */
-  executeWire(request: ExecuteRequest, host: WireHost = {}): Promise<ExecuteResult> {
+  executeWire(request: ExecuteRequest, host: WireHost = {}): Promise<DurableExecuteResult> {
     return this.#run(() => wireRequest(request, host, this.#options), host);
+  }
+
+  /**
+   * Resumes a paused durable run (docs/durable.md, "Pausing and resuming"): `token` is the paused envelope's,
+   * `answers` one answer per pending call by sequence (`{ result }`, `{ error }` or
+   * `{ perform: true }`), and `request` the request the run paused under, with its tools (its
+   * code, modules and bounds must be the same: the token is bound to them), under the same
+   * `options.principal`. The program runs again in a fresh isolate in a child, served its journal,
+   * then live. Resolves to the envelope, which may pause again; a refused token comes back with
+   * its code (TOKEN_FORGED, TOKEN_MISMATCH, ...), a diverged program with REPLAY_DIVERGED. Never rejects.
+   */
+  resume(
+    token: unknown,
+    answers: ResumeAnswers,
+    request: IsolateExecuteRequest,
+    options?: ExecuteOptions,
+  ): Promise<DurableExecuteResult> {
+    return this.#run(() => splitRequest(request, this.#options), options, { token, answers });
+  }
+
+  /** resume for a wire request this process received (a server's client sent it), as executeWire runs one. */
+  resumeWire(
+    token: unknown,
+    answers: ResumeAnswers,
+    request: ExecuteRequest,
+    host: WireHost = {},
+  ): Promise<DurableExecuteResult> {
+    return this.#run(() => wireRequest(request, host, this.#options), host, { token, answers });
+  }
+
+  /**
+   * Spends a paused run's token without resuming it (docs/durable.md, "Discarding"): opened as a
+   * resume of `request` by `options.principal` would open it, and, with a claim store, claimed so
+   * no resume can use it. A paused run holds nothing, so without a store there is nothing to free
+   * and the token stays resumable until it expires (`claimed: false`). Never rejects.
+   */
+  async discard(
+    token: unknown,
+    request: IsolateExecuteRequest,
+    options?: ExecuteOptions,
+  ): Promise<DiscardResult> {
+    return this.#discard(token, () => splitRequest(request, this.#options), options?.principal);
+  }
+
+  /** discard for a wire request this process received. */
+  discardWire(token: unknown, request: ExecuteRequest, principal?: string): Promise<DiscardResult> {
+    return this.#discard(token, () => wireRequest(request, {}, this.#options), principal);
+  }
+
+  async #discard(
+    token: unknown,
+    read: () => SplitRequest,
+    principal: string | undefined,
+  ): Promise<DiscardResult> {
+    try {
+      checkPrincipal(principal);
+      return await this.#options.durable.discard(token, read().wire, principal);
+    } catch (error) {
+      if (error instanceof CodemodeError && isFaultCode(error.code))
+        return { discarded: false, error: error.message, code: error.code };
+      return { discarded: false, error: `The discard failed: ${String(error)}`, code: 'INTERNAL' };
+    }
   }
 
   /** Runs one execution under its tracing span (tracing.ts), and tells the observer what it cost. */
   #run(
     read: () => SplitRequest | Promise<SplitRequest>,
     options?: ExecuteOptions | null,
-  ): Promise<ExecuteResult> {
+    resumption?: Resumption,
+  ): Promise<DurableExecuteResult> {
     const observer = this.#options.onExecution;
-    if (!observer) return traceExecution((tracing) => this.#start(read, options, tracing, undefined));
+    if (!observer)
+      return traceExecution((tracing) => this.#start(read, options, tracing, undefined, resumption));
     return observeExecution(observer, (meter) =>
-      traceExecution((tracing) => this.#start(read, options, tracing, meter)),
+      traceExecution((tracing) => this.#start(read, options, tracing, meter, resumption)),
     );
   }
 
@@ -202,14 +287,16 @@ export class IsolateExecutor {
     options: ExecuteOptions | null | undefined,
     tracing: HostTracing,
     meter: ExecutionMeter | undefined,
-  ): Promise<ExecuteResult> {
+    resumption: Resumption | undefined,
+  ): Promise<DurableExecuteResult> {
     // The wall clock counts from the call: the Code Mode form's read and the queue are in it.
     const startedAt = performance.now();
     let split: SplitRequest;
-    const { signal, onHostWaitChanged, onConsole, onHandlesClosed, callerId } = options ?? {};
+    const { signal, onHostWaitChanged, onConsole, onHandlesClosed, callerId, principal } = options ?? {};
     try {
       checkExecuteOptions(signal, onHostWaitChanged, onConsole, onHandlesClosed);
       checkCallerId(callerId);
+      checkPrincipal(principal);
       const parts = read();
       // The object form reads at once: its execution reaches the pool in the call, as it always did.
       split = parts instanceof Promise ? await parts : parts;
@@ -225,6 +312,19 @@ export class IsolateExecutor {
         return faultEnvelope('BAD_REQUEST', packagesFailedMessage(error));
       }
     }
+    // A durable run gets its start here, where the key is; a resume, the start its token holds.
+    let durable: DurableCalls | undefined;
+    if (resumption !== undefined || split.wire.durable === true) {
+      const wire = resumption === undefined ? split.wire : { ...split.wire, durable: true };
+      split = { ...split, wire };
+      const runs = this.#options.durable;
+      const refusal = runs.refusal(wire, resumption !== undefined);
+      if (refusal !== undefined) return refusal;
+      const calls =
+        resumption === undefined ? await runs.begin() : await runs.reopen(resumption, wire, principal);
+      if (!(calls instanceof DurableCalls)) return calls;
+      durable = calls;
+    }
     const timeout = split.wire.timeout ?? this.#options.timeout;
     const limit = this.#options.wallClockLimit ?? defaultWallClockLimit(timeout);
     const clock = new WallClock(limit, startedAt, executionPastWallClockMessage);
@@ -232,7 +332,8 @@ export class IsolateExecutor {
     // The bound ends the run as a cancellation does; whichever signal fired first names the reason.
     const ending = signal ? AbortSignal.any([signal, clock.expiry]) : clock.expiry;
     const envelope = await this.#pool.execute(split.wire, {
-      ...tracing(scope.bind(split.host)),
+      // Started from a durable run's tool call, its functions cannot pause that run (durable-runs.ts).
+      ...tracing(scope.bind(nestedHost(split.host))),
       signal: ending,
       onHostWaitChanged,
       onConsole,
@@ -242,12 +343,17 @@ export class IsolateExecutor {
       },
       meter,
       caller: callerId,
+      durable,
     });
     scope.settled(envelope.executionId, timeout);
     const expired = clock.expired && envelope.code === 'CANCELLED' && ending.reason === clock.expiry.reason;
     clock.end();
-    if (!expired) return envelope;
-    return { ...envelope, code: 'TIMEOUT', error: (clock.expiry.reason as Error).message };
+    const ended: ExecuteResult = expired
+      ? { ...envelope, code: 'TIMEOUT', error: (clock.expiry.reason as Error).message }
+      : envelope;
+    return durable === undefined
+      ? ended
+      : await this.#options.durable.finish(durable, ended, split.wire, principal);
   }
 
   /**
@@ -347,6 +453,14 @@ export class IsolateExecutor {
 /** Why no execution can run: the packages option could not be served. */
 function packagesFailedMessage(error: unknown): string {
   return `IsolateExecutor option packages cannot be served: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** A principal names whom a durable run is for (ExecuteOptions.principal); anything else is BAD_REQUEST. */
+function checkPrincipal(principal: unknown): void {
+  if (principal === undefined) return;
+  if (typeof principal !== 'string' || principal.length > PRINCIPAL_LIMIT) {
+    throw new BadRequestError(`options.principal must be a string of at most ${PRINCIPAL_LIMIT} characters.`);
+  }
 }
 
 /** A caller id names a caller (ExecuteOptions.callerId); anything else is BAD_REQUEST. */

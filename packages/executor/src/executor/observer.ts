@@ -3,7 +3,7 @@
  * has its envelope, the observer gets what it cost, measured as it ran (pool/meter.ts). An
  * observer that throws harms nothing: the throw is dropped, and the caller gets its envelope.
  */
-import type { FaultCode } from '@supolka/codemode-protocol';
+import type { EnvelopeCode } from '@supolka/codemode-protocol';
 import { ExecutionMeter } from '../pool/meter.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 
@@ -12,10 +12,10 @@ export interface ExecutionReport {
   readonly duration: number;
   /** Milliseconds from `execute` to a child taking the run; undefined when none did (refused, cancelled or disposed first). */
   readonly queueWait: number | undefined;
-  /** `ok`, `error` (the program failed), or the code the executor ended the run with. */
+  /** `ok`, `error` (the program failed), `paused` (a durable run paused), or the code the executor ended the run with. */
   readonly outcome: string;
   /** The code, when the executor ended the run. */
-  readonly code: FaultCode | undefined;
+  readonly code: EnvelopeCode | undefined;
   /** Tool calls the program made. */
   readonly toolCalls: number;
   /** Proxied outbound requests the program made. */
@@ -30,6 +30,7 @@ export type ExecutionObserver = (report: ExecutionReport) => void;
 
 /** How an execution ended, as an observer, the tracing and the server's metrics name it. */
 export function outcomeOf(envelope: ExecuteResult): string {
+  if (envelope.paused !== undefined) return 'paused';
   return envelope.code ?? (envelope.error === undefined ? 'ok' : 'error');
 }
 

@@ -23,6 +23,7 @@ import {
   outboundMode,
   validate,
 } from '@supolka/codemode-protocol';
+import type { DurabilityOptions } from '../durable/durability.ts';
 import type { PackageList } from '../packages/bundler.ts';
 import type { PoolEvent } from '../pool/events.ts';
 import type { PoolOptions } from '../pool/pool.ts';
@@ -41,6 +42,7 @@ import {
   DEFAULT_QUEUE_LIMIT,
   DEFAULT_START_TIMEOUT,
 } from './defaults.ts';
+import { DurableRuns } from './durable-runs.ts';
 import type { ExecutionObserver } from './observer.ts';
 
 /**
@@ -121,6 +123,12 @@ export interface IsolateExecutorOptions {
   readonly onPoolEvent?: (event: PoolEvent) => void;
   /** What each execution cost, once it has its envelope (observer.ts); a throw is dropped. */
   readonly onExecution?: ExecutionObserver;
+  /**
+   * Durable runs (docs/durable.md): the key ring their tokens are sealed with, and the token's
+   * options (`ttl`, `maxJournalLength`, `claims`). Without it a durable request or a resume is
+   * refused with BAD_REQUEST.
+   */
+  readonly durable?: DurabilityOptions;
 }
 
 export interface ResolvedOptions {
@@ -135,6 +143,7 @@ export interface ResolvedOptions {
   readonly typescript: boolean;
   readonly consoleFormat: ConsoleFormat | undefined;
   readonly onExecution: ExecutionObserver | undefined;
+  readonly durable: DurableRuns;
   readonly pool: PoolOptions;
 }
 
@@ -182,6 +191,7 @@ const OTHER_OPTIONS = [
   'childExecArgv',
   'onPoolEvent',
   'onExecution',
+  'durable',
 ] as const;
 const KNOWN = new Set<string>([...Object.keys(RANGES), ...OTHER_OPTIONS]);
 
@@ -261,6 +271,12 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       throw new OptionError(name, 'must be a function', options[name]);
     }
   }
+  let durable: DurableRuns;
+  try {
+    durable = new DurableRuns(options.durable);
+  } catch (error) {
+    throw new OptionError('durable', `is not usable: ${(error as Error).message}`);
+  }
   return {
     timeout: number('timeout'),
     wallClockLimit: optionalNumber('wallClockLimit'),
@@ -271,6 +287,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     typescript: options.typescript ?? true,
     consoleFormat: options.consoleFormat,
     onExecution: options.onExecution,
+    durable,
     pool: {
       size: number('poolSize'),
       queueLimit: number('queueLimit'),

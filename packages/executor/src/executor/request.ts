@@ -11,6 +11,7 @@ import {
   type DispatchFunction,
   type ExecuteRequest,
   type HostFunctions,
+  isPauseSignal,
   type RequestParts,
   splitRequest as splitCallerRequest,
   type ToolProvider,
@@ -39,7 +40,13 @@ export type SplitRequest = RequestParts<OutboundFunction>;
 
 /** Splits and checks a caller's request; throws BadRequestError naming the field and the rule. */
 export function splitRequest(request: IsolateExecuteRequest, defaults: ResolvedOptions): SplitRequest {
-  return splitCallerRequest<OutboundFunction>(request, { dispatch: true, defaults });
+  // A tool's pause signal leaves the dispatch as its throw, for the pool to record as the pause of
+  // a durable run (pool/serve.ts), whichever copy of pause() made it.
+  return splitCallerRequest<OutboundFunction>(request, {
+    dispatch: true,
+    defaults,
+    passThrough: isPauseSignal,
+  });
 }
 
 /**

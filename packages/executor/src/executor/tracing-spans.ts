@@ -30,7 +30,8 @@ export async function traceExecutionInSpan(
   const outcome = outcomeOf(envelope);
   span.setAttribute(ATTRIBUTE.outcome, outcome);
   if (envelope.code !== undefined) span.setAttribute(ATTRIBUTE.code, envelope.code);
-  if (outcome !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR });
+  // A paused durable run did not fail: it waits to be resumed.
+  if (outcome !== 'ok' && outcome !== 'paused') span.setStatus({ code: SpanStatusCode.ERROR });
   span.end();
   return envelope;
 }

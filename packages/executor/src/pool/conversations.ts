@@ -3,7 +3,7 @@
  * and settles with the child's answer, a fault, or the child's end. They reject with errors that
  * carry a code, since they are calls and not executions (docs/pool.md, "Outcomes").
  */
-import { CodemodeError, type FaultCode } from '@supolka/codemode-protocol';
+import { CodemodeError, type EnvelopeCode, type FaultCode } from '@supolka/codemode-protocol';
 import type { PoolChild } from './child-handle.ts';
 import type { PoolMessage } from './messages/table.ts';
 
@@ -27,9 +27,9 @@ const ERROR_NAMES: Partial<Record<FaultCode, string>> = {
 };
 
 /** The error a fault from a child becomes on this side. */
-export function faultError(code: FaultCode, message: string): CodemodeError {
+export function faultError(code: EnvelopeCode, message: string): CodemodeError {
   const error = new CodemodeError(code, message);
-  error.name = ERROR_NAMES[code] ?? 'CodemodeError';
+  error.name = ERROR_NAMES[code as FaultCode] ?? 'CodemodeError';
   return error;
 }
 

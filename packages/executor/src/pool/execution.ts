@@ -14,6 +14,7 @@ import {
 } from '@supolka/codemode-protocol';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
+import type { DurableCalls } from './durable-calls.ts';
 import { DEFAULT_CALLER, type Queued } from './fair-queue.ts';
 import type { ExecutionMeter } from './meter.ts';
 import type { NestingFrame, ServedExecution } from './nested-executions.ts';
@@ -41,6 +42,8 @@ export interface ExecutionHost extends HostFunctions<OutboundFunction> {
   readonly onHandlesClosed?: (() => void) | undefined;
   /** Whom it runs for: waiting executions share the children between callers (fair-queue.ts). */
   readonly caller?: string | undefined;
+  /** A durable run's start and the parent's half of its calls (durable-calls.ts). */
+  readonly durable?: DurableCalls | undefined;
 }
 
 /** Where an execution sits among nested ones (nested-executions.ts). */

@@ -197,6 +197,7 @@ export class Pool {
         request,
         ...(host.onHostWaitChanged ? { reportHostWaits: true } : {}),
         ...(host.onConsole ? { streamConsole: true } : {}),
+        ...(host.durable ? { durable: host.durable.start } : {}),
       });
     } catch (error) {
       if (error instanceof PayloadTooLargeError) {
@@ -338,6 +339,17 @@ export class Pool {
       return;
     }
     if (execution.host.meter) execution.host.meter.bytesIn += child.channel.lastReceivedBytes;
+    if (message.journal !== undefined) {
+      // Only a durable run pauses, and only its parent seals what the child hands back.
+      if (!execution.host.durable) {
+        this.#violation(
+          child,
+          `it sent the journal of a pause for ${message.id}, which is not a durable run`,
+        );
+        return;
+      }
+      execution.host.durable.handBack(message.journal);
+    }
     const envelope = shapeEnvelope(message.envelope);
     if (envelope.executionId !== undefined) {
       // Routed before it settles, so its caller's functions stay with its handles (retained.ts).

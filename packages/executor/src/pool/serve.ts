@@ -12,8 +12,10 @@ import {
   errorText,
   HttpResponseSchema,
   IN_FLIGHT_CALL_LIMIT,
+  isPauseSignal,
   OUTBOUND_DISABLED_MESSAGE,
   type OutboundFrame,
+  stringifyForDispatch,
   toolNotFoundEnvelope,
   validate,
 } from '@supolka/codemode-protocol';
@@ -64,9 +66,14 @@ export function answerHostCall(
 ): void {
   const { id, call } = message;
   if (message.type === 'dispatch') {
-    void serveDispatch(execution, message).then((frame) => {
+    void serveDispatch(execution, message).then(({ frame, paused }) => {
       served();
-      reply(child, execution, { type: 'dispatchReply', id, call, frame }, (text) => ({
+      // A call that paused a durable run says so: the child ends the run, and hands back its
+      // journal. This process keeps why (durable-calls.ts), so the child is told nothing more.
+      const answer: PoolMessageOf<'dispatchReply'> = paused
+        ? { type: 'dispatchReply', id, call, frame, paused: {} }
+        : { type: 'dispatchReply', id, call, frame };
+      reply(child, execution, answer, (text) => ({
         type: 'dispatchReply',
         id,
         call,
@@ -102,28 +109,52 @@ function reply(
   if (execution.host.meter) execution.host.meter.bytesOut += sent;
 }
 
+/**
+ * Serves a tool call: its frame, and whether it paused the run. A call of a durable run (one that
+ * names its sequence, `durable`) runs in its durable context (durable-calls.ts), where pause() is
+ * recorded.
+ */
 export async function serveDispatch(
   execution: PoolExecution,
   message: PoolMessageOf<'dispatch'>,
-): Promise<DispatchFrame> {
+): Promise<{ frame: DispatchFrame; paused?: true }> {
   // A run the caller already cancelled, or whose handles closed, must not reach the caller's tools any more.
-  if (!execution.servesCalls) return ['thrown', EXECUTION_COMPLETED_MESSAGE];
+  if (!execution.servesCalls) return { frame: ['thrown', EXECUTION_COMPLETED_MESSAGE] };
   const dispatch = execution.host.dispatch;
   if (!dispatch) {
-    return ['returned', toolNotFoundEnvelope(message.provider, message.tool)];
+    return { frame: ['returned', toolNotFoundEnvelope(message.provider, message.tool)] };
   }
+  const durable = execution.host.durable;
+  const sequence = message.durable?.sequence;
+  let paused = false;
+  const perform = (): Promise<unknown> =>
+    Promise.resolve(dispatch(message.provider, message.tool, message.args));
+  const call =
+    durable !== undefined && sequence !== undefined
+      ? () =>
+          durable.perform(sequence, perform, () => {
+            paused = true;
+          })
+      : perform;
+  let frame: DispatchFrame;
   try {
-    const answer: unknown = await inCallContext(execution, () =>
-      dispatch(message.provider, message.tool, message.args),
-    );
-    if (typeof answer === 'string') return ['returned', answer];
-    return [
-      'thrown',
-      `The dispatch function answered ${describeValue(answer)}, not the result envelope as JSON text.`,
-    ];
+    const answer: unknown = await inCallContext(execution, call);
+    frame =
+      typeof answer === 'string'
+        ? ['returned', answer]
+        : [
+            'thrown',
+            `The dispatch function answered ${describeValue(answer)}, not the result envelope as JSON text.`,
+          ];
   } catch (error) {
-    return ['thrown', errorText(error)];
+    // A tool's pause signal passes the providers' dispatch as a throw (executor/request.ts): it is
+    // the tool's failure, the error envelope that dispatch would have answered, and in a durable
+    // run's call the pause was recorded on its way (durable-calls.ts).
+    frame = isPauseSignal(error)
+      ? ['returned', stringifyForDispatch({ error: errorText(error) })]
+      : ['thrown', errorText(error)];
   }
+  return paused ? { frame, paused: true } : { frame };
 }
 
 export async function serveOutbound(

@@ -16,6 +16,7 @@ import {
   PayloadTooLargeError,
   toolNotFoundEnvelope,
 } from '@supolka/codemode-protocol/wire';
+import { pausedBy } from '../durable/pause.ts';
 import type { DurableSession } from '../durable/session.ts';
 import { HeldAnswers, inlineOrHeld } from './crossing/answers.ts';
 import { DISPATCH_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
@@ -88,6 +89,8 @@ export function hostDispatch(state: DispatchState) {
       }
       return ['returned', answer];
     } catch (error) {
+      // A pause signal the caller's function let through pauses a durable run (durable/pause.ts).
+      pausedBy(error);
       return ['thrown', errorText(error)];
     } finally {
       state.inFlight--;

@@ -9,6 +9,7 @@ import {
   checkSourceLimits,
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
+  type EnvelopeCode,
   ERROR_NAME_LIMIT,
   type ExecuteRequest,
   type ExecuteResult,
@@ -32,13 +33,15 @@ import {
   Durability,
   type DurabilityOptions,
   type DurableExecuteResult,
+  type DurableRunEnd,
   type ResumeAnswers,
   SETTLE_MOMENT,
 } from '../durable/durability.ts';
-import { DurableTokenError } from '../durable/errors.ts';
 import { insideDurableCall, servedNested } from '../durable/pause.ts';
 import { REPLAY_DIVERGED } from '../durable/replay-texts.ts';
 import { DurableSession, type DurableStop } from '../durable/session.ts';
+import type { DurableStart } from '../durable/start.ts';
+import { DURABLE_RETAINS_MESSAGE, NESTED_DURABLE_MESSAGE, NESTED_RESUME_MESSAGE } from '../durable/texts.ts';
 import { checkBundle, type PackageBundle } from '../packages/bundle.ts';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
 import { DEFAULT_GRACE } from './bounds/grace.ts';
@@ -131,7 +134,7 @@ export type { ExecuteResult };
 export interface ExecutionSettled {
   readonly durationMs: number;
   readonly outcome: 'success' | 'error';
-  readonly code?: FaultCode;
+  readonly code?: EnvelopeCode;
 }
 
 export interface SandboxOptions {
@@ -251,19 +254,25 @@ export class Sandbox {
     // An execution started from a durable run's tool call is nested: its tools cannot pause the
     // outer run, and it cannot be durable itself (docs/durable.md, "Nested executions").
     const host = insideDurableCall() ? nestedHost(outer) : outer;
-    if (wire.durable !== true) return this.#execute(wire, host, undefined);
-    if (host !== outer) {
-      return {
-        result: undefined,
-        logs: [],
-        error:
-          "A durable run cannot start inside a durable run's tool call: run the nested execution without durable.",
-        code: 'BAD_REQUEST',
-      };
-    }
+    if (wire.durable !== true) return (await this.#execute(wire, host, undefined)).envelope;
+    if (host !== outer) return faultEnvelope('BAD_REQUEST', NESTED_DURABLE_MESSAGE);
     const refusal = this.#durableRefusal(wire);
     if (refusal !== undefined) return refusal;
-    return this.#execute(wire, host, (this.#durability as Durability).start());
+    const durability = this.#durability as Durability;
+    const start = durability.start();
+    const end = await this.#execute(wire, host, new DurableSession(start));
+    return durability.envelopeOf(end, start, wire, host.principal);
+  }
+
+  /**
+   * A durable run from a start made elsewhere, its pause handed back unsealed: a pool child's
+   * entry, whose parent holds the key ring, opened the token and seals the journal (durable/start.ts).
+   * The request must ask for durability and may not retain handles, as execute's would.
+   */
+  async runDurable(wire: SandboxWire, host: SandboxHost, start: DurableStart): Promise<DurableRunEnd> {
+    if (wire.durable !== true || wire.retainHandles === true)
+      return { envelope: faultEnvelope('BAD_REQUEST', DURABLE_START_MESSAGE) };
+    return this.#execute(wire, host, new DurableSession(start));
   }
 
   /**
@@ -291,38 +300,24 @@ export class Sandbox {
     second?: SandboxHost,
   ): Promise<DurableExecuteResult> {
     const [wire, host] = second ? [first as SandboxWire, second] : asParts(first as SandboxExecuteRequest);
-    if (insideDurableCall()) {
-      return {
-        result: undefined,
-        logs: [],
-        error: "A durable run cannot be resumed inside a durable run's tool call.",
-        code: 'BAD_REQUEST',
-      };
-    }
+    if (insideDurableCall()) return faultEnvelope('BAD_REQUEST', NESTED_RESUME_MESSAGE);
     const refusal = this.#durableRefusal(wire);
     if (refusal !== undefined) return refusal;
-    const opened = await (this.#durability as Durability).open(token, answers, wire, host.principal);
-    if (!(opened instanceof DurableSession)) return { result: undefined, logs: [], ...opened };
-    return this.#execute(wire, host, opened);
+    const durability = this.#durability as Durability;
+    const opened = await durability.open(token, answers, wire, host.principal);
+    if (!('start' in opened)) return { result: undefined, logs: [], ...opened };
+    const end = await this.#execute(wire, host, new DurableSession(opened.start, opened.token));
+    return durability.envelopeOf(end, opened.start, wire, host.principal);
   }
 
   #durableRefusal(wire: SandboxWire): DurableExecuteResult | undefined {
     if (this.#durability === undefined) {
-      return {
-        result: undefined,
-        logs: [],
-        error: 'A durable run needs a key ring: construct the sandbox with { durable: { keys } }.',
-        code: 'BAD_REQUEST',
-      };
+      return faultEnvelope(
+        'BAD_REQUEST',
+        'A durable run needs a key ring: construct the sandbox with { durable: { keys } }.',
+      );
     }
-    if (wire.retainHandles === true) {
-      return {
-        result: undefined,
-        logs: [],
-        error: 'A durable run cannot retain handles: a paused run holds no isolate for them to live in.',
-        code: 'BAD_REQUEST',
-      };
-    }
+    if (wire.retainHandles === true) return faultEnvelope('BAD_REQUEST', DURABLE_RETAINS_MESSAGE);
     return undefined;
   }
 
@@ -330,13 +325,13 @@ export class Sandbox {
     wire: SandboxWire,
     host: SandboxHost,
     durable: DurableSession | undefined,
-  ): Promise<DurableExecuteResult> {
+  ): Promise<DurableRunEnd> {
     const startedAt = performance.now();
     // 1. Capture first, so a run the engine kills later still comes back with what it wrote.
     const capture = new ConsoleCapture(host.onConsole, durable?.skipLines);
     const notes: string[] = [];
     const outcome = await this.#run(wire, host, capture, notes, durable);
-    if (durable?.stop !== undefined) return this.#stopped(durable, wire, host, capture, startedAt);
+    if (durable?.stop !== undefined) return this.#stopped(durable, capture, startedAt);
     const envelope: ExecuteResult = { result: outcome.result, logs: capture.lines };
     if (outcome.error !== undefined) envelope.error = outcome.error;
     if (outcome.code !== undefined) envelope.code = outcome.code;
@@ -349,39 +344,27 @@ export class Sandbox {
     // What the result or a tool call's arguments lost, whatever ended the run.
     if (notes.length > 0) envelope.notes = notes;
     this.#settled(startedAt, envelope);
-    return envelope;
+    return { envelope };
   }
 
-  /** The envelope of a durable run that paused (its journal sealed) or diverged from its journal. */
-  async #stopped(
-    durable: DurableSession,
-    wire: SandboxWire,
-    host: SandboxHost,
-    capture: ConsoleCapture,
-    startedAt: number,
-  ): Promise<DurableExecuteResult> {
+  /** The end of a durable run that paused (its journal, unsealed) or diverged from its journal. */
+  #stopped(durable: DurableSession, capture: ConsoleCapture, startedAt: number): DurableRunEnd {
     const stop = durable.stop as DurableStop;
-    let envelope: DurableExecuteResult;
     if (stop.kind === 'diverged') {
-      envelope = { result: undefined, logs: capture.lines, error: stop.message, code: REPLAY_DIVERGED };
-    } else {
-      const written = capture.written - durable.skipLines;
-      capture.stop();
-      try {
-        const paused = (this.#durability as Durability).seal(durable, wire, host.principal, written);
-        envelope = { result: undefined, logs: capture.lines, paused };
-      } catch (error) {
-        const refused = error instanceof DurableTokenError;
-        envelope = {
-          result: undefined,
-          logs: capture.lines,
-          error: error instanceof Error ? error.message : String(error),
-          ...(refused ? { code: error.code } : {}),
-        };
-      }
+      const envelope: ExecuteResult = {
+        result: undefined,
+        logs: capture.lines,
+        error: stop.message,
+        code: REPLAY_DIVERGED,
+      };
+      this.#settled(startedAt, envelope);
+      return { envelope };
     }
-    this.#settled(startedAt, envelope as ExecuteResult);
-    return envelope;
+    const written = capture.written - durable.skipLines;
+    capture.stop();
+    const envelope: ExecuteResult = { result: undefined, logs: capture.lines };
+    this.#settled(startedAt, envelope);
+    return { envelope, paused: { journal: durable.paused(written), request: stop.request } };
   }
 
   async #run(
@@ -743,6 +726,9 @@ export class Sandbox {
   }
 }
 
+const DURABLE_START_MESSAGE =
+  'A durable start needs a request that asks for durable and does not retain handles.';
+
 /** The host part of a nested execution: its functions served in the nested context (durable/pause.ts). */
 function nestedHost(host: SandboxHost): SandboxHost {
   const { dispatch, outbound } = host;
@@ -756,6 +742,11 @@ function nestedHost(host: SandboxHost): SandboxHost {
 /** The engine disposed the isolate at its memory limit: the run reads as one that ran out would. */
 function memoryExhausted(memoryLimit: number): RunOutcome {
   return { error: new MemoryLimitError(memoryLimit).message, code: 'MEMORY_LIMIT' };
+}
+
+/** An envelope the sandbox composes itself, refusing a request: no result, the error and its code, no logs. */
+function faultEnvelope(code: FaultCode, error: string): ExecuteResult {
+  return { result: undefined, error, code, logs: [] };
 }
 
 /** Preparation (erasure) outlived the run's bound: the run times out as one that ran would. */

@@ -35,5 +35,12 @@ export {
 export { packagesLine } from '../tool-schemas/texts.ts';
 export { bearerToken, isLoopback, MIN_TOKEN_LENGTH, tokenMatches } from './auth.ts';
 export { DEFAULT_HELLO_TIMEOUT, DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from './defaults.ts';
+export {
+  DURABLE_KEYS_ENV,
+  DURABLE_KEYS_FILE_ENV,
+  DurableKeysSourceError,
+  parseDurableKeys,
+  readDurableKeys,
+} from './durable-keys.ts';
 export { notLoopbackServeMessage, originRefusedMessage, tooManyUnauthenticatedMessage } from './texts.ts';
 export { readToken, TOKEN_ENV, TOKEN_FILE_ENV, TokenSourceError } from './token.ts';

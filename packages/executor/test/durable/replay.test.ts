@@ -12,7 +12,7 @@ import { Durability, type DurableExecuteResult } from '../../src/durable/durabil
 import type { JournalEntry, Settlement, TimerEntry } from '../../src/durable/journal.ts';
 import { DurableKeyRing } from '../../src/durable/keys.ts';
 import { durableCall, NESTED_PAUSE_MESSAGE, pause } from '../../src/durable/pause.ts';
-import type { ResumeAnswer } from '../../src/durable/session.ts';
+import type { ResumeAnswer } from '../../src/durable/start.ts';
 import { DurableTokens } from '../../src/durable/token.ts';
 import { DURABLE_KEYS_MESSAGE } from '../../src/sandbox/crypto.ts';
 import type { SandboxExecuteRequest } from '../../src/sandbox/sandbox.ts';

@@ -24,6 +24,7 @@ import {
   HEARTBEAT_ATTACK_TEXT,
   HUGE_NAME,
 } from '../../src/pool/child/channel-attacks.ts';
+import { DurableCalls, UNASKED_PAUSE_MESSAGE } from '../../src/pool/durable-calls.ts';
 import { FRAME_LIMIT, frameTooLargeMessage, NOT_UTF8_MESSAGE } from '../../src/pool/frames.ts';
 import { HOST_CALL_LIMIT, strayCallMessage, TOO_MANY_HOST_CALLS_MESSAGE } from '../../src/pool/serve.ts';
 import { CONSOLE_PAST_BOUND_MESSAGE, CONSOLE_UNASKED_MESSAGE } from '../../src/pool/streamed-console.ts';
@@ -66,6 +67,8 @@ const attacks: [name: string, cause: RegExp][] = [
   ['attachment-on-prepared', exactly(validation(unexpectedAttachmentMessage('prepared')))],
   ['filled-attachment', exactly(validation(FILLED_ATTACHMENT_FIELD_MESSAGE))],
   ['trickle', exactly(validation('The message is not codec JSON: '), /.*/)],
+  // A paused run's journal (a durable run's field, pool/messages/durable-schemas.ts) for a run that is not durable.
+  ['paused-journal', exactly('it sent the journal of a pause for x1, which is not a durable run')],
   // The process ends itself inside a frame: its exit, not the cut frame, is what the caller meets.
   ['truncated', new RegExp(`^${literal(workerLostMessage('its process exited with code 1'))}$`)],
 ];
@@ -107,6 +110,25 @@ describe('a child that writes hostile bytes to its channel', () => {
       });
     },
   );
+});
+
+describe('a child that says a durable run paused when no tool paused it', () => {
+  test('hands back a journal the executor never seals: the run ends INTERNAL, saying so', async () => {
+    const { pool, log } = usePool({ size: 1, testHooks: { channelAttackOnTool: 'attack' } });
+    await Promise.all([pool.engine(), log.next('healthy')]);
+    const tools = new Tools();
+    const durable = new DurableCalls({ seed: [1, 2, 3, 4], startedAt: Date.now(), logCount: 0 });
+    const envelope = await pool.execute(
+      { code: 'async () => tools.attack("paused-journal")', providers: TOOLS_PROVIDER, durable: true },
+      { dispatch: tools.dispatch, durable },
+    );
+    expect(durable.end(envelope).envelope).toStrictEqual({
+      result: undefined,
+      logs: [],
+      error: UNASKED_PAUSE_MESSAGE,
+      code: 'INTERNAL',
+    });
+  });
 });
 
 describe('a child that calls as a run whose close it already answered', () => {

@@ -14,6 +14,7 @@ import {
 import { CONSOLE_CAPTURE_MESSAGE } from '../../../executor/src/sandbox/console.ts';
 import { LOST_VALUE_TEXTS } from '../../../executor/src/sandbox/lost-values.ts';
 import { type Behaviour, bodyPosition } from './door.ts';
+import { DURABLE_ROWS } from './durable-rows.ts';
 
 const timedOut = (ms: number) =>
   `Execution timed out at its ${ms} ms bound. Do less work per run and return the part that is already finished.`;
@@ -526,4 +527,5 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   ...BOUND_ROWS,
   ...RETAINED_ROWS,
   ...WALL_CLOCK_ROWS,
+  ...DURABLE_ROWS,
 ];

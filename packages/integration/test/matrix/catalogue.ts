@@ -66,6 +66,16 @@ const fail = () => {
   throw new Error('the tool failed on purpose');
 };
 
+/**
+ * How a tool pauses a durable run without importing a package: it throws an error carrying the
+ * mark every pause signal carries (the protocol's pause-signal.ts), which the executor, the server
+ * and the client each recognise, whichever copy of pause() made it.
+ */
+function pauseRun(data: unknown, reason: string): never {
+  const signal = new Error('The tool asked to pause the run, but the run is not durable.');
+  throw Object.assign(signal, { [Symbol.for('@supolka/codemode.pause')]: true, reason, data });
+}
+
 /** Every namespace a row may name; `providersNamed` picks them. */
 export const providers = [
   {
@@ -103,6 +113,11 @@ export const providers = [
   },
   { name: 'probe', fns: { streamed: (text: string) => streamed.waitFor(text) } },
   {
+    // Pauses every durable run that asks: a resume answers the call, so it is never performed again.
+    name: 'approval',
+    fns: { ask: (what: string, amount: number) => pauseRun({ what, amount }, 'approval') },
+  },
+  {
     name: 'nest',
     fns: {
       run: (body: string) => {
@@ -113,7 +128,7 @@ export const providers = [
   },
 ];
 
-export type ProviderName = 'math' | 'store' | 'helpers' | 'custom' | 'probe' | 'nest';
+export type ProviderName = 'math' | 'store' | 'helpers' | 'custom' | 'probe' | 'nest' | 'approval';
 
 export function providersNamed(names: readonly ProviderName[]): typeof providers {
   return providers.filter((provider) => names.includes(provider.name as ProviderName));

@@ -24,7 +24,17 @@ export type Need =
   | 'cancel'
   | 'retain'
   | 'retained-host-calls'
-  | 'wall-clock';
+  | 'wall-clock'
+  | 'durable';
+
+/** How a durable row's pause is resumed: an answer per pending call, and whether the token is tampered with first. */
+export interface DurableRow {
+  readonly answers: Readonly<
+    Record<number, { readonly result: unknown } | { readonly error: string } | { readonly perform: true }>
+  >;
+  /** Flip a character of the token's ciphertext before the resume: it must be refused. */
+  readonly tamper?: boolean;
+}
 
 export interface Behaviour {
   readonly name: string;
@@ -58,6 +68,11 @@ export interface Behaviour {
   /** Retain the handler and invoke it with GET http://handler.test + each path, then close it. */
   readonly invoke?: readonly string[];
   readonly needs?: readonly Need[];
+  /**
+   * A durable run (needs 'durable'): it must pause; the door resumes it with these answers, and
+   * answers the resumed run's outcome, its logs after the paused run's, and `paused` saying the pause.
+   */
+  readonly durable?: DurableRow;
   /** What every door answers, after its mapping; a function when the text names the door's cause. */
   readonly expected: Outcome | ((door: DoorSpec) => Outcome);
   /** Reduces a large outcome to what the row compares (the same for expected and answered). */

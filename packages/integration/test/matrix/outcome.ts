@@ -27,6 +27,14 @@ export interface Outcome {
   logs: string[];
   /** `status body` of each invocation of a retained handler, in order. */
   responses?: string[];
+  /** A durable row's pause, as pausedSummary writes it, before the resume whose outcome this is. */
+  paused?: string;
+}
+
+/** A paused envelope's pause in one line: the reason, the data as JSON, the pending calls. */
+export function pausedSummary(paused: NonNullable<ExecuteResult['paused']>): string {
+  const pending = paused.pending.map((call) => `${call.sequence} ${call.provider}.${call.tool}`).join(', ');
+  return `${paused.reason} ${JSON.stringify(paused.data)} pending ${pending}`;
 }
 
 export function lineText({ level, text }: LogLine): string {

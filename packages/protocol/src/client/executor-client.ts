@@ -13,6 +13,8 @@
  * request, a cancellation and a dropped socket all come back as envelopes with their code.
  * Reconnecting is the caller's choice: a closed client stays closed.
  */
+
+import { stringifyForDispatch } from '../codec.ts';
 import { echo, REASON_ECHO_LIMIT } from '../echo.ts';
 import {
   BadRequestError,
@@ -27,6 +29,8 @@ import {
 import type { DispatchFunction, OutboundSetting, ToolProvider } from '../host-part.ts';
 import { PAYLOAD_LIMIT } from '../limits.ts';
 import type { Message, MessageOf } from '../messages.ts';
+import { isPauseSignal } from '../pause-signal.ts';
+import type { PauseMessage } from '../schemas/durable.ts';
 import { type ExecuteResult, faultEnvelope, type LogLine, shapeEnvelope } from '../schemas/envelope.ts';
 import type { Fault } from '../schemas/fault.ts';
 import {
@@ -42,10 +46,13 @@ import {
   CANCEL_REASON_PROTOCOL_VERSION,
   CONSOLE_PROTOCOL_VERSION,
   DETAILS_PROTOCOL_VERSION,
+  DURABLE_PROTOCOL_VERSION,
   MIN_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
 } from '../version.ts';
+import { withDurableCall } from './durable-call.ts';
 import { fromWireResponse, isResponseLike, toWireRequest, toWireResponse } from './http.ts';
+import { answersOnTheWire, type ClientResumeAnswers } from './resume-answers.ts';
 import {
   CLOSE_CODES,
   clientVersionMessage,
@@ -53,6 +60,7 @@ import {
   connectionClosedMessage,
   connectRefusedMessage,
   consoleFormatVersionMessage,
+  durableVersionMessage,
   strayCallReason,
 } from './texts.ts';
 import {
@@ -149,7 +157,7 @@ interface Execution {
 
 interface Call {
   readonly kind: 'call';
-  readonly expects: 'invokeResult' | 'ack';
+  readonly expects: 'invokeResult' | 'ack' | 'discarded';
   resolve(message: Message): void;
   reject(error: Error): void;
 }
@@ -227,10 +235,75 @@ export class ExecutorClient {
    * proxied fetches from `outbound`. Resolves to the envelope; never rejects.
    */
   execute(request: ClientExecuteRequest, options: ClientExecuteOptions = {}): Promise<ExecuteResult> {
+    return this.#run(request, options, (id, wire, streamConsole) => ({
+      type: 'execute',
+      id,
+      request: wire,
+      ...(streamConsole ? { streamConsole } : {}),
+    }));
+  }
+
+  /**
+   * Resumes a paused durable run on the server (docs/durable.md, "Over the wire"): `token` is the
+   * paused envelope's, `answers` one answer per pending call by sequence (`{ result }`,
+   * `{ error }`, or `{ perform: true }`, which calls the tool on this side with the idempotency
+   * key durableCall() reads), and `request` the request it paused under, with its tools. Any
+   * server holding the key resumes it. Resolves to the envelope, which may pause again; a refused
+   * token comes back with its code. Needs a server of protocol version 3. Never rejects.
+   */
+  resume(
+    token: string,
+    answers: ClientResumeAnswers,
+    request: ClientExecuteRequest,
+    options: ClientExecuteOptions = {},
+  ): Promise<ExecuteResult> {
+    if (typeof token !== 'string')
+      return Promise.resolve(faultEnvelope('BAD_REQUEST', 'The token to resume must be a string.'));
+    if (this.#protocol < DURABLE_PROTOCOL_VERSION)
+      return Promise.resolve(faultEnvelope('BAD_REQUEST', durableVersionMessage(this.#protocol)));
+    return this.#run(request, options, (id, wire, streamConsole) => ({
+      type: 'resume',
+      id,
+      token,
+      answers: answersOnTheWire(answers),
+      request: wire,
+      ...(streamConsole ? { streamConsole } : {}),
+    }));
+  }
+
+  /**
+   * Spends a paused run's token without resuming it: the server opens it as a resume of `request`
+   * would, and with a claim store records it as used. Resolves to the token's id and whether a
+   * store spent it (without one the token resumes until it expires); rejects with the server's
+   * coded error (a durable token code) or ConnectionClosedError. Needs protocol version 3.
+   */
+  async discard(
+    token: string,
+    request: ClientExecuteRequest,
+  ): Promise<{ readonly tokenId: string; readonly claimed: boolean }> {
+    if (this.#protocol < DURABLE_PROTOCOL_VERSION)
+      throw new BadRequestError(durableVersionMessage(this.#protocol));
+    const { wire } = splitRequest<OutboundHandler>(request);
+    const answer = (await this.#call('discarded', (id) => ({
+      type: 'discard',
+      id,
+      token,
+      request: wire,
+    }))) as MessageOf<'discarded'>;
+    return { tokenId: answer.tokenId, claimed: answer.claimed };
+  }
+
+  /** One execution's conversation, opened by the message `build` makes (an execute, or a resume). */
+  #run(
+    request: ClientExecuteRequest,
+    options: ClientExecuteOptions,
+    build: (id: string, wire: RequestParts<OutboundHandler>['wire'], streamConsole: boolean) => Message,
+  ): Promise<ExecuteResult> {
     if (this.#closed) return Promise.resolve(this.#lostEnvelope());
     let split: RequestParts<OutboundHandler>;
     try {
-      split = splitRequest<OutboundHandler>(request);
+      // A tool's pause signal leaves its dispatch as a throw, for #serveDispatch to answer with `paused`.
+      split = splitRequest<OutboundHandler>(request, { passThrough: isPauseSignal });
     } catch (error) {
       return Promise.resolve(faultEnvelope('BAD_REQUEST', (error as Error).message));
     }
@@ -242,6 +315,8 @@ export class ExecutorClient {
       return Promise.resolve(faultEnvelope('CANCELLED', cancelledMessage(cancelReason(signal))));
     if (split.wire.consoleFormat !== undefined && this.#protocol < DETAILS_PROTOCOL_VERSION)
       return Promise.resolve(faultEnvelope('BAD_REQUEST', consoleFormatVersionMessage(this.#protocol)));
+    if (split.wire.durable === true && this.#protocol < DURABLE_PROTOCOL_VERSION)
+      return Promise.resolve(faultEnvelope('BAD_REQUEST', durableVersionMessage(this.#protocol)));
     // Asked for only where the server speaks it: an older one would refuse nothing, and send nothing.
     const streamConsole = onConsole !== undefined && this.#protocol >= CONSOLE_PROTOCOL_VERSION;
     const id = this.#id();
@@ -270,7 +345,7 @@ export class ExecutorClient {
       };
       this.#conversations.set(id, execution);
       try {
-        this.#send({ type: 'execute', id, request: split.wire, ...(streamConsole ? { streamConsole } : {}) });
+        this.#send(build(id, split.wire, streamConsole));
       } catch (error) {
         // A socket already closing fires its close soon: the execution settles with that close's
         // code (1001 from a server shutting down), which tells the caller whether to send it again.
@@ -479,7 +554,8 @@ export class ExecutorClient {
         this.#console(message);
         return;
       case 'invokeResult':
-      case 'ack': {
+      case 'ack':
+      case 'discarded': {
         const call = this.#conversations.get(message.id);
         if (call?.kind === 'call' && call.expects === message.type) call.resolve(message);
         return;
@@ -564,16 +640,36 @@ export class ExecutorClient {
   async #serveDispatch(message: MessageOf<'dispatch'>): Promise<void> {
     if (this.#stray(message)) return;
     const execution = this.#serving(message.id);
-    const { provider, tool, args } = message;
-    const frame: DispatchFrame = execution
-      ? [
-          'returned',
-          execution.dispatch
-            ? await execution.dispatch(provider, tool, args)
-            : toolNotFoundEnvelope(provider, tool),
-        ]
-      : ['thrown', EXECUTION_COMPLETED_MESSAGE];
-    this.#answer({ type: 'dispatchReply', id: message.id, call: message.call, frame });
+    const { provider, tool, args, durable } = message;
+    let frame: DispatchFrame;
+    let paused: PauseMessage | undefined;
+    if (!execution) frame = ['thrown', EXECUTION_COMPLETED_MESSAGE];
+    else if (!execution.dispatch) frame = ['returned', toolNotFoundEnvelope(provider, tool)];
+    else {
+      const dispatch = execution.dispatch;
+      try {
+        // The tool reads the call's durable context with durableCall() during its synchronous start.
+        frame = ['returned', await withDurableCall(durable, () => dispatch(provider, tool, args))];
+      } catch (error) {
+        // Only a tool's pause signal leaves the dispatch (splitRequest's passThrough).
+        if (!isPauseSignal(error)) throw error;
+        // The tool failed as any throw fails it; in a durable run's call, the reply says it paused.
+        frame = ['returned', stringifyForDispatch({ error: errorText(error) })];
+        if (durable !== undefined) {
+          paused = {
+            ...(error.reason !== undefined ? { reason: error.reason } : {}),
+            ...(error.data !== undefined ? { data: error.data } : {}),
+          };
+        }
+      }
+    }
+    this.#answer({
+      type: 'dispatchReply',
+      id: message.id,
+      call: message.call,
+      frame,
+      ...(paused !== undefined ? { paused } : {}),
+    });
   }
 
   async #serveOutbound(message: MessageOf<'outbound'>): Promise<void> {

@@ -5,16 +5,29 @@
  * `@supolka/codemode-protocol/client.bundle.js`, for runtimes without a package manager.
  */
 export { CodecError, parseForDispatch, stringifyForDispatch } from '../codec.ts';
-export { CodemodeError, FAULT_CODES, type FaultCode } from '../errors.ts';
+export {
+  CodemodeError,
+  DURABLE_TOKEN_CODES,
+  type DurableTokenCode,
+  ENVELOPE_CODES,
+  type EnvelopeCode,
+  FAULT_CODES,
+  type FaultCode,
+  REPLAY_DIVERGED,
+} from '../errors.ts';
+export { isPauseSignal, PauseSignal } from '../pause-signal.ts';
+export type { PausedRun, PendingCall } from '../schemas/durable.ts';
 export type { ExecuteResult, LogLine } from '../schemas/envelope.ts';
 export type { Fault } from '../schemas/fault.ts';
 export type { HttpRequest, HttpResponse } from '../schemas/frames.ts';
 export {
   CANCEL_REASON_PROTOCOL_VERSION,
   CONSOLE_PROTOCOL_VERSION,
+  DURABLE_PROTOCOL_VERSION,
   MIN_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
 } from '../version.ts';
+export { type ClientDurableCall, durableCall, pause } from './durable-call.ts';
 export {
   type ClientExecuteOptions,
   type ClientExecuteRequest,
@@ -26,6 +39,7 @@ export {
   type ToolFunction,
 } from './executor-client.ts';
 export { fromWireResponse, toWireRequest, toWireResponse } from './http.ts';
+export type { ClientResumeAnswer, ClientResumeAnswers } from './resume-answers.ts';
 export { INSTANCE_PARAMETER, instanceOf, instanceUrl } from './routing.ts';
 export {
   CLOSE_CODES,
@@ -34,6 +48,7 @@ export {
   connectionClosedMessage,
   connectRefusedMessage,
   consoleFormatVersionMessage,
+  durableVersionMessage,
   HELLO_FIRST_MESSAGE,
   HELLO_TOKEN_REFUSED_MESSAGE,
   TOKEN_REFUSED_MESSAGE,

@@ -83,3 +83,8 @@ export function strayCallReason(type: 'dispatch' | 'outbound'): string {
 export function consoleFormatVersionMessage(agreed: number): string {
   return `The server speaks protocol version ${agreed}, and consoleFormat needs version 3: leave it out, or use a server of version 3.`;
 }
+
+/** What a durable request, a resume or a discard meets on a connection that agreed on a version before 3. */
+export function durableVersionMessage(agreed: number): string {
+  return `The server speaks protocol version ${agreed}, and durable runs need version 3: use a server of version 3.`;
+}

@@ -1,6 +1,8 @@
 /** The result envelope: what every execution comes back as (docs/protocol.md, "The result envelope"). */
 import { z } from 'zod';
 import {
+  ENVELOPE_CODES,
+  type EnvelopeCode,
   ERROR_AT_LIMIT,
   ERROR_JSON_LIMIT,
   ERROR_KINDS,
@@ -9,14 +11,15 @@ import {
   ERROR_TOOL_LIMIT,
   type ErrorKind,
   FAULT_CODES,
-  type FaultCode,
   HINT_LIMIT,
+  isFaultCode,
   NOTE_LIMIT,
   NOTE_TEXT_LIMIT,
 } from '../errors.ts';
 import { LOG_LEVELS, LOG_LINE_LIMIT } from '../limits.ts';
 import { DETAILS_PROTOCOL_VERSION } from '../version.ts';
 import { ExecutionIdSchema } from './common.ts';
+import { type PausedRun, PausedRunSchema } from './durable.ts';
 
 export { LOG_LEVELS };
 
@@ -27,6 +30,11 @@ export const LogLineSchema = z.strictObject({
 export type LogLine = z.infer<typeof LogLineSchema>;
 
 export const FaultCodeSchema = z.enum(FAULT_CODES, { error: `must be one of ${FAULT_CODES.join(', ')}` });
+
+/** An envelope's code: a fault's, or a durable execution's (errors.ts, DURABLE_TOKEN_CODES). */
+export const EnvelopeCodeSchema = z.enum(ENVELOPE_CODES, {
+  error: `must be one of ${ENVELOPE_CODES.join(', ')}`,
+});
 
 export const ErrorKindSchema = z.enum(ERROR_KINDS, { error: `must be one of ${ERROR_KINDS.join(', ')}` });
 
@@ -42,8 +50,8 @@ export const ResultEnvelopeSchema = z.strictObject({
   result: z.unknown().optional(),
   /** Why the run failed, as a message; absent on success. */
   error: z.string({ error: 'must be a string' }).optional(),
-  /** Present only when the executor, not user code, ended the run. */
-  code: FaultCodeSchema.optional(),
+  /** Present only when the executor, not user code, ended the run (or refused a durable one). */
+  code: EnvelopeCodeSchema.optional(),
   logs: z
     .array(LogLineSchema, { error: 'must be a list of log lines' })
     .max(LOG_LINE_LIMIT, { error: `must hold at most ${LOG_LINE_LIMIT} lines` }),
@@ -82,6 +90,8 @@ export const ResultEnvelopeSchema = z.strictObject({
     )
     .max(NOTE_LIMIT, { error: `must hold at most ${NOTE_LIMIT} notes` })
     .optional(),
+  /** A durable run that paused: why, the calls it waits on, and the token a resume finishes it from. */
+  paused: PausedRunSchema.optional(),
 });
 export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;
 
@@ -92,7 +102,7 @@ export type ResultEnvelope = z.infer<typeof ResultEnvelopeSchema>;
 export interface ExecuteResult {
   result: unknown;
   error?: string;
-  code?: FaultCode;
+  code?: EnvelopeCode;
   logs: LogLine[];
   executionId?: string;
   errorKind?: ErrorKind;
@@ -104,6 +114,8 @@ export interface ExecuteResult {
   errorJson?: string;
   hint?: string;
   notes?: string[];
+  /** A durable run that paused (docs/durable.md): no result, no error, this. */
+  paused?: PausedRun;
 }
 
 /** The envelope's fields of version 3: a client that agreed on an older version never receives them. */
@@ -117,7 +129,7 @@ export const DETAILS_FIELDS = [
 ] as const;
 
 /** An envelope the executor itself composes: no result, the error, its code, no logs. */
-export function faultEnvelope(code: FaultCode, error: string): ExecuteResult {
+export function faultEnvelope(code: EnvelopeCode, error: string): ExecuteResult {
   return { result: undefined, error, code, logs: [] };
 }
 
@@ -135,6 +147,7 @@ export function shapeEnvelope(envelope: ResultEnvelope): ExecuteResult {
     logs: envelope.logs,
     ...(envelope.executionId !== undefined ? { executionId: envelope.executionId } : {}),
     ...errorDetails(envelope),
+    ...(envelope.paused !== undefined ? { paused: envelope.paused } : {}),
   };
 }
 
@@ -164,9 +177,17 @@ export function envelopeForVersion<Envelope extends ExecuteResult>(
   envelope: Envelope,
   version: number,
 ): Envelope {
-  if (version >= DETAILS_PROTOCOL_VERSION || !DETAILS_FIELDS.some((key) => envelope[key] !== undefined))
-    return envelope;
+  if (version >= DETAILS_PROTOCOL_VERSION) return envelope;
+  // A server refuses durability to an older client, so none of its runs pauses; were one to, the
+  // client is told so in words it reads rather than sent a shape its schema refuses.
+  if (envelope.paused !== undefined || (envelope.code !== undefined && !isFaultCode(envelope.code)))
+    return faultEnvelope('INTERNAL', DURABLE_VERSION_MESSAGE) as Envelope;
+  if (!DETAILS_FIELDS.some((key) => envelope[key] !== undefined)) return envelope;
   const older: Partial<ExecuteResult> = { ...envelope };
   for (const key of DETAILS_FIELDS) delete older[key];
   return older as Envelope;
 }
+
+/** What a client of a version before 3 would read in place of a durable run's envelope. */
+export const DURABLE_VERSION_MESSAGE =
+  'The run is durable, which needs protocol version 3: a client of an older version cannot read its envelope.';

@@ -114,5 +114,11 @@ export const ExecuteRequestSchema = z.strictObject({
    * util.format: objects inspected, format specifiers applied). Version 3.
    */
   consoleFormat: ConsoleFormatSchema.optional(),
+  /**
+   * Journal the run so a tool can pause it: the envelope then says it paused and carries a token
+   * that a resume finishes the run from (docs/durable.md). Needs an executor configured with a
+   * durable key ring; refused beside `retainHandles`. Version 3.
+   */
+  durable: z.boolean({ error: 'must be a boolean' }).optional(),
 });
 export type ExecuteRequest = z.infer<typeof ExecuteRequestSchema>;

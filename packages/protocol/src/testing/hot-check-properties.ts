@@ -72,6 +72,9 @@ function validOf(schema: JsonSchema, full = false): fc.Arbitrary<unknown> {
     }
     case 'boolean':
       return fc.boolean();
+    case 'number':
+      // Any finite number (a durable journal's timer delay): zod's number refuses NaN and the infinities.
+      return fc.double({ noNaN: true, noDefaultInfinity: true });
     case 'integer': {
       const min = schema.minimum ?? Number.MIN_SAFE_INTEGER;
       const max = schema.maximum ?? Number.MAX_SAFE_INTEGER;

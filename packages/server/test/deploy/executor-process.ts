@@ -15,7 +15,8 @@ export class ExecutorProcess {
   #stdout = '';
   #stderr = '';
 
-  constructor(instance: string, tokenFile: string, poolSize: number) {
+  /** `env`: more of the server's environment (a durable key ring, CODEMODE_DURABLE_KEYS). */
+  constructor(instance: string, tokenFile: string, poolSize: number, env: Record<string, string> = {}) {
     this.instance = instance;
     this.#process = spawn(
       process.execPath,
@@ -33,7 +34,10 @@ export class ExecutorProcess {
         '--log-level',
         'warn',
       ],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CODEMODE_EXECUTOR_TOKEN: undefined } },
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, CODEMODE_EXECUTOR_TOKEN: undefined, ...env },
+      },
     );
     this.#process.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       this.#stdout += chunk;

@@ -186,6 +186,20 @@ export function attackChannel(name: unknown, id: string): void {
       for (let index = 0; index < TRICKLE_BYTES; index++) writeAll(byte);
       return;
     }
+    case 'paused-journal':
+      // The journal of a pause for its own run, which no tool of the parent's paused: for a run
+      // that is not durable a message the pool never expects, for a durable one a pause nobody asked for.
+      writeAll(
+        encodeFrame(
+          JSON.stringify({
+            type: 'result',
+            id,
+            envelope: { logs: [] },
+            journal: { journal: [], timers: [], written: 0 },
+          }),
+        ),
+      );
+      return;
     case 'truncated':
       // A frame cut short by the end of the process.
       writeAll(Buffer.concat([header(100), Buffer.from('{"type":')]));

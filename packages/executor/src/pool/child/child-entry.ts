@@ -21,9 +21,10 @@ import {
   handlesClosedMessage,
   isFaultCode,
 } from '@supolka/codemode-protocol/wire';
+import type { DurableStart, PausedJournal } from '../../durable/start.ts';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
 import { BoundedCodeCache } from '../../sandbox/modules/code-cache.ts';
-import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
+import { type ExecuteResult, Sandbox, type SandboxHost } from '../../sandbox/sandbox.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
 import type { PoolMessage, PoolMessageOf } from '../messages/table.ts';
 import { type DecodedPoolMessage, encodePoolMessage } from '../messages/wire.ts';
@@ -156,10 +157,11 @@ function handle(message: PoolMessage): void {
       void execute(message.id, message.request, {
         reportHostWaits: message.reportHostWaits === true,
         streamConsole: message.streamConsole === true,
+        durable: message.durable,
       });
       return;
     case 'dispatchReply':
-      runs.get(message.id)?.answerDispatch(message.call, message.frame);
+      runs.get(message.id)?.answerDispatch(message.call, message.frame, message.paused !== undefined);
       return;
     case 'outboundReply':
       runs.get(message.id)?.answerOutbound(message.call, message.frame);
@@ -220,19 +222,24 @@ async function answerHeartbeat(id: string): Promise<void> {
 async function execute(
   id: string,
   request: ExecuteRequest,
-  { reportHostWaits, streamConsole }: { reportHostWaits: boolean; streamConsole: boolean },
+  {
+    reportHostWaits,
+    streamConsole,
+    durable,
+  }: { reportHostWaits: boolean; streamConsole: boolean; durable: DurableStart | undefined },
 ): Promise<void> {
   running++;
   const run = new ChildRun(id, parent, hooks, guard.catastropheInRun);
   const stream = streamConsole ? new ConsoleStream(id, parent) : undefined;
   runs.set(id, run);
   let envelope: ExecuteResult;
+  let paused: PausedJournal | undefined;
   try {
     const { sandbox } = await ready;
     guard.beginRun(id, request.memoryLimit ?? DEFAULT_MEMORY_LIMIT, request.timeout ?? DEFAULT_TIMEOUT);
     // The wire request goes down as it arrived; the host part is this child's: the parent serves
     // the tools and a proxied run's fetches, and the settings hold the address opt-ins.
-    envelope = await sandbox.execute(request, {
+    const host: SandboxHost = {
       dispatch: run.dispatch,
       outbound: run.outbound,
       allowLinkLocal: settings.allowLinkLocal,
@@ -244,7 +251,14 @@ async function execute(
       ...(reportHostWaits ? { onHostWaitChanged: run.hostWaitChanged } : {}),
       ...(stream ? { onConsole: stream.push } : {}),
       signal: run.signal,
-    });
+    };
+    if (durable === undefined) envelope = await sandbox.execute(request, host);
+    else {
+      // A durable run from the parent's start; a pause's journal goes back unsealed (durable/start.ts).
+      const end = await sandbox.runDurable(request, host, durable);
+      envelope = end.envelope;
+      paused = end.paused?.journal;
+    }
   } catch (error) {
     // The sandbox resolves where user code is at fault; a rejection is a defect of this process.
     envelope = {
@@ -267,7 +281,7 @@ async function execute(
   if (envelope.code === 'TIMEOUT' || envelope.code === 'CANCELLED') await reportWedge(id);
   // Every streamed line reaches the parent before the result that ends the conversation.
   stream?.flush();
-  sendResult(id, envelope);
+  sendResult(id, envelope, paused);
   running--;
   // The wedge check gives the sandbox time to prepare the next isolate before the answer leaves,
   // and the parent drops a `prepared` that arrives while this run is its current one (pool.ts,
@@ -327,9 +341,15 @@ function faultOf(error: unknown): { code: FaultCode; message: string } {
   return { code: isFaultCode(code) ? code : 'INTERNAL', message };
 }
 
-/** Sends the envelope; one that does not fit in a message is replaced by the error saying so. */
-function sendResult(id: string, envelope: ExecuteResult): void {
-  const message: PoolMessageOf<'result'> = { type: 'result', id, envelope };
+/**
+ * Sends the envelope, with a paused durable run's journal; one that does not fit in a message is
+ * replaced by the error saying so.
+ */
+function sendResult(id: string, envelope: ExecuteResult, paused?: PausedJournal): void {
+  const message: PoolMessageOf<'result'> =
+    paused === undefined
+      ? { type: 'result', id, envelope }
+      : { type: 'result', id, envelope, journal: paused };
   let text: string;
   try {
     text = encodePoolMessage(message);

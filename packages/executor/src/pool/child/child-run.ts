@@ -11,6 +11,7 @@ import type {
   HttpResponse,
   OutboundFrame,
 } from '@supolka/codemode-protocol/wire';
+import { durableCall, pause } from '../../durable/pause.ts';
 import type { MessageEndpoint } from '../channel.ts';
 import type { ChildTestHooks } from '../settings.ts';
 import { attackChannel } from './channel-attacks.ts';
@@ -20,7 +21,7 @@ export class ChildRun {
   readonly #parent: MessageEndpoint;
   readonly #hooks: ChildTestHooks;
   readonly #controller = new AbortController();
-  readonly #dispatches = new Map<number, (frame: DispatchFrame) => void>();
+  readonly #dispatches = new Map<number, (frame: DispatchFrame, paused: boolean) => void>();
   readonly #outbounds = new Map<number, (frame: OutboundFrame) => void>();
   #calls = 0;
 
@@ -43,20 +44,35 @@ export class ChildRun {
     this.#controller.abort(new Error('its caller cancelled it'));
   }
 
-  /** The sandbox's dispatch function: resolves to the tool's envelope JSON, or throws the text of a thrown frame. */
+  /**
+   * The sandbox's dispatch function: resolves to the tool's envelope JSON, or throws the text of a
+   * thrown frame. A durable run's call (made in its durable context, durable/pause.ts) names its
+   * sequence, so the parent serves it in that context; when the parent says the tool paused the
+   * run, the call pauses it here, in its own context, as a tool in this process would have.
+   */
   readonly dispatch = async (provider: string, tool: string, args: string): Promise<string> => {
     this.#injectFault(tool, args);
     const call = this.#calls++;
-    const frame = await new Promise<DispatchFrame>((resolve) => {
-      this.#dispatches.set(call, resolve);
+    const sequence = durableCall()?.sequence;
+    const [frame, paused] = await new Promise<[DispatchFrame, boolean]>((resolve) => {
+      this.#dispatches.set(call, (frame, paused) => resolve([frame, paused]));
       try {
-        this.#parent.send({ type: 'dispatch', id: this.#id, call, provider, tool, args });
+        this.#parent.send({
+          type: 'dispatch',
+          id: this.#id,
+          call,
+          provider,
+          tool,
+          args,
+          ...(sequence !== undefined ? { durable: { sequence } } : {}),
+        });
       } catch (error) {
         // Past PAYLOAD_LIMIT once framed: the sandbox turns the throw into a thrown frame.
         this.#dispatches.delete(call);
-        resolve(['thrown', error instanceof Error ? error.message : String(error)]);
+        resolve([['thrown', error instanceof Error ? error.message : String(error)], false]);
       }
     });
+    if (paused) pause();
     if (frame[0] === 'thrown') throw new Error(frame[1]);
     return frame[1];
   };
@@ -85,11 +101,11 @@ export class ChildRun {
     this.#parent.send({ type: 'hostWait', id: this.#id, waiting });
   };
 
-  /** Delivers an answer; one for a call this run does not wait on (any more) is dropped. */
-  answerDispatch(call: number, frame: DispatchFrame): void {
+  /** Delivers an answer, and whether the call paused the run; one for a call this run does not wait on (any more) is dropped. */
+  answerDispatch(call: number, frame: DispatchFrame, paused = false): void {
     const resolve = this.#dispatches.get(call);
     this.#dispatches.delete(call);
-    resolve?.(frame);
+    resolve?.(frame, paused);
   }
 
   answerOutbound(call: number, frame: OutboundFrame): void {

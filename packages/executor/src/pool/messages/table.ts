@@ -5,7 +5,8 @@
  *
  * The messages a client and a server exchange too (an execution, its tool calls and outbound
  * requests, its console and result, the retained handles' calls, cancel, fault) are the protocol's,
- * taken from its table as they are: the pool forwards them, so they are defined once, there. The
+ * taken from its table as they are: the pool forwards them, so they are defined once, there. Two
+ * of them carry one more optional field here, a durable run's (durable-schemas.ts). The
  * rest are the pool's own (a heartbeat and its answer, a child's readiness, its host-wait edges,
  * its last words), which no client or server knows: a server refuses one as an unknown type.
  *
@@ -22,6 +23,7 @@ import {
   messageValidation,
 } from '@supolka/codemode-protocol';
 import { z } from 'zod';
+import { DURABLE_MESSAGE_SCHEMAS } from './durable-schemas.ts';
 import { HealthSchema } from './health.ts';
 import { PackagesMessageSchema } from './packages.ts';
 import { POOL_WIRE } from './wire.ts';
@@ -42,10 +44,11 @@ export const MessageIdListSchema = z
   .pipe(z.array(MessageIdSchema));
 
 export const POOL_MESSAGE_SCHEMAS = {
-  // The protocol's messages, as the protocol defines them.
-  execute: MESSAGE_SCHEMAS.execute,
+  // The protocol's messages, as the protocol defines them; two with the field a durable run adds
+  // between the pool and its child (durable-schemas.ts), which no client or server knows.
+  execute: DURABLE_MESSAGE_SCHEMAS.execute,
   console: MESSAGE_SCHEMAS.console,
-  result: MESSAGE_SCHEMAS.result,
+  result: DURABLE_MESSAGE_SCHEMAS.result,
   dispatch: MESSAGE_SCHEMAS.dispatch,
   dispatchReply: MESSAGE_SCHEMAS.dispatchReply,
   outbound: MESSAGE_SCHEMAS.outbound,

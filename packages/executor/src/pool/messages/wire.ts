@@ -4,7 +4,8 @@
  * loading a schema (docs/pool.md, "Memory").
  *
  * The hot checks are the protocol's for the messages the pool shares with it (an execution, its
- * tool calls and result, cancel, closeHandles), and the pool's own for the two private messages
+ * tool calls and result, cancel, closeHandles), with the check of the durable field two of them
+ * carry here (durable-checks.ts), and the pool's own for the two private messages
  * that cross all the time: `heartbeat`, which a child hears every heartbeatInterval, and `prepared`,
  * which the parent (the caller's process) hears after every execution, at about 20 µs each through
  * the schema. Each check returns exactly what its schema returns for a value it accepts and
@@ -21,6 +22,7 @@ import {
   knownKeys,
   messageWire,
 } from '@supolka/codemode-protocol/wire';
+import { checkDurableStart, checkPausedJournal, withField } from './durable-checks.ts';
 import type { PoolMessage, PoolMessageOf } from './table.ts';
 
 /** A pool message decoded, or the fault saying why a text is not one. */
@@ -48,8 +50,8 @@ function checkPrepared(value: Record<string, unknown>): PoolMessageOf<'prepared'
 export const POOL_HOT_CHECKS = {
   dispatch: HOT_MESSAGE_CHECKS.dispatch,
   dispatchReply: HOT_MESSAGE_CHECKS.dispatchReply,
-  result: HOT_MESSAGE_CHECKS.result,
-  execute: HOT_MESSAGE_CHECKS.execute,
+  result: withField(HOT_MESSAGE_CHECKS.result, 'journal', checkPausedJournal),
+  execute: withField(HOT_MESSAGE_CHECKS.execute, 'durable', checkDurableStart),
   cancel: HOT_MESSAGE_CHECKS.cancel,
   closeHandles: HOT_MESSAGE_CHECKS.closeHandles,
   heartbeat: checkHeartbeat,

@@ -93,16 +93,82 @@ const valid: Record<string, unknown[]> = {
   ],
 };
 
+/** The protocol's messages that carry one more field in the pool's table, a durable run's. */
+const DURABLE_FIELDS: Record<string, string> = {
+  execute: 'durable',
+  result: 'journal',
+};
+
+const journal = [
+  {
+    provider: 'api',
+    tool: 'get',
+    args: '[1]',
+    settled: { order: 1, time: 1_700_000_000_000, frame: ['returned', '{"result":10}'] },
+  },
+  { provider: 'api', tool: 'approve', args: '[2]' },
+  { provider: 'api', tool: 'slow', args: '[]', unknown: true },
+];
+const timers = [{ ms: 10, settled: { order: 2, time: 1_700_000_000_010, count: 1 } }, { ms: 2.5 }];
+
+/** One valid instance of each durable field, so a field added without one is seen here. */
+const durableValid: [string, unknown][] = [
+  [
+    'execute',
+    {
+      type: 'execute',
+      id: 'x1',
+      request: { code: 'async () => 1', durable: true },
+      durable: { seed: [1, -2, 2 ** 31 - 1, -(2 ** 31)], startedAt: 1_700_000_000_000, logCount: 0 },
+    },
+  ],
+  [
+    'execute',
+    {
+      type: 'execute',
+      id: 'x2',
+      request: { code: 'async () => 1', durable: true },
+      durable: {
+        seed: [1, 2, 3, 4],
+        startedAt: 1_700_000_000_000,
+        logCount: 3,
+        replay: {
+          journal,
+          timers,
+          answers: [
+            { sequence: 2, frame: ['returned', '{"result":true}'] },
+            { sequence: 3, perform: true },
+          ],
+        },
+      },
+    },
+  ],
+  ['result', { type: 'result', id: 'x1', envelope: { logs: [] }, journal: { journal, timers, written: 2 } }],
+];
+
 describe('the pool table', () => {
   test("holds the protocol's messages a pool and a child exchange, as the protocol defines them", () => {
     const shared = Object.keys(POOL_MESSAGE_SCHEMAS).filter((type) => Object.hasOwn(MESSAGE_SCHEMAS, type));
-    // Every protocol message but the connection's opening, which no pool child speaks.
-    expect(shared).toStrictEqual(Object.keys(MESSAGE_SCHEMAS).filter((type) => type !== 'hello'));
+    // Every protocol message but the connection's opening and a durable run's resume and discard,
+    // which the executor answers in the caller's process: no pool child speaks them.
+    const unspoken = ['hello', 'resume', 'discard', 'discarded'];
+    expect(shared).toStrictEqual(Object.keys(MESSAGE_SCHEMAS).filter((type) => !unspoken.includes(type)));
     for (const type of shared) {
-      expect(POOL_MESSAGE_SCHEMAS[type as PoolMessageType]).toBe(
-        MESSAGE_SCHEMAS[type as keyof typeof MESSAGE_SCHEMAS],
-      );
+      const protocol = MESSAGE_SCHEMAS[type as keyof typeof MESSAGE_SCHEMAS];
+      const pool = POOL_MESSAGE_SCHEMAS[type as PoolMessageType];
+      const field = DURABLE_FIELDS[type];
+      if (field === undefined) {
+        expect(pool).toBe(protocol);
+        continue;
+      }
+      // A durable run's four: the protocol's fields, and one more of the pool's own, last.
+      expect(Object.keys(pool.shape)).toStrictEqual([...Object.keys(protocol.shape), field]);
     }
+  });
+
+  test.each(durableValid)('%s with its durable field is accepted and survives the wire', (_, message) => {
+    expect(validatePoolMessage(message)).toStrictEqual({ ok: true, message });
+    expect(decodePoolMessage(encodePoolMessage(message as never))).toStrictEqual({ ok: true, message });
   });
 
   test("holds the pool's own messages, each with valid instances in this table", () => {
@@ -144,6 +210,45 @@ describe('the pool table', () => {
 
 /** Each malformed field and the sentence that must name it. */
 const malformed: [string, unknown, string][] = [
+  [
+    'a durable start with a seed of three words',
+    {
+      type: 'execute',
+      id: 'x',
+      request: { code: '' },
+      durable: { seed: [1, 2, 3], startedAt: 0, logCount: 0 },
+    },
+    'durable.seed',
+  ],
+  [
+    'a journal entry whose settlement has no frame',
+    {
+      type: 'result',
+      id: 'x',
+      envelope: { logs: [] },
+      journal: {
+        journal: [{ provider: 'a', tool: 'b', args: '[]', settled: { order: 1, time: 0 } }],
+        timers: [],
+        written: 0,
+      },
+    },
+    'journal.journal must be a list of journal entries',
+  ],
+  [
+    'a replay answer that neither gives a frame nor performs',
+    {
+      type: 'execute',
+      id: 'x',
+      request: { code: '' },
+      durable: {
+        seed: [1, 2, 3, 4],
+        startedAt: 0,
+        logCount: 0,
+        replay: { journal: [], timers: [], answers: [{ sequence: 1, perform: false }] },
+      },
+    },
+    'durable.replay.answers must be a list of answers',
+  ],
   [
     'a host-wait edge that is not a boolean',
     { type: 'hostWait', id: 'e', waiting: 1 },

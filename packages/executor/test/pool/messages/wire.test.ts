@@ -10,14 +10,18 @@ import { testHotChecks } from '../../../../protocol/src/testing/hot-check-proper
 import { POOL_MESSAGE_SCHEMAS, POOL_VALIDATION } from '../../../src/pool/messages/table.ts';
 import { POOL_HOT_CHECKS, TYPE_ONLY_KEYS } from '../../../src/pool/messages/wire.ts';
 
+/** The protocol's messages that carry a durable run's field in the pool's table (durable-schemas.ts). */
+const DURABLE_TYPES = ['result', 'execute'];
+
 /** The pool's hot types that are its own: the protocol's table proves the rest. */
 const POOL_ONLY_HOT_TYPES = Object.keys(POOL_HOT_CHECKS).filter(
   (type) => !Object.hasOwn(HOT_MESSAGE_CHECKS, type),
 );
 
 describe("the pool's hot messages decode as their schemas say", () => {
-  test("a message the protocol shares is checked by the protocol's own check", () => {
+  test("a message the protocol shares is checked by the protocol's own check, or by it with the durable field", () => {
     for (const [type, check] of Object.entries(HOT_MESSAGE_CHECKS)) {
+      if (DURABLE_TYPES.includes(type)) continue;
       expect(POOL_HOT_CHECKS[type as keyof typeof POOL_HOT_CHECKS]).toBe(check);
     }
     expect(POOL_ONLY_HOT_TYPES).toStrictEqual(['heartbeat', 'prepared']);
@@ -30,8 +34,8 @@ describe("the pool's hot messages decode as their schemas say", () => {
     expect([...ID_ONLY_KEYS]).toEqual(Object.keys(POOL_MESSAGE_SCHEMAS.heartbeat.shape));
   });
 
-  testHotChecks(
-    { schemas: POOL_MESSAGE_SCHEMAS, checks: POOL_HOT_CHECKS, validation: POOL_VALIDATION },
-    POOL_ONLY_HOT_TYPES,
-  );
+  testHotChecks({ schemas: POOL_MESSAGE_SCHEMAS, checks: POOL_HOT_CHECKS, validation: POOL_VALIDATION }, [
+    ...POOL_ONLY_HOT_TYPES,
+    ...DURABLE_TYPES,
+  ]);
 });

@@ -2,16 +2,19 @@
  * `codemode-executor run`, the command as a user runs it (the committed bin over the build, in a
  * process of its own per row): the program as statements in a file, the whole catalogue as its
  * --tools module, modules as a --modules JSON file, --timeout, --memory, and the envelope read
- * back from --json. Exit 1 goes with an error envelope, 0 with a result.
+ * back from --json. Exit 1 goes with an error envelope, 0 with a result, 3 with a paused one: a
+ * durable row runs with --durable, then `resume` with the token and the answers in files.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseForDispatch } from '@supolka/codemode-protocol';
+import { type ExecuteResult, parseForDispatch } from '@supolka/codemode-protocol';
+import { PAUSED_EXIT } from '../../../../executor/src/cli/run.ts';
 import { BIN } from '../../../../executor/test/cli/cli-process.ts';
 import { spawnCollecting } from '../../../../executor/test/spawn-collecting.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromEnvelope, type Outcome } from '../outcome.ts';
+import { DURABLE_KEYS_TEXT, pausedThenResumed } from './durable.ts';
 
 const CATALOGUE = new URL('../catalogue.ts', import.meta.url).pathname;
 /** Ends a command that hangs, so the row fails on its outcome instead of the test's timeout. */
@@ -43,7 +46,7 @@ export const cliDoor: DoorSpec = {
 async function run(directory: string, count: number, behaviour: Behaviour): Promise<Outcome> {
   const program = join(directory, `program-${count}.ts`);
   writeFileSync(program, statementCode(behaviour));
-  const args = [BIN, 'run', program, '--json', '--tools', CATALOGUE];
+  const args = [program, '--json', '--tools', CATALOGUE];
   if (behaviour.modules !== undefined) {
     const modules = join(directory, `modules-${count}.json`);
     writeFileSync(modules, JSON.stringify(behaviour.modules));
@@ -55,19 +58,39 @@ async function run(directory: string, count: number, behaviour: Behaviour): Prom
   if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
   if (behaviour.outbound === 'native') args.push('--outbound', 'native');
   if (behaviour.consoleFormat !== undefined) args.push('--console-format', behaviour.consoleFormat);
-  const { status, stdout, stderr } = await spawnCollecting(process.execPath, args, {
+  if (behaviour.durable === undefined) return fromEnvelope(await command('run', args));
+  // A durable row: run --durable pauses (exit 3), and resume takes the same FILE and options, the
+  // token from a file and the answers from another.
+  return pausedThenResumed(
+    behaviour,
+    () => command('run', [...args, '--durable']),
+    (token, answers) => {
+      const tokenFile = join(directory, `token-${count}.txt`);
+      const answersFile = join(directory, `answers-${count}.json`);
+      writeFileSync(tokenFile, token);
+      writeFileSync(answersFile, JSON.stringify(answers));
+      return command('resume', [...args, '--token', tokenFile, '--answers', answersFile]);
+    },
+  );
+}
+
+/** One command (run or resume) with the matrix's key ring, its printed envelope read back. */
+async function command(name: 'run' | 'resume', args: readonly string[]): Promise<ExecuteResult> {
+  const { status, stdout, stderr } = await spawnCollecting(process.execPath, [BIN, name, ...args], {
     timeout: COMMAND_PATIENCE,
+    env: { ...process.env, CODEMODE_DURABLE_KEYS: DURABLE_KEYS_TEXT },
   });
-  let envelope: Parameters<typeof fromEnvelope>[0];
+  let envelope: ExecuteResult;
   try {
-    envelope = parseForDispatch(stdout) as typeof envelope;
+    envelope = parseForDispatch(stdout) as ExecuteResult;
   } catch {
-    throw new Error(`codemode-executor run exited ${status} without an envelope; stderr: ${stderr}`);
+    throw new Error(`codemode-executor ${name} exited ${status} without an envelope; stderr: ${stderr}`);
   }
-  const outcome = fromEnvelope(envelope);
-  // The exit status is the command's half of the mapping: 1 with an error envelope, 0 with a result.
-  if (status !== (outcome.error === undefined ? 0 : 1)) {
-    throw new Error(`codemode-executor run exited ${status} with ${stdout}; stderr: ${stderr}`);
+  // The exit status is the command's half of the mapping: 1 with an error envelope, 3 with a
+  // paused one, 0 with a result.
+  const expected = envelope.error !== undefined ? 1 : envelope.paused !== undefined ? PAUSED_EXIT : 0;
+  if (status !== expected) {
+    throw new Error(`codemode-executor ${name} exited ${status} with ${stdout}; stderr: ${stderr}`);
   }
-  return outcome;
+  return envelope;
 }

@@ -19,6 +19,8 @@ export const codeModeDoor: DoorSpec = {
     'proxy-source': "the contract's provider is { name, fns, prelude? }: no proxySource",
     'stream-console': "the contract's execute has no console callback; lines come in the result",
     retain: 'the contract has no retained handles: execute answers a result, never an executionId',
+    durable:
+      "the form never asks for durability: @cloudflare/codemode's connector pause keeps its own meaning (docs/durable.md)",
   },
   cancellation: { reason: CANCEL_REASON, keepsLogs: false },
   async open() {

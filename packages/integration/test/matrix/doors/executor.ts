@@ -1,7 +1,8 @@
 /**
  * IsolateExecutor's object form: the program as an arrow, the providers with their fns, the
  * outbound tri-state on the request (native reaches loopback through the executor's opt-in), the
- * console streamed in batches through onConsole, a retained handler invoked with a Request.
+ * console streamed in batches through onConsole, a retained handler invoked with a Request, a
+ * durable run resumed with executor.resume.
  */
 
 import type { HostProvider } from '@supolka/codemode-executor';
@@ -9,8 +10,9 @@ import { IsolateExecutor } from '@supolka/codemode-executor';
 import { providersNamed } from '../catalogue.ts';
 import type { Behaviour, DoorSpec } from '../door.ts';
 import type { Outcome } from '../outcome.ts';
+import { durableKeys } from './durable.ts';
 import { allowsLoopback, CANCEL_REASON, outboundSetting } from './hooks.ts';
-import { runThroughObjectForm } from './object-form.ts';
+import { type RowRequest, runThroughObjectForm } from './object-form.ts';
 import { OnePerSetting } from './one-per-setting.ts';
 
 export const executorDoor: DoorSpec = {
@@ -35,6 +37,7 @@ export const executorDoor: DoorSpec = {
             poolSize: 1,
             allowLoopback,
             ...(wallClockLimit !== undefined ? { wallClockLimit } : {}),
+            durable: { keys: durableKeys() },
           }),
       );
     };
@@ -48,17 +51,16 @@ export const executorDoor: DoorSpec = {
 };
 
 function run(executor: IsolateExecutor, behaviour: Behaviour): Promise<Outcome> {
+  const withTools = (request: RowRequest) => ({
+    ...request,
+    providers: providersNamed(behaviour.providers ?? []) as HostProvider[],
+    outbound: outboundSetting(behaviour),
+  });
   return runThroughObjectForm(
     {
-      execute: (request, options) =>
-        executor.execute(
-          {
-            ...request,
-            providers: providersNamed(behaviour.providers ?? []) as HostProvider[],
-            outbound: outboundSetting(behaviour),
-          },
-          options,
-        ),
+      execute: (request, options) => executor.execute(withTools(request), options),
+      resume: (token, answers, request, options) =>
+        executor.resume(token, answers, withTools(request), options),
       invoke: (executionId, request) => executor.invoke(executionId, request),
       closeHandles: (executionId) => executor.closeHandles(executionId),
     },

@@ -5,8 +5,9 @@
  */
 import type { ExecuteResult, LogLine } from '@supolka/codemode-protocol';
 import { streamed } from '../catalogue.ts';
-import { arrowCode, type Behaviour, invocationUrl } from '../door.ts';
+import { arrowCode, type Behaviour, type DurableRow, invocationUrl } from '../door.ts';
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
+import { pausedThenResumed } from './durable.ts';
 import { cancellation } from './hooks.ts';
 
 /** The request fields every object form takes from the row alike, beside its providers and outbound. */
@@ -17,6 +18,7 @@ export interface RowRequest {
   memoryLimit?: number;
   consoleFormat?: 'inspect';
   retainHandles?: true;
+  durable?: true;
 }
 
 /** The options every object form takes alike: the console streamed in batches, and the row's cancel. */
@@ -25,9 +27,18 @@ export interface RowOptions {
   signal?: AbortSignal;
 }
 
-/** What a door calls: its execute (adding its own providers and outbound), invoke and closeHandles. */
+/**
+ * What a door calls: its execute (adding its own providers and outbound), its resume of a durable
+ * run (the same request, with the paused envelope's token), invoke and closeHandles.
+ */
 export interface ObjectForm {
   execute(request: RowRequest, options: RowOptions): Promise<ExecuteResult>;
+  resume(
+    token: string,
+    answers: DurableRow['answers'],
+    request: RowRequest,
+    options: RowOptions,
+  ): Promise<ExecuteResult>;
   invoke(executionId: string, request: Request): Promise<Response>;
   closeHandles(executionId: string): Promise<void>;
 }
@@ -36,22 +47,29 @@ export interface ObjectForm {
 export async function runThroughObjectForm(form: ObjectForm, behaviour: Behaviour): Promise<Outcome> {
   const cancel = cancellation(behaviour);
   try {
-    const envelope = await form.execute(
-      {
-        code: arrowCode(behaviour),
-        ...(behaviour.modules ? { modules: behaviour.modules } : {}),
-        ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
-        ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
-        ...(behaviour.consoleFormat ? { consoleFormat: behaviour.consoleFormat } : {}),
-        ...(behaviour.invoke ? { retainHandles: true } : {}),
+    const request: RowRequest = {
+      code: arrowCode(behaviour),
+      ...(behaviour.modules ? { modules: behaviour.modules } : {}),
+      ...(behaviour.timeout ? { timeout: behaviour.timeout } : {}),
+      ...(behaviour.memoryLimit ? { memoryLimit: behaviour.memoryLimit } : {}),
+      ...(behaviour.consoleFormat ? { consoleFormat: behaviour.consoleFormat } : {}),
+      ...(behaviour.invoke ? { retainHandles: true } : {}),
+      ...(behaviour.durable ? { durable: true } : {}),
+    };
+    const options: RowOptions = {
+      onConsole: (lines) => {
+        for (const line of lines) streamed.push(lineText(line));
       },
-      {
-        onConsole: (lines) => {
-          for (const line of lines) streamed.push(lineText(line));
-        },
-        ...(cancel.signal ? { signal: cancel.signal } : {}),
-      },
-    );
+      ...(cancel.signal ? { signal: cancel.signal } : {}),
+    };
+    if (behaviour.durable !== undefined) {
+      return await pausedThenResumed(
+        behaviour,
+        () => form.execute(request, options),
+        (token, answers) => form.resume(token, answers, request, options),
+      );
+    }
+    const envelope = await form.execute(request, options);
     const outcome = fromEnvelope(envelope);
     if (behaviour.invoke === undefined || envelope.executionId === undefined) return outcome;
     const responses: string[] = [];

@@ -2,14 +2,16 @@
  * The in-process Sandbox (`@supolka/codemode-executor/sandbox`): the program as an arrow, the
  * providers as descriptors with one dispatch function serving their fns (the one IsolateExecutor
  * builds), the outbound tri-state and the loopback opt-in on the request, a retained handler
- * invoked with wire requests.
+ * invoked with wire requests, and a durable run resumed with sandbox.resume.
  */
-import { buildDispatch, describeProviders } from '@supolka/codemode-protocol';
+import { buildDispatch, describeProviders, isPauseSignal } from '@supolka/codemode-protocol';
+import { DurableKeyRing } from '../../../../executor/src/durable/keys.ts';
 import type { HostProvider } from '../../../../executor/src/executor/request.ts';
-import { Sandbox } from '../../../../executor/src/sandbox/sandbox.ts';
+import { Sandbox, type SandboxExecuteRequest } from '../../../../executor/src/sandbox/sandbox.ts';
 import { providersNamed, streamed } from '../catalogue.ts';
 import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
+import { DURABLE_KEY, pausedThenResumed } from './durable.ts';
 import { allowsLoopback, CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
 
 export const sandboxDoor: DoorSpec = {
@@ -22,7 +24,8 @@ export const sandboxDoor: DoorSpec = {
   // The capture exists before the isolate, so a cancelled run keeps what it wrote.
   cancellation: { reason: CANCEL_REASON, keepsLogs: true },
   async open() {
-    const sandbox = new Sandbox();
+    // The sandbox is the sources', so its ring is made with the sources' class too.
+    const sandbox = new Sandbox({ durable: { keys: new DurableKeyRing({ keys: [DURABLE_KEY] }) } });
     return {
       run: (behaviour) => run(sandbox, behaviour),
       close: async () => sandbox.dispose(),
@@ -30,9 +33,12 @@ export const sandboxDoor: DoorSpec = {
   },
 };
 
-/** The dispatch IsolateExecutor builds over the same fns; none when no namespace has fns. */
+/**
+ * The dispatch IsolateExecutor builds over the same fns, a tool's pause signal passing through it
+ * as it does there; none when no namespace has fns.
+ */
 function dispatchOf(providers: readonly HostProvider[]) {
-  const dispatch = buildDispatch(providers, undefined);
+  const dispatch = buildDispatch(providers, undefined, isPauseSignal);
   return dispatch === undefined ? {} : { dispatch };
 }
 
@@ -40,7 +46,7 @@ async function run(sandbox: Sandbox, behaviour: Behaviour): Promise<Outcome> {
   const providers = providersNamed(behaviour.providers ?? []) as HostProvider[];
   const cancel = cancellation(behaviour);
   try {
-    const envelope = await sandbox.execute({
+    const request: SandboxExecuteRequest = {
       code: arrowCode(behaviour),
       providers: describeProviders(providers),
       ...dispatchOf(providers),
@@ -53,7 +59,16 @@ async function run(sandbox: Sandbox, behaviour: Behaviour): Promise<Outcome> {
       ...(behaviour.consoleFormat ? { consoleFormat: behaviour.consoleFormat } : {}),
       ...(behaviour.invoke ? { retainHandles: true } : {}),
       ...(cancel.signal ? { signal: cancel.signal } : {}),
-    });
+    };
+    if (behaviour.durable !== undefined) {
+      const durable = { ...request, durable: true as const };
+      return await pausedThenResumed(
+        behaviour,
+        () => sandbox.execute(durable),
+        (token, answers) => sandbox.resume(token, answers, durable),
+      );
+    }
+    const envelope = await sandbox.execute(request);
     const outcome = fromEnvelope(envelope);
     if (behaviour.invoke === undefined || envelope.executionId === undefined) return outcome;
     const responses: string[] = [];

@@ -2,15 +2,17 @@
  * `serve` + ExecutorClient over Node's own WebSocket: the program as an arrow, the tools and the
  * proxied fetch served on the client's side, native fetch performed by the server (its
  * allowNativeOutbound, and the executor's loopback opt-in), the console streamed in batches, a
- * retained handler invoked with a Request through the client.
+ * retained handler invoked with a Request through the client, a durable run resumed with
+ * client.resume.
  */
 import { ExecutorClient, type OutboundHandler } from '@supolka/codemode-protocol/client';
 import { createServer, type ExecutorServer } from '../../../../server/src/server.ts';
 import { providersNamed, proxiedFetch } from '../catalogue.ts';
 import type { Behaviour, DoorSpec } from '../door.ts';
 import type { Outcome } from '../outcome.ts';
+import { durableKeys } from './durable.ts';
 import { allowsLoopback, CANCEL_REASON } from './hooks.ts';
-import { runThroughObjectForm } from './object-form.ts';
+import { type RowRequest, runThroughObjectForm } from './object-form.ts';
 
 export const TOKEN = 'path-matrix-token-0123456789';
 
@@ -24,7 +26,7 @@ export async function startServer(allowLoopback = true, wallClockLimit?: number)
     token: TOKEN,
     allowNativeOutbound: true,
     ...(wallClockLimit !== undefined ? { wallClockLimit } : {}),
-    executor: { poolSize: 2, allowLoopback },
+    executor: { poolSize: 2, allowLoopback, durable: { keys: durableKeys() } },
   });
   await server.executor.engine();
   return server;
@@ -80,17 +82,16 @@ function clientOutbound(behaviour: Behaviour): OutboundHandler | null | undefine
 }
 
 function run(client: ExecutorClient, behaviour: Behaviour): Promise<Outcome> {
+  const withTools = (request: RowRequest) => ({
+    ...request,
+    providers: providersNamed(behaviour.providers ?? []),
+    outbound: clientOutbound(behaviour),
+  });
   return runThroughObjectForm(
     {
-      execute: (request, options) =>
-        client.execute(
-          {
-            ...request,
-            providers: providersNamed(behaviour.providers ?? []),
-            outbound: clientOutbound(behaviour),
-          },
-          options,
-        ),
+      execute: (request, options) => client.execute(withTools(request), options),
+      resume: (token, answers, request, options) =>
+        client.resume(token, answers, withTools(request), options),
       invoke: async (executionId, request) => (await client.invoke(executionId, request)) as Response,
       closeHandles: (executionId) => client.closeHandles(executionId),
     },

@@ -1,0 +1,59 @@
+/**
+ * The durable rows of the path matrix (issue 25, docs/durable.md): a run that a tool pauses, then
+ * resumed through the same door with the caller's answer, must end as the run straight through
+ * would, its logs those of both envelopes together; and a resume with a tampered token is refused
+ * before anything runs. The doors that offer durability are the Sandbox, IsolateExecutor's object
+ * form, serve with ExecutorClient and the `run`/`resume` commands; the Code Mode form never asks
+ * for it (its pause is @cloudflare/codemode's), and the MCP bridge has it not yet.
+ */
+import type { Behaviour } from './door.ts';
+
+export const DURABLE_ROWS: Behaviour[] = [
+  {
+    name: 'a durable run paused by a tool and resumed with the answer',
+    providers: ['math', 'approval'],
+    body: `console.log('before');
+const amount = await math.add(1, 2);
+const answer = await approval.ask('refund', amount);
+console.log('after', answer);
+return { amount, answer, random: Math.random() < 1, clock: Date.now() > 0, uuid: crypto.randomUUID().length };`,
+    durable: { answers: { 2: { result: 'yes' } } },
+    needs: ['durable'],
+    expected: {
+      result: { amount: 3, answer: 'yes', random: true, clock: true, uuid: 36 },
+      logs: ['before', 'after yes'],
+      paused: 'approval {"what":"refund","amount":3} pending 2 approval.ask',
+    },
+  },
+  {
+    name: 'a durable run resumed with an error for its pending call',
+    providers: ['approval'],
+    body: `try {
+  await approval.ask('delete', 1);
+  return 'approved';
+} catch (error) {
+  return 'refused: ' + error.message;
+}`,
+    durable: { answers: { 1: { error: 'not today' } } },
+    needs: ['durable'],
+    expected: {
+      result: 'refused: not today',
+      logs: [],
+      paused: 'approval {"what":"delete","amount":1} pending 1 approval.ask',
+    },
+  },
+  {
+    name: 'a resume with a tampered token is refused before anything runs',
+    providers: ['approval'],
+    body: "return await approval.ask('wire', 5);",
+    durable: { answers: { 1: { result: 'sent' } }, tamper: true },
+    needs: ['durable'],
+    expected: {
+      code: 'TOKEN_FORGED',
+      logs: [],
+      paused: 'approval {"what":"wire","amount":5} pending 1 approval.ask',
+    },
+    // The sentence is the token module's, the same everywhere; the code is what a caller branches on.
+    view: (outcome) => ({ code: outcome.code, paused: outcome.paused, result: outcome.result }),
+  },
+];
