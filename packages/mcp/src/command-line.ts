@@ -69,19 +69,7 @@ export interface LoginCommand {
 }
 
 export function parseLoginCommandLine(argv: readonly string[]): LoginCommand | 'help' {
-  let parsed: ReturnType<typeof parseLogin>;
-  try {
-    parsed = parseLogin(argv);
-  } catch (error) {
-    const { code, message } = error as { code?: string; message: string };
-    const option = /'(?:-\w, )?(--?[\w-]+)/.exec(message)?.[1];
-    if (option !== undefined && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      throw new UsageError(unknownOptionMessage('mcp', option));
-    }
-    if (option !== undefined && message.endsWith(' argument missing'))
-      throw new UsageError(missingValueMessage(option));
-    throw new UsageError(message);
-  }
+  const parsed = parsedOrUsage(() => parseLogin(argv));
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   if (positionals.length !== 1) {
@@ -117,21 +105,7 @@ export interface McpCommand {
 }
 
 export function parseMcpCommandLine(argv: readonly string[]): McpCommand | 'help' {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    const { code, message } = error as { code?: string; message: string };
-    const option = /'(?:-\w, )?(--?[\w-]+)/.exec(message)?.[1];
-    if (option !== undefined && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      throw new UsageError(unknownOptionMessage('mcp', option));
-    }
-    if (option !== undefined && message.endsWith(' argument missing'))
-      throw new UsageError(missingValueMessage(option));
-    if (option !== undefined && message.endsWith(' does not take an argument'))
-      throw new UsageError(noValueMessage(option));
-    throw new UsageError(message);
-  }
+  const parsed = parsedOrUsage(() => parse(argv));
   const { values, positionals } = parsed;
   if (values.help) return 'help';
   if (positionals.length > 0) throw new UsageError(`mcp takes no arguments; got ${positionals.join(' ')}.`);
@@ -186,4 +160,25 @@ function wholeNumber(flag: string, text: string | undefined): number | undefined
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number; got '${text}'.`);
   return Number(text);
+}
+
+/**
+ * What util.parseArgs parsed, or its refusal as the command's own usage sentence: an unknown
+ * option, a missing value, a value given to a switch. The bridge's command and its login parse alike.
+ */
+function parsedOrUsage<T>(parseArgv: () => T): T {
+  try {
+    return parseArgv();
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const option = /'(?:-\w, )?(--?[\w-]+)/.exec(message)?.[1];
+    if (option !== undefined && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      throw new UsageError(unknownOptionMessage('mcp', option));
+    }
+    if (option !== undefined && message.endsWith(' argument missing'))
+      throw new UsageError(missingValueMessage(option));
+    if (option !== undefined && message.endsWith(' does not take an argument'))
+      throw new UsageError(noValueMessage(option));
+    throw new UsageError(message);
+  }
 }
