@@ -27,7 +27,8 @@ users of the machine could read it. Without a token only a loopback --host is se
 Durable runs (pause and resume) are served when a durable key ring is given: in the environment
 variable CODEMODE_DURABLE_KEYS, or in the file that --durable-keys-file or
 CODEMODE_DURABLE_KEYS_FILE names, as id=base64 entries separated by commas or lines, with * before
-the id of the key that seals new tokens (docs/deploy.md says how to make and rotate one).
+the id of the key that seals new tokens; how to make and rotate one:
+https://github.com/supolka/codemode/blob/main/docs/deploy.md.
 
 Options:
   --host HOST                        the address to listen on (default 127.0.0.1)
