@@ -12,11 +12,13 @@
  *                                 execution (bench/cold-start-engine.mjs): spawn to the answer, and in
  *                                 process from the construction
  *   run                           `codemode-executor run` of a file holding `async () => 1 + 1`, spawn to exit
- *   child replacement             in this process, a pool of one child retired after every execution:
- *                                 from the replacement's spawn to the answer of the execution waiting for it
  *   serve                         `codemode-server --port 0`, spawn to GET /healthz answering ok
  *   mcp                           `codemode-mcp` with one stdio upstream (@modelcontextprotocol/server-memory),
  *                                 spawn to its first tools/list answer; beside it the upstream's own
+ *   first child, replacement      in this process, a pool of one child retired after every execution:
+ *                                 each execution runs right after the previous answer and waits for the
+ *                                 replacement spawned as that answer came; from its spawn to the answer,
+ *                                 and to its first healthy heartbeat
  *
  * CPU is the process tree's (the process and every child it waited for), read from this process's
  * cutime and cstime in /proc/self/stat, in clock ticks; it is given for the rows timed to the exit.
@@ -24,6 +26,10 @@
  * Then a pool child's start phase by phase (bench/cold-start-phases.mjs), and a pool child at rest:
  * its resident memory against the child floor at rest, and the modules it has loaded, by package
  * (bench/module-census.mjs).
+ *
+ * BENCH_COLD_BASELINE names the root of another copy of this repository, built (an earlier commit,
+ * say): every row of the project is then measured in both, alternated round by round, and each
+ * table shows the two side by side. That is how a change's before and after come from one run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,22 +38,33 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_CHILD_EXEC_ARGV } from '../packages/executor/dist/executor/defaults.js';
-import { IsolateExecutor } from '../packages/executor/dist/index.js';
-import { childEnvironment } from '../packages/executor/dist/pool/child-handle.js';
+import type { IsolateExecutor as Executor } from '../packages/executor/dist/index.js';
 import { processRss, record, summarize } from './stats.ts';
 
 const runs = Number(process.env.BENCH_COLD_RUNS ?? 7);
-const root = new URL('..', import.meta.url);
-const executorDist = new URL('packages/executor/dist/', root);
+const here = new URL('..', import.meta.url);
+const baselineRoot = process.env.BENCH_COLD_BASELINE;
+/** The trees measured: this one, and the baseline when one is named. */
+const trees: { readonly label: string; readonly root: URL }[] = [
+  { label: 'this tree', root: here },
+  ...(baselineRoot
+    ? [{ label: 'baseline', root: pathToFileURL(`${baselineRoot.replace(/\/$/, '')}/`) }]
+    : []),
+];
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const scratch = mkdtempSync(join(tmpdir(), 'codemode-bench-cold-'));
+const { DEFAULT_CHILD_EXEC_ARGV } = (await import(
+  new URL('packages/executor/dist/executor/defaults.js', here).href
+)) as typeof import('../packages/executor/dist/executor/defaults.js');
+const { childEnvironment } = (await import(
+  new URL('packages/executor/dist/pool/child-handle.js', here).href
+)) as typeof import('../packages/executor/dist/pool/child-handle.js');
 const CHILD_FLAGS = DEFAULT_CHILD_EXEC_ARGV;
 /** isolated-vm resolves from the executor package, whose dependency it is. */
-const executorDir = new URL('packages/executor/', root).pathname;
+const executorDir = new URL('packages/executor/', here).pathname;
 
 // The MCP SDK and the memory server are the mcp package's (dev) dependencies.
-const mcpRequire = createRequire(new URL('packages/mcp/package.json', root));
+const mcpRequire = createRequire(new URL('packages/mcp/package.json', here));
 const { Client } = (await import(
   mcpRequire.resolve('@modelcontextprotocol/sdk/client/index.js')
 )) as typeof import('@modelcontextprotocol/sdk/client/index.js');
@@ -103,51 +120,8 @@ function firstLine(child: ChildProcess): Promise<string> {
   });
 }
 
-async function engineReady(): Promise<Sample> {
-  const cpuBefore = childrenCpu();
-  const started = performance.now();
-  const child = spawn(process.execPath, [new URL('cold-start-engine.mjs', import.meta.url).pathname], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await firstLine(child);
-  const wall = performance.now() - started;
-  const answer = JSON.parse(line) as { ready: number; result: unknown };
-  if (answer.result !== 2) throw new Error(`engine ready answered ${line}`);
-  if ((await exited(child)) !== 0) throw new Error('the engine-ready process failed');
-  return { wall, cpu: childrenCpu() - cpuBefore, extra: { inProcess: answer.ready } };
-}
-
 const programFile = join(scratch, 'one-plus-one.js');
 writeFileSync(programFile, 'async () => 1 + 1\n');
-const runBin = new URL('packages/executor/bin/codemode-executor.js', root).pathname;
-
-async function runCommand(): Promise<Sample> {
-  return toExit([runBin, 'run', programFile]);
-}
-
-const serveBin = new URL('packages/server/bin/codemode-server.js', root).pathname;
-
-async function serve(): Promise<Sample> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [serveBin, '--port', '0', '--log-level', 'silent'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await firstLine(child);
-  const url = /serving on (\S+)/.exec(line)?.[1];
-  if (url === undefined) throw new Error(`serve printed ${line}`);
-  const healthz = new URL('/healthz', url.replace(/^ws/, 'http'));
-  let status = '';
-  while (status !== 'ok') {
-    const response = await fetch(healthz);
-    status = ((await response.json()) as { status: string }).status;
-  }
-  const wall = performance.now() - started;
-  child.kill('SIGTERM');
-  await exited(child);
-  return { wall };
-}
-
-const mcpBin = new URL('packages/mcp/bin/codemode-mcp.js', root).pathname;
 const mcpConfig = join(scratch, 'mcp.json');
 const memoryEnv = { MEMORY_FILE_PATH: join(scratch, 'memory.jsonl') };
 writeFileSync(
@@ -180,13 +154,83 @@ async function firstToolsList(
   return { wall };
 }
 
+const CHILD_FLOOR_SOURCE = [
+  "import ivm from 'isolated-vm';",
+  'const isolate = new ivm.Isolate({ memoryLimit: 8 });',
+  "if (isolate.createContextSync().evalSync('1 + 1') !== 2) process.exit(1);",
+].join(' ');
+
+/** The floors: the same whatever tree is measured. */
+const FLOOR_ROWS: Record<string, () => Promise<Sample>> = {
+  'node -e 1': () => toExit(['-e', '1']),
+  'node --no-node-snapshot -e 1': () => toExit(['--no-node-snapshot', '-e', '1']),
+  'child floor: isolated-vm + one isolate': () =>
+    toExit([...CHILD_FLAGS, '--input-type=module', '-e', CHILD_FLOOR_SOURCE], executorDir),
+  'upstream alone: server-memory, spawn to tools/list': () =>
+    firstToolsList([memoryServer], 'read_graph', memoryEnv),
+};
+
+/** The project's rows, over the build of the tree at `root`. */
+function projectRows(root: URL): Record<string, () => Promise<Sample>> {
+  const serveBin = new URL('packages/server/bin/codemode-server.js', root).pathname;
+  return {
+    'engine ready: IsolateExecutor, default pool, to the first answer': async () => {
+      const cpuBefore = childrenCpu();
+      const started = performance.now();
+      const child = spawn(process.execPath, [new URL('bench/cold-start-engine.mjs', root).pathname], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const line = await firstLine(child);
+      const wall = performance.now() - started;
+      const answer = JSON.parse(line) as { ready: number; result: unknown };
+      if (answer.result !== 2) throw new Error(`engine ready answered ${line}`);
+      if ((await exited(child)) !== 0) throw new Error('the engine-ready process failed');
+      return { wall, cpu: childrenCpu() - cpuBefore, extra: { inProcess: answer.ready } };
+    },
+    'codemode-executor run of async () => 1 + 1': () =>
+      toExit([new URL('packages/executor/bin/codemode-executor.js', root).pathname, 'run', programFile]),
+    'serve: spawn to /healthz ok': async () => {
+      const started = performance.now();
+      const child = spawn(process.execPath, [serveBin, '--port', '0', '--log-level', 'silent'], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const line = await firstLine(child);
+      const url = /serving on (\S+)/.exec(line)?.[1];
+      if (url === undefined) throw new Error(`serve printed ${line}`);
+      const healthz = new URL('/healthz', url.replace(/^ws/, 'http'));
+      let status = '';
+      while (status !== 'ok') {
+        const response = await fetch(healthz);
+        status = ((await response.json()) as { status: string }).status;
+      }
+      const wall = performance.now() - started;
+      child.kill('SIGTERM');
+      await exited(child);
+      return { wall };
+    },
+    'mcp: codemode-mcp with server-memory, spawn to tools/list': () =>
+      firstToolsList(
+        [new URL('packages/mcp/bin/codemode-mcp.js', root).pathname, '--config', mcpConfig],
+        'execute',
+      ),
+  };
+}
+
+async function executorOf(root: URL): Promise<typeof Executor> {
+  const module = (await import(new URL('packages/executor/dist/index.js', root).href)) as {
+    IsolateExecutor: typeof Executor;
+  };
+  return module.IsolateExecutor;
+}
+
 /**
- * Replacements in one pool: one child, retired after every execution. Each sample runs one
- * execution right after the previous answer; it waits for the replacement, spawned as that answer
- * came, and the sample is the time from that spawn to its answer. Also the replacement's spawn to
- * its first healthy heartbeat, and the same two for the pool's first child.
+ * Replacements in one pool of the tree at `root`: one child, retired after every execution. Each
+ * sample runs one execution right after the previous answer; it waits for the replacement, spawned
+ * as that answer came, and the sample is the time from that spawn to its answer, with the spawn to
+ * its first healthy heartbeat beside it. The first sample is the pool's first child.
  */
-async function replacements(count: number): Promise<{ first: Sample; replaced: Sample[] }> {
+async function replacements(root: URL, count: number): Promise<Sample[]> {
+  const IsolateExecutor = await executorOf(root);
   const spawnedAt = new Map<number, number>();
   const healthyAfter = new Map<number, number>();
   const executor = new IsolateExecutor({
@@ -198,51 +242,63 @@ async function replacements(count: number): Promise<{ first: Sample; replaced: S
         healthyAfter.set(event.pid, performance.now() - (spawnedAt.get(event.pid) ?? 0));
     },
   });
-  const one = async (): Promise<Sample> => {
+  const samples: Sample[] = [];
+  for (let index = 0; index <= count; index++) {
     const pid = executor.stats().children.find((child) => child.state !== 'retiring')?.pid ?? -1;
     const answer = await executor.execute({ code: 'async () => 1 + 1' });
     if (answer.result !== 2) throw new Error(`a replacement answered ${JSON.stringify(answer)}`);
     const wall = performance.now() - (spawnedAt.get(pid) ?? Number.NaN);
-    return { wall, extra: { healthy: healthyAfter.get(pid) ?? Number.NaN } };
-  };
-  const first = await one();
-  const replaced: Sample[] = [];
-  for (let index = 0; index < count; index++) replaced.push(await one());
+    samples.push({ wall, extra: { healthy: healthyAfter.get(pid) ?? Number.NaN } });
+  }
   await executor.dispose();
-  return { first, replaced };
+  return samples;
 }
 
-const CHILD_FLOOR_SOURCE = [
-  "import ivm from 'isolated-vm';",
-  'const isolate = new ivm.Isolate({ memoryLimit: 8 });',
-  "if (isolate.createContextSync().evalSync('1 + 1') !== 2) process.exit(1);",
-].join(' ');
-
-const ROWS = {
-  'node -e 1': () => toExit(['-e', '1']),
-  'node --no-node-snapshot -e 1': () => toExit(['--no-node-snapshot', '-e', '1']),
-  'child floor: isolated-vm + one isolate': () =>
-    toExit([...CHILD_FLAGS, '--input-type=module', '-e', CHILD_FLOOR_SOURCE], executorDir),
-  'engine ready: IsolateExecutor, default pool, to the first answer': engineReady,
-  'codemode-executor run of async () => 1 + 1': runCommand,
-  'serve: spawn to /healthz ok': serve,
-  'upstream alone: server-memory, spawn to tools/list': () =>
-    firstToolsList([memoryServer], 'read_graph', memoryEnv),
-  'mcp: codemode-mcp with server-memory, spawn to tools/list': () =>
-    firstToolsList([mcpBin, '--config', mcpConfig], 'execute'),
-} as const;
-type RowName = keyof typeof ROWS;
-
-const samples = new Map<RowName, Sample[]>(Object.keys(ROWS).map((name) => [name as RowName, []]));
+/** Samples by row, and by tree for the project's rows ('' for the floors). */
+const samples = new Map<string, Map<string, Sample[]>>();
+const keep = (row: string, tree: string, sample: Sample) => {
+  const byTree = samples.get(row) ?? new Map<string, Sample[]>();
+  samples.set(row, byTree);
+  byTree.set(tree, [...(byTree.get(tree) ?? []), sample]);
+};
 const loadBefore = loadavg();
-// One round first, unrecorded: the disk cache and the JIT of this process warm for every row alike.
-for (const run of Object.values(ROWS)) await run();
+const rounds: [string, string, () => Promise<Sample>][] = [
+  ...Object.entries(FLOOR_ROWS).map(
+    ([row, run]) => ['', row, run] as [string, string, () => Promise<Sample>],
+  ),
+  ...trees.flatMap(({ label, root }) =>
+    Object.entries(projectRows(root)).map(
+      ([row, run]) => [label, row, run] as [string, string, () => Promise<Sample>],
+    ),
+  ),
+];
+// One round first, unrecorded: the disk cache and this process's JIT warm for every row alike.
+for (const [, , run] of rounds) await run();
 for (let round = 0; round < runs; round++) {
-  for (const [name, run] of Object.entries(ROWS) as [RowName, () => Promise<Sample>][]) {
-    samples.get(name)?.push(await run());
+  for (const [tree, row, run] of rounds) keep(row, tree, await run());
+}
+for (let round = 0; round < runs; round++) {
+  for (const { label, root } of trees) {
+    const [first, ...replaced] = await replacements(root, 1);
+    if (first) {
+      keep("pool's first child: spawn to its execution's answer", label, first);
+      keep("pool's first child: spawn to healthy", label, { wall: first.extra?.healthy ?? Number.NaN });
+    }
+    for (const sample of replaced) {
+      keep('child replacement: spawn to the answer of the execution waiting for it', label, sample);
+      keep('child replacement: spawn to healthy', label, { wall: sample.extra?.healthy ?? Number.NaN });
+    }
   }
 }
-const { first, replaced } = await replacements(runs);
+// The in-process figure of the engine-ready row, as a row of its own.
+for (const [tree, list] of samples.get('engine ready: IsolateExecutor, default pool, to the first answer') ??
+  []) {
+  for (const sample of list) {
+    keep('engine ready, in process: construction to the first answer', tree, {
+      wall: sample.extra?.inProcess ?? Number.NaN,
+    });
+  }
+}
 
 /** The value at quantile q of the samples (nearest rank). */
 function quantile(values: readonly number[], q: number): number {
@@ -251,115 +307,89 @@ function quantile(values: readonly number[], q: number): number {
 }
 const median = (values: readonly number[]) => quantile(values, 0.5);
 const ms = (value: number) => (Number.isNaN(value) ? '—' : `${value.toFixed(0)} ms`);
+const walls = (row: string, tree: string) =>
+  samples
+    .get(row)
+    ?.get(tree)
+    ?.map((sample) => sample.wall) ?? [];
 
 const floors = {
-  node: median(samples.get('node -e 1')?.map((sample) => sample.wall) ?? []),
-  noSnapshot: median(samples.get('node --no-node-snapshot -e 1')?.map((sample) => sample.wall) ?? []),
-  child: median(samples.get('child floor: isolated-vm + one isolate')?.map((sample) => sample.wall) ?? []),
-  upstream: median(
-    samples.get('upstream alone: server-memory, spawn to tools/list')?.map((sample) => sample.wall) ?? [],
-  ),
+  node: median(walls('node -e 1', '')),
+  noSnapshot: median(walls('node --no-node-snapshot -e 1', '')),
+  child: median(walls('child floor: isolated-vm + one isolate', '')),
+  upstream: median(walls('upstream alone: server-memory, spawn to tools/list', '')),
 };
-
-interface TableRow {
-  readonly name: string;
-  readonly walls: readonly number[];
-  readonly cpus?: readonly number[];
-  readonly against: string;
-  readonly key: string;
-}
-
-const table: TableRow[] = [];
-for (const [name, rowSamples] of samples) {
-  const key = name.split(':')[0]?.replace(/[^a-z0-9]+/gi, '-') ?? name;
-  const against = name.startsWith('mcp')
-    ? 'upstream'
-    : name.startsWith('node')
-      ? 'node'
-      : name.startsWith('child floor')
-        ? 'noSnapshot'
-        : 'child';
-  table.push({
-    name,
-    walls: rowSamples.map((sample) => sample.wall),
-    ...(rowSamples.some((sample) => sample.cpu !== undefined)
-      ? { cpus: rowSamples.map((sample) => sample.cpu ?? Number.NaN) }
-      : {}),
-    against,
-    key,
-  });
-  if (name.startsWith('engine ready')) {
-    table.push({
-      name: 'engine ready, in process: construction to the first answer',
-      walls: rowSamples.map((sample) => sample.extra?.inProcess ?? Number.NaN),
-      against: 'child',
-      key: 'engine-ready-in-process',
-    });
-  }
-}
-table.push({
-  name: "pool's first child: spawn to its execution's answer (in process)",
-  walls: [first.wall],
-  against: 'child',
-  key: 'first-child',
-});
-table.push({
-  name: "pool's first child: spawn to healthy",
-  walls: [first.extra?.healthy ?? Number.NaN],
-  against: 'child',
-  key: 'first-child-healthy',
-});
-table.push({
-  name: 'child replacement: spawn to the answer of the execution waiting for it',
-  walls: replaced.map((sample) => sample.wall),
-  against: 'child',
-  key: 'replacement',
-});
-table.push({
-  name: 'child replacement: spawn to healthy',
-  walls: replaced.map((sample) => sample.extra?.healthy ?? Number.NaN),
-  against: 'child',
-  key: 'replacement-healthy',
-});
-
-const floorLabel: Record<string, string> = {
+const floorLabel: Record<keyof typeof floors, string> = {
   node: 'node -e 1',
   noSnapshot: 'node --no-node-snapshot -e 1',
   child: 'child floor',
   upstream: 'server-memory alone',
 };
+const floorOf = (row: string): keyof typeof floors | undefined =>
+  row === 'node -e 1'
+    ? undefined
+    : row.startsWith('node')
+      ? 'node'
+      : row.startsWith('child floor') || row.startsWith('upstream')
+        ? 'noSnapshot'
+        : row.startsWith('mcp')
+          ? 'upstream'
+          : 'child';
+
 console.log(
-  `\nCold start, whole processes (Node ${process.version}, ${runs} runs a row, load average ${loadBefore.map((value) => value.toFixed(1)).join(' ')} before and ${loadavg()
+  `\nCold start, whole processes (Node ${process.version}, ${runs} runs a row${baselineRoot ? `, against the baseline tree ${baselineRoot}` : ''}; load average ${loadBefore
     .map((value) => value.toFixed(1))
-    .join(' ')} after)`,
+    .join(' ')} before and ${loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')} after, on ${(await import('node:os')).availableParallelism()} cores)`,
 );
-console.log('| measurement | median | p90 | CPU median (tree) | runs | against | ratio | difference |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-for (const row of table) {
-  const value = median(row.walls);
-  const floor = floors[row.against as keyof typeof floors];
-  const isFloor = value === floor;
+const treeColumns = (label: string) => `${label}: median | p90 | CPU (tree)`;
+console.log(
+  `| measurement | ${trees.map(({ label }) => treeColumns(label)).join(' | ')} | against | ratio | difference${baselineRoot ? ' | change from the baseline' : ''} |`,
+);
+console.log(
+  `| --- |${' --- | --- | --- |'.repeat(trees.length)} --- | --- | --- |${baselineRoot ? ' --- |' : ''}`,
+);
+for (const [row, byTree] of samples) {
+  const isFloor = byTree.has('');
+  const cells: string[] = [];
+  for (const { label } of trees) {
+    const list = byTree.get(isFloor ? '' : label) ?? [];
+    const cpus = list.map((sample) => sample.cpu ?? Number.NaN);
+    const values = list.map((sample) => sample.wall);
+    cells.push(ms(median(values)), ms(quantile(values, 0.9)), ms(median(cpus)));
+    if (isFloor) break;
+  }
+  // A floor's row spans the trees: its figures once, the other trees' cells empty.
+  while (cells.length < trees.length * 3) cells.push('');
+  const value = median(walls(row, isFloor ? '' : 'this tree'));
+  const floor = floorOf(row);
+  const against =
+    floor === undefined
+      ? ['—', '—', '—']
+      : [floorLabel[floor], `${(value / floors[floor]).toFixed(2)}x`, `+${ms(value - floors[floor])}`];
+  const change = isFloor
+    ? '—'
+    : (() => {
+        const before = median(walls(row, 'baseline'));
+        return `${ms(value - before)} (${((value / before - 1) * 100).toFixed(0)}%)`;
+      })();
   console.log(
-    `| ${row.name} | ${ms(value)} | ${ms(quantile(row.walls, 0.9))} | ${row.cpus ? ms(median(row.cpus)) : '—'} | ${row.walls.length} | ${isFloor ? '—' : floorLabel[row.against]} | ${isFloor ? '—' : `${(value / floor).toFixed(2)}x`} | ${isFloor ? '—' : `+${ms(value - floor)}`} |`,
+    `| ${row} | ${cells.join(' | ')} | ${against.join(' | ')}${baselineRoot ? ` | ${change}` : ''} |`,
   );
-  record(
-    `coldStart.${row.key}`,
-    summarize(
-      row.name,
-      row.walls.filter((wall) => !Number.isNaN(wall)),
-    ),
-  );
+  const key = row.split(':')[0]?.replace(/[^a-z0-9]+/gi, '-') ?? row;
+  record(`coldStart.${key}`, summarize(row, walls(row, isFloor ? '' : 'this tree')));
 }
 
 // A pool child's start, phase by phase.
-const lexer = await import(
-  createRequire(new URL('packages/protocol/package.json', root)).resolve('es-module-lexer')
-);
+const lexer = (await import(
+  createRequire(new URL('packages/protocol/package.json', here)).resolve('es-module-lexer')
+)) as typeof import('es-module-lexer');
 await lexer.init;
 /** The modules a file of the child imports statically, as URLs. */
 function importsOf(file: URL): string[] {
   const [imports] = lexer.parse(readFileSync(file, 'utf8'));
-  return (imports as { type: string; specifier?: string }[])
+  return (imports as unknown as { type: string; specifier?: string }[])
     .filter((entry) => entry.type === 'static' && entry.specifier !== undefined)
     .map(({ specifier }) => {
       const name = specifier as string;
@@ -368,40 +398,78 @@ function importsOf(file: URL): string[] {
       return pathToFileURL(createRequire(file).resolve(name)).href;
     });
 }
-const childDir = new URL('pool/child/', executorDist);
-const childModules = [
-  ...importsOf(new URL('child-start.js', childDir)),
-  ...importsOf(new URL('child-entry.js', childDir)),
+/** The child starts phase by phase: each tree's as the first child starts, and this tree's handed on. */
+const variants = [
+  ...trees.map(({ label, root }) => ({ label, root, handed: false })),
+  { label: 'this tree, handed on', root: here, handed: true },
 ];
-if (childModules.length === 0) throw new Error('no imports read from child-start.js and child-entry.js');
-const phaseRuns: Record<string, number>[] = [];
+const handOnText = join(scratch, 'hand-on.txt');
+const phaseRuns = new Map<string, Record<string, number>[]>();
 for (let index = 0; index < runs; index++) {
-  const child = spawn(
-    process.execPath,
-    [
-      ...CHILD_FLAGS,
-      new URL('cold-start-phases.mjs', import.meta.url).pathname,
-      JSON.stringify(childModules),
-      executorDist.href,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], cwd: executorDir, env: childEnvironment(process.env) },
-  );
-  phaseRuns.push(JSON.parse(await firstLine(child)) as Record<string, number>);
-  await exited(child);
+  for (const { label, root, handed } of variants) {
+    const dist = new URL('packages/executor/dist/', root);
+    const childDir = new URL('pool/child/', dist);
+    const modules = [
+      ...importsOf(new URL('child-start.js', childDir)),
+      ...importsOf(new URL('child-entry.js', childDir)),
+    ];
+    if (modules.length === 0) throw new Error('no imports read from child-start.js and child-entry.js');
+    const options = {
+      modules,
+      dist: dist.href,
+      ...(handed ? { handed: handOnText } : label === 'this tree' ? { save: handOnText } : {}),
+    };
+    const child = spawn(
+      process.execPath,
+      [...CHILD_FLAGS, new URL('bench/cold-start-phases.mjs', root).pathname, JSON.stringify(options)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        cwd: new URL('packages/executor/', root).pathname,
+        env: childEnvironment(process.env),
+      },
+    );
+    phaseRuns.set(label, [
+      ...(phaseRuns.get(label) ?? []),
+      JSON.parse(await firstLine(child)) as Record<string, number>,
+    ]);
+    await exited(child);
+  }
 }
-const snapshotBytes = phaseRuns[0]?.snapshotBytes ?? Number.NaN;
+const snapshotBytes = phaseRuns.get('this tree')?.[0]?.snapshotBytes ?? Number.NaN;
 console.log(
-  `\nA pool child's start, phase by phase (bench/cold-start-phases.mjs, ${runs} processes; the runtime snapshot is ${(snapshotBytes / 2 ** 20).toFixed(2)} MB)`,
+  `\nA pool child's start, phase by phase (bench/cold-start-phases.mjs, ${runs} processes a column, taken in turn; the runtime snapshot is ${(snapshotBytes / 2 ** 20).toFixed(2)} MB)`,
 );
-console.log('| phase | median | p90 |');
-console.log('| --- | --- | --- |');
-for (const phase of Object.keys(phaseRuns[0] ?? {}).filter((name) => name !== 'snapshotBytes')) {
-  const values = phaseRuns.map((run) => run[phase] ?? Number.NaN);
+console.log(`| phase | ${variants.map(({ label }) => `${label}: median | p90`).join(' | ')} |`);
+console.log(`| --- |${' --- | --- |'.repeat(variants.length)}`);
+const phaseNames = [
+  ...new Set(variants.flatMap(({ label }) => Object.keys(phaseRuns.get(label)?.[0] ?? {}))),
+];
+const totals = new Map<string, number[]>();
+for (const phase of [...phaseNames.filter((name) => name !== 'snapshotBytes'), 'total']) {
   const label = phase === 'node' ? 'Node start to the first line of the script' : phase;
-  console.log(
-    `| ${label} | ${values.map((value) => value).length ? ms(median(values)) : '—'} | ${ms(quantile(values, 0.9))} |`,
-  );
-  record(`coldStart.phase.${phase.replace(/[^a-z0-9]+/gi, '-')}`, summarize(label, values));
+  const cells = variants.flatMap((variant) => {
+    const list = phaseRuns.get(variant.label) ?? [];
+    const values =
+      phase === 'total'
+        ? list.map((run) =>
+            Object.entries(run)
+              .filter(([name]) => name !== 'snapshotBytes')
+              .reduce((sum, [, value]) => sum + value, 0),
+          )
+        : list.map((run) => run[phase] ?? Number.NaN);
+    if (phase === 'total') totals.set(variant.label, values);
+    return values.every(Number.isNaN) ? ['', ''] : [ms(median(values)), ms(quantile(values, 0.9))];
+  });
+  console.log(`| ${label} | ${cells.join(' | ')} |`);
+  for (const variant of variants.filter(({ root }) => root === here)) {
+    const values =
+      phase === 'total'
+        ? (totals.get(variant.label) ?? [])
+        : (phaseRuns.get(variant.label) ?? []).map((run) => run[phase] ?? Number.NaN);
+    if (values.every(Number.isNaN)) continue;
+    const which = variant.handed ? 'handed' : 'built';
+    record(`coldStart.phase.${which}.${phase.replace(/[^a-z0-9]+/gi, '-')}`, summarize(label, values));
+  }
 }
 
 // A child at rest: its resident memory against the child floor at rest, and what it has loaded.
@@ -418,44 +486,51 @@ for (let index = 0; index < 3; index++) {
   child.kill();
   await exited(child);
 }
-process.env.BENCH_PROBE_DIR = scratch;
-const atRest = new IsolateExecutor({ poolSize: 1 });
-await atRest.engine();
-await pause(2500);
-const restingPid = atRest.stats().children[0]?.pid ?? -1;
-const childAtRest = processRss(restingPid);
-await atRest.execute({ code: 'async () => 1 + 1' });
-await pause(2500);
-const childAfterOne = processRss(restingPid);
-await atRest.dispose();
-const census = new IsolateExecutor({
-  poolSize: 1,
-  childExecArgv: [...CHILD_FLAGS, '--import', new URL('module-census.mjs', import.meta.url).pathname],
-});
-await census.engine();
-await census.execute({ code: 'async () => 1 + 1' });
-await pause(1500);
-const censusPid = census.stats().children[0]?.pid ?? -1;
-process.kill(censusPid, 'SIGUSR2');
-await pause(300);
-const loaded = JSON.parse(readFileSync(join(scratch, `${censusPid}-modules.json`), 'utf8')) as string[];
-await census.dispose();
-
-console.log(`\nA pool child at rest against the child floor at rest (MB, resident)`);
-console.log('| process | resident | above the floor |');
-console.log('| --- | --- | --- |');
 const floorRss = median(floorAtRest);
-for (const [label, rss] of [
-  ['child floor: isolated-vm + one isolate, idle', floorRss],
-  ['pool child, healthy, its first isolate prepared', childAtRest],
-  ['pool child, after one execution', childAfterOne],
-] as const) {
-  console.log(
-    `| ${label} | ${(rss / MB).toFixed(1)} | ${rss === floorRss ? '—' : `+${((rss - floorRss) / MB).toFixed(1)}`} |`,
-  );
-}
+process.env.BENCH_PROBE_DIR = scratch;
+console.log('\nA pool child at rest against the child floor at rest (MB, resident)');
+console.log(`| process | resident | above the floor |`);
+console.log('| --- | --- | --- |');
+console.log(`| child floor: isolated-vm + one isolate, idle | ${(floorRss / MB).toFixed(1)} | — |`);
 record('coldStart.childFloorRss', summarize('child floor at rest', floorAtRest), 'bytes');
-record('coldStart.childRss', summarize('pool child at rest', [childAtRest]), 'bytes');
+const censuses = new Map<string, string[]>();
+for (const { label, root } of trees) {
+  const IsolateExecutor = await executorOf(root);
+  const atRest = new IsolateExecutor({ poolSize: 1 });
+  await atRest.engine();
+  await pause(2500);
+  const pid = atRest.stats().children[0]?.pid ?? -1;
+  const healthy = processRss(pid);
+  await atRest.execute({ code: 'async () => 1 + 1' });
+  await pause(2500);
+  const afterOne = processRss(pid);
+  await atRest.dispose();
+  for (const [what, rss] of [
+    ['healthy, its first isolate prepared', healthy],
+    ['after one execution', afterOne],
+  ] as const) {
+    console.log(
+      `| pool child (${label}), ${what} | ${(rss / MB).toFixed(1)} | +${((rss - floorRss) / MB).toFixed(1)} |`,
+    );
+  }
+  if (label === 'this tree')
+    record('coldStart.childRss', summarize('pool child at rest', [healthy]), 'bytes');
+  const census = new IsolateExecutor({
+    poolSize: 1,
+    childExecArgv: [...CHILD_FLAGS, '--import', new URL('bench/module-census.mjs', root).pathname],
+  });
+  await census.engine();
+  await census.execute({ code: 'async () => 1 + 1' });
+  await pause(1500);
+  const censusPid = census.stats().children[0]?.pid ?? -1;
+  process.kill(censusPid, 'SIGUSR2');
+  await pause(300);
+  censuses.set(
+    label,
+    JSON.parse(readFileSync(join(scratch, `${censusPid}-modules.json`), 'utf8')) as string[],
+  );
+  await census.dispose();
+}
 
 /** Which package (or Node's own, or this project's) a loaded module's URL belongs to. */
 function packageOf(url: string): string {
@@ -465,11 +540,24 @@ function packageOf(url: string): string {
   const own = /packages\/([^/]+)\//.exec(url);
   return own?.[1] ? `@supolka/codemode-${own[1]}` : url;
 }
-const byPackage = new Map<string, number>();
-for (const url of loaded) byPackage.set(packageOf(url), (byPackage.get(packageOf(url)) ?? 0) + 1);
-console.log(`\nModules a pool child has loaded after one execution, by package (${loaded.length} in all)`);
-console.log('| package | modules |');
-console.log('| --- | --- |');
-for (const [name, count] of [...byPackage].sort((a, b) => b[1] - a[1])) console.log(`| ${name} | ${count} |`);
+const counts = new Map<string, Map<string, number>>();
+for (const [label, loaded] of censuses) {
+  for (const url of loaded) {
+    const name = packageOf(url);
+    const byTree = counts.get(name) ?? new Map<string, number>();
+    counts.set(name, byTree);
+    byTree.set(label, (byTree.get(label) ?? 0) + 1);
+  }
+}
+console.log(
+  `\nModules a pool child has loaded after one execution, by package (${trees.map(({ label }) => `${label}: ${censuses.get(label)?.length} in all`).join('; ')})`,
+);
+console.log(`| package | ${trees.map(({ label }) => label).join(' | ')} |`);
+console.log(`| --- |${' --- |'.repeat(trees.length)}`);
+for (const [name, byTree] of [...counts].sort(
+  (a, b) => (b[1].get('this tree') ?? 0) - (a[1].get('this tree') ?? 0),
+)) {
+  console.log(`| ${name} | ${trees.map(({ label }) => byTree.get(label) ?? 0).join(' | ')} |`);
+}
 
 rmSync(scratch, { recursive: true, force: true });

@@ -110,6 +110,10 @@ export class Pool {
     ending: (child, message) => this.#supervision.ending(child, message),
     wedged: (child) => this.#supervision.wedged(child),
     handlesClosed: (child, message) => this.#handlesClosed(child, message),
+    handOn: (child, message) => {
+      const violation = this.#supervision.handedOn(child, message);
+      if (violation !== undefined) this.#violation(child, violation);
+    },
     violation: (child, reason) => this.#violation(child, reason),
   };
 

@@ -30,6 +30,16 @@ export interface ChildTestHooks {
   readonly failEngineCheck?: string;
   /** A file path: the first child to create the file fails its engine check; the others pass. */
   readonly failFirstEngineCheck?: string;
+  /**
+   * A file path: the first child to create the file and be handed a start (`handOn`) changes the
+   * first bytes of the snapshot before it checks them, as if they had been damaged on the way.
+   */
+  readonly corruptHandOn?: string;
+  /**
+   * A file path: the first child to create the file and hand its own start on sends it under the key
+   * of another build, as a parent's child under another Node or other flags would.
+   */
+  readonly foreignHandOn?: string;
 }
 
 export interface ChildSettings {
@@ -50,6 +60,11 @@ export interface ChildSettings {
   readonly allowPrivate: boolean;
   /** Endpoints native outbound requests never reach (the server's own). */
   readonly ownEndpoints: readonly OwnEndpoint[];
+  /**
+   * Whether the parent sends, as its first message, the start an earlier child made (`handOn`),
+   * which this child checks and starts from instead of probing the engine and making the snapshot.
+   */
+  readonly awaitHandOn?: boolean;
   readonly testHooks?: ChildTestHooks;
 }
 
@@ -73,6 +88,9 @@ export function parseSettings(text: string | undefined): ChildSettings {
     if (typeof record[field] !== 'boolean') throw new Error(`The child setting ${field} must be a boolean.`);
   }
   if (!Array.isArray(record.ownEndpoints)) throw new Error('The child setting ownEndpoints must be a list.');
+  if (record.awaitHandOn !== undefined && typeof record.awaitHandOn !== 'boolean') {
+    throw new Error('The child setting awaitHandOn must be a boolean.');
+  }
   const hooks = record.testHooks;
   if (hooks !== undefined) {
     if (typeof hooks !== 'object' || hooks === null)

@@ -8,6 +8,8 @@ import { writeSync } from 'node:fs';
 import { encodeMessage, IN_FLIGHT_CALL_LIMIT } from '@supolka/codemode-protocol/wire';
 import { CHANNEL_FD } from '../channel.ts';
 import { encodeFrame, FRAME_HEADER, FRAME_LIMIT } from '../frames.ts';
+import type { PoolMessageOf } from '../messages/table.ts';
+import { encodePoolMessage } from '../messages/wire.ts';
 
 /** Valid tool calls the deaf-flood attack sends, never reading an answer. */
 export const DEAF_FLOOD_CALLS = 10_000;
@@ -71,6 +73,15 @@ function callFrames(id: string, count: number): Buffer[] {
   }
   return frames;
 }
+
+/** The start the late-hand-on attack hands on, valid as a message. */
+const LATE_HAND_ON: PoolMessageOf<'handOn'> = {
+  type: 'handOn',
+  key: 'f'.repeat(64),
+  digest: 'e'.repeat(64),
+  snapshot: new Uint8Array(8),
+  engine: { isolatedVm: 'any', node: 'any', behaviours: {}, fallbacks: [] },
+};
 
 /** The fault the fault-heartbeats attack answers every later heartbeat with. */
 export const HEARTBEAT_ATTACK_TEXT = 'this child says its engine cannot serve any more';
@@ -178,6 +189,11 @@ export function attackChannel(name: unknown, id: string): void {
           JSON.stringify({ type: 'handlesClosed', executionId: id, message: 'r'.repeat(HUGE_NAME) }),
         ),
       );
+      return;
+    case 'late-hand-on':
+      // A start handed on after this child's own, under another build's key: kept, the parent
+      // would hand it to every child it spawns after.
+      writeAll(encodeFrame(encodePoolMessage(LATE_HAND_ON)));
       return;
     case 'trickle': {
       // A frame written a byte per write: the parent copies it into one growing buffer.
