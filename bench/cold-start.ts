@@ -32,7 +32,7 @@
  * table shows the two side by side. That is how a change's before and after come from one run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -524,11 +524,11 @@ for (const { label, root } of trees) {
   await pause(1500);
   const censusPid = census.stats().children[0]?.pid ?? -1;
   process.kill(censusPid, 'SIGUSR2');
-  await pause(300);
-  censuses.set(
-    label,
-    JSON.parse(readFileSync(join(scratch, `${censusPid}-modules.json`), 'utf8')) as string[],
-  );
+  const censusFile = join(scratch, `${censusPid}-modules.json`);
+  // Written by the child when its signal handler runs: soon, or later on a loaded machine.
+  for (let waited = 0; !existsSync(censusFile) && waited < 20_000; waited += 100) await pause(100);
+  await pause(100);
+  censuses.set(label, JSON.parse(readFileSync(censusFile, 'utf8')) as string[]);
   await census.dispose();
 }
 

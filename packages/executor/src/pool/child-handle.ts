@@ -129,8 +129,10 @@ export class PoolChild {
   readonly spawnedAs: string;
   /** The start handed on to it at spawn (the `handOn` text), if one was. */
   handedStart: string | undefined;
-  /** Whether it handed its own start on; a child may once, before it reports healthy. */
-  handedOn = false;
+  /** Whether it was asked to hand its own start on (handed-start.ts). */
+  askedForStart = false;
+  /** Whether its start is the message due next from it: right after its first healthy answer. */
+  startDue = false;
   /** How it started, as its first healthy heartbeat answer said. */
   start: StartReport | undefined;
   /** Why it is leaving service, once it is (it is retiring or terminating then). */

@@ -141,7 +141,10 @@ export class Pool {
         },
       },
       {
-        message: (child, message) => routeChildMessage(child, message, this.#handlers),
+        message: (child, message) => {
+          if (message.type !== 'handOn') this.#supervision.heard(child);
+          routeChildMessage(child, message, this.#handlers);
+        },
         invalid: (child, reason) =>
           this.#violation(child, `it sent a message that failed validation: ${reason}`),
         exit: (child, cause) => this.#onExit(child, cause),

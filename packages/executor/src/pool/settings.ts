@@ -65,6 +65,12 @@ export interface ChildSettings {
    * which this child checks and starts from instead of probing the engine and making the snapshot.
    */
   readonly awaitHandOn?: boolean;
+  /**
+   * Whether the parent asks this child to hand its start on, should it make its own: sent right
+   * after its first healthy answer (`handOn`). A child that refused the start it was handed hands
+   * its own on unasked.
+   */
+  readonly handOnWanted?: boolean;
   readonly testHooks?: ChildTestHooks;
 }
 
@@ -88,8 +94,10 @@ export function parseSettings(text: string | undefined): ChildSettings {
     if (typeof record[field] !== 'boolean') throw new Error(`The child setting ${field} must be a boolean.`);
   }
   if (!Array.isArray(record.ownEndpoints)) throw new Error('The child setting ownEndpoints must be a list.');
-  if (record.awaitHandOn !== undefined && typeof record.awaitHandOn !== 'boolean') {
-    throw new Error('The child setting awaitHandOn must be a boolean.');
+  for (const field of ['awaitHandOn', 'handOnWanted'] as const) {
+    if (record[field] !== undefined && typeof record[field] !== 'boolean') {
+      throw new Error(`The child setting ${field} must be a boolean.`);
+    }
   }
   const hooks = record.testHooks;
   if (hooks !== undefined) {

@@ -176,6 +176,7 @@ export class Supervision {
     if (!child.healthy) {
       child.engine = health.engine;
       child.start = health.start;
+      this.#handedStart.started(child, health.start?.snapshot === 'built');
       if (phase === 'starting') child.state.move(child.workingRetained > 0 ? 'retainedWork' : 'idle');
       this.#startFailures = 0;
       this.#startFailure = undefined;
@@ -284,10 +285,15 @@ export class Supervision {
 
   /**
    * What a child's start made (`handOn`), kept for the children spawned after it; answers why not
-   * when the child may not send one, which ends it as breaking the protocol.
+   * when none was due from the child, which ends it as breaking the protocol.
    */
   handedOn(child: PoolChild, message: PoolMessageOf<'handOn'>): string | undefined {
     return this.#handedStart.take(child, message);
+  }
+
+  /** Any other message of a child: its start, if it was due, is due no more. */
+  heard(child: PoolChild): void {
+    this.#handedStart.passed(child);
   }
 
   /** After a child's exit was dealt with: one that never started counts against the start, and a replacement is forked. */
@@ -305,12 +311,16 @@ export class Supervision {
 
   #spawn(nestingLevel = 0): void {
     if (this.#stopped) return;
-    const start = this.#handedStart.offer(spawnIdentity(this.#fork.execArgv));
-    const fork =
-      start === undefined
-        ? this.#fork
-        : { ...this.#fork, settings: { ...this.#fork.settings, awaitHandOn: true } };
-    const child = new PoolChild(fork, this.#events, nestingLevel);
+    const spawnedAs = spawnIdentity(this.#fork.execArgv);
+    const start = this.#handedStart.offer(spawnedAs);
+    const wanted = start === undefined && this.#handedStart.wanted(spawnedAs, this.#children);
+    const settings = {
+      ...this.#fork.settings,
+      ...(start !== undefined ? { awaitHandOn: true } : {}),
+      ...(wanted ? { handOnWanted: true } : {}),
+    };
+    const child = new PoolChild({ ...this.#fork, settings }, this.#events, nestingLevel);
+    child.askedForStart = wanted;
     // Its first message, which it waits for before it starts (child-entry.ts).
     if (start !== undefined) {
       child.handedStart = start;

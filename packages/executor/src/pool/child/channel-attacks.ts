@@ -97,8 +97,20 @@ export function faultsHeartbeats(): boolean {
 export const CALL_FOR = 'call-for:';
 export const FETCH_FOR = 'fetch-for:';
 
+/**
+ * What the channel's own writer may still have in flight when an attack runs: the start this child
+ * handed on (about 1.3 MB, written as the parent reads it). An attack's raw bytes wait for it, or
+ * they would cut into its frame.
+ */
+let inFlight: Promise<void> = Promise.resolve();
+
+export function holdAttacksFor(written: Promise<void>): void {
+  inFlight = written;
+}
+
 /** Runs the attack a tool call's first argument names, in run `id`; an unknown name writes nothing. */
-export function attackChannel(name: unknown, id: string): void {
+export async function attackChannel(name: unknown, id: string): Promise<void> {
+  await inFlight;
   // A call as another run: one whose handles closed, or one this child never had.
   if (typeof name === 'string' && name.startsWith(CALL_FOR)) {
     writeAll(callFrames(name.slice(CALL_FOR.length), 1)[0] as Buffer);

@@ -34,7 +34,7 @@ import type { StartReport } from '../messages/health.ts';
 import type { PoolMessage, PoolMessageOf } from '../messages/table.ts';
 import { type DecodedPoolMessage, encodePoolMessage } from '../messages/wire.ts';
 import { parseSettings } from '../settings.ts';
-import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT } from './channel-attacks.ts';
+import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT, holdAttacksFor } from './channel-attacks.ts';
 import { ChildRun } from './child-run.ts';
 import { ConsoleStream } from './console-stream.ts';
 import { foreignKey, startFromHandOn } from './hand-on-start.ts';
@@ -140,9 +140,6 @@ const ready: Promise<Ready> = startEngine().then(({ engine, start }) => {
       runs.delete(id);
     },
   });
-  // The sandbox made the snapshot as it was built: sent before the first health answer, the only
-  // time the parent takes it, and before any program ran in this process.
-  if (start.snapshot === 'built') handOn(engine);
   return { engine, sandbox: built, start };
 });
 ready.catch(() => {});
@@ -157,6 +154,8 @@ let running = 0;
 /** The run behind each retained execution this child holds, by executionId. */
 const retainedRuns = new Map<string, string>();
 let executions = 0;
+/** Whether this child answered a heartbeat healthy yet. */
+let answeredHealthy = false;
 
 /** Creates the file if nobody has: of the children sharing one path, exactly one claims it. */
 function claimFile(path: string): boolean {
@@ -195,14 +194,16 @@ async function startEngine(): Promise<{ engine: EngineReport; start: StartReport
 }
 
 /**
- * Sends the parent what this child's start made, for the children it spawns after. Handing on saves
- * later children time and is never needed: a snapshot past the message bound stays here.
+ * Sends the parent what this child's start made (the snapshot its sandbox made as it was built, and
+ * the engine report), for the children it spawns after. Handing on saves later children time and is
+ * never needed: a snapshot past the message bound stays here.
  */
 function handOn(engine: EngineReport): void {
   const own = ownSnapshot();
   const foreign = hooks.foreignHandOn !== undefined && claimFile(hooks.foreignHandOn);
+  let text: string;
   try {
-    parent.send({
+    text = encodePoolMessage({
       type: 'handOn',
       key: foreign ? foreignKey(own.key) : own.key,
       digest: own.digest,
@@ -211,7 +212,10 @@ function handOn(engine: EngineReport): void {
     });
   } catch {
     // Too large for one message: the parent keeps none, and each child makes its own.
+    return;
   }
+  if (hooks.channelAttackOnTool === undefined) parent.sendText(text);
+  else holdAttacksFor(new Promise((written) => parent.sendText(text, written)));
 }
 
 function handle(message: PoolMessage): void {
@@ -291,6 +295,14 @@ async function answerHeartbeat(id: string): Promise<void> {
     working: sandbox.retainedWorking,
     start,
   });
+  // Written right behind the first healthy answer, the only time the parent takes it, and before
+  // this child reads any message after it: no program has run here yet.
+  if (!answeredHealthy) {
+    answeredHealthy = true;
+    if (start.snapshot === 'built' && (settings.handOnWanted === true || start.refused !== undefined)) {
+      handOn(engine);
+    }
+  }
 }
 
 async function execute(
