@@ -10,6 +10,7 @@ import { CHILD_STDIO, Channel } from './channel.ts';
 import { ChildLifecycle } from './child-state.ts';
 import type { PoolExecution } from './execution.ts';
 import { describeEnd, type Termination } from './exit-cause.ts';
+import type { StartReport } from './messages/health.ts';
 import { type PoolMessage, type PoolMessageOf, validatePoolMessage } from './messages/table.ts';
 import { type ChildSettings, encodeSettings } from './settings.ts';
 
@@ -77,6 +78,15 @@ export function childEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * What a child process is spawned as, in the ways that decide what snapshot its V8 can restore: the
+ * Node binary, its flags and NODE_OPTIONS. A start is handed on only between children spawned as
+ * the same (handed-start.ts); each child checks its own key anyway.
+ */
+export function spawnIdentity(execArgv: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+  return JSON.stringify([process.execPath, execArgv, childEnvironment(env).NODE_OPTIONS ?? '']);
+}
+
 export class PoolChild {
   readonly process: ChildProcess;
   readonly channel: Channel;
@@ -115,6 +125,16 @@ export class PoolChild {
   readonly retained = new Set<string>();
   /** Why it could not start, once the pool gave up on it. */
   startFailure: string | undefined;
+  /** What it was spawned as (spawnIdentity). */
+  readonly spawnedAs: string;
+  /** The start handed on to it at spawn (the `handOn` text), if one was. */
+  handedStart: string | undefined;
+  /** Whether it was asked to hand its own start on (handed-start.ts). */
+  askedForStart = false;
+  /** Whether its start is the message due next from it: right after its first healthy answer. */
+  startDue = false;
+  /** How it started, as its first healthy heartbeat answer said. */
+  start: StartReport | undefined;
   /** Why it is leaving service, once it is (it is retiring or terminating then). */
   retiringReason: string | undefined;
   /** It said an isolate it disposed is still running (wedge.ts): it is killed once it answered. */
@@ -135,6 +155,7 @@ export class PoolChild {
     this.#killTimeout = options.killTimeout;
     this.nestingLevel = nestingLevel;
     // Spawned, not forked: the channel is the pipe at fd 3 (channel.ts), and no IPC channel is opened.
+    this.spawnedAs = spawnIdentity(options.execArgv);
     this.process = spawn(
       process.execPath,
       [...options.execArgv, fileURLToPath(options.entry), encodeSettings(options.settings)],

@@ -1,6 +1,6 @@
 /**
  * Supervision of the pool's children: forking them, their start (the first heartbeat answer, within
- * startTimeout), their heartbeat, their retirement (a service life of executions and age, a bound
+ * startTimeout, from a start an earlier child made when one is kept: handed-start.ts), their heartbeat, their retirement (a service life of executions and age, a bound
  * on resident memory, or a child that said it is ending or wedged), their termination, and forking
  * replacements, with a growing delay while children fail to start. It moves a child between
  * starting, idle, retainedWork and retiring; the pool moves it through busy and hostWait.
@@ -15,9 +15,11 @@ import {
   type ForkOptions,
   type LastWords,
   PoolChild,
+  spawnIdentity,
 } from './child-handle.ts';
 import type { PoolEvent } from './events.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
+import { HandedStart } from './handed-start.ts';
 import type { PoolMessageOf } from './messages/table.ts';
 
 /** Why a child started beyond the pool size for nested executions ends. */
@@ -70,6 +72,8 @@ export class Supervision {
   #stopped = false;
   /** Children for nested executions waiting out the respawn delay, by level. */
   readonly #nestedRespawns = new Map<number, NodeJS.Timeout>();
+  /** The start a child made, handed to the children spawned after it (handed-start.ts). */
+  readonly #handedStart = new HandedStart();
 
   constructor(
     settings: SupervisionSettings,
@@ -171,10 +175,17 @@ export class Supervision {
     if (child.endedByPool) return;
     if (!child.healthy) {
       child.engine = health.engine;
+      child.start = health.start;
+      this.#handedStart.started(child, health.start?.snapshot === 'built');
       if (phase === 'starting') child.state.move(child.workingRetained > 0 ? 'retainedWork' : 'idle');
       this.#startFailures = 0;
       this.#startFailure = undefined;
-      this.#emit({ type: 'healthy', pid: child.pid, engine: health.engine });
+      this.#emit({
+        type: 'healthy',
+        pid: child.pid,
+        engine: health.engine,
+        ...(health.start ? { start: health.start } : {}),
+      });
       this.#events.healthy(child, health.engine);
       return;
     }
@@ -282,8 +293,22 @@ export class Supervision {
     this.#emit({ type: 'exited', pid: child.pid, cause });
   }
 
+  /**
+   * What a child's start made (`handOn`), kept for the children spawned after it; answers why not
+   * when none was due from the child, which ends it as breaking the protocol.
+   */
+  handedOn(child: PoolChild, message: PoolMessageOf<'handOn'>): string | undefined {
+    return this.#handedStart.take(child, message);
+  }
+
+  /** Any other message of a child: its start, if it was due, is due no more. */
+  heard(child: PoolChild): void {
+    this.#handedStart.passed(child);
+  }
+
   /** After a child's exit was dealt with: one that never started counts against the start, and a replacement is forked. */
   replace(child: PoolChild, cause: string): void {
+    if (!child.healthy) this.#handedStart.failedWith(child);
     if (!child.healthy && !this.#stopped) this.startFailed(child, cause);
     this.#replenish();
   }
@@ -296,7 +321,21 @@ export class Supervision {
 
   #spawn(nestingLevel = 0): void {
     if (this.#stopped) return;
-    const child = new PoolChild(this.#fork, this.#events, nestingLevel);
+    const spawnedAs = spawnIdentity(this.#fork.execArgv);
+    const start = this.#handedStart.offer(spawnedAs);
+    const wanted = start === undefined && this.#handedStart.wanted(spawnedAs, this.#children);
+    const settings = {
+      ...this.#fork.settings,
+      ...(start !== undefined ? { awaitHandOn: true } : {}),
+      ...(wanted ? { handOnWanted: true } : {}),
+    };
+    const child = new PoolChild({ ...this.#fork, settings }, this.#events, nestingLevel);
+    child.askedForStart = wanted;
+    // Its first message, which it waits for before it starts (child-entry.ts).
+    if (start !== undefined) {
+      child.handedStart = start;
+      child.sendText(start);
+    }
     this.#children.push(child);
     this.#events.spawned(child);
     this.#emit({ type: 'spawned', pid: child.pid });

@@ -115,3 +115,39 @@ test('a pool child that served executions, heartbeats and a cancel loads no zod 
   expect(report.resolved.filter((url) => url.includes('/zod/'))).toStrictEqual([]);
   expect(report.builtins.filter((name) => /^NativeModule (http|https|zlib)$/.test(name))).toStrictEqual([]);
 });
+
+/**
+ * A child that started from the start an earlier child handed on (docs/pool.md, "Handing the start
+ * on") decided that message with its hot check too: it holds no zod either.
+ */
+test('a pool child that started from the start handed on loads no zod either', async () => {
+  const directory = mkdtempSync(join(reports, 'handed-'));
+  process.env.ADDON_REPORT_DIR = directory;
+  const starts = new Map<number, string | undefined>();
+  const executor = new IsolateExecutor({
+    poolSize: 1,
+    maxExecutionsPerChild: 1,
+    childExecArgv: [...DEFAULT_CHILD_EXEC_ARGV, '--import', recorder],
+    onPoolEvent: (event) => {
+      if (event.type === 'healthy') starts.set(event.pid, event.start?.snapshot);
+    },
+  });
+  try {
+    for (const answer of [1, 2]) {
+      expect(await executor.execute({ code: `async () => ${answer}` })).toStrictEqual({
+        result: answer,
+        logs: [],
+      });
+    }
+  } finally {
+    await executor.dispose();
+    delete process.env.ADDON_REPORT_DIR;
+  }
+  const [handed] = [...starts].find(([, start]) => start === 'handedOn') ?? [];
+  expect(handed).toBeDefined();
+  const report = JSON.parse(readFileSync(join(directory, `${handed}.json`), 'utf8')) as Report;
+  expect(
+    report.resolved.some((url) => url.endsWith('/packages/executor/dist/pool/child/child-entry.js')),
+  ).toBe(true);
+  expect(report.resolved.filter((url) => url.includes('/zod/'))).toStrictEqual([]);
+});

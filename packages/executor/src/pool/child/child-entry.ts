@@ -6,7 +6,9 @@
  * engine that cannot serve the sandbox never reports healthy: its heartbeat is answered with a
  * fault naming why, and the reason reaches the caller instead of this process's stderr alone. The
  * sandbox is built from the report, so the fallbacks it selects are the ones the report names, and
- * it keeps an isolate prepared ahead of the next request.
+ * it keeps an isolate prepared ahead of the next request. A child the parent hands an earlier
+ * child's start to (awaitHandOn) takes its report and snapshot instead of making them, once they
+ * pass their checks (hand-on-start.ts); a child that made its own hands them to the parent.
  *
  * Loaded by child-start.ts once isolated-vm proved loadable, in a process pool/child-handle.ts started as
  * `node --no-node-snapshot child/child-start settings`, the channel at fd 3, under the parent's own
@@ -17,20 +19,25 @@ import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
   type ExecuteRequest,
+  echo,
   type FaultCode,
   handlesClosedMessage,
   isFaultCode,
+  REASON_ECHO_LIMIT,
 } from '@supolka/codemode-protocol/wire';
 import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
 import { BoundedCodeCache } from '../../sandbox/modules/code-cache.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
+import { ownSnapshot } from '../../sandbox/setup/handed-snapshot.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
+import type { StartReport } from '../messages/health.ts';
 import type { PoolMessage, PoolMessageOf } from '../messages/table.ts';
 import { type DecodedPoolMessage, encodePoolMessage } from '../messages/wire.ts';
 import { parseSettings } from '../settings.ts';
-import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT } from './channel-attacks.ts';
+import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT, holdAttacksFor } from './channel-attacks.ts';
 import { ChildRun } from './child-run.ts';
 import { ConsoleStream } from './console-stream.ts';
+import { foreignKey, startFromHandOn } from './hand-on-start.ts';
 import { MemoryGuard } from './memory-guard.ts';
 import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
@@ -59,7 +66,10 @@ const parent = openParentChannel(
   {
     received: (decoded) => {
       if (decoded.ok) handle(decoded.message);
-      else parent.send({ type: 'fault', ...decoded.fault });
+      else {
+        endHandOnWait(`the start handed on was refused: ${decoded.fault.message}`);
+        parent.send({ type: 'fault', ...decoded.fault });
+      }
     },
     // Nothing past a broken frame can be read, so this child can serve no more: it says why and ends.
     violation: (reason) =>
@@ -75,6 +85,22 @@ const parent = openParentChannel(
 interface Ready {
   readonly engine: EngineReport;
   readonly sandbox: Sandbox;
+  /** Whether it started from what the parent handed on, for the health report. */
+  readonly start: StartReport;
+}
+
+/**
+ * The start an earlier child made, which the parent sends first when the settings say so; or why
+ * the first message was not one this child could take, and it starts on its own.
+ */
+const handedOn = Promise.withResolvers<PoolMessageOf<'handOn'> | string>();
+let awaitingHandOn = settings.awaitHandOn === true;
+
+/** Ends the wait for the start handed on: with it, or with why it did not come. */
+function endHandOnWait(outcome: PoolMessageOf<'handOn'> | string): void {
+  if (!awaitingHandOn) return;
+  awaitingHandOn = false;
+  handedOn.resolve(outcome);
 }
 
 /** The sandbox once built, and the resident size of this child when its first isolate was ready. */
@@ -89,7 +115,7 @@ const guard = new MemoryGuard({
 });
 
 // Started now and awaited by every heartbeat; the rejection is reported there, not as unhandled.
-const ready: Promise<Ready> = checkEngine().then((engine) => {
+const ready: Promise<Ready> = startEngine().then(({ engine, start }) => {
   built = new Sandbox({
     engine,
     codeCache: new BoundedCodeCache(),
@@ -114,7 +140,7 @@ const ready: Promise<Ready> = checkEngine().then((engine) => {
       runs.delete(id);
     },
   });
-  return { engine, sandbox: built };
+  return { engine, sandbox: built, start };
 });
 ready.catch(() => {});
 
@@ -128,6 +154,8 @@ let running = 0;
 /** The run behind each retained execution this child holds, by executionId. */
 const retainedRuns = new Map<string, string>();
 let executions = 0;
+/** Whether this child answered a heartbeat healthy yet. */
+let answeredHealthy = false;
 
 /** Creates the file if nobody has: of the children sharing one path, exactly one claims it. */
 function claimFile(path: string): boolean {
@@ -139,15 +167,60 @@ function claimFile(path: string): boolean {
   }
 }
 
-function checkEngine(): Promise<EngineReport> {
-  if (hooks.failEngineCheck !== undefined) return Promise.reject(new Error(hooks.failEngineCheck));
+/**
+ * The engine report this child serves by, and where it came from: the start the parent handed on,
+ * when it was handed one and it passed every check (hand-on-start.ts), or its own probes, whose
+ * snapshot the sandbox then makes.
+ */
+async function startEngine(): Promise<{ engine: EngineReport; start: StartReport }> {
+  if (hooks.failEngineCheck !== undefined) throw new Error(hooks.failEngineCheck);
   if (hooks.failFirstEngineCheck !== undefined && claimFile(hooks.failFirstEngineCheck)) {
-    return Promise.reject(new Error('this child claimed the failFirstEngineCheck marker'));
+    throw new Error('this child claimed the failFirstEngineCheck marker');
   }
-  return assertEngineServesSandbox();
+  let refused: string | undefined;
+  if (settings.awaitHandOn === true) {
+    const handed = await handedOn.promise;
+    if (typeof handed === 'string') refused = handed;
+    else {
+      const corrupt = hooks.corruptHandOn !== undefined && claimFile(hooks.corruptHandOn);
+      const started = startFromHandOn(handed, corrupt);
+      if ('engine' in started) return { engine: started.engine, start: { snapshot: 'handedOn' } };
+      refused = started.refused;
+    }
+  }
+  const engine = await assertEngineServesSandbox();
+  if (refused === undefined) return { engine, start: { snapshot: 'built' } };
+  return { engine, start: { snapshot: 'built', refused: echo(refused, REASON_ECHO_LIMIT) } };
+}
+
+/**
+ * Sends the parent what this child's start made (the snapshot its sandbox made as it was built, and
+ * the engine report), for the children it spawns after. Handing on saves later children time and is
+ * never needed: a snapshot past the message bound stays here.
+ */
+function handOn(engine: EngineReport): void {
+  const own = ownSnapshot();
+  const foreign = hooks.foreignHandOn !== undefined && claimFile(hooks.foreignHandOn);
+  let text: string;
+  try {
+    text = encodePoolMessage({
+      type: 'handOn',
+      key: foreign ? foreignKey(own.key) : own.key,
+      digest: own.digest,
+      snapshot: own.bytes,
+      engine: { ...engine, fallbacks: [...engine.fallbacks] },
+    });
+  } catch {
+    // Too large for one message: the parent keeps none, and each child makes its own.
+    return;
+  }
+  if (hooks.channelAttackOnTool === undefined) parent.sendText(text);
+  else holdAttacksFor(new Promise((written) => parent.sendText(text, written)));
 }
 
 function handle(message: PoolMessage): void {
+  if (message.type !== 'handOn')
+    endHandOnWait(`the parent's first message was ${message.type}, not the start it announced`);
   switch (message.type) {
     case 'heartbeat':
       void answerHeartbeat(message.id);
@@ -173,14 +246,23 @@ function handle(message: PoolMessage): void {
     case 'closeHandles':
       void closeHandles(message);
       return;
+    case 'handOn':
+      // Taken once, as the first message, when the settings said one comes.
+      if (awaitingHandOn) endHandOnWait(message);
+      else refuse(message);
+      return;
     default:
-      parent.send({
-        type: 'fault',
-        ...('id' in message && message.id !== undefined ? { id: message.id } : {}),
-        code: 'BAD_REQUEST',
-        message: `A pool child does not accept ${message.type} messages.`,
-      });
+      refuse(message);
   }
+}
+
+function refuse(message: PoolMessage): void {
+  parent.send({
+    type: 'fault',
+    ...('id' in message && message.id !== undefined ? { id: message.id } : {}),
+    code: 'BAD_REQUEST',
+    message: `A pool child does not accept ${message.type} messages.`,
+  });
 }
 
 async function answerHeartbeat(id: string): Promise<void> {
@@ -202,15 +284,25 @@ async function answerHeartbeat(id: string): Promise<void> {
     });
     return;
   }
+  const { sandbox, start } = await ready;
   parent.send({
     type: 'health',
     id,
     engine: { ...engine, fallbacks: [...engine.fallbacks] },
     rss: process.memoryUsage.rss(),
     executions,
-    retained: (await ready).sandbox.retainedCount,
-    working: (await ready).sandbox.retainedWorking,
+    retained: sandbox.retainedCount,
+    working: sandbox.retainedWorking,
+    start,
   });
+  // Written right behind the first healthy answer, the only time the parent takes it, and before
+  // this child reads any message after it: no program has run here yet.
+  if (!answeredHealthy) {
+    answeredHealthy = true;
+    if (start.snapshot === 'built' && (settings.handOnWanted === true || start.refused !== undefined)) {
+      handOn(engine);
+    }
+  }
 }
 
 async function execute(

@@ -45,7 +45,10 @@ export class ChildRun {
 
   /** The sandbox's dispatch function: resolves to the tool's envelope JSON, or throws the text of a thrown frame. */
   readonly dispatch = async (provider: string, tool: string, args: string): Promise<string> => {
-    this.#injectFault(tool, args);
+    if (tool === this.#hooks.channelAttackOnTool) {
+      await attackChannel((JSON.parse(args) as unknown[])[0], this.#id);
+    }
+    this.#injectFault(tool);
     const call = this.#calls++;
     const frame = await new Promise<DispatchFrame>((resolve) => {
       this.#dispatches.set(call, resolve);
@@ -105,8 +108,7 @@ export class ChildRun {
   }
 
   /** Test-only faults in the child's own host code (settings.ts); inert unless a test set them. */
-  #injectFault(tool: string, args: string): void {
-    if (tool === this.#hooks.channelAttackOnTool) attackChannel((JSON.parse(args) as unknown[])[0], this.#id);
+  #injectFault(tool: string): void {
     if (tool === this.#hooks.hangOnTool) {
       // A synchronous loop on the child's main thread: no heartbeat, no signal handler, no message.
       for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);

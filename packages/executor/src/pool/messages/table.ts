@@ -7,7 +7,7 @@
  * requests, its console and result, the retained handles' calls, cancel, fault) are the protocol's,
  * taken from its table as they are: the pool forwards them, so they are defined once, there. The
  * rest are the pool's own (a heartbeat and its answer, a child's readiness, its host-wait edges,
- * its last words), which no client or server knows: a server refuses one as an unknown type.
+ * its last words, what its start made), which no client or server knows: a server refuses one as an unknown type.
  *
  * This module loads zod; wire.ts is the table's zod-free half (the hot checks, the encode), which a
  * child at rest decodes with, loading this module with the first message only a schema can decide.
@@ -22,6 +22,7 @@ import {
   messageValidation,
 } from '@supolka/codemode-protocol';
 import { z } from 'zod';
+import { HandOnSchema } from './hand-on.ts';
 import { HealthSchema } from './health.ts';
 import { POOL_WIRE } from './wire.ts';
 
@@ -126,6 +127,11 @@ export const POOL_MESSAGE_SCHEMAS = {
   heartbeat: messageSchema('heartbeat', { id: MessageIdSchema }),
   /** A child's answer to `heartbeat`: its engine report and what it holds. */
   health: messageSchema('health', { id: MessageIdSchema, ...HealthSchema }),
+  /**
+   * What a child's start made, for later children to start from (hand-on.ts): sent by a child that
+   * made its own, once, before it reports healthy, and by the parent to each child it spawns after.
+   */
+  handOn: messageSchema('handOn', HandOnSchema),
 };
 
 export type PoolMessageType = keyof typeof POOL_MESSAGE_SCHEMAS;

@@ -73,6 +73,29 @@ const valid: Record<string, unknown[]> = {
       executions: 12,
       retained: 0,
     },
+    {
+      type: 'health',
+      id: 'h2',
+      engine: { isolatedVm: '7.0.1', node: 'v24.22.3', behaviours: {}, fallbacks: [] },
+      rss: 70_000_000,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'built', refused: "the snapshot's bytes do not hash to the digest its maker sent" },
+    },
+  ],
+  handOn: [
+    {
+      type: 'handOn',
+      key: 'a'.repeat(64),
+      digest: '0123456789abcdef'.repeat(4),
+      snapshot: new Uint8Array([1, 2, 3]),
+      engine: {
+        isolatedVm: '7.0.1',
+        node: 'v24.22.3',
+        behaviours: { moduleCodeCache: { present: false, reason: 'the compile made no code cache' } },
+        fallbacks: ['modules compile from source'],
+      },
+    },
   ],
 };
 
@@ -98,6 +121,7 @@ describe('the pool table', () => {
       'wedged',
       'heartbeat',
       'health',
+      'handOn',
     ]);
     expect(Object.keys(valid).sort()).toStrictEqual([...POOL_ONLY_TYPES].sort());
   });
@@ -176,7 +200,40 @@ const malformed: [string, unknown, string][] = [
     },
     'rss must not be negative',
   ],
+  [
+    'health whose start names neither kind',
+    {
+      type: 'health',
+      id: 'h',
+      engine: { isolatedVm: '6', node: 'v24', behaviours: {}, fallbacks: [] },
+      rss: 1,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'copied' },
+    },
+    'start.snapshot must be handedOn or built',
+  ],
+  [
+    'a start handed on under a key in capitals',
+    { ...handOnMessage(), key: 'A'.repeat(64) },
+    'Invalid handOn message: key must be a SHA-256 in 64 lowercase hexadecimal digits.',
+  ],
+  [
+    'a start handed on whose snapshot is text',
+    { ...handOnMessage(), snapshot: 'AAEC' },
+    'Invalid handOn message: snapshot must be bytes (a Uint8Array) of at most',
+  ],
+  [
+    'a start handed on without its engine report',
+    { ...handOnMessage(), engine: undefined },
+    'Invalid handOn message: engine is required.',
+  ],
 ];
+
+/** A valid handOn message to break one field of. */
+function handOnMessage(): Record<string, unknown> {
+  return { ...(valid.handOn?.[0] as Record<string, unknown>) };
+}
 
 describe('a malformed pool message', () => {
   test.each(malformed)('with %s yields a fault naming the field and the rule', (_, message, sentence) => {
