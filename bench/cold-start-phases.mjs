@@ -47,7 +47,8 @@ if (handed !== undefined && handing !== undefined && wire !== undefined) {
   if (!('engine' in started)) throw new Error(`the start handed on was refused: ${started.refused}`);
   engine = started.engine;
   lap('handOn: assertNoNodeSnapshot, check and adopt');
-} else {
+} else if (handOn === undefined) {
+  // The child before the hand-on: the probes, then the snapshot, one after the other.
   mark = performance.now();
   isolate.assertNoNodeSnapshot();
   lap('assertNoNodeSnapshot');
@@ -55,12 +56,24 @@ if (handed !== undefined && handing !== undefined && wire !== undefined) {
   lap('engine probes');
   runtime.readRuntimeSnapshot();
   lap('snapshot creation');
-  if (save !== undefined && handOn !== undefined && wire !== undefined) {
-    const own = handOn.ownSnapshot();
+} else {
+  // The child with the hand-on: the snapshot made while the probes run on the engine's threads,
+  // then, asked for its start, the commitment (the snapshot's key and digest) its first healthy
+  // answer carries.
+  mark = performance.now();
+  isolate.assertNoNodeSnapshot();
+  lap('assertNoNodeSnapshot');
+  const probed = isolate.assertEngineServesSandbox();
+  runtime.readRuntimeSnapshot();
+  lap('snapshot creation');
+  engine = await probed;
+  lap('engine probes (what the snapshot did not hide)');
+  const own = handOn.ownSnapshot();
+  lap('the commitment: key and digest');
+  if (save !== undefined && wire !== undefined) {
+    // What the parent sends a later child (its work, not this child's): made for the handed runs.
     const message = { type: 'handOn', key: own.key, digest: own.digest, snapshot: own.bytes, engine };
-    const text = wire.encodePoolMessage(message);
-    lap('handOn: encode the message to send');
-    writeFileSync(save, text);
+    writeFileSync(save, wire.encodePoolMessage(message));
     mark = performance.now();
   }
 }

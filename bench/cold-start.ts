@@ -15,13 +15,15 @@
  *   serve                         `codemode-server --port 0`, spawn to GET /healthz answering ok
  *   mcp                           `codemode-mcp` with one stdio upstream (@modelcontextprotocol/server-memory),
  *                                 spawn to its first tools/list answer; beside it the upstream's own
- *   first child, replacement      in this process, a pool of one child retired after every execution:
- *                                 each execution runs right after the previous answer and waits for the
- *                                 replacement spawned as that answer came; from its spawn to the answer,
- *                                 and to its first healthy heartbeat
+ *   first child, replacement      in this process, a pool of one child retired after two executions:
+ *                                 the execution after them waits for the replacement spawned as the
+ *                                 second answer came; from its spawn to that answer, and to its first
+ *                                 healthy heartbeat (replacements())
  *
  * CPU is the process tree's (the process and every child it waited for), read from this process's
  * cutime and cstime in /proc/self/stat, in clock ticks; it is given for the rows timed to the exit.
+ * For the first child and the replacement it is that child's own (/proc/<pid>/stat) at its healthy
+ * event and at its answer: on a loaded machine the steadier figure of what its start costs.
  *
  * Then a pool child's start phase by phase (bench/cold-start-phases.mjs), and a pool child at rest:
  * its resident memory against the child floor at rest, and the modules it has loaded, by package
@@ -30,6 +32,11 @@
  * BENCH_COLD_BASELINE names the root of another copy of this repository, built (an earlier commit,
  * say): every row of the project is then measured in both, alternated round by round, and each
  * table shows the two side by side. That is how a change's before and after come from one run.
+ *
+ * BENCH_COLD_ONLY, a regular expression, keeps the project's rows whose name it matches (and the
+ * floors other than the upstream's, which are cheap) and leaves out the phase, rest and module
+ * tables: a change's before and after on the rows it touches, with more runs, on a busy machine.
+ * `BENCH_COLD_ONLY='first child|replacement' BENCH_COLD_RUNS=31 BENCH_COLD_BASELINE=../before`, say.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,6 +51,9 @@ import { processRss, record, summarize } from './stats.ts';
 const runs = Number(process.env.BENCH_COLD_RUNS ?? 7);
 const here = new URL('..', import.meta.url);
 const baselineRoot = process.env.BENCH_COLD_BASELINE;
+const only = process.env.BENCH_COLD_ONLY ? new RegExp(process.env.BENCH_COLD_ONLY, 'i') : undefined;
+/** Whether the row named `row` is measured (BENCH_COLD_ONLY). */
+const selected = (row: string) => only === undefined || only.test(row);
 /** The trees measured: this one, and the baseline when one is named. */
 const trees: { readonly label: string; readonly root: URL }[] = [
   { label: 'this tree', root: here },
@@ -80,6 +90,20 @@ function childrenCpu(): number {
   const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
   // After the command's ')': state is field 3, so cutime (16) and cstime (17) are at 13 and 14.
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+}
+
+/**
+ * CPU a live process has used so far (utime + stime from /proc/<pid>/stat), in ms: a pool child's
+ * own work, which a loaded machine stretches far less than its wall time.
+ */
+function processCpu(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // After the command's ')': state is field 3, so utime (14) and stime (15) are at 11 and 12.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 interface Sample {
@@ -224,31 +248,52 @@ async function executorOf(root: URL): Promise<typeof Executor> {
 }
 
 /**
- * Replacements in one pool of the tree at `root`: one child, retired after every execution. Each
- * sample runs one execution right after the previous answer; it waits for the replacement, spawned
- * as that answer came, and the sample is the time from that spawn to its answer, with the spawn to
- * its first healthy heartbeat beside it. The first sample is the pool's first child.
+ * Replacements in one pool of the tree at `root`: one child, retired after two executions, its
+ * heartbeat every 20 ms. Each child runs one execution, idles two heartbeats (a child hands its
+ * start on behind a heartbeat answer that finds it idle), runs a second and retires; the execution
+ * after waits for the replacement, spawned as that answer came. A sample is a child's spawn to its
+ * first answer, with its spawn to its first healthy heartbeat beside it; the first is the pool's
+ * first child.
  */
 async function replacements(root: URL, count: number): Promise<Sample[]> {
   const IsolateExecutor = await executorOf(root);
   const spawnedAt = new Map<number, number>();
   const healthyAfter = new Map<number, number>();
+  const cpuAtHealthy = new Map<number, number>();
   const executor = new IsolateExecutor({
     poolSize: 1,
-    maxExecutionsPerChild: 1,
+    maxExecutionsPerChild: 2,
+    heartbeatInterval: 20,
     onPoolEvent: (event) => {
       if (event.type === 'spawned') spawnedAt.set(event.pid, performance.now());
-      if (event.type === 'healthy')
+      if (event.type === 'healthy') {
         healthyAfter.set(event.pid, performance.now() - (spawnedAt.get(event.pid) ?? 0));
+        cpuAtHealthy.set(event.pid, processCpu(event.pid));
+      }
     },
   });
+  const run = async () => {
+    const answer = await executor.execute({ code: 'async () => 1 + 1' });
+    if (answer.result !== 2) throw new Error(`a replacement answered ${JSON.stringify(answer)}`);
+  };
   const samples: Sample[] = [];
   for (let index = 0; index <= count; index++) {
     const pid = executor.stats().children.find((child) => child.state !== 'retiring')?.pid ?? -1;
-    const answer = await executor.execute({ code: 'async () => 1 + 1' });
-    if (answer.result !== 2) throw new Error(`a replacement answered ${JSON.stringify(answer)}`);
+    await run();
     const wall = performance.now() - (spawnedAt.get(pid) ?? Number.NaN);
-    samples.push({ wall, extra: { healthy: healthyAfter.get(pid) ?? Number.NaN } });
+    samples.push({
+      wall,
+      cpu: processCpu(pid),
+      extra: {
+        healthy: healthyAfter.get(pid) ?? Number.NaN,
+        cpuHealthy: cpuAtHealthy.get(pid) ?? Number.NaN,
+      },
+    });
+    const answered = () =>
+      executor.stats().children.find((child) => child.pid === pid)?.heartbeatsAnswered ?? 0;
+    const target = answered() + 2;
+    while (answered() < target) await pause(5);
+    await run();
   }
   await executor.dispose();
   return samples;
@@ -263,30 +308,51 @@ const keep = (row: string, tree: string, sample: Sample) => {
 };
 const loadBefore = loadavg();
 const rounds: [string, string, () => Promise<Sample>][] = [
-  ...Object.entries(FLOOR_ROWS).map(
-    ([row, run]) => ['', row, run] as [string, string, () => Promise<Sample>],
-  ),
+  ...Object.entries(FLOOR_ROWS)
+    .filter(([row]) => !row.startsWith('upstream') || selected('mcp'))
+    .map(([row, run]) => ['', row, run] as [string, string, () => Promise<Sample>]),
   ...trees.flatMap(({ label, root }) =>
-    Object.entries(projectRows(root)).map(
-      ([row, run]) => [label, row, run] as [string, string, () => Promise<Sample>],
-    ),
+    Object.entries(projectRows(root))
+      .filter(([row]) => selected(row))
+      .map(([row, run]) => [label, row, run] as [string, string, () => Promise<Sample>]),
   ),
 ];
 // One round first, unrecorded: the disk cache and this process's JIT warm for every row alike.
-for (const [, , run] of rounds) await run();
+for (const [, , run] of rounds) await run().catch(() => undefined);
+/** Samples that failed, by row: each is said, and the row's figures are of the rest. */
+const failures = new Map<string, number>();
 for (let round = 0; round < runs; round++) {
-  for (const [tree, row, run] of rounds) keep(row, tree, await run());
+  for (const [tree, row, run] of rounds) {
+    try {
+      keep(row, tree, await run());
+    } catch (error) {
+      failures.set(row, (failures.get(row) ?? 0) + 1);
+      console.error(`${row}${tree ? ` (${tree})` : ''}: a sample failed: ${String(error)}`);
+    }
+  }
 }
-for (let round = 0; round < runs; round++) {
+const replacementRows = [
+  "pool's first child: spawn to its execution's answer",
+  "pool's first child: spawn to healthy",
+  'child replacement: spawn to the answer of the execution waiting for it',
+  'child replacement: spawn to healthy',
+];
+for (let round = 0; replacementRows.some(selected) && round < runs; round++) {
   for (const { label, root } of trees) {
-    const [first, ...replaced] = await replacements(root, 1);
+    const [first, ...replaced] = await replacements(root, 2);
     if (first) {
-      keep("pool's first child: spawn to its execution's answer", label, first);
-      keep("pool's first child: spawn to healthy", label, { wall: first.extra?.healthy ?? Number.NaN });
+      keep(replacementRows[0] as string, label, first);
+      keep(replacementRows[1] as string, label, {
+        wall: first.extra?.healthy ?? Number.NaN,
+        cpu: first.extra?.cpuHealthy ?? Number.NaN,
+      });
     }
     for (const sample of replaced) {
-      keep('child replacement: spawn to the answer of the execution waiting for it', label, sample);
-      keep('child replacement: spawn to healthy', label, { wall: sample.extra?.healthy ?? Number.NaN });
+      keep(replacementRows[2] as string, label, sample);
+      keep(replacementRows[3] as string, label, {
+        wall: sample.extra?.healthy ?? Number.NaN,
+        cpu: sample.extra?.cpuHealthy ?? Number.NaN,
+      });
     }
   }
 }
@@ -343,7 +409,7 @@ console.log(
     .map((value) => value.toFixed(1))
     .join(' ')} after, on ${(await import('node:os')).availableParallelism()} cores)`,
 );
-const treeColumns = (label: string) => `${label}: median | p90 | CPU (tree)`;
+const treeColumns = (label: string) => `${label}: median | p90 | CPU`;
 console.log(
   `| measurement | ${trees.map(({ label }) => treeColumns(label)).join(' | ')} | against | ratio | difference${baselineRoot ? ' | change from the baseline' : ''} |`,
 );
@@ -374,11 +440,18 @@ for (const [row, byTree] of samples) {
         const before = median(walls(row, 'baseline'));
         return `${ms(value - before)} (${((value / before - 1) * 100).toFixed(0)}%)`;
       })();
+  const failed = failures.has(row) ? ` (${failures.get(row)} failed samples left out)` : '';
   console.log(
-    `| ${row} | ${cells.join(' | ')} | ${against.join(' | ')}${baselineRoot ? ` | ${change}` : ''} |`,
+    `| ${row}${failed} | ${cells.join(' | ')} | ${against.join(' | ')}${baselineRoot ? ` | ${change}` : ''} |`,
   );
   const key = row.split(':')[0]?.replace(/[^a-z0-9]+/gi, '-') ?? row;
   record(`coldStart.${key}`, summarize(row, walls(row, isFloor ? '' : 'this tree')));
+}
+
+// A focused run (BENCH_COLD_ONLY) ends with its rows.
+if (only !== undefined) {
+  rmSync(scratch, { recursive: true, force: true });
+  process.exit(0);
 }
 
 // A pool child's start, phase by phase.

@@ -10,6 +10,7 @@ import { CHILD_STDIO, Channel } from './channel.ts';
 import { ChildLifecycle } from './child-state.ts';
 import type { PoolExecution } from './execution.ts';
 import { describeEnd, type Termination } from './exit-cause.ts';
+import type { StartCommitment } from './handed-start.ts';
 import type { StartReport } from './messages/health.ts';
 import { type PoolMessage, type PoolMessageOf, validatePoolMessage } from './messages/table.ts';
 import { type ChildSettings, encodeSettings } from './settings.ts';
@@ -131,8 +132,8 @@ export class PoolChild {
   handedStart: string | undefined;
   /** Whether it was asked to hand its own start on (handed-start.ts). */
   askedForStart = false;
-  /** Whether its start is the message due next from it: right after its first healthy answer. */
-  startDue = false;
+  /** What its first healthy answer committed its snapshot to, until the snapshot arrives. */
+  commitment: StartCommitment | undefined;
   /** How it started, as its first healthy heartbeat answer said. */
   start: StartReport | undefined;
   /** Why it is leaving service, once it is (it is retiring or terminating then). */

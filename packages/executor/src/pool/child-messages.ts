@@ -24,8 +24,8 @@ export interface ChildMessageHandlers {
   ending(child: PoolChild, message: LastWords): void;
   wedged(child: PoolChild, message: PoolMessageOf<'wedged'>): void;
   handlesClosed(child: PoolChild, message: PoolMessageOf<'handlesClosed'>): void;
-  /** What its start made, for the children spawned after it. */
-  handOn(child: PoolChild, message: PoolMessageOf<'handOn'>): void;
+  /** The snapshot its start made, for the children spawned after it. */
+  snapshot(child: PoolChild, message: PoolMessageOf<'snapshot'>): void;
   /** It is not speaking the protocol. */
   violation(child: PoolChild, reason: string): void;
 }
@@ -72,8 +72,8 @@ export function routeChildMessage(
     case 'handlesClosed':
       handlers.handlesClosed(child, message);
       break;
-    case 'handOn':
-      handlers.handOn(child, message);
+    case 'snapshot':
+      handlers.snapshot(child, message);
       break;
     default:
       handlers.violation(child, `it sent a ${message.type} message, which a pool child never sends`);

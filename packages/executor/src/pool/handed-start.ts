@@ -1,27 +1,39 @@
 /**
  * The parent's side of handing a child's start on (docs/pool.md, "Handing the start on"): the one
- * start it keeps (the `handOn` a child sent, the runtime snapshot and the engine report its start
- * made), which child it asks for one, when it takes one, and whom it hands it to.
+ * start it keeps (a child's runtime snapshot, the key of the build that made it, and the engine
+ * report that child probed), which child it asks for one, when it takes one, and whom it hands it to.
  *
- * It takes one only when it is due: as the message right after a child's first healthy answer,
- * from a child that said it made its own start and was asked for it (or refused the one it was
- * handed). The child writes the two together, before it reads any message after them, so no
- * program has run in it yet: what it hands on is what this package's own code made, never what a
- * program running in it could have changed. A `handOn` at any other time is a child not speaking
- * the protocol. Sent after the healthy answer, the start costs the first execution nothing in the
- * parent: the execution is on its way to the child while the parent decodes the start.
+ * What it trusts comes in a child's first healthy answer, which the child writes before it reads
+ * any execution, so before any program ran in it: the engine report, and the key and digest of its
+ * snapshot (the commitment). The snapshot's bytes, a megabyte, follow later in a `snapshot` message,
+ * behind a heartbeat answer that finds the child idle (or a few that find it busy), so they do not
+ * stand between a first execution and its answer; a program may have run by then, so the parent keeps them only when they hash to the digest committed to.
+ * A `snapshot` from a child with no commitment outstanding, or one that does not hash to it, is a
+ * child not speaking the protocol.
  *
  * It hands the start only to children spawned as its maker was (the same Node, flags and
  * NODE_OPTIONS); the child checks it again before V8 sees it. A child that refused it hands its own
  * on, which replaces it; a child that was handed it and ended before it reported healthy takes it
  * out of service: the next child makes its own, and hands that on.
  */
+import { createHash } from 'node:crypto';
 import type { PoolChild } from './child-handle.ts';
+import type { EngineReportMessage, StartReport } from './messages/health.ts';
 import type { PoolMessageOf } from './messages/table.ts';
 import { encodePoolMessage } from './messages/wire.ts';
 
-export const LATE_HAND_ON_MESSAGE =
-  'it handed a start on when none was due (a child hands its own on once, right after its first healthy answer)';
+export const UNASKED_SNAPSHOT_MESSAGE =
+  'it sent a snapshot it had not committed to in its first healthy answer, or sent one twice';
+
+export const FORGED_SNAPSHOT_MESSAGE =
+  'it sent a snapshot whose bytes do not hash to the digest its first healthy answer committed to';
+
+/** What a child committed to in its first healthy answer. */
+export interface StartCommitment {
+  readonly key: string;
+  readonly digest: string;
+  readonly engine: EngineReportMessage;
+}
 
 export class HandedStart {
   /** The start kept, what its maker was spawned as, and its text once encoded (about 1.3 MB). */
@@ -29,18 +41,19 @@ export class HandedStart {
 
   /**
    * Whether a child about to be spawned as `spawnedAs` is to hand its start on: when no start is
-   * kept for it and no other child asked is still starting (a pool's first children start
+   * kept for it and no other child asked is still to deliver one (a pool's first children start
    * together, and one start is all the parent keeps).
    */
   wanted(spawnedAs: string, children: readonly PoolChild[]): boolean {
     if (this.#kept?.spawnedAs === spawnedAs) return false;
-    return !children.some((child) => child.askedForStart && !child.healthy && child.alive);
+    return !children.some(
+      (child) => child.askedForStart && child.alive && (!child.healthy || child.commitment !== undefined),
+    );
   }
 
   /**
    * The `handOn` text to send a child spawned as `spawnedAs`, or undefined when none fits it.
-   * Encoded with the first child it is sent to, not when it arrived, so encoding it delays no
-   * execution then.
+   * Encoded with the first child it is sent to, not when it arrived.
    */
   offer(spawnedAs: string): string | undefined {
     const kept = this.#kept;
@@ -58,24 +71,35 @@ export class HandedStart {
   }
 
   /**
-   * A child said, in its first healthy answer, how it started: its own start is due next when it
-   * made one and was asked for it, or refused the one it was handed (which its own then replaces).
+   * A child's first healthy answer: its commitment stands when it made its own start and was asked
+   * for it, or refused the one it was handed (its own then replaces that one).
    */
-  started(child: PoolChild, built: boolean): void {
-    child.startDue = built && (child.askedForStart || child.handedStart !== undefined);
+  started(child: PoolChild, start: StartReport | undefined, engine: EngineReportMessage): void {
+    const asked = child.askedForStart || child.handedStart !== undefined;
+    if (!asked || start?.snapshot !== 'built' || start.key === undefined || start.digest === undefined)
+      return;
+    child.commitment = { key: start.key, digest: start.digest, engine };
   }
 
-  /** Keeps `child`'s start when it is due; answers why not otherwise (a protocol violation). */
-  take(child: PoolChild, message: PoolMessageOf<'handOn'>): string | undefined {
-    if (!child.startDue) return LATE_HAND_ON_MESSAGE;
-    child.startDue = false;
-    this.#kept = { message, spawnedAs: child.spawnedAs };
+  /** Keeps `child`'s snapshot when it is the one committed to; answers why not otherwise (a violation). */
+  take(child: PoolChild, message: PoolMessageOf<'snapshot'>): string | undefined {
+    const commitment = child.commitment;
+    if (commitment === undefined) return UNASKED_SNAPSHOT_MESSAGE;
+    child.commitment = undefined;
+    if (createHash('sha256').update(message.bytes).digest('hex') !== commitment.digest) {
+      return FORGED_SNAPSHOT_MESSAGE;
+    }
+    this.#kept = {
+      message: {
+        type: 'handOn',
+        key: commitment.key,
+        digest: commitment.digest,
+        snapshot: message.bytes,
+        engine: commitment.engine,
+      },
+      spawnedAs: child.spawnedAs,
+    };
     return undefined;
-  }
-
-  /** `child` sent a message that is not its start: none is due from it any more. */
-  passed(child: PoolChild): void {
-    child.startDue = false;
   }
 
   /** `child` was handed the start and ended before it reported healthy: the start may be why. */

@@ -109,8 +109,8 @@ export class Pool {
     ending: (child, message) => this.#supervision.ending(child, message),
     wedged: (child, message) => this.#wedged(child, message),
     handlesClosed: (child, message) => this.#handlesClosed(child, message),
-    handOn: (child, message) => {
-      const violation = this.#supervision.handedOn(child, message);
+    snapshot: (child, message) => {
+      const violation = this.#supervision.snapshot(child, message);
       if (violation !== undefined) this.#violation(child, violation);
     },
     violation: (child, reason) => this.#violation(child, reason),
@@ -140,10 +140,7 @@ export class Pool {
         },
       },
       {
-        message: (child, message) => {
-          if (message.type !== 'handOn') this.#supervision.heard(child);
-          routeChildMessage(child, message, this.#handlers);
-        },
+        message: (child, message) => routeChildMessage(child, message, this.#handlers),
         invalid: (child, reason) =>
           this.#violation(child, `it sent a message that failed validation: ${reason}`),
         exit: (child, cause) => this.#onExit(child, cause),

@@ -41,8 +41,8 @@ export interface ChildTestHooks {
    */
   readonly corruptHandOn?: string;
   /**
-   * A file path: the first child to create the file and hand its own start on sends it under the key
-   * of another build, as a parent's child under another Node or other flags would.
+   * A file path: the first child to create the file and hand its own start on commits to it under
+   * the key of another build, as a child under another Node or other flags would.
    */
   readonly foreignHandOn?: string;
 }
@@ -71,9 +71,9 @@ export interface ChildSettings {
    */
   readonly awaitHandOn?: boolean;
   /**
-   * Whether the parent asks this child to hand its start on, should it make its own: sent right
-   * after its first healthy answer (`handOn`). A child that refused the start it was handed hands
-   * its own on unasked.
+   * Whether the parent asks this child to hand its start on, should it make its own: it commits to
+   * its snapshot in its first healthy answer and sends it (`snapshot`) behind a later heartbeat
+   * answer. A child that refused the start it was handed hands its own on unasked.
    */
   readonly handOnWanted?: boolean;
   readonly testHooks?: ChildTestHooks;

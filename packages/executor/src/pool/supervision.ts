@@ -1,8 +1,9 @@
 /**
  * Supervision of the pool's children: forking them, their start (the first heartbeat answer, within
- * startTimeout, from a start an earlier child made when one is kept: handed-start.ts), their heartbeat, their retirement (a service life of executions and age, a bound
- * on resident memory, or a child that said it is ending or wedged), their termination, and forking
- * replacements, with a growing delay while children fail to start. It moves a child between
+ * startTimeout, from a start an earlier child made when one is kept: handed-start.ts), their
+ * heartbeat, their retirement (a service life of executions and age, a bound on resident memory,
+ * or a child that said it is ending or wedged), their termination, and forking replacements, with
+ * a growing delay while children fail to start. It moves a child between
  * starting, idle, retainedWork and retiring; the pool moves it through busy and hostWait.
  *
  * It decides nothing about work: what it learns that matters to the queue (a child became able to
@@ -175,8 +176,12 @@ export class Supervision {
     if (child.endedByPool) return;
     if (!child.healthy) {
       child.engine = health.engine;
-      child.start = health.start;
-      this.#handedStart.started(child, health.start?.snapshot === 'built');
+      // How it started; what it committed its snapshot to stays with the hand-on.
+      child.start = health.start && {
+        snapshot: health.start.snapshot,
+        ...(health.start.refused !== undefined ? { refused: health.start.refused } : {}),
+      };
+      this.#handedStart.started(child, health.start, health.engine);
       if (phase === 'starting') child.state.move(child.workingRetained > 0 ? 'retainedWork' : 'idle');
       this.#startFailures = 0;
       this.#startFailure = undefined;
@@ -184,7 +189,7 @@ export class Supervision {
         type: 'healthy',
         pid: child.pid,
         engine: health.engine,
-        ...(health.start ? { start: health.start } : {}),
+        ...(child.start ? { start: child.start } : {}),
       });
       this.#events.healthy(child, health.engine);
       return;
@@ -294,16 +299,12 @@ export class Supervision {
   }
 
   /**
-   * What a child's start made (`handOn`), kept for the children spawned after it; answers why not
-   * when none was due from the child, which ends it as breaking the protocol.
+   * The snapshot a child committed to in its first healthy answer, kept with that answer's key and
+   * engine report for the children spawned after it; answers why not when the child had committed
+   * to none, or to other bytes, which ends it as breaking the protocol.
    */
-  handedOn(child: PoolChild, message: PoolMessageOf<'handOn'>): string | undefined {
+  snapshot(child: PoolChild, message: PoolMessageOf<'snapshot'>): string | undefined {
     return this.#handedStart.take(child, message);
-  }
-
-  /** Any other message of a child: its start, if it was due, is due no more. */
-  heard(child: PoolChild): void {
-    this.#handedStart.passed(child);
   }
 
   /** After a child's exit was dealt with: one that never started counts against the start, and a replacement is forked. */
@@ -331,14 +332,16 @@ export class Supervision {
     };
     const child = new PoolChild({ ...this.#fork, settings }, this.#events, nestingLevel);
     child.askedForStart = wanted;
-    // Its first message, which it waits for before it starts (child-entry.ts).
+    this.#children.push(child);
+    this.#events.spawned(child);
+    this.#emit({ type: 'spawned', pid: child.pid });
+    // Its first message, which it waits for before it starts (child-entry.ts). Sent behind the
+    // first heartbeat instead, it made a replacement's first answer later, not sooner (measured
+    // with bench/cold-start.ts on a loaded machine, about 100 ms at the median).
     if (start !== undefined) {
       child.handedStart = start;
       child.sendText(start);
     }
-    this.#children.push(child);
-    this.#events.spawned(child);
-    this.#emit({ type: 'spawned', pid: child.pid });
     // The first heartbeat is answered once the engine check finished: that is the child's start.
     child.beat();
   }

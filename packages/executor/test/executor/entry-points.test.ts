@@ -126,18 +126,22 @@ test('a pool child that started from the start handed on loads no zod either', a
   const starts = new Map<number, string | undefined>();
   const executor = new IsolateExecutor({
     poolSize: 1,
-    maxExecutionsPerChild: 1,
+    // The first child's snapshot leaves behind a heartbeat answer once it is idle, kept before the
+    // child retires after its second execution.
+    maxExecutionsPerChild: 2,
+    heartbeatInterval: 20,
     childExecArgv: [...DEFAULT_CHILD_EXEC_ARGV, '--import', recorder],
     onPoolEvent: (event) => {
       if (event.type === 'healthy') starts.set(event.pid, event.start?.snapshot);
     },
   });
   try {
-    for (const answer of [1, 2]) {
+    for (const answer of [1, 2, 3]) {
       expect(await executor.execute({ code: `async () => ${answer}` })).toStrictEqual({
         result: answer,
         logs: [],
       });
+      if (answer === 1) await heartbeatsPass(executor, 2);
     }
   } finally {
     await executor.dispose();
@@ -151,3 +155,10 @@ test('a pool child that started from the start handed on loads no zod either', a
   ).toBe(true);
   expect(report.resolved.filter((url) => url.includes('/zod/'))).toStrictEqual([]);
 });
+
+/** Waits until the executor's one child answered `count` more heartbeats. */
+async function heartbeatsPass(executor: IsolateExecutor, count: number): Promise<void> {
+  const answered = () => executor.stats().children[0]?.heartbeatsAnswered ?? 0;
+  const target = answered() + count;
+  while (answered() < target) await new Promise((resolve) => setTimeout(resolve, 10));
+}

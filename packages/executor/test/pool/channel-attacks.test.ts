@@ -25,7 +25,6 @@ import {
   HUGE_NAME,
 } from '../../src/pool/child/channel-attacks.ts';
 import { FRAME_LIMIT, frameTooLargeMessage, NOT_UTF8_MESSAGE } from '../../src/pool/frames.ts';
-import { LATE_HAND_ON_MESSAGE } from '../../src/pool/handed-start.ts';
 import { HOST_CALL_LIMIT, strayCallMessage, TOO_MANY_HOST_CALLS_MESSAGE } from '../../src/pool/serve.ts';
 import { CONSOLE_PAST_BOUND_MESSAGE, CONSOLE_UNASKED_MESSAGE } from '../../src/pool/streamed-console.ts';
 import { heartbeatFaultAfterHealthyMessage } from '../../src/pool/supervision.ts';
@@ -65,8 +64,6 @@ const attacks: [name: string, cause: RegExp][] = [
   [`${CALL_FOR}x0`, exactly(strayCallMessage({ type: 'dispatch', id: 'x0' } as never))],
   [`${FETCH_FOR}nobody`, exactly(strayCallMessage({ type: 'outbound', id: 'nobody' } as never))],
   ['attachment-on-prepared', exactly(validation(unexpectedAttachmentMessage('prepared')))],
-  // What a program that took the child over would plant for every child after it (docs/pool.md, "Handing the start on").
-  ['late-hand-on', exactly(LATE_HAND_ON_MESSAGE)],
   ['filled-attachment', exactly(validation(FILLED_ATTACHMENT_FIELD_MESSAGE))],
   ['trickle', exactly(validation('The message is not codec JSON: '), /.*/)],
   // The process ends itself inside a frame: its exit, not the cut frame, is what the caller meets.

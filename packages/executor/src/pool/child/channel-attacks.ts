@@ -74,14 +74,8 @@ function callFrames(id: string, count: number): Buffer[] {
   return frames;
 }
 
-/** The start the late-hand-on attack hands on, valid as a message. */
-const LATE_HAND_ON: PoolMessageOf<'handOn'> = {
-  type: 'handOn',
-  key: 'f'.repeat(64),
-  digest: 'e'.repeat(64),
-  snapshot: new Uint8Array(8),
-  engine: { isolatedVm: 'any', node: 'any', behaviours: {}, fallbacks: [] },
-};
+/** The snapshot the stray-snapshot attack sends, valid as a message: eight bytes no start hashes to. */
+const STRAY_SNAPSHOT: PoolMessageOf<'snapshot'> = { type: 'snapshot', bytes: new Uint8Array(8) };
 
 /** The fault the fault-heartbeats attack answers every later heartbeat with. */
 export const HEARTBEAT_ATTACK_TEXT = 'this child says its engine cannot serve any more';
@@ -202,10 +196,10 @@ export async function attackChannel(name: unknown, id: string): Promise<void> {
         ),
       );
       return;
-    case 'late-hand-on':
-      // A start handed on after this child's own, under another build's key: kept, the parent
-      // would hand it to every child it spawns after.
-      writeAll(encodeFrame(encodePoolMessage(LATE_HAND_ON)));
+    case 'stray-snapshot':
+      // Snapshot bytes from a program that took the child over: kept, the parent would hand them
+      // to every child it spawns after.
+      writeAll(encodeFrame(encodePoolMessage(STRAY_SNAPSHOT)));
       return;
     case 'trickle': {
       // A frame written a byte per write: the parent copies it into one growing buffer.

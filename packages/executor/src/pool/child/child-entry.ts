@@ -8,7 +8,8 @@
  * sandbox is built from the report, so the fallbacks it selects are the ones the report names, and
  * it keeps an isolate prepared ahead of the next request. A child the parent hands an earlier
  * child's start to (awaitHandOn) takes its report and snapshot instead of making them, once they
- * pass their checks (hand-on-start.ts); a child that made its own hands them to the parent.
+ * pass their checks (hand-on-start.ts); a child asked for its own start commits to it in its first
+ * healthy answer and sends its snapshot behind a later heartbeat answer (own-start.ts).
  *
  * Loaded by child-start.ts once isolated-vm proved loadable, in a process pool/child-handle.ts started as
  * `node --no-node-snapshot child/child-start settings`, the channel at fd 3, under the parent's own
@@ -25,10 +26,10 @@ import {
   isFaultCode,
   REASON_ECHO_LIMIT,
 } from '@supolka/codemode-protocol/wire';
-import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
+import { assertEngineServesSandbox, assertNoNodeSnapshot, type EngineReport } from '../../sandbox/isolate.ts';
 import { BoundedCodeCache } from '../../sandbox/modules/code-cache.ts';
+import { readRuntimeSnapshot } from '../../sandbox/runtime.ts';
 import { type ExecuteResult, Sandbox } from '../../sandbox/sandbox.ts';
-import { ownSnapshot } from '../../sandbox/setup/handed-snapshot.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
 import type { StartReport } from '../messages/health.ts';
 import type { PoolMessage, PoolMessageOf } from '../messages/table.ts';
@@ -37,8 +38,9 @@ import { parseSettings } from '../settings.ts';
 import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT, holdAttacksFor } from './channel-attacks.ts';
 import { ChildRun } from './child-run.ts';
 import { ConsoleStream } from './console-stream.ts';
-import { foreignKey, startFromHandOn } from './hand-on-start.ts';
+import { startFromHandOn } from './hand-on-start.ts';
 import { MemoryGuard } from './memory-guard.ts';
+import { OwnStart } from './own-start.ts';
 import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
 const settings = parseSettings(process.argv[2]);
@@ -91,20 +93,29 @@ interface Ready {
 
 /**
  * The start an earlier child made, which the parent sends first when the settings say so; or why
- * the first message was not one this child could take, and it starts on its own.
+ * the first message was not one this child could take, and it starts on its own. Let go once taken
+ * (startEngine): a settled promise kept here would hold the start's megabyte for the child's life.
  */
-const handedOn = Promise.withResolvers<PoolMessageOf<'handOn'> | string>();
-let awaitingHandOn = settings.awaitHandOn === true;
+let handedOn: Promise<PoolMessageOf<'handOn'> | string> | undefined;
+/** Settles handedOn; undefined once it did, or when no start comes. */
+let settleHandOn: ((outcome: PoolMessageOf<'handOn'> | string) => void) | undefined;
+if (settings.awaitHandOn === true) {
+  handedOn = new Promise((resolve) => {
+    settleHandOn = resolve;
+  });
+}
 
 /** Ends the wait for the start handed on: with it, or with why it did not come. */
 function endHandOnWait(outcome: PoolMessageOf<'handOn'> | string): void {
-  if (!awaitingHandOn) return;
-  awaitingHandOn = false;
-  handedOn.resolve(outcome);
+  const settle = settleHandOn;
+  settleHandOn = undefined;
+  settle?.(outcome);
 }
 
 /** The sandbox once built, and the resident size of this child when its first isolate was ready. */
 let built: Sandbox | undefined;
+/** The start this child made and the parent asked for (own-start.ts). */
+let ownStart: OwnStart | undefined;
 let resting = 0;
 const guard = new MemoryGuard({
   parent,
@@ -169,8 +180,8 @@ function claimFile(path: string): boolean {
 
 /**
  * The engine report this child serves by, and where it came from: the start the parent handed on,
- * when it was handed one and it passed every check (hand-on-start.ts), or its own probes, whose
- * snapshot the sandbox then makes.
+ * when it was handed one and it passed every check (hand-on-start.ts), or its own probes and
+ * snapshot.
  */
 async function startEngine(): Promise<{ engine: EngineReport; start: StartReport }> {
   if (hooks.failEngineCheck !== undefined) throw new Error(hooks.failEngineCheck);
@@ -178,8 +189,10 @@ async function startEngine(): Promise<{ engine: EngineReport; start: StartReport
     throw new Error('this child claimed the failFirstEngineCheck marker');
   }
   let refused: string | undefined;
-  if (settings.awaitHandOn === true) {
-    const handed = await handedOn.promise;
+  if (handedOn !== undefined) {
+    const waiting = handedOn;
+    handedOn = undefined;
+    const handed = await waiting;
     if (typeof handed === 'string') refused = handed;
     else {
       const corrupt = hooks.corruptHandOn !== undefined && claimFile(hooks.corruptHandOn);
@@ -188,34 +201,38 @@ async function startEngine(): Promise<{ engine: EngineReport; start: StartReport
       refused = started.refused;
     }
   }
-  const engine = await assertEngineServesSandbox();
+  // Whether isolates run in this process at all comes before any isolate, the snapshot's included.
+  assertNoNodeSnapshot();
+  // The probes wait on the engine's threads while this one makes the snapshot (the Sandbox would
+  // make it as it is built): on a quiet machine their time is mostly hidden behind it. Made now,
+  // too, so that what this child commits to in its first healthy answer can be hashed.
+  const probed = assertEngineServesSandbox();
+  let snapshotFailure: { readonly error: unknown } | undefined;
+  try {
+    readRuntimeSnapshot();
+  } catch (error) {
+    snapshotFailure = { error };
+  }
+  // A probe's failure is said first, as when the snapshot came after the probes.
+  const engine = await probed;
+  if (snapshotFailure !== undefined) throw snapshotFailure.error;
+  if (settings.handOnWanted === true || refused !== undefined) {
+    ownStart = new OwnStart(hooks.foreignHandOn !== undefined && claimFile(hooks.foreignHandOn));
+  }
   if (refused === undefined) return { engine, start: { snapshot: 'built' } };
   return { engine, start: { snapshot: 'built', refused: echo(refused, REASON_ECHO_LIMIT) } };
 }
 
 /**
- * Sends the parent what this child's start made (the snapshot its sandbox made as it was built, and
- * the engine report), for the children it spawns after. Handing on saves later children time and is
- * never needed: a snapshot past the message bound stays here.
+ * Sends the snapshot this child committed to (own-start.ts), behind a heartbeat answer after its
+ * first that finds it idle (or after a few that found it busy): not on the way of an execution and
+ * its answer, and never for a caller that ends the pool right after its first answer (a command's
+ * one program). Under the channel attack hook, whose raw bytes would cut into it, attacks wait for it.
  */
-function handOn(engine: EngineReport): void {
-  const own = ownSnapshot();
-  const foreign = hooks.foreignHandOn !== undefined && claimFile(hooks.foreignHandOn);
-  let text: string;
-  try {
-    text = encodePoolMessage({
-      type: 'handOn',
-      key: foreign ? foreignKey(own.key) : own.key,
-      digest: own.digest,
-      snapshot: own.bytes,
-      engine: { ...engine, fallbacks: [...engine.fallbacks] },
-    });
-  } catch {
-    // Too large for one message: the parent keeps none, and each child makes its own.
-    return;
-  }
-  if (hooks.channelAttackOnTool === undefined) parent.sendText(text);
-  else holdAttacksFor(new Promise((written) => parent.sendText(text, written)));
+function sendOwnStart(): void {
+  if (ownStart === undefined || !ownStart.due(running === 0)) return;
+  const written = ownStart.send(parent);
+  if (hooks.channelAttackOnTool !== undefined) holdAttacksFor(written);
 }
 
 function handle(message: PoolMessage): void {
@@ -248,7 +265,7 @@ function handle(message: PoolMessage): void {
       return;
     case 'handOn':
       // Taken once, as the first message, when the settings said one comes.
-      if (awaitingHandOn) endHandOnWait(message);
+      if (settleHandOn !== undefined) endHandOnWait(message);
       else refuse(message);
       return;
     default:
@@ -285,6 +302,8 @@ async function answerHeartbeat(id: string): Promise<void> {
     return;
   }
   const { sandbox, start } = await ready;
+  // The first healthy answer commits to this child's snapshot: no program has run here yet.
+  const committed = !answeredHealthy && ownStart !== undefined ? ownStart.commitment : {};
   parent.send({
     type: 'health',
     id,
@@ -293,16 +312,11 @@ async function answerHeartbeat(id: string): Promise<void> {
     executions,
     retained: sandbox.retainedCount,
     working: sandbox.retainedWorking,
-    start,
+    start: { ...start, ...committed },
   });
-  // Written right behind the first healthy answer, the only time the parent takes it, and before
-  // this child reads any message after it: no program has run here yet.
-  if (!answeredHealthy) {
-    answeredHealthy = true;
-    if (start.snapshot === 'built' && (settings.handOnWanted === true || start.refused !== undefined)) {
-      handOn(engine);
-    }
-  }
+  // Not behind the first answer: the first execution is likely on its way.
+  if (answeredHealthy) sendOwnStart();
+  answeredHealthy = true;
 }
 
 async function execute(
@@ -434,9 +448,13 @@ function sendResult(id: string, envelope: ExecuteResult): void {
 
 /**
  * The parent retired or replaced this child (SIGTERM), or went away (the channel closed). Every
- * isolate lives in this process and goes with it, so there is nothing to drain.
+ * isolate lives in this process and goes with it, so there is nothing to drain but a snapshot
+ * already leaving for the parent.
  */
 function shutdown(): void {
-  process.exit(0);
+  // A snapshot still leaving (own-start.ts) is let go first: its parent, retiring this child,
+  // keeps it for the next. One not sent yet stays here. SIGKILL follows a child that takes too long.
+  if (ownStart?.written === undefined) process.exit(0);
+  else void ownStart.written.then(() => process.exit(0));
 }
 process.on('SIGTERM', shutdown);

@@ -22,7 +22,7 @@ import {
   messageValidation,
 } from '@supolka/codemode-protocol';
 import { z } from 'zod';
-import { HandOnSchema } from './hand-on.ts';
+import { HandOnSchema, SnapshotSchema } from './hand-on.ts';
 import { HealthSchema } from './health.ts';
 import { POOL_WIRE } from './wire.ts';
 
@@ -128,10 +128,16 @@ export const POOL_MESSAGE_SCHEMAS = {
   /** A child's answer to `heartbeat`: its engine report and what it holds. */
   health: messageSchema('health', { id: MessageIdSchema, ...HealthSchema }),
   /**
-   * What a child's start made, for later children to start from (hand-on.ts): sent by a child that
-   * made its own, once, before it reports healthy, and by the parent to each child it spawns after.
+   * The start an earlier child made, for a new child to start from (hand-on.ts): sent by the parent
+   * to each child it spawns after, as its first message.
    */
   handOn: messageSchema('handOn', HandOnSchema),
+  /**
+   * The bytes of the snapshot a child made, which it committed to in its first healthy answer
+   * (hand-on.ts): sent once, behind a later heartbeat answer, by a child the parent asked for its
+   * start.
+   */
+  snapshot: messageSchema('snapshot', SnapshotSchema),
 };
 
 export type PoolMessageType = keyof typeof POOL_MESSAGE_SCHEMAS;

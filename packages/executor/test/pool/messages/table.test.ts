@@ -82,7 +82,17 @@ const valid: Record<string, unknown[]> = {
       retained: 0,
       start: { snapshot: 'built', refused: "the snapshot's bytes do not hash to the digest its maker sent" },
     },
+    {
+      type: 'health',
+      id: 'h3',
+      engine: { isolatedVm: '7.0.1', node: 'v24.22.3', behaviours: {}, fallbacks: [] },
+      rss: 70_000_000,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'built', key: 'b'.repeat(64), digest: 'c'.repeat(64) },
+    },
   ],
+  snapshot: [{ type: 'snapshot', bytes: new Uint8Array([4, 5, 6]) }],
   handOn: [
     {
       type: 'handOn',
@@ -122,6 +132,7 @@ describe('the pool table', () => {
       'heartbeat',
       'health',
       'handOn',
+      'snapshot',
     ]);
     expect(Object.keys(valid).sort()).toStrictEqual([...POOL_ONLY_TYPES].sort());
   });
@@ -222,6 +233,24 @@ const malformed: [string, unknown, string][] = [
     'a start handed on whose snapshot is text',
     { ...handOnMessage(), snapshot: 'AAEC' },
     'Invalid handOn message: snapshot must be bytes (a Uint8Array) of at most',
+  ],
+  [
+    'a snapshot that is not bytes',
+    { type: 'snapshot', bytes: [1, 2] },
+    'Invalid snapshot message: bytes must be bytes (a Uint8Array) of at most',
+  ],
+  [
+    'health whose start commits to a digest that is no SHA-256',
+    {
+      type: 'health',
+      id: 'h',
+      engine: { isolatedVm: '6', node: 'v24', behaviours: {}, fallbacks: [] },
+      rss: 1,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'built', digest: 'not hex' },
+    },
+    'start.digest must be a SHA-256 in 64 lowercase hexadecimal digits',
   ],
   [
     'a start handed on without its engine report',
