@@ -25,7 +25,9 @@
  * For the first child and the replacement it is that child's own (/proc/<pid>/stat) at its healthy
  * event and at its answer: on a loaded machine the steadier figure of what its start costs.
  *
- * Then a pool child's start phase by phase (bench/cold-start-phases.mjs), and a pool child at rest:
+ * Then a pool child's start phase by phase (bench/cold-start-phases.mjs; its import phase loads the
+ * modules one by one, as a child started from source does, not the bundle a child of the build
+ * loads, which the rows above measure), and a pool child at rest:
  * its resident memory against the child floor at rest, and the modules it has loaded, by package
  * (bench/module-census.mjs).
  *
