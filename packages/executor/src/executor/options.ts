@@ -24,6 +24,7 @@ import {
 } from '@supolka/codemode-protocol';
 import type { PoolEvent } from '../pool/events.ts';
 import type { PoolOptions } from '../pool/pool.ts';
+import { startOneChildFirst } from '../pool/supervision.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 import {
@@ -255,6 +256,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     onExecution: options.onExecution,
     pool: {
       size: number('poolSize'),
+      startOneFirst: startOneChildFirst(number('poolSize')),
       queueLimit: number('queueLimit'),
       maxExecutionsPerChild: number('maxExecutionsPerChild'),
       maxChildAge: number('maxChildAge'),
