@@ -7,10 +7,10 @@
  * snapshot bytes a child sends other than the ones its first healthy answer committed to (here,
  * from a program's tool call) are a protocol violation, and are not kept.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { BUSY_ANSWERS_BEFORE_SENDING } from '../../src/pool/child/own-start.ts';
 import { FORGED_SNAPSHOT_MESSAGE, UNASKED_SNAPSHOT_MESSAGE } from '../../src/pool/handed-start.ts';
 import type { Pool } from '../../src/pool/pool.ts';
@@ -29,9 +29,14 @@ const RUNTIME_PROGRAM = `async () => [
 ]`;
 const RUNTIME_ANSWER = { result: ['d', 2, 36, { kept: [1] }], logs: [] };
 
-/** A marker file for a test hook: the first child to create it is the one the hook acts in. */
+/**
+ * A marker file for a test hook: the first child to create it is the one the hook acts in. Its
+ * folder goes when the test finishes.
+ */
 function marker(): string {
-  return join(mkdtempSync(join(tmpdir(), 'codemode-hand-on-')), 'claimed');
+  const folder = mkdtempSync(join(tmpdir(), 'codemode-hand-on-'));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return join(folder, 'claimed');
 }
 
 /** How each of the first `count` children started, as its healthy event says, oldest first. */

@@ -4,11 +4,11 @@
  * age, recycling past the resident-memory bound, and an engine that cannot serve. Each test waits
  * on the pool's own events, never on time.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { echo, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV } from '../../src/executor/defaults.ts';
 import type { Pool } from '../../src/pool/pool.ts';
 import { busyChild, processAlive, TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
@@ -199,7 +199,9 @@ describe('an engine that cannot serve the sandbox', () => {
   });
 
   test('one child that cannot start fails nothing while another can still serve', async () => {
-    const marker = join(mkdtempSync(join(tmpdir(), 'codemode-pool-')), 'claimed');
+    const folder = mkdtempSync(join(tmpdir(), 'codemode-pool-'));
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    const marker = join(folder, 'claimed');
     const { pool, log } = usePool({ size: 2, testHooks: { failFirstEngineCheck: marker } });
     // Asked at once, before either child reported: it waits for the one that comes up.
     const envelopes = await Promise.all([1, 2, 3].map((n) => pool.execute({ code: `async () => ${n}` })));
