@@ -27,6 +27,7 @@ import type { DurabilityOptions } from '../durable/durability.ts';
 import type { PackageList } from '../packages/bundler.ts';
 import type { PoolEvent } from '../pool/events.ts';
 import type { PoolOptions } from '../pool/pool.ts';
+import { startOneChildFirst } from '../pool/supervision.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 import {
@@ -290,6 +291,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     durable,
     pool: {
       size: number('poolSize'),
+      startOneFirst: startOneChildFirst(number('poolSize')),
       queueLimit: number('queueLimit'),
       maxExecutionsPerChild: number('maxExecutionsPerChild'),
       maxChildAge: number('maxChildAge'),

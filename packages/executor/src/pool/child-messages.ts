@@ -24,6 +24,8 @@ export interface ChildMessageHandlers {
   ending(child: PoolChild, message: LastWords): void;
   wedged(child: PoolChild, message: PoolMessageOf<'wedged'>): void;
   handlesClosed(child: PoolChild, message: PoolMessageOf<'handlesClosed'>): void;
+  /** The snapshot its start made, for the children spawned after it. */
+  snapshot(child: PoolChild, message: PoolMessageOf<'snapshot'>): void;
   /** It is not speaking the protocol. */
   violation(child: PoolChild, reason: string): void;
 }
@@ -69,6 +71,9 @@ export function routeChildMessage(
       break;
     case 'handlesClosed':
       handlers.handlesClosed(child, message);
+      break;
+    case 'snapshot':
+      handlers.snapshot(child, message);
       break;
     default:
       handlers.violation(child, `it sent a ${message.type} message, which a pool child never sends`);

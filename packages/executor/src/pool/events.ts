@@ -4,6 +4,7 @@
  */
 import type { EngineReportMessage } from './child-handle.ts';
 import type { ChildPhase } from './child-state.ts';
+import type { StartReport } from './messages/health.ts';
 
 export type { ChildPhase };
 
@@ -11,7 +12,13 @@ export type PoolEvent =
   /** A child process was forked. */
   | { readonly type: 'spawned'; readonly pid: number }
   /** It answered its first heartbeat: its engine serves the sandbox, and it takes work. */
-  | { readonly type: 'healthy'; readonly pid: number; readonly engine: EngineReportMessage }
+  | {
+      readonly type: 'healthy';
+      readonly pid: number;
+      readonly engine: EngineReportMessage;
+      /** Whether it started from the start an earlier child made (docs/pool.md, "Handing the start on"). */
+      readonly start?: StartReport;
+    }
   /** Its engine cannot serve the sandbox; it never takes work. */
   | { readonly type: 'unhealthy'; readonly pid: number; readonly reason: string }
   /** It leaves service once idle (service life, age, resident memory); a replacement is forked. */

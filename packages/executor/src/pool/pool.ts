@@ -112,6 +112,10 @@ export class Pool {
     ending: (child, message) => this.#supervision.ending(child, message),
     wedged: (child, message) => this.#wedged(child, message),
     handlesClosed: (child, message) => this.#handlesClosed(child, message),
+    snapshot: (child, message) => {
+      const violation = this.#supervision.snapshot(child, message);
+      if (violation !== undefined) this.#violation(child, violation);
+    },
     violation: (child, reason) => this.#violation(child, reason),
   };
 

@@ -35,6 +35,16 @@ export interface ChildTestHooks {
    * exists, as a child the machine's load stalls between the two messages would.
    */
   readonly holdAnswerAfterWedge?: string;
+  /**
+   * A file path: the first child to create the file and be handed a start (`handOn`) changes the
+   * first bytes of the snapshot before it checks them, as if they had been damaged on the way.
+   */
+  readonly corruptHandOn?: string;
+  /**
+   * A file path: the first child to create the file and hand its own start on commits to it under
+   * the key of another build, as a child under another Node or other flags would.
+   */
+  readonly foreignHandOn?: string;
 }
 
 export interface ChildSettings {
@@ -55,6 +65,17 @@ export interface ChildSettings {
   readonly allowPrivate: boolean;
   /** Endpoints native outbound requests never reach (the server's own). */
   readonly ownEndpoints: readonly OwnEndpoint[];
+  /**
+   * Whether the parent sends, as its first message, the start an earlier child made (`handOn`),
+   * which this child checks and starts from instead of probing the engine and making the snapshot.
+   */
+  readonly awaitHandOn?: boolean;
+  /**
+   * Whether the parent asks this child to hand its start on, should it make its own: it commits to
+   * its snapshot in its first healthy answer and sends it (`snapshot`) behind a later heartbeat
+   * answer. A child that refused the start it was handed hands its own on unasked.
+   */
+  readonly handOnWanted?: boolean;
   readonly testHooks?: ChildTestHooks;
 }
 
@@ -78,6 +99,11 @@ export function parseSettings(text: string | undefined): ChildSettings {
     if (typeof record[field] !== 'boolean') throw new Error(`The child setting ${field} must be a boolean.`);
   }
   if (!Array.isArray(record.ownEndpoints)) throw new Error('The child setting ownEndpoints must be a list.');
+  for (const field of ['awaitHandOn', 'handOnWanted'] as const) {
+    if (record[field] !== undefined && typeof record[field] !== 'boolean') {
+      throw new Error(`The child setting ${field} must be a boolean.`);
+    }
+  }
   const hooks = record.testHooks;
   if (hooks !== undefined) {
     if (typeof hooks !== 'object' || hooks === null)

@@ -1,7 +1,8 @@
 /**
  * The runtime snapshot, and the handshake that hands each restored isolate the privileges it
  * cannot hold on its own. readRuntimeSnapshot serializes the heap the runtime bundle builds once
- * per process; every isolate starts from that copy and no isolate parses the bundle again.
+ * per process (or a pool child adopts the one its parent handed on); every isolate starts from that
+ * copy and no isolate parses the bundle again.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { RUNTIME_SOURCE } from '@supolka/codemode-runtime/bundle';
@@ -27,6 +28,17 @@ export function readRuntimeSnapshot(): ivm.ExternalCopy<ArrayBuffer> {
     WARMUP_SOURCE,
   );
   return snapshot;
+}
+
+/**
+ * Makes `copy` the snapshot of this process, made elsewhere from the same scripts and checked
+ * (setup/handed-snapshot.ts), before one was made here. False once this process has one: every
+ * isolate of a process starts from the same snapshot.
+ */
+export function adoptRuntimeSnapshot(copy: ivm.ExternalCopy<ArrayBuffer>): boolean {
+  if (snapshot !== undefined) return false;
+  snapshot = copy;
+  return true;
 }
 
 /** The host references of the handshake, by the name the runtime knows each under. */

@@ -108,10 +108,58 @@ test('a pool child that served executions, heartbeats and a cancel loads no zod 
   }
   const [file] = readdirSync(directory);
   const report = JSON.parse(readFileSync(join(directory, file as string), 'utf8')) as Report;
-  // The probe saw the child itself: the report is the built child entry's.
+  // The probe saw the child itself: the report is the built child entry's, the bundled one
+  // (scripts/bundle-child.mjs), which keeps zod out of its file for the probe to see it loaded.
   expect(
-    report.resolved.some((url) => url.endsWith('/packages/executor/dist/pool/child/child-entry.js')),
+    report.resolved.some((url) => url.endsWith('/packages/executor/dist/pool/child/child-start.bundle.js')),
   ).toBe(true);
   expect(report.resolved.filter((url) => url.includes('/zod/'))).toStrictEqual([]);
   expect(report.builtins.filter((name) => /^NativeModule (http|https|zlib)$/.test(name))).toStrictEqual([]);
 });
+
+/**
+ * A child that started from the start an earlier child handed on (docs/pool.md, "Handing the start
+ * on") decided that message with its hot check too: it holds no zod either.
+ */
+test('a pool child that started from the start handed on loads no zod either', async () => {
+  const directory = mkdtempSync(join(reports, 'handed-'));
+  process.env.ADDON_REPORT_DIR = directory;
+  const starts = new Map<number, string | undefined>();
+  const executor = new IsolateExecutor({
+    poolSize: 1,
+    // The first child's snapshot leaves behind a heartbeat answer once it is idle, kept before the
+    // child retires after its second execution.
+    maxExecutionsPerChild: 2,
+    heartbeatInterval: 20,
+    childExecArgv: [...DEFAULT_CHILD_EXEC_ARGV, '--import', recorder],
+    onPoolEvent: (event) => {
+      if (event.type === 'healthy') starts.set(event.pid, event.start?.snapshot);
+    },
+  });
+  try {
+    for (const answer of [1, 2, 3]) {
+      expect(await executor.execute({ code: `async () => ${answer}` })).toStrictEqual({
+        result: answer,
+        logs: [],
+      });
+      if (answer === 1) await heartbeatsPass(executor, 2);
+    }
+  } finally {
+    await executor.dispose();
+    delete process.env.ADDON_REPORT_DIR;
+  }
+  const [handed] = [...starts].find(([, start]) => start === 'handedOn') ?? [];
+  expect(handed).toBeDefined();
+  const report = JSON.parse(readFileSync(join(directory, `${handed}.json`), 'utf8')) as Report;
+  expect(
+    report.resolved.some((url) => url.endsWith('/packages/executor/dist/pool/child/child-start.bundle.js')),
+  ).toBe(true);
+  expect(report.resolved.filter((url) => url.includes('/zod/'))).toStrictEqual([]);
+});
+
+/** Waits until the executor's one child answered `count` more heartbeats. */
+async function heartbeatsPass(executor: IsolateExecutor, count: number): Promise<void> {
+  const answered = () => executor.stats().children[0]?.heartbeatsAnswered ?? 0;
+  const target = answered() + count;
+  while (answered() < target) await new Promise((resolve) => setTimeout(resolve, 10));
+}

@@ -8,6 +8,8 @@ import { writeSync } from 'node:fs';
 import { encodeMessage, IN_FLIGHT_CALL_LIMIT } from '@supolka/codemode-protocol/wire';
 import { CHANNEL_FD } from '../channel.ts';
 import { encodeFrame, FRAME_HEADER, FRAME_LIMIT } from '../frames.ts';
+import type { PoolMessageOf } from '../messages/table.ts';
+import { encodePoolMessage } from '../messages/wire.ts';
 
 /** Valid tool calls the deaf-flood attack sends, never reading an answer. */
 export const DEAF_FLOOD_CALLS = 10_000;
@@ -72,6 +74,9 @@ function callFrames(id: string, count: number): Buffer[] {
   return frames;
 }
 
+/** The snapshot the stray-snapshot attack sends, valid as a message: eight bytes no start hashes to. */
+const STRAY_SNAPSHOT: PoolMessageOf<'snapshot'> = { type: 'snapshot', bytes: new Uint8Array(8) };
+
 /** The fault the fault-heartbeats attack answers every later heartbeat with. */
 export const HEARTBEAT_ATTACK_TEXT = 'this child says its engine cannot serve any more';
 
@@ -86,8 +91,20 @@ export function faultsHeartbeats(): boolean {
 export const CALL_FOR = 'call-for:';
 export const FETCH_FOR = 'fetch-for:';
 
+/**
+ * What the channel's own writer may still have in flight when an attack runs: the start this child
+ * handed on (about 1.3 MB, written as the parent reads it). An attack's raw bytes wait for it, or
+ * they would cut into its frame.
+ */
+let inFlight: Promise<void> = Promise.resolve();
+
+export function holdAttacksFor(written: Promise<void>): void {
+  inFlight = written;
+}
+
 /** Runs the attack a tool call's first argument names, in run `id`; an unknown name writes nothing. */
-export function attackChannel(name: unknown, id: string): void {
+export async function attackChannel(name: unknown, id: string): Promise<void> {
+  await inFlight;
   // A call as another run: one whose handles closed, or one this child never had.
   if (typeof name === 'string' && name.startsWith(CALL_FOR)) {
     writeAll(callFrames(name.slice(CALL_FOR.length), 1)[0] as Buffer);
@@ -178,6 +195,11 @@ export function attackChannel(name: unknown, id: string): void {
           JSON.stringify({ type: 'handlesClosed', executionId: id, message: 'r'.repeat(HUGE_NAME) }),
         ),
       );
+      return;
+    case 'stray-snapshot':
+      // Snapshot bytes from a program that took the child over: kept, the parent would hand them
+      // to every child it spawns after.
+      writeAll(encodeFrame(encodePoolMessage(STRAY_SNAPSHOT)));
       return;
     case 'trickle': {
       // A frame written a byte per write: the parent copies it into one growing buffer.

@@ -6,7 +6,10 @@
  * engine that cannot serve the sandbox never reports healthy: its heartbeat is answered with a
  * fault naming why, and the reason reaches the caller instead of this process's stderr alone. The
  * sandbox is built from the report, so the fallbacks it selects are the ones the report names, and
- * it keeps an isolate prepared ahead of the next request.
+ * it keeps an isolate prepared ahead of the next request. A child the parent hands an earlier
+ * child's start to (awaitHandOn) takes its report and snapshot instead of making them, once they
+ * pass their checks (hand-on-start.ts); a child asked for its own start commits to it in its first
+ * healthy answer and sends its snapshot behind a later heartbeat answer (own-start.ts).
  *
  * Loaded by child-start.ts once isolated-vm proved loadable, in a process pool/child-handle.ts started as
  * `node --no-node-snapshot child/child-start settings`, the channel at fd 3, under the parent's own
@@ -17,22 +20,28 @@ import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
   type ExecuteRequest,
+  echo,
   type FaultCode,
   handlesClosedMessage,
   isFaultCode,
+  REASON_ECHO_LIMIT,
 } from '@supolka/codemode-protocol/wire';
 import type { DurableStart, PausedJournal } from '../../durable/start.ts';
-import { assertEngineServesSandbox, type EngineReport } from '../../sandbox/isolate.ts';
+import { assertEngineServesSandbox, assertNoNodeSnapshot, type EngineReport } from '../../sandbox/isolate.ts';
 import { BoundedCodeCache } from '../../sandbox/modules/code-cache.ts';
+import { readRuntimeSnapshot } from '../../sandbox/runtime.ts';
 import { type ExecuteResult, Sandbox, type SandboxHost } from '../../sandbox/sandbox.ts';
 import { FRAMING_EXIT, openParentChannel } from '../channel.ts';
+import type { StartReport } from '../messages/health.ts';
 import type { PoolMessage, PoolMessageOf } from '../messages/table.ts';
 import { type DecodedPoolMessage, encodePoolMessage } from '../messages/wire.ts';
 import { parseSettings } from '../settings.ts';
-import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT } from './channel-attacks.ts';
+import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT, holdAttacksFor } from './channel-attacks.ts';
 import { ChildRun } from './child-run.ts';
 import { ConsoleStream } from './console-stream.ts';
+import { startFromHandOn } from './hand-on-start.ts';
 import { MemoryGuard } from './memory-guard.ts';
+import { OwnStart } from './own-start.ts';
 import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
 const settings = parseSettings(process.argv[2]);
@@ -60,7 +69,10 @@ const parent = openParentChannel(
   {
     received: (decoded) => {
       if (decoded.ok) handle(decoded.message);
-      else parent.send({ type: 'fault', ...decoded.fault });
+      else {
+        endHandOnWait(`the start handed on was refused: ${decoded.fault.message}`);
+        parent.send({ type: 'fault', ...decoded.fault });
+      }
     },
     // Nothing past a broken frame can be read, so this child can serve no more: it says why and ends.
     violation: (reason) =>
@@ -76,10 +88,35 @@ const parent = openParentChannel(
 interface Ready {
   readonly engine: EngineReport;
   readonly sandbox: Sandbox;
+  /** Whether it started from what the parent handed on, for the health report. */
+  readonly start: StartReport;
+}
+
+/**
+ * The start an earlier child made, which the parent sends first when the settings say so; or why
+ * the first message was not one this child could take, and it starts on its own. Let go once taken
+ * (startEngine): a settled promise kept here would hold the start's megabyte for the child's life.
+ */
+let handedOn: Promise<PoolMessageOf<'handOn'> | string> | undefined;
+/** Settles handedOn; undefined once it did, or when no start comes. */
+let settleHandOn: ((outcome: PoolMessageOf<'handOn'> | string) => void) | undefined;
+if (settings.awaitHandOn === true) {
+  handedOn = new Promise((resolve) => {
+    settleHandOn = resolve;
+  });
+}
+
+/** Ends the wait for the start handed on: with it, or with why it did not come. */
+function endHandOnWait(outcome: PoolMessageOf<'handOn'> | string): void {
+  const settle = settleHandOn;
+  settleHandOn = undefined;
+  settle?.(outcome);
 }
 
 /** The sandbox once built, and the resident size of this child when its first isolate was ready. */
 let built: Sandbox | undefined;
+/** The start this child made and the parent asked for (own-start.ts). */
+let ownStart: OwnStart | undefined;
 let resting = 0;
 const guard = new MemoryGuard({
   parent,
@@ -90,7 +127,7 @@ const guard = new MemoryGuard({
 });
 
 // Started now and awaited by every heartbeat; the rejection is reported there, not as unhandled.
-const ready: Promise<Ready> = checkEngine().then((engine) => {
+const ready: Promise<Ready> = startEngine().then(({ engine, start }) => {
   built = new Sandbox({
     engine,
     codeCache: new BoundedCodeCache(),
@@ -115,7 +152,7 @@ const ready: Promise<Ready> = checkEngine().then((engine) => {
       runs.delete(id);
     },
   });
-  return { engine, sandbox: built };
+  return { engine, sandbox: built, start };
 });
 ready.catch(() => {});
 
@@ -129,6 +166,8 @@ let running = 0;
 /** The run behind each retained execution this child holds, by executionId. */
 const retainedRuns = new Map<string, string>();
 let executions = 0;
+/** Whether this child answered a heartbeat healthy yet. */
+let answeredHealthy = false;
 
 /** Creates the file if nobody has: of the children sharing one path, exactly one claims it. */
 function claimFile(path: string): boolean {
@@ -140,15 +179,66 @@ function claimFile(path: string): boolean {
   }
 }
 
-function checkEngine(): Promise<EngineReport> {
-  if (hooks.failEngineCheck !== undefined) return Promise.reject(new Error(hooks.failEngineCheck));
+/**
+ * The engine report this child serves by, and where it came from: the start the parent handed on,
+ * when it was handed one and it passed every check (hand-on-start.ts), or its own probes and
+ * snapshot.
+ */
+async function startEngine(): Promise<{ engine: EngineReport; start: StartReport }> {
+  if (hooks.failEngineCheck !== undefined) throw new Error(hooks.failEngineCheck);
   if (hooks.failFirstEngineCheck !== undefined && claimFile(hooks.failFirstEngineCheck)) {
-    return Promise.reject(new Error('this child claimed the failFirstEngineCheck marker'));
+    throw new Error('this child claimed the failFirstEngineCheck marker');
   }
-  return assertEngineServesSandbox();
+  let refused: string | undefined;
+  if (handedOn !== undefined) {
+    const waiting = handedOn;
+    handedOn = undefined;
+    const handed = await waiting;
+    if (typeof handed === 'string') refused = handed;
+    else {
+      const corrupt = hooks.corruptHandOn !== undefined && claimFile(hooks.corruptHandOn);
+      const started = startFromHandOn(handed, corrupt);
+      if ('engine' in started) return { engine: started.engine, start: { snapshot: 'handedOn' } };
+      refused = started.refused;
+    }
+  }
+  // Whether isolates run in this process at all comes before any isolate, the snapshot's included.
+  assertNoNodeSnapshot();
+  // The probes wait on the engine's threads while this one makes the snapshot (the Sandbox would
+  // make it as it is built): on a quiet machine their time is mostly hidden behind it. Made now,
+  // too, so that what this child commits to in its first healthy answer can be hashed.
+  const probed = assertEngineServesSandbox();
+  let snapshotFailure: { readonly error: unknown } | undefined;
+  try {
+    readRuntimeSnapshot();
+  } catch (error) {
+    snapshotFailure = { error };
+  }
+  // A probe's failure is said first, as when the snapshot came after the probes.
+  const engine = await probed;
+  if (snapshotFailure !== undefined) throw snapshotFailure.error;
+  if (settings.handOnWanted === true || refused !== undefined) {
+    ownStart = new OwnStart(hooks.foreignHandOn !== undefined && claimFile(hooks.foreignHandOn));
+  }
+  if (refused === undefined) return { engine, start: { snapshot: 'built' } };
+  return { engine, start: { snapshot: 'built', refused: echo(refused, REASON_ECHO_LIMIT) } };
+}
+
+/**
+ * Sends the snapshot this child committed to (own-start.ts), behind a heartbeat answer after its
+ * first that finds it idle (or after a few that found it busy): not on the way of an execution and
+ * its answer, and never for a caller that ends the pool right after its first answer (a command's
+ * one program). Under the channel attack hook, whose raw bytes would cut into it, attacks wait for it.
+ */
+function sendOwnStart(): void {
+  if (ownStart === undefined || !ownStart.due(running === 0)) return;
+  const written = ownStart.send(parent);
+  if (hooks.channelAttackOnTool !== undefined) holdAttacksFor(written);
 }
 
 function handle(message: PoolMessage): void {
+  if (message.type !== 'handOn')
+    endHandOnWait(`the parent's first message was ${message.type}, not the start it announced`);
   switch (message.type) {
     case 'heartbeat':
       void answerHeartbeat(message.id);
@@ -179,14 +269,23 @@ function handle(message: PoolMessage): void {
       // Before any execution that follows it on the channel: their `await ready` comes after this one.
       ready.then(({ sandbox }) => sandbox.usePackages(message.bundle)).catch(() => {});
       return;
+    case 'handOn':
+      // Taken once, as the first message, when the settings said one comes.
+      if (settleHandOn !== undefined) endHandOnWait(message);
+      else refuse(message);
+      return;
     default:
-      parent.send({
-        type: 'fault',
-        ...('id' in message && message.id !== undefined ? { id: message.id } : {}),
-        code: 'BAD_REQUEST',
-        message: `A pool child does not accept ${message.type} messages.`,
-      });
+      refuse(message);
   }
+}
+
+function refuse(message: PoolMessage): void {
+  parent.send({
+    type: 'fault',
+    ...('id' in message && message.id !== undefined ? { id: message.id } : {}),
+    code: 'BAD_REQUEST',
+    message: `A pool child does not accept ${message.type} messages.`,
+  });
 }
 
 async function answerHeartbeat(id: string): Promise<void> {
@@ -208,15 +307,22 @@ async function answerHeartbeat(id: string): Promise<void> {
     });
     return;
   }
+  const { sandbox, start } = await ready;
+  // The first healthy answer commits to this child's snapshot: no program has run here yet.
+  const committed = !answeredHealthy && ownStart !== undefined ? ownStart.commitment : {};
   parent.send({
     type: 'health',
     id,
     engine: { ...engine, fallbacks: [...engine.fallbacks] },
     rss: process.memoryUsage.rss(),
     executions,
-    retained: (await ready).sandbox.retainedCount,
-    working: (await ready).sandbox.retainedWorking,
+    retained: sandbox.retainedCount,
+    working: sandbox.retainedWorking,
+    start: { ...start, ...committed },
   });
+  // Not behind the first answer: the first execution is likely on its way.
+  if (answeredHealthy) sendOwnStart();
+  answeredHealthy = true;
 }
 
 async function execute(
@@ -366,9 +472,13 @@ function sendResult(id: string, envelope: ExecuteResult, paused?: PausedJournal)
 
 /**
  * The parent retired or replaced this child (SIGTERM), or went away (the channel closed). Every
- * isolate lives in this process and goes with it, so there is nothing to drain.
+ * isolate lives in this process and goes with it, so there is nothing to drain but a snapshot
+ * already leaving for the parent.
  */
 function shutdown(): void {
-  process.exit(0);
+  // A snapshot still leaving (own-start.ts) is let go first: its parent, retiring this child,
+  // keeps it for the next. One not sent yet stays here. SIGKILL follows a child that takes too long.
+  if (ownStart?.written === undefined) process.exit(0);
+  else void ownStart.written.then(() => process.exit(0));
 }
 process.on('SIGTERM', shutdown);

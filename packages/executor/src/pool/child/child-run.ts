@@ -51,7 +51,10 @@ export class ChildRun {
    * run, the call pauses it here, in its own context, as a tool in this process would have.
    */
   readonly dispatch = async (provider: string, tool: string, args: string): Promise<string> => {
-    this.#injectFault(tool, args);
+    if (tool === this.#hooks.channelAttackOnTool) {
+      await attackChannel((JSON.parse(args) as unknown[])[0], this.#id);
+    }
+    this.#injectFault(tool);
     const call = this.#calls++;
     const sequence = durableCall()?.sequence;
     const [frame, paused] = await new Promise<[DispatchFrame, boolean]>((resolve) => {
@@ -121,8 +124,7 @@ export class ChildRun {
   }
 
   /** Test-only faults in the child's own host code (settings.ts); inert unless a test set them. */
-  #injectFault(tool: string, args: string): void {
-    if (tool === this.#hooks.channelAttackOnTool) attackChannel((JSON.parse(args) as unknown[])[0], this.#id);
+  #injectFault(tool: string): void {
     if (tool === this.#hooks.hangOnTool) {
       // A synchronous loop on the child's main thread: no heartbeat, no signal handler, no message.
       for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);

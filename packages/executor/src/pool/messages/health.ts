@@ -3,10 +3,17 @@
  * engine it runs on (which behaviours the installed isolated-vm has, which fallbacks are in force)
  * and what it holds. Only the pool asks, so the shape is the pool's, not the protocol's.
  */
-import { boundedRecord } from '@supolka/codemode-protocol';
+import { boundedRecord, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
 import { z } from 'zod';
+import { SHA256_HEX } from './hand-on-check.ts';
 
 const text = z.string({ error: 'must be a string' });
+
+/**
+ * The longest reason a child gives for refusing what it was handed: one sentence, or a refusal it
+ * quotes, which it cuts to REASON_ECHO_LIMIT (echo adds how long it was).
+ */
+export const REFUSAL_LIMIT = 2 * REASON_ECHO_LIMIT;
 const count = z
   .number({ error: 'must be a number' })
   .int({ error: 'must be a whole number' })
@@ -33,6 +40,26 @@ export const EngineReportSchema = z.strictObject({
 });
 export type EngineReportMessage = z.infer<typeof EngineReportSchema>;
 
+/** A SHA-256 as a start's key and digest are written. */
+export const Sha256Schema = z
+  .string({ error: 'must be a string' })
+  .regex(SHA256_HEX, { error: 'must be a SHA-256 in 64 lowercase hexadecimal digits' });
+
+/**
+ * How a child started: from the snapshot and engine report the parent handed on (`handedOn`), or
+ * from its own (`built`), with why it refused the ones it was handed when it was handed any. A
+ * child that hands its own on commits to it here, in its first healthy answer, before any program
+ * ran in it: the `key` of the build that made its snapshot and the `digest` of the snapshot's
+ * bytes, which follow later in a `snapshot` message (docs/pool.md, "Handing the start on").
+ */
+export const StartSchema = z.strictObject({
+  snapshot: z.enum(['handedOn', 'built'], { error: 'must be handedOn or built' }),
+  refused: text.max(REFUSAL_LIMIT, { error: `must be at most ${REFUSAL_LIMIT} characters` }).optional(),
+  key: Sha256Schema.optional(),
+  digest: Sha256Schema.optional(),
+});
+export type StartReport = z.infer<typeof StartSchema>;
+
 /** A worker's health: its engine report and the resources it holds now. */
 export const HealthSchema = {
   engine: EngineReportSchema,
@@ -47,4 +74,6 @@ export const HealthSchema = {
    * any is busy for scheduling, whatever else it runs. Absent from a worker that does not say.
    */
   working: count.optional(),
+  /** How it started (StartSchema). Absent from a worker that does not say. */
+  start: StartSchema.optional(),
 };

@@ -8,7 +8,7 @@
  * taken from its table as they are: the pool forwards them, so they are defined once, there. Two
  * of them carry one more optional field here, a durable run's (durable-schemas.ts). The
  * rest are the pool's own (a heartbeat and its answer, a child's readiness, its host-wait edges,
- * its last words), which no client or server knows: a server refuses one as an unknown type.
+ * its last words, what its start made), which no client or server knows: a server refuses one as an unknown type.
  *
  * This module loads zod; wire.ts is the table's zod-free half (the hot checks, the encode), which a
  * child at rest decodes with, loading this module with the first message only a schema can decide.
@@ -24,6 +24,7 @@ import {
 } from '@supolka/codemode-protocol';
 import { z } from 'zod';
 import { DURABLE_MESSAGE_SCHEMAS } from './durable-schemas.ts';
+import { HandOnSchema, SnapshotSchema } from './hand-on.ts';
 import { HealthSchema } from './health.ts';
 import { PackagesMessageSchema } from './packages.ts';
 import { POOL_WIRE } from './wire.ts';
@@ -132,6 +133,17 @@ export const POOL_MESSAGE_SCHEMAS = {
   health: messageSchema('health', { id: MessageIdSchema, ...HealthSchema }),
   /** The packages the executor allows, bundled; sent to each child once, before its first execution. */
   packages: PackagesMessageSchema,
+  /**
+   * The start an earlier child made, for a new child to start from (hand-on.ts): sent by the parent
+   * to each child it spawns after, as its first message.
+   */
+  handOn: messageSchema('handOn', HandOnSchema),
+  /**
+   * The bytes of the snapshot a child made, which it committed to in its first healthy answer
+   * (hand-on.ts): sent once, behind a later heartbeat answer, by a child the parent asked for its
+   * start.
+   */
+  snapshot: messageSchema('snapshot', SnapshotSchema),
 };
 
 export type PoolMessageType = keyof typeof POOL_MESSAGE_SCHEMAS;

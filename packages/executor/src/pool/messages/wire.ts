@@ -8,7 +8,8 @@
  * carry here (durable-checks.ts), and the pool's own for the two private messages
  * that cross all the time: `heartbeat`, which a child hears every heartbeatInterval, and `prepared`,
  * which the parent (the caller's process) hears after every execution, at about 20 µs each through
- * the schema. Each check returns exactly what its schema returns for a value it accepts and
+ * the schema; and `handOn`, which a child hears once, at its start, and would otherwise load zod for
+ * (hand-on-check.ts). Each check returns exactly what its schema returns for a value it accepts and
  * undefined for anything else, which the schema then accepts or refuses, naming why
  * (hot-messages.ts in the protocol; test/pool/messages/ proves the pool's against its schemas).
  */
@@ -23,6 +24,7 @@ import {
   messageWire,
 } from '@supolka/codemode-protocol/wire';
 import { checkDurableStart, checkPausedJournal, withField } from './durable-checks.ts';
+import { checkHandOn } from './hand-on-check.ts';
 import type { PoolMessage, PoolMessageOf } from './table.ts';
 
 /** A pool message decoded, or the fault saying why a text is not one. */
@@ -56,6 +58,7 @@ export const POOL_HOT_CHECKS = {
   closeHandles: HOT_MESSAGE_CHECKS.closeHandles,
   heartbeat: checkHeartbeat,
   prepared: checkPrepared,
+  handOn: checkHandOn,
 } satisfies HotMessageChecks<PoolMessage>;
 
 export const POOL_WIRE = messageWire<PoolMessage>(POOL_HOT_CHECKS);

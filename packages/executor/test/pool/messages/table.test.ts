@@ -73,6 +73,39 @@ const valid: Record<string, unknown[]> = {
       executions: 12,
       retained: 0,
     },
+    {
+      type: 'health',
+      id: 'h2',
+      engine: { isolatedVm: '7.0.1', node: 'v24.22.3', behaviours: {}, fallbacks: [] },
+      rss: 70_000_000,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'built', refused: "the snapshot's bytes do not hash to the digest its maker sent" },
+    },
+    {
+      type: 'health',
+      id: 'h3',
+      engine: { isolatedVm: '7.0.1', node: 'v24.22.3', behaviours: {}, fallbacks: [] },
+      rss: 70_000_000,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'built', key: 'b'.repeat(64), digest: 'c'.repeat(64) },
+    },
+  ],
+  snapshot: [{ type: 'snapshot', bytes: new Uint8Array([4, 5, 6]) }],
+  handOn: [
+    {
+      type: 'handOn',
+      key: 'a'.repeat(64),
+      digest: '0123456789abcdef'.repeat(4),
+      snapshot: new Uint8Array([1, 2, 3]),
+      engine: {
+        isolatedVm: '7.0.1',
+        node: 'v24.22.3',
+        behaviours: { moduleCodeCache: { present: false, reason: 'the compile made no code cache' } },
+        fallbacks: ['modules compile from source'],
+      },
+    },
   ],
   packages: [
     { type: 'packages', bundle: { packages: [] } },
@@ -182,6 +215,8 @@ describe('the pool table', () => {
       'heartbeat',
       'health',
       'packages',
+      'handOn',
+      'snapshot',
     ]);
     expect(Object.keys(valid).sort()).toStrictEqual([...POOL_ONLY_TYPES].sort());
   });
@@ -317,7 +352,58 @@ const malformed: [string, unknown, string][] = [
     },
     'Invalid packages message: bundle must be a package bundle.',
   ],
+  [
+    'health whose start names neither kind',
+    {
+      type: 'health',
+      id: 'h',
+      engine: { isolatedVm: '6', node: 'v24', behaviours: {}, fallbacks: [] },
+      rss: 1,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'copied' },
+    },
+    'start.snapshot must be handedOn or built',
+  ],
+  [
+    'a start handed on under a key in capitals',
+    { ...handOnMessage(), key: 'A'.repeat(64) },
+    'Invalid handOn message: key must be a SHA-256 in 64 lowercase hexadecimal digits.',
+  ],
+  [
+    'a start handed on whose snapshot is text',
+    { ...handOnMessage(), snapshot: 'AAEC' },
+    'Invalid handOn message: snapshot must be bytes (a Uint8Array) of at most',
+  ],
+  [
+    'a snapshot that is not bytes',
+    { type: 'snapshot', bytes: [1, 2] },
+    'Invalid snapshot message: bytes must be bytes (a Uint8Array) of at most',
+  ],
+  [
+    'health whose start commits to a digest that is no SHA-256',
+    {
+      type: 'health',
+      id: 'h',
+      engine: { isolatedVm: '6', node: 'v24', behaviours: {}, fallbacks: [] },
+      rss: 1,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'built', digest: 'not hex' },
+    },
+    'start.digest must be a SHA-256 in 64 lowercase hexadecimal digits',
+  ],
+  [
+    'a start handed on without its engine report',
+    { ...handOnMessage(), engine: undefined },
+    'Invalid handOn message: engine is required.',
+  ],
 ];
+
+/** A valid handOn message to break one field of. */
+function handOnMessage(): Record<string, unknown> {
+  return { ...(valid.handOn?.[0] as Record<string, unknown>) };
+}
 
 describe('a malformed pool message', () => {
   test.each(malformed)('with %s yields a fault naming the field and the rule', (_, message, sentence) => {
