@@ -26,6 +26,7 @@ import {
   outboundMode,
   type ProviderDescriptor,
   separateImports,
+  USER_ERROR_DETAILS,
   validateProviders,
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
@@ -773,21 +774,6 @@ function preparationFailure(error: unknown, sources: () => StackSources): RunOut
     errorName: (error as Error).name.slice(0, ERROR_NAME_LIMIT),
   };
 }
-
-/**
- * What the envelope says of an error user code met, beside its text, in the order it prints them
- * (the protocol's errorDetails); all absent beside a `code`.
- */
-const USER_ERROR_DETAILS = [
-  'errorKind',
-  'errorName',
-  'errorStack',
-  'errorProvider',
-  'errorTool',
-  'errorAt',
-  'errorJson',
-  'hint',
-] as const;
 
 /**
  * The outcome with the program's own frames of its stack (errors/stack.ts) in place of the raw
