@@ -69,7 +69,7 @@ import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
 import { type PreparedIsolate, prepareIsolate } from './setup/prepared-isolate.ts';
-import { type Warmed, WarmPackages, warmUp } from './setup/warm-packages.ts';
+import { type Warmed, WarmPackages, warmUp, warmWindow } from './setup/warm-packages.ts';
 import { ExportNameReader, NAMES_WORKER } from './sources/cjs-exports.ts';
 import {
   checkSourceNesting,
@@ -174,11 +174,12 @@ export interface SandboxOptions {
    */
   readonly packageCodeCache?: CodeCache;
   /**
-   * Hold the packages recent runs imported ready in the isolate prepared ahead (default true):
-   * their code runs off the request's path, and counts against the next program's memory limit
-   * whether it imports them or not (setup/warm-packages.ts).
+   * Hold the packages recent runs imported ready in the isolate prepared ahead (default true: those
+   * the last WARM_WINDOW runs imported; a whole number: those the last that many runs imported;
+   * false or 0: none). Their code runs off the request's path, and counts against the next
+   * program's memory limit whether it imports them or not (setup/warm-packages.ts).
    */
-  readonly warmPackages?: boolean;
+  readonly warmPackages?: boolean | number;
 }
 
 export class Sandbox {
@@ -204,12 +205,13 @@ export class Sandbox {
   /** The packages' scripts' code cache: V8 consumes a script's blob in every engine served. */
   readonly #scriptCache: CodeCache;
   /** The specifiers recent runs imported, which the next prepared isolate holds ready. */
-  readonly #warm = new WarmPackages();
+  readonly #warm: WarmPackages;
   /** What each prepared isolate holds ready of the packages, when it holds any. */
   readonly #warmed = new WeakMap<PreparedIsolate, Warmed>();
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
+    this.#warm = new WarmPackages(warmWindow(options.warmPackages));
     this.#scriptCache = options.packageCodeCache ?? new BoundedCodeCache(PACKAGE_CODE_CACHE_BUDGET);
     if (options.packages !== undefined) this.usePackages(options.packages);
     this.#durability = options.durable === undefined ? undefined : new Durability(options.durable);
@@ -646,8 +648,7 @@ export class Sandbox {
     const prepared = this.#prepare(memoryLimit);
     const packages = this.#packages;
     const specifiers = this.#warm.specifiers;
-    if (packages === undefined || specifiers.length === 0 || this.#options.warmPackages === false)
-      return prepared;
+    if (packages === undefined || specifiers.length === 0) return prepared;
     const warmed = warmUp(prepared.handle, packages, specifiers, this.#scriptCache, memoryLimit);
     if ('failed' in warmed) {
       if (warmed.failed !== undefined) this.#warm.refuse(warmed.failed);
