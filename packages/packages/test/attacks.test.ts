@@ -10,8 +10,7 @@ import { spawn } from 'node:child_process';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { BUNDLE_SIZE_LIMIT, PACKAGE_SIZE_LIMIT, SUBPATH_LIMIT } from '../src/index.ts';
-import { TARGET_DEPTH_LIMIT } from '../src/subpaths.ts';
+import { BUNDLE_SIZE_LIMIT, PACKAGE_SIZE_LIMIT, SUBPATH_LIMIT, TARGET_DEPTH_LIMIT } from '../src/index.ts';
 import { manifest, useFolder, writeTree } from './fixtures.ts';
 
 const CHILD = join(import.meta.dirname, 'bundle-in-child.ts');
