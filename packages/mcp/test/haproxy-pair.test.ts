@@ -6,10 +6,13 @@
  * calls held in flight on both, one bridge is killed (SIGKILL): exactly its calls fail, with the
  * balancer's sentence saying to send them again; the other bridge's calls finish, and each failed
  * call sent again is served by the bridge still up. A handshake-era client's session is routed back
- * to the bridge that answered its initialize. HAProxy is installed from Debian's packages when it is
+ * to the bridge that answered its initialize. An approval paused on one bridge is answered through
+ * the other: the bridges share a durable key, so the retry resumes the run wherever it lands, its
+ * earlier upstream call served from the journal. HAProxy is installed from Debian's packages when it is
  * missing (as the server's deployment test does); when it cannot be, the test fails saying so.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +30,7 @@ import { removeScratch, scratch, startHttp } from './mcp-process.ts';
 const CONFIG = new URL('../../../deploy/haproxy/codemode-mcp.cfg', import.meta.url).pathname;
 const GATE = new URL('./fixtures/gate-upstream.mjs', import.meta.url).pathname;
 const TOKEN = 'a-token-both-bridges-share-0123456789';
+const KEYS = `pair=${randomBytes(32).toString('base64')}`;
 /** The balancer's answer for a bridge that died mid-request, as the config writes it. */
 const WENT_AWAY =
   'The MCP bridge serving this request went away before it answered, so the request may or may not have run; send it again and another bridge serves it.';
@@ -57,13 +61,17 @@ beforeAll(async () => {
       const config = join(dir, `bridge-${name}.json`);
       writeFileSync(
         config,
-        JSON.stringify({ mcpServers: { gate: { url: `${gateUrl}/mcp`, headers: { 'X-Bridge': name } } } }),
+        JSON.stringify({
+          mcpServers: { gate: { url: `${gateUrl}/mcp`, headers: { 'X-Bridge': name } } },
+          approvals: { 'gate.stamp': 'ask' },
+        }),
       );
       // Two children each, so each bridge runs two of the test's calls at once.
-      const { process: child, url } = await startHttp(config, { CODEMODE_EXECUTOR_TOKEN: TOKEN }, [
-        '--pool-size',
-        '2',
-      ]);
+      const { process: child, url } = await startHttp(
+        config,
+        { CODEMODE_EXECUTOR_TOKEN: TOKEN, CODEMODE_DURABLE_KEYS: KEYS },
+        ['--pool-size', '2'],
+      );
       bridges.set(name, child);
       return new URL(url).host;
     }),
@@ -111,10 +119,16 @@ afterAll(async () => {
   removeScratch();
 });
 
-async function currentClient(): Promise<CurrentClient> {
+async function currentClient(manual = false): Promise<CurrentClient> {
   const client = new CurrentClient(
     { name: 'haproxy-pair', version: '1.0.0' },
-    { versionNegotiation: { mode: 'auto' } },
+    {
+      versionNegotiation: { mode: 'auto' },
+      // Manual rounds: the test sends each retry itself, to see which bridge answers it.
+      ...(manual
+        ? { capabilities: { elicitation: { form: {} } }, inputRequired: { autoFulfill: false } }
+        : {}),
+    },
   );
   await client.connect(
     new StreamableHTTPClientTransport(new URL(endpoint), {
@@ -161,6 +175,43 @@ test('a handshake-era session stays with the bridge that answered its initialize
     served.add(JSON.stringify(answer.structuredContent));
   }
   expect(served.size).toBe(1);
+});
+
+test('an approval paused on one bridge is answered through the other, which resumes the run', async () => {
+  const client = await currentClient(true);
+  const code =
+    'async () => { const before = await gate.where(); const after = await gate.stamp(); return { before, after }; }';
+  const ask = (extra: Record<string, unknown> = {}) =>
+    client.callTool(
+      { name: 'execute', arguments: { code }, ...extra } as never,
+      {
+        allowInputRequired: true,
+        timeout: 60_000,
+      } as never,
+    ) as Promise<Answer & { resultType?: string; requestState?: string }>;
+  const paused = await ask();
+  expect(paused.resultType).toBe('input_required');
+  const retry = {
+    requestState: paused.requestState,
+    inputResponses: { 'approve-2': { action: 'accept', content: {} } },
+  };
+  // Balanced one by one, a retry lands on the other bridge within a few tries; without a claim
+  // store each retry resumes the run again (at least once), so the test may try until it does.
+  let answer = await ask(retry);
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const { before, after } = answer.structuredContent as {
+      before: { bridge: string };
+      after: { bridge: string };
+    };
+    if (before.bridge !== after.bridge) break;
+    answer = await ask(retry);
+  }
+  const { before, after } = answer.structuredContent as {
+    before: { bridge: string };
+    after: { bridge: string };
+  };
+  // `before` is the paused bridge's call, served from the journal; `after` the resuming bridge's.
+  expect(new Set([before.bridge, after.bridge])).toEqual(new Set(['a', 'b']));
 });
 
 test('a bridge killed with calls in flight fails exactly those calls, with a sentence to send them again; sent again, the other bridge serves them', async () => {
