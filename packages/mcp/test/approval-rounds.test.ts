@@ -21,6 +21,7 @@ import {
   approvalQuestion,
   badRequestStateMessage,
   declinedMessage,
+  OUTCOME_UNKNOWN_MESSAGE,
   stateTooLargeMessage,
   unansweredMessage,
 } from '../src/texts.ts';
@@ -286,6 +287,23 @@ describe('the state a client sends back', () => {
     expect(text(answers[3] as Answer)).toBe(
       badRequestStateMessage(`it is longer than ${REQUEST_STATE_LIMIT} characters`),
     );
+  });
+
+  test("a state's list of pending calls changed can only lose calls, never make one", async () => {
+    const path = join(files, 'listed');
+    const code = caught(`await bad.touch({ path: ${JSON.stringify(path)} }); return 'made';`);
+    const first = await call(manual, code);
+    const state = first.requestState as string;
+    const answerWith = (changed: string, key: string) =>
+      call(manual, code, { state: changed, responses: { [key]: ACCEPT } });
+    // Another sequence than the token's pending call: the executor refuses the answers.
+    const another = await answerWith(state.replace(/^cma1\.1a\./, 'cma1.2a.'), 'approve-2');
+    expect(another.isError).toBe(true);
+    expect(text(another)).toMatch(/\[BAD_REQUEST\]$/);
+    // Marked not asked: the call gets the unknown-outcome error, as if declined, and is not made.
+    const unasked = await answerWith(state.replace(/^cma1\.1a\./, 'cma1.1u.'), 'approve-1');
+    expect(JSON.parse(text(unasked))).toBe(OUTCOME_UNKNOWN_MESSAGE);
+    expect(existsSync(path)).toBe(false);
   });
 
   test('a state past approvalTimeout has expired: nothing runs, and the sentence says to ask again', async () => {
