@@ -138,6 +138,10 @@ export async function runMcp(
     durable: {
       keys: keys ?? new DurableKeyRing({ keys: [{ id: 'ephemeral', key: randomBytes(32) }] }),
       ttl: approvalTimeout,
+      // The executor's MAX_JOURNAL_LENGTH: a program may make maxUpstreamCalls (1000 by default)
+      // calls before it asks, past the executor's default of 256 entries; the token's size
+      // bounds the journal's bytes anyway.
+      maxJournalLength: 10_000,
       ...(journalStore !== undefined ? { claims: journalStore } : {}),
     },
     poolSize: command.poolSize ?? 1,

@@ -208,11 +208,11 @@ async function execute(
   };
   try {
     // A client on the current revision is asked by a round trip, which needs a durable run; one
-    // that cannot elicit, or a policy that never asks, runs as before.
+    // that cannot elicit, or a policy that never asks, runs as before. A retry carrying a state
+    // resumes its run whatever the policy says now: its earlier calls are not made again.
     const rounds =
       served.era === 'modern' &&
-      host.policy.mayAsk &&
-      (canElicit(ctx) || ctx.mcpReq.requestState() !== undefined);
+      (ctx.mcpReq.requestState() !== undefined || (host.policy.mayAsk && canElicit(ctx)));
     if (!rounds) return await runExecution(execution);
     return await runApprovalRound(execution, ctx, {
       identity: served.identity,

@@ -202,6 +202,15 @@ describe('a client that fulfils the rounds itself', () => {
   });
 });
 
+test('a program that makes hundreds of calls before it asks still pauses and resumes', async () => {
+  // Past the executor's default journal of 256 entries, well within maxUpstreamCalls.
+  const answer = await fulfilled(
+    `for (let i = 0; i < 300; i++) await bad.held({}); return (await bad.echo({ value: 'after 300' })).value;`,
+  );
+  expect(answer.isError, text(answer)).toBeUndefined();
+  expect(JSON.parse(text(answer))).toBe('after 300');
+});
+
 describe('the state a client sends back', () => {
   test('the first answer is an InputRequiredResult: an elicitation per question and the state', async () => {
     const first = await call(manual, echo('x'));
