@@ -8,7 +8,8 @@
  * call sent again is served by the bridge still up. A handshake-era client's session is routed back
  * to the bridge that answered its initialize. An approval paused on one bridge is answered through
  * the other: the bridges share a durable key, so the retry resumes the run wherever it lands, its
- * earlier upstream call served from the journal. HAProxy is installed from Debian's packages when it is
+ * earlier upstream call served from the journal; approvals paused on the bridge that is killed are
+ * answered after it by the one still up. HAProxy is installed from Debian's packages when it is
  * missing (as the server's deployment test does); when it cannot be, the test fails saying so.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -177,45 +178,52 @@ test('a handshake-era session stays with the bridge that answered its initialize
   expect(served.size).toBe(1);
 });
 
+/** The pair's asked program: `before` is a call made before the ask, `after` the asked call. */
+const STAMPED =
+  'async () => { const before = await gate.where(); const after = await gate.stamp(); return { before, after }; }';
+const ACCEPTED = { 'approve-2': { action: 'accept', content: {} } };
+
+/** STAMPED on a client in manual rounds: its first answer, or, given a state, the resumed one. */
+function stamped(
+  client: CurrentClient,
+  requestState?: string,
+): Promise<Answer & { resultType?: string; requestState?: string }> {
+  const retry = requestState === undefined ? {} : { requestState, inputResponses: ACCEPTED };
+  return client.callTool(
+    { name: 'execute', arguments: { code: STAMPED }, ...retry } as never,
+    {
+      allowInputRequired: true,
+      timeout: 60_000,
+    } as never,
+  ) as Promise<Answer & { resultType?: string; requestState?: string }>;
+}
+
+type Stamps = { before: { bridge: string }; after: { bridge: string } };
+
 test('an approval paused on one bridge is answered through the other, which resumes the run', async () => {
   const client = await currentClient(true);
-  const code =
-    'async () => { const before = await gate.where(); const after = await gate.stamp(); return { before, after }; }';
-  const ask = (extra: Record<string, unknown> = {}) =>
-    client.callTool(
-      { name: 'execute', arguments: { code }, ...extra } as never,
-      {
-        allowInputRequired: true,
-        timeout: 60_000,
-      } as never,
-    ) as Promise<Answer & { resultType?: string; requestState?: string }>;
-  const paused = await ask();
+  const paused = await stamped(client);
   expect(paused.resultType).toBe('input_required');
-  const retry = {
-    requestState: paused.requestState,
-    inputResponses: { 'approve-2': { action: 'accept', content: {} } },
-  };
   // Balanced one by one, a retry lands on the other bridge within a few tries; without a claim
   // store each retry resumes the run again (at least once), so the test may try until it does.
-  let answer = await ask(retry);
+  let answer = await stamped(client, paused.requestState);
   for (let attempt = 0; attempt < 6; attempt++) {
-    const { before, after } = answer.structuredContent as {
-      before: { bridge: string };
-      after: { bridge: string };
-    };
+    const { before, after } = answer.structuredContent as Stamps;
     if (before.bridge !== after.bridge) break;
-    answer = await ask(retry);
+    answer = await stamped(client, paused.requestState);
   }
-  const { before, after } = answer.structuredContent as {
-    before: { bridge: string };
-    after: { bridge: string };
-  };
+  const { before, after } = answer.structuredContent as Stamps;
   // `before` is the paused bridge's call, served from the journal; `after` the resuming bridge's.
   expect(new Set([before.bridge, after.bridge])).toEqual(new Set(['a', 'b']));
 });
 
 test('a bridge killed with calls in flight fails exactly those calls, with a sentence to send them again; sent again, the other bridge serves them', async () => {
   const client = await currentClient();
+  // Approvals paused before the kill, spread over both bridges: those of the killed bridge are
+  // answered after it, through the one still up.
+  const approver = await currentClient(true);
+  const pausedStates: string[] = [];
+  for (let pause = 0; pause < 4; pause++) pausedStates.push((await stamped(approver)).requestState as string);
   const ids = ['h1', 'h2', 'h3', 'h4'];
   const calls = ids.map((id) =>
     run(client, `async () => gate.hold({ id: '${id}' })`).then(
@@ -263,4 +271,11 @@ test('a bridge killed with calls in flight fails exactly those calls, with a sen
   for (const [index, id] of lost.entries()) {
     expect((await again[index])?.structuredContent).toEqual({ id, bridge: 'b' });
   }
+
+  // Every approval resumes on the bridge still up, those paused on the killed one included.
+  const resumed: Stamps[] = [];
+  for (const state of pausedStates)
+    resumed.push((await stamped(approver, state)).structuredContent as Stamps);
+  expect(resumed.map(({ after }) => after.bridge)).toEqual(['b', 'b', 'b', 'b']);
+  expect(resumed.map(({ before }) => before.bridge)).toContain('a');
 }, 60_000);
