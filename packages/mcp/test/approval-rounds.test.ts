@@ -4,8 +4,9 @@
  * program. The 2.x SDK's Client over stdio fulfils the rounds itself (its elicitation handler
  * answers by the value the call carries); a Client in manual mode (allowInputRequired) plays the
  * client that sends the state back as it likes: replayed, from another client or another call,
- * bit-flipped, cut, 2 MiB, expired. Over Streamable HTTP a bridge with a journal store keeps a
- * state too large to hand out and claims each one once, so a replay there is refused. Every bridge
+ * bit-flipped, cut, 2 MiB, expired. Over Streamable HTTP (both kinds of client) a bridge with a
+ * journal store keeps a state too large to hand out and claims each one once, so a replay there
+ * is refused. Every bridge
  * holds the same durable key, so a state moved between them is refused for what it is bound to,
  * not for the key. The handshake era's live questions are approvals.test.ts's.
  */
@@ -51,6 +52,7 @@ let other: Client;
 /** Manual mode over HTTP, to a bridge with a journal store. */
 let overHttp: Client;
 let httpCommand: ChildProcess | undefined;
+let httpUrl: string;
 const asked: string[] = [];
 
 function stdioClient(manualMode: boolean): Promise<Client> {
@@ -89,6 +91,7 @@ beforeAll(async () => {
   const http = startHttp(httpConfig, { CODEMODE_EXECUTOR_TOKEN: TOKEN, CODEMODE_DURABLE_KEYS: KEYS }).then(
     async ({ process: child, url }) => {
       httpCommand = child;
+      httpUrl = url;
       const client = new Client(
         { name: 'approval-rounds-http', version: '1.0.0' },
         {
@@ -354,6 +357,33 @@ describe('over Streamable HTTP, with a journal store', () => {
     expect(text(again)).toMatch(
       /could not resume its program \(TOKEN_REPLAYED: .*\); nothing was run\. This requestState has resumed/,
     );
+  });
+
+  test('a client that fulfils the rounds itself gets the approved call made, over HTTP too', async () => {
+    const client = new Client(
+      { name: 'approval-rounds-http-auto', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
+    );
+    const questions: string[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      questions.push((request.params as { message: string }).message);
+      return { action: 'accept', content: {} };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(httpUrl), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    try {
+      const answer = (await client.callTool(
+        { name: 'execute', arguments: { code: echo('over http') } },
+        { timeout: 60_000 },
+      )) as Answer;
+      expect(answer.structuredContent).toEqual({ value: 'over http' });
+      expect(questions).toEqual([approvalQuestion('"bad"', '"echo"', [], ['  "value": "over http"'])]);
+    } finally {
+      await client.close();
+    }
   });
 
   test('a state too large to hand out is kept in the store, and the client holds a reference', async () => {
