@@ -2,10 +2,12 @@
  * One `execute` call: the program run through IsolateExecutor's Code Mode form with one provider
  * per upstream, each tool a function that counts the call, asks the approval policy (and, for
  * `ask`, the user through the client: live, or, in an approval round, by pausing the durable run
- * and answering with the pause; approval-rounds.ts), calls the upstream and maps its result. The run clock pauses
- * over each of those calls, as over any tool call. The envelope becomes the tool result: its text
- * (and structuredContent for an object), beside an error which call failed and where, the notes on
- * values serialization changed, the console lines, each block cut past maxResultLength with a marker.
+ * and answering with the pause; approval-rounds.ts), calls the upstream and maps its result. The
+ * run clock pauses over each of those calls, as over any tool call. The envelope becomes the tool
+ * result: its text (and structuredContent for an object), beside an error which call failed and
+ * where, the notes on values serialization changed, the console lines, each block cut past
+ * maxResultLength with a marker. A durable round's pause is handed back as it is, for
+ * approval-rounds.ts to answer with.
  */
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
