@@ -7,9 +7,10 @@
  * balancer's sentence saying to send them again; the other bridge's calls finish, and each failed
  * call sent again is served by the bridge still up. A handshake-era client's session is routed back
  * to the bridge that answered its initialize. An approval paused on one bridge is answered through
- * the other: the bridges share a durable key, so the retry resumes the run wherever it lands, its
- * earlier upstream call served from the journal; approvals paused on the bridge that is killed are
- * answered after it by the one still up. HAProxy is installed from Debian's packages when it is
+ * the other: the bridges share a durable key and a journal store, so the retry resumes the run
+ * wherever it lands, its earlier upstream call served from the journal, and a state sent again is
+ * refused by either; approvals paused on the bridge that is killed are answered after it, through
+ * the balancer, by the one still up. HAProxy is installed from Debian's packages when it is
  * missing (as the server's deployment test does); when it cannot be, the test fails saying so.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -37,6 +38,8 @@ const WENT_AWAY =
   'The MCP bridge serving this request went away before it answered, so the request may or may not have run; send it again and another bridge serves it.';
 
 const bridges = new Map<string, ChildProcess>();
+/** Each bridge's own endpoint, past the balancer. */
+const bridgeUrls = new Map<string, string>();
 let gate: ChildProcess;
 let gateUrl: string;
 let haproxy: ChildProcess;
@@ -65,6 +68,8 @@ beforeAll(async () => {
         JSON.stringify({
           mcpServers: { gate: { url: `${gateUrl}/mcp`, headers: { 'X-Bridge': name } } },
           approvals: { 'gate.stamp': 'ask' },
+          // One folder for both: states too large to hand out, and each approval claimed once.
+          journalStore: 'journal',
         }),
       );
       // Two children each, so each bridge runs two of the test's calls at once.
@@ -74,6 +79,7 @@ beforeAll(async () => {
         ['--pool-size', '2'],
       );
       bridges.set(name, child);
+      bridgeUrls.set(name, url);
       return new URL(url).host;
     }),
   );
@@ -120,7 +126,7 @@ afterAll(async () => {
   removeScratch();
 });
 
-async function currentClient(manual = false): Promise<CurrentClient> {
+async function currentClient(manual = false, url = endpoint): Promise<CurrentClient> {
   const client = new CurrentClient(
     { name: 'haproxy-pair', version: '1.0.0' },
     {
@@ -132,7 +138,7 @@ async function currentClient(manual = false): Promise<CurrentClient> {
     },
   );
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(endpoint), {
+    new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
     }),
   );
@@ -200,21 +206,36 @@ function stamped(
 
 type Stamps = { before: { bridge: string }; after: { bridge: string } };
 
-test('an approval paused on one bridge is answered through the other, which resumes the run', async () => {
-  const client = await currentClient(true);
-  const paused = await stamped(client);
+test('an approval paused on one bridge is answered through the other, its state kept in the store they share, and claimed once', async () => {
+  // Straight to each bridge, past the balancer, to know which pauses and which resumes.
+  const [onA, onB] = await Promise.all([
+    currentClient(true, bridgeUrls.get('a')),
+    currentClient(true, bridgeUrls.get('b')),
+  ]);
+  // A megabyte of arguments to the call before the ask: the token passes 1 MiB, so the client
+  // holds a reference, and the token waits in the journal store both bridges read.
+  const code = `async () => { const before = await gate.where({ pad: 'x'.repeat(1100000) }); const after = await gate.stamp(); return { before, after }; }`;
+  const paused = (await onA.callTool({ name: 'execute', arguments: { code } }, {
+    allowInputRequired: true,
+    timeout: 60_000,
+  } as never)) as Answer & { resultType?: string; requestState?: string };
   expect(paused.resultType).toBe('input_required');
-  // Balanced one by one, a retry lands on the other bridge within a few tries; without a claim
-  // store each retry resumes the run again (at least once), so the test may try until it does.
-  let answer = await stamped(client, paused.requestState);
-  for (let attempt = 0; attempt < 6; attempt++) {
-    const { before, after } = answer.structuredContent as Stamps;
-    if (before.bridge !== after.bridge) break;
-    answer = await stamped(client, paused.requestState);
-  }
-  const { before, after } = answer.structuredContent as Stamps;
-  // `before` is the paused bridge's call, served from the journal; `after` the resuming bridge's.
-  expect(new Set([before.bridge, after.bridge])).toEqual(new Set(['a', 'b']));
+  expect(paused.requestState).toMatch(/^cma1\.2a\.r[A-Za-z0-9_-]{22}$/);
+  const retry = { requestState: paused.requestState, inputResponses: ACCEPTED };
+  const resume = (client: CurrentClient) =>
+    client.callTool(
+      { name: 'execute', arguments: { code }, ...retry } as never,
+      {
+        allowInputRequired: true,
+        timeout: 60_000,
+      } as never,
+    ) as Promise<Answer>;
+  const answer = await resume(onB);
+  // `before` is bridge a's call, served from the journal; `after` the call bridge b made.
+  expect(answer.structuredContent).toEqual({ before: { bridge: 'a' }, after: { bridge: 'b' } });
+  const again = await resume(onA);
+  expect(again.isError).toBe(true);
+  expect(again.content[0]?.text).toMatch(/could not resume its program \(TOKEN_REPLAYED: /);
 });
 
 test('a bridge killed with calls in flight fails exactly those calls, with a sentence to send them again; sent again, the other bridge serves them', async () => {
