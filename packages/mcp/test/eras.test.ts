@@ -24,7 +24,7 @@ import { StreamableHTTPClientTransport as HandshakeHttpTransport } from '@modelc
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { TOOL_LIST_TTL } from '../src/served.ts';
-import { noAskOnCurrentRevisionMessage, noElicitationMessage } from '../src/texts.ts';
+import { noElicitationMessage } from '../src/texts.ts';
 import {
   BIN,
   misbehaving,
@@ -275,12 +275,9 @@ describe.each(CASES)('a %s client', (name) => {
     const answer = await client().callTool('execute', {
       code: `async () => { try { await bad.touch({ path: ${JSON.stringify(join(files, 'never'))} }); return 'made'; } catch (error) { return error.message; } }`,
     });
-    // Neither client declares elicitation; the current revision cannot be asked mid-call at all.
-    expect(JSON.parse(text(answer))).toBe(
-      client().era === 'current'
-        ? noAskOnCurrentRevisionMessage('bad.touch')
-        : noElicitationMessage('bad.touch'),
-    );
+    // Neither client declares elicitation, which a question needs in either era: on the current
+    // revision it would come back as an InputRequiredResult (approvals-rounds.test.ts).
+    expect(JSON.parse(text(answer))).toBe(noElicitationMessage('bad.touch'));
   });
 });
 
