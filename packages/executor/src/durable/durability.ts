@@ -222,7 +222,9 @@ function runtimeFingerprint(): string {
 /**
  * The parts of the request a token is bound to, as plain JSON: the program and everything that
  * decides what it asks of the host (modules, providers with their tool names, prelude, proxy
- * source and positional arguments, the outbound mode) and its bounds.
+ * source and positional arguments, the outbound mode), its bounds, and the console format: the
+ * resume drops the lines the paused run already returned by count, so lines written in another
+ * format would join a log whose first part was written in this one.
  */
 function requestParts(wire: SandboxWire): Record<string, unknown> {
   return {
@@ -234,6 +236,7 @@ function requestParts(wire: SandboxWire): Record<string, unknown> {
     memoryLimit: wire.memoryLimit,
     typescript: wire.typescript,
     countHostWaits: wire.countHostWaits,
+    consoleFormat: wire.consoleFormat,
   };
 }
 
