@@ -22,6 +22,7 @@ import { SANDBOX_SOURCE } from '../sandbox/setup/sandbox-source.ts';
 import { packageVersion } from '../version.ts';
 import type { DurableBinding } from './binding.ts';
 import { DurableTokenError } from './errors.ts';
+import { packBodies, unpackBodies } from './fetch-journal.ts';
 import { type DurableState, pendingCalls, readJournal } from './journal.ts';
 import type { PauseRequest } from './pause.ts';
 import { newSeed, type Seed } from './random.ts';
@@ -95,6 +96,8 @@ export class Durability {
       seed: start.seed,
       startedAt: start.startedAt,
       timers: paused.timers,
+      fetches: paused.fetches,
+      loads: paused.loads,
       logCount: start.logCount + paused.written,
       pause,
     };
@@ -102,7 +105,13 @@ export class Durability {
     if (read === undefined) {
       throw new DurableTokenError('TOKEN_MALFORMED', PAUSED_JOURNAL_MESSAGE);
     }
-    const sealed = this.#tokens.seal({ journal: paused.journal, state }, this.binding(wire, principal));
+    // Fetches count toward the journal's length as calls do; their bodies travel as the token's bytes.
+    this.#tokens.checkJournalLength(paused.journal.length + paused.fetches.length);
+    const { fetches, bytes } = packBodies(paused.fetches);
+    const sealed = this.#tokens.seal(
+      { journal: paused.journal, state: { ...state, fetches }, bytes },
+      this.binding(wire, principal),
+    );
     return {
       ...pause,
       pending: pendingCalls(read.journal),
@@ -150,12 +159,18 @@ export class Durability {
   ): Promise<{ start: DurableStart; token: OpenedToken } | DurableRefusal> {
     const opened = await this.openOnly(token, wire, principal);
     if (!(opened instanceof OpenedToken)) return opened;
-    const read = readJournal(opened.contents.journal, opened.contents.state);
+    const read = readOpened(opened);
     if (read === undefined) {
       return {
         error: 'The token holds a journal this release cannot read: start the run again.',
         code: 'TOKEN_MALFORMED',
       };
+    }
+    try {
+      this.#tokens.checkJournalLength(read.journal.length + read.state.fetches.length);
+    } catch (error) {
+      if (error instanceof DurableTokenError) return { error: error.message, code: error.code };
+      throw error;
     }
     const checked = checkAnswers(read.journal, answers);
     if (!Array.isArray(checked)) return checked;
@@ -163,7 +178,13 @@ export class Durability {
       seed: read.state.seed,
       startedAt: read.state.startedAt,
       logCount: read.state.logCount,
-      replay: { journal: read.journal, timers: read.state.timers, answers: checked },
+      replay: {
+        journal: read.journal,
+        timers: read.state.timers,
+        fetches: read.state.fetches,
+        loads: read.state.loads,
+        answers: checked,
+      },
     };
     return { start, token: opened };
   }
@@ -198,6 +219,15 @@ export class Durability {
       principal: principal ?? DEFAULT_PRINCIPAL,
     };
   }
+}
+
+/** An opened token's journal and state, its fetches' bodies read back out of its bytes. */
+function readOpened(opened: OpenedToken): ReturnType<typeof readJournal> {
+  const { journal, state, bytes } = opened.contents;
+  if (typeof state !== 'object' || state === null) return undefined;
+  const fetches = unpackBodies((state as { fetches?: unknown }).fetches, bytes);
+  if (fetches === undefined) return undefined;
+  return readJournal(journal, { ...state, fetches });
 }
 
 let runtimeText: string | undefined;

@@ -295,7 +295,11 @@ describe('divergence and refused tokens', () => {
     const mismatch = await sandbox.resume(token, { 3: { perform: true } }, other);
     expect(mismatch.code).toBe('TOKEN_MISMATCH');
     // The console format is bound: the resume drops the paused run's lines by count, in its format.
-    const inspect = await sandbox.resume(token, { 3: { perform: true } }, { ...again, consoleFormat: 'inspect' });
+    const inspect = await sandbox.resume(
+      token,
+      { 3: { perform: true } },
+      { ...again, consoleFormat: 'inspect' },
+    );
     expect(inspect.code).toBe('TOKEN_MISMATCH');
     expect(
       (await sandbox.resume(token, { 3: { perform: true } }, { ...again, principal: 'mallory' })).code,
