@@ -4,7 +4,7 @@
  * package's own declarations of it, written so that `IsolateExecutor` is assignable to the
  * package's `Executor` without depending on its types (its root types import `cloudflare:workers`).
  */
-import type { ErrorKind, FaultCode } from '@supolka/codemode-protocol';
+import type { ErrorKind, FaultCode, PausedRun } from '@supolka/codemode-protocol';
 
 /** A namespace's tools by name, each called with the argument list the program passed. */
 export type CodeModeFns = Readonly<Record<string, (...args: never[]) => unknown>>;
@@ -34,6 +34,14 @@ export interface CodeModeExecuteOptions {
   readonly signal?: AbortSignal;
   /** This executor's addition: whom the execution is for (ExecuteOptions.callerId). */
   readonly callerId?: string;
+  /**
+   * This executor's addition: a durable run (docs/durable.md), which a tool pauses with pause()
+   * and `resume` finishes. Needs the executor's `durable` option; `createCodeTool` never passes
+   * it, so the contract's runs are never durable (docs/codemode.md, "Tools that need approval").
+   */
+  readonly durable?: boolean;
+  /** This executor's addition: whom a durable run is for (ExecuteOptions.principal). */
+  readonly principal?: string;
 }
 
 /**
@@ -46,6 +54,8 @@ export interface CodeModeResult {
   error?: string;
   code?: FaultCode;
   logs: string[];
+  /** This executor's too, on a durable run that paused: why, the pending calls, and the token. */
+  paused?: PausedRun;
   /** This executor's too: what kind of error user code met, beside an `error` with no `code` (docs/protocol.md). */
   errorKind?: ErrorKind;
   /** The thrown error's name, as the program set it. */

@@ -11,13 +11,15 @@ import type { CodeModeResult } from './contract.ts';
 import { EMPTY_ERROR_MESSAGE } from './errors.ts';
 
 export function toCodeModeResult(envelope: ExecuteResult, positions?: CodePositions): CodeModeResult {
-  const { result, error, code, logs, ...rest } = withAuthorPositions(envelope, positions);
+  const { result, error, code, logs, paused, ...rest } = withAuthorPositions(envelope, positions);
   return {
     result,
     ...(error !== undefined ? { error: error === '' ? EMPTY_ERROR_MESSAGE : error } : {}),
-    // The form never asks for durability, so no durable code (a resume's) can reach it.
+    // A durable code (a resume's TOKEN_* or REPLAY_DIVERGED) reaches it only on a durable run,
+    // which the contract's callers never ask for.
     ...(code !== undefined ? { code: code as FaultCode } : {}),
     logs: logs.map(({ level, text }) => (level === 'log' ? text : `[${level}] ${text}`)),
+    ...(paused !== undefined ? { paused } : {}),
     ...errorDetails(rest),
   };
 }

@@ -167,25 +167,38 @@ export class IsolateExecutor {
     second?: ExecuteOptions | CodeModeProviders,
     third?: CodeModeExecuteOptions,
   ): Promise<ExecuteResult | CodeModeResult> {
-    if (typeof first === 'string') {
-      const { typescript, timeout } = this.#options;
-      // Read loosely here: a third argument that is no object is codeModeRequest's to refuse.
-      const { signal, callerId } = typeof third === 'object' && third !== null ? third : {};
-      // #start checks the caller id before the code is read.
-      const normalize = (code: string) => this.#normalizer.normalize(code, typescript, timeout, callerId);
-      let positions: CodePositions | undefined;
-      const read = async () => {
-        const made = await codeModeRequest(first, second, third, normalize);
-        positions = made.positions;
-        return splitRequest(made.request, this.#options);
-      };
-      const options = {
-        ...(signal !== undefined ? { signal } : {}),
-        ...(callerId !== undefined ? { callerId } : {}),
-      };
-      return toCodeModeResult(await this.#run(read, options), positions);
-    }
+    if (typeof first === 'string') return this.#codeMode(first, second as CodeModeProviders, third);
     return this.#run(() => splitRequest(first, this.#options), second as ExecuteOptions | undefined);
+  }
+
+  /** The Code Mode form's run, or its resume: the code read off this thread, the result in the contract's shape. */
+  async #codeMode(
+    code: string,
+    providersOrFns: CodeModeProviders | undefined,
+    third: CodeModeExecuteOptions | undefined,
+    resumption?: Resumption,
+  ): Promise<CodeModeResult> {
+    const { typescript, timeout } = this.#options;
+    // Read loosely here: a third argument that is no object is codeModeRequest's to refuse.
+    const { signal, callerId, durable, principal } = typeof third === 'object' && third !== null ? third : {};
+    // #start checks the caller id before the code is read.
+    const normalize = (text: string) => this.#normalizer.normalize(text, typescript, timeout, callerId);
+    let positions: CodePositions | undefined;
+    const read = async () => {
+      const made = await codeModeRequest(code, providersOrFns, third, normalize);
+      positions = made.positions;
+      // A durable run only when asked (docs/codemode.md, "Tools that need approval").
+      return splitRequest(
+        durable === true ? { ...made.request, durable: true } : made.request,
+        this.#options,
+      );
+    };
+    const options = {
+      ...(signal !== undefined ? { signal } : {}),
+      ...(callerId !== undefined ? { callerId } : {}),
+      ...(principal !== undefined ? { principal } : {}),
+    };
+    return toCodeModeResult(await this.#run(read, options, resumption), positions);
   }
 
   /**
@@ -215,8 +228,33 @@ export class IsolateExecutor {
     answers: ResumeAnswers,
     request: IsolateExecuteRequest,
     options?: ExecuteOptions,
-  ): Promise<DurableExecuteResult> {
-    return this.#run(() => splitRequest(request, this.#options), options, { token, answers });
+  ): Promise<DurableExecuteResult>;
+  /**
+   * The Code Mode form's resume: a run the Code Mode form paused (`options.durable`), resumed with
+   * the same code, providers and principal. Resolves to the contract's result, which may pause again.
+   */
+  resume(
+    token: unknown,
+    answers: ResumeAnswers,
+    code: string,
+    providersOrFns?: CodeModeProviders,
+    options?: CodeModeExecuteOptions,
+  ): Promise<CodeModeResult>;
+  resume(
+    token: unknown,
+    answers: ResumeAnswers,
+    request: IsolateExecuteRequest | string,
+    fourth?: ExecuteOptions | CodeModeProviders,
+    fifth?: CodeModeExecuteOptions,
+  ): Promise<DurableExecuteResult | CodeModeResult> {
+    if (typeof request === 'string') {
+      const options = { ...fifth, durable: true };
+      return this.#codeMode(request, fourth as CodeModeProviders | undefined, options, { token, answers });
+    }
+    return this.#run(() => splitRequest(request, this.#options), fourth as ExecuteOptions | undefined, {
+      token,
+      answers,
+    });
   }
 
   /** resume for a wire request this process received (a server's client sent it), as executeWire runs one. */
