@@ -14,6 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { Durability, type DurableExecuteResult } from '../../src/durable/durability.ts';
+import { FETCH_BODY_JOURNAL_LIMIT } from '../../src/durable/fetch-journal.ts';
 import type { FetchEntry } from '../../src/durable/journal.ts';
 import { DurableKeyRing } from '../../src/durable/keys.ts';
 import { pause } from '../../src/durable/pause.ts';
@@ -29,6 +30,9 @@ vi.setConfig({ testTimeout: 60_000 });
 const keys = new DurableKeyRing({ keys: [{ id: 'k1', key: randomBytes(32) }] });
 const seed = () => [11, 22, 33, 44] as const;
 
+/** Bytes of a `/big` body: two of them pass what one journal may hold. */
+const BIG = Math.ceil(FETCH_BODY_JOURNAL_LIMIT / 2) + 1024;
+
 /** Requests by path and tag; `/hang` never answers. */
 const hits = new Map<string, number>();
 let server: Server;
@@ -40,6 +44,10 @@ beforeAll(async () => {
     const count = (hits.get(key) ?? 0) + 1;
     hits.set(key, count);
     if (url.pathname === '/hang') return;
+    if (url.pathname === '/big') {
+      response.end(Buffer.alloc(BIG, 120));
+      return;
+    }
     if (url.pathname === '/stream') {
       // Written in pieces, with a delay between them: the runtime reads the body whole all the same.
       response.writeHead(200, { 'x-count': String(count) });
@@ -262,6 +270,32 @@ describe('fetch in the journal', () => {
     expect(resumed.error).toBeUndefined();
     expect(resumed.result).toBe('Error: Network connection lost.');
     expect(hits.get(`/hang ${tag}`)).toBe(1);
+  });
+
+  test('a run whose fetch bodies pass what a journal holds runs on, and its pause is TOKEN_TOO_LARGE', async () => {
+    const tag = `run${++runs}`;
+    const code = `async () => {
+      let length = 0;
+      for (const n of [1, 2]) length += (await (await fetch('${base}/big?tag=${tag}&n=' + n)).arrayBuffer()).byteLength;
+      console.log('read ' + length);
+      return await api.approve(1);
+    }`;
+    const request = (closed: Set<number>) =>
+      withTools({ api: fns(tag, closed) }, {
+        code,
+        durable: true,
+        outbound: undefined,
+        allowLoopback: true,
+        memoryLimit: 256,
+      } as SandboxExecuteRequest) as SandboxExecuteRequest & { durable: true };
+    const straight = await sandbox.execute(request(new Set()));
+    expect(straight.error).toBeUndefined();
+    expect(straight.result).toBe('ok 1');
+    const paused = await sandbox.execute(request(new Set([1])));
+    expect(paused.paused).toBeUndefined();
+    expect(paused.code).toBe('TOKEN_TOO_LARGE');
+    expect(paused.error).toMatch(/fetch requests read more than \d+ bytes of response bodies/);
+    expect(paused.logs.map((line) => line.text)).toStrictEqual([`read ${2 * BIG}`]);
   });
 
   test('a resume whose request differs from the journal ends as REPLAY_DIVERGED before it reaches the server', async () => {
