@@ -344,7 +344,10 @@ export class DurableSession {
     this.#lastTime = time;
     const entry = this.#liveTimers.get(count);
     this.#liveTimers.delete(count);
-    if (entry !== undefined && this.#stop === undefined) entry.settled = { order: sequence, time, count };
+    // Journaled until the journal is read, as a call's settlement is: the isolate observed it and
+    // ran its callback, whose console lines count among the lines the resume skips, and a later
+    // settlement's order counts it.
+    if (entry !== undefined && !this.#sealed) entry.settled = { order: sequence, time, count };
     return time;
   }
 
