@@ -37,7 +37,8 @@ export interface CodeModeExecuteOptions {
   /**
    * This executor's addition: a durable run (docs/durable.md), which a tool may pause with pause();
    * the result then carries `paused`, and `resume(token, answers, code, providersOrFns, options)`
-   * finishes it. Needs the executor's `durable` option.
+   * finishes it. Needs the executor's `durable` option; `createCodeTool` never passes it, so the
+   * contract's own runs are never durable (docs/codemode.md, "Tools that need approval").
    */
   readonly durable?: boolean;
   /** This executor's addition: whom a durable run is for (ExecuteOptions.principal). */

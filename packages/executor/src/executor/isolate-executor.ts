@@ -251,7 +251,17 @@ export class IsolateExecutor {
     second?: ExecuteOptions | CodeModeProviders,
     third?: CodeModeExecuteOptions,
   ): Promise<DurableExecuteResult | CodeModeResult> {
-    if (typeof request === 'string') return this.#runCodeMode(request, second, third, { token, answers });
+    if (typeof request === 'string') {
+      // A resume is of a durable run: the request it makes is the durable one the token is bound to,
+      // whether or not the caller repeats `durable: true`. Anything but an object is the form's to refuse.
+      const options =
+        third === undefined
+          ? { durable: true }
+          : typeof third === 'object' && third !== null
+            ? { ...third, durable: true }
+            : third;
+      return this.#runCodeMode(request, second, options, { token, answers });
+    }
     return this.#run(() => splitRequest(request, this.#options), second as ExecuteOptions | undefined, {
       token,
       answers,

@@ -38,11 +38,17 @@ import {
   type ResumeAnswers,
   SETTLE_MOMENT,
 } from '../durable/durability.ts';
+import { FETCH_BODY_JOURNAL_LIMIT } from '../durable/fetch-journal.ts';
 import { insideDurableCall, servedNested } from '../durable/pause.ts';
 import { REPLAY_DIVERGED } from '../durable/replay-texts.ts';
 import { DurableSession, type DurableStop } from '../durable/session.ts';
 import type { DurableStart } from '../durable/start.ts';
-import { DURABLE_RETAINS_MESSAGE, NESTED_DURABLE_MESSAGE, NESTED_RESUME_MESSAGE } from '../durable/texts.ts';
+import {
+  DURABLE_RETAINS_MESSAGE,
+  fetchBodiesTooLargeMessage,
+  NESTED_DURABLE_MESSAGE,
+  NESTED_RESUME_MESSAGE,
+} from '../durable/texts.ts';
 import { checkBundle, type PackageBundle } from '../packages/bundle.ts';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
 import { DEFAULT_GRACE } from './bounds/grace.ts';
@@ -365,9 +371,21 @@ export class Sandbox {
     }
     const written = capture.written - durable.skipLines;
     capture.stop();
+    const journal = durable.paused(written);
+    if (durable.journalTooLarge) {
+      // Its bodies were not all kept: the journal cannot be sealed, and the pause is an error.
+      const envelope: ExecuteResult = {
+        result: undefined,
+        logs: capture.lines,
+        error: fetchBodiesTooLargeMessage(FETCH_BODY_JOURNAL_LIMIT),
+        code: 'TOKEN_TOO_LARGE',
+      };
+      this.#settled(startedAt, envelope);
+      return { envelope };
+    }
     const envelope: ExecuteResult = { result: undefined, logs: capture.lines };
     this.#settled(startedAt, envelope);
-    return { envelope, paused: { journal: durable.paused(written), request: stop.request } };
+    return { envelope, paused: { journal, request: stop.request } };
   }
 
   async #run(

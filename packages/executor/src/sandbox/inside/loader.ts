@@ -31,6 +31,19 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
   const Promise_ = Promise;
   const Error_ = Error;
   const globalScopeImport = values.globalScopeImport;
+  const clock = internals.virtualClock;
+  let lastLoad = 0;
+  /**
+   * In a durable run, a load's answer takes the next place in the sequence of observed
+   * settlements when it arrives, and the clock moves to the time the host gives it: a resume
+   * delivers the answer at the same place (docs/durable.md, "Dynamic imports").
+   */
+  const observe = (id: number) => {
+    const next = clock.observe;
+    if (clock.now === undefined || next === undefined) return;
+    const time: unknown = apply(applyHostSync, hostLoad, [undefined, ['', id, next()]]);
+    if (typeof time === 'number' && time > clock.now) clock.now = time;
+  };
   const errors = {
     __proto__: null,
     Error,
@@ -45,9 +58,10 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
     return new Promise_((resolve, reject) => {
       if (scope.global) throw new Error_(globalScopeImport);
       const name = String_(specifier);
+      const id = ++lastLoad;
       const request = apply(applyHost, hostLoad, [
         undefined,
-        [String_(referrer), name],
+        [String_(referrer), name, id],
         // No prototypes: isolated-vm looks up an option it does not find on the chain (inside/timers.ts).
         { __proto__: null, result: { __proto__: null, promise: true } },
       ]);
@@ -55,6 +69,7 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
         (answer: unknown) => {
           let frame: [string, string, string, string?];
           try {
+            observe(id);
             frame = parse(
               (typeof answer === 'number'
                 ? apply(applyHostSync, hostLoad, [undefined, [answer]])

@@ -131,6 +131,20 @@ const journal = [
   { provider: 'api', tool: 'slow', args: '[]', unknown: true },
 ];
 const timers = [{ ms: 10, settled: { order: 2, time: 1_700_000_000_010, count: 1 } }, { ms: 2.5 }];
+const fetches = [
+  {
+    request: 'hash-of-the-request',
+    settled: {
+      order: 3,
+      time: 1_700_000_000_020,
+      frame: '["returned",{"status":200,"statusText":"OK","headers":[],"body":3}]',
+      body: new Uint8Array([1, 2, 3]),
+    },
+  },
+  { request: 'another', settled: { order: 4, time: 1_700_000_000_020, frame: '["thrown","lost","Error"]' } },
+  { request: 'unsent' },
+];
+const loads = [{ settled: { order: 5, time: 1_700_000_000_020 } }, {}];
 
 /** One valid instance of each durable field, so a field added without one is seen here. */
 const durableValid: [string, unknown][] = [
@@ -156,6 +170,8 @@ const durableValid: [string, unknown][] = [
         replay: {
           journal,
           timers,
+          fetches,
+          loads,
           answers: [
             { sequence: 2, frame: ['returned', '{"result":true}'] },
             { sequence: 3, perform: true },
@@ -164,7 +180,15 @@ const durableValid: [string, unknown][] = [
       },
     },
   ],
-  ['result', { type: 'result', id: 'x1', envelope: { logs: [] }, journal: { journal, timers, written: 2 } }],
+  [
+    'result',
+    {
+      type: 'result',
+      id: 'x1',
+      envelope: { logs: [] },
+      journal: { journal, timers, fetches, loads, written: 2 },
+    },
+  ],
 ];
 
 describe('the pool table', () => {
@@ -252,10 +276,28 @@ const malformed: [string, unknown, string][] = [
       journal: {
         journal: [{ provider: 'a', tool: 'b', args: '[]', settled: { order: 1, time: 0 } }],
         timers: [],
+        fetches: [],
+        loads: [],
         written: 0,
       },
     },
     'journal.journal must be a list of journal entries',
+  ],
+  [
+    'a fetch entry whose body is not bytes',
+    {
+      type: 'result',
+      id: 'x',
+      envelope: { logs: [] },
+      journal: {
+        journal: [],
+        timers: [],
+        fetches: [{ request: 'r', settled: { order: 1, time: 0, frame: '[]', body: [1, 2] } }],
+        loads: [],
+        written: 0,
+      },
+    },
+    'journal.fetches must be a list of fetch entries',
   ],
   [
     'a replay answer that neither gives a frame nor performs',
@@ -267,7 +309,13 @@ const malformed: [string, unknown, string][] = [
         seed: [1, 2, 3, 4],
         startedAt: 0,
         logCount: 0,
-        replay: { journal: [], timers: [], answers: [{ sequence: 1, perform: false }] },
+        replay: {
+          journal: [],
+          timers: [],
+          fetches: [],
+          loads: [],
+          answers: [{ sequence: 1, perform: false }],
+        },
       },
     },
     'durable.replay.answers must be a list of answers',

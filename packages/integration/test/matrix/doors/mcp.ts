@@ -36,8 +36,9 @@ export const mcpDoor: DoorSpec = {
     cancel:
       "a cancelled call answers nothing: the client's notifications/cancelled ends the request, and the run with it (test/mcp/misbehaving.test.ts)",
     retain: 'execute answers text: no handler outlives the call',
+    durable:
+      "a program's calls go to upstream MCP tools, which cannot pause it: the bridge runs durably only to ask for an approval on a 2026-07-28 client (packages/mcp/test/approval-rounds.test.ts)",
   },
-  pending: { durable: 'not yet: durable runs through the MCP bridge are a later issue (issue 25)' },
   omits: {
     errorKind:
       "execute answers text: the error with the executor's [CODE]; the kind of error user code met is not in it",
