@@ -77,6 +77,8 @@ export interface PoolSettings extends SupervisionSettings {
   readonly grace: number;
   /** Node flags of the children (adr/0002). */
   readonly childExecArgv: readonly string[];
+  /** The trusted folder children keep their start in on disk (cache/cache-option.ts); undefined: none. */
+  readonly startCache?: string | undefined;
 }
 
 export interface PoolOptions extends PoolSettings {
@@ -139,6 +141,7 @@ export class Pool {
           allowPrivate: settings.allowPrivate,
           ownEndpoints: settings.ownEndpoints,
           rssLimit: settings.rssLimit,
+          ...(settings.startCache !== undefined ? { startCache: settings.startCache } : {}),
           ...(testHooks ? { testHooks } : {}),
         },
       },
