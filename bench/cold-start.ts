@@ -536,13 +536,17 @@ function importsOf(file: URL): string[] {
 }
 /** The child starts phase by phase: each tree's as the first child starts, and this tree's handed on. */
 const variants = [
-  ...trees.map(({ label, root }) => ({ label, root, handed: false })),
-  { label: 'this tree, handed on', root: here, handed: true },
+  ...trees.map(({ label, root }) => ({ label, root, handed: false, cached: false })),
+  { label: 'this tree, handed on', root: here, handed: true, cached: false },
+  { label: 'this tree, from the cache', root: here, handed: false, cached: true },
 ];
 const handOnText = join(scratch, 'hand-on.txt');
+// The built column keeps its start here (timed), which the cached column then starts from.
+const phasesCache = join(scratch, 'cache-phases', 'start');
+mkdirSync(phasesCache, { recursive: true, mode: 0o700 });
 const phaseRuns = new Map<string, Record<string, number>[]>();
 for (let index = 0; index < runs; index++) {
-  for (const { label, root, handed } of variants) {
+  for (const { label, root, handed, cached } of variants) {
     const dist = new URL('packages/executor/dist/', root);
     const childDir = new URL('pool/child/', dist);
     const modules = [
@@ -553,7 +557,12 @@ for (let index = 0; index < runs; index++) {
     const options = {
       modules,
       dist: dist.href,
-      ...(handed ? { handed: handOnText } : label === 'this tree' ? { save: handOnText } : {}),
+      ...(handed
+        ? { handed: handOnText }
+        : label === 'this tree'
+          ? { save: handOnText, keep: phasesCache }
+          : {}),
+      ...(cached ? { cached: phasesCache } : {}),
     };
     const child = spawn(
       process.execPath,
@@ -603,7 +612,7 @@ for (const phase of [...phaseNames.filter((name) => name !== 'snapshotBytes'), '
         ? (totals.get(variant.label) ?? [])
         : (phaseRuns.get(variant.label) ?? []).map((run) => run[phase] ?? Number.NaN);
     if (values.every(Number.isNaN)) continue;
-    const which = variant.handed ? 'handed' : 'built';
+    const which = variant.handed ? 'handed' : variant.cached ? 'cached' : 'built';
     record(`coldStart.phase.${which}.${phase.replace(/[^a-z0-9]+/gi, '-')}`, summarize(label, values));
   }
 }

@@ -7,7 +7,8 @@
  */
 import { openTrustedDirectory, type TrustedDirectory } from '../../cache/trusted-directory.ts';
 import type { EngineReport } from '../../sandbox/isolate.ts';
-import { readCachedStart, writeCachedStart } from '../../sandbox/setup/cached-start.ts';
+import { readCachedStart, startToKeep, writeCachedStart } from '../../sandbox/setup/cached-start.ts';
+import type { HandedSnapshot } from '../../sandbox/setup/handed-snapshot.ts';
 import { startFromHandOn } from './hand-on-start.ts';
 
 /** The folder the settings name, when it still passes its checks in this process. */
@@ -35,10 +36,26 @@ export function startFromCache(
   });
 }
 
-/** Keeps this child's own start in `folder`; a failure is the cache's, never the child's. */
-export function keepStart(folder: TrustedDirectory, engine: EngineReport): void {
+/**
+ * What a child keeps of its own snapshot, made ready (its disk key, its bytes and their digest) while
+ * its probes run on the engine's threads, so their wait hides the work.
+ */
+export function prepareKeep(): HandedSnapshot | undefined {
   try {
-    writeCachedStart(folder, engine);
+    return startToKeep();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps this child's own start in `folder`; a failure is the cache's, never the child's. */
+export function keepStart(
+  folder: TrustedDirectory,
+  engine: EngineReport,
+  own: HandedSnapshot | undefined,
+): void {
+  try {
+    writeCachedStart(folder, engine, own);
   } catch {
     // writeCachedStart answers false for what it foresees; nothing else may fail a start either.
   }

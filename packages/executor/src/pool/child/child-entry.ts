@@ -36,7 +36,7 @@ import type { StartReport } from '../messages/health.ts';
 import type { PoolMessage, PoolMessageOf } from '../messages/table.ts';
 import { type DecodedPoolMessage, encodePoolMessage } from '../messages/wire.ts';
 import { parseSettings } from '../settings.ts';
-import { keepStart, startCacheFolder, startFromCache } from './cache-start.ts';
+import { keepStart, prepareKeep, startCacheFolder, startFromCache } from './cache-start.ts';
 import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT, holdAttacksFor } from './channel-attacks.ts';
 import { ChildRun } from './child-run.ts';
 import { ConsoleStream } from './console-stream.ts';
@@ -227,6 +227,8 @@ async function startEngine(): Promise<{ engine: EngineReport; start: StartReport
   } catch (error) {
     snapshotFailure = { error };
   }
+  // What the cache keeps is made ready while the probes still run.
+  const keeping = cache !== undefined && snapshotFailure === undefined ? prepareKeep() : undefined;
   // A probe's failure is said first, as when the snapshot came after the probes.
   const engine = await probed;
   if (snapshotFailure !== undefined) throw snapshotFailure.error;
@@ -235,7 +237,7 @@ async function startEngine(): Promise<{ engine: EngineReport; start: StartReport
   }
   // Kept before the first healthy answer, so before any program ran here: what the next process
   // reads is what this package's own code made. A damaged or foreign entry is replaced by it.
-  if (cache !== undefined) keepStart(cache, engine);
+  if (cache !== undefined) keepStart(cache, engine, keeping);
   return {
     engine,
     start: {

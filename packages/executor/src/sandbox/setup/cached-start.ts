@@ -113,18 +113,29 @@ export function readCachedStart(
 }
 
 /**
- * Keeps this process's start (its snapshot, made now if it was not, and `engine`) in `directory`,
- * then lets the oldest entries go past the folder's bounds. False when nothing was written.
+ * This process's snapshot as it is to be kept, its disk key found: the part of a write that needs no
+ * engine report, which a child does while its probes run. Undefined when nothing can be kept.
  */
-export function writeCachedStart(directory: TrustedDirectory, engine: EngineReport): boolean {
-  const key = cachedStartKey();
-  if (key === undefined) return false;
-  let own: HandedSnapshot;
+export function startToKeep(): HandedSnapshot | undefined {
+  if (cachedStartKey() === undefined) return undefined;
   try {
-    own = ownSnapshot();
+    return ownSnapshot();
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/**
+ * Keeps `own` (this process's snapshot, startToKeep) and `engine` in `directory`, then lets the
+ * oldest entries go past the folder's bounds. False when nothing was written.
+ */
+export function writeCachedStart(
+  directory: TrustedDirectory,
+  engine: EngineReport,
+  own: HandedSnapshot | undefined = startToKeep(),
+): boolean {
+  const key = cachedStartKey();
+  if (key === undefined || own === undefined) return false;
   const header = JSON.stringify({ format: FORMAT, key, digest: own.digest, engine });
   const name = entryName(key);
   if (!directory.write(name, [Buffer.from(`${header}\n`), own.bytes])) return false;
