@@ -32,6 +32,7 @@ import type { PoolOptions } from '../pool/pool.ts';
 import { startOneChildFirst } from '../pool/supervision.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
+import { warmWindow } from '../sandbox/setup/warm-window.ts';
 import {
   DEFAULT_CHILD_EXEC_ARGV,
   DEFAULT_CHILD_RSS_LIMIT,
@@ -109,6 +110,14 @@ export interface IsolateExecutorOptions {
   readonly packages?: PackageList;
   /** The folder `packages` are found from and relative directories resolve against (default: the working directory). */
   readonly packagesBase?: string;
+  /**
+   * Which packages each child holds ready in the isolate it prepares for its next run
+   * (docs/packages.md): true (the default) those the last 16 runs it served imported, a whole
+   * number those the last that many runs imported, false or 0 none. A warmed package's code runs
+   * off the request's path, and its heap counts against the next program's memory limit whether
+   * that program imports it or not.
+   */
+  readonly warmPackages?: boolean | number;
   /**
    * Erase TypeScript types from the code and from `.ts` modules (default true). A request's own
    * `typescript` wins; `false` runs sources exactly as written.
@@ -197,6 +206,7 @@ const OTHER_OPTIONS = [
   'modules',
   'packages',
   'packagesBase',
+  'warmPackages',
   'typescript',
   'consoleFormat',
   'childExecArgv',
@@ -259,6 +269,18 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     }
   }
   const packages = resolvePackages(options.packages, options.packagesBase);
+  const warmPackages: unknown = options.warmPackages;
+  if (
+    warmPackages !== undefined &&
+    typeof warmPackages !== 'boolean' &&
+    !(typeof warmPackages === 'number' && Number.isSafeInteger(warmPackages) && warmPackages >= 0)
+  ) {
+    throw new OptionError(
+      'warmPackages',
+      'must be a boolean or a whole number of runs, not negative',
+      warmPackages,
+    );
+  }
   const childExecArgv = options.childExecArgv ?? DEFAULT_CHILD_EXEC_ARGV;
   if (!Array.isArray(childExecArgv) || !childExecArgv.every((flag) => typeof flag === 'string')) {
     throw new OptionError('childExecArgv', 'must be a list of strings', childExecArgv);
@@ -323,6 +345,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       maxRetainedPerChild: number('maxRetainedPerChild'),
       handlesIdleTimeout: number('handlesIdleTimeout'),
       grace: number('grace'),
+      warmPackages: warmWindow(warmPackages as boolean | number | undefined),
       childExecArgv,
       allowLinkLocal: options.allowLinkLocal ?? false,
       allowLoopback: options.allowLoopback ?? false,

@@ -26,6 +26,7 @@ import {
   outboundMode,
   type ProviderDescriptor,
   separateImports,
+  USER_ERROR_DETAILS,
   validateProviders,
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
@@ -68,7 +69,7 @@ import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
 import { type PreparedIsolate, prepareIsolate } from './setup/prepared-isolate.ts';
-import { type Warmed, WarmPackages, warmUp } from './setup/warm-packages.ts';
+import { type Warmed, WarmPackages, warmUp, warmWindow } from './setup/warm-packages.ts';
 import { ExportNameReader, NAMES_WORKER } from './sources/cjs-exports.ts';
 import {
   checkSourceNesting,
@@ -173,11 +174,12 @@ export interface SandboxOptions {
    */
   readonly packageCodeCache?: CodeCache;
   /**
-   * Hold the packages recent runs imported ready in the isolate prepared ahead (default true):
-   * their code runs off the request's path, and counts against the next program's memory limit
-   * whether it imports them or not (setup/warm-packages.ts).
+   * Hold the packages recent runs imported ready in the isolate prepared ahead (default true: those
+   * the last WARM_WINDOW runs imported; a whole number: those the last that many runs imported;
+   * false or 0: none). Their code runs off the request's path, and counts against the next
+   * program's memory limit whether it imports them or not (setup/warm-packages.ts).
    */
-  readonly warmPackages?: boolean;
+  readonly warmPackages?: boolean | number;
 }
 
 export class Sandbox {
@@ -203,12 +205,13 @@ export class Sandbox {
   /** The packages' scripts' code cache: V8 consumes a script's blob in every engine served. */
   readonly #scriptCache: CodeCache;
   /** The specifiers recent runs imported, which the next prepared isolate holds ready. */
-  readonly #warm = new WarmPackages();
+  readonly #warm: WarmPackages;
   /** What each prepared isolate holds ready of the packages, when it holds any. */
   readonly #warmed = new WeakMap<PreparedIsolate, Warmed>();
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
+    this.#warm = new WarmPackages(warmWindow(options.warmPackages));
     this.#scriptCache = options.packageCodeCache ?? new BoundedCodeCache(PACKAGE_CODE_CACHE_BUDGET);
     if (options.packages !== undefined) this.usePackages(options.packages);
     this.#durability = options.durable === undefined ? undefined : new Durability(options.durable);
@@ -645,8 +648,7 @@ export class Sandbox {
     const prepared = this.#prepare(memoryLimit);
     const packages = this.#packages;
     const specifiers = this.#warm.specifiers;
-    if (packages === undefined || specifiers.length === 0 || this.#options.warmPackages === false)
-      return prepared;
+    if (packages === undefined || specifiers.length === 0) return prepared;
     const warmed = warmUp(prepared.handle, packages, specifiers, this.#scriptCache, memoryLimit);
     if ('failed' in warmed) {
       if (warmed.failed !== undefined) this.#warm.refuse(warmed.failed);
@@ -773,21 +775,6 @@ function preparationFailure(error: unknown, sources: () => StackSources): RunOut
     errorName: (error as Error).name.slice(0, ERROR_NAME_LIMIT),
   };
 }
-
-/**
- * What the envelope says of an error user code met, beside its text, in the order it prints them
- * (the protocol's errorDetails); all absent beside a `code`.
- */
-const USER_ERROR_DETAILS = [
-  'errorKind',
-  'errorName',
-  'errorStack',
-  'errorProvider',
-  'errorTool',
-  'errorAt',
-  'errorJson',
-  'hint',
-] as const;
 
 /**
  * The outcome with the program's own frames of its stack (errors/stack.ts) in place of the raw

@@ -132,6 +132,7 @@ const ready: Promise<Ready> = startEngine().then(({ engine, start }) => {
   built = new Sandbox({
     engine,
     codeCache: new BoundedCodeCache(),
+    ...(settings.warmPackages !== undefined ? { warmPackages: settings.warmPackages } : {}),
     // The pool prefers a child whose next isolate is ready (pool.ts, #idleChild).
     onPrepared: () => {
       if (resting === 0) resting = process.memoryUsage.rss();

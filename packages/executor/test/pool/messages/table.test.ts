@@ -19,6 +19,7 @@ import {
   validatePoolMessage,
 } from '../../../src/pool/messages/table.ts';
 import { encodePoolMessage } from '../../../src/pool/messages/wire.ts';
+import { TINY_BUNDLE } from '../helpers.ts';
 
 const decodePoolMessage = POOL_VALIDATION.decode;
 
@@ -127,20 +128,7 @@ const valid: Record<string, unknown[]> = {
   ],
   packages: [
     { type: 'packages', bundle: { packages: [] } },
-    {
-      type: 'packages',
-      bundle: {
-        packages: [
-          {
-            name: 'tiny',
-            version: '1.0.0',
-            source: 'module.exports = { tiny: () => ({ one: 1 }) };',
-            requires: [],
-            subpaths: { tiny: { format: 'esm', names: ['one'] } },
-          },
-        ],
-      },
-    },
+    { type: 'packages', bundle: TINY_BUNDLE },
   ],
 };
 
