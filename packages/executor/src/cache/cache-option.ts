@@ -26,7 +26,9 @@ export function cacheFolder(
   folder: string,
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
-  if (option === false) return undefined;
+  // Where processes have no user ids (Windows) no folder can be shown to be the user's alone: the
+  // caches are off there, as the platform's rule rather than a folder's fault, so nothing is said.
+  if (option === false || process.geteuid === undefined) return undefined;
   const root = typeof option === 'object' ? option.directory : cacheRoot(env);
   if (root === undefined) return undefined;
   const opened = openTrustedDirectory(join(root, folder), { create: true });
