@@ -121,9 +121,7 @@ export class TrustedDirectory {
         read += got;
       }
       if (read !== bytes.length) return { refused: `the cache entry ${name} ended before its size` };
-      // Used now: eviction keeps what is read and drops what is not.
-      const now = new Date();
-      futimesSync(fd, now, now);
+      markUsed(fd);
       return { bytes };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -233,6 +231,19 @@ export class TrustedDirectory {
     } catch {
       return [];
     }
+  }
+}
+
+/**
+ * Marks an entry used now, so eviction keeps what is read and drops what is not; on a folder that
+ * cannot be written (a read-only mount) the entry is still read, only not marked.
+ */
+function markUsed(fd: number): void {
+  try {
+    const now = new Date();
+    futimesSync(fd, now, now);
+  } catch {
+    // Not marked: eviction may take it sooner, which costs a start, never a run.
   }
 }
 
