@@ -92,6 +92,8 @@ function handshakeClient(transport: Transport): Promise<EraClient> {
           command: process.execPath,
           args: [BIN, 'mcp', '--config', stdioConfig],
           stderr: 'ignore',
+          // Passed on beside the few variables the transport keeps (mcp-process.ts says why).
+          env: { CODEMODE_CACHE: process.env.CODEMODE_CACHE ?? '' },
         })
       : new HandshakeHttpTransport(new URL(httpUrl), {
           requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
@@ -126,6 +128,8 @@ async function currentClient(transport: Transport): Promise<EraClient> {
           command: process.execPath,
           args: [BIN, 'mcp', '--config', stdioConfig],
           stderr: 'ignore',
+          // Passed on beside the few variables the transport keeps (mcp-process.ts says why).
+          env: { CODEMODE_CACHE: process.env.CODEMODE_CACHE ?? '' },
         })
       : new CurrentHttpTransport(new URL(httpUrl), {
           requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },

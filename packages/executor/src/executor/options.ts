@@ -23,6 +23,8 @@ import {
   outboundMode,
   validate,
 } from '@supolka/codemode-protocol';
+import { type CacheOption, cacheFolder } from '../cache/cache-option.ts';
+import { START_CACHE_FOLDER } from '../cache/cache-root.ts';
 import type { DurabilityOptions } from '../durable/durability.ts';
 import type { PackageList } from '../packages/bundler.ts';
 import type { PoolEvent } from '../pool/events.ts';
@@ -127,6 +129,14 @@ export interface IsolateExecutorOptions {
    * does. A request's own `consoleFormat` wins.
    */
   readonly consoleFormat?: ConsoleFormat;
+  /**
+   * Whether pool children keep their start (the runtime snapshot and the engine report) on disk for
+   * the next process, and where (docs/pool.md, "The start cache on disk"): true (default) keeps it
+   * in the user's cache folder unless CODEMODE_CACHE=off (CODEMODE_CACHE_DIR names another folder),
+   * false keeps nothing, `{ directory }` keeps it there whatever the environment says. A folder
+   * that fails its trust checks turns the cache off with a warning.
+   */
+  readonly cache?: CacheOption;
   /** Node flags of the children (default `['--no-node-snapshot', '--no-wasm-code-gc', '--max-semi-space-size=1']`: the first two every child needs, adr/0002; the third keeps its own heap small). */
   readonly childExecArgv?: readonly string[];
   /** Supervision events: forks, health, retirements, terminations, exits. */
@@ -200,6 +210,7 @@ const OTHER_OPTIONS = [
   'typescript',
   'consoleFormat',
   'childExecArgv',
+  'cache',
   'onPoolEvent',
   'onExecution',
   'durable',
@@ -294,6 +305,15 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       throw new OptionError(name, 'must be a function', options[name]);
     }
   }
+  const cache = options.cache;
+  const directory = typeof cache === 'object' && cache !== null ? cache.directory : undefined;
+  if (
+    cache !== undefined &&
+    typeof cache !== 'boolean' &&
+    (typeof directory !== 'string' || directory === '')
+  ) {
+    throw new OptionError('cache', 'must be a boolean or { directory: path }', cache);
+  }
   let durable: DurableRuns;
   try {
     durable = new DurableRuns(options.durable);
@@ -331,6 +351,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       allowLoopback: options.allowLoopback ?? false,
       allowPrivate: options.allowPrivate ?? false,
       ownEndpoints,
+      startCache: cacheFolder(cache, START_CACHE_FOLDER),
       ...(options.onPoolEvent ? { onEvent: options.onPoolEvent } : {}),
     },
   };

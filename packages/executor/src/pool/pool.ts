@@ -79,6 +79,8 @@ export interface PoolSettings extends SupervisionSettings {
   readonly warmPackages?: number;
   /** Node flags of the children (adr/0002). */
   readonly childExecArgv: readonly string[];
+  /** The trusted folder children keep their start in on disk (cache/cache-option.ts); undefined: none. */
+  readonly startCache?: string | undefined;
 }
 
 export interface PoolOptions extends PoolSettings {
@@ -142,6 +144,7 @@ export class Pool {
           ownEndpoints: settings.ownEndpoints,
           rssLimit: settings.rssLimit,
           ...(settings.warmPackages !== undefined ? { warmPackages: settings.warmPackages } : {}),
+          ...(settings.startCache !== undefined ? { startCache: settings.startCache } : {}),
           ...(testHooks ? { testHooks } : {}),
         },
       },

@@ -78,6 +78,11 @@ export interface ChildSettings {
    * answer. A child that refused the start it was handed hands its own on unasked.
    */
   readonly handOnWanted?: boolean;
+  /**
+   * The folder a start is kept in on disk (sandbox/setup/cached-start.ts), which the parent made
+   * and checked; the child checks it again before it reads or writes. Absent: no cache.
+   */
+  readonly startCache?: string;
   readonly testHooks?: ChildTestHooks;
 }
 
@@ -109,6 +114,9 @@ export function parseSettings(text: string | undefined): ChildSettings {
     if (record[field] !== undefined && typeof record[field] !== 'boolean') {
       throw new Error(`The child setting ${field} must be a boolean.`);
     }
+  }
+  if (record.startCache !== undefined && typeof record.startCache !== 'string') {
+    throw new Error('The child setting startCache must be a path.');
   }
   const hooks = record.testHooks;
   if (hooks !== undefined) {

@@ -92,6 +92,24 @@ const valid: Record<string, unknown[]> = {
       retained: 0,
       start: { snapshot: 'built', key: 'b'.repeat(64), digest: 'c'.repeat(64) },
     },
+    {
+      type: 'health',
+      id: 'h4',
+      engine: { isolatedVm: '7.0.1', node: 'v24.22.3', behaviours: {}, fallbacks: [] },
+      rss: 70_000_000,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'cached', key: 'b'.repeat(64), digest: 'c'.repeat(64) },
+    },
+    {
+      type: 'health',
+      id: 'h5',
+      engine: { isolatedVm: '7.0.1', node: 'v24.22.3', behaviours: {}, fallbacks: [] },
+      rss: 70_000_000,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'built', cacheRefused: 'the cache entry x.start is a link' },
+    },
   ],
   snapshot: [{ type: 'snapshot', bytes: new Uint8Array([4, 5, 6]) }],
   handOn: [
@@ -399,7 +417,7 @@ const malformed: [string, unknown, string][] = [
       retained: 0,
       start: { snapshot: 'copied' },
     },
-    'start.snapshot must be handedOn or built',
+    'start.snapshot must be handedOn, cached or built',
   ],
   [
     'a start handed on under a key in capitals',
