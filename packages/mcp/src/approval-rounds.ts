@@ -112,11 +112,21 @@ async function readRound(
     }
     // Every asked call is performed: the program's function finds the answer and makes the call,
     // or throws the sentence a live decline or dismissal throws (execution.ts, decideInRound).
-    const view = inputResponse(ctx.mcpReq.inputResponses, questionKey(call.sequence));
-    decisions.set(call.sequence, view.kind === 'elicit' ? view.action : 'missing');
+    decisions.set(call.sequence, decisionIn(ctx.mcpReq.inputResponses, questionKey(call.sequence)));
     answers[call.sequence] = { perform: true };
   }
   return { decisions, resume: { token, answers } };
+}
+
+/**
+ * The retry's answer to the question `key`, read from the responses' own entries only: the SDK's
+ * reading of the request may leave a client's `"__proto__"` key as the object's prototype, and an
+ * answer found through it is one the client never gave under that key.
+ */
+function decisionIn(responses: ServerContext['mcpReq']['inputResponses'], key: string): RoundDecision {
+  if (responses === undefined || !Object.hasOwn(responses, key)) return 'missing';
+  const view = inputResponse(responses, key);
+  return view.kind === 'elicit' ? view.action : 'missing';
 }
 
 /** The answer of a run that paused: its questions, and the state that resumes it. */
