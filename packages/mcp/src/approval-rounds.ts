@@ -41,6 +41,7 @@ import {
   badRequestStateMessage,
   OUTCOME_UNKNOWN_MESSAGE,
   STATE_NOT_STORED_REASON,
+  stateNotKeptMessage,
   stateTooLargeMessage,
 } from './texts.ts';
 
@@ -164,7 +165,13 @@ async function stateOf(
   const whole = encodeRequestState({ pending, token: paused.token });
   if (whole.length <= REQUEST_STATE_LIMIT) return whole;
   if (store === undefined) return refusal(stateTooLargeMessage(whole.length, REQUEST_STATE_LIMIT));
-  const reference = await store.put(paused.token, paused.expiresAt);
+  let reference: string;
+  try {
+    reference = await store.put(paused.token, paused.expiresAt);
+  } catch (error) {
+    // A full or read-only store is the call's error, as a state too large without one is.
+    return refusal(stateNotKeptMessage(whole.length, (error as NodeJS.ErrnoException).code ?? 'failed'));
+  }
   return encodeRequestState({ pending, reference });
 }
 

@@ -6,7 +6,7 @@
  * write the journal store (a reference planted as a link). docs/threat-model.md says what holds.
  * approval-rounds.test.ts covers the rounds working, and forged, cut, expired and foreign states.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import {
   badRequestStateMessage,
   questionTooLongMessage,
   STATE_NOT_STORED_REASON,
+  stateNotKeptMessage,
   unansweredMessage,
 } from '../src/texts.ts';
 import { BIN, misbehaving, removeScratch, scratch, startHttp, writeConfig } from './mcp-process.ts';
@@ -342,3 +343,74 @@ test('arguments nested a million deep beside the code are refused as a call, and
     await bridge.stop();
   }
 }, 60_000);
+
+/**
+ * A journal store on a tmpfs of its own, so that it can be filled and made read-only: root only,
+ * where mount is allowed; elsewhere the tests below are skipped.
+ */
+function smallFilesystem(
+  bytes: number,
+): { folder: string; remountReadOnly(): void; remove(): void } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const mountPoint = scratch();
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', mountPoint], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  return {
+    folder: join(mountPoint, 'journal'),
+    remountReadOnly: () => execFileSync('mount', ['-o', 'remount,ro', mountPoint], { stdio: 'ignore' }),
+    remove: () => execFileSync('umount', [mountPoint], { stdio: 'ignore' }),
+  };
+}
+
+const filesystem = smallFilesystem(256 * 1024);
+
+describe.skipIf(filesystem === undefined)('a journal store that is full, then read-only', () => {
+  let bridge: ChildProcess | undefined;
+  let client: Client;
+  afterAll(async () => {
+    await client?.close().catch(() => {});
+    bridge?.kill('SIGTERM');
+    if (bridge && bridge.exitCode === null) await new Promise((resolve) => bridge?.once('exit', resolve));
+    filesystem?.remove();
+  });
+
+  test('a state the full store cannot keep, and a claim the read-only store cannot make, are the call’s error', async () => {
+    const fs = filesystem as NonNullable<typeof filesystem>;
+    const config = writeConfig({
+      mcpServers: { bad: misbehaving() },
+      approvals: { 'bad.echo': 'ask', 'bad.touch': 'ask' },
+      journalStore: fs.folder,
+    });
+    const started = await startHttp(config, {
+      CODEMODE_EXECUTOR_TOKEN: TOKEN_A,
+      CODEMODE_DURABLE_KEYS: KEYS,
+    });
+    bridge = started.process;
+    client = await httpClient(started.url, TOKEN_A);
+    // 1 MiB of upstream result in the journal: the state must be kept, and 256 KiB cannot hold it.
+    const full = await call(
+      client,
+      `const big = await bad.huge({ mib: 1 }); await bad.echo({ value: 'big' });`,
+    );
+    expect(full.isError).toBe(true);
+    const length = Number(/its state \((\d+) characters/.exec(text(full))?.[1]);
+    expect(length).toBeGreaterThan(1024 * 1024);
+    expect(text(full)).toBe(stateNotKeptMessage(length, 'ENOSPC'));
+    expect(text(full)).not.toContain(fs.folder);
+    // Read-only: the claim of a small state cannot be made, so the run is not resumed.
+    const path = join(files, 'read-only');
+    const code = `${touch(path)} return 'made';`;
+    const first = await call(client, code);
+    fs.remountReadOnly();
+    const answer = await call(client, code, {
+      state: first.requestState as string,
+      responses: { 'approve-1': ACCEPT },
+    });
+    expect(text(answer)).toMatch(/could not resume its program \(CLAIM_UNAVAILABLE: /);
+    expect(existsSync(path)).toBe(false);
+    expect(text(await call(client, `return 'still serving';`))).toBe('"still serving"');
+  });
+});
