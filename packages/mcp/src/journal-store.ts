@@ -130,11 +130,16 @@ export class FileJournalStore implements JournalStore {
     void this.#sweep();
   }
 
-  /** A regular file of this store, read without following a link; undefined when there is none. */
+  /**
+   * A regular file of this store, read without following a link; undefined when there is none.
+   * Opened without blocking: a FIFO left under the name would otherwise hold the open, and the
+   * libuv thread it runs on, until something wrote to it.
+   */
   async #read(name: string): Promise<string | undefined> {
     let handle: Awaited<ReturnType<typeof open>>;
     try {
-      handle = await open(join(this.#folder, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+      const flags = constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
+      handle = await open(join(this.#folder, name), flags);
     } catch {
       return undefined;
     }
