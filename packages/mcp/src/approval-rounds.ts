@@ -82,15 +82,21 @@ export async function runApprovalRound(
   const principal = principalFor(context.identity, context.args);
   const echoed = ctx.mcpReq.requestState();
   let round: ApprovalRound;
+  let spent: string | undefined;
   if (echoed === undefined) {
     round = { principal, decisions: new Map(), questions: new Map() };
   } else {
     const read = await readRound(echoed, ctx, context.store);
     if (typeof read === 'string') return refusal(read);
-    round = { principal, ...read, questions: new Map() };
+    const { reference, ...resumed } = read;
+    spent = reference;
+    round = { principal, ...resumed, questions: new Map() };
   }
   const outcome = await runExecution({ ...execution, round });
   if (!isPaused(outcome)) return outcome;
+  // The kept state resumed (its token is claimed) and paused again: a program that asks round
+  // after round keeps one state in the store, not one per round until each expires.
+  if (spent !== undefined) await context.store?.remove(spent);
   return askFor(outcome, round.questions, context.store);
 }
 
@@ -99,7 +105,7 @@ async function readRound(
   echoed: unknown,
   ctx: ServerContext,
   store: JournalStore | undefined,
-): Promise<Pick<ApprovalRound, 'decisions' | 'resume'> | string> {
+): Promise<(Pick<ApprovalRound, 'decisions' | 'resume'> & { reference?: string }) | string> {
   const state = decodeRequestState(echoed);
   if (typeof state === 'string') return badRequestStateMessage(state);
   const token = 'token' in state ? state.token : await store?.get(state.reference);
@@ -116,7 +122,11 @@ async function readRound(
     decisions.set(call.sequence, decisionIn(ctx.mcpReq.inputResponses, questionKey(call.sequence)));
     answers[call.sequence] = { perform: true };
   }
-  return { decisions, resume: { token, answers } };
+  return {
+    decisions,
+    resume: { token, answers },
+    ...('reference' in state ? { reference: state.reference } : {}),
+  };
 }
 
 /**

@@ -27,6 +27,8 @@ export interface JournalStore extends ClaimStore {
   put(token: string, expiresAt: number): Promise<string>;
   /** The token kept under `reference`, or undefined when there is none or it expired. */
   get(reference: string): Promise<string | undefined>;
+  /** Lets go of what `reference` keeps, once its run resumed: its token is claimed, so spent. */
+  remove(reference: string): Promise<void>;
 }
 
 /** The largest token the store reads back: the executor's bound on a token, with room for JSON. */
@@ -90,6 +92,11 @@ export class FileJournalStore implements JournalStore {
     }
     if (typeof stored.token !== 'string' || typeof stored.expiresAt !== 'number') return undefined;
     return stored.expiresAt <= this.#now() ? undefined : stored.token;
+  }
+
+  async remove(reference: string): Promise<void> {
+    if (!REFERENCE_PATTERN.test(reference)) return;
+    await unlink(join(this.#folder, `state-${reference}`)).catch(() => {});
   }
 
   /** True the first time a token id is claimed: the file is made new or not at all, atomically. */

@@ -286,6 +286,28 @@ describe('whoever can write the journal store', () => {
   });
 });
 
+test('a program that asks round after round keeps one state in the store, not one per round', async () => {
+  const code = `const big = await bad.huge({ mib: 1 });
+    for (let round = 0; round < 5; round++) {
+      try { await bad.echo({ value: 'round ' + round }); } catch {}
+    }
+    return big.length;`;
+  const references: string[] = [];
+  let answer = await call(clientA, code);
+  while (answer.resultType === 'input_required') {
+    const reference = /\.r([A-Za-z0-9_-]{22})$/.exec(answer.requestState as string)?.[1] as string;
+    references.push(reference);
+    // Every earlier round's state is gone from the store once the next one paused.
+    const kept = readdirSync(journal).filter((name) => references.includes(name.slice('state-'.length)));
+    expect(kept).toEqual([`state-${reference}`]);
+    const [key] = Object.keys(answer.inputRequests ?? {});
+    const responses = { [key as string]: { action: 'decline' } };
+    answer = await call(clientA, code, { state: answer.requestState as string, responses });
+  }
+  expect(references).toHaveLength(5);
+  expect(JSON.parse(text(answer))).toBe(1024 * 1024);
+});
+
 /** The bridge over stdio with raw JSON lines, for what the SDK's client would not send. */
 function rawStdio(config: string): {
   send(line: string): void;
