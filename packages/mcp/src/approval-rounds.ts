@@ -96,7 +96,7 @@ export async function runApprovalRound(
   if (!isPaused(outcome)) return outcome;
   // The kept state resumed (its token is claimed) and paused again: a program that asks round
   // after round keeps one state in the store, not one per round until each expires.
-  if (spent !== undefined) await context.store?.remove(spent);
+  if (spent !== undefined) await context.store?.remove?.(spent);
   return askFor(outcome, round.questions, context.store);
 }
 

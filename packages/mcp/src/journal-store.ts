@@ -27,8 +27,11 @@ export interface JournalStore extends ClaimStore {
   put(token: string, expiresAt: number): Promise<string>;
   /** The token kept under `reference`, or undefined when there is none or it expired. */
   get(reference: string): Promise<string | undefined>;
-  /** Lets go of what `reference` keeps, once its run resumed: its token is claimed, so spent. */
-  remove(reference: string): Promise<void>;
+  /**
+   * Lets go of what `reference` keeps, once its run resumed: its token is claimed, so spent.
+   * Optional, so a store written before it keeps working: its states then wait out their expiry.
+   */
+  remove?(reference: string): Promise<void>;
 }
 
 /** The largest token the store reads back: the executor's bound on a token, with room for JSON. */
