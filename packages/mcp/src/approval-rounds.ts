@@ -41,6 +41,7 @@ import {
   badRequestStateMessage,
   OUTCOME_UNKNOWN_MESSAGE,
   STATE_NOT_STORED_REASON,
+  stateNotKeptMessage,
   stateTooLargeMessage,
 } from './texts.ts';
 
@@ -81,15 +82,21 @@ export async function runApprovalRound(
   const principal = principalFor(context.identity, context.args);
   const echoed = ctx.mcpReq.requestState();
   let round: ApprovalRound;
+  let spent: string | undefined;
   if (echoed === undefined) {
     round = { principal, decisions: new Map(), questions: new Map() };
   } else {
     const read = await readRound(echoed, ctx, context.store);
     if (typeof read === 'string') return refusal(read);
-    round = { principal, ...read, questions: new Map() };
+    const { reference, ...resumed } = read;
+    spent = reference;
+    round = { principal, ...resumed, questions: new Map() };
   }
   const outcome = await runExecution({ ...execution, round });
   if (!isPaused(outcome)) return outcome;
+  // The kept state resumed (its token is claimed) and paused again: a program that asks round
+  // after round keeps one state in the store, not one per round until each expires.
+  if (spent !== undefined) await context.store?.remove?.(spent);
   return askFor(outcome, round.questions, context.store);
 }
 
@@ -98,7 +105,7 @@ async function readRound(
   echoed: unknown,
   ctx: ServerContext,
   store: JournalStore | undefined,
-): Promise<Pick<ApprovalRound, 'decisions' | 'resume'> | string> {
+): Promise<(Pick<ApprovalRound, 'decisions' | 'resume'> & { reference?: string }) | string> {
   const state = decodeRequestState(echoed);
   if (typeof state === 'string') return badRequestStateMessage(state);
   const token = 'token' in state ? state.token : await store?.get(state.reference);
@@ -112,11 +119,25 @@ async function readRound(
     }
     // Every asked call is performed: the program's function finds the answer and makes the call,
     // or throws the sentence a live decline or dismissal throws (execution.ts, decideInRound).
-    const view = inputResponse(ctx.mcpReq.inputResponses, questionKey(call.sequence));
-    decisions.set(call.sequence, view.kind === 'elicit' ? view.action : 'missing');
+    decisions.set(call.sequence, decisionIn(ctx.mcpReq.inputResponses, questionKey(call.sequence)));
     answers[call.sequence] = { perform: true };
   }
-  return { decisions, resume: { token, answers } };
+  return {
+    decisions,
+    resume: { token, answers },
+    ...('reference' in state ? { reference: state.reference } : {}),
+  };
+}
+
+/**
+ * The retry's answer to the question `key`, read from the responses' own entries only: the SDK's
+ * reading of the request may leave a client's `"__proto__"` key as the object's prototype, and an
+ * answer found through it is one the client never gave under that key.
+ */
+function decisionIn(responses: ServerContext['mcpReq']['inputResponses'], key: string): RoundDecision {
+  if (responses === undefined || !Object.hasOwn(responses, key)) return 'missing';
+  const view = inputResponse(responses, key);
+  return view.kind === 'elicit' ? view.action : 'missing';
 }
 
 /** The answer of a run that paused: its questions, and the state that resumes it. */
@@ -154,7 +175,13 @@ async function stateOf(
   const whole = encodeRequestState({ pending, token: paused.token });
   if (whole.length <= REQUEST_STATE_LIMIT) return whole;
   if (store === undefined) return refusal(stateTooLargeMessage(whole.length, REQUEST_STATE_LIMIT));
-  const reference = await store.put(paused.token, paused.expiresAt);
+  let reference: string;
+  try {
+    reference = await store.put(paused.token, paused.expiresAt);
+  } catch (error) {
+    // A full or read-only store is the call's error, as a state too large without one is.
+    return refusal(stateNotKeptMessage(whole.length, (error as NodeJS.ErrnoException).code ?? 'failed'));
+  }
   return encodeRequestState({ pending, reference });
 }
 

@@ -27,6 +27,11 @@ export interface JournalStore extends ClaimStore {
   put(token: string, expiresAt: number): Promise<string>;
   /** The token kept under `reference`, or undefined when there is none or it expired. */
   get(reference: string): Promise<string | undefined>;
+  /**
+   * Lets go of what `reference` keeps, once its run resumed: its token is claimed, so spent.
+   * Optional, so a store written before it keeps working: its states then wait out their expiry.
+   */
+  remove?(reference: string): Promise<void>;
 }
 
 /** The largest token the store reads back: the executor's bound on a token, with room for JSON. */
@@ -92,6 +97,11 @@ export class FileJournalStore implements JournalStore {
     return stored.expiresAt <= this.#now() ? undefined : stored.token;
   }
 
+  async remove(reference: string): Promise<void> {
+    if (!REFERENCE_PATTERN.test(reference)) return;
+    await unlink(join(this.#folder, `state-${reference}`)).catch(() => {});
+  }
+
   /** True the first time a token id is claimed: the file is made new or not at all, atomically. */
   async claim(tokenId: string, expiresAt: number): Promise<boolean> {
     if (!TOKEN_ID_PATTERN.test(tokenId)) throw new JournalStoreError('The token id cannot name a claim.');
@@ -130,11 +140,16 @@ export class FileJournalStore implements JournalStore {
     void this.#sweep();
   }
 
-  /** A regular file of this store, read without following a link; undefined when there is none. */
+  /**
+   * A regular file of this store, read without following a link; undefined when there is none.
+   * Opened without blocking: a FIFO left under the name would otherwise hold the open, and the
+   * libuv thread it runs on, until something wrote to it.
+   */
   async #read(name: string): Promise<string | undefined> {
     let handle: Awaited<ReturnType<typeof open>>;
     try {
-      handle = await open(join(this.#folder, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+      const flags = constants.O_RDONLY | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0);
+      handle = await open(join(this.#folder, name), flags);
     } catch {
       return undefined;
     }

@@ -272,6 +272,14 @@ export function stateTooLargeMessage(length: number, limit: number): string {
   return `The program paused for an approval, but its state is ${length} characters, past the ${limit} a requestState may be, and no journalStore is configured to keep it; nothing was asked and the call was not made. Pause earlier (ask before the large results), or configure journalStore.`;
 }
 
+/**
+ * A pause whose state the journal store could not keep (the disk is full, the folder read-only).
+ * The store's own error names its files, which are the bridge's business, so only its code is said.
+ */
+export function stateNotKeptMessage(length: number, code: string): string {
+  return `The program paused for an approval, but its state (${length} characters, too large to hand out) could not be kept in the journal store (${code}); nothing was asked and the call was not made. Try again once the store has room, or pause earlier (ask before the large results).`;
+}
+
 /** A pending call of a paused run that was not asked about: its outcome was not known when the run paused. */
 export const OUTCOME_UNKNOWN_MESSAGE =
   'This call was still running when the program paused for an approval, so whether it was made is not known; it was not made again.';

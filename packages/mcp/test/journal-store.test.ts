@@ -4,12 +4,17 @@
  * until it expires, a claim made once, and the requestState's reading of what a client echoes
  * (request-state.ts) before any of it reaches the executor.
  */
+import { execFileSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { FileJournalStore } from '../src/journal-store.ts';
 import { decodeRequestState, encodeRequestState, REQUEST_STATE_LIMIT } from '../src/request-state.ts';
-import { journalStoreExposedMessage, journalStoreNotFolderMessage } from '../src/texts.ts';
+import {
+  journalStoreExposedMessage,
+  journalStoreNotFolderMessage,
+  journalStoreOwnerMessage,
+} from '../src/texts.ts';
 import { removeScratch, scratch } from './mcp-process.ts';
 
 afterAll(() => removeScratch());
@@ -32,6 +37,47 @@ describe('the journal store', () => {
     expect(await store.claim('token-1', now + 1000)).toBe(true);
     expect(await store.claim('token-1', now + 1000)).toBe(false);
     expect(await store.claim('token-2', now + 1000)).toBe(true);
+  });
+
+  test('reads no link, FIFO or folder planted under a reference, and claims nothing a link holds', async () => {
+    const folder = join(scratch(), 'planted');
+    const store = await FileJournalStore.open(folder);
+    const kept = await store.put('the token', Date.now() + 60_000);
+    const [link, fifo, directory] = ['L', 'F', 'D'].map((letter) => letter.repeat(22)) as [
+      string,
+      string,
+      string,
+    ];
+    symlinkSync(join(folder, `state-${kept}`), join(folder, `state-${link}`));
+    // A FIFO blocks an open for reading until a writer comes: none ever does here.
+    execFileSync('mkfifo', [join(folder, `state-${fifo}`)]);
+    mkdirSync(join(folder, `state-${directory}`));
+    expect(await Promise.all([link, fifo, directory].map((reference) => store.get(reference)))).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(await store.get(kept)).toBe('the token');
+    // Whoever can write the folder can spend a token before its run resumes (docs/threat-model.md).
+    symlinkSync('/nonexistent', join(folder, 'claim-planted'));
+    expect(await store.claim('planted', Date.now() + 60_000)).toBe(false);
+  });
+
+  test('refuses a folder that another user owns, or that its group or others may write', async () => {
+    const group = join(scratch(), 'group');
+    mkdirSync(group);
+    chmodSync(group, 0o770);
+    await expect(FileJournalStore.open(group)).rejects.toThrow(journalStoreExposedMessage(group, 0o770));
+    const world = join(scratch(), 'world');
+    mkdirSync(world);
+    chmodSync(world, 0o1777);
+    await expect(FileJournalStore.open(world)).rejects.toThrow(journalStoreExposedMessage(world, 0o777));
+    const foreign = join(scratch(), 'foreign');
+    mkdirSync(foreign, { mode: 0o700 });
+    const uid = process.getuid?.() ?? 0;
+    await expect(FileJournalStore.open(foreign, uid + 1)).rejects.toThrow(
+      journalStoreOwnerMessage(foreign, uid, uid + 1),
+    );
   });
 
   test('refuses a folder others may enter, and a link in the folder’s place', async () => {
