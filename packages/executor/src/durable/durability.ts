@@ -157,7 +157,9 @@ export class Durability {
     wire: SandboxWire,
     principal: string | undefined,
   ): Promise<{ start: DurableStart; token: OpenedToken } | DurableRefusal> {
-    const opened = await this.openOnly(token, wire, principal);
+    // Claimed only once every check passed, answers included: a resume refused for its answers
+    // leaves the token to a corrected one.
+    const opened = await this.openOnly(token, wire, principal, { claim: false });
     if (!(opened instanceof OpenedToken)) return opened;
     const read = readOpened(opened);
     if (read === undefined) {
@@ -174,6 +176,12 @@ export class Durability {
     }
     const checked = checkAnswers(read.journal, answers);
     if (!Array.isArray(checked)) return checked;
+    try {
+      await this.#tokens.claim(opened);
+    } catch (error) {
+      if (error instanceof DurableTokenError) return { error: error.message, code: error.code };
+      throw error;
+    }
     const start: DurableStart = {
       seed: read.state.seed,
       startedAt: read.state.startedAt,
@@ -197,9 +205,10 @@ export class Durability {
     token: unknown,
     wire: SandboxWire,
     principal: string | undefined,
+    options: { claim?: boolean } = {},
   ): Promise<OpenedToken | DurableRefusal> {
     try {
-      return await this.#tokens.open(token, this.binding(wire, principal));
+      return await this.#tokens.open(token, this.binding(wire, principal), options);
     } catch (error) {
       if (error instanceof DurableTokenError) return { error: error.message, code: error.code };
       throw error;

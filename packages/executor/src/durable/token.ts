@@ -4,7 +4,8 @@
  * nonce, times, the binding's fingerprints) authenticated as associated data, the text base64url
  * so it fits a JSON message. Opening checks, in this order, each refused with its own code: the
  * format's bounds (format.ts), the key, the tag, the expiry, the binding field by field, the
- * journal's length, and last the claim, so a token that fails a check is never claimed.
+ * journal's length, and last the claim, so a token that fails a check is never claimed. A resume
+ * opens without the claim, checks its answers against the journal, then claims (durability.ts).
  *
  * The plaintext is never compressed before it is encrypted. Compression makes the ciphertext's
  * length depend on how much of the content repeats, and a program's journal mixes what an
@@ -204,7 +205,11 @@ export class DurableTokens {
    * Opens a token presented for a resume under `binding`. Rejects only with DurableTokenError
    * (a binding of the wrong shape is the caller's mistake, a TypeError), whatever the text holds.
    */
-  async open(text: unknown, binding: DurableBinding): Promise<OpenedToken> {
+  async open(
+    text: unknown,
+    binding: DurableBinding,
+    { claim = true }: { claim?: boolean } = {},
+  ): Promise<OpenedToken> {
     const values = bindingValues(binding);
     const parsed = parseToken(text);
     const keys = findKeys(this.#ring, parsed.keyId);
@@ -232,8 +237,16 @@ export class DurableTokens {
     const contents = readPlaintext(plaintext);
     this.checkJournalLength(contents.journal.length);
     const opening = new OpenedToken(keys, parsed.tokenId, parsed.issuedAt, parsed.expiresAt, contents);
-    if (this.#claims !== undefined) await this.#claim(opening);
+    if (claim) await this.claim(opening);
     return opening;
+  }
+
+  /**
+   * Claims an opened token with the claim store, if there is one (TOKEN_REPLAYED when it was
+   * claimed before): for a caller that opened it with `claim: false` to check more first.
+   */
+  async claim(opening: OpenedToken): Promise<void> {
+    if (this.#claims !== undefined) await this.#claim(opening);
   }
 
   /** Refuses a journal of more entries than maxJournalLength (JOURNAL_TOO_LONG): calls and fetches, counted by the caller. */

@@ -331,6 +331,30 @@ describe('nested executions of a durable run through the pool', () => {
   });
 });
 
+describe('a claim store and a resume refused', () => {
+  test('answers that do not fit the pending calls are refused before the claim: the corrected resume runs', async () => {
+    const claiming = executorOf({ durable: { keys: keys(), claims: new MemoryClaimStore() } });
+    const code = `async () => await api.approve(1)`;
+    const first = await claiming.execute(request(new Set([1]), [], code));
+    const token = first.paused?.token;
+    const sequence = first.paused?.pending[0]?.sequence as number;
+    // An answer for a call that is not pending, and none for the one that is.
+    const wrong = await claiming.resume(
+      token,
+      { [sequence + 7]: { result: 1 } },
+      request(new Set(), [], code),
+    );
+    expect(wrong.code).toBe('BAD_REQUEST');
+    const right = await claiming.resume(token, { [sequence]: { result: 5 } }, request(new Set(), [], code));
+    expect(right).toMatchObject({ result: 5 });
+    expect(right.code).toBeUndefined();
+    // Spent by the resume that ran.
+    expect(
+      (await claiming.resume(token, { [sequence]: { result: 5 } }, request(new Set(), [], code))).code,
+    ).toBe('TOKEN_REPLAYED');
+  });
+});
+
 describe('discarding a paused run', () => {
   test('with a claim store, the token is spent: a resume after it is TOKEN_REPLAYED', async () => {
     const claiming = executorOf({ durable: { keys: keys(), claims: new MemoryClaimStore() } });
