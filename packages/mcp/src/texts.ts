@@ -261,6 +261,9 @@ const RESUME_ADVICE: Readonly<Record<string, string>> = {
   TOKEN_REPLAYED: 'This requestState has resumed its program already; use the answer that resume gave.',
   TOKEN_FORGED:
     'The requestState was changed, or was sealed with a key this bridge does not hold; send it exactly as it was handed out, to a bridge sharing the key.',
+  // The executor's own sentence already says to try the resume again: the state is not spent.
+  CLAIM_UNAVAILABLE:
+    'The requestState is still good: send the same call with it and the same answers again in a moment.',
 };
 
 /** An approval's reference names nothing in the journal store (expired, or never there). */
