@@ -4,10 +4,12 @@
  * it serves with, all in one run. Started by `tools/run bench`.
  *
  * The latency table (issue 30's target: a trivial `execute` back to back at most 1.5x the pool's
- * trivial run), each row `async () => 1` run back to back and, for the pool and the bridge, 20 ms
- * apart (paced, so each request finds the next isolate prepared, as a model's client does). Its
- * rows are measured in rounds, each row a block per round, so a machine whose load drifts
- * disturbs them alike:
+ * trivial run), each row `async () => 1` run back to back and 20 ms apart (paced, so each request
+ * finds the next isolate prepared, as a model's client does). Its rows are measured in rounds,
+ * each row a block per round, so a machine whose load drifts disturbs them alike. Beside the
+ * times, the CPU the serving process spent per run back to back (this process for the pool, as
+ * the parent of its child; the bridge's or the floor server's process for the others), which a
+ * shared machine disturbs far less than the wall time:
  *
  *   pool                      IsolateExecutor in this process, its default pool, `execute({ code })`:
  *                             bench/pool.ts's trivial run, the baseline of every ratio
@@ -32,7 +34,7 @@
  *                             pauses, the answer is an InputRequiredResult, the client's handler
  *                             accepts at once and retries, and the run resumes (the whole round trip)
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
@@ -68,6 +70,8 @@ const floor = stdio([floorServer]);
 interface Caller {
   callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
   close(): Promise<void>;
+  /** The stdio transport, whose pid is the server's process. */
+  readonly transport?: { readonly pid?: number | null };
 }
 const execute = (client: Caller, code: string) => client.callTool({ name: 'execute', arguments: { code } });
 const TRIVIAL = 'async () => 1';
@@ -76,6 +80,7 @@ const direct = (await connectHandshake(stdio([everything, 'stdio']))) as Caller 
   listTools(): Promise<{ tools: { name: string }[] }>;
 };
 const httpBridge = await startHttpBridge(config);
+const httpCpu = () => processCpu(httpBridge.process.pid);
 const clients = {
   floor1: (await connectHandshake(floor)) as Caller,
   floor2: (await connectCurrent(floor)) as Caller,
@@ -83,7 +88,14 @@ const clients = {
   stdio2: (await connectCurrent(bridge)) as Caller,
   http1: (await connectHandshake({ url: httpBridge.url })) as Caller,
   http2: (await connectCurrent({ url: httpBridge.url })) as Caller,
+  approving: (await connectCurrent(stdio([BRIDGE_BIN, '--config', approvingConfig]))) as Caller,
 };
+// A client of the current revision is answered before the bridge's upstreams and pool child have
+// started, and its first listing waits for them: every bridge has finished starting before any row
+// is measured, so no row shares the machine with another bridge's startup (which made the one-call
+// row of earlier runs read 18 ms).
+for (const client of Object.values(clients))
+  await (client as Caller & { listTools(): Promise<unknown> }).listTools();
 
 // The pool as bench/pool.ts measures it, and as the bridge makes and calls it.
 const pool = new IsolateExecutor({ heartbeatInterval: 200, heartbeatTimeout: 5000 });
@@ -94,42 +106,63 @@ const bridgeProvider = {
   fns: Object.fromEntries((await direct.listTools()).tools.map((tool) => [tool.name, async () => ({})])),
 };
 
+/**
+ * CPU a process has used so far, user and system, in ms (/proc/<pid>/stat, in clock ticks of
+ * 10 ms): what serving the requests cost it, which a machine shared with other work disturbs far
+ * less than their wall time.
+ */
+function processCpu(pid: number | null | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // After the command's ')': state is field 3, so utime (14) and stime (15) are at 11 and 12.
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** This process's CPU so far in ms: the parent of the in-process pool's child, as the bridge is of its own. */
+const ownCpu = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+};
+const serverCpu = (client: Caller) => () => processCpu(client.transport?.pid);
+
 interface LatencyRow {
   readonly name: string;
   readonly run: () => Promise<unknown>;
-  readonly paced: boolean;
+  /** CPU so far (ms) of the process that serves the row: the pool's parent, the bridge, the floor server. */
+  readonly cpu: () => number;
   readonly target?: boolean;
 }
 const latencyRows: LatencyRow[] = [
-  { name: 'pool (IsolateExecutor in process)', run: () => pool.execute({ code: TRIVIAL }), paced: true },
+  { name: 'pool (IsolateExecutor in process)', run: () => pool.execute({ code: TRIVIAL }), cpu: ownCpu },
   {
     name: 'pool of one, Code Mode form, bridge provider',
     run: () => poolOfOne.execute(TRIVIAL, [bridgeProvider]),
-    paced: true,
+    cpu: ownCpu,
   },
-  { name: 'SDK floor, 1.x client, stdio', run: () => execute(clients.floor1, TRIVIAL), paced: false },
-  { name: 'SDK floor, 2.x client, stdio', run: () => execute(clients.floor2, TRIVIAL), paced: false },
-  {
-    name: 'bridge, 1.x client, stdio',
-    run: () => execute(clients.stdio1, TRIVIAL),
-    paced: true,
-    target: true,
-  },
-  {
-    name: 'bridge, 2.x client, stdio',
-    run: () => execute(clients.stdio2, TRIVIAL),
-    paced: true,
-    target: true,
-  },
-  { name: 'bridge, 1.x client, HTTP', run: () => execute(clients.http1, TRIVIAL), paced: true },
-  { name: 'bridge, 2.x client, HTTP', run: () => execute(clients.http2, TRIVIAL), paced: true },
+  ...(['floor1', 'floor2', 'stdio1', 'stdio2'] as const).map((key) => ({
+    name: `${key.startsWith('floor') ? 'SDK floor' : 'bridge'}, ${key.endsWith('1') ? '1.x' : '2.x'} client, stdio`,
+    run: () => execute(clients[key], TRIVIAL),
+    cpu: serverCpu(clients[key]),
+    target: key.startsWith('stdio'),
+  })),
+  { name: 'bridge, 1.x client, HTTP', run: () => execute(clients.http1, TRIVIAL), cpu: httpCpu },
+  { name: 'bridge, 2.x client, HTTP', run: () => execute(clients.http2, TRIVIAL), cpu: httpCpu },
 ];
 const backToBack = latencyRows.map((): number[] => []);
 const pacedSamples = latencyRows.map((): number[] => []);
+/** Per row, the serving process's CPU over its back-to-back blocks, and the runs it served in them. */
+const cpuSpent = latencyRows.map(() => ({ ms: 0, runs: 0 }));
 for (let round = 0; round < rounds; round++) {
   for (const [index, row] of latencyRows.entries()) {
-    backToBack[index]?.push(...(await sample(block, row.run, round === 0 ? 20 : 3)));
-    if (row.paced) pacedSamples[index]?.push(...(await samplePaced(block, row.run, 20, 2)));
+    const warmup = round === 0 ? 20 : 3;
+    const before = row.cpu();
+    backToBack[index]?.push(...(await sample(block, row.run, warmup)));
+    const spent = cpuSpent[index] as { ms: number; runs: number };
+    spent.ms += row.cpu() - before;
+    spent.runs += block + warmup;
+    pacedSamples[index]?.push(...(await samplePaced(block, row.run, 20, 2)));
   }
 }
 
@@ -144,9 +177,9 @@ console.log(
   `\nTrivial execute, \`${TRIVIAL}\` (${rounds} rounds of ${block} samples per row and mode; ratios to the pool's median in the same mode)`,
 );
 console.log(
-  '| measurement | back to back median | p90 | ratio | paced 20 ms median | p90 | ratio | target |',
+  '| measurement | back to back median | p90 | ratio | paced 20 ms median | p90 | ratio | serving process CPU per run | target |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const [index, row] of latencyRows.entries()) {
   const cells = (samples: readonly number[], baseline: readonly number[]) =>
     samples.length === 0
@@ -157,8 +190,9 @@ for (const [index, row] of latencyRows.entries()) {
           `${(quantile(samples, 0.5) / quantile(baseline, 0.5)).toFixed(2)}x`,
         ];
   const target = row.target ? 'back to back ≤ 1.5x' : '—';
+  const spent = cpuSpent[index] as { ms: number; runs: number };
   console.log(
-    `| ${[row.name, ...cells(backToBack[index] ?? [], poolBackToBack), ...cells(pacedSamples[index] ?? [], poolPaced), target].join(' | ')} |`,
+    `| ${[row.name, ...cells(backToBack[index] ?? [], poolBackToBack), ...cells(pacedSamples[index] ?? [], poolPaced), ms(spent.ms / spent.runs), target].join(' | ')} |`,
   );
 }
 const rowSummary = (index: number, paced = false): Summary =>
@@ -197,7 +231,6 @@ const added = summarize(
   loopSamples.map((ms) => (ms - trivial.median) / calls - directCall.median),
 );
 
-const approving = (await connectCurrent(stdio([BRIDGE_BIN, '--config', approvingConfig]))) as Caller;
 const oneCall = `async () => everything.echo({ message: 'x' })`;
 const roundRuns = Math.max(20, Math.floor(iterations / 5));
 const plainCall = summarize(
@@ -206,7 +239,7 @@ const plainCall = summarize(
 );
 const approvedCall = summarize(
   'one call, approved (pause, answer, resume)',
-  await sample(roundRuns, () => execute(approving, oneCall), 3),
+  await sample(roundRuns, () => execute(clients.approving, oneCall), 3),
 );
 
 printTable(
@@ -224,7 +257,7 @@ record('mcp.addedPerUpstreamCall', added);
 
 await Promise.all([
   direct.close(),
-  approving.close(),
+
   ...Object.values(clients).map((client) => client.close()),
 ]);
 await stopProcess(httpBridge.process);
