@@ -71,6 +71,10 @@ export function startHttpBridge(config) {
   const child = spawn(process.execPath, [BRIDGE_BIN, '--config', config, '--http', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // Over HTTP the bridge never sees its client go: a bench that fails must not leave it running.
+  const orphaned = () => child.kill('SIGTERM');
+  process.once('exit', orphaned);
+  child.once('exit', () => process.off('exit', orphaned));
   return new Promise((resolve, reject) => {
     let stderr = '';
     child.stderr.on('data', (chunk) => {
