@@ -18,7 +18,7 @@ import type {
   PausedRun,
   ResumeAnswers,
 } from '@supolka/codemode-executor';
-import { durableCall, pause, pauseWallClock, sanitizeToolName } from '@supolka/codemode-executor';
+import { durableCall, pause, pauseWallClock } from '@supolka/codemode-executor';
 import { DURABLE_TOKEN_CODES, stringifyForDispatch } from '@supolka/codemode-protocol';
 import { QUESTION_LIMIT, questionFor } from './approval-question.ts';
 import type { ApprovalPolicy } from './approvals.ts';
@@ -187,8 +187,7 @@ function providersFor(execution: Execution, running: ExecutionCalls): CodeModePr
   const servers = catalog.upstreams.map((upstream) => upstream.key);
   return catalog.upstreams.map((upstream) => {
     const fns: Record<string, (args?: unknown) => Promise<unknown>> = Object.create(null);
-    for (const tool of upstream.tools) {
-      const call = `${upstream.namespace}.${sanitizeToolName(tool.name)}`;
+    for (const { tool, name, call } of catalog.named(upstream)) {
       fns[tool.name] = async (args: unknown = {}) => {
         if (typeof args !== 'object' || args === null || Array.isArray(args)) {
           throw new TypeError(`${call} takes one arguments object, as its declaration says.`);
@@ -197,7 +196,7 @@ function providersFor(execution: Execution, running: ExecutionCalls): CodeModePr
         if (++calls > limits.maxUpstreamCalls) throw new Error(tooManyCallsMessage(limits.maxUpstreamCalls));
         const verdict = policy.decide({
           server: [upstream.key, upstream.namespace],
-          tool: [tool.name, sanitizeToolName(tool.name)],
+          tool: [tool.name, name],
         });
         if (verdict.decision === 'deny') throw new Error(deniedMessage(call, verdict.rule));
         if (verdict.decision === 'ask') {
