@@ -217,7 +217,7 @@ export async function attackChannel(name: unknown, id: string): Promise<void> {
             type: 'result',
             id,
             envelope: { logs: [] },
-            journal: { journal: [], timers: [], written: 0 },
+            journal: { journal: [], timers: [], fetches: [], loads: [], written: 0 },
           }),
         ),
       );
