@@ -251,17 +251,12 @@ export function isolatedVmVersion(): string {
   return installedIsolatedVm() ?? 'unknown';
 }
 
-/** Options a release may accept that the typings of 6.2 / 7.0 do not declare. */
-type FutureIsolateOptions = ivm.IsolateOptions & {
-  importModuleDynamically?: (specifier: string, referrer: unknown) => unknown;
-  onUnhandledRejection?: (reason: unknown) => void;
-};
-
 async function withIsolate<T>(
-  options: FutureIsolateOptions,
+  options: ivm.IsolateOptions,
   body: (isolate: ivm.Isolate, context: ivm.Context) => Promise<T>,
 ): Promise<T> {
-  const isolate = new ivm.Isolate({ memoryLimit: 8, ...options } as ivm.IsolateOptions);
+  // Releases before 7.0.2 accept and ignore the callbacks their typings do not declare.
+  const isolate = new ivm.Isolate({ memoryLimit: 8, ...options });
   try {
     return await body(isolate, await isolate.createContext());
   } finally {
@@ -276,6 +271,7 @@ async function probeDynamicImportCallback(): Promise<void> {
     {
       importModuleDynamically: () => {
         fired = true;
+        if (target === undefined) throw new Error('the probe module is not compiled yet');
         return target;
       },
     },
