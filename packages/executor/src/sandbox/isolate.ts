@@ -15,6 +15,12 @@ import { installedIsolatedVm } from './setup/engine-addon.ts';
  */
 export type Loader = (referrer: string, specifier: string) => Promise<string>;
 
+/**
+ * Answers an import() the engine asked the embedder for (the native path): the module the
+ * specifier names, linked and evaluated, whose namespace the engine hands the program.
+ */
+export type Importer = (specifier: string, referrer: string) => Promise<ivm.Module>;
+
 export interface IsolateHandle {
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
@@ -23,6 +29,10 @@ export interface IsolateHandle {
   readonly memoryLimit: number;
   /** The loader slot: linkModules fills it once the linker for the run exists. */
   loader: Loader | undefined;
+  /** Whether the engine asks `importer` for every import(); otherwise import() is rewritten into loader calls. */
+  readonly nativeImport: boolean;
+  /** The importer slot, filled with the loader where the isolate answers import() natively. */
+  importer: Importer | undefined;
   /** The executionId once a run retained this isolate (handles.ts), so a memory death can be attributed. */
   retainedAs?: string | undefined;
   /** The timeout of a retained execution's invocations (handles.ts), to tell a failed termination past it. */
@@ -39,6 +49,11 @@ export interface CreateIsolateOptions {
    * process on purpose. It receives the handle, so the host knows whose isolate it was.
    */
   readonly onCatastrophicError?: CatastrophicErrorHandler;
+  /**
+   * Register the engine's import() callback, which asks the handle's importer slot: only where the
+   * engine report says the sandbox adopts it (behaviourInUse, dynamicImportCallback).
+   */
+  readonly nativeImport?: boolean;
 }
 
 export type CatastrophicErrorHandler = (message: string, handle: IsolateHandle) => void;
@@ -52,6 +67,20 @@ const live = new Set<IsolateHandle>();
 export function liveIsolates(): IsolateHandle[] {
   for (const handle of live) if (handle.isolate.isDisposed) live.delete(handle);
   return [...live];
+}
+
+/** The engine's import() callback: the handle's importer, once a run linked its module map. */
+function importFor(
+  handle: IsolateHandle | undefined,
+  specifier: string,
+  referrer: string,
+): Promise<ivm.Module> {
+  if (handle?.importer === undefined) {
+    // Nothing but the sandbox's own code runs before a run links its map; this is a guard, and the
+    // engine copies the error into the isolate as the import's rejection.
+    return Promise.reject(new Error('import() ran before the module map was linked.'));
+  }
+  return handle.importer(specifier, referrer);
 }
 
 /**
@@ -68,6 +97,7 @@ export function createIsolate(options: CreateIsolateOptions): IsolateHandle {
   // isolated-vm calls this on the process's main thread while the isolate's own thread waits for
   // ever, so the host can still speak before it ends the process.
   let created: IsolateHandle | undefined;
+  const nativeImport = options.nativeImport === true;
   const isolate = new ivm.Isolate({
     memoryLimit: options.memoryLimit,
     onCatastrophicError: (message: string) => {
@@ -75,13 +105,24 @@ export function createIsolate(options: CreateIsolateOptions): IsolateHandle {
       else endProcessOnCatastrophicError(message);
     },
     ...(options.snapshot ? { snapshot: options.snapshot } : {}),
+    ...(nativeImport
+      ? { importModuleDynamically: (specifier, referrer) => importFor(created, specifier, referrer) }
+      : {}),
   });
   try {
     const context = isolate.createContextSync();
     const jail = context.global;
     // One global object for host-side installs and user code alike.
     jail.setSync('globalThis', jail.derefInto());
-    created = { isolate, context, jail, memoryLimit: options.memoryLimit, loader: undefined };
+    created = {
+      isolate,
+      context,
+      jail,
+      memoryLimit: options.memoryLimit,
+      loader: undefined,
+      nativeImport,
+      importer: undefined,
+    };
     live.add(created);
     return created;
   } catch (error) {
@@ -144,13 +185,15 @@ export function assertNoNodeSnapshot(): void {
  * `adopted` says whether the sandbox uses the behaviour where the engine has it; where it does not,
  * the fallback stays in force on every engine, and the report lists it. isolated-vm 7.0.2 has the
  * first three: the sandbox once read the first one's presence as leave import() alone, registered no
- * callback, and every import() of a program answered the engine's "Not supported" there.
+ * callback, and every import() of a program answered the engine's "Not supported" there. The first
+ * is adopted since: where its probe passes, the sandbox registers the callback (createIsolate) and
+ * answers it through the same linker and loads as the rewrite (modules.ts).
  */
 export const ENGINE_PROBES = {
   dynamicImportCallback: {
     behaviour: 'answer import() through the embedder callback',
     fallback: 'import() expressions are rewritten into calls of the sandbox loader at compile time',
-    adopted: false,
+    adopted: true,
     probe: probeDynamicImportCallback,
   },
   unhandledRejectionCallback: {
@@ -264,32 +307,53 @@ async function withIsolate<T>(
   }
 }
 
+/**
+ * The callback must fire for import(), and the engine must do with its answer what the native path
+ * relies on (modules.ts): a module answered later, through a promise, hands the program that
+ * module's own namespace; an errored module rejects the import() with the very error it threw.
+ */
 async function probeDynamicImportCallback(): Promise<void> {
-  let fired = false;
-  let target: ivm.Module | undefined;
+  const asked: string[] = [];
+  const modules = new Map<string, ivm.Module>();
   const outcome = await withIsolate(
     {
-      importModuleDynamically: () => {
-        fired = true;
-        if (target === undefined) throw new Error('the probe module is not compiled yet');
-        return target;
+      importModuleDynamically: async (specifier, referrer) => {
+        asked.push(`${specifier} from ${referrer}`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const module = modules.get(specifier);
+        if (module === undefined) throw new Error(`the probe has no module ${specifier}`);
+        return module;
       },
     },
     async (isolate, context) => {
-      target = await isolate.compileModule('export default 1');
-      await target.instantiate(context, () => {
-        throw new Error('the probe module has no imports');
-      });
-      return context.evalClosure(
-        `return import("probe").then(() => 'imported', (error) => String(error))`,
-        [],
-        {
-          result: { promise: true },
-        },
+      const sources = [
+        ['value', 'export const value = 42;'],
+        ['thrower', 'globalThis.thrown = new RangeError("probe"); throw globalThis.thrown;'],
+      ] as const;
+      for (const [name, source] of sources) {
+        const module = await isolate.compileModule(source, { filename: name });
+        await module.instantiate(context, () => {
+          throw new Error('the probe modules have no imports');
+        });
+        await module.evaluate({ promise: true }).catch(() => undefined);
+        modules.set(name, module);
+      }
+      const importer = await isolate.compileModule(
+        `const { value } = await import('value');
+        const caught = await import('thrower').then(() => undefined, (error) => error);
+        globalThis.outcome = JSON.stringify([value, caught === globalThis.thrown]);`,
+        { filename: 'importer' },
       );
+      await importer.instantiate(context, () => {
+        throw new Error('the probe importer has no static imports');
+      });
+      await importer.evaluate({ promise: true });
+      return context.eval('globalThis.outcome');
     },
   );
-  if (!fired) throw new Error(`the callback never fired; import() answered ${String(outcome)}`);
+  if (asked.length === 0) throw new Error(`the callback never fired; the probe read ${String(outcome)}`);
+  if (asked[0] !== 'value from importer') throw new Error(`the callback was asked ${asked[0]}`);
+  if (outcome !== '[42,true]') throw new Error(`import() answered ${String(outcome)}`);
 }
 
 async function probeUnhandledRejectionCallback(): Promise<void> {
