@@ -61,7 +61,7 @@ async function sandboxModule<T>(file: string): Promise<T> {
 async function builtSources(): Promise<string[]> {
   const { buildEntrySource } =
     await sandboxModule<typeof import('../src/sandbox/entry/entry.ts')>('entry/entry.ts');
-  const { SCOPE_SOURCE, failedLoadSource, loaderRootSource } =
+  const { SCOPE_SOURCE, loaderRootSource } =
     await sandboxModule<typeof import('../src/sandbox/modules/linker-sources.ts')>(
       'modules/linker-sources.ts',
     );
@@ -85,7 +85,6 @@ async function builtSources(): Promise<string[]> {
     }),
     SCOPE_SOURCE,
     loaderRootSource(1, 'value.js'),
-    failedLoadSource('Error', 'failed', 'module-not-found', true),
     rewriteDynamicImports("export const later = () => import('value.js');", 'later.js'),
     cjsInternal(CJS_FACTORIES, modules)?.source ?? '',
     cjsInternal(cjsFactoryName('lib.cjs'), modules)?.source ?? '',

@@ -15,12 +15,6 @@ import { installedIsolatedVm } from './setup/engine-addon.ts';
  */
 export type Loader = (referrer: string, specifier: string) => Promise<string>;
 
-/**
- * Answers an import() the engine asked the embedder for (the native path): the module the
- * specifier names, linked and evaluated, whose namespace the engine hands the program.
- */
-export type Importer = (specifier: string, referrer: string) => Promise<ivm.Module>;
-
 export interface IsolateHandle {
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
@@ -29,10 +23,6 @@ export interface IsolateHandle {
   readonly memoryLimit: number;
   /** The loader slot: linkModules fills it once the linker for the run exists. */
   loader: Loader | undefined;
-  /** Whether the engine asks `importer` for every import(); otherwise import() is rewritten into loader calls. */
-  readonly nativeImport: boolean;
-  /** The importer slot, filled with the loader where the isolate answers import() natively. */
-  importer: Importer | undefined;
   /** The executionId once a run retained this isolate (handles.ts), so a memory death can be attributed. */
   retainedAs?: string | undefined;
   /** The timeout of a retained execution's invocations (handles.ts), to tell a failed termination past it. */
@@ -49,11 +39,6 @@ export interface CreateIsolateOptions {
    * process on purpose. It receives the handle, so the host knows whose isolate it was.
    */
   readonly onCatastrophicError?: CatastrophicErrorHandler;
-  /**
-   * Register the engine's import() callback, which asks the handle's importer slot: only where the
-   * engine report says the sandbox adopts it (behaviourInUse, dynamicImportCallback).
-   */
-  readonly nativeImport?: boolean;
 }
 
 export type CatastrophicErrorHandler = (message: string, handle: IsolateHandle) => void;
@@ -67,20 +52,6 @@ const live = new Set<IsolateHandle>();
 export function liveIsolates(): IsolateHandle[] {
   for (const handle of live) if (handle.isolate.isDisposed) live.delete(handle);
   return [...live];
-}
-
-/** The engine's import() callback: the handle's importer, once a run linked its module map. */
-function importFor(
-  handle: IsolateHandle | undefined,
-  specifier: string,
-  referrer: string,
-): Promise<ivm.Module> {
-  if (handle?.importer === undefined) {
-    // Nothing but the sandbox's own code runs before a run links its map; this is a guard, and the
-    // engine copies the error into the isolate as the import's rejection.
-    return Promise.reject(new Error('import() ran before the module map was linked.'));
-  }
-  return handle.importer(specifier, referrer);
 }
 
 /**
@@ -97,7 +68,6 @@ export function createIsolate(options: CreateIsolateOptions): IsolateHandle {
   // isolated-vm calls this on the process's main thread while the isolate's own thread waits for
   // ever, so the host can still speak before it ends the process.
   let created: IsolateHandle | undefined;
-  const nativeImport = options.nativeImport === true;
   const isolate = new ivm.Isolate({
     memoryLimit: options.memoryLimit,
     onCatastrophicError: (message: string) => {
@@ -105,24 +75,13 @@ export function createIsolate(options: CreateIsolateOptions): IsolateHandle {
       else endProcessOnCatastrophicError(message);
     },
     ...(options.snapshot ? { snapshot: options.snapshot } : {}),
-    ...(nativeImport
-      ? { importModuleDynamically: (specifier, referrer) => importFor(created, specifier, referrer) }
-      : {}),
   });
   try {
     const context = isolate.createContextSync();
     const jail = context.global;
     // One global object for host-side installs and user code alike.
     jail.setSync('globalThis', jail.derefInto());
-    created = {
-      isolate,
-      context,
-      jail,
-      memoryLimit: options.memoryLimit,
-      loader: undefined,
-      nativeImport,
-      importer: undefined,
-    };
+    created = { isolate, context, jail, memoryLimit: options.memoryLimit, loader: undefined };
     live.add(created);
     return created;
   } catch (error) {
@@ -185,15 +144,15 @@ export function assertNoNodeSnapshot(): void {
  * `adopted` says whether the sandbox uses the behaviour where the engine has it; where it does not,
  * the fallback stays in force on every engine, and the report lists it. isolated-vm 7.0.2 has the
  * first three: the sandbox once read the first one's presence as leave import() alone, registered no
- * callback, and every import() of a program answered the engine's "Not supported" there. The first
- * is adopted since: where its probe passes, the sandbox registers the callback (createIsolate) and
- * answers it through the same linker and loads as the rewrite (modules.ts).
+ * callback, and every import() of a program answered the engine's "Not supported" there. A native
+ * import() path was written against 7.0.2 and is not adopted: a program spinning on import() held
+ * a pool child's host thread past its heartbeat (adr/0002, which has the measurements).
  */
 export const ENGINE_PROBES = {
   dynamicImportCallback: {
     behaviour: 'answer import() through the embedder callback',
     fallback: 'import() expressions are rewritten into calls of the sandbox loader at compile time',
-    adopted: true,
+    adopted: false,
     probe: probeDynamicImportCallback,
   },
   unhandledRejectionCallback: {

@@ -1,8 +1,7 @@
 /**
  * The linker of one run: compiles modules of the map on demand (through the V8 code cache),
- * resolves every import V8 asks for while it links a graph, and loads modules for import(): through
- * the loader slot where import() is rewritten, or through the importer slot where the engine asks
- * for each import() itself. Both paths share one load per module, so they answer alike.
+ * resolves every import V8 asks for while it links a graph, and loads modules for import() through
+ * the loader slot.
  *
  * The static graph links before the run starts, while the isolate is idle, so it compiles and
  * links with synchronous calls, a tenth of the cost of asynchronous ones. The loader runs while the
@@ -14,12 +13,7 @@
  * only compiles: V8 drives linking of the whole graph from instantiate, and a resolver that
  * instantiated on its own would break cycles.
  */
-import {
-  type ErrorKind,
-  IN_FLIGHT_CALL_LIMIT,
-  InternalError,
-  ModuleNotFoundError,
-} from '@supolka/codemode-protocol/wire';
+import { type ErrorKind, InternalError, ModuleNotFoundError } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
 import { CJS_FACTORIES, cjsInternal, isCjsModule } from './cjs.ts';
 import { INTERNAL_SPECIFIER } from './entry/internal-module.ts';
@@ -28,9 +22,8 @@ import { ENTRY_NAME } from './errors/positions.ts';
 import type { IsolateHandle } from './isolate.ts';
 import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './modules/code-cache.ts';
 import { rewriteDynamicImports } from './modules/dynamic-import.ts';
-import { ImportAdmission } from './modules/import-admission.ts';
-import { failedLoadSource, loaderRootSource, SCOPE_PREFIX, SCOPE_SOURCE } from './modules/linker-sources.ts';
-import { GLOBAL_SCOPE_IMPORT_MESSAGE, loadFailureMessage } from './modules/loader.ts';
+import { loaderRootSource, SCOPE_PREFIX, SCOPE_SOURCE } from './modules/linker-sources.ts';
+import { loadFailureMessage } from './modules/loader.ts';
 import type { NormalizedModuleMap } from './modules/module-map.ts';
 import { moduleSource } from './modules/module-source.ts';
 import { definePackages, definePackagesSync, type PackageModules } from './modules/packages.ts';
@@ -42,18 +35,6 @@ import { eraseTypes, isTypeScriptModule } from './sources/typescript.ts';
 export { ENTRY_NAME };
 
 const LOADER_ROOT_PREFIX = 'codemode:load:';
-/** The modules a failed native import() is answered with, one per failure (failedModule below). */
-const FAILED_LOAD_PREFIX = 'codemode:failed:';
-
-/**
- * What loading a module for import() came to: the module evaluated (its loader root's token and
- * the module's name), or the error to reject with as its constructor's name, its message and the
- * kind the host observed; undefined when the module's top-level await never settles.
- */
-type LoadOutcome =
-  | { readonly loaded: number; readonly name: string }
-  | { readonly thrown: readonly [name: string, message: string, kind?: ErrorKind] }
-  | undefined;
 
 export interface LinkOptions {
   readonly modules: NormalizedModuleMap;
@@ -84,11 +65,6 @@ export interface LinkOptions {
   readonly onPackageImported?: (specifier: string) => void;
   /** Whether the loader root `token` reported its module evaluated (the host signal). */
   readonly loaded: (token: number) => boolean;
-  /**
-   * Whether the isolate is in global scope (a module's top level) as of the import() the engine
-   * asks for now; the native path refuses such a call as the fallback's loader does. Absent: never.
-   */
-  readonly inGlobalScope?: () => boolean;
 }
 
 export interface Linker {
@@ -289,11 +265,11 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
   };
 
   let serial: Promise<unknown> = Promise.resolve();
-  const outcomes = new Map<string, Promise<LoadOutcome>>();
+  const outcomes = new Map<string, Promise<string | undefined>>();
   let nextToken = 1;
 
   /** Loads `name` through a root module that reports, from inside the isolate, when it has evaluated. */
-  const loadOnce = async (name: string): Promise<LoadOutcome> => {
+  const loadOnce = async (name: string): Promise<string | undefined> => {
     const token = nextToken++;
     const root = await compileAsync(`${LOADER_ROOT_PREFIX}${token}`, loaderRootSource(token, name), true);
     roots.add(root);
@@ -301,23 +277,22 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
       await root.instantiate(handle.context, resolveAsync);
     } catch (error) {
       // No user code runs while a graph links: what fails here is a compile or a lookup.
-      return thrown(error, preparationErrorKind(error));
+      return thrownFrame(error, preparationErrorKind(error));
     }
     try {
       await root.evaluate({ promise: true });
     } catch (error) {
       // A throw after the root reported in is a stray rejection of user code, not this load's.
-      if (!options.loaded(token)) return thrown(error);
+      if (!options.loaded(token)) return thrownFrame(error);
     }
     // Without the report the module's top-level await never settled, and the import never will.
-    return options.loaded(token) ? { loaded: token, name } : undefined;
+    return options.loaded(token) ? JSON.stringify(['loaded', token]) : undefined;
   };
 
-  /** One import() of `specifier` from `referrer`: each module loads once, and loads run in the order asked. */
-  const load = (referrer: string, specifier: string): Promise<LoadOutcome> => {
+  handle.loader = (referrer: string, specifier: string): Promise<string> => {
     const result = serial.then(() => {
       const found = mapOrPackage(specifier, referrer);
-      if (found === undefined) return thrown(notFound(specifier, referrer), 'module-not-found');
+      if (found === undefined) return thrownFrame(notFound(specifier, referrer), 'module-not-found');
       const name = 'facade' in found ? found.facade : found.name;
       let outcome = outcomes.get(name);
       if (outcome === undefined) {
@@ -328,70 +303,7 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
     });
     // Loads run one after another: the linker claims every module of a graph while it links.
     serial = result.catch(() => undefined);
-    return result;
-  };
-
-  handle.loader = (referrer: string, specifier: string): Promise<string> =>
-    load(referrer, specifier).then((outcome) => {
-      if (outcome === undefined) return new Promise<string>(() => {});
-      return JSON.stringify('loaded' in outcome ? ['loaded', outcome.loaded] : ['thrown', ...outcome.thrown]);
-    });
-
-  let nextFailure = 1;
-  /**
-   * The module a failed native import() is answered with: its evaluation throws the error the
-   * fallback's loader rejects with (one function builds both, inside the isolate), so the engine
-   * rejects the import() with it. A fresh module per failure, as the loader makes a fresh error.
-   */
-  const failedModule = async (
-    [name, message, kind]: readonly [string, string, ErrorKind?],
-    leaveGlobalScope: boolean,
-  ): Promise<ivm.Module> => {
-    const source = failedLoadSource(name, message, kind ?? null, leaveGlobalScope);
-    const filename = `${FAILED_LOAD_PREFIX}${nextFailure++}`;
-    const module = register(await handle.isolate.compileModule(source, { filename }), filename, true);
-    await module.instantiate(handle.context, resolveAsync);
-    // It throws by design; the engine hands the import() that error, not this rejection.
-    await module.evaluate({ promise: true }).catch(() => undefined);
-    return module;
-  };
-
-  /** The module a load evaluated, as the linker holds it. */
-  const evaluatedModule = async (name: string): Promise<ivm.Module> => {
-    const module = memo.get(name) ?? packageMemo.get(name);
-    if (module === undefined)
-      throw new InternalError(`The linker loaded '${name}' and holds no module of it.`);
-    return await module;
-  };
-
-  // The answers, in the order the program asked: a failure's module takes longer to make than a
-  // loaded module takes to find, and the fallback's answers settle in the order of the loads.
-  let answered: Promise<unknown> = Promise.resolve();
-  const never = () => new Promise<never>(() => {});
-  const admission = new ImportAdmission(IN_FLIGHT_CALL_LIMIT);
-  /** The answer to one import(), worked on once admitted: after every answer asked for before it. */
-  const answerImport = (specifier: string, referrer: string): Promise<ivm.Module> => {
-    const answer = answered.then(async () => {
-      if (handle.isolate.isDisposed) return undefined;
-      const outcome = await load(referrer, specifier);
-      if (handle.isolate.isDisposed || outcome === undefined) return undefined;
-      return 'thrown' in outcome ? failedModule(outcome.thrown, true) : evaluatedModule(outcome.name);
-    });
-    answered = answer.catch(() => undefined);
-    answered.then(admission.release);
-    // Without a module the load's top-level await never settled (or the isolate is gone), and the
-    // import never will settle.
-    return answer.then((module) => module ?? never());
-  };
-  handle.importer = (specifier: string, referrer: string): Promise<ivm.Module> => {
-    // A program that spun on import() until its run ended leaves its calls queued on the host:
-    // nothing waits for their answers, and making each (an error per call) held the host for seconds.
-    if (handle.isolate.isDisposed) return never();
-    // The fallback's loader refuses this inside the isolate at once, before the host hears of the
-    // call; a refusal queued behind the load whose top level made it would never be answered.
-    if (options.inGlobalScope?.() === true)
-      return failedModule(['Error', GLOBAL_SCOPE_IMPORT_MESSAGE], false);
-    return admission.run(() => answerImport(specifier, referrer));
+    return result.then((frame) => frame ?? new Promise<string>(() => {}));
   };
 
   return {
@@ -410,9 +322,9 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
  * A failed load as the isolate rebuilds it: the error's constructor name and its message, and the
  * kind the host observed, when it observed one.
  */
-function thrown(error: unknown, kind?: ErrorKind): LoadOutcome {
+function thrownFrame(error: unknown, kind?: ErrorKind): string {
   const name = error instanceof Error ? error.name : 'Error';
   const message = error instanceof Error ? error.message : String(error);
-  const parts = [loadFailureMessage(name), loadFailureMessage(message)] as const;
-  return { thrown: kind === undefined ? parts : [...parts, kind] };
+  const frame = ['thrown', loadFailureMessage(name), loadFailureMessage(message)];
+  return JSON.stringify(kind === undefined ? frame : [...frame, kind]);
 }

@@ -468,9 +468,9 @@ export class Sandbox {
         modules,
         ...(this.#codeCache ? { codeCache: this.#codeCache } : {}),
         internal: prepared.internal,
-        // An isolate the engine asks for each import() needs no rewrite; any other does (isolate.ts).
-        rewriteImports: !handle.nativeImport,
-        inGlobalScope: () => !slots.started || slots.loadInGlobalScope,
+        // The sandbox answers import() only through the rewrite: it registers no engine callback,
+        // so a release that has one (isolated-vm 7.0.2) still needs the rewrite (isolate.ts).
+        rewriteImports: !behaviourInUse(this.#options.engine, 'dynamicImportCallback'),
         typescript,
         ...(erased ? { erased } : {}),
         facades,
@@ -637,8 +637,6 @@ export class Sandbox {
       ...(this.#options.onCatastrophicError
         ? { onCatastrophicError: this.#options.onCatastrophicError }
         : {}),
-      // import() through the engine's callback where the report says it behaves; else the rewrite.
-      ...(behaviourInUse(this.#options.engine, 'dynamicImportCallback') ? { nativeImport: true } : {}),
     });
   }
 

@@ -1,8 +1,8 @@
 /**
- * import() in a pool child, which answers it through the engine's callback where its engine report
- * says the sandbox adopts it (isolated-vm 7.0.2, the workspace's): the same answers as the loader
- * fallback gives in process (test/sandbox/modules.test.ts), a hostile loop that leaves the child
- * serving, and a retained handler that imports between invocations.
+ * import() in a pool child, on the workspace engine (isolated-vm 7.0.2), which has the import()
+ * callback the sandbox does not adopt (adr/0002): the rewrite serves it there, with the answers it
+ * gives in process (test/sandbox/modules.test.ts), through a hostile loop that leaves the child
+ * serving, and for a retained handler that imports between invocations.
  */
 import { moduleNotFoundMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
@@ -11,16 +11,19 @@ import { usePool } from './helpers.ts';
 const GET = { method: 'GET', url: 'https://h.test/', headers: [] as [string, string][], body: null };
 
 describe('import() in a pool child', () => {
-  test('goes through the engine callback: the program keeps its import() as written', async () => {
+  test('goes through the loader fallback: the rewrite shows in a function the program writes', async () => {
     const { pool } = usePool({ size: 1 });
     const envelope = await pool.execute({
       modules: { 'lib.js': 'export const answer = 6 * 7' },
       code: `async () => [String(() => import('./lib.js')), (await import('./lib.js')).answer]`,
     });
-    expect(envelope).toStrictEqual({ result: ["() => import('./lib.js')", 42], logs: [] });
+    expect(envelope).toStrictEqual({
+      result: ['() => __sandboxImport("executor.js", \'./lib.js\')', 42],
+      logs: [],
+    });
   });
 
-  test('a missing module and a module that throws reject as on the fallback, with their kinds', async () => {
+  test('a missing module and a module that throws reject with their kinds', async () => {
     const { pool } = usePool({ size: 1 });
     const missing = await pool.execute({ code: `async () => (await import('./missing.js')).x` });
     expect(missing).toMatchObject({

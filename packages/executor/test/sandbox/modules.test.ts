@@ -15,20 +15,8 @@ import { normalizeSpecifier, resolveSpecifier } from '../../src/sandbox/resolver
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox();
+/** The workspace engine's report: isolated-vm 7.0.2 has the import() callback, which the sandbox does not adopt. */
 const report = await assertEngineServesSandbox();
-/** The report of an engine like isolated-vm 7.0.1, which ignores the import() callback. */
-const withoutImportCallback = {
-  ...report,
-  behaviours: {
-    ...report.behaviours,
-    dynamicImportCallback: { present: false, reason: 'the callback never fired' },
-  },
-};
-/** The two ways the sandbox answers import(), each through a Sandbox that takes it. */
-const importPaths = [
-  { path: 'the loader fallback', native: false, sandbox: useSandbox({ engine: withoutImportCallback }) },
-  { path: "the engine's callback", native: true, sandbox: useSandbox({ engine: report }) },
-];
 
 describe('the six kinds of entry', () => {
   test.each([
@@ -325,14 +313,14 @@ async () => s`,
   });
 });
 
-describe.each(importPaths)('import() through $path', ({ native, sandbox }) => {
-  test('is the path this engine report selects', async () => {
-    // The workspace's isolated-vm (7.0.2) has the callback; the rewrite shows in a function's text.
+describe('import() through the loader fallback', () => {
+  test('is the path taken even where the engine has the callback: the rewrite shows in a function', async () => {
+    // isolated-vm 7.0.2 has the callback. The native path was written and measured against it and
+    // is not adopted (adr/0002, "What released isolated-vm lacks"): the rewrite serves import().
     expect(report.behaviours.dynamicImportCallback.present).toBe(true);
-    const envelope = await sandbox.execute({ code: `async () => String(() => import('./x.js'))` });
-    expect(envelope.result).toBe(
-      native ? "() => import('./x.js')" : '() => __sandboxImport("executor.js", \'./x.js\')',
-    );
+    const native = useSandbox({ engine: report });
+    const envelope = await native.execute({ code: `async () => String(() => import('./x.js'))` });
+    expect(envelope.result).toBe('() => __sandboxImport("executor.js", \'./x.js\')');
   });
 
   test('from user code', async () => {
@@ -454,20 +442,9 @@ async () => [refused, (await import('./loaded.js')).refused, (await import('./ot
 });
 
 describe('the report of the import() callback', () => {
-  test('leaves the loader fallback out where the probe passes, since the sandbox adopts the callback', async () => {
+  test('lists the loader fallback as in force even where the probe passes, since the sandbox does not adopt it', async () => {
     const { fallbacks } = await assertEngineServesSandbox({
       probes: { dynamicImportCallback: async () => {} },
-    });
-    expect(fallbacks).not.toContain(ENGINE_PROBES.dynamicImportCallback.fallback);
-  });
-
-  test('lists the loader fallback as in force where the probe fails', async () => {
-    const { fallbacks } = await assertEngineServesSandbox({
-      probes: {
-        dynamicImportCallback: async () => {
-          throw new Error('the callback never fired');
-        },
-      },
     });
     expect(fallbacks).toContain(ENGINE_PROBES.dynamicImportCallback.fallback);
   });

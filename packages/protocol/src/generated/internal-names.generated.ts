@@ -118,8 +118,6 @@ export const INTERNAL_NAMES: readonly string[] = [
   '__jsonStringify',
   '__keys',
   '__kindOf',
-  '__loadFailed',
-  '__loadFailure',
   '__loaded',
   '__loadedNamespaces',
   '__lostText',

@@ -21,7 +21,6 @@ export interface RunSupport {
   ): void;
   loaded(token: unknown, namespace: unknown): void;
   enterGlobalScope(): void;
-  loadFailed(name: unknown, message: unknown, kind: unknown, leaveGlobalScope: unknown): Error;
 }
 
 /** The state the runtime shares with the sandbox's install scripts (the runtime's internals.ts). */
@@ -48,8 +47,6 @@ export interface RuntimeInternals {
   readonly virtualClock: { now: number | undefined };
   /** Set by LOADER_SOURCE: each loaded module's namespace, by the token its loader root carries. */
   loadedNamespaces?: Map<unknown, unknown>;
-  /** Set by LOADER_SOURCE: the error a failed load rejects with, rebuilt from its name, message and kind. */
-  loadFailure?: (name: unknown, message: unknown, kind: unknown) => Error;
   /** Set by the preparation: what RUN_SUPPORT_SOURCE answered. */
   sandbox?: RunSupport;
 }

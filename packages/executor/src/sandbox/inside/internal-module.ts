@@ -11,4 +11,3 @@ export const __provider = sandbox.provider;
 export const __startRun = sandbox.startRun;
 export const __loaded = sandbox.loaded;
 export const __enterGlobalScope = sandbox.enterGlobalScope;
-export const __loadFailed = sandbox.loadFailed;

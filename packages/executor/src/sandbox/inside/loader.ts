@@ -4,8 +4,7 @@
  * loader root stored inside the isolate, so the program gets the real namespace object. The host
  * answers with its frame as JSON text when that is short, or with the number it holds the frame
  * under, taken at once with a synchronous call (crossing/answers.ts). In global scope the call is refused
- * with a message that says what to do instead (adr/0002). The error a failed load rejects with is
- * built by one function, which the native import() path uses too (internals.loadFailure).
+ * with a message that says what to do instead (adr/0002).
  */
 import type { HostReference, SandboxGlobal } from './host.ts';
 
@@ -19,6 +18,7 @@ type ErrorConstructorLike = new (message?: string) => Error;
 export default function installLoader(values: LoaderValues, hostLoad: HostReference): void {
   const internals = (globalThis as SandboxGlobal).__runtimeInternals;
   const scope = internals.scope;
+  const mark = internals.errors.mark;
   const namespaces = new Map<unknown, unknown>();
   internals.loadedNamespaces = namespaces;
   const apply = Reflect.apply;
@@ -41,15 +41,6 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
     EvalError,
     URIError,
   } as unknown as Record<string, ErrorConstructorLike | undefined>;
-  const mark = internals.errors.mark;
-  /** The failed load's error: its constructor by name, its message, and the kind the host observed. */
-  const loadFailure = (name: unknown, message: unknown, kind: unknown): Error => {
-    const Failure = errors[String_(name)] || Error_;
-    const error = new Failure(String_(message));
-    // The host names what it observed (a module the map lacks, one that does not parse).
-    return typeof kind === 'string' ? mark(error, kind) : error;
-  };
-  internals.loadFailure = loadFailure;
   const load = function __sandboxImport(referrer: unknown, specifier: unknown) {
     return new Promise_((resolve, reject) => {
       if (scope.global) throw new Error_(globalScopeImport);
@@ -75,7 +66,10 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
           if (frame[0] === 'loaded') return resolve(apply(mapGet, namespaces, [frame[1]]));
           // The failed module's top level ran in global scope and never handed it back.
           scope.global = false;
-          reject(loadFailure(frame[1], frame[2], frame[3]));
+          const Failure = errors[frame[1]] || Error_;
+          const failure = new Failure(frame[2]);
+          // The host names what it observed (a module the map lacks, one that does not parse).
+          reject(typeof frame[3] === 'string' ? mark(failure, frame[3]) : failure);
         },
         (failure: { message?: unknown } | undefined) =>
           // biome-ignore lint/complexity/useOptionalChain: a falsy rejection reads as itself, as it always has.

@@ -566,28 +566,9 @@ export default function createRunSupport(
     __apply(__mapSet, __loadedNamespaces, [token, namespace]);
   };
 
-  /**
-   * Called by the scope module each loader root imports first: the loaded module's top level runs in
-   * global scope. The host hears of it in the same call, before any import() made after it reaches
-   * the host: the native import() path decides there whether a call came from global scope.
-   */
+  /** Called by the scope module each loader root imports first: the loaded module's top level runs in global scope. */
   const __enterGlobalScope = () => {
     __scope.global = true;
-    __notify('entered');
-  };
-
-  /**
-   * Thrown by the module the host answers a failed native import() with (modules.ts): the error the
-   * fallback's loader rejects with, built by the same function. A load that failed leaves global
-   * scope, as the loader does; a call refused in global scope stays in it.
-   */
-  const __loadFailure = __internals.loadFailure as NonNullable<typeof __internals.loadFailure>;
-  const __loadFailed = (name: unknown, message: unknown, kind: unknown, leaveGlobalScope: unknown) => {
-    if (leaveGlobalScope === true && __scope.global) {
-      __scope.global = false;
-      __notify('left');
-    }
-    return __loadFailure(name, message, kind);
   };
 
   return {
@@ -595,6 +576,5 @@ export default function createRunSupport(
     startRun: __startRun,
     loaded: __loaded,
     enterGlobalScope: __enterGlobalScope,
-    loadFailed: __loadFailed,
   };
 }

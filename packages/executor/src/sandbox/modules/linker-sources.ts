@@ -1,9 +1,8 @@
 /**
- * The modules the linker writes itself (modules.ts): the scope module, which leaves global
- * scope for the run before a loaded graph evaluates, the root that loads one module for import()
- * and reports, from inside the isolate, when it has evaluated, and the module a failed native
- * import() is answered with. Kept apart so the generator of INTERNAL_NAMES lexes them with every
- * other source the sandbox builds.
+ * The two modules the linker writes itself (modules.ts): the scope module, which leaves global
+ * scope for the run before a loaded graph evaluates, and the root that loads one module for
+ * import() and reports, from inside the isolate, when it has evaluated. Kept apart so the
+ * generator of INTERNAL_NAMES lexes them with every other source the sandbox builds.
  */
 import { INTERNAL_SPECIFIER } from '../entry/internal-module.ts';
 
@@ -17,19 +16,4 @@ export function loaderRootSource(token: number, name: string): string {
 import * as namespace from ${JSON.stringify(name)};
 import { __loaded } from ${JSON.stringify(INTERNAL_SPECIFIER)};
 __loaded(${token}, namespace);`;
-}
-
-/**
- * A module whose evaluation throws the error a failed load rejects with (its constructor's name,
- * its message, the kind the host observed or null), leaving global scope first when asked.
- */
-export function failedLoadSource(
-  name: string,
-  message: string,
-  kind: string | null,
-  leaveGlobalScope: boolean,
-): string {
-  const args = [name, message, kind, leaveGlobalScope].map((value) => JSON.stringify(value)).join(', ');
-  return `import { __loadFailed } from ${JSON.stringify(INTERNAL_SPECIFIER)};
-throw __loadFailed(${args});`;
 }

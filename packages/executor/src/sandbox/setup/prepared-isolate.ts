@@ -34,12 +34,6 @@ export interface RunSlots {
   started: boolean;
   /** Loader roots that reported their module evaluated. */
   readonly loaded: Set<number>;
-  /**
-   * Whether a module import() loads runs its top level now, as the isolate last said (it says so
-   * synchronously, so an import() made after reaches the host after): the native import() path
-   * refuses a call made in global scope from this and `started`, as the fallback's loader does.
-   */
-  loadInGlobalScope: boolean;
   /** Resolves the isolate's __timeoutExpired. */
   expire: () => void;
   /** How this run's fetch reaches the network; undefined until a request arrives and after it ends. */
@@ -73,8 +67,6 @@ export interface PrepareOptions {
   readonly onCatastrophicError?: CatastrophicErrorHandler;
   /** References the runtime issue adds to the handshake (outbound, crypto), beside randomness. */
   readonly references?: (slots: RunSlots, handle: IsolateHandle) => Partial<RuntimeReferences>;
-  /** Register the engine's import() callback (isolate.ts, createIsolate). */
-  readonly nativeImport?: boolean;
 }
 
 export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
@@ -82,7 +74,6 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
     memoryLimit: options.memoryLimit,
     snapshot: readRuntimeSnapshot(),
     ...(options.onCatastrophicError ? { onCatastrophicError: options.onCatastrophicError } : {}),
-    ...(options.nativeImport ? { nativeImport: true } : {}),
   });
   try {
     let expire: () => void = () => {};
@@ -100,7 +91,6 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       timers: new TimerRegistry(),
       started: false,
       loaded: new Set(),
-      loadInGlobalScope: false,
       expire: () => expire(),
       delivered,
       deliveredFailure: undefined,
@@ -178,19 +168,12 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
           deliver(answer);
         }),
         new ivm.Reference(
-          (
-            kind: 'started' | 'loaded' | 'entered' | 'left' | 'failed' | 'note' | 'notesOverflowed',
-            ...values: unknown[]
-          ) => {
+          (kind: 'started' | 'loaded' | 'failed' | 'note' | 'notesOverflowed', ...values: unknown[]) => {
             if (kind === 'started') slots.started = true;
-            else if (kind === 'entered' || kind === 'left') slots.loadInGlobalScope = kind === 'entered';
             else if (kind === 'failed') reported = readFailure(values[0], ...values.slice(1));
             else if (kind === 'note' || kind === 'notesOverflowed') {
               if (slots.notes !== undefined) noteLost(slots.notes, kind === 'note' ? values[0] : undefined);
-            } else if (typeof values[0] === 'number') {
-              slots.loadInGlobalScope = false;
-              slots.loaded.add(values[0]);
-            }
+            } else if (typeof values[0] === 'number') slots.loaded.add(values[0]);
           },
         ),
       ],
