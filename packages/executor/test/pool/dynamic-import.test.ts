@@ -1,9 +1,10 @@
 /**
  * import() in a pool child, on the workspace engine (isolated-vm 7.0.2), which has the import()
  * callback the sandbox does not adopt (adr/0002): the rewrite serves it there, with the answers it
- * gives in process (test/sandbox/modules.test.ts), and for a retained handler that imports
- * between invocations. A program that spins on import() can still cost its child its heartbeat
- * (adr/0002, the native import() path), so no test here claims the child survives one.
+ * gives in process (test/sandbox/modules.test.ts), through a hostile loop that leaves the child
+ * serving (the loads in flight are bounded inside the isolate; before, such a loop held the
+ * child's event loop for seconds and cost it its heartbeat under Node 26), and for a retained
+ * handler that imports between invocations.
  */
 import { moduleNotFoundMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
@@ -37,6 +38,23 @@ describe('import() in a pool child', () => {
       code: `async () => (await import('./bad.js')).x`,
     });
     expect(thrown).toMatchObject({ error: 'bad at load', errorKind: 'thrown', errorName: 'TypeError' });
+  });
+
+  test('a loop of imports that never yields ends at the run bound, and the child serves the next run', async () => {
+    const { pool, log } = usePool({ size: 1 });
+    const [pid] = log.pids('spawned') as [number];
+    const looped = await pool.execute({
+      modules: { 'lib.js': 'export default 1' },
+      timeout: 300,
+      code: `async () => { for (;;) { import('./lib.js'); import('./missing.js').catch(() => {}) } }`,
+    });
+    expect(looped.code).toBe('TIMEOUT');
+    const next = await pool.execute({
+      modules: { 'lib.js': 'export default 1' },
+      code: `async () => (await import('./lib.js')).default`,
+    });
+    expect(next).toStrictEqual({ result: 1, logs: [] });
+    expect(log.pids('spawned')).toStrictEqual([pid]);
   });
 
   test('a retained handler imports between invocations: each module loads once, a missing one rejects', async () => {

@@ -1,13 +1,13 @@
 /**
  * import() as a hostile program uses it, through the loader fallback (the path every engine takes
  * today; adr/0002): in a loop that never yields, in thousands of awaited failures, with a
- * specifier of tens of megabytes, and after the run returned. Each run ends within its bounds, and
- * the sandbox serves the next run.
+ * specifier of tens of megabytes, past the bound of loads in flight, and after the run returned.
+ * Each run ends within its bounds, and the sandbox serves the next run.
  */
-import { moduleNotFoundMessage } from '@supolka/codemode-protocol';
+import { IN_FLIGHT_CALL_LIMIT, moduleNotFoundMessage } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { assertEngineServesSandbox } from '../../src/sandbox/isolate.ts';
-import { LOAD_FAILURE_MESSAGE_LIMIT } from '../../src/sandbox/modules/loader.ts';
+import { IMPORTS_IN_FLIGHT_MESSAGE, LOAD_FAILURE_MESSAGE_LIMIT } from '../../src/sandbox/modules/loader.ts';
 import { useSandbox } from '../helpers.ts';
 
 const sandbox = useSandbox({ engine: await assertEngineServesSandbox() });
@@ -30,6 +30,18 @@ describe('import() through the loader fallback', () => {
     });
     expect(envelope.code).toBe('TIMEOUT');
     await serves();
+  });
+
+  test('past IN_FLIGHT_CALL_LIMIT loads waiting at once, import() is refused inside the isolate', async () => {
+    const envelope = await sandbox.execute({
+      modules: lib,
+      code: `async () => {
+  const settled = await Promise.allSettled(Array.from({ length: ${IN_FLIGHT_CALL_LIMIT + 44} }, () => import('./lib.js')));
+  const refused = settled.filter((outcome) => outcome.status === 'rejected');
+  return [settled.length - refused.length, refused.length, refused[0].reason.message, (await import('./lib.js')).answer];
+}`,
+    });
+    expect(envelope.result).toStrictEqual([IN_FLIGHT_CALL_LIMIT, 44, IMPORTS_IN_FLIGHT_MESSAGE, 42]);
   });
 
   test('thousands of awaited failures each reject, with the refusal sentence', async () => {
