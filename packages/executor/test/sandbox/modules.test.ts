@@ -316,7 +316,8 @@ async () => s`,
 describe('import() through the loader fallback', () => {
   test('is the path taken even where the engine has the callback: the rewrite shows in a function', async () => {
     // isolated-vm 7.0.2 has the callback. The native path was written and measured against it and
-    // is not adopted (adr/0002, "What released isolated-vm lacks"): the rewrite serves import().
+    // is not adopted (adr/0002, "What released isolated-vm lacks, and the fallback for each"): the
+    // rewrite serves import().
     expect(report.behaviours.dynamicImportCallback.present).toBe(true);
     const native = useSandbox({ engine: report });
     const envelope = await native.execute({ code: `async () => String(() => import('./x.js'))` });
