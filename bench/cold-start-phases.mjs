@@ -4,11 +4,13 @@
 // by the bench, so the list follows the files); `dist`, the executor's dist folder URL; `save`, a
 // path to write this child's own start to as the `handOn` message it would send; `handed`, such a
 // path to start from instead, as a child the parent handed that message to (a build that has no
-// hand-on ignores both). Plain JavaScript, so the process loads no type stripper the figures carry.
+// hand-on ignores both); `keep`, a start cache folder to keep this child's own start in, as a child
+// that made its own does (docs/pool.md, "The start cache on disk"); `cached`, such a folder to start
+// from instead (a build without the cache ignores both). Plain JavaScript, so the process loads no type stripper the figures carry.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const sinceStart = performance.now();
-const { modules, dist, save, handed } = JSON.parse(process.argv[2]);
+const { modules, dist, save, handed, keep, cached } = JSON.parse(process.argv[2]);
 const phases = { node: sinceStart };
 let mark = performance.now();
 const lap = (name) => {
@@ -34,9 +36,20 @@ const { BoundedCodeCache } = await distModule('sandbox/modules/code-cache.js');
 const handOn = await distModule('sandbox/setup/handed-snapshot.js').catch(() => undefined);
 const wire = handOn ? await distModule('pool/messages/wire.js') : undefined;
 const handing = await distModule('pool/child/hand-on-start.js').catch(() => undefined);
+const caching = await distModule('pool/child/cache-start.js').catch(() => undefined);
 
 let engine;
-if (handed !== undefined && handing !== undefined && wire !== undefined) {
+if (cached !== undefined && caching !== undefined) {
+  mark = performance.now();
+  const folder = caching.startCacheFolder(cached);
+  if (folder === undefined) throw new Error(`the cache folder ${cached} was refused`);
+  lap('cache: check the folder');
+  const started = caching.startFromCache(folder);
+  if (started === undefined || !('engine' in started))
+    throw new Error(`the cached start was not taken: ${started?.refused ?? 'none there'}`);
+  engine = started.engine;
+  lap('cache: assertNoNodeSnapshot, read, check and adopt');
+} else if (handed !== undefined && handing !== undefined && wire !== undefined) {
   // The message arrives while the child imports: reading the file is not part of the start.
   const text = readFileSync(handed, 'utf8');
   mark = performance.now();
@@ -66,10 +79,19 @@ if (handed !== undefined && handing !== undefined && wire !== undefined) {
   const probed = isolate.assertEngineServesSandbox();
   runtime.readRuntimeSnapshot();
   lap('snapshot creation');
+  // As a child that keeps its start does: made ready while the probes run.
+  const keeping = keep !== undefined && caching?.prepareKeep ? caching.prepareKeep() : undefined;
+  if (keeping !== undefined) lap('cache: the start made ready to keep, beside the probes');
   engine = await probed;
   lap('engine probes (what the snapshot did not hide)');
   const own = handOn.ownSnapshot();
   lap('the commitment: key and digest');
+  if (keep !== undefined && caching !== undefined) {
+    const folder = caching.startCacheFolder(keep);
+    if (folder === undefined) throw new Error(`the cache folder ${keep} was refused`);
+    caching.keepStart(folder, engine, keeping);
+    lap('cache: keep the start on disk');
+  }
   if (save !== undefined && wire !== undefined) {
     // What the parent sends a later child (its work, not this child's): made for the handed runs.
     const message = { type: 'handOn', key: own.key, digest: own.digest, snapshot: own.bytes, engine };

@@ -10,6 +10,11 @@
  *   execute, trivial program  from the client's execute request to its answer, `async () => 1`,
  *                             back to back (the figure the per-call rows subtract) and 20 ms apart
  *                             (each request finds the next isolate prepared, as a paced client does)
+ *   one call, 2026-07-28      a program making one echo call, from a 2.x SDK client on the current
+ *                             revision, to a bridge whose policy allows it
+ *   one call, approved        the same program to a bridge whose policy asks about echo: the run
+ *                             pauses, the answer is an InputRequiredResult, the client's handler
+ *                             accepts at once and retries, and the run resumes (the whole round trip)
  */
 import { createRequire } from 'node:module';
 import { printTable, record, sample, samplePaced, summarize } from './stats.ts';
@@ -44,6 +49,35 @@ async function connect(command: string, args: string[]) {
   return client;
 }
 
+const approvingConfig = join(scratch, 'mcp-approving.json');
+writeFileSync(
+  approvingConfig,
+  JSON.stringify({
+    mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+    approvals: { 'everything.echo': 'ask' },
+  }),
+);
+
+/** A 2.x SDK client on the current revision, whose user accepts every question at once. */
+async function connectCurrent(configFile: string) {
+  const { Client: CurrentClient } = (await import(
+    mcpRequire.resolve('@modelcontextprotocol/client')
+  )) as typeof import('@modelcontextprotocol/client');
+  const { StdioClientTransport: CurrentStdio } = (await import(
+    mcpRequire.resolve('@modelcontextprotocol/client/stdio')
+  )) as typeof import('@modelcontextprotocol/client/stdio');
+  const client = new CurrentClient(
+    { name: 'codemode-bench-current', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
+  );
+  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: {} }));
+  await client.connect(
+    new CurrentStdio({ command: process.execPath, args: [bin, '--config', configFile], stderr: 'ignore' }),
+  );
+  if (client.getNegotiatedProtocolVersion() !== '2026-07-28') throw new Error('not on 2026-07-28');
+  return client;
+}
+
 const direct = await connect(process.execPath, [everything, 'stdio']);
 const served = await connect(process.execPath, [bin, '--config', config]);
 
@@ -72,6 +106,19 @@ const added = summarize(
   loopSamples.map((ms) => (ms - trivial.median) / calls - directCall.median),
 );
 
+const current = await connectCurrent(config);
+const approving = await connectCurrent(approvingConfig);
+const oneCall = `async () => everything.echo({ message: 'x' })`;
+const roundRuns = Math.max(20, Math.floor(iterations / 5));
+const plainCall = summarize(
+  'one call, 2026-07-28 client, allowed',
+  await sample(roundRuns, () => current.callTool({ name: 'execute', arguments: { code: oneCall } }), 3),
+);
+const approvedCall = summarize(
+  'one call, approved (pause, answer, resume)',
+  await sample(roundRuns, () => approving.callTool({ name: 'execute', arguments: { code: oneCall } }), 3),
+);
+
 printTable(
   `MCP code tool over stdio, one everything upstream (${iterations} samples, loops of ${calls} calls)`,
   [
@@ -80,10 +127,13 @@ printTable(
     { summary: added },
     { summary: trivial },
     { summary: trivialPaced },
+    { summary: plainCall },
+    { summary: approvedCall, baseline: plainCall },
   ],
 );
+record('mcp.approvalRoundTrip', approvedCall);
 record('mcp.addedPerUpstreamCall', added);
 record('mcp.trivialExecutePaced', trivialPaced);
 
-await Promise.all([direct.close(), served.close()]);
+await Promise.all([direct.close(), served.close(), current.close(), approving.close()]);
 rmSync(scratch, { recursive: true, force: true });

@@ -18,6 +18,10 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     testTimeout: 30_000,
+    // The start cache on disk is off: a pool's first child makes its own start, as on a machine
+    // that never ran one, whatever test file ran before; the cache's own tests turn it on in a
+    // folder they make (docs/pool.md, "The start cache on disk"). Children inherit it.
+    env: { CODEMODE_CACHE: 'off' },
     hookTimeout: 30_000,
   },
 });

@@ -11,5 +11,9 @@ export default defineConfig({
     pool: 'forks',
     execArgv: ['--no-node-snapshot', '--no-wasm-code-gc'],
     testTimeout: 30_000,
+    // The start cache on disk is off: a pool's first child makes its own start, as on a machine
+    // that never ran one, whatever test file ran before; the cache's own tests turn it on in a
+    // folder they make (docs/pool.md, "The start cache on disk"). Children inherit it.
+    env: { CODEMODE_CACHE: 'off' },
   },
 });

@@ -13,5 +13,9 @@ export default defineConfig({
     testTimeout: 60_000,
     // Bundling real packages (date-fns's 740 subpaths) takes seconds on a loaded machine.
     hookTimeout: 180_000,
+    // The start cache on disk is off: a pool's first child makes its own start, as on a machine
+    // that never ran one, and no test writes to the user's cache (docs/pool.md, "The start cache
+    // on disk"). Children inherit it.
+    env: { CODEMODE_CACHE: 'off' },
   },
 });

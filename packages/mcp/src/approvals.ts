@@ -52,6 +52,11 @@ export class ApprovalPolicy {
     });
   }
 
+  /** Whether any call may be asked about: a rule says ask, or the default does. */
+  get mayAsk(): boolean {
+    return this.#fallback === 'ask' || this.#rules.some((rule) => rule.decision === 'ask');
+  }
+
   decide(call: CallNames): Verdict {
     let best: Rule | undefined;
     for (const rule of this.#rules) {

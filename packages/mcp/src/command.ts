@@ -7,16 +7,19 @@
  * that cannot run, naming what is wrong; 0 when the client closes stdio or a signal ends the
  * service.
  */
+import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { type AllowedPackage, IsolateExecutor } from '@supolka/codemode-executor';
+import { type AllowedPackage, DurableKeyRing, IsolateExecutor } from '@supolka/codemode-executor';
 import type { Output } from '@supolka/codemode-executor/cli';
 import { UsageError } from '@supolka/codemode-executor/cli';
 import {
+  DurableKeysSourceError,
   isLoopback,
   MIN_TOKEN_LENGTH,
   notLoopbackServeMessage,
+  readDurableKeys,
   readToken,
   TokenSourceError,
 } from '@supolka/codemode-executor/serving';
@@ -25,10 +28,11 @@ import { Catalog } from './catalog.ts';
 import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';
 import { type McpConfig, readConfig } from './config.ts';
 import { HttpServeError, type ServedHttp, serveHttp, shortTokenMessage } from './http-serve.ts';
+import { FileJournalStore, JournalStoreError } from './journal-store.ts';
 import { runLogin } from './login.ts';
 import { namespaceNames } from './names.ts';
 import { createServedServer, type Era, type McpHost } from './served.ts';
-import { upstreamFailedMessage } from './texts.ts';
+import { EPHEMERAL_KEY_NOTE, upstreamFailedMessage } from './texts.ts';
 import { Upstream } from './upstream.ts';
 
 export const DEFAULT_MAX_RESULT_LENGTH = 100_000;
@@ -47,6 +51,8 @@ export async function runMcp(
   let config: McpConfig;
   let names: ReadonlyMap<string, string>;
   let token: string | undefined;
+  let keys: DurableKeyRing | undefined;
+  let journalStore: FileJournalStore | undefined;
   try {
     const parsed = parseMcpCommandLine(argv);
     if (parsed === 'help') {
@@ -71,9 +77,23 @@ export async function runMcp(
     if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
       throw new HttpServeError(shortTokenMessage(MIN_TOKEN_LENGTH));
     }
+    // Paths in the file are read from its folder, as whoever wrote it wrote them.
+    const folder = dirname(resolve(command.config));
+    keys = await readDurableKeys(
+      env,
+      config.durableKeysFile === undefined ? undefined : resolve(folder, config.durableKeysFile),
+    );
+    if (config.journalStore !== undefined)
+      journalStore = await FileJournalStore.open(resolve(folder, config.journalStore));
   } catch (error) {
     if (
-      !(error instanceof UsageError || error instanceof TokenSourceError || error instanceof HttpServeError)
+      !(
+        error instanceof UsageError ||
+        error instanceof TokenSourceError ||
+        error instanceof HttpServeError ||
+        error instanceof DurableKeysSourceError ||
+        error instanceof JournalStoreError
+      )
     ) {
       throw error;
     }
@@ -109,7 +129,21 @@ export async function runMcp(
         }),
     );
   const outbound = command.outbound ?? config.outbound ?? 'disabled';
+  const policy = new ApprovalPolicy(config.approvals, config.defaultApproval);
+  const approvalTimeout = config.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT;
+  if (keys === undefined && command.http !== undefined && policy.mayAsk) log(EPHEMERAL_KEY_NOTE);
   const executor = new IsolateExecutor({
+    // Approvals of clients on the current revision pause durable runs, whose tokens live as long
+    // as a question may wait (approval-rounds.ts). Without a configured key, one of this process.
+    durable: {
+      keys: keys ?? new DurableKeyRing({ keys: [{ id: 'ephemeral', key: randomBytes(32) }] }),
+      ttl: approvalTimeout,
+      // The executor's MAX_JOURNAL_LENGTH: a program may make maxUpstreamCalls (1000 by default)
+      // calls before it asks, past the executor's default of 256 entries; the token's size
+      // bounds the journal's bytes anyway.
+      maxJournalLength: 10_000,
+      ...(journalStore !== undefined ? { claims: journalStore } : {}),
+    },
     poolSize: command.poolSize ?? 1,
     ...optional('timeout', command.timeout ?? config.timeout),
     ...optional('wallClockLimit', command.wallClockLimit ?? config.wallClockLimit),
@@ -164,16 +198,20 @@ export async function runMcp(
   })();
   const host: McpHost = {
     catalog: new Catalog(upstreams),
-    policy: new ApprovalPolicy(config.approvals, config.defaultApproval),
+    policy,
     executor,
     packages: allowed,
     limits: {
       maxResultLength: config.maxResultLength ?? DEFAULT_MAX_RESULT_LENGTH,
       maxUpstreamCalls: config.maxUpstreamCalls ?? DEFAULT_MAX_UPSTREAM_CALLS,
       progressInterval: config.progressInterval ?? DEFAULT_PROGRESS_INTERVAL,
-      approvalTimeout: config.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT,
+      approvalTimeout,
     },
     ready: startup,
+    // Over stdio the client is this process's one connection: a nonce of this start names it, so
+    // no approval survives into another process (docs/mcp.md, "Approvals").
+    identity: `stdio ${randomBytes(16).toString('base64url')}`,
+    ...(journalStore !== undefined ? { journalStore } : {}),
   };
 
   const shutdown = async () => {
@@ -212,8 +250,8 @@ export async function runMcp(
         allowedOrigins: command.allowedOrigins,
         // Handshake-era sessions are told of changes one by one; per-request servers never are,
         // their clients listen (subscriptions/listen) and ServedHttp.toolsChanged tells them.
-        createServer: (era, callerId) =>
-          era === 'legacy' ? held(era, callerId) : createServedServer(host, era, callerId),
+        createServer: (era, callerId, identity) =>
+          era === 'legacy' ? held(era, callerId) : createServedServer(host, era, callerId, identity),
       });
       log(`serving MCP on ${http.url}`);
       await signalled();

@@ -116,6 +116,17 @@ const configSchema = z.strictObject({
   /** How often a running execute reports progress, in ms. */
   progressInterval: wholeNumber(10, 600_000).optional(),
   /**
+   * The file of the durable key ring approvals on the current revision are sealed with (the
+   * executor's id=base64 text, docs/durable.md), relative to this file's folder; the environment's
+   * CODEMODE_DURABLE_KEYS or CODEMODE_DURABLE_KEYS_FILE when absent.
+   */
+  durableKeysFile: text.min(1).optional(),
+  /**
+   * A folder bridge instances share, relative to this file's folder: tokens too large for a
+   * requestState, and the claims that let each approval resume its run once (docs/mcp.md, "Approvals").
+   */
+  journalStore: text.min(1).optional(),
+  /**
    * npm packages programs may import (the executor's docs/packages.md): names, found from this
    * file's folder, or name → directory, relative to it. The bundler checks each name.
    */

@@ -1,22 +1,32 @@
 /**
  * One `execute` call: the program run through IsolateExecutor's Code Mode form with one provider
  * per upstream, each tool a function that counts the call, asks the approval policy (and, for
- * `ask`, the user through the client), calls the upstream and maps its result. The run clock pauses
- * over each of those calls, as over any tool call. The envelope becomes the tool result: its text
- * (and structuredContent for an object), beside an error which call failed and where, the notes on
- * values serialization changed, the console lines, each block cut past maxResultLength with a marker.
+ * `ask`, the user through the client: live, or, in an approval round, by pausing the durable run
+ * and answering with the pause; approval-rounds.ts), calls the upstream and maps its result. The
+ * run clock pauses over each of those calls, as over any tool call. The envelope becomes the tool
+ * result: its text (and structuredContent for an object), beside an error which call failed and
+ * where, the notes on values serialization changed, the console lines, each block cut past
+ * maxResultLength with a marker. A durable round's pause is handed back as it is, for
+ * approval-rounds.ts to answer with.
  */
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { CodeModeProvider, CodeModeResult, IsolateExecutor } from '@supolka/codemode-executor';
-import { pauseWallClock, sanitizeToolName } from '@supolka/codemode-executor';
-import { stringifyForDispatch } from '@supolka/codemode-protocol';
+import type {
+  CodeModeProvider,
+  CodeModeResult,
+  IsolateExecutor,
+  PausedRun,
+  ResumeAnswers,
+} from '@supolka/codemode-executor';
+import { durableCall, pause, pauseWallClock, sanitizeToolName } from '@supolka/codemode-executor';
+import { DURABLE_TOKEN_CODES, stringifyForDispatch } from '@supolka/codemode-protocol';
 import { QUESTION_LIMIT, questionFor } from './approval-question.ts';
 import type { ApprovalPolicy } from './approvals.ts';
 import type { Catalog } from './catalog.ts';
 import { ExecutionCalls } from './execution-calls.ts';
 import { toProgramValue } from './results.ts';
 import {
+  approvalNotResumedMessage,
   callsInFlightMessage,
   declinedMessage,
   deniedMessage,
@@ -47,28 +57,72 @@ export interface Execution {
   readonly limits: ExecutionLimits;
   readonly executor: IsolateExecutor;
   readonly ask: AskUser;
-  /** Why `ask` is undefined, when the reason is not that the client lacks elicitation. */
-  readonly cannotAsk?: (call: string) => string;
   /** The client's cancellation of the execute request: aborting ends the run with CANCELLED. */
   readonly signal?: AbortSignal;
   /** The session it runs for: sessions share the executor by turns (docs/pool.md, "Fair queues"). */
   readonly callerId?: string;
   /** Says what the run is waiting on, for progress notifications. */
   readonly waiting?: (what: string | undefined) => void;
+  /** An approval round of a client on the current revision: the run is durable, and `ask` pauses it. */
+  readonly round?: ApprovalRound;
 }
 
-export async function runExecution(execution: Execution): Promise<CallToolResult> {
-  const { signal, callerId } = execution;
+/** What the user answered to one question of a paused run, or `missing` when the retry held no answer. */
+export type RoundDecision = 'accept' | 'decline' | 'cancel' | 'missing';
+
+/** One round of a durable execute (approval-rounds.ts): its first run, or the resume of a retry. */
+export interface ApprovalRound {
+  /** Whom the run is for: the client's identity and the call's arguments, which the token binds. */
+  readonly principal: string;
+  /** The retry's answers, by the sequence of the call asked about; empty on the first round. */
+  readonly decisions: ReadonlyMap<number, RoundDecision>;
+  /** The paused run a retry resumes: its token and the answer to each pending call. */
+  readonly resume?: { readonly token: string; readonly answers: ResumeAnswers };
+  /** Filled as calls ask: each question by its call's sequence, for the answer a pause becomes. */
+  readonly questions: Map<number, string>;
+}
+
+/** A round whose run paused for approvals: the pause, for approval-rounds.ts to answer with. */
+export interface PausedExecution {
+  readonly paused: PausedRun;
+}
+
+/** Whether a round's outcome is its pause rather than the tool result (which always has content). */
+export function isPaused(outcome: CallToolResult | PausedExecution): outcome is PausedExecution {
+  return !('content' in outcome) && 'paused' in outcome;
+}
+
+export function runExecution(
+  execution: Execution & { round: ApprovalRound },
+): Promise<CallToolResult | PausedExecution>;
+export function runExecution(execution: Execution): Promise<CallToolResult>;
+export async function runExecution(execution: Execution): Promise<CallToolResult | PausedExecution> {
+  const { signal, callerId, round } = execution;
   const calls = new ExecutionCalls();
-  let envelope: Awaited<ReturnType<IsolateExecutor['execute']>>;
+  let envelope: CodeModeResult;
   let pending: string[];
   try {
-    envelope = await execution.executor.execute(execution.code, providersFor(execution, calls), {
+    const providers = providersFor(execution, calls);
+    const options = {
       ...(signal ? { signal } : {}),
       ...(callerId !== undefined ? { callerId } : {}),
-    });
+      ...(round !== undefined ? { durable: true, principal: round.principal } : {}),
+    };
+    const { executor, code } = execution;
+    envelope =
+      round?.resume === undefined
+        ? await executor.execute(code, providers, options)
+        : await executor.resume(round.resume.token, round.resume.answers, code, providers, options);
   } finally {
     pending = calls.end();
+  }
+  if (envelope.paused !== undefined) return { paused: envelope.paused };
+  // A resume the executor refused ran nothing: the sentence says which refusal and what to do.
+  if (round?.resume !== undefined && isTokenCode(envelope.code)) {
+    return {
+      isError: true,
+      content: [{ type: 'text', text: approvalNotResumedMessage(envelope.code, envelope.error ?? '') }],
+    };
   }
   const { maxResultLength } = execution.limits;
   const logs = envelope.logs.join('\n');
@@ -147,13 +201,16 @@ function providersFor(execution: Execution, running: ExecutionCalls): CodeModePr
         });
         if (verdict.decision === 'deny') throw new Error(deniedMessage(call, verdict.rule));
         if (verdict.decision === 'ask') {
+          // Read before any await: the call's durable context says which call of the run this is.
+          const sequence = durableCall()?.sequence;
           const question = questionFor({
             server: upstream.key,
             servers,
             tool,
             args: args as Record<string, unknown>,
           });
-          await approve(execution, call, question, running.signal);
+          if (execution.round === undefined) await approve(execution, call, question, running.signal);
+          else decideInRound(execution.round, sequence, call, question);
         }
         const answer = await running.track(call, (signal) =>
           upstream.call(tool.name, args as Record<string, unknown>, signal),
@@ -171,7 +228,7 @@ async function approve(
   question: string,
   ended: AbortSignal,
 ): Promise<void> {
-  if (execution.ask === undefined) throw new Error((execution.cannotAsk ?? noElicitationMessage)(call));
+  if (execution.ask === undefined) throw new Error(noElicitationMessage(call));
   // Asked whole or not at all: a cut question hides the part a person most needs to see.
   if (question.length > QUESTION_LIMIT) {
     throw new Error(questionTooLongMessage(call, question.length, QUESTION_LIMIT));
@@ -189,6 +246,36 @@ async function approve(
   }
   if (answer === 'decline') throw new Error(declinedMessage(call));
   if (answer !== 'accept') throw new Error(unansweredMessage(call, 'the question was dismissed'));
+}
+
+/**
+ * An `ask` in an approval round: the retry's answer for this call when it has one (an accepted call
+ * goes on to be made, any other answer throws the sentence the live question's would), else the
+ * question is recorded under the call's sequence and the run pauses. The question is asked whole
+ * or not at all, as live.
+ */
+function decideInRound(
+  round: ApprovalRound,
+  sequence: number | undefined,
+  call: string,
+  question: string,
+): void {
+  const decision = sequence === undefined ? undefined : round.decisions.get(sequence);
+  if (decision === 'accept') return;
+  if (decision === 'decline') throw new Error(declinedMessage(call));
+  if (decision === 'cancel') throw new Error(unansweredMessage(call, 'the question was dismissed'));
+  if (decision === 'missing') throw new Error(unansweredMessage(call, 'the retry carried no answer to it'));
+  if (question.length > QUESTION_LIMIT) {
+    throw new Error(questionTooLongMessage(call, question.length, QUESTION_LIMIT));
+  }
+  // Outside a durable run's call there is nothing to pause; the round always runs durably.
+  if (sequence === undefined) throw new Error(noElicitationMessage(call));
+  round.questions.set(sequence, question);
+  pause({ call }, { reason: 'approval' });
+}
+
+function isTokenCode(code: string | undefined): code is string {
+  return code !== undefined && (DURABLE_TOKEN_CODES as readonly string[]).includes(code);
 }
 
 function cut(text: string, limit: number): string {

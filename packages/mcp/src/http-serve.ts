@@ -10,7 +10,7 @@
  * loopback address, and connections that have not authenticated yet held under serve's numbers
  * (unauthenticated-peers.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   createServer,
   type Server as HttpServer,
@@ -44,7 +44,7 @@ import {
   tokenMatches,
   tooManyUnauthenticatedMessage,
 } from '@supolka/codemode-executor/serving';
-import { type Era, newCallerId } from './served.ts';
+import { type Era, newCallerId, UNAUTHENTICATED_IDENTITY } from './served.ts';
 import { UnauthenticatedPeers } from './unauthenticated-peers.ts';
 
 interface Session {
@@ -83,9 +83,10 @@ export interface HttpServeOptions {
   readonly allowedOrigins: readonly string[];
   /**
    * Makes the server of one handshake-era session (`legacy`), or of one request on the current
-   * revision (`modern`), given the caller id of the connection it came on.
+   * revision (`modern`), given the caller id of the connection it came on and the client's
+   * identity its approvals are bound to (bearerIdentity).
    */
-  readonly createServer: (era: Era, callerId?: string) => Server;
+  readonly createServer: (era: Era, callerId?: string, identity?: string) => Server;
 }
 
 export interface ServedHttp {
@@ -117,9 +118,11 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
   let ownOrigin = '';
   // The current revision's requests, each served by a server of its own; a handshake-era request
   // reaching it would be refused, but the routing below never sends one.
-  const modern = createMcpHandler(({ authInfo }) => options.createServer('modern', callerOf(authInfo)), {
-    legacy: 'reject',
-  });
+  const identity = bearerIdentity(options.token);
+  const modern = createMcpHandler(
+    ({ authInfo }) => options.createServer('modern', callerOf(authInfo), identity),
+    { legacy: 'reject' },
+  );
   const serveModern = toNodeHandler(modern);
   /**
    * A request on the current revision has no session to be a caller of the executor by; the
@@ -246,6 +249,16 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Who a client over HTTP is, for the approvals it answers: whoever holds the bearer token (its
+ * SHA-256: the token itself never leaves this module), so every holder of the one token is one
+ * client; without a token, everyone who reaches the loopback port (docs/mcp.md, "Approvals").
+ */
+export function bearerIdentity(token: string | undefined): string {
+  if (token === undefined) return UNAUTHENTICATED_IDENTITY;
+  return `bearer ${createHash('sha256').update(token).digest('base64url')}`;
 }
 
 /** The first request of a session: the transport bounds the later ones by DEFAULT_MAX_REQUEST_BODY_SIZE. */

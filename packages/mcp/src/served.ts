@@ -5,10 +5,12 @@
  * stdio connection, a Streamable HTTP session of a handshake-era client, or one request of a
  * client on the current revision (2026-07-28), which has no sessions. All of them share the
  * catalog, the policy and the executor; an instance knows which era it serves, since only the
- * handshake era can put a question to the user mid-call.
+ * handshake era can put a question to the user mid-call: the current one is asked by answering
+ * the call with the question and resuming on the retry (approval-rounds.ts).
  */
 import {
   type CallToolResult,
+  type InputRequiredResult,
   SdkError,
   SdkErrorCode,
   Server,
@@ -17,15 +19,12 @@ import {
 } from '@modelcontextprotocol/server';
 import type { AllowedPackage, IsolateExecutor } from '@supolka/codemode-executor';
 import { cutText, packagesLine, safeText } from '@supolka/codemode-executor/serving';
+import { canElicit, runApprovalRound } from './approval-rounds.ts';
 import type { ApprovalPolicy } from './approvals.ts';
 import { type Catalog, DESCRIPTION_CUTOVER } from './catalog.ts';
-import { type AskUser, type ExecutionLimits, runExecution } from './execution.ts';
-import {
-  approvalTimeoutReason,
-  noAskOnCurrentRevisionMessage,
-  notInCatalogMessage,
-  unknownToolMessage,
-} from './texts.ts';
+import { type AskUser, type Execution, type ExecutionLimits, runExecution } from './execution.ts';
+import type { JournalStore } from './journal-store.ts';
+import { approvalTimeoutReason, notInCatalogMessage, unknownToolMessage } from './texts.ts';
 import { packageVersion } from './version.ts';
 
 export interface McpHost {
@@ -40,7 +39,17 @@ export interface McpHost {
   };
   /** Settles once the upstreams have started or failed to: listing and calls wait for it. */
   readonly ready?: Promise<void>;
+  /**
+   * Who a client is, for the approvals of the current revision, when its transport does not say
+   * per request: over stdio, this process's connection (docs/mcp.md, "Approvals").
+   */
+  readonly identity?: string;
+  /** Where tokens too large for a requestState wait, and approvals are claimed once (journal-store.ts). */
+  readonly journalStore?: JournalStore;
 }
+
+/** The identity of a client that names none: everyone reaching an unauthenticated loopback port. */
+export const UNAUTHENTICATED_IDENTITY = 'unauthenticated loopback';
 
 const EXECUTE_PREAMBLE = `Runs a JavaScript or TypeScript program in a sandbox (a fresh V8 isolate, no network unless configured) and returns its result. The program is an async arrow function, \`async () => { ... }\`, or statements with a \`return\`. Every MCP server below is a namespace and each of its tools an async function taking one arguments object: call them, combine and filter their results in the program, and return only what is needed. console.log lines come back as a second block. Tool results are the tool's structured content when it has one, else its text parsed as JSON when it parses, else the text; images and audio are { type, mimeType, data: Uint8Array }. A tool that reports an error throws.`;
 
@@ -120,7 +129,12 @@ export function newCallerId(kind = 'session'): string {
   return `${kind} ${nextSession++}`;
 }
 
-export function createServedServer(host: McpHost, era: Era = 'legacy', caller?: string): Server {
+export function createServedServer(
+  host: McpHost,
+  era: Era = 'legacy',
+  caller?: string,
+  identity: string = host.identity ?? UNAUTHENTICATED_IDENTITY,
+): Server {
   // Sessions share the executor's lanes and children by turns (docs/pool.md, "Fair queues").
   const callerId = caller ?? newCallerId();
   const server = new Server(
@@ -139,7 +153,7 @@ export function createServedServer(host: McpHost, era: Era = 'legacy', caller?: 
     const { name, arguments: args = {} } = request.params;
     switch (name) {
       case 'execute':
-        return execute(server, host, String(args.code ?? ''), ctx, callerId, era);
+        return execute(server, host, args, ctx, { callerId, era, identity });
       case 'search':
         return search(host, String(args.query ?? ''));
       case 'describe':
@@ -160,11 +174,10 @@ export function createServedServer(host: McpHost, era: Era = 'legacy', caller?: 
 async function execute(
   server: Server,
   host: McpHost,
-  code: string,
+  args: Readonly<Record<string, unknown>>,
   ctx: ServerContext,
-  callerId: string,
-  era: Era,
-): Promise<CallToolResult> {
+  served: { readonly callerId: string; readonly era: Era; readonly identity: string },
+): Promise<CallToolResult | InputRequiredResult> {
   let status = 'running';
   const token = ctx.mcpReq._meta?.progressToken;
   let progress = 0;
@@ -180,20 +193,31 @@ async function execute(
             })
             .catch(() => {});
         }, host.limits.progressInterval);
+  const execution: Execution = {
+    code: String(args.code ?? ''),
+    catalog: host.catalog,
+    policy: host.policy,
+    limits: host.limits,
+    executor: host.executor,
+    ask: served.era === 'legacy' ? askUser(server, host, ctx) : undefined,
+    signal: ctx.mcpReq.signal,
+    callerId: served.callerId,
+    waiting: (what) => {
+      status = what ?? 'running';
+    },
+  };
   try {
-    return await runExecution({
-      code,
-      catalog: host.catalog,
-      policy: host.policy,
-      limits: host.limits,
-      executor: host.executor,
-      ask: era === 'legacy' ? askUser(server, host, ctx) : undefined,
-      ...(era === 'modern' ? { cannotAsk: noAskOnCurrentRevisionMessage } : {}),
-      signal: ctx.mcpReq.signal,
-      callerId,
-      waiting: (what) => {
-        status = what ?? 'running';
-      },
+    // A client on the current revision is asked by a round trip, which needs a durable run; one
+    // that cannot elicit, or a policy that never asks, runs as before. A retry carrying a state
+    // resumes its run whatever the policy says now: its earlier calls are not made again.
+    const rounds =
+      served.era === 'modern' &&
+      (ctx.mcpReq.requestState() !== undefined || (host.policy.mayAsk && canElicit(ctx)));
+    if (!rounds) return await runExecution(execution);
+    return await runApprovalRound(execution, ctx, {
+      identity: served.identity,
+      args,
+      store: host.journalStore,
     });
   } finally {
     clearInterval(ticker);
@@ -201,9 +225,8 @@ async function execute(
 }
 
 /**
- * The handshake era's question: an elicitation request to the client. The current revision has no
- * request from server to client; its answer, a multi round-trip result, comes with durable
- * executions, and until then such a client cannot be asked.
+ * The handshake era's question: an elicitation request to the client, answered while the run
+ * waits. The current revision has no request from server to client (approval-rounds.ts).
  */
 function askUser(server: Server, host: McpHost, ctx: ServerContext): AskUser {
   // Deprecated by the SDK for the current revision only; this path serves the handshake era.

@@ -224,13 +224,65 @@ export function noElicitationMessage(call: string): string {
   return `The call of ${call} needs the user's approval, but this MCP client does not support elicitation, so it cannot be asked; the call was not made. Use a client that supports elicitation, or change the policy for this tool.`;
 }
 
-/**
- * A policy says ask and the client speaks the current revision (2026-07-28), which has no request
- * from server to client: its way to ask, a multi round-trip result, is not offered yet.
- */
-export function noAskOnCurrentRevisionMessage(call: string): string {
-  return `The call of ${call} needs the user's approval, but this MCP client speaks the protocol revision 2026-07-28, where a server cannot ask mid-call the way this bridge asks; the call was not made. Connect with a client on an earlier revision (2025-11-25 or 2025-06-18) that supports elicitation, or change the policy for this tool.`;
+/** The journal store's folder (`journalStore`) is a link, or a file. */
+export function journalStoreNotFolderMessage(folder: string): string {
+  return `The journal store ${folder} is not a folder (or is a symbolic link); name a folder of your own for journalStore.`;
 }
+
+/** The journal store's folder belongs to another user. */
+export function journalStoreOwnerMessage(folder: string, owner: number, user: number): string {
+  return `The journal store ${folder} belongs to user ${owner}, not to this one (${user}); name a folder of your own for journalStore.`;
+}
+
+/** The journal store's folder may be entered by other users. */
+export function journalStoreExposedMessage(folder: string, mode: number): string {
+  return `The journal store ${folder} may be entered by other users (mode ${mode.toString(8).padStart(4, '0')}); run chmod 700 ${folder} to keep it to yourself.`;
+}
+
+/** Startup, over HTTP without a durable key: approvals resume only where they paused. */
+export const EPHEMERAL_KEY_NOTE =
+  'no durable key is configured (CODEMODE_DURABLE_KEYS, CODEMODE_DURABLE_KEYS_FILE or durableKeysFile), so approvals of clients on 2026-07-28 are sealed with a key made for this process: an answer resumes its run only on this instance, and none survives a restart';
+
+/** An approval's answer whose requestState is not one (cut, changed, past its bound). */
+export function badRequestStateMessage(reason: string): string {
+  return `The requestState sent with this execute call is not one this bridge handed out (${reason}), so nothing was run; call execute again without it to start the program afresh.`;
+}
+
+/** An approval's answer whose paused run could not be resumed: the executor's refusal, by its code. */
+export function approvalNotResumedMessage(code: string, reason: string): string {
+  return `The approval answered with this execute call could not resume its program (${code}: ${reason}); nothing was run. ${RESUME_ADVICE[code] ?? 'Call execute again without requestState to start the program afresh.'}`;
+}
+
+const RESUME_ADVICE: Readonly<Record<string, string>> = {
+  TOKEN_EXPIRED:
+    'The question waited longer than approvalTimeout; call execute again without requestState to be asked again.',
+  TOKEN_MISMATCH:
+    'The requestState belongs to another execute call, another client, or a bridge serving other tools; send it only with the call it was handed out for.',
+  TOKEN_REPLAYED: 'This requestState has resumed its program already; use the answer that resume gave.',
+  TOKEN_FORGED:
+    'The requestState was changed, or was sealed with a key this bridge does not hold; send it exactly as it was handed out, to a bridge sharing the key.',
+};
+
+/** An approval's reference names nothing in the journal store (expired, or never there). */
+export const STATE_NOT_STORED_REASON =
+  'the journal store holds nothing under its reference: it expired, or was kept by a bridge that shares no store with this one';
+
+/** A pause whose state is past REQUEST_STATE_LIMIT, with no journal store to keep it. */
+export function stateTooLargeMessage(length: number, limit: number): string {
+  return `The program paused for an approval, but its state is ${length} characters, past the ${limit} a requestState may be, and no journalStore is configured to keep it; nothing was asked and the call was not made. Pause earlier (ask before the large results), or configure journalStore.`;
+}
+
+/**
+ * A pause whose state the journal store could not keep (the disk is full, the folder read-only).
+ * The store's own error names its files, which are the bridge's business, so only its code is said.
+ */
+export function stateNotKeptMessage(length: number, code: string): string {
+  return `The program paused for an approval, but its state (${length} characters, too large to hand out) could not be kept in the journal store (${code}); nothing was asked and the call was not made. Try again once the store has room, or pause earlier (ask before the large results).`;
+}
+
+/** A pending call of a paused run that was not asked about: its outcome was not known when the run paused. */
+export const OUTCOME_UNKNOWN_MESSAGE =
+  'This call was still running when the program paused for an approval, so whether it was made is not known; it was not made again.';
 
 /**
  * What the user is asked: the server and the tool by the names the config and the upstream give

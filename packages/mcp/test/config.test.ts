@@ -4,6 +4,8 @@
  * refused naming both, and the approval globs matched in bounded time.
  */
 
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { tooLargeMessage } from '@supolka/codemode-executor/cli';
 import { afterAll, describe, expect, test } from 'vitest';
 import { USAGE } from '../../executor/src/cli/args.ts';
@@ -15,6 +17,7 @@ import { functionNames, namespaceNames } from '../src/names.ts';
 import {
   ambiguousRuleMessage,
   configKeyMessage,
+  journalStoreExposedMessage,
   loginNotHttpMessage,
   loginUnknownServerMessage,
   loginWithoutOauthMessage,
@@ -200,6 +203,33 @@ describe('the config file', () => {
       });
     },
   );
+
+  test('a journal store others may enter, or a durable key too short, ends the command with exit 2, before any upstream', () => {
+    const directory = scratch();
+    const exposed = join(directory, 'journal');
+    mkdirSync(exposed, { mode: 0o755 });
+    chmodSync(exposed, 0o755);
+    const withStore = write(
+      directory,
+      'store.json',
+      JSON.stringify({ mcpServers: { a: stdio }, journalStore: 'journal' }),
+    );
+    expect(cli(['mcp', '--config', withStore])).toStrictEqual({
+      status: 2,
+      signal: null,
+      stdout: '',
+      stderr: `codemode-executor mcp: ${journalStoreExposedMessage(exposed, 0o755)}\n`,
+    });
+    const keys = write(directory, 'keys.txt', `k1=${Buffer.alloc(8).toString('base64')}`);
+    const withKeys = write(
+      directory,
+      'keys.json',
+      JSON.stringify({ mcpServers: { a: stdio }, durableKeysFile: 'keys.txt' }),
+    );
+    const refused = cli(['mcp', '--config', withKeys]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`^codemode-executor mcp: the durable keys file ${keys}: `));
+  });
 
   test('--console-format takes string or inspect; anything else is a flag error, exit 2', () => {
     const config = write(scratch(), 'mcp.json', JSON.stringify({ mcpServers: { a: stdio } }));

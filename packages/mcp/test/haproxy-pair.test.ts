@@ -6,10 +6,15 @@
  * calls held in flight on both, one bridge is killed (SIGKILL): exactly its calls fail, with the
  * balancer's sentence saying to send them again; the other bridge's calls finish, and each failed
  * call sent again is served by the bridge still up. A handshake-era client's session is routed back
- * to the bridge that answered its initialize. HAProxy is installed from Debian's packages when it is
+ * to the bridge that answered its initialize. An approval paused on one bridge is answered through
+ * the other: the bridges share a durable key and a journal store, so the retry resumes the run
+ * wherever it lands, its earlier upstream call served from the journal, and a state sent again is
+ * refused by either; approvals paused on the bridge that is killed are answered after it, through
+ * the balancer, by the one still up. HAProxy is installed from Debian's packages when it is
  * missing (as the server's deployment test does); when it cannot be, the test fails saying so.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,11 +32,14 @@ import { removeScratch, scratch, startHttp } from './mcp-process.ts';
 const CONFIG = new URL('../../../deploy/haproxy/codemode-mcp.cfg', import.meta.url).pathname;
 const GATE = new URL('./fixtures/gate-upstream.mjs', import.meta.url).pathname;
 const TOKEN = 'a-token-both-bridges-share-0123456789';
+const KEYS = `pair=${randomBytes(32).toString('base64')}`;
 /** The balancer's answer for a bridge that died mid-request, as the config writes it. */
 const WENT_AWAY =
   'The MCP bridge serving this request went away before it answered, so the request may or may not have run; send it again and another bridge serves it.';
 
 const bridges = new Map<string, ChildProcess>();
+/** Each bridge's own endpoint, past the balancer. */
+const bridgeUrls = new Map<string, string>();
 let gate: ChildProcess;
 let gateUrl: string;
 let haproxy: ChildProcess;
@@ -57,14 +65,21 @@ beforeAll(async () => {
       const config = join(dir, `bridge-${name}.json`);
       writeFileSync(
         config,
-        JSON.stringify({ mcpServers: { gate: { url: `${gateUrl}/mcp`, headers: { 'X-Bridge': name } } } }),
+        JSON.stringify({
+          mcpServers: { gate: { url: `${gateUrl}/mcp`, headers: { 'X-Bridge': name } } },
+          approvals: { 'gate.stamp': 'ask' },
+          // One folder for both: states too large to hand out, and each approval claimed once.
+          journalStore: 'journal',
+        }),
       );
       // Two children each, so each bridge runs two of the test's calls at once.
-      const { process: child, url } = await startHttp(config, { CODEMODE_EXECUTOR_TOKEN: TOKEN }, [
-        '--pool-size',
-        '2',
-      ]);
+      const { process: child, url } = await startHttp(
+        config,
+        { CODEMODE_EXECUTOR_TOKEN: TOKEN, CODEMODE_DURABLE_KEYS: KEYS },
+        ['--pool-size', '2'],
+      );
       bridges.set(name, child);
+      bridgeUrls.set(name, url);
       return new URL(url).host;
     }),
   );
@@ -111,13 +126,19 @@ afterAll(async () => {
   removeScratch();
 });
 
-async function currentClient(): Promise<CurrentClient> {
+async function currentClient(manual = false, url = endpoint): Promise<CurrentClient> {
   const client = new CurrentClient(
     { name: 'haproxy-pair', version: '1.0.0' },
-    { versionNegotiation: { mode: 'auto' } },
+    {
+      versionNegotiation: { mode: 'auto' },
+      // Manual rounds: the test sends each retry itself, to see which bridge answers it.
+      ...(manual
+        ? { capabilities: { elicitation: { form: {} } }, inputRequired: { autoFulfill: false } }
+        : {}),
+    },
   );
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(endpoint), {
+    new StreamableHTTPClientTransport(new URL(url), {
       requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
     }),
   );
@@ -163,8 +184,67 @@ test('a handshake-era session stays with the bridge that answered its initialize
   expect(served.size).toBe(1);
 });
 
+/** The pair's asked program: `before` is a call made before the ask, `after` the asked call. */
+const STAMPED =
+  'async () => { const before = await gate.where(); const after = await gate.stamp(); return { before, after }; }';
+const ACCEPTED = { 'approve-2': { action: 'accept', content: {} } };
+
+/** STAMPED on a client in manual rounds: its first answer, or, given a state, the resumed one. */
+function stamped(
+  client: CurrentClient,
+  requestState?: string,
+): Promise<Answer & { resultType?: string; requestState?: string }> {
+  const retry = requestState === undefined ? {} : { requestState, inputResponses: ACCEPTED };
+  return client.callTool(
+    { name: 'execute', arguments: { code: STAMPED }, ...retry } as never,
+    {
+      allowInputRequired: true,
+      timeout: 60_000,
+    } as never,
+  ) as Promise<Answer & { resultType?: string; requestState?: string }>;
+}
+
+type Stamps = { before: { bridge: string }; after: { bridge: string } };
+
+test('an approval paused on one bridge is answered through the other, its state kept in the store they share, and claimed once', async () => {
+  // Straight to each bridge, past the balancer, to know which pauses and which resumes.
+  const [onA, onB] = await Promise.all([
+    currentClient(true, bridgeUrls.get('a')),
+    currentClient(true, bridgeUrls.get('b')),
+  ]);
+  // A megabyte of arguments to the call before the ask: the token passes 1 MiB, so the client
+  // holds a reference, and the token waits in the journal store both bridges read.
+  const code = `async () => { const before = await gate.where({ pad: 'x'.repeat(1100000) }); const after = await gate.stamp(); return { before, after }; }`;
+  const paused = (await onA.callTool({ name: 'execute', arguments: { code } }, {
+    allowInputRequired: true,
+    timeout: 60_000,
+  } as never)) as Answer & { resultType?: string; requestState?: string };
+  expect(paused.resultType).toBe('input_required');
+  expect(paused.requestState).toMatch(/^cma1\.2a\.r[A-Za-z0-9_-]{22}$/);
+  const retry = { requestState: paused.requestState, inputResponses: ACCEPTED };
+  const resume = (client: CurrentClient) =>
+    client.callTool(
+      { name: 'execute', arguments: { code }, ...retry } as never,
+      {
+        allowInputRequired: true,
+        timeout: 60_000,
+      } as never,
+    ) as Promise<Answer>;
+  const answer = await resume(onB);
+  // `before` is bridge a's call, served from the journal; `after` the call bridge b made.
+  expect(answer.structuredContent).toEqual({ before: { bridge: 'a' }, after: { bridge: 'b' } });
+  const again = await resume(onA);
+  expect(again.isError).toBe(true);
+  expect(again.content[0]?.text).toMatch(/could not resume its program \(TOKEN_REPLAYED: /);
+});
+
 test('a bridge killed with calls in flight fails exactly those calls, with a sentence to send them again; sent again, the other bridge serves them', async () => {
   const client = await currentClient();
+  // Approvals paused before the kill, spread over both bridges: those of the killed bridge are
+  // answered after it, through the one still up.
+  const approver = await currentClient(true);
+  const pausedStates: string[] = [];
+  for (let pause = 0; pause < 4; pause++) pausedStates.push((await stamped(approver)).requestState as string);
   const ids = ['h1', 'h2', 'h3', 'h4'];
   const calls = ids.map((id) =>
     run(client, `async () => gate.hold({ id: '${id}' })`).then(
@@ -212,4 +292,11 @@ test('a bridge killed with calls in flight fails exactly those calls, with a sen
   for (const [index, id] of lost.entries()) {
     expect((await again[index])?.structuredContent).toEqual({ id, bridge: 'b' });
   }
+
+  // Every approval resumes on the bridge still up, those paused on the killed one included.
+  const resumed: Stamps[] = [];
+  for (const state of pausedStates)
+    resumed.push((await stamped(approver, state)).structuredContent as Stamps);
+  expect(resumed.map(({ after }) => after.bridge)).toEqual(['b', 'b', 'b', 'b']);
+  expect(resumed.map(({ before }) => before.bridge)).toContain('a');
 }, 60_000);

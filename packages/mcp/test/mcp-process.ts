@@ -72,6 +72,9 @@ export async function connect(
     command: process.execPath,
     args: [BIN, 'mcp', '--config', file, ...args],
     stderr: 'pipe',
+    // The transport passes on only a few variables (HOME, PATH, ...): the start cache's switch the
+    // suite runs under (vitest.config.ts) goes too, or the bridge would keep its start in HOME.
+    env: { CODEMODE_CACHE: process.env.CODEMODE_CACHE ?? '' },
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {

@@ -18,7 +18,7 @@
  */
 import { join, resolve } from 'node:path';
 import type { BundledPackage, BundledSubpath, PackageBundle } from '@supolka/codemode-executor';
-import { type BuildOptions, type BuildResult, context, type Message } from 'esbuild';
+import { type BuildOptions, type BuildResult, context, type Message, stop } from 'esbuild';
 import { BundleCache } from './bundle-cache.ts';
 import { commonJsNames } from './commonjs-names.ts';
 import { configuredPackages, PackageConfigurationError, type PackageList } from './configuration.ts';
@@ -130,29 +130,21 @@ async function bundleOne(
     .map(([specifier, file]) => `  ${JSON.stringify(specifier)}: () => require(${JSON.stringify(file)}),`)
     .join('\n')}\n};\n`;
   const entries = [...new Set(offered.values())];
-  const [script, analysis] = await Promise.all([
-    buildWithin(
-      {
-        ...common,
-        format: 'cjs',
-        metafile: true,
-        stdin: { contents: registry, resolveDir: pkg.root, sourcefile: '<codemode-registry>', loader: 'js' },
-      },
-      pkg.name,
-      deadline,
-    ),
-    buildWithin(
-      {
-        ...common,
-        format: 'esm',
-        splitting: true,
-        metafile: true,
-        outdir: 'codemode-analysis',
-        entryPoints: Object.fromEntries(entries.map((file, index) => [`entry${index}`, file])),
-      },
-      pkg.name,
-      deadline,
-    ),
+  const [script, analysis] = await buildsWithin(pkg.name, deadline, [
+    {
+      ...common,
+      format: 'cjs',
+      metafile: true,
+      stdin: { contents: registry, resolveDir: pkg.root, sourcefile: '<codemode-registry>', loader: 'js' },
+    },
+    {
+      ...common,
+      format: 'esm',
+      splitting: true,
+      metafile: true,
+      outdir: 'codemode-analysis',
+      entryPoints: Object.fromEntries(entries.map((file, index) => [`entry${index}`, file])),
+    },
   ]);
   // What the bundle was made from: every file the builds read, and each readable folder's package.json.
   const files = new Set(roots.map((root) => join(root, 'package.json')));
@@ -201,6 +193,46 @@ function exportsByEntry(
   return found;
 }
 
+/**
+ * A package's builds, run together, each within the deadline. esbuild serves a Node process from
+ * one process of its own, which a package can end: a file nested deeper than its parser's stack
+ * (`[[[...]]]` two hundred thousand deep) is a fatal error there, after which every build of the
+ * process failed with "The service is no longer running". Once every build has settled, such a
+ * package is refused and the service stopped, once, so the next build starts a fresh process; a
+ * service that had ended before these builds began (under another's) is started afresh and the
+ * builds run once more.
+ */
+async function buildsWithin(
+  name: string,
+  deadline: number,
+  builds: readonly [BuildOptions, BuildOptions],
+): Promise<[BuildResult, BuildResult]> {
+  for (let attempt = 0; ; attempt++) {
+    const settled = await Promise.allSettled(builds.map((options) => buildWithin(options, name, deadline)));
+    const failures = settled.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+    if (failures.length === 0)
+      return settled.map((outcome) => (outcome as PromiseFulfilledResult<BuildResult>).value) as [
+        BuildResult,
+        BuildResult,
+      ];
+    const ended = failures.map(serviceEnded);
+    if (ended.every((when) => when === undefined)) throw failures[0];
+    await stop();
+    if (ended.every((when) => when === 'before') && attempt === 0) continue;
+    throw new PackageConfigurationError(
+      `esbuild's process ended while bundling the package ${name} (a file nested deeper than its parser's stack, or a build past the memory it may take): it cannot be bundled.`,
+    );
+  }
+}
+
+/** Whether `error` says esbuild's process ended under the build ('during') or before it; undefined when not. */
+function serviceEnded(error: unknown): 'during' | 'before' | undefined {
+  const cause = error instanceof PackageConfigurationError ? (error.cause ?? error) : error;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  if (message.startsWith('The service was stopped')) return 'during';
+  return message.startsWith('The service is no longer running') ? 'before' : undefined;
+}
+
 /** One esbuild run, cancelled at the deadline; its failure as one sentence naming the package. */
 async function buildWithin(options: BuildOptions, name: string, deadline: number): Promise<BuildResult> {
   const left = deadline - performance.now();
@@ -233,7 +265,9 @@ function timedOut(name: string): PackageConfigurationError {
 function failed(name: string, error: unknown): PackageConfigurationError {
   const messages = (error as { errors?: Message[] } | null)?.errors;
   if (!Array.isArray(messages) || messages.length === 0) {
-    return new PackageConfigurationError(`Bundling the package ${name} failed: ${String(error)}`);
+    return new PackageConfigurationError(`Bundling the package ${name} failed: ${String(error)}`, {
+      cause: error,
+    });
   }
   const shown = messages.slice(0, 1).map((message) => {
     const where = message.location

@@ -13,4 +13,4 @@ export {
   PACKAGE_SIZE_LIMIT,
 } from './bundle.ts';
 export { isPackageName, PackageConfigurationError, type PackageList } from './configuration.ts';
-export { SUBPATH_LIMIT } from './subpaths.ts';
+export { SUBPATH_LIMIT, TARGET_DEPTH_LIMIT } from './subpaths.ts';

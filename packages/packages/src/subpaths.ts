@@ -23,6 +23,12 @@ export const CONDITIONS: ReadonlySet<string> = new Set(['worker', 'browser', 'im
 /** Specifiers one package may offer: date-fns offers 740. */
 export const SUBPATH_LIMIT = 5000;
 
+/**
+ * How deep conditions and fallback lists may nest in one `exports` target: packages nest two or
+ * three, and reading a map nested without bound would exhaust the host's stack.
+ */
+export const TARGET_DEPTH_LIMIT = 32;
+
 const LOADABLE = /\.(?:js|mjs|cjs|json)$/;
 
 /** Each specifier the package offers (`zod`, `zod/mini`), with the real path of its file. */
@@ -45,7 +51,7 @@ export function offeredSubpaths(located: LocatedPackage): Map<string, string> {
   for (const [subpath, target] of subpathMap(exports)) {
     if (subpath === './package.json') continue;
     if (!subpath.includes('*')) {
-      const resolved = resolveTarget(target);
+      const resolved = resolveTarget(target, located.name);
       if (resolved !== undefined) add(subpath, insideFile(located, resolved));
       continue;
     }
@@ -65,12 +71,21 @@ function subpathMap(exports: unknown): [string, unknown][] {
   return [['.', exports]];
 }
 
-/** A target under the conditions: the first that matches, depth first in the object's own order; undefined for null or none. */
-export function resolveTarget(target: unknown): string | undefined {
+/**
+ * A target under the conditions: the first that matches, depth first in the object's own order;
+ * undefined for null or none. `name` is the package's, for the refusal of a map nested past
+ * TARGET_DEPTH_LIMIT.
+ */
+export function resolveTarget(target: unknown, name: string, depth = 0): string | undefined {
   if (typeof target === 'string') return target;
+  if (depth >= TARGET_DEPTH_LIMIT && typeof target === 'object' && target !== null) {
+    throw new PackageConfigurationError(
+      `The package ${name} nests the conditions of its exports deeper than ${TARGET_DEPTH_LIMIT} levels; such a map is not read.`,
+    );
+  }
   if (Array.isArray(target)) {
     for (const candidate of target) {
-      const resolved = resolveTarget(candidate);
+      const resolved = resolveTarget(candidate, name, depth + 1);
       if (resolved !== undefined) return resolved;
     }
     return undefined;
@@ -78,7 +93,7 @@ export function resolveTarget(target: unknown): string | undefined {
   if (typeof target !== 'object' || target === null) return undefined;
   for (const [condition, value] of Object.entries(target)) {
     if (!CONDITIONS.has(condition)) continue;
-    const resolved = resolveTarget(value);
+    const resolved = resolveTarget(value, name, depth + 1);
     if (resolved !== undefined) return resolved;
   }
   return undefined;
@@ -119,7 +134,7 @@ function mainFile(located: LocatedPackage): string | undefined {
 
 /** A pattern subpath (`./locales/*`) expanded over the files its target (`./dist/locales/*.js`) matches. */
 function expandPattern(located: LocatedPackage, subpath: string, target: unknown): [string, string][] {
-  const resolved = resolveTarget(target);
+  const resolved = resolveTarget(target, located.name);
   if (resolved === undefined || resolved.split('*').length !== 2 || subpath.split('*').length !== 2)
     return [];
   const [prefix, suffix] = resolved.split('*') as [string, string];

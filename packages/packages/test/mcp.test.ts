@@ -48,6 +48,9 @@ beforeAll(async () => {
       config({ packages: { zod: './node_modules/zod', greeter: './vendor/greeter' } }),
     ],
     stderr: 'pipe',
+    // The transport passes on only a few variables (HOME, PATH, ...): the start cache's switch the
+    // suite runs under (vitest.config.ts) goes too, or the bridge would keep its start in HOME.
+    env: { CODEMODE_CACHE: process.env.CODEMODE_CACHE ?? '' },
   });
   client = new Client({ name: 'codemode-packages-test', version: '1.0.0' });
   await client.connect(transport);

@@ -85,6 +85,19 @@ test('with warmPackages false, nothing is held ready', async () => {
   expect(await sandbox.execute({ code: REGISTRY })).toStrictEqual({ result: 'undefined', logs: [] });
 });
 
+test("with warmPackages 1, only the latest run's imports are held ready", async () => {
+  const { sandbox, prepared } = make({ warmPackages: 1 });
+  let next = prepared();
+  await sandbox.execute({ code: `import { z } from 'zod'\nasync () => typeof z` });
+  await next;
+  next = prepared();
+  // The run before this one imported zod: it is there.
+  expect(await sandbox.execute({ code: REGISTRY })).toStrictEqual({ result: 'object', logs: [] });
+  await next;
+  // This one's run before imported nothing.
+  expect(await sandbox.execute({ code: REGISTRY })).toStrictEqual({ result: 'undefined', logs: [] });
+});
+
 test('a durable run never takes a warmed isolate: library code that ran ahead ran outside its journal', async () => {
   const { sandbox, prepared } = make();
   const next = prepared();

@@ -1,7 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import * as errors from './errors.ts';
 import { errorText } from './errors.ts';
-import { envelopeForVersion, faultEnvelope, shapeEnvelope } from './schemas/envelope.ts';
+import {
+  envelopeForVersion,
+  faultEnvelope,
+  ResultEnvelopeSchema,
+  shapeEnvelope,
+} from './schemas/envelope.ts';
 
 describe("texts the sandbox's specification pins word for word", () => {
   test.each([
@@ -175,4 +180,24 @@ test("version 3's fields come last, in one order, and a peer of an older version
   });
   const plain = shapeEnvelope({ logs: [], result: 1 });
   expect(envelopeForVersion(plain, 1)).toBe(plain);
+});
+
+describe("the user error's details: one list for the sandbox, the hot check and the schema", () => {
+  // The envelope's fields that are no detail of a user error: the outcome, the run's handle, the
+  // notes (set whatever ended the run) and a durable run's pause.
+  const OTHER_FIELDS = ['result', 'error', 'code', 'logs', 'executionId', 'notes', 'paused'];
+
+  test("every other field of the envelope's schema is a detail, in the schema's order", () => {
+    const fields = Object.keys(ResultEnvelopeSchema.shape).filter((field) => !OTHER_FIELDS.includes(field));
+    expect(fields).toStrictEqual([...errors.USER_ERROR_DETAILS]);
+  });
+
+  test.each(Object.entries(errors.USER_ERROR_TEXT_LIMITS))(
+    "%s: the schema's bound is the list's",
+    (field, limit) => {
+      const envelope = (length: number) => ({ logs: [], error: 'x', [field]: 'y'.repeat(length) });
+      expect(ResultEnvelopeSchema.safeParse(envelope(limit)).success).toBe(true);
+      expect(ResultEnvelopeSchema.safeParse(envelope(limit + 1)).success).toBe(false);
+    },
+  );
 });

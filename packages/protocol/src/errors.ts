@@ -143,6 +143,35 @@ export const NOTE_LIMIT = 10;
 /** The longest note; a longer path in one is cut. */
 export const NOTE_TEXT_LIMIT = 512;
 
+/**
+ * What the envelope says of an error user code met, beside its text, in the order it writes them
+ * (errorDetails): all absent beside a `code`, which says the rest. The sandbox copies these from a
+ * run's outcome, and the hot check of a result message reads them; one list, so neither gains a
+ * field the other lacks (errors.test.ts holds it to the envelope's schema).
+ */
+export const USER_ERROR_DETAILS = [
+  'errorKind',
+  'errorName',
+  'errorStack',
+  'errorProvider',
+  'errorTool',
+  'errorAt',
+  'errorJson',
+  'hint',
+] as const;
+export type UserErrorDetail = (typeof USER_ERROR_DETAILS)[number];
+
+/** The longest text each of the user error's details may be: all but errorKind, one of ERROR_KINDS. */
+export const USER_ERROR_TEXT_LIMITS: Readonly<Record<Exclude<UserErrorDetail, 'errorKind'>, number>> = {
+  errorName: ERROR_NAME_LIMIT,
+  errorStack: ERROR_STACK_LIMIT,
+  errorProvider: ERROR_TOOL_LIMIT,
+  errorTool: ERROR_TOOL_LIMIT,
+  errorAt: ERROR_AT_LIMIT,
+  errorJson: ERROR_JSON_LIMIT,
+  hint: HINT_LIMIT,
+};
+
 export function isFaultCode(value: unknown): value is FaultCode {
   return typeof value === 'string' && (FAULT_CODES as readonly string[]).includes(value);
 }

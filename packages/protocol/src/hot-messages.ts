@@ -24,15 +24,11 @@
 import {
   ENVELOPE_CODES,
   type EnvelopeCode,
-  ERROR_AT_LIMIT,
-  ERROR_JSON_LIMIT,
   ERROR_KINDS,
-  ERROR_NAME_LIMIT,
-  ERROR_STACK_LIMIT,
-  ERROR_TOOL_LIMIT,
-  HINT_LIMIT,
   NOTE_LIMIT,
   NOTE_TEXT_LIMIT,
+  USER_ERROR_DETAILS,
+  USER_ERROR_TEXT_LIMITS,
 } from './errors.ts';
 import {
   CODE_LIMIT,
@@ -98,14 +94,7 @@ export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
   'code',
   'logs',
   'executionId',
-  'errorKind',
-  'errorName',
-  'errorStack',
-  'errorProvider',
-  'errorTool',
-  'errorAt',
-  'errorJson',
-  'hint',
+  ...USER_ERROR_DETAILS,
   'notes',
   'paused',
 ]);
@@ -304,18 +293,10 @@ function checkEnvelope(value: unknown): MessageOf<'result'>['envelope'] | undefi
     if (!errorKinds.has(envelope.errorKind)) return undefined;
     checked.errorKind = envelope.errorKind as (typeof ERROR_KINDS)[number];
   }
-  for (const [key, limit] of [
-    ['errorName', ERROR_NAME_LIMIT],
-    ['errorStack', ERROR_STACK_LIMIT],
-    ['errorProvider', ERROR_TOOL_LIMIT],
-    ['errorTool', ERROR_TOOL_LIMIT],
-    ['errorAt', ERROR_AT_LIMIT],
-    ['errorJson', ERROR_JSON_LIMIT],
-    ['hint', HINT_LIMIT],
-  ] as const) {
-    if (!Object.hasOwn(envelope, key)) continue;
+  for (const key of USER_ERROR_DETAILS) {
+    if (key === 'errorKind' || !Object.hasOwn(envelope, key)) continue;
     const text = envelope[key];
-    if (typeof text !== 'string' || text.length > limit) return undefined;
+    if (typeof text !== 'string' || text.length > USER_ERROR_TEXT_LIMITS[key]) return undefined;
     checked[key] = text;
   }
   if (Object.hasOwn(envelope, 'notes')) {

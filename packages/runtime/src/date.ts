@@ -15,8 +15,15 @@ import { DateNow, ObjectDefineProperty, ReflectApply, ReflectConstruct } from '.
 const BuiltinDate = Date;
 const DatePrototypeToString = BuiltinDate.prototype.toString;
 
-/** A durable run's clock: undefined for every other run, which reads the host's time. */
-export const virtualClock: { now: number | undefined } = { now: undefined };
+/**
+ * A durable run's clock: `now` is undefined for every other run, which reads the host's time.
+ * `observe` answers the next sequence of the run's observed settlements (the sandbox's dispatch
+ * installs it), which fetch takes when its answer arrives, as tool calls and timers do.
+ */
+export const virtualClock: { now: number | undefined; observe: (() => number) | undefined } = {
+  now: undefined,
+  observe: undefined,
+};
 
 /** The current time in milliseconds since the epoch, or 0 in global scope. */
 export function clockNow(): number {

@@ -15,7 +15,8 @@ export const USAGE = `Usage: codemode-executor run FILE [options]   run one prog
                                               resume a paused durable run of FILE
        codemode-executor serve [options]      serve the executor protocol over WebSocket
        codemode-executor mcp --config FILE    one MCP code tool over the MCP servers FILE names
-       codemode-executor help [COMMAND]       this text, or the options of run, resume, serve or mcp
+       codemode-executor cache dir|clear      where the caches on disk are kept, or remove them
+       codemode-executor help [COMMAND]       this text, or the options of run, resume, serve, mcp or cache
        codemode-executor --version            the version of @supolka/codemode-executor
 `;
 
@@ -63,9 +64,9 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** A command name that is none of run, resume, serve, mcp or help. */
+/** A command name that is none of run, resume, serve, mcp, cache or help. */
 export function unknownCommandMessage(command: string): string {
-  return `Unknown command '${command}'; the commands are run, resume, serve, mcp and help.`;
+  return `Unknown command '${command}'; the commands are run, resume, serve, mcp, cache and help.`;
 }
 
 /** An option before any command. */
@@ -73,7 +74,8 @@ export function unknownLeadingOptionMessage(option: string): string {
   return `Unknown option '${option}'; codemode-executor help lists the commands, and help COMMAND their options.`;
 }
 
-export const NO_COMMAND_MESSAGE = 'No command given; the commands are run, resume, serve, mcp and help.';
+export const NO_COMMAND_MESSAGE =
+  'No command given; the commands are run, resume, serve, mcp, cache and help.';
 
 export interface RunCommand {
   readonly file: string;

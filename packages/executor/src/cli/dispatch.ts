@@ -1,5 +1,5 @@
 /**
- * The first word of the command line: run, resume, serve, mcp, help, or --version. Returns the exit code: a
+ * The first word of the command line: run, resume, serve, mcp, cache, help, or --version. Returns the exit code: a
  * command that is none of these is a usage error, exit 2, naming what was given.
  */
 import { packageVersion } from '../version.ts';
@@ -11,6 +11,7 @@ import {
   unknownCommandMessage,
   unknownLeadingOptionMessage,
 } from './args.ts';
+import { CACHE_USAGE, cacheCli } from './cache.ts';
 import { loadCommand, notInstalledMessage, type OptionalCommand } from './optional-command.ts';
 import { RESUME_USAGE, resumeCli } from './resume.ts';
 import { type Output, runCli } from './run.ts';
@@ -18,6 +19,7 @@ import { type Output, runCli } from './run.ts';
 const HELP: Readonly<Record<string, string>> = {
   run: RUN_USAGE,
   resume: RESUME_USAGE,
+  cache: CACHE_USAGE,
   help: USAGE,
 };
 
@@ -29,6 +31,8 @@ export async function runCommand(argv: readonly string[], output: Output): Promi
         return await runCli(rest, output);
       case 'resume':
         return await resumeCli(rest, output);
+      case 'cache':
+        return await cacheCli(rest, output);
       case 'serve':
       case 'mcp': {
         // Loaded here only: the server's and the MCP SDK's modules are these commands', and no

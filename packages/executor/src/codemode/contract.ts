@@ -4,7 +4,7 @@
  * package's own declarations of it, written so that `IsolateExecutor` is assignable to the
  * package's `Executor` without depending on its types (its root types import `cloudflare:workers`).
  */
-import type { ErrorKind, FaultCode } from '@supolka/codemode-protocol';
+import type { EnvelopeCode, ErrorKind, PausedRun } from '@supolka/codemode-protocol';
 
 /** A namespace's tools by name, each called with the argument list the program passed. */
 export type CodeModeFns = Readonly<Record<string, (...args: never[]) => unknown>>;
@@ -34,17 +34,27 @@ export interface CodeModeExecuteOptions {
   readonly signal?: AbortSignal;
   /** This executor's addition: whom the execution is for (ExecuteOptions.callerId). */
   readonly callerId?: string;
+  /**
+   * This executor's addition: a durable run (docs/durable.md), which a tool may pause with pause();
+   * the result then carries `paused`, and `resume(token, answers, code, providersOrFns, options)`
+   * finishes it. Needs the executor's `durable` option; `createCodeTool` never passes it, so the
+   * contract's own runs are never durable (docs/codemode.md, "Tools that need approval").
+   */
+  readonly durable?: boolean;
+  /** This executor's addition: whom a durable run is for (ExecuteOptions.principal). */
+  readonly principal?: string;
 }
 
 /**
  * The contract's result: `logs` as strings, a warning prefixed `[warn] ` and an error `[error] `.
  * `code` is this executor's addition: present only when the executor ended the run (TIMEOUT,
- * MEMORY_LIMIT, BAD_REQUEST, ...), as in every envelope it returns.
+ * MEMORY_LIMIT, BAD_REQUEST, ...), as in every envelope it returns; a durable run's or a resume's
+ * may carry a durable code (TOKEN_FORGED, REPLAY_DIVERGED, ...).
  */
 export interface CodeModeResult {
   result: unknown;
   error?: string;
-  code?: FaultCode;
+  code?: EnvelopeCode;
   logs: string[];
   /** This executor's too: what kind of error user code met, beside an `error` with no `code` (docs/protocol.md). */
   errorKind?: ErrorKind;
@@ -62,4 +72,6 @@ export interface CodeModeResult {
   hint?: string;
   /** What the result or a tool call's arguments lost in serialization. */
   notes?: string[];
+  /** A durable run that paused (docs/durable.md): why, the pending calls and the token. */
+  paused?: PausedRun;
 }

@@ -4,20 +4,20 @@
  * name and frames (docs/codemode.md, "Errors"), with positions told in the code as the model wrote
  * it: the sandbox's positions are those of the entry the form made, which moved and wrapped it.
  */
-import { errorDetails, type FaultCode } from '@supolka/codemode-protocol';
+import { errorDetails } from '@supolka/codemode-protocol';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { type CodePositions, withAuthorPositions } from './code-positions.ts';
 import type { CodeModeResult } from './contract.ts';
 import { EMPTY_ERROR_MESSAGE } from './errors.ts';
 
 export function toCodeModeResult(envelope: ExecuteResult, positions?: CodePositions): CodeModeResult {
-  const { result, error, code, logs, ...rest } = withAuthorPositions(envelope, positions);
+  const { result, error, code, logs, paused, ...rest } = withAuthorPositions(envelope, positions);
   return {
     result,
     ...(error !== undefined ? { error: error === '' ? EMPTY_ERROR_MESSAGE : error } : {}),
-    // The form never asks for durability, so no durable code (a resume's) can reach it.
-    ...(code !== undefined ? { code: code as FaultCode } : {}),
+    ...(code !== undefined ? { code } : {}),
     logs: logs.map(({ level, text }) => (level === 'log' ? text : `[${level}] ${text}`)),
     ...errorDetails(rest),
+    ...(paused !== undefined ? { paused } : {}),
   };
 }

@@ -22,6 +22,7 @@ import { SANDBOX_SOURCE } from '../sandbox/setup/sandbox-source.ts';
 import { packageVersion } from '../version.ts';
 import type { DurableBinding } from './binding.ts';
 import { DurableTokenError } from './errors.ts';
+import { packBodies, unpackBodies } from './fetch-journal.ts';
 import { type DurableState, pendingCalls, readJournal } from './journal.ts';
 import type { PauseRequest } from './pause.ts';
 import { newSeed, type Seed } from './random.ts';
@@ -95,6 +96,8 @@ export class Durability {
       seed: start.seed,
       startedAt: start.startedAt,
       timers: paused.timers,
+      fetches: paused.fetches,
+      loads: paused.loads,
       logCount: start.logCount + paused.written,
       pause,
     };
@@ -102,7 +105,13 @@ export class Durability {
     if (read === undefined) {
       throw new DurableTokenError('TOKEN_MALFORMED', PAUSED_JOURNAL_MESSAGE);
     }
-    const sealed = this.#tokens.seal({ journal: paused.journal, state }, this.binding(wire, principal));
+    // Fetches count toward the journal's length as calls do; their bodies travel as the token's bytes.
+    this.#tokens.checkJournalLength(paused.journal.length + paused.fetches.length);
+    const { fetches, bytes } = packBodies(paused.fetches);
+    const sealed = this.#tokens.seal(
+      { journal: paused.journal, state: { ...state, fetches }, bytes },
+      this.binding(wire, principal),
+    );
     return {
       ...pause,
       pending: pendingCalls(read.journal),
@@ -150,12 +159,18 @@ export class Durability {
   ): Promise<{ start: DurableStart; token: OpenedToken } | DurableRefusal> {
     const opened = await this.openOnly(token, wire, principal);
     if (!(opened instanceof OpenedToken)) return opened;
-    const read = readJournal(opened.contents.journal, opened.contents.state);
+    const read = readOpened(opened);
     if (read === undefined) {
       return {
         error: 'The token holds a journal this release cannot read: start the run again.',
         code: 'TOKEN_MALFORMED',
       };
+    }
+    try {
+      this.#tokens.checkJournalLength(read.journal.length + read.state.fetches.length);
+    } catch (error) {
+      if (error instanceof DurableTokenError) return { error: error.message, code: error.code };
+      throw error;
     }
     const checked = checkAnswers(read.journal, answers);
     if (!Array.isArray(checked)) return checked;
@@ -163,7 +178,13 @@ export class Durability {
       seed: read.state.seed,
       startedAt: read.state.startedAt,
       logCount: read.state.logCount,
-      replay: { journal: read.journal, timers: read.state.timers, answers: checked },
+      replay: {
+        journal: read.journal,
+        timers: read.state.timers,
+        fetches: read.state.fetches,
+        loads: read.state.loads,
+        answers: checked,
+      },
     };
     return { start, token: opened };
   }
@@ -190,24 +211,44 @@ export class Durability {
     return {
       request: requestParts(wire),
       runtime: runtimeFingerprint(),
-      versions: {
-        executor: packageVersion(),
-        v8: process.versions.v8,
-        isolatedVm: installedIsolatedVm() ?? 'unknown',
-      },
+      versions: engineVersions(),
       principal: principal ?? DEFAULT_PRINCIPAL,
     };
   }
 }
 
+/** An opened token's journal and state, its fetches' bodies read back out of its bytes. */
+function readOpened(opened: OpenedToken): ReturnType<typeof readJournal> {
+  const { journal, state, bytes } = opened.contents;
+  if (typeof state !== 'object' || state === null) return undefined;
+  const fetches = unpackBodies((state as { fetches?: unknown }).fetches, bytes);
+  if (fetches === undefined) return undefined;
+  return readJournal(journal, { ...state, fetches });
+}
+
+let versions: DurableBinding['versions'] | undefined;
+
+/** The three versions a token is bound to, read once: none changes while the process runs. */
+function engineVersions(): DurableBinding['versions'] {
+  versions ??= {
+    executor: packageVersion(),
+    v8: process.versions.v8,
+    isolatedVm: installedIsolatedVm() ?? 'unknown',
+  };
+  return versions;
+}
+
 let runtimeText: string | undefined;
+/** The zone and locale as last read, with the TZ they were read under. */
+let formatting: { readonly tz: string | undefined; readonly text: string } | undefined;
 
 /**
  * The runtime a token is bound to: the runtime bundle and the sandbox's own isolate code, and the
  * time zone and locale the isolates format dates and text in, which follow the host process. A
  * program that prints a date replays to other text under another time zone, so a token opens only
- * where all of them are the same. The sources are hashed once; the zone is read each time, since
- * Node changes it when TZ is assigned.
+ * where all of them are the same. The sources are hashed once; the zone is read again whenever TZ
+ * differs from the last read, since Node changes it when TZ is assigned (reading it costs a
+ * quarter of a millisecond, a fifth of a token's open).
  */
 function runtimeFingerprint(): string {
   runtimeText ??= createHash('sha256')
@@ -215,14 +256,20 @@ function runtimeFingerprint(): string {
     .update('\0')
     .update(SANDBOX_SOURCE)
     .digest('base64url');
-  const { timeZone, locale } = new Intl.DateTimeFormat().resolvedOptions();
-  return `${runtimeText} ${timeZone} ${locale}`;
+  const tz = process.env.TZ;
+  if (formatting === undefined || formatting.tz !== tz) {
+    const { timeZone, locale } = new Intl.DateTimeFormat().resolvedOptions();
+    formatting = { tz, text: `${timeZone} ${locale}` };
+  }
+  return `${runtimeText} ${formatting.text}`;
 }
 
 /**
  * The parts of the request a token is bound to, as plain JSON: the program and everything that
  * decides what it asks of the host (modules, providers with their tool names, prelude, proxy
- * source and positional arguments, the outbound mode) and its bounds.
+ * source and positional arguments, the outbound mode), its bounds, and the console format: the
+ * resume drops the lines the paused run already returned by count, so lines written in another
+ * format would join a log whose first part was written in this one.
  */
 function requestParts(wire: SandboxWire): Record<string, unknown> {
   return {
@@ -234,6 +281,7 @@ function requestParts(wire: SandboxWire): Record<string, unknown> {
     memoryLimit: wire.memoryLimit,
     typescript: wire.typescript,
     countHostWaits: wire.countHostWaits,
+    consoleFormat: wire.consoleFormat,
   };
 }
 

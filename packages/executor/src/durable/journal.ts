@@ -48,12 +48,46 @@ export interface TimerEntry {
   readonly settled?: TimerSettlement;
 }
 
+/**
+ * A fetch answer as the isolate observed it: its sequence, the clock's time, the host's frame as
+ * JSON text, and the response body's bytes as the host handed them to the isolate (the whole body,
+ * decoded: bodies cross the boundary whole). No body when the response had none, or when the
+ * program had aborted the fetch before its answer, since it never reads one then.
+ */
+export interface FetchSettlement {
+  readonly order: number;
+  readonly time: number;
+  readonly frame: string;
+  readonly body?: Uint8Array;
+}
+
+/** One request the program's fetch sent to the host, in the order sent. */
+export interface FetchEntry {
+  /** A hash of the request (fetch-journal.ts): a resume that sends another diverges. */
+  readonly request: string;
+  /** Absent only in a journal being built; every fetch of a paused run's journal has one. */
+  readonly settled?: FetchSettlement;
+}
+
+/**
+ * One module load import() asked the host for, in the order asked. Its answer is not journaled: a
+ * resume loads the module again from the request's modules, which the token is bound to. Only where
+ * the answer fell among the settlements is, so a resume delivers it at the same place.
+ */
+export interface LoadEntry {
+  readonly settled?: { readonly order: number; readonly time: number };
+}
+
 /** What a resume needs beside the journal. */
 export interface DurableState {
   readonly seed: readonly [number, number, number, number];
   readonly startedAt: number;
   /** The delays the program asked for, in the order it asked. */
   readonly timers: readonly TimerEntry[];
+  /** The requests fetch sent, in the order sent; in a token each body is a range of its bytes. */
+  readonly fetches: readonly FetchEntry[];
+  /** The module loads import() asked for, in the order asked. */
+  readonly loads: readonly LoadEntry[];
   /** Console lines the run had written before the pause: a resume does not write them again. */
   readonly logCount: number;
   readonly pause: PauseRequest;
@@ -79,15 +113,19 @@ export function pendingCalls(journal: readonly JournalEntry[]): PendingCall[] {
   return pending;
 }
 
-/** One observed settlement of the journal: a call's (by sequence) or a timer's (by index). */
+/** One observed settlement of the journal: a call's (by sequence), a timer's or a fetch's (by index). */
 export type Observed =
   | { readonly kind: 'call'; readonly sequence: number; readonly settled: Settlement }
-  | { readonly kind: 'timer'; readonly index: number; readonly settled: TimerSettlement };
+  | { readonly kind: 'timer'; readonly index: number; readonly settled: TimerSettlement }
+  | { readonly kind: 'fetch'; readonly index: number; readonly settled: FetchSettlement }
+  | { readonly kind: 'load'; readonly index: number; readonly settled: { order: number; time: number } };
 
-/** Every observed settlement, calls' and timers', in the order the isolate observed them. */
+/** Every observed settlement, calls', timers' and fetches', in the order the isolate observed them. */
 export function settlementOrder(
   journal: readonly JournalEntry[],
   timers: readonly TimerEntry[] = [],
+  fetches: readonly FetchEntry[] = [],
+  loads: readonly LoadEntry[] = [],
 ): Observed[] {
   const observed: Observed[] = [];
   journal.forEach((entry, index) => {
@@ -96,6 +134,12 @@ export function settlementOrder(
   });
   timers.forEach((entry, index) => {
     if (entry.settled !== undefined) observed.push({ kind: 'timer', index, settled: entry.settled });
+  });
+  fetches.forEach((entry, index) => {
+    if (entry.settled !== undefined) observed.push({ kind: 'fetch', index, settled: entry.settled });
+  });
+  loads.forEach((entry, index) => {
+    if (entry.settled !== undefined) observed.push({ kind: 'load', index, settled: entry.settled });
   });
   return observed.sort((a, b) => a.settled.order - b.settled.order);
 }
@@ -112,14 +156,16 @@ export function readJournal(
     entries.push(entry);
   }
   // The observed orders are 1..k, each once: the isolate counts every settlement it observes.
-  const orders = settlementOrder(entries, state.timers).map((observed) => observed.settled.order);
+  const orders = settlementOrder(entries, state.timers, state.fetches, state.loads).map(
+    (observed) => observed.settled.order,
+  );
   if (!orders.every((order, index) => order === index + 1)) return undefined;
   return { journal: entries, state };
 }
 
 function isState(value: unknown): value is DurableState {
   if (typeof value !== 'object' || value === null) return false;
-  const { seed, startedAt, logCount, pause, timers } = value as Record<string, unknown>;
+  const { seed, startedAt, logCount, pause, timers, fetches, loads } = value as Record<string, unknown>;
   return (
     Array.isArray(seed) &&
     seed.length === 4 &&
@@ -128,6 +174,10 @@ function isState(value: unknown): value is DurableState {
     Number.isSafeInteger(logCount) &&
     Array.isArray(timers) &&
     timers.every(isTimer) &&
+    Array.isArray(fetches) &&
+    fetches.every(isFetch) &&
+    Array.isArray(loads) &&
+    loads.every(isLoad) &&
     typeof pause === 'object' &&
     pause !== null
   );
@@ -141,6 +191,30 @@ function isTimer(value: unknown): value is TimerEntry {
   if (typeof settled !== 'object' || settled === null) return false;
   const { order, time, count } = settled as Record<string, unknown>;
   return Number.isSafeInteger(order) && Number.isSafeInteger(time) && Number.isSafeInteger(count);
+}
+
+function isLoad(value: unknown): value is LoadEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  const { settled } = value as Record<string, unknown>;
+  if (settled === undefined) return true;
+  if (typeof settled !== 'object' || settled === null) return false;
+  const { order, time } = settled as Record<string, unknown>;
+  return Number.isSafeInteger(order) && Number.isSafeInteger(time);
+}
+
+function isFetch(value: unknown): value is FetchEntry {
+  if (typeof value !== 'object' || value === null) return false;
+  const { request, settled } = value as Record<string, unknown>;
+  if (typeof request !== 'string') return false;
+  if (settled === undefined) return true;
+  if (typeof settled !== 'object' || settled === null) return false;
+  const { order, time, frame, body } = settled as Record<string, unknown>;
+  return (
+    Number.isSafeInteger(order) &&
+    Number.isSafeInteger(time) &&
+    typeof frame === 'string' &&
+    (body === undefined || body instanceof Uint8Array)
+  );
 }
 
 function isEntry(value: unknown): value is JournalEntry {

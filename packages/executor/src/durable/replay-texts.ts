@@ -42,3 +42,7 @@ export function divergedObservationMessage(sequence: number): string {
 export function divergedTimerMessage(index: number): string {
   return `Replay diverged: timer ${index} was set with another delay than in the paused run. ${AFTER}`;
 }
+
+export function divergedFetchMessage(index: number): string {
+  return `Replay diverged: fetch request ${index} has another method, URL, headers or body than in the paused run. ${AFTER}`;
+}

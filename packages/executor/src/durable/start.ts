@@ -8,7 +8,7 @@
  * with the key (docs/durable.md, "Through the pool").
  */
 import type { DispatchFrame } from '@supolka/codemode-protocol/wire';
-import type { JournalEntry, TimerEntry } from './journal.ts';
+import type { FetchEntry, JournalEntry, LoadEntry, TimerEntry } from './journal.ts';
 import type { Seed } from './random.ts';
 
 /** How the caller answers a pending call when it resumes. */
@@ -26,10 +26,12 @@ export type ReplayAnswer =
   | { readonly sequence: number; readonly frame: DispatchFrame }
   | { readonly sequence: number; readonly perform: true };
 
-/** A resume's replay: the token's journal and delays, and an answer for each pending call. */
+/** A resume's replay: the token's journal, delays, fetches and module loads, and an answer for each pending call. */
 export interface ReplayStart {
   readonly journal: readonly JournalEntry[];
   readonly timers: readonly TimerEntry[];
+  readonly fetches: readonly FetchEntry[];
+  readonly loads: readonly LoadEntry[];
   readonly answers: readonly ReplayAnswer[];
 }
 
@@ -43,10 +45,12 @@ export interface DurableStart {
   readonly replay?: ReplayStart | undefined;
 }
 
-/** What a paused run hands back to be sealed: its calls and delays, and the lines it wrote since it (re)started. */
+/** What a paused run hands back to be sealed: its calls, delays, fetches and module loads, and the lines it wrote since it (re)started. */
 export interface PausedJournal {
   readonly journal: readonly JournalEntry[];
   readonly timers: readonly TimerEntry[];
+  readonly fetches: readonly FetchEntry[];
+  readonly loads: readonly LoadEntry[];
   readonly written: number;
 }
 

@@ -110,7 +110,11 @@ export function tokenTooLargeMessage(length: number): string {
 }
 
 export function sealTooLargeMessage(length: number): string {
-  return `The paused run's journal would seal into a token of ${length} characters, past the limit of ${MAX_TOKEN_SIZE} (MAX_TOKEN_SIZE): pause the run before its tools return this much, or have them return less.`;
+  return `The paused run's journal would seal into a token of ${length} characters, past the limit of ${MAX_TOKEN_SIZE} (MAX_TOKEN_SIZE): pause the run before its tools and fetch requests return this much, or have them return less.`;
+}
+
+export function fetchBodiesTooLargeMessage(limit: number): string {
+  return `The paused run's fetch requests read more than ${limit} bytes of response bodies, which no token can hold (MAX_TOKEN_SIZE): pause the run before it fetches this much, or fetch less in a durable run.`;
 }
 
 export const REPLAYED_MESSAGE =

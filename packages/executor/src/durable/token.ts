@@ -174,7 +174,7 @@ export class DurableTokens {
     }
     if (contents.bytes !== undefined && !(contents.bytes instanceof Uint8Array))
       throw new TypeError(CONTENTS_MESSAGE);
-    this.#checkJournalLength(contents.journal.length);
+    this.checkJournalLength(contents.journal.length);
     const values = bindingValues(binding);
     const json = jsonOf(contents);
     const bytes = contents.bytes ?? new Uint8Array(0);
@@ -230,13 +230,14 @@ export class DurableTokens {
       throw new DurableTokenError('TOKEN_MISMATCH', mismatchMessage(mismatch), { mismatch });
     }
     const contents = readPlaintext(plaintext);
-    this.#checkJournalLength(contents.journal.length);
+    this.checkJournalLength(contents.journal.length);
     const opening = new OpenedToken(keys, parsed.tokenId, parsed.issuedAt, parsed.expiresAt, contents);
     if (this.#claims !== undefined) await this.#claim(opening);
     return opening;
   }
 
-  #checkJournalLength(length: number): void {
+  /** Refuses a journal of more entries than maxJournalLength (JOURNAL_TOO_LONG): calls and fetches, counted by the caller. */
+  checkJournalLength(length: number): void {
     if (length > this.#maxJournalLength) {
       throw new DurableTokenError('JOURNAL_TOO_LONG', journalTooLongMessage(length, this.#maxJournalLength));
     }

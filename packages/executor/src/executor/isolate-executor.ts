@@ -167,25 +167,41 @@ export class IsolateExecutor {
     second?: ExecuteOptions | CodeModeProviders,
     third?: CodeModeExecuteOptions,
   ): Promise<ExecuteResult | CodeModeResult> {
-    if (typeof first === 'string') {
-      const { typescript, timeout } = this.#options;
-      // Read loosely here: a third argument that is no object is codeModeRequest's to refuse.
-      const { signal, callerId } = typeof third === 'object' && third !== null ? third : {};
-      // #start checks the caller id before the code is read.
-      const normalize = (code: string) => this.#normalizer.normalize(code, typescript, timeout, callerId);
-      let positions: CodePositions | undefined;
-      const read = async () => {
-        const made = await codeModeRequest(first, second, third, normalize);
-        positions = made.positions;
-        return splitRequest(made.request, this.#options);
-      };
-      const options = {
-        ...(signal !== undefined ? { signal } : {}),
-        ...(callerId !== undefined ? { callerId } : {}),
-      };
-      return toCodeModeResult(await this.#run(read, options), positions);
-    }
+    if (typeof first === 'string') return this.#runCodeMode(first, second, third, undefined);
     return this.#run(() => splitRequest(first, this.#options), second as ExecuteOptions | undefined);
+  }
+
+  /**
+   * The Code Mode form of one execution or resume: the code read into its entry off this thread,
+   * then run as the object form runs. A durable one (`options.durable`) is the object form's
+   * `durable: true`, so the same code and providers give the same request, whose hash a token binds.
+   */
+  async #runCodeMode(
+    code: string,
+    providersOrFns: unknown,
+    third: unknown,
+    resumption: Resumption | undefined,
+  ): Promise<CodeModeResult> {
+    const { typescript, timeout } = this.#options;
+    // Read loosely here: a third argument that is no object is codeModeRequest's to refuse.
+    const { signal, callerId, durable, principal } = (
+      typeof third === 'object' && third !== null ? third : {}
+    ) as CodeModeExecuteOptions;
+    // #start checks the caller id before the code is read.
+    const normalize = (text: string) => this.#normalizer.normalize(text, typescript, timeout, callerId);
+    let positions: CodePositions | undefined;
+    const read = async () => {
+      const made = await codeModeRequest(code, providersOrFns, third, normalize);
+      positions = made.positions;
+      const request = durable === true ? { ...made.request, durable: true as const } : made.request;
+      return splitRequest(request, this.#options);
+    };
+    const options = {
+      ...(signal !== undefined ? { signal } : {}),
+      ...(callerId !== undefined ? { callerId } : {}),
+      ...(principal !== undefined ? { principal } : {}),
+    };
+    return toCodeModeResult(await this.#run(read, options, resumption), positions);
   }
 
   /**
@@ -215,8 +231,41 @@ export class IsolateExecutor {
     answers: ResumeAnswers,
     request: IsolateExecuteRequest,
     options?: ExecuteOptions,
-  ): Promise<DurableExecuteResult> {
-    return this.#run(() => splitRequest(request, this.#options), options, { token, answers });
+  ): Promise<DurableExecuteResult>;
+  /**
+   * The Code Mode form's resume: a run `execute(code, providersOrFns, { durable: true })` paused,
+   * resumed from the same code and providers (the token is bound to the request they make) under
+   * the same `options.principal`. Resolves to the Code Mode result, which may pause again.
+   */
+  resume(
+    token: unknown,
+    answers: ResumeAnswers,
+    code: string,
+    providersOrFns?: CodeModeProviders,
+    options?: CodeModeExecuteOptions,
+  ): Promise<CodeModeResult>;
+  resume(
+    token: unknown,
+    answers: ResumeAnswers,
+    request: IsolateExecuteRequest | string,
+    second?: ExecuteOptions | CodeModeProviders,
+    third?: CodeModeExecuteOptions,
+  ): Promise<DurableExecuteResult | CodeModeResult> {
+    if (typeof request === 'string') {
+      // A resume is of a durable run: the request it makes is the durable one the token is bound to,
+      // whether or not the caller repeats `durable: true`. Anything but an object is the form's to refuse.
+      const options =
+        third === undefined
+          ? { durable: true }
+          : typeof third === 'object' && third !== null
+            ? { ...third, durable: true }
+            : third;
+      return this.#runCodeMode(request, second, options, { token, answers });
+    }
+    return this.#run(() => splitRequest(request, this.#options), second as ExecuteOptions | undefined, {
+      token,
+      answers,
+    });
   }
 
   /** resume for a wire request this process received (a server's client sent it), as executeWire runs one. */

@@ -23,6 +23,8 @@ import {
   outboundMode,
   validate,
 } from '@supolka/codemode-protocol';
+import { type CacheOption, cacheFolder } from '../cache/cache-option.ts';
+import { START_CACHE_FOLDER } from '../cache/cache-root.ts';
 import type { DurabilityOptions } from '../durable/durability.ts';
 import type { PackageList } from '../packages/bundler.ts';
 import type { PoolEvent } from '../pool/events.ts';
@@ -30,6 +32,7 @@ import type { PoolOptions } from '../pool/pool.ts';
 import { startOneChildFirst } from '../pool/supervision.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
+import { warmWindow } from '../sandbox/setup/warm-window.ts';
 import {
   DEFAULT_CHILD_EXEC_ARGV,
   DEFAULT_CHILD_RSS_LIMIT,
@@ -108,6 +111,14 @@ export interface IsolateExecutorOptions {
   /** The folder `packages` are found from and relative directories resolve against (default: the working directory). */
   readonly packagesBase?: string;
   /**
+   * Which packages each child holds ready in the isolate it prepares for its next run
+   * (docs/packages.md): true (the default) those the last 16 runs it served imported, a whole
+   * number those the last that many runs imported, false or 0 none. A warmed package's code runs
+   * off the request's path, and its heap counts against the next program's memory limit whether
+   * that program imports it or not.
+   */
+  readonly warmPackages?: boolean | number;
+  /**
    * Erase TypeScript types from the code and from `.ts` modules (default true). A request's own
    * `typescript` wins; `false` runs sources exactly as written.
    */
@@ -118,6 +129,14 @@ export interface IsolateExecutorOptions {
    * does. A request's own `consoleFormat` wins.
    */
   readonly consoleFormat?: ConsoleFormat;
+  /**
+   * Whether pool children keep their start (the runtime snapshot and the engine report) on disk for
+   * the next process, and where (docs/pool.md, "The start cache on disk"): true (default) keeps it
+   * in the user's cache folder unless CODEMODE_CACHE=off (CODEMODE_CACHE_DIR names another folder),
+   * false keeps nothing, `{ directory }` keeps it there whatever the environment says. A folder
+   * that fails its trust checks turns the cache off with a warning.
+   */
+  readonly cache?: CacheOption;
   /** Node flags of the children (default `['--no-node-snapshot', '--no-wasm-code-gc', '--max-semi-space-size=1']`: the first two every child needs, adr/0002; the third keeps its own heap small). */
   readonly childExecArgv?: readonly string[];
   /** Supervision events: forks, health, retirements, terminations, exits. */
@@ -187,9 +206,11 @@ const OTHER_OPTIONS = [
   'modules',
   'packages',
   'packagesBase',
+  'warmPackages',
   'typescript',
   'consoleFormat',
   'childExecArgv',
+  'cache',
   'onPoolEvent',
   'onExecution',
   'durable',
@@ -248,6 +269,18 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     }
   }
   const packages = resolvePackages(options.packages, options.packagesBase);
+  const warmPackages: unknown = options.warmPackages;
+  if (
+    warmPackages !== undefined &&
+    typeof warmPackages !== 'boolean' &&
+    !(typeof warmPackages === 'number' && Number.isSafeInteger(warmPackages) && warmPackages >= 0)
+  ) {
+    throw new OptionError(
+      'warmPackages',
+      'must be a boolean or a whole number of runs, not negative',
+      warmPackages,
+    );
+  }
   const childExecArgv = options.childExecArgv ?? DEFAULT_CHILD_EXEC_ARGV;
   if (!Array.isArray(childExecArgv) || !childExecArgv.every((flag) => typeof flag === 'string')) {
     throw new OptionError('childExecArgv', 'must be a list of strings', childExecArgv);
@@ -271,6 +304,15 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     if (options[name] !== undefined && typeof options[name] !== 'function') {
       throw new OptionError(name, 'must be a function', options[name]);
     }
+  }
+  const cache = options.cache;
+  const directory = typeof cache === 'object' && cache !== null ? cache.directory : undefined;
+  if (
+    cache !== undefined &&
+    typeof cache !== 'boolean' &&
+    (typeof directory !== 'string' || directory === '')
+  ) {
+    throw new OptionError('cache', 'must be a boolean or { directory: path }', cache);
   }
   let durable: DurableRuns;
   try {
@@ -303,11 +345,13 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       maxRetainedPerChild: number('maxRetainedPerChild'),
       handlesIdleTimeout: number('handlesIdleTimeout'),
       grace: number('grace'),
+      warmPackages: warmWindow(warmPackages as boolean | number | undefined),
       childExecArgv,
       allowLinkLocal: options.allowLinkLocal ?? false,
       allowLoopback: options.allowLoopback ?? false,
       allowPrivate: options.allowPrivate ?? false,
       ownEndpoints,
+      startCache: cacheFolder(cache, START_CACHE_FOLDER),
       ...(options.onPoolEvent ? { onEvent: options.onPoolEvent } : {}),
     },
   };

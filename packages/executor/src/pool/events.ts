@@ -16,7 +16,10 @@ export type PoolEvent =
       readonly type: 'healthy';
       readonly pid: number;
       readonly engine: EngineReportMessage;
-      /** Whether it started from the start an earlier child made (docs/pool.md, "Handing the start on"). */
+      /**
+       * Whether it started from the start an earlier child made (docs/pool.md, "Handing the start
+       * on"), or an earlier process's child kept on disk ("The start cache on disk").
+       */
       readonly start?: StartReport;
     }
   /** Its engine cannot serve the sandbox; it never takes work. */

@@ -71,13 +71,14 @@ export class HandedStart {
   }
 
   /**
-   * A child's first healthy answer: its commitment stands when it made its own start and was asked
-   * for it, or refused the one it was handed (its own then replaces that one).
+   * A child's first healthy answer: its commitment stands when it made its own start (or took one
+   * from the cache on disk) and was asked for it, or refused the one it was handed (its own then
+   * replaces that one).
    */
   started(child: PoolChild, start: StartReport | undefined, engine: EngineReportMessage): void {
     const asked = child.askedForStart || child.handedStart !== undefined;
-    if (!asked || start?.snapshot !== 'built' || start.key === undefined || start.digest === undefined)
-      return;
+    if (!asked || start === undefined || start.snapshot === 'handedOn') return;
+    if (start.key === undefined || start.digest === undefined) return;
     child.commitment = { key: start.key, digest: start.digest, engine };
   }
 

@@ -75,8 +75,12 @@ export interface PoolSettings extends SupervisionSettings {
   readonly ownEndpoints: readonly OwnEndpoint[];
   /** Headroom past each run's timeout (ms), handed to every child's sandbox. */
   readonly grace: number;
+  /** Runs whose imports each child's sandbox holds ready in its prepared isolate (its warmPackages); its default when absent. */
+  readonly warmPackages?: number;
   /** Node flags of the children (adr/0002). */
   readonly childExecArgv: readonly string[];
+  /** The trusted folder children keep their start in on disk (cache/cache-option.ts); undefined: none. */
+  readonly startCache?: string | undefined;
 }
 
 export interface PoolOptions extends PoolSettings {
@@ -139,6 +143,8 @@ export class Pool {
           allowPrivate: settings.allowPrivate,
           ownEndpoints: settings.ownEndpoints,
           rssLimit: settings.rssLimit,
+          ...(settings.warmPackages !== undefined ? { warmPackages: settings.warmPackages } : {}),
+          ...(settings.startCache !== undefined ? { startCache: settings.startCache } : {}),
           ...(testHooks ? { testHooks } : {}),
         },
       },

@@ -65,6 +65,8 @@ export interface ChildSettings {
   readonly allowPrivate: boolean;
   /** Endpoints native outbound requests never reach (the server's own). */
   readonly ownEndpoints: readonly OwnEndpoint[];
+  /** Runs whose imports the sandbox holds ready in the isolate it prepares (warmWindow); WARM_WINDOW when absent. */
+  readonly warmPackages?: number;
   /**
    * Whether the parent sends, as its first message, the start an earlier child made (`handOn`),
    * which this child checks and starts from instead of probing the engine and making the snapshot.
@@ -76,6 +78,11 @@ export interface ChildSettings {
    * answer. A child that refused the start it was handed hands its own on unasked.
    */
   readonly handOnWanted?: boolean;
+  /**
+   * The folder a start is kept in on disk (sandbox/setup/cached-start.ts), which the parent made
+   * and checked; the child checks it again before it reads or writes. Absent: no cache.
+   */
+  readonly startCache?: string;
   readonly testHooks?: ChildTestHooks;
 }
 
@@ -99,10 +106,17 @@ export function parseSettings(text: string | undefined): ChildSettings {
     if (typeof record[field] !== 'boolean') throw new Error(`The child setting ${field} must be a boolean.`);
   }
   if (!Array.isArray(record.ownEndpoints)) throw new Error('The child setting ownEndpoints must be a list.');
+  const warm = record.warmPackages;
+  if (warm !== undefined && (typeof warm !== 'number' || !Number.isSafeInteger(warm) || warm < 0)) {
+    throw new Error('The child setting warmPackages must be a whole number, not negative.');
+  }
   for (const field of ['awaitHandOn', 'handOnWanted'] as const) {
     if (record[field] !== undefined && typeof record[field] !== 'boolean') {
       throw new Error(`The child setting ${field} must be a boolean.`);
     }
+  }
+  if (record.startCache !== undefined && typeof record.startCache !== 'string') {
+    throw new Error('The child setting startCache must be a path.');
   }
   const hooks = record.testHooks;
   if (hooks !== undefined) {

@@ -199,6 +199,7 @@ export class Supervision {
       child.start = health.start && {
         snapshot: health.start.snapshot,
         ...(health.start.refused !== undefined ? { refused: health.start.refused } : {}),
+        ...(health.start.cacheRefused !== undefined ? { cacheRefused: health.start.cacheRefused } : {}),
       };
       this.#handedStart.started(child, health.start, health.engine);
       if (phase === 'starting') child.state.move(child.workingRetained > 0 ? 'retainedWork' : 'idle');

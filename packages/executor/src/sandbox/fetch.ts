@@ -29,6 +29,8 @@ import {
   PayloadTooLargeError,
 } from '@supolka/codemode-protocol/wire';
 import ivm from 'isolated-vm';
+import { requestHash } from '../durable/fetch-journal.ts';
+import type { DurableSession } from '../durable/session.ts';
 import { type ClockSlot, wrapHostWait } from './bounds/clock.ts';
 import { inlineText } from './crossing/answers.ts';
 import { protocolSchemas } from './crossing/schemas.ts';
@@ -343,6 +345,13 @@ interface WireAnswer {
   redirected?: true;
 }
 
+/** A request's answer before it is held for the isolate: its frame, and a body the isolate will take. */
+interface Answered {
+  readonly frame: Frame;
+  readonly body?: Uint8Array;
+  readonly ticket?: BodyTicket;
+}
+
 /** What the host holds of an answered request until the isolate takes it, or the run ends. */
 interface Held {
   frame?: string;
@@ -356,6 +365,11 @@ interface Held {
  * host holds the text for the synchronous `frame` call; a body is held for the synchronous `body`
  * call; `drop` lets go of what a settled fetch will not take; `abortAll` cancels what is still in
  * flight when the run ends, and drops what is held.
+ *
+ * In a durable run (`durable` answers its session) every request goes through the session, which
+ * journals its answer or, in a resume, answers it from the journal without sending it; the
+ * isolate tells the host with `observed` the sequence under which it saw each answer
+ * (docs/durable.md, "Fetch").
  *
  * Requests in flight are bounded as tool calls are (IN_FLIGHT_CALL_LIMIT, and PAYLOAD_LIMIT bytes
  * together): each one is held on the host until its answer, where the isolate's memory limit no
@@ -376,6 +390,7 @@ export function hostSendRequest(
   perform: () => Performer | undefined,
   alive: () => boolean,
   budget: BodyBudget,
+  durable: () => DurableSession | undefined = () => undefined,
 ) {
   const inFlight = new Map<number, AbortController>();
   let inFlightBytes = 0;
@@ -408,9 +423,8 @@ export function hostSendRequest(
     entry.ticket?.release();
     return entry.body;
   };
-  /** The frame as it crosses: its text when short, else the id it is held under. */
-  const answer = (id: number, frame: Frame, entry: Held = {}): string | number => {
-    const text = JSON.stringify(frame);
+  /** The frame's text as it crosses: itself when short, else the id it is held under. */
+  const answer = (id: number, text: string, entry: Held = {}): string | number => {
     const inline = inlineText(text);
     if (!alive()) {
       // No one will take it: the isolate is gone.
@@ -422,22 +436,26 @@ export function hostSendRequest(
     if (entry.frame !== undefined || entry.body !== undefined) held.set(id, entry);
     return inline ?? id;
   };
-  const request = async (id: number, wire: HttpRequest): Promise<Frame> => {
+  const request = async (id: number, wire: HttpRequest): Promise<Answered> => {
     const performer = perform();
-    if (performer === undefined || !alive()) return ['thrown', 'The execution has ended.'];
+    if (performer === undefined || !alive()) return { frame: ['thrown', 'The execution has ended.'] };
     const size = requestSize(wire);
     if (inFlight.size >= IN_FLIGHT_CALL_LIMIT) {
-      return [
-        'thrown',
-        `Too many fetch requests are in flight: one execution may have at most ${IN_FLIGHT_CALL_LIMIT} at once.`,
-      ];
+      return {
+        frame: [
+          'thrown',
+          `Too many fetch requests are in flight: one execution may have at most ${IN_FLIGHT_CALL_LIMIT} at once.`,
+        ],
+      };
     }
     if (inFlightBytes + size > PAYLOAD_LIMIT && inFlight.size > 0) {
-      return [
-        'thrown',
-        new PayloadTooLargeError('set of fetch requests in flight', inFlightBytes + size, PAYLOAD_LIMIT)
-          .message,
-      ];
+      return {
+        frame: [
+          'thrown',
+          new PayloadTooLargeError('set of fetch requests in flight', inFlightBytes + size, PAYLOAD_LIMIT)
+            .message,
+        ],
+      };
     }
     const controller = new AbortController();
     inFlight.set(id, controller);
@@ -457,8 +475,7 @@ export function hostSendRequest(
         !kept || (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength)
           ? body
           : new Uint8Array(body);
-      if (kept) held.set(id, { body: new ivm.ExternalCopy(own as Uint8Array), ticket });
-      return [
+      const frame: Frame = [
         'returned',
         {
           status: response.status,
@@ -469,35 +486,61 @@ export function hostSendRequest(
           ...(response.redirected === true ? { redirected: true } : {}),
         },
       ];
+      return kept ? { frame, body: own as Uint8Array, ticket } : { frame };
     } catch (error) {
       ticket.release();
       // The runtime raises a network failure as workerd does, a plain Error; the rest as TypeError.
       // A refusal of the disabled state names its cause, for the envelope's errorKind.
       if (error instanceof OutboundDisabledError)
-        return ['thrown', error.message, 'TypeError', 'outbound-disabled'];
-      return error instanceof NetworkError
-        ? ['thrown', error.message, 'Error']
-        : ['thrown', errorText(error)];
+        return { frame: ['thrown', error.message, 'TypeError', 'outbound-disabled'] };
+      return {
+        frame:
+          error instanceof NetworkError ? ['thrown', error.message, 'Error'] : ['thrown', errorText(error)],
+      };
     } finally {
       inFlight.delete(id);
       inFlightBytes -= size;
     }
   };
-  /** Not async itself: `frame`, `body` and `drop` are called synchronously and answer at once. */
-  const send = (operation: 'send' | 'abort' | 'frame' | 'body' | 'drop', id: number, wire?: HttpRequest) => {
+  /** The answer held for the isolate under the request's id: its body copied out of the host's heap. */
+  const hold = (id: number, text: string, body: Uint8Array | null | undefined, ticket?: BodyTicket) => {
+    if (body === null || body === undefined || !alive()) {
+      ticket?.release();
+      return answer(id, text);
+    }
+    return answer(id, text, { body: new ivm.ExternalCopy(body), ...(ticket ? { ticket } : {}) });
+  };
+  /** A durable run's request, through its session: journaled, or answered from the journal. */
+  const durableRequest = (session: DurableSession, id: number, wire: HttpRequest) => {
+    let ticket: BodyTicket | undefined;
+    return session
+      .fetch(id, requestHash(wire), async () => {
+        const answered = await request(id, wire);
+        ticket = answered.ticket;
+        return { frame: JSON.stringify(answered.frame), body: answered.body ?? null };
+      })
+      .then((answered) => hold(id, answered.frame, answered.body, ticket));
+  };
+  /** Not async itself: `frame`, `body`, `drop` and `observed` are called synchronously and answer at once. */
+  const send = (
+    operation: 'send' | 'abort' | 'frame' | 'body' | 'drop' | 'observed',
+    id: number,
+    wire?: HttpRequest | number,
+  ) => {
     if (operation === 'frame') return takeFrame(id);
     if (operation === 'body') return takeBody(id);
     if (operation === 'drop') return drop(id);
+    // A durable run's isolate observed the answer under this sequence: the clock's time comes back.
+    if (operation === 'observed') return durable()?.fetchObserved(id, wire as number);
     if (operation === 'abort') {
       inFlight.get(id)?.abort();
       return Promise.resolve(null);
     }
-    return request(id, wire as HttpRequest).then((frame) => {
-      // The body, if kept, was held under the id while the request ran; the frame joins it.
-      const entry = held.get(id);
-      held.delete(id);
-      return answer(id, frame, entry);
-    });
+    const session = durable();
+    if (session !== undefined) return durableRequest(session, id, wire as HttpRequest);
+    return request(id, wire as HttpRequest).then((answered) =>
+      hold(id, JSON.stringify(answered.frame), answered.body, answered.ticket),
+    );
   };
   return { send, abortAll };
 }

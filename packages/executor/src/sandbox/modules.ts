@@ -22,6 +22,7 @@ import { ENTRY_NAME } from './errors/positions.ts';
 import type { IsolateHandle } from './isolate.ts';
 import { type CodeCache, compileModuleCached, compileModuleCachedSync } from './modules/code-cache.ts';
 import { rewriteDynamicImports } from './modules/dynamic-import.ts';
+import { programSpecifier } from './modules/engine-specifier.ts';
 import { loaderRootSource, SCOPE_PREFIX, SCOPE_SOURCE } from './modules/linker-sources.ts';
 import { loadFailureMessage } from './modules/loader.ts';
 import type { NormalizedModuleMap } from './modules/module-map.ts';
@@ -194,9 +195,9 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
     throw error;
   };
 
-  const resolveSync = (specifier: string, referrer: ivm.Module): ivm.Module => {
+  const resolveSync = (received: string, referrer: ivm.Module): ivm.Module => {
     try {
-      const target = locate(specifier, referrer);
+      const target = locate(programSpecifier(received), referrer);
       if ('internal' in target) return target.internal;
       if ('scope' in target) return compileSync(target.scope, SCOPE_SOURCE, true);
       if ('facade' in target) {
@@ -228,9 +229,9 @@ export function linkModules(handle: IsolateHandle, options: LinkOptions): Linker
     }
   };
 
-  const resolveAsync = async (specifier: string, referrer: ivm.Module): Promise<ivm.Module> => {
+  const resolveAsync = async (received: string, referrer: ivm.Module): Promise<ivm.Module> => {
     try {
-      const target = locate(specifier, referrer);
+      const target = locate(programSpecifier(received), referrer);
       if ('internal' in target) return target.internal;
       if ('scope' in target) return await compileAsync(target.scope, SCOPE_SOURCE, true);
       if ('facade' in target) {

@@ -26,6 +26,7 @@ import {
   outboundMode,
   type ProviderDescriptor,
   separateImports,
+  USER_ERROR_DETAILS,
   validateProviders,
 } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
@@ -37,11 +38,17 @@ import {
   type ResumeAnswers,
   SETTLE_MOMENT,
 } from '../durable/durability.ts';
+import { FETCH_BODY_JOURNAL_LIMIT } from '../durable/fetch-journal.ts';
 import { insideDurableCall, servedNested } from '../durable/pause.ts';
 import { REPLAY_DIVERGED } from '../durable/replay-texts.ts';
 import { DurableSession, type DurableStop } from '../durable/session.ts';
 import type { DurableStart } from '../durable/start.ts';
-import { DURABLE_RETAINS_MESSAGE, NESTED_DURABLE_MESSAGE, NESTED_RESUME_MESSAGE } from '../durable/texts.ts';
+import {
+  DURABLE_RETAINS_MESSAGE,
+  fetchBodiesTooLargeMessage,
+  NESTED_DURABLE_MESSAGE,
+  NESTED_RESUME_MESSAGE,
+} from '../durable/texts.ts';
 import { checkBundle, type PackageBundle } from '../packages/bundle.ts';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
 import { DEFAULT_GRACE } from './bounds/grace.ts';
@@ -68,7 +75,7 @@ import type { OwnEndpoint } from './outbound/address-policy.ts';
 import { normalizeSpecifier } from './resolver.ts';
 import { readRuntimeSnapshot } from './runtime.ts';
 import { type PreparedIsolate, prepareIsolate } from './setup/prepared-isolate.ts';
-import { type Warmed, WarmPackages, warmUp } from './setup/warm-packages.ts';
+import { type Warmed, WarmPackages, warmUp, warmWindow } from './setup/warm-packages.ts';
 import { ExportNameReader, NAMES_WORKER } from './sources/cjs-exports.ts';
 import {
   checkSourceNesting,
@@ -173,11 +180,12 @@ export interface SandboxOptions {
    */
   readonly packageCodeCache?: CodeCache;
   /**
-   * Hold the packages recent runs imported ready in the isolate prepared ahead (default true):
-   * their code runs off the request's path, and counts against the next program's memory limit
-   * whether it imports them or not (setup/warm-packages.ts).
+   * Hold the packages recent runs imported ready in the isolate prepared ahead (default true: those
+   * the last WARM_WINDOW runs imported; a whole number: those the last that many runs imported;
+   * false or 0: none). Their code runs off the request's path, and counts against the next
+   * program's memory limit whether it imports them or not (setup/warm-packages.ts).
    */
-  readonly warmPackages?: boolean;
+  readonly warmPackages?: boolean | number;
 }
 
 export class Sandbox {
@@ -203,12 +211,13 @@ export class Sandbox {
   /** The packages' scripts' code cache: V8 consumes a script's blob in every engine served. */
   readonly #scriptCache: CodeCache;
   /** The specifiers recent runs imported, which the next prepared isolate holds ready. */
-  readonly #warm = new WarmPackages();
+  readonly #warm: WarmPackages;
   /** What each prepared isolate holds ready of the packages, when it holds any. */
   readonly #warmed = new WeakMap<PreparedIsolate, Warmed>();
 
   constructor(options: SandboxOptions = {}) {
     this.#options = options;
+    this.#warm = new WarmPackages(warmWindow(options.warmPackages));
     this.#scriptCache = options.packageCodeCache ?? new BoundedCodeCache(PACKAGE_CODE_CACHE_BUDGET);
     if (options.packages !== undefined) this.usePackages(options.packages);
     this.#durability = options.durable === undefined ? undefined : new Durability(options.durable);
@@ -362,9 +371,21 @@ export class Sandbox {
     }
     const written = capture.written - durable.skipLines;
     capture.stop();
+    const journal = durable.paused(written);
+    if (durable.journalTooLarge) {
+      // Its bodies were not all kept: the journal cannot be sealed, and the pause is an error.
+      const envelope: ExecuteResult = {
+        result: undefined,
+        logs: capture.lines,
+        error: fetchBodiesTooLargeMessage(FETCH_BODY_JOURNAL_LIMIT),
+        code: 'TOKEN_TOO_LARGE',
+      };
+      this.#settled(startedAt, envelope);
+      return { envelope };
+    }
     const envelope: ExecuteResult = { result: undefined, logs: capture.lines };
     this.#settled(startedAt, envelope);
-    return { envelope, paused: { journal: durable.paused(written), request: stop.request } };
+    return { envelope, paused: { journal, request: stop.request } };
   }
 
   async #run(
@@ -645,8 +666,7 @@ export class Sandbox {
     const prepared = this.#prepare(memoryLimit);
     const packages = this.#packages;
     const specifiers = this.#warm.specifiers;
-    if (packages === undefined || specifiers.length === 0 || this.#options.warmPackages === false)
-      return prepared;
+    if (packages === undefined || specifiers.length === 0) return prepared;
     const warmed = warmUp(prepared.handle, packages, specifiers, this.#scriptCache, memoryLimit);
     if ('failed' in warmed) {
       if (warmed.failed !== undefined) this.#warm.refuse(warmed.failed);
@@ -773,21 +793,6 @@ function preparationFailure(error: unknown, sources: () => StackSources): RunOut
     errorName: (error as Error).name.slice(0, ERROR_NAME_LIMIT),
   };
 }
-
-/**
- * What the envelope says of an error user code met, beside its text, in the order it prints them
- * (the protocol's errorDetails); all absent beside a `code`.
- */
-const USER_ERROR_DETAILS = [
-  'errorKind',
-  'errorName',
-  'errorStack',
-  'errorProvider',
-  'errorTool',
-  'errorAt',
-  'errorJson',
-  'hint',
-] as const;
 
 /**
  * The outcome with the program's own frames of its stack (errors/stack.ts) in place of the raw

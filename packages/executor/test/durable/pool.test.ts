@@ -388,3 +388,64 @@ describe('runs that are not durable keep their meaning', () => {
     expect(outcome.result).toBe('__CODEMODE_PAUSE__');
   });
 });
+
+describe('the Code Mode form, asked for durability', () => {
+  /** Statements the form wraps, and providers whose `approve` pauses until its step is open. */
+  const CODE = `const a = await api.get(1);\nconst ok = await api.approve(a);\nreturn { a, ok, key: await api.key() };`;
+  const providers = (closed: Set<number>, seen: unknown[]) => [
+    {
+      name: 'api',
+      fns: {
+        get: async (x: number) => {
+          seen.push(['get', x]);
+          return x * 10;
+        },
+        approve: async (step: number) => {
+          seen.push(['approve', step]);
+          if (closed.has(step)) pause({ step }, { reason: 'approval' });
+          return `approved ${step}`;
+        },
+        key: async () => durableCall()?.idempotencyKey ?? null,
+      },
+    },
+  ];
+
+  test('pauses with its token and resumes from the same code and providers, under the same principal', async () => {
+    const seen: unknown[] = [];
+    const first = await executor.execute(CODE, providers(new Set([10]), seen), {
+      durable: true,
+      principal: 'p',
+    });
+    expect(first.error).toBeUndefined();
+    expect(first.paused?.reason).toBe('approval');
+    expect(first.paused?.pending.map((call) => [call.sequence, call.provider, call.tool])).toEqual([
+      [2, 'api', 'approve'],
+    ]);
+    const token = first.paused?.token as string;
+    const done = await executor.resume(token, { 2: { perform: true } }, CODE, providers(new Set(), seen), {
+      principal: 'p',
+    });
+    expect(done.error).toBeUndefined();
+    expect(done.result).toMatchObject({ a: 10, ok: 'approved 10' });
+    expect(typeof (done.result as { key: unknown }).key).toBe('string');
+    // The resume served get(1) from the journal: the tool ran once; approve ran again, performed.
+    expect(seen).toEqual([
+      ['get', 1],
+      ['approve', 10],
+      ['approve', 10],
+    ]);
+    const foreign = await executor.resume(token, { 2: { perform: true } }, CODE, providers(new Set(), []), {
+      principal: 'another',
+    });
+    expect([foreign.code, foreign.result]).toEqual(['TOKEN_MISMATCH', undefined]);
+  });
+
+  test('without durable it runs as before: pause() is the tool failure', async () => {
+    const outcome = await executor.execute(
+      'try { await api.approve(1); } catch (e) { return e.message; }',
+      providers(new Set([1]), []),
+    );
+    expect(Object.hasOwn(outcome, 'paused')).toBe(false);
+    expect(outcome.result).toMatch(/the run is not durable/);
+  });
+});

@@ -294,6 +294,13 @@ describe('divergence and refused tokens', () => {
     const other = request({ closed: new Set() }, seen, ORIGINAL.replace('get(2)', 'get(3)'), TIMEOUT);
     const mismatch = await sandbox.resume(token, { 3: { perform: true } }, other);
     expect(mismatch.code).toBe('TOKEN_MISMATCH');
+    // The console format is bound: the resume drops the paused run's lines by count, in its format.
+    const inspect = await sandbox.resume(
+      token,
+      { 3: { perform: true } },
+      { ...again, consoleFormat: 'inspect' },
+    );
+    expect(inspect.code).toBe('TOKEN_MISMATCH');
     expect(
       (await sandbox.resume(token, { 3: { perform: true } }, { ...again, principal: 'mallory' })).code,
     ).toBe('TOKEN_MISMATCH');

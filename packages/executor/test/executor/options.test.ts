@@ -85,6 +85,16 @@ const refused: [string, unknown, string][] = [
     'IsolateExecutor option packagesBase must be a folder path; got "".',
   ],
   [
+    'a warm-up window below zero',
+    { warmPackages: -1 },
+    'IsolateExecutor option warmPackages must be a boolean or a whole number of runs, not negative; got -1.',
+  ],
+  [
+    'a warm-up window that is a word',
+    { warmPackages: 'recent' },
+    'IsolateExecutor option warmPackages must be a boolean or a whole number of runs, not negative; got "recent".',
+  ],
+  [
     'an event hook that is not a function',
     { onPoolEvent: true },
     'IsolateExecutor option onPoolEvent must be a function; got true.',

@@ -18,7 +18,7 @@ import {
   FOREIGN_SNAPSHOT_MESSAGE,
   SNAPSHOT_DIGEST_MESSAGE,
 } from '../../src/sandbox/setup/handed-snapshot.ts';
-import { busyChild, type EventLog, TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
+import { busyChild, type EventLog, TINY_BUNDLE, TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
 
 /** A program that reads the runtime the snapshot holds: URL, TextEncoder, crypto, structuredClone. */
 const RUNTIME_PROGRAM = `async () => [
@@ -93,18 +93,7 @@ describe("a child's start handed on", () => {
 
   test('with packages delivered, a replacement still starts from the start handed on, and imports them', async () => {
     const { pool, log } = poolInTurn();
-    // A bundle of one package, as @supolka/codemode-packages makes them (src/packages/bundle.ts).
-    pool.usePackages({
-      packages: [
-        {
-          name: 'tiny',
-          version: '1.0.0',
-          source: 'module.exports = { tiny: () => ({ one: 1 }) };',
-          requires: [],
-          subpaths: { tiny: { format: 'esm', names: ['one'] } },
-        },
-      ],
-    });
+    pool.usePackages(TINY_BUNDLE);
     const program = `async () => { const { one } = await import('tiny'); return one; }`;
     for (let index = 0; index < 3; index++) {
       expect(await pool.execute({ code: program })).toStrictEqual({ result: 1, logs: [] });

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, onTestFinished } from 'vitest';
 import { resolveOptions } from '../../src/executor/options.ts';
+import type { PackageBundle } from '../../src/packages/bundle.ts';
 import type { PoolEvent } from '../../src/pool/events.ts';
 import { Pool, type PoolOptions } from '../../src/pool/pool.ts';
 import type { DispatchFunction } from '../../src/sandbox/dispatch.ts';
@@ -142,3 +143,16 @@ export function busyChild(pool: Pool): number {
   expect(busy).toHaveLength(1);
   return (busy[0] as { pid: number }).pid;
 }
+
+/** A bundle of one package, as @supolka/codemode-packages makes them (src/packages/bundle.ts): `tiny` exports `one`, 1. */
+export const TINY_BUNDLE: PackageBundle = {
+  packages: [
+    {
+      name: 'tiny',
+      version: '1.0.0',
+      source: 'module.exports = { tiny: () => ({ one: 1 }) };',
+      requires: [],
+      subpaths: { tiny: { format: 'esm', names: ['one'] } },
+    },
+  ],
+};

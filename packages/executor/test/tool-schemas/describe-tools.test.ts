@@ -375,6 +375,12 @@ describe('calls, through real children', () => {
   });
 
   test('a backtracking pattern ends its own call at VALIDATION_TIMEOUT while another execution answers first', async () => {
+    // Both children serving first: where cores are few the second starts only once the first is
+    // healthy (startOneFirst), and the quick execution would otherwise wait for that start, which
+    // on a loaded machine took longer than the check's deadline.
+    while (executor.stats().children.filter((child) => child.state === 'idle' && child.prepared).length < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     const order: string[] = [];
     const slow = executor
       .execute(`return await weather.exact({ s: '${'a'.repeat(40)}!' })`, tools.providers)

@@ -15,6 +15,7 @@ import { CONSOLE_CAPTURE_MESSAGE } from '../../../executor/src/sandbox/console.t
 import { LOST_VALUE_TEXTS } from '../../../executor/src/sandbox/lost-values.ts';
 import { type Behaviour, bodyPosition } from './door.ts';
 import { DURABLE_ROWS } from './durable-rows.ts';
+import { PACKAGE_ROWS } from './package-rows.ts';
 
 const timedOut = (ms: number) =>
   `Execution timed out at its ${ms} ms bound. Do less work per run and return the part that is already finished.`;
@@ -555,4 +556,5 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   ...RETAINED_ROWS,
   ...WALL_CLOCK_ROWS,
   ...DURABLE_ROWS,
+  ...PACKAGE_ROWS,
 ];

@@ -25,7 +25,8 @@ export type Need =
   | 'retain'
   | 'retained-host-calls'
   | 'wall-clock'
-  | 'durable';
+  | 'durable'
+  | 'packages';
 
 /** How a durable row's pause is resumed: an answer per pending call, and whether the token is tampered with first. */
 export interface DurableRow {

@@ -2,7 +2,8 @@
  * The durable rows of the path matrix (issue 25, docs/durable.md): a run that a tool pauses, then
  * resumed through the same door with the caller's answer, must end as the run straight through
  * would, its logs those of both envelopes together; and a resume with a tampered token is refused
- * before anything runs. The doors that offer durability are the Sandbox, IsolateExecutor's object
+ * before anything runs; fetch before and after a pause, proxied and native, replays the first
+ * answer from the journal and performs the second. The doors that offer durability are the Sandbox, IsolateExecutor's object
  * form, serve with ExecutorClient and the `run`/`resume` commands; the Code Mode form never asks
  * for it (its pause is @cloudflare/codemode's), and the MCP bridge has it not yet.
  */
@@ -40,6 +41,39 @@ return { amount, answer, random: Math.random() < 1, clock: Date.now() > 0, uuid:
       result: 'refused: not today',
       logs: [],
       paused: 'approval {"what":"delete","amount":1} pending 1 approval.ask',
+    },
+  },
+  {
+    // The first request's answer comes from the journal on resume; the second goes out live.
+    name: 'a durable run with a proxied fetch before its pause and one after',
+    outbound: 'proxied',
+    providers: ['approval'],
+    body: `const first = await fetch('https://api.test/before', { method: 'POST', body: 'a' }).then((r) => r.text());
+const answer = await approval.ask('send', 1);
+const second = await fetch('https://api.test/after').then((r) => r.text());
+return [first, answer, second];`,
+    durable: { answers: { 1: { result: 'yes' } } },
+    needs: ['durable', 'proxied-fetch'],
+    expected: {
+      result: ['proxied POST https://api.test/before a', 'yes', 'proxied GET https://api.test/after'],
+      logs: [],
+      paused: 'approval {"what":"send","amount":1} pending 1 approval.ask',
+    },
+  },
+  {
+    name: 'a durable run with a native fetch before its pause and one after',
+    outbound: 'native',
+    providers: ['approval'],
+    body: `const first = await fetch('__LOOPBACK__/before?q=1').then((r) => r.text());
+const answer = await approval.ask('send', 2);
+const second = await fetch('__LOOPBACK__/after', { method: 'POST', body: 'b' }).then((r) => r.text());
+return [first, answer, second];`,
+    durable: { answers: { 1: { result: 'yes' } } },
+    needs: ['durable', 'native-fetch', 'loopback-opt-in'],
+    expected: {
+      result: ['native GET /before?q=1', 'yes', 'native POST /after'],
+      logs: [],
+      paused: 'approval {"what":"send","amount":2} pending 1 approval.ask',
     },
   },
   {

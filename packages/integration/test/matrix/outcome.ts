@@ -5,7 +5,12 @@
  * error's name and stack are left out: rows compare what a caller acts on, and the stack's frames
  * are the sandbox's own tests' (version 3's fields, which a model acts on, are compared).
  */
-import type { ExecuteResult, LogLine } from '@supolka/codemode-protocol';
+import {
+  type ExecuteResult,
+  type LogLine,
+  USER_ERROR_DETAILS,
+  type UserErrorDetail,
+} from '@supolka/codemode-protocol';
 
 export interface Outcome {
   result?: unknown;
@@ -46,16 +51,20 @@ export function fromEnvelope(envelope: ExecuteResult): Outcome {
   return fromParts({ ...envelope, logs: envelope.logs.map(lineText) });
 }
 
-/** The fields of an outcome that are one text each, copied when present. */
+/** The user error's details a row compares: all but the error's name and stack (above). */
+type ComparedDetail = Exclude<UserErrorDetail, 'errorName' | 'errorStack'>;
+
+/**
+ * The fields of an outcome that are one text each, copied when present: the error, its code and
+ * the protocol's details of a user error, so a detail the envelope gains is one the rows compare
+ * (Outcome must name it, or this file does not type-check).
+ */
 const TEXT_FIELDS = [
   'error',
   'code',
-  'errorKind',
-  'errorProvider',
-  'errorTool',
-  'errorAt',
-  'errorJson',
-  'hint',
+  ...USER_ERROR_DETAILS.filter(
+    (field): field is ComparedDetail => field !== 'errorName' && field !== 'errorStack',
+  ),
 ] as const;
 
 /** The parts that are present, in the outcome's shape. */

@@ -15,6 +15,7 @@ import {
   isFaultCode,
   NOTE_LIMIT,
   NOTE_TEXT_LIMIT,
+  USER_ERROR_DETAILS,
 } from '../errors.ts';
 import { LOG_LEVELS, LOG_LINE_LIMIT } from '../limits.ts';
 import { DETAILS_PROTOCOL_VERSION } from '../version.ts';
@@ -152,7 +153,7 @@ export function shapeEnvelope(envelope: ResultEnvelope): ExecuteResult {
 }
 
 /** The fields errorDetails copies, in the order it writes them. */
-const DETAIL_KEYS = ['errorKind', 'errorName', 'errorStack', ...DETAILS_FIELDS] as const;
+const DETAIL_KEYS = [...USER_ERROR_DETAILS, 'notes'] as const;
 
 type Details = Pick<ExecuteResult, (typeof DETAIL_KEYS)[number]>;
 

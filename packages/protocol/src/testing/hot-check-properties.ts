@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { parseForDispatch, stringifyForDispatch } from '../codec.ts';
 import type { Decoded } from '../message-wire.ts';
 import type { TypedMessage } from '../messages.ts';
+import { BytesSchema } from '../schemas/common.ts';
 import type { MessageValidation } from '../validate.ts';
 
 /** A message table as the proof reads it: its schemas, its hot checks, and its validation built from both. */
@@ -22,13 +23,22 @@ export interface HotTable {
   readonly validation: MessageValidation<TypedMessage>;
 }
 
-/** A schema as JSON Schema, which the generators below read. */
+/**
+ * A schema as JSON Schema, which the generators below read. Bytes (BytesSchema, a custom type JSON
+ * Schema cannot say) are written as `{ format: 'bytes' }`, which the generators make Uint8Arrays of.
+ */
 export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  return z.toJSONSchema(schema) as JsonSchema;
+  return z.toJSONSchema(schema, {
+    unrepresentable: 'any',
+    override: (context) => {
+      if (context.zodSchema === BytesSchema) context.jsonSchema.format = 'bytes';
+    },
+  }) as JsonSchema;
 }
 
 export interface JsonSchema {
   type?: string;
+  format?: string;
   const?: unknown;
   enum?: unknown[];
   minLength?: number;
@@ -60,6 +70,7 @@ function validOf(schema: JsonSchema, full = false): fc.Arbitrary<unknown> {
   if (schema.enum) return fc.constantFrom(...schema.enum);
   if (schema.anyOf) return fc.oneof(...schema.anyOf.map(validInner));
   if (schema.prefixItems) return fc.tuple(...schema.prefixItems.map(validInner));
+  if (schema.format === 'bytes') return fc.uint8Array({ maxLength: 8 });
   switch (schema.type) {
     case 'string': {
       const min = schema.minLength ?? 0;

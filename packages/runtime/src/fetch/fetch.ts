@@ -13,6 +13,7 @@
  * synchronous call it ends only this run.
  */
 import { abortSlots } from '../abort/abort-signal.ts';
+import { virtualClock } from '../date.ts';
 import { hostOf } from '../host.ts';
 import { assertRequestScope, markObserved } from '../internals.ts';
 import { loadPiece, type Pieces } from '../pieces.ts';
@@ -109,6 +110,7 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
         redirect: state.redirect,
       };
       const answer = (await host.async(['send', id, wire], SEND_CROSSING)) as string | number;
+      observeDurable(host, id);
       if (settled) {
         // Aborted meanwhile: what the host holds for this request is let go, never copied in.
         host.sync(['drop', id]);
@@ -147,6 +149,18 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
 }
 
 type FetchHost = NonNullable<ReturnType<typeof hostOf>['sendRequest']>;
+
+/**
+ * In a durable run (docs/durable.md), an answer takes the next place in the sequence of observed
+ * settlements the moment it arrives, aborted or not, and the clock moves to the time the host
+ * gives it: the host journals the answer under that place, and a resume delivers it there again.
+ */
+function observeDurable(host: FetchHost, id: number): void {
+  const observe = virtualClock.observe;
+  if (virtualClock.now === undefined || observe === undefined) return;
+  const time = host.sync(['observed', id, observe()]);
+  if (typeof time === 'number' && time > virtualClock.now) virtualClock.now = time;
+}
 
 /** Takes a held frame's text from the host in a synchronous call, where a copy past the limit ends the run. */
 function takeFrame(host: FetchHost, id: number): string {

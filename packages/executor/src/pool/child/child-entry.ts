@@ -36,6 +36,7 @@ import type { StartReport } from '../messages/health.ts';
 import type { PoolMessage, PoolMessageOf } from '../messages/table.ts';
 import { type DecodedPoolMessage, encodePoolMessage } from '../messages/wire.ts';
 import { parseSettings } from '../settings.ts';
+import { keepStart, prepareKeep, startCacheFolder, startFromCache } from './cache-start.ts';
 import { faultsHeartbeats, HEARTBEAT_ATTACK_TEXT, holdAttacksFor } from './channel-attacks.ts';
 import { ChildRun } from './child-run.ts';
 import { ConsoleStream } from './console-stream.ts';
@@ -131,6 +132,7 @@ const ready: Promise<Ready> = startEngine().then(({ engine, start }) => {
   built = new Sandbox({
     engine,
     codeCache: new BoundedCodeCache(),
+    ...(settings.warmPackages !== undefined ? { warmPackages: settings.warmPackages } : {}),
     // The pool prefers a child whose next isolate is ready (pool.ts, #idleChild).
     onPrepared: () => {
       if (resting === 0) resting = process.memoryUsage.rss();
@@ -181,8 +183,9 @@ function claimFile(path: string): boolean {
 
 /**
  * The engine report this child serves by, and where it came from: the start the parent handed on,
- * when it was handed one and it passed every check (hand-on-start.ts), or its own probes and
- * snapshot.
+ * when it was handed one and it passed every check (hand-on-start.ts), the start an earlier
+ * process's child kept on disk, when the settings name a cache and it passed the same checks
+ * (cache-start.ts), or its own probes and snapshot (kept on disk then, for the next process).
  */
 async function startEngine(): Promise<{ engine: EngineReport; start: StartReport }> {
   if (hooks.failEngineCheck !== undefined) throw new Error(hooks.failEngineCheck);
@@ -190,6 +193,17 @@ async function startEngine(): Promise<{ engine: EngineReport; start: StartReport
     throw new Error('this child claimed the failFirstEngineCheck marker');
   }
   let refused: string | undefined;
+  let cacheRefused: string | undefined;
+  // A start handed on comes first: it is already in memory. Without one, a start kept on disk.
+  const cache = handedOn === undefined ? startCacheFolder(settings.startCache) : undefined;
+  if (cache !== undefined) {
+    const cached = startFromCache(cache);
+    if (cached !== undefined && 'engine' in cached) {
+      if (settings.handOnWanted === true) ownStart = new OwnStart();
+      return { engine: cached.engine, start: { snapshot: 'cached' } };
+    }
+    if (cached !== undefined) cacheRefused = echo(cached.refused, REASON_ECHO_LIMIT);
+  }
   if (handedOn !== undefined) {
     const waiting = handedOn;
     handedOn = undefined;
@@ -214,14 +228,25 @@ async function startEngine(): Promise<{ engine: EngineReport; start: StartReport
   } catch (error) {
     snapshotFailure = { error };
   }
+  // What the cache keeps is made ready while the probes still run.
+  const keeping = cache !== undefined && snapshotFailure === undefined ? prepareKeep() : undefined;
   // A probe's failure is said first, as when the snapshot came after the probes.
   const engine = await probed;
   if (snapshotFailure !== undefined) throw snapshotFailure.error;
   if (settings.handOnWanted === true || refused !== undefined) {
     ownStart = new OwnStart(hooks.foreignHandOn !== undefined && claimFile(hooks.foreignHandOn));
   }
-  if (refused === undefined) return { engine, start: { snapshot: 'built' } };
-  return { engine, start: { snapshot: 'built', refused: echo(refused, REASON_ECHO_LIMIT) } };
+  // Kept before the first healthy answer, so before any program ran here: what the next process
+  // reads is what this package's own code made. A damaged or foreign entry is replaced by it.
+  if (cache !== undefined) keepStart(cache, engine, keeping);
+  return {
+    engine,
+    start: {
+      snapshot: 'built',
+      ...(refused !== undefined ? { refused: echo(refused, REASON_ECHO_LIMIT) } : {}),
+      ...(cacheRefused !== undefined ? { cacheRefused } : {}),
+    },
+  };
 }
 
 /**

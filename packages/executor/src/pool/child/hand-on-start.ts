@@ -1,6 +1,7 @@
 /**
  * A child's start from what an earlier child's start made, as the parent handed it on (`handOn`,
- * docs/pool.md, "Handing the start on"): the engine report, taken when it names exactly the
+ * docs/pool.md, "Handing the start on") or as a child of an earlier process kept it on disk
+ * (sandbox/setup/cached-start.ts, "The start cache on disk"): the engine report, taken when it names exactly the
  * behaviours this child would probe, and the runtime snapshot, adopted once its key and digest hold
  * (sandbox/setup/handed-snapshot.ts). Refused, the child starts as the first one did, probing and
  * making its own, and says why in its health report.
@@ -18,7 +19,7 @@ export const HANDED_REPORT_MESSAGE = 'the engine report names other behaviours t
  * checks, which V8, handed them, would end the process over.
  */
 export function startFromHandOn(
-  handed: PoolMessageOf<'handOn'>,
+  handed: Pick<PoolMessageOf<'handOn'>, 'key' | 'digest' | 'snapshot' | 'engine'>,
   corrupt = false,
 ): { readonly engine: EngineReport } | { readonly refused: string } {
   // Whether isolates run in this process at all is this process's own to show, whatever it was handed.

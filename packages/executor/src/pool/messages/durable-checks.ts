@@ -7,7 +7,15 @@
  * entries, is checked in one pass. test/pool/messages/ proves each against its schema.
  */
 import { type DispatchFrame, knownKeys } from '@supolka/codemode-protocol/wire';
-import type { JournalEntry, Settlement, TimerEntry, TimerSettlement } from '../../durable/journal.ts';
+import type {
+  FetchEntry,
+  FetchSettlement,
+  JournalEntry,
+  LoadEntry,
+  Settlement,
+  TimerEntry,
+  TimerSettlement,
+} from '../../durable/journal.ts';
 import type { DurableStart, PausedJournal, ReplayAnswer, ReplayStart } from '../../durable/start.ts';
 
 type Plain = Record<string, unknown>;
@@ -22,11 +30,15 @@ export const JOURNAL_ENTRY_KEYS: ReadonlySet<string> = new Set([
 ]);
 export const TIMER_SETTLEMENT_KEYS: ReadonlySet<string> = new Set(['order', 'time', 'count']);
 export const TIMER_ENTRY_KEYS: ReadonlySet<string> = new Set(['ms', 'settled']);
+export const FETCH_SETTLEMENT_KEYS: ReadonlySet<string> = new Set(['order', 'time', 'frame', 'body']);
+export const FETCH_ENTRY_KEYS: ReadonlySet<string> = new Set(['request', 'settled']);
+export const LOAD_SETTLEMENT_KEYS: ReadonlySet<string> = new Set(['order', 'time']);
+export const LOAD_ENTRY_KEYS: ReadonlySet<string> = new Set(['settled']);
 export const FRAME_ANSWER_KEYS: ReadonlySet<string> = new Set(['sequence', 'frame']);
 export const PERFORM_ANSWER_KEYS: ReadonlySet<string> = new Set(['sequence', 'perform']);
-export const REPLAY_KEYS: ReadonlySet<string> = new Set(['journal', 'timers', 'answers']);
+export const REPLAY_KEYS: ReadonlySet<string> = new Set(['journal', 'timers', 'fetches', 'loads', 'answers']);
 export const START_KEYS: ReadonlySet<string> = new Set(['seed', 'startedAt', 'logCount', 'replay']);
-export const PAUSED_KEYS: ReadonlySet<string> = new Set(['journal', 'timers', 'written']);
+export const PAUSED_KEYS: ReadonlySet<string> = new Set(['journal', 'timers', 'fetches', 'loads', 'written']);
 
 /** The bounds of a seed's words: signed 32-bit integers, as the sandbox's xoshiro128** takes them. */
 export const SEED_WORD_MIN = -(2 ** 31);
@@ -89,6 +101,37 @@ export function checkTimerEntry(value: unknown): TimerEntry | undefined {
   return settled === undefined ? undefined : { ms, settled };
 }
 
+function checkFetchSettlement(value: unknown): FetchSettlement | undefined {
+  const size = knownKeys(value, FETCH_SETTLEMENT_KEYS);
+  if (size === -1) return undefined;
+  const settled = value as Plain;
+  const { order, time, frame } = settled;
+  if (!isSequence(order) || !isWhole(time) || typeof frame !== 'string') return undefined;
+  if (!Object.hasOwn(settled, 'body'))
+    return size === FETCH_SETTLEMENT_KEYS.size - 1 ? { order, time, frame } : undefined;
+  const body = settled.body;
+  return body instanceof Uint8Array ? { order, time, frame, body } : undefined;
+}
+
+export function checkFetchEntry(value: unknown): FetchEntry | undefined {
+  if (knownKeys(value, FETCH_ENTRY_KEYS) === -1) return undefined;
+  const entry = value as Plain;
+  const { request } = entry;
+  if (typeof request !== 'string') return undefined;
+  if (!Object.hasOwn(entry, 'settled')) return { request };
+  const settled = checkFetchSettlement(entry.settled);
+  return settled === undefined ? undefined : { request, settled };
+}
+
+export function checkLoadEntry(value: unknown): LoadEntry | undefined {
+  if (knownKeys(value, LOAD_ENTRY_KEYS) === -1) return undefined;
+  const entry = value as Plain;
+  if (!Object.hasOwn(entry, 'settled')) return {};
+  if (knownKeys(entry.settled, LOAD_SETTLEMENT_KEYS) !== LOAD_SETTLEMENT_KEYS.size) return undefined;
+  const { order, time } = entry.settled as Plain;
+  return isSequence(order) && isWhole(time) ? { settled: { order, time } } : undefined;
+}
+
 export function checkReplayAnswer(value: unknown): ReplayAnswer | undefined {
   if (knownKeys(value, FRAME_ANSWER_KEYS) === FRAME_ANSWER_KEYS.size) {
     const { sequence, frame } = value as Plain;
@@ -119,9 +162,18 @@ function checkReplay(value: unknown): ReplayStart | undefined {
   const replay = value as Plain;
   const journal = checkList(replay.journal, checkJournalEntry);
   const timers = checkList(replay.timers, checkTimerEntry);
+  const fetches = checkList(replay.fetches, checkFetchEntry);
+  const loads = checkList(replay.loads, checkLoadEntry);
   const answers = checkList(replay.answers, checkReplayAnswer);
-  if (journal === undefined || timers === undefined || answers === undefined) return undefined;
-  return { journal, timers, answers };
+  if (
+    journal === undefined ||
+    timers === undefined ||
+    fetches === undefined ||
+    loads === undefined ||
+    answers === undefined
+  )
+    return undefined;
+  return { journal, timers, fetches, loads, answers };
 }
 
 function isSeedWord(value: unknown): value is number {
@@ -149,8 +201,17 @@ export function checkPausedJournal(value: unknown): PausedJournal | undefined {
   const paused = value as Plain;
   const journal = checkList(paused.journal, checkJournalEntry);
   const timers = checkList(paused.timers, checkTimerEntry);
-  if (journal === undefined || timers === undefined || !isCount(paused.written)) return undefined;
-  return { journal, timers, written: paused.written };
+  const fetches = checkList(paused.fetches, checkFetchEntry);
+  const loads = checkList(paused.loads, checkLoadEntry);
+  if (
+    journal === undefined ||
+    timers === undefined ||
+    fetches === undefined ||
+    loads === undefined ||
+    !isCount(paused.written)
+  )
+    return undefined;
+  return { journal, timers, fetches, loads, written: paused.written };
 }
 
 /**

@@ -8,12 +8,14 @@
  * fields (`durable`, `paused`). Lists are checked whole by their fast check first
  * (durable-checks.ts), so a child's million bad entries cost one issue, as MessageIdListSchema's do.
  */
-import { DispatchFrameSchema, MESSAGE_SCHEMAS } from '@supolka/codemode-protocol';
+import { BytesSchema, DispatchFrameSchema, MESSAGE_SCHEMAS } from '@supolka/codemode-protocol';
 import { z } from 'zod';
 import type { DurableStart, PausedJournal } from '../../durable/start.ts';
 import {
+  checkFetchEntry,
   checkJournalEntry,
   checkList,
+  checkLoadEntry,
   checkReplayAnswer,
   checkTimerEntry,
   SEED_WORD_MAX,
@@ -51,6 +53,17 @@ export const TimerEntrySchema = z.strictObject({
   settled: z.strictObject({ order: sequence, time: whole, count }).optional(),
 });
 
+export const FetchEntrySchema = z.strictObject({
+  request: text,
+  settled: z
+    .strictObject({ order: sequence, time: whole, frame: text, body: BytesSchema.optional() })
+    .optional(),
+});
+
+export const LoadEntrySchema = z.strictObject({
+  settled: z.strictObject({ order: sequence, time: whole }).optional(),
+});
+
 export const ReplayAnswerSchema = z.union(
   [
     z.strictObject({ sequence, frame: DispatchFrameSchema }),
@@ -61,6 +74,8 @@ export const ReplayAnswerSchema = z.union(
 
 const journal = listOf(JournalEntrySchema, checkJournalEntry, 'must be a list of journal entries');
 const timers = listOf(TimerEntrySchema, checkTimerEntry, 'must be a list of timer entries');
+const fetches = listOf(FetchEntrySchema, checkFetchEntry, 'must be a list of fetch entries');
+const loads = listOf(LoadEntrySchema, checkLoadEntry, 'must be a list of module loads');
 
 export const DurableStartSchema = z.strictObject({
   seed: z.tuple([
@@ -75,12 +90,14 @@ export const DurableStartSchema = z.strictObject({
     .strictObject({
       journal,
       timers,
+      fetches,
+      loads,
       answers: listOf(ReplayAnswerSchema, checkReplayAnswer, 'must be a list of answers'),
     })
     .optional(),
 });
 
-export const PausedJournalSchema = z.strictObject({ journal, timers, written: count });
+export const PausedJournalSchema = z.strictObject({ journal, timers, fetches, loads, written: count });
 
 /**
  * The two large fields typed as the durable module's own shapes (durable/start.ts), which the

@@ -46,15 +46,18 @@ export const Sha256Schema = z
   .regex(SHA256_HEX, { error: 'must be a SHA-256 in 64 lowercase hexadecimal digits' });
 
 /**
- * How a child started: from the snapshot and engine report the parent handed on (`handedOn`), or
- * from its own (`built`), with why it refused the ones it was handed when it was handed any. A
+ * How a child started: from the snapshot and engine report the parent handed on (`handedOn`), from
+ * the ones an earlier process's child kept on disk (`cached`), or from its own (`built`), with why
+ * it refused the ones it was handed when it was handed any, and why it refused the ones on disk
+ * when there were any (`cacheRefused`: damaged, another build's, a file it must not trust). A
  * child that hands its own on commits to it here, in its first healthy answer, before any program
  * ran in it: the `key` of the build that made its snapshot and the `digest` of the snapshot's
  * bytes, which follow later in a `snapshot` message (docs/pool.md, "Handing the start on").
  */
 export const StartSchema = z.strictObject({
-  snapshot: z.enum(['handedOn', 'built'], { error: 'must be handedOn or built' }),
+  snapshot: z.enum(['handedOn', 'cached', 'built'], { error: 'must be handedOn, cached or built' }),
   refused: text.max(REFUSAL_LIMIT, { error: `must be at most ${REFUSAL_LIMIT} characters` }).optional(),
+  cacheRefused: text.max(REFUSAL_LIMIT, { error: `must be at most ${REFUSAL_LIMIT} characters` }).optional(),
   key: Sha256Schema.optional(),
   digest: Sha256Schema.optional(),
 });

@@ -60,8 +60,9 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
   // A durable run's settlements, counted in the order this isolate observes them: the sequence the
   // host journals each under, whatever order its deliveries were queued or run inline in.
   let observed = 0;
-  // The timers count their expiries in the same sequence (inside/timers.ts).
-  internals.observe = () => ++observed;
+  // The timers count their expiries in the same sequence (inside/timers.ts), and fetch its answers
+  // (the runtime's fetch.ts).
+  clock.observe = () => ++observed;
   const answer: DispatchAnswer = (id, value, time) => {
     const call: PendingCall | undefined = apply(mapGet, pending, [id]);
     if (call === undefined) return undefined;

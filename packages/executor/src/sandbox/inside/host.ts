@@ -41,10 +41,11 @@ export interface RuntimeInternals {
   };
   /** The line workerd's console would write (the runtime's console-format.ts); loads its piece on first use. */
   readonly formatInspect: (values: unknown[]) => string;
-  /** Set by DISPATCH_SOURCE: the next sequence of a durable run's observed settlements. */
-  observe?: () => number;
-  /** A durable run's clock (the runtime's date.ts): set, every read of the time answers it. */
-  readonly virtualClock: { now: number | undefined };
+  /**
+   * A durable run's clock (the runtime's date.ts): `now` set, every read of the time answers it;
+   * `observe`, set by DISPATCH_SOURCE, answers the next sequence of the run's observed settlements.
+   */
+  readonly virtualClock: { now: number | undefined; observe: (() => number) | undefined };
   /** Set by LOADER_SOURCE: each loaded module's namespace, by the token its loader root carries. */
   loadedNamespaces?: Map<unknown, unknown>;
   /** Set by the preparation: what RUN_SUPPORT_SOURCE answered. */

@@ -41,6 +41,19 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
   // Loads asked of the host and not answered yet. Counted here, so a program that spins on
   // import() is refused inside the isolate past the bound, and never floods the host with calls.
   let inFlight = 0;
+  const clock = internals.virtualClock;
+  let lastLoad = 0;
+  /**
+   * In a durable run, a load's answer takes the next place in the sequence of observed
+   * settlements when it arrives, and the clock moves to the time the host gives it: a resume
+   * delivers the answer at the same place (docs/durable.md, "Dynamic imports").
+   */
+  const observe = (id: number) => {
+    const next = clock.observe;
+    if (clock.now === undefined || next === undefined) return;
+    const time: unknown = apply(applyHostSync, hostLoad, [undefined, ['', id, next()]]);
+    if (typeof time === 'number' && time > clock.now) clock.now = time;
+  };
   const errors = {
     __proto__: null,
     Error,
@@ -56,9 +69,10 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
       if (scope.global) throw new Error_(globalScopeImport);
       if (inFlight >= inFlightLimit) throw new Error_(tooManyImports);
       const name = String_(specifier);
+      const id = ++lastLoad;
       const request = apply(applyHost, hostLoad, [
         undefined,
-        [String_(referrer), name],
+        [String_(referrer), name, id],
         // No prototypes: isolated-vm looks up an option it does not find on the chain (inside/timers.ts).
         { __proto__: null, result: { __proto__: null, promise: true } },
       ]);
@@ -68,6 +82,7 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
           inFlight--;
           let frame: [string, string, string, string?];
           try {
+            observe(id);
             frame = parse(
               (typeof answer === 'number'
                 ? apply(applyHostSync, hostLoad, [undefined, [answer]])

@@ -67,7 +67,7 @@ export default function installTimers(host: TimersValues, hostDelay: HostReferen
     if (clock.now !== undefined) {
       // A durable run: the expiry takes its place in the sequence of observed settlements
       // (inside/dispatch.ts), and the clock moves to the time the host gives it.
-      const sequence = (internals.observe as () => number)();
+      const sequence = (clock.observe as () => number)();
       const time: unknown = apply(applyDelaySync, hostDelay, [undefined, ['observed', count, sequence]]);
       if (typeof time === 'number' && time > clock.now) clock.now = time;
     }

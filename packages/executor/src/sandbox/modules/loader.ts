@@ -12,6 +12,7 @@
  * frame copied in by isolated-vm's own task while the isolate is at its limit aborts the process.
  */
 import { IN_FLIGHT_CALL_LIMIT } from '@supolka/codemode-protocol/wire';
+import type { DurableSession } from '../../durable/session.ts';
 import { HeldAnswers, inlineOrHeld } from '../crossing/answers.ts';
 import { LOADER_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
 import type { LoaderValues } from '../inside/loader.ts';
@@ -37,17 +38,29 @@ export function loadFailureMessage(message: string): string {
   return `${message.slice(0, LOAD_FAILURE_MESSAGE_LIMIT)}… (${message.length - LOAD_FAILURE_MESSAGE_LIMIT} more characters cut)`;
 }
 
-/** The function behind the loader reference: a load answers its frame or a number; a number alone takes it. */
-export function loaderReference(handle: IsolateHandle) {
+/**
+ * The function behind the loader reference: a load (referrer, specifier and the isolate's number
+ * for it) answers its frame or a number; a number alone takes it. In a durable run each load goes
+ * through the run's session, which orders its answer among the run's settlements, and the isolate
+ * tells it the sequence it observed the answer under (a number where the specifier would be).
+ */
+export function loaderReference(
+  handle: IsolateHandle,
+  durable: () => DurableSession | undefined = () => undefined,
+) {
   const held = new HeldAnswers<string>();
-  return (referrer: string | number, specifier?: string) => {
+  return (referrer: string | number, specifier?: string | number, number?: number) => {
     if (typeof referrer === 'number') return held.take(referrer);
-    const frame =
+    // Observed: the load's number, then the sequence.
+    if (typeof specifier === 'number') return durable()?.loadObserved(specifier, number as number);
+    const load = () =>
       handle.loader === undefined
         ? Promise.resolve(
             JSON.stringify(['thrown', 'Error', 'import() ran before the module map was linked.']),
           )
         : handle.loader(referrer, specifier as string);
+    const session = durable();
+    const frame = session === undefined ? load() : session.load(number as number, load);
     return frame.then((text) => inlineOrHeld(text, held));
   };
 }

@@ -75,10 +75,17 @@ export function snapshotDigest(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** This process's own snapshot (made now if it was not), ready to hand on. */
+/**
+ * The digest of this process's snapshot once known: hashed once, or taken from the start it adopted
+ * after its bytes were checked against it. A process has one snapshot for its life.
+ */
+let ownDigest: string | undefined;
+
+/** This process's own snapshot (made now if it was not), ready to hand on or keep on disk. */
 export function ownSnapshot(): HandedSnapshot {
   const bytes = new Uint8Array(readRuntimeSnapshot().copy());
-  return { key: runtimeSnapshotKey(), digest: snapshotDigest(bytes), bytes };
+  ownDigest ??= snapshotDigest(bytes);
+  return { key: runtimeSnapshotKey(), digest: ownDigest, bytes };
 }
 
 /** Why this process must not restore from `handed`, or undefined when it may. */
@@ -101,7 +108,10 @@ export function adoptHandedSnapshot(handed: HandedSnapshot): string | undefined 
   const view = handed.bytes;
   const whole = view.byteOffset === 0 && view.byteLength === view.buffer.byteLength ? view : view.slice();
   const copy = new ivm.ExternalCopy(whole.buffer as ArrayBuffer, { transferOut: true });
-  if (adoptRuntimeSnapshot(copy)) return undefined;
+  if (adoptRuntimeSnapshot(copy)) {
+    ownDigest = handed.digest;
+    return undefined;
+  }
   copy.release();
   return SNAPSHOT_ALREADY_MADE_MESSAGE;
 }

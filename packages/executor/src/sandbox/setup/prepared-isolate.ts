@@ -106,6 +106,8 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       () => slots.outbound,
       () => !handle.isolate.isDisposed,
       new BodyBudget(bodyBudgetFor(options.memoryLimit)),
+      // A durable run's requests go through its session, which journals or replays them.
+      () => slots.dispatch.durable,
     );
     slots.abortOutbound = outbound.abortAll;
     const runtime: RuntimeReferences = {
@@ -160,7 +162,7 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
           return durable === undefined ? real() : durable.delay(ms, real);
         }),
         new ivm.Reference(dispatchReference(slots.dispatch, answerCall)),
-        new ivm.Reference(loaderReference(handle)),
+        new ivm.Reference(loaderReference(handle, () => slots.dispatch.durable)),
         new ivm.Reference(() => expired),
         new ivm.Reference((answer: unknown) => {
           // The completion accessor delivers once; the failure reported just before belongs to it.

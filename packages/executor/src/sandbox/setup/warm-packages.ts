@@ -20,9 +20,9 @@ import type ivm from 'isolated-vm';
 import type { IsolateHandle } from '../isolate.ts';
 import type { CodeCache } from '../modules/code-cache.ts';
 import { definePackagesSync, loadExpression, type PackageModules } from '../modules/packages.ts';
+import { WARM_WINDOW } from './warm-window.ts';
 
-/** Runs a specifier stays warm after the last one that imported it. */
-export const WARM_WINDOW = 16;
+export { WARM_WINDOW, warmWindow } from './warm-window.ts';
 
 /** Milliseconds a warm-up step may run: no run clock bounds preparation, so each call carries its own. */
 export const WARM_UP_TIMEOUT = 2000;
@@ -39,22 +39,28 @@ export const HEAP_PER_CHARACTER = 3;
 
 /** The specifiers recent runs imported, most recent first, and those whose warm-up failed. */
 export class WarmPackages {
+  readonly #window: number;
   #runs = 0;
   readonly #recent = new Map<string, number>();
   readonly #refused = new Set<string>();
 
+  /** `window`: how many of the latest runs' imports are warmed (warmWindow); 0 warms nothing. */
+  constructor(window: number = WARM_WINDOW) {
+    this.#window = window;
+  }
+
   /** A run imported `specifier`. */
   imported(specifier: string): void {
-    if (this.#refused.has(specifier)) return;
+    if (this.#window === 0 || this.#refused.has(specifier)) return;
     this.#recent.delete(specifier);
     this.#recent.set(specifier, this.#runs);
   }
 
-  /** A run ended: specifiers no run imported for WARM_WINDOW runs cool down. */
+  /** A run ended: specifiers none of the window's runs imported cool down. */
   ran(): void {
     this.#runs++;
     for (const [specifier, at] of this.#recent) {
-      if (this.#runs - at > WARM_WINDOW) this.#recent.delete(specifier);
+      if (this.#runs - at > this.#window) this.#recent.delete(specifier);
     }
   }
 

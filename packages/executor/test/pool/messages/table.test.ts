@@ -19,6 +19,7 @@ import {
   validatePoolMessage,
 } from '../../../src/pool/messages/table.ts';
 import { encodePoolMessage } from '../../../src/pool/messages/wire.ts';
+import { TINY_BUNDLE } from '../helpers.ts';
 
 const decodePoolMessage = POOL_VALIDATION.decode;
 
@@ -91,6 +92,24 @@ const valid: Record<string, unknown[]> = {
       retained: 0,
       start: { snapshot: 'built', key: 'b'.repeat(64), digest: 'c'.repeat(64) },
     },
+    {
+      type: 'health',
+      id: 'h4',
+      engine: { isolatedVm: '7.0.1', node: 'v24.22.3', behaviours: {}, fallbacks: [] },
+      rss: 70_000_000,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'cached', key: 'b'.repeat(64), digest: 'c'.repeat(64) },
+    },
+    {
+      type: 'health',
+      id: 'h5',
+      engine: { isolatedVm: '7.0.1', node: 'v24.22.3', behaviours: {}, fallbacks: [] },
+      rss: 70_000_000,
+      executions: 0,
+      retained: 0,
+      start: { snapshot: 'built', cacheRefused: 'the cache entry x.start is a link' },
+    },
   ],
   snapshot: [{ type: 'snapshot', bytes: new Uint8Array([4, 5, 6]) }],
   handOn: [
@@ -109,20 +128,7 @@ const valid: Record<string, unknown[]> = {
   ],
   packages: [
     { type: 'packages', bundle: { packages: [] } },
-    {
-      type: 'packages',
-      bundle: {
-        packages: [
-          {
-            name: 'tiny',
-            version: '1.0.0',
-            source: 'module.exports = { tiny: () => ({ one: 1 }) };',
-            requires: [],
-            subpaths: { tiny: { format: 'esm', names: ['one'] } },
-          },
-        ],
-      },
-    },
+    { type: 'packages', bundle: TINY_BUNDLE },
   ],
 };
 
@@ -143,6 +149,20 @@ const journal = [
   { provider: 'api', tool: 'slow', args: '[]', unknown: true },
 ];
 const timers = [{ ms: 10, settled: { order: 2, time: 1_700_000_000_010, count: 1 } }, { ms: 2.5 }];
+const fetches = [
+  {
+    request: 'hash-of-the-request',
+    settled: {
+      order: 3,
+      time: 1_700_000_000_020,
+      frame: '["returned",{"status":200,"statusText":"OK","headers":[],"body":3}]',
+      body: new Uint8Array([1, 2, 3]),
+    },
+  },
+  { request: 'another', settled: { order: 4, time: 1_700_000_000_020, frame: '["thrown","lost","Error"]' } },
+  { request: 'unsent' },
+];
+const loads = [{ settled: { order: 5, time: 1_700_000_000_020 } }, {}];
 
 /** One valid instance of each durable field, so a field added without one is seen here. */
 const durableValid: [string, unknown][] = [
@@ -168,6 +188,8 @@ const durableValid: [string, unknown][] = [
         replay: {
           journal,
           timers,
+          fetches,
+          loads,
           answers: [
             { sequence: 2, frame: ['returned', '{"result":true}'] },
             { sequence: 3, perform: true },
@@ -176,7 +198,15 @@ const durableValid: [string, unknown][] = [
       },
     },
   ],
-  ['result', { type: 'result', id: 'x1', envelope: { logs: [] }, journal: { journal, timers, written: 2 } }],
+  [
+    'result',
+    {
+      type: 'result',
+      id: 'x1',
+      envelope: { logs: [] },
+      journal: { journal, timers, fetches, loads, written: 2 },
+    },
+  ],
 ];
 
 describe('the pool table', () => {
@@ -264,10 +294,28 @@ const malformed: [string, unknown, string][] = [
       journal: {
         journal: [{ provider: 'a', tool: 'b', args: '[]', settled: { order: 1, time: 0 } }],
         timers: [],
+        fetches: [],
+        loads: [],
         written: 0,
       },
     },
     'journal.journal must be a list of journal entries',
+  ],
+  [
+    'a fetch entry whose body is not bytes',
+    {
+      type: 'result',
+      id: 'x',
+      envelope: { logs: [] },
+      journal: {
+        journal: [],
+        timers: [],
+        fetches: [{ request: 'r', settled: { order: 1, time: 0, frame: '[]', body: [1, 2] } }],
+        loads: [],
+        written: 0,
+      },
+    },
+    'journal.fetches must be a list of fetch entries',
   ],
   [
     'a replay answer that neither gives a frame nor performs',
@@ -279,7 +327,13 @@ const malformed: [string, unknown, string][] = [
         seed: [1, 2, 3, 4],
         startedAt: 0,
         logCount: 0,
-        replay: { journal: [], timers: [], answers: [{ sequence: 1, perform: false }] },
+        replay: {
+          journal: [],
+          timers: [],
+          fetches: [],
+          loads: [],
+          answers: [{ sequence: 1, perform: false }],
+        },
       },
     },
     'durable.replay.answers must be a list of answers',
@@ -363,7 +417,7 @@ const malformed: [string, unknown, string][] = [
       retained: 0,
       start: { snapshot: 'copied' },
     },
-    'start.snapshot must be handedOn or built',
+    'start.snapshot must be handedOn, cached or built',
   ],
   [
     'a start handed on under a key in capitals',

@@ -2,10 +2,11 @@
  * `codemode-executor run`, the command as a user runs it (the committed bin over the build, in a
  * process of its own per row): the program as statements in a file, the whole catalogue as its
  * --tools module, modules as a --modules JSON file, --timeout, --memory, and the envelope read
- * back from --json. Exit 1 goes with an error envelope, 0 with a result, 3 with a paused one: a
+ * back from --json; a packages row adds --packages, run from a folder whose node_modules holds the
+ * matrix's packages. Exit 1 goes with an error envelope, 0 with a result, 3 with a paused one: a
  * durable row runs with --durable, then `resume` with the token and the answers in files.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ExecuteResult, parseForDispatch } from '@supolka/codemode-protocol';
@@ -14,6 +15,7 @@ import { BIN } from '../../../../executor/test/cli/cli-process.ts';
 import { spawnCollecting } from '../../../../executor/test/spawn-collecting.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromEnvelope, type Outcome } from '../outcome.ts';
+import { ALLOWED_PACKAGES, PACKAGE_DIRECTORIES, usesPackages } from '../package-doors.ts';
 import { DURABLE_KEYS_TEXT, pausedThenResumed } from './durable.ts';
 
 const CATALOGUE = new URL('../catalogue.ts', import.meta.url).pathname;
@@ -35,6 +37,12 @@ export const cliDoor: DoorSpec = {
   },
   async open() {
     const directory = mkdtempSync(join(tmpdir(), 'codemode-matrix-cli-'));
+    // --packages finds names the way Node does, from the working directory: a packages row runs
+    // in this folder, whose node_modules links each name to its fixture.
+    mkdirSync(join(directory, 'node_modules'));
+    for (const [name, folder] of Object.entries(PACKAGE_DIRECTORIES)) {
+      symlinkSync(folder, join(directory, 'node_modules', name));
+    }
     let count = 0;
     return {
       run: (behaviour) => run(directory, ++count, behaviour),
@@ -58,6 +66,10 @@ async function run(directory: string, count: number, behaviour: Behaviour): Prom
   if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
   if (behaviour.outbound === 'native') args.push('--outbound', 'native');
   if (behaviour.consoleFormat !== undefined) args.push('--console-format', behaviour.consoleFormat);
+  if (usesPackages(behaviour)) {
+    args.push('--packages', ALLOWED_PACKAGES.join(','));
+    return fromEnvelope(await command('run', args, directory));
+  }
   if (behaviour.durable === undefined) return fromEnvelope(await command('run', args));
   // A durable row: run --durable pauses (exit 3), and resume takes the same FILE and options, the
   // token from a file and the answers from another.
@@ -74,11 +86,19 @@ async function run(directory: string, count: number, behaviour: Behaviour): Prom
   );
 }
 
-/** One command (run or resume) with the matrix's key ring, its printed envelope read back. */
-async function command(name: 'run' | 'resume', args: readonly string[]): Promise<ExecuteResult> {
+/**
+ * One command (run or resume) with the matrix's key ring, in `cwd` when given, its printed
+ * envelope read back.
+ */
+async function command(
+  name: 'run' | 'resume',
+  args: readonly string[],
+  cwd?: string,
+): Promise<ExecuteResult> {
   const { status, stdout, stderr } = await spawnCollecting(process.execPath, [BIN, name, ...args], {
     timeout: COMMAND_PATIENCE,
     env: { ...process.env, CODEMODE_DURABLE_KEYS: DURABLE_KEYS_TEXT },
+    ...(cwd !== undefined ? { cwd } : {}),
   });
   let envelope: ExecuteResult;
   try {

@@ -2,13 +2,14 @@
  * What the Code Mode form (`execute(code, providers, { signal })`) takes from a row, for both doors
  * that reach it (the form called directly, and through runCode). The form has no per-request
  * settings, so the row's outbound, loopback opt-in, modules, timeout, wall-clock bound, memory
- * limit and console format become the executor's options, and the executor is kept per distinct
+ * limit, console format and packages become the executor's options, and the executor is kept per distinct
  * set of them.
  */
 import type { CodeModeProvider } from '@supolka/codemode-executor';
 import { IsolateExecutor } from '@supolka/codemode-executor';
 import { providersNamed } from '../catalogue.ts';
 import type { Behaviour } from '../door.ts';
+import { PACKAGE_DIRECTORIES, usesPackages } from '../package-doors.ts';
 import { allowsLoopback, outboundSetting } from './hooks.ts';
 import { OnePerSetting } from './one-per-setting.ts';
 
@@ -25,6 +26,7 @@ export function codeModeExecutors() {
         memoryLimit: behaviour.memoryLimit,
         modules: behaviour.modules,
         consoleFormat: behaviour.consoleFormat,
+        packages: usesPackages(behaviour),
       };
       return executors.for(
         JSON.stringify(settings),
@@ -38,6 +40,7 @@ export function codeModeExecutors() {
             ...(settings.memoryLimit ? { memoryLimit: settings.memoryLimit } : {}),
             ...(settings.modules ? { modules: settings.modules } : {}),
             ...(settings.consoleFormat ? { consoleFormat: settings.consoleFormat } : {}),
+            ...(settings.packages ? { packages: PACKAGE_DIRECTORIES } : {}),
           }),
       );
     },

@@ -20,7 +20,7 @@ export const codeModeDoor: DoorSpec = {
     'stream-console': "the contract's execute has no console callback; lines come in the result",
     retain: 'the contract has no retained handles: execute answers a result, never an executionId',
     durable:
-      "the form never asks for durability: @cloudflare/codemode's connector pause keeps its own meaning (docs/durable.md)",
+      "the contract's callers never ask for durability: @cloudflare/codemode's connector pause keeps its own meaning (docs/durable.md); the form's own option is docs/codemode.md's",
   },
   cancellation: { reason: CANCEL_REASON, keepsLogs: false },
   async open() {

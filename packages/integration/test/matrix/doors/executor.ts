@@ -10,6 +10,7 @@ import { IsolateExecutor } from '@supolka/codemode-executor';
 import { providersNamed } from '../catalogue.ts';
 import type { Behaviour, DoorSpec } from '../door.ts';
 import type { Outcome } from '../outcome.ts';
+import { PACKAGE_DIRECTORIES, usesPackages } from '../package-doors.ts';
 import { durableKeys } from './durable.ts';
 import { allowsLoopback, CANCEL_REASON, outboundSetting } from './hooks.ts';
 import { type RowRequest, runThroughObjectForm } from './object-form.ts';
@@ -27,16 +28,19 @@ export const executorDoor: DoorSpec = {
     // child each: a nested run gets a child of its own that its parent cannot hold (docs/pool.md).
     // So is the wall-clock bound.
     const executors = new OnePerSetting<string, IsolateExecutor>();
+    // So are the packages programs may import.
     const executorFor = (behaviour: Behaviour) => {
       const allowLoopback = allowsLoopback(behaviour);
       const { wallClockLimit } = behaviour;
+      const packages = usesPackages(behaviour);
       return executors.for(
-        `${allowLoopback} ${wallClockLimit}`,
+        `${allowLoopback} ${wallClockLimit} ${packages}`,
         () =>
           new IsolateExecutor({
             poolSize: 1,
             allowLoopback,
             ...(wallClockLimit !== undefined ? { wallClockLimit } : {}),
+            ...(packages ? { packages: PACKAGE_DIRECTORIES } : {}),
             durable: { keys: durableKeys() },
           }),
       );

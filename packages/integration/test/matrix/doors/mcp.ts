@@ -4,8 +4,8 @@
  * statements in `execute`'s `code`. The answer is text: the result in the codec's JSON (or
  * `undefined`), or `isError` with the error and ` [CODE]` when the executor ended the run and a block
  * naming the failed call and a thrown object's JSON; a `notes:` block, and the console lines in a
- * block after `console:`. The bridge's settings are its command line, so
- * the door keeps one bridge per set of --timeout, --memory and --outbound a row asks for.
+ * block after `console:`. The bridge's settings are its command line and its config, so the door
+ * keeps one bridge per set of --timeout, --memory, --outbound and `packages` a row asks for.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FAULT_CODES, parseForDispatch } from '@supolka/codemode-protocol';
@@ -13,6 +13,7 @@ import { FAILED_CALL_LINE, NOTES_BLOCK, THROWN_LINE } from '../../../../mcp/src/
 import { type Connected, connect, removeScratch } from '../../../../mcp/test/mcp-process.ts';
 import { type Behaviour, type DoorSpec, statementCode } from '../door.ts';
 import { fromParts, type Outcome } from '../outcome.ts';
+import { PACKAGE_DIRECTORIES, usesPackages } from '../package-doors.ts';
 
 const STORE_SERVER = new URL('../fixtures/store-mcp-server.mjs', import.meta.url).pathname;
 const CONSOLE_BLOCK = 'console:\n';
@@ -35,8 +36,9 @@ export const mcpDoor: DoorSpec = {
     cancel:
       "a cancelled call answers nothing: the client's notifications/cancelled ends the request, and the run with it (test/mcp/misbehaving.test.ts)",
     retain: 'execute answers text: no handler outlives the call',
+    durable:
+      "a program's calls go to upstream MCP tools, which cannot pause it: the bridge runs durably only to ask for an approval on a 2026-07-28 client (packages/mcp/test/approval-rounds.test.ts)",
   },
-  pending: { durable: 'not yet: durable runs through the MCP bridge are a later issue (issue 25)' },
   omits: {
     errorKind:
       "execute answers text: the error with the executor's [CODE]; the kind of error user code met is not in it",
@@ -51,10 +53,15 @@ export const mcpDoor: DoorSpec = {
       if (behaviour.memoryLimit !== undefined) args.push('--memory', String(behaviour.memoryLimit));
       if (behaviour.outbound === 'native') args.push('--outbound', 'native');
       if (behaviour.consoleFormat !== undefined) args.push('--console-format', behaviour.consoleFormat);
-      const key = args.join(' ');
+      // The packages are a key of the config, each with its directory.
+      const packages = usesPackages(behaviour);
+      const key = `${args.join(' ')} ${packages}`;
       let bridge = bridges.get(key);
       if (bridge === undefined) {
-        const config = { mcpServers: { store: { command: process.execPath, args: [STORE_SERVER] } } };
+        const config = {
+          mcpServers: { store: { command: process.execPath, args: [STORE_SERVER] } },
+          ...(packages ? { packages: PACKAGE_DIRECTORIES } : {}),
+        };
         bridge = connect(config, {}, args);
         bridges.set(key, bridge);
       }

@@ -2,8 +2,10 @@
  * The in-process Sandbox (`@supolka/codemode-executor/sandbox`): the program as an arrow, the
  * providers as descriptors with one dispatch function serving their fns (the one IsolateExecutor
  * builds), the outbound tri-state and the loopback opt-in on the request, a retained handler
- * invoked with wire requests, and a durable run resumed with sandbox.resume.
+ * invoked with wire requests, and a durable run resumed with sandbox.resume; the packages rows run
+ * in a sandbox given the bundle of the matrix's packages.
  */
+import { bundlePackages } from '@supolka/codemode-packages';
 import { buildDispatch, describeProviders, isPauseSignal } from '@supolka/codemode-protocol';
 import { DurableKeyRing } from '../../../../executor/src/durable/keys.ts';
 import type { HostProvider } from '../../../../executor/src/executor/request.ts';
@@ -11,6 +13,7 @@ import { Sandbox, type SandboxExecuteRequest } from '../../../../executor/src/sa
 import { providersNamed, streamed } from '../catalogue.ts';
 import { arrowCode, type Behaviour, type DoorSpec, invocationUrl } from '../door.ts';
 import { fromEnvelope, lineText, type Outcome } from '../outcome.ts';
+import { PACKAGE_DIRECTORIES, usesPackages } from '../package-doors.ts';
 import { DURABLE_KEY, pausedThenResumed } from './durable.ts';
 import { allowsLoopback, CANCEL_REASON, cancellation, outboundSetting } from './hooks.ts';
 
@@ -23,12 +26,20 @@ export const sandboxDoor: DoorSpec = {
   },
   // The capture exists before the isolate, so a cancelled run keeps what it wrote.
   cancellation: { reason: CANCEL_REASON, keepsLogs: true },
-  async open() {
+  async open(rows) {
     // The sandbox is the sources', so its ring is made with the sources' class too.
     const sandbox = new Sandbox({ durable: { keys: new DurableKeyRing({ keys: [DURABLE_KEY] }) } });
+    // The packages rows get a sandbox of their own, given the bundle @supolka/codemode-packages made,
+    // so every other row's not-found sentence stays the plain one.
+    const packaged = rows.some(usesPackages)
+      ? new Sandbox({ packages: await bundlePackages({ packages: PACKAGE_DIRECTORIES }) })
+      : undefined;
     return {
-      run: (behaviour) => run(sandbox, behaviour),
-      close: async () => sandbox.dispose(),
+      run: (behaviour) => run(usesPackages(behaviour) ? (packaged as Sandbox) : sandbox, behaviour),
+      close: async () => {
+        sandbox.dispose();
+        packaged?.dispose();
+      },
     };
   },
 };

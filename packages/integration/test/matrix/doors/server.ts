@@ -10,6 +10,7 @@ import { createServer, type ExecutorServer } from '../../../../server/src/server
 import { providersNamed, proxiedFetch } from '../catalogue.ts';
 import type { Behaviour, DoorSpec } from '../door.ts';
 import type { Outcome } from '../outcome.ts';
+import { PACKAGE_DIRECTORIES, usesPackages } from '../package-doors.ts';
 import { durableKeys } from './durable.ts';
 import { allowsLoopback, CANCEL_REASON } from './hooks.ts';
 import { type RowRequest, runThroughObjectForm } from './object-form.ts';
@@ -18,15 +19,25 @@ export const TOKEN = 'path-matrix-token-0123456789';
 
 /**
  * A server that performs native requests, reaching loopback when `allowLoopback` says so, under
- * its `wallClockLimit` when one is given.
+ * its `wallClockLimit` when one is given, its programs allowed the matrix's packages when
+ * `packages` says so (the operator's option: no client names one).
  */
-export async function startServer(allowLoopback = true, wallClockLimit?: number): Promise<ExecutorServer> {
+export async function startServer(
+  allowLoopback = true,
+  wallClockLimit?: number,
+  packages = false,
+): Promise<ExecutorServer> {
   const server = await createServer({
     port: 0,
     token: TOKEN,
     allowNativeOutbound: true,
     ...(wallClockLimit !== undefined ? { wallClockLimit } : {}),
-    executor: { poolSize: 2, allowLoopback, durable: { keys: durableKeys() } },
+    executor: {
+      poolSize: 2,
+      allowLoopback,
+      durable: { keys: durableKeys() },
+      ...(packages ? { packages: PACKAGE_DIRECTORIES } : {}),
+    },
   });
   await server.executor.engine();
   return server;
@@ -45,15 +56,16 @@ export const serverDoor: DoorSpec = {
   // The client's own reason crosses in its cancel (protocol version 3).
   cancellation: { reason: CANCEL_REASON, keepsLogs: false },
   async open() {
-    // The loopback opt-in is the server's executor's, the wall-clock bound the server's: one server
-    // and client for each pair of values a row asks for.
+    // The loopback opt-in and the packages are the server's executor's, the wall-clock bound the
+    // server's: one server and client for each set of values a row asks for.
     const doors = new Map<string, Promise<{ server: ExecutorServer; client: ExecutorClient }>>();
     const clientFor = async (behaviour: Behaviour) => {
       const allowLoopback = allowsLoopback(behaviour);
-      const key = `${allowLoopback} ${behaviour.wallClockLimit}`;
+      const packages = usesPackages(behaviour);
+      const key = `${allowLoopback} ${behaviour.wallClockLimit} ${packages}`;
       let door = doors.get(key);
       if (door === undefined) {
-        door = startServer(allowLoopback, behaviour.wallClockLimit).then(async (server) => ({
+        door = startServer(allowLoopback, behaviour.wallClockLimit, packages).then(async (server) => ({
           server,
           client: await connectClient(server),
         }));

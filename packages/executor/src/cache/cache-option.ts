@@ -1,0 +1,43 @@
+/**
+ * The `cache` option of IsolateExecutor, resolved to the folder one cache lives in: off (`false`,
+ * or CODEMODE_CACHE=off with the option left as it is), a folder the caller names, or the user's
+ * cache folder (cache-root.ts). The folder is made and checked here, in the caller's process, and a
+ * folder that fails its checks turns that cache off with one warning per process saying why: a
+ * cache is never worth failing a run over, nor silently missing.
+ */
+import { join } from 'node:path';
+import { cacheRoot } from './cache-root.ts';
+import { openTrustedDirectory } from './trusted-directory.ts';
+
+/** Whether to keep caches on disk, and where: true (the default) lets the environment decide. */
+export type CacheOption = boolean | { readonly directory: string };
+
+/** The warning's code, so a caller can tell it from others. */
+export const CACHE_REFUSED_WARNING = 'CODEMODE_CACHE_REFUSED';
+
+let warned = false;
+
+/**
+ * The trusted folder `folder` of the caches `option` selects (made 0700 when missing), or undefined
+ * when the caches are off or the folder failed its checks.
+ */
+export function cacheFolder(
+  option: CacheOption | undefined,
+  folder: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  // Where processes have no user ids (Windows) no folder can be shown to be the user's alone: the
+  // caches are off there, as the platform's rule rather than a folder's fault, so nothing is said.
+  if (option === false || process.geteuid === undefined) return undefined;
+  const root = typeof option === 'object' ? option.directory : cacheRoot(env);
+  if (root === undefined) return undefined;
+  const opened = openTrustedDirectory(join(root, folder), { create: true });
+  if ('directory' in opened) return opened.directory.path;
+  if (!warned) {
+    warned = true;
+    process.emitWarning(`The cache on disk is off for this process: ${opened.refused}.`, {
+      code: CACHE_REFUSED_WARNING,
+    });
+  }
+  return undefined;
+}

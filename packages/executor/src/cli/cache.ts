@@ -1,0 +1,87 @@
+/**
+ * `codemode-executor cache dir|clear`: where this package keeps what it caches on disk, and a way
+ * to remove it all (docs/pool.md, "The start cache on disk"). Clearing goes through the same trust
+ * checks as the caches themselves: a folder another user could have written to is left alone, and
+ * only files directly inside the cache folders are removed.
+ */
+import { existsSync, lstatSync, readdirSync, rmdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CACHE_SWITCH_ENV, cacheRoot } from '../cache/cache-root.ts';
+import { openTrustedDirectory } from '../cache/trusted-directory.ts';
+import { UsageError } from './args.ts';
+import type { Output } from './run.ts';
+
+export const CACHE_USAGE = `Usage: codemode-executor cache dir      print the folder the caches are kept in
+       codemode-executor cache clear    remove everything cached there
+
+The pool's children keep the runtime snapshot and the engine report they make in a folder of the
+user's own, so the next process starts without making them again: $XDG_CACHE_HOME/supolka-codemode,
+or ~/.cache/supolka-codemode. CODEMODE_CACHE_DIR names another folder; CODEMODE_CACHE=off keeps
+nothing on disk. A folder that another user could write to is never used, nor cleared.
+
+Options:
+  -h, --help          this text
+`;
+
+export async function cacheCli(
+  argv: readonly string[],
+  output: Output,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const [action, ...rest] = argv;
+  if (action === '-h' || action === '--help' || rest.includes('-h') || rest.includes('--help')) {
+    output.out(CACHE_USAGE);
+    return 0;
+  }
+  if (rest.length > 0) throw new UsageError(`cache ${action} takes no arguments; got ${rest.join(' ')}.`);
+  // The folder the caches would be in: the switch stops their use, not their removal.
+  const root = cacheRoot({ ...env, [CACHE_SWITCH_ENV]: undefined });
+  switch (action) {
+    case 'dir':
+      if (root === undefined) {
+        output.err('codemode-executor cache: no home folder to keep caches in; set CODEMODE_CACHE_DIR.\n');
+        return 1;
+      }
+      output.out(`${root}\n`);
+      return 0;
+    case 'clear':
+      return clear(root, output);
+    case undefined:
+      throw new UsageError('cache needs an action: dir or clear.');
+    default:
+      throw new UsageError(`Unknown cache action '${action}'; the actions are dir and clear.`);
+  }
+}
+
+function clear(root: string | undefined, output: Output): number {
+  if (root === undefined || !existsSync(root)) {
+    output.out(`Nothing cached${root === undefined ? '' : ` in ${root}`}.\n`);
+    return 0;
+  }
+  const opened = openTrustedDirectory(root, { create: false });
+  if ('refused' in opened) {
+    output.err(`codemode-executor cache: left alone: ${opened.refused}.\n`);
+    return 1;
+  }
+  let files = 0;
+  let bytes = 0;
+  for (const name of readdirSync(opened.directory.path)) {
+    const path = join(opened.directory.path, name);
+    if (!lstatSync(path).isDirectory()) continue;
+    const folder = openTrustedDirectory(path, { create: false });
+    if ('refused' in folder) {
+      output.err(`codemode-executor cache: left alone: ${folder.refused}.\n`);
+      continue;
+    }
+    const cleared = folder.directory.clear();
+    files += cleared.files;
+    bytes += cleared.bytes;
+  }
+  try {
+    rmdirSync(opened.directory.path);
+  } catch {
+    // Something else is in it: not this package's to remove.
+  }
+  output.out(`Removed ${files} file${files === 1 ? '' : 's'} (${bytes} bytes) from ${root}.\n`);
+  return 0;
+}

@@ -1,0 +1,240 @@
+/**
+ * The start cache on disk through real pools (docs/pool.md, "The start cache on disk"): the first
+ * child of a process with nothing cached makes its start and keeps it, the first child of the next
+ * process starts from it, and an entry that fails a check (damaged bytes, another build's, another
+ * layout, a link) is refused before V8 sees it: the child says why and makes its own, which
+ * replaces it. V8 ends a process restoring a damaged or foreign snapshot, so every refusal here is
+ * in a child process of its own, which would die and fail its start were the check missing. A disk
+ * that fails a write fails no run. The cache folders are this file's own, removed after each test.
+ */
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import { DEFAULT_CHILD_EXEC_ARGV, IsolateExecutor, type IsolateExecutorOptions } from '../../src/index.ts';
+import { HANDED_REPORT_MESSAGE } from '../../src/pool/child/hand-on-start.ts';
+import type { StartReport } from '../../src/pool/messages/health.ts';
+import { CACHED_KEY_MESSAGE, CACHED_LAYOUT_MESSAGE } from '../../src/sandbox/setup/cached-start.ts';
+import { SNAPSHOT_DIGEST_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
+import { usePool } from './helpers.ts';
+
+/** A program that reads the runtime the snapshot holds: URL, TextEncoder, crypto, structuredClone. */
+const RUNTIME_PROGRAM = `async () => [
+  new URL('https://a.test/b?c=d').searchParams.get('c'),
+  new TextEncoder().encode('é').length,
+  crypto.randomUUID().length,
+  structuredClone({ kept: [1] }),
+]`;
+const RUNTIME_ANSWER = { result: ['d', 2, 36, { kept: [1] }], logs: [] };
+
+/** A cache root of this test's own; the starts go in its `start` folder. */
+function cacheRoot(): { root: string; folder: string } {
+  const root = mkdtempSync(join(tmpdir(), 'codemode-start-cache-'));
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+  return { root, folder: join(root, 'start') };
+}
+
+/**
+ * One process's worth of pool: an executor of one child over the cache at `root` runs the program
+ * once and is disposed. Answers how its child started.
+ */
+async function runOnce(root: string, options: IsolateExecutorOptions = {}): Promise<StartReport | undefined> {
+  const starts: (StartReport | undefined)[] = [];
+  const executor = new IsolateExecutor({
+    poolSize: 1,
+    cache: { directory: root },
+    onPoolEvent: (event) => {
+      if (event.type === 'healthy') starts.push(event.start);
+    },
+    ...options,
+  });
+  try {
+    expect(await executor.execute({ code: RUNTIME_PROGRAM })).toStrictEqual(RUNTIME_ANSWER);
+  } finally {
+    await executor.dispose();
+  }
+  return starts[0];
+}
+
+/** The one start kept in `folder`: its path, header and bytes. */
+function theEntry(folder: string): { path: string; header: Record<string, unknown>; body: Buffer } {
+  const names = readdirSync(folder);
+  expect(names).toHaveLength(1);
+  expect(names[0]).toMatch(/^[0-9a-f]{64}\.start$/);
+  const path = join(folder, names[0] as string);
+  const bytes = readFileSync(path);
+  const end = bytes.indexOf(0x0a);
+  return { path, header: JSON.parse(bytes.toString('utf8', 0, end)), body: bytes.subarray(end + 1) };
+}
+
+function rewrite(path: string, header: unknown, body: Uint8Array): void {
+  writeFileSync(path, Buffer.concat([Buffer.from(`${JSON.stringify(header)}\n`), body]), { mode: 0o600 });
+}
+
+describe('the start kept on disk', () => {
+  test('the first process keeps its start, 0600 in a 0700 folder; the next starts from it', async () => {
+    const { root, folder } = cacheRoot();
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built' });
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    const { path, header, body } = theEntry(folder);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(header).toMatchObject({ format: 1, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(body.length).toBeGreaterThan(100_000);
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
+  });
+
+  test('a child that started from the cache hands its start on to the child that replaces it', async () => {
+    const { root, folder } = cacheRoot();
+    await runOnce(root);
+    const { pool, log } = usePool({
+      size: 1,
+      maxExecutionsPerChild: 2,
+      heartbeatInterval: 20,
+      startCache: folder,
+    });
+    for (let turn = 0; turn < 2; turn++) {
+      expect(await pool.execute({ code: RUNTIME_PROGRAM })).toStrictEqual(RUNTIME_ANSWER);
+      // Two heartbeat answers while idle: the snapshot leaves behind one of them.
+      const answered = () =>
+        pool.stats().children.find((child) => child.state === 'idle')?.heartbeatsAnswered ?? 0;
+      const target = answered() + 2;
+      while (answered() < target) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await pool.execute({ code: RUNTIME_PROGRAM })).toStrictEqual(RUNTIME_ANSWER);
+    }
+    const starts = log.events.filter((event) => event.type === 'healthy').map((event) => event.start);
+    expect(starts.slice(0, 2)).toStrictEqual([{ snapshot: 'cached' }, { snapshot: 'handedOn' }]);
+  });
+
+  test('the environment names the folder by default; the switch or the option off keeps nothing', async () => {
+    const saved = { switch: process.env.CODEMODE_CACHE, folder: process.env.CODEMODE_CACHE_DIR };
+    onTestFinished(() => {
+      for (const [name, value] of [
+        ['CODEMODE_CACHE', saved.switch],
+        ['CODEMODE_CACHE_DIR', saved.folder],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    });
+    const on = cacheRoot();
+    const off = cacheRoot();
+    delete process.env.CODEMODE_CACHE;
+    process.env.CODEMODE_CACHE_DIR = on.root;
+    expect(await runOnce(on.root, { cache: true })).toStrictEqual({ snapshot: 'built' });
+    expect(readdirSync(on.folder)).toHaveLength(1);
+    process.env.CODEMODE_CACHE_DIR = off.root;
+    expect(await runOnce(off.root, { cache: false })).toStrictEqual({ snapshot: 'built' });
+    process.env.CODEMODE_CACHE = 'off';
+    expect(await runOnce(off.root, { cache: true })).toStrictEqual({ snapshot: 'built' });
+    expect(readdirSync(off.root)).toStrictEqual([]);
+  });
+});
+
+describe('an entry refused before V8 sees it', () => {
+  test('damaged bytes: refused by the digest, and replaced by the child’s own', async () => {
+    const { root, folder } = cacheRoot();
+    await runOnce(root);
+    const { path, header, body } = theEntry(folder);
+    const damaged = Buffer.from(body);
+    for (let index = 0; index < 64; index++) damaged[index] = (damaged[index] as number) ^ 0xff;
+    rewrite(path, header, damaged);
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: SNAPSHOT_DIGEST_MESSAGE });
+    // The child's own start replaced it (a snapshot is not byte for byte the same each time it is made).
+    const replaced = theEntry(folder);
+    expect(createHash('sha256').update(replaced.body).digest('hex')).toBe(replaced.header.digest);
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
+  });
+
+  test('another build’s start under this build’s name: refused by its key', async () => {
+    const { root, folder } = cacheRoot();
+    await runOnce(root);
+    const [ours] = readdirSync(folder);
+    // Another build: children under one more V8 flag, whose start is kept under its own key.
+    await runOnce(root, { childExecArgv: [...DEFAULT_CHILD_EXEC_ARGV, '--stack-size=900'] });
+    const [theirs] = readdirSync(folder).filter((name) => name !== ours);
+    expect(theirs).toBeDefined();
+    renameSync(join(folder, theirs as string), join(folder, ours as string));
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: CACHED_KEY_MESSAGE });
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
+  });
+
+  test('a header of another layout, or a report naming other behaviours: refused', async () => {
+    const { root, folder } = cacheRoot();
+    await runOnce(root);
+    const { path, header, body } = theEntry(folder);
+    writeFileSync(path, Buffer.concat([Buffer.from('not json\n'), body]), { mode: 0o600 });
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: CACHED_LAYOUT_MESSAGE });
+    const engine = header.engine as { behaviours: Record<string, unknown> };
+    rewrite(
+      path,
+      { ...header, engine: { ...engine, behaviours: { someOtherBehaviour: { present: true } } } },
+      body,
+    );
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: HANDED_REPORT_MESSAGE });
+  });
+
+  test('a link in the entry’s place is not followed', async () => {
+    const { root, folder } = cacheRoot();
+    await runOnce(root);
+    const { path } = theEntry(folder);
+    const elsewhere = join(root, 'elsewhere.start');
+    renameSync(path, elsewhere);
+    symlinkSync(elsewhere, path);
+    const name = path.slice(folder.length + 1);
+    expect(await runOnce(root)).toStrictEqual({
+      snapshot: 'built',
+      cacheRefused: `the cache entry ${name} is a link`,
+    });
+  });
+});
+
+describe('a disk that fails', () => {
+  test('a start that cannot be written fails no run and leaves nothing behind', async () => {
+    const { root, folder } = cacheRoot();
+    await runOnce(root);
+    const { path } = theEntry(folder);
+    rmSync(path);
+    // A folder with something in it where the entry goes: every write of it fails.
+    mkdirSync(join(path, 'inside'), { recursive: true });
+    const name = path.slice(folder.length + 1);
+    expect(await runOnce(root)).toMatchObject({
+      snapshot: 'built',
+      cacheRefused: expect.stringContaining(name),
+    });
+    expect(await runOnce(root)).toMatchObject({ snapshot: 'built' });
+    expect(readdirSync(folder)).toStrictEqual([name]);
+  });
+
+  test('a folder removed after the pool checked it fails no run', async () => {
+    const { root, folder } = cacheRoot();
+    const starts: unknown[] = [];
+    const executor = new IsolateExecutor({
+      poolSize: 1,
+      cache: { directory: root },
+      onPoolEvent: (event) => {
+        if (event.type === 'healthy') starts.push(event.start);
+      },
+    });
+    rmSync(root, { recursive: true });
+    try {
+      expect(await executor.execute({ code: RUNTIME_PROGRAM })).toStrictEqual(RUNTIME_ANSWER);
+    } finally {
+      await executor.dispose();
+    }
+    expect(starts).toStrictEqual([{ snapshot: 'built' }]);
+    expect(existsSync(folder)).toBe(false);
+  });
+});
