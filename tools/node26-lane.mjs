@@ -1,6 +1,6 @@
 // The second engine lane (adr/0002): the engine-dependent part of the suite (the sandbox, the
 // runtime inside the isolate, the pool, the path matrix, and the pack test) under Node 26, the LTS line
-// a new user may run, with isolated-vm 7.0.1. The workspace's own isolated-vm is 7.0.1, whose
+// a new user may run, with isolated-vm 7.0.2. The workspace's own isolated-vm is 7.0.2, whose
 // package carries the Node 26 binary beside the Node 24 one, so the source tests need no other
 // install; the pack test makes the lane's install root of its own: the packed tarballs and
 // `isolated-vm` installed by plain npm under Node 26, outside the repository, the workspace's

@@ -144,7 +144,9 @@ export function assertNoNodeSnapshot(): void {
  * `adopted` says whether the sandbox uses the behaviour where the engine has it; where it does not,
  * the fallback stays in force on every engine, and the report lists it. isolated-vm 7.0.2 has the
  * first three: the sandbox once read the first one's presence as leave import() alone, registered no
- * callback, and every import() of a program answered the engine's "Not supported" there.
+ * callback, and every import() of a program answered the engine's "Not supported" there. A native
+ * import() path was written against 7.0.2 and is not adopted: a program spinning on import() held
+ * a pool child's host thread past its heartbeat (adr/0002, which has the measurements).
  */
 export const ENGINE_PROBES = {
   dynamicImportCallback: {
@@ -251,17 +253,12 @@ export function isolatedVmVersion(): string {
   return installedIsolatedVm() ?? 'unknown';
 }
 
-/** Options a release may accept that the typings of 6.2 / 7.0 do not declare. */
-type FutureIsolateOptions = ivm.IsolateOptions & {
-  importModuleDynamically?: (specifier: string, referrer: unknown) => unknown;
-  onUnhandledRejection?: (reason: unknown) => void;
-};
-
 async function withIsolate<T>(
-  options: FutureIsolateOptions,
+  options: ivm.IsolateOptions,
   body: (isolate: ivm.Isolate, context: ivm.Context) => Promise<T>,
 ): Promise<T> {
-  const isolate = new ivm.Isolate({ memoryLimit: 8, ...options } as ivm.IsolateOptions);
+  // Releases before 7.0.2 accept and ignore the callbacks their typings do not declare.
+  const isolate = new ivm.Isolate({ memoryLimit: 8, ...options });
   try {
     return await body(isolate, await isolate.createContext());
   } finally {
@@ -269,31 +266,53 @@ async function withIsolate<T>(
   }
 }
 
+/**
+ * The callback must fire for import(), and the engine must do with its answer what the native path
+ * relies on (modules.ts): a module answered later, through a promise, hands the program that
+ * module's own namespace; an errored module rejects the import() with the very error it threw.
+ */
 async function probeDynamicImportCallback(): Promise<void> {
-  let fired = false;
-  let target: ivm.Module | undefined;
+  const asked: string[] = [];
+  const modules = new Map<string, ivm.Module>();
   const outcome = await withIsolate(
     {
-      importModuleDynamically: () => {
-        fired = true;
-        return target;
+      importModuleDynamically: async (specifier, referrer) => {
+        asked.push(`${specifier} from ${referrer}`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const module = modules.get(specifier);
+        if (module === undefined) throw new Error(`the probe has no module ${specifier}`);
+        return module;
       },
     },
     async (isolate, context) => {
-      target = await isolate.compileModule('export default 1');
-      await target.instantiate(context, () => {
-        throw new Error('the probe module has no imports');
-      });
-      return context.evalClosure(
-        `return import("probe").then(() => 'imported', (error) => String(error))`,
-        [],
-        {
-          result: { promise: true },
-        },
+      const sources = [
+        ['value', 'export const value = 42;'],
+        ['thrower', 'globalThis.thrown = new RangeError("probe"); throw globalThis.thrown;'],
+      ] as const;
+      for (const [name, source] of sources) {
+        const module = await isolate.compileModule(source, { filename: name });
+        await module.instantiate(context, () => {
+          throw new Error('the probe modules have no imports');
+        });
+        await module.evaluate({ promise: true }).catch(() => undefined);
+        modules.set(name, module);
+      }
+      const importer = await isolate.compileModule(
+        `const { value } = await import('value');
+        const caught = await import('thrower').then(() => undefined, (error) => error);
+        globalThis.outcome = JSON.stringify([value, caught === globalThis.thrown]);`,
+        { filename: 'importer' },
       );
+      await importer.instantiate(context, () => {
+        throw new Error('the probe importer has no static imports');
+      });
+      await importer.evaluate({ promise: true });
+      return context.eval('globalThis.outcome');
     },
   );
-  if (!fired) throw new Error(`the callback never fired; import() answered ${String(outcome)}`);
+  if (asked.length === 0) throw new Error(`the callback never fired; the probe read ${String(outcome)}`);
+  if (asked[0] !== 'value from importer') throw new Error(`the callback was asked ${asked[0]}`);
+  if (outcome !== '[42,true]') throw new Error(`import() answered ${String(outcome)}`);
 }
 
 async function probeUnhandledRejectionCallback(): Promise<void> {

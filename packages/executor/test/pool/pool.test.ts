@@ -333,7 +333,7 @@ describe('the engine report', () => {
     expect((await asked[0])?.node).toBe(process.version);
   });
 
-  test('reaches the parent through the heartbeat, with every fallback in force on released isolated-vm', async () => {
+  test('reaches the parent through the heartbeat, with every fallback in force on the workspace engine', async () => {
     const { pool } = usePool({ size: 1 });
     const report = await pool.engine();
     expect(report.node).toBe(process.version);

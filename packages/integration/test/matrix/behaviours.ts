@@ -266,6 +266,33 @@ return {
     },
   },
   {
+    name: 'import() of a module the map does not have',
+    body: "return (await import('./missing.js')).missing;",
+    modules: { './present.js': 'export const present = true;' },
+    needs: ['modules'],
+    expected: {
+      error: moduleNotFoundMessage('./missing.js', 'executor.js'),
+      errorKind: 'module-not-found',
+      logs: [],
+    },
+  },
+  {
+    name: 'import() of modules that throw, settled in the order asked',
+    body: `const order = [];
+await Promise.all([
+  import('./throws.js').catch((e) => order.push(e.constructor.name + ': ' + e.message)),
+  import('./present.js').then((m) => order.push('present ' + m.present)),
+  import('./missing.js').catch((e) => order.push(e.message.slice(0, 19))),
+]);
+return order;`,
+    modules: {
+      './present.js': 'export const present = true;',
+      './throws.js': "throw new TypeError('at load');",
+    },
+    needs: ['modules'],
+    expected: { result: ['TypeError: at load', 'present true', 'Cannot find module '], logs: [] },
+  },
+  {
     name: 'crypto.subtle',
     body: `const hex = (buffer) => [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode('matrix'));

@@ -4,13 +4,18 @@
  * loader root stored inside the isolate, so the program gets the real namespace object. The host
  * answers with its frame as JSON text when that is short, or with the number it holds the frame
  * under, taken at once with a synchronous call (crossing/answers.ts). In global scope the call is refused
- * with a message that says what to do instead (adr/0002).
+ * with a message that says what to do instead (adr/0002), and past IN_FLIGHT_CALL_LIMIT loads waiting
+ * at once the call is refused here, as a tool call past the same bound is.
  */
 import type { HostReference, SandboxGlobal } from './host.ts';
 
 export interface LoaderValues {
   /** GLOBAL_SCOPE_IMPORT_MESSAGE. */
   readonly globalScopeImport: string;
+  /** IN_FLIGHT_CALL_LIMIT: the most loads one execution may wait on at once. */
+  readonly inFlightLimit: number;
+  /** IMPORTS_IN_FLIGHT_MESSAGE. */
+  readonly tooManyImports: string;
 }
 
 type ErrorConstructorLike = new (message?: string) => Error;
@@ -31,6 +36,11 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
   const Promise_ = Promise;
   const Error_ = Error;
   const globalScopeImport = values.globalScopeImport;
+  const inFlightLimit = values.inFlightLimit;
+  const tooManyImports = values.tooManyImports;
+  // Loads asked of the host and not answered yet. Counted here, so a program that spins on
+  // import() is refused inside the isolate past the bound, and never floods the host with calls.
+  let inFlight = 0;
   const clock = internals.virtualClock;
   let lastLoad = 0;
   /**
@@ -57,6 +67,7 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
   const load = function __sandboxImport(referrer: unknown, specifier: unknown) {
     return new Promise_((resolve, reject) => {
       if (scope.global) throw new Error_(globalScopeImport);
+      if (inFlight >= inFlightLimit) throw new Error_(tooManyImports);
       const name = String_(specifier);
       const id = ++lastLoad;
       const request = apply(applyHost, hostLoad, [
@@ -65,8 +76,10 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
         // No prototypes: isolated-vm looks up an option it does not find on the chain (inside/timers.ts).
         { __proto__: null, result: { __proto__: null, promise: true } },
       ]);
+      inFlight++;
       apply(then, request, [
         (answer: unknown) => {
+          inFlight--;
           let frame: [string, string, string, string?];
           try {
             observe(id);
@@ -86,9 +99,11 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
           // The host names what it observed (a module the map lacks, one that does not parse).
           reject(typeof frame[3] === 'string' ? mark(failure, frame[3]) : failure);
         },
-        (failure: { message?: unknown } | undefined) =>
+        (failure: { message?: unknown } | undefined) => {
+          inFlight--;
           // biome-ignore lint/complexity/useOptionalChain: a falsy rejection reads as itself, as it always has.
-          reject(new Error_(String_(failure && failure.message))),
+          reject(new Error_(String_(failure && failure.message)));
+        },
       ]);
     });
   };

@@ -11,12 +11,16 @@
  * the number it holds the frame under, taken at once with a synchronous call (crossing/answers.ts): a long
  * frame copied in by isolated-vm's own task while the isolate is at its limit aborts the process.
  */
+import { IN_FLIGHT_CALL_LIMIT } from '@supolka/codemode-protocol/wire';
 import type { DurableSession } from '../../durable/session.ts';
 import { HeldAnswers, inlineOrHeld } from '../crossing/answers.ts';
 import { LOADER_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
 import type { LoaderValues } from '../inside/loader.ts';
 import type { IsolateHandle } from '../isolate.ts';
 import { bindValues } from '../setup/bound-source.ts';
+
+/** The refusal of an import() past the bound of loads in flight, which tool calls and fetch share. */
+export const IMPORTS_IN_FLIGHT_MESSAGE = `Too many import() calls are in flight: one execution may have at most ${IN_FLIGHT_CALL_LIMIT} at once.`;
 
 export const GLOBAL_SCOPE_IMPORT_MESSAGE =
   'import() cannot run at the top level of a module while modules load: this engine cannot wait on the host there. Use a static import, or call import() inside the program.';
@@ -64,6 +68,10 @@ export function loaderReference(
 /** __sandboxImport, the isolate's half; the code is inside/loader.ts. */
 export const LOADER_SOURCE = bindValues(
   LOADER_INSTALL_SOURCE,
-  { globalScopeImport: GLOBAL_SCOPE_IMPORT_MESSAGE } satisfies LoaderValues,
+  {
+    globalScopeImport: GLOBAL_SCOPE_IMPORT_MESSAGE,
+    inFlightLimit: IN_FLIGHT_CALL_LIMIT,
+    tooManyImports: IMPORTS_IN_FLIGHT_MESSAGE,
+  } satisfies LoaderValues,
   ['hostLoad'],
 );
