@@ -127,10 +127,10 @@ async function cachedBundle(
   const key = JSON.stringify([pkg.root, roots, [...offered], [...external]]);
   const inProcess = cache.get(key);
   if (inProcess !== undefined) return inProcess;
-  const diskKey = disk === undefined ? undefined : entryKey(key, { NODE_ENV });
+  const diskKey = disk === undefined ? undefined : fromDisk(() => entryKey(key, { NODE_ENV }));
   if (disk !== undefined && diskKey !== undefined) {
     const kept = fromDisk(() => readKept(disk, diskKey, pkg.name));
-    if (kept !== undefined && unchangedFiles(kept.files)) {
+    if (kept !== undefined && unchanged(kept.files)) {
       cache.set(key, kept.bundled, kept.files);
       return kept.bundled;
     }
@@ -141,10 +141,6 @@ async function cachedBundle(
   cache.set(key, made.bundled, files);
   if (disk !== undefined && diskKey !== undefined) fromDisk(() => keep(disk, diskKey, made.bundled, files));
   return made.bundled;
-}
-
-function unchangedFiles(files: ReadonlyMap<string, string>): boolean {
-  return fromDisk(() => unchanged(files)) === true;
 }
 
 /** What `use` answers, or undefined when it throws: the disk's failures are misses, never the configuration's. */
