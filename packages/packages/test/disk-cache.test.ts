@@ -6,7 +6,16 @@
  * it changes.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { manifest, useFolder, writeTree } from './fixtures.ts';
@@ -55,7 +64,7 @@ test('a second process takes the bundle the first kept, and runs the same progra
   expect(second).toStrictEqual({ runs: 0, outcome: { result: { a: [1] }, logs: [] } });
 });
 
-test('with the cache off, every process bundles, and nothing is written', async () => {
+test('with the cache off, every process bundles', async () => {
   expect(await configure('off', here, ['yaml'])).toStrictEqual({ runs: 1, outcome: null });
   expect(await configure('off', here, ['yaml'])).toStrictEqual({ runs: 1, outcome: null });
 });
@@ -138,4 +147,20 @@ test('a damaged entry, or one of another configuration under its name, is refuse
   symlinkSync(join(cache, 'packages', lodash), path);
   expect(await configure(cache, here, ['yaml'])).toStrictEqual({ runs: 1, outcome: null });
   expect(await configure(cache, here, ['yaml'])).toStrictEqual({ runs: 0, outcome: null });
+});
+
+test('a cache folder others may write to is refused: every process bundles, and none fails for it', async () => {
+  const cache = join(folder, 'shared-cache');
+  mkdirSync(cache, { mode: 0o700 });
+  chmodSync(cache, 0o777);
+  expect(await configure(cache, here, ['yaml'], YAML)).toMatchObject({
+    runs: 1,
+    outcome: { result: { a: [1] } },
+  });
+  expect(await configure(cache, here, ['yaml'], YAML)).toMatchObject({
+    runs: 1,
+    outcome: { result: { a: [1] } },
+  });
+  // Its subfolder is made before the folder is judged (cache-option.ts), and nothing is written in it.
+  expect(readdirSync(join(cache, 'packages'))).toStrictEqual([]);
 });
