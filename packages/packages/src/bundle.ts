@@ -12,16 +12,18 @@
  * specifier exports (esbuild's metafile), since the registry's output cannot say.
  *
  * A package bundled once is kept for the process while the files it was made from are unchanged
- * (bundle-cache.ts). Bounded: the whole configuration within `timeout` (BUNDLE_TIMEOUT by default; each esbuild run
+ * (bundle-cache.ts), and in the executor's trusted cache folder when it hands one in (disk-cache.ts).
+ * Bounded: the whole configuration within `timeout` (BUNDLE_TIMEOUT by default; each esbuild run
  * is cancelled at the deadline), one package's script at most PACKAGE_SIZE_LIMIT, all of them at
  * most BUNDLE_SIZE_LIMIT. Every failure is a PackageConfigurationError with one sentence.
  */
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { BundledPackage, BundledSubpath, PackageBundle } from '@supolka/codemode-executor';
 import { type BuildOptions, type BuildResult, context, type Message, stop } from 'esbuild';
-import { BundleCache } from './bundle-cache.ts';
+import { BundleCache, fingerprints, unchanged } from './bundle-cache.ts';
 import { commonJsNames } from './commonjs-names.ts';
 import { configuredPackages, PackageConfigurationError, type PackageList } from './configuration.ts';
+import { type DiskFolder, entryKey, keep, readKept } from './disk-cache.ts';
 import { checkInputs, guardPlugin } from './guard.ts';
 import { type LocatedPackage, locatePackage, readableRoots } from './locate.ts';
 import { offeredSubpaths } from './subpaths.ts';
@@ -33,6 +35,11 @@ export interface BundleOptions {
   readonly base?: string;
   /** Milliseconds the whole configuration may take; BUNDLE_TIMEOUT by default. */
   readonly timeout?: number;
+  /**
+   * The folder bundles are kept in between processes: the executor hands in its trusted cache
+   * folder (its `cache` option); left out, bundles are kept in the process alone.
+   */
+  readonly cache?: DiskFolder;
 }
 
 /** How long bundling may take by default: date-fns's 740 subpaths take about 2 s here. */
@@ -71,7 +78,13 @@ export async function bundlePackages(options: BundleOptions): Promise<PackageBun
       for (const specifier of (offered[otherIndex] as Map<string, string>).keys())
         external.set(specifier, other.name);
     });
-    const bundled = await cachedBundle(pkg, offered[index] as Map<string, string>, external, deadline);
+    const bundled = await cachedBundle(
+      pkg,
+      offered[index] as Map<string, string>,
+      external,
+      deadline,
+      options.cache,
+    );
     if (bundled.source.length > PACKAGE_SIZE_LIMIT) {
       throw new PackageConfigurationError(
         `The package ${pkg.name} bundles to ${bundled.source.length} characters, past the ${PACKAGE_SIZE_LIMIT} one package may take.`,
@@ -91,28 +104,73 @@ export async function bundlePackages(options: BundleOptions): Promise<PackageBun
 /** The process's bundles (bundle-cache.ts). */
 const cache = new BundleCache();
 
-/** The package's bundle from the cache when nothing it was made from changed, else made and kept. */
+let esbuildRuns = 0;
+
+/** How many packages this process has run esbuild for: a package taken from a cache adds none. */
+export function bundlingRuns(): number {
+  return esbuildRuns;
+}
+
+/**
+ * The package's bundle from the process's cache, else from the disk's, when nothing it was made
+ * from changed; else made, and kept in both. The disk never fails a configuration: an entry that
+ * cannot be read or written is a miss.
+ */
 async function cachedBundle(
   pkg: LocatedPackage,
   offered: ReadonlyMap<string, string>,
   external: ReadonlyMap<string, string>,
   deadline: number,
+  disk: DiskFolder | undefined,
 ): Promise<BundledPackage> {
-  const key = JSON.stringify([pkg.root, [...offered], [...external]]);
-  const kept = cache.get(key);
-  if (kept !== undefined) return kept;
-  const { bundled, files } = await bundleOne(pkg, offered, external, deadline);
-  cache.set(key, bundled, files);
-  return bundled;
+  const roots = readableRoots(pkg);
+  const key = JSON.stringify([pkg.root, roots, [...offered], [...external]]);
+  const inProcess = cache.get(key);
+  if (inProcess !== undefined) return inProcess;
+  const diskKey = disk === undefined ? undefined : fromDisk(() => entryKey(key, { NODE_ENV }));
+  if (disk !== undefined && diskKey !== undefined) {
+    const kept = fromDisk(() => readKept(disk, diskKey, pkg.name));
+    if (kept !== undefined && unchanged(kept.files)) {
+      cache.set(key, kept.bundled, kept.files);
+      return kept.bundled;
+    }
+  }
+  esbuildRuns++;
+  const made = await bundleOne(pkg, roots, offered, external, deadline);
+  const files = fingerprints(made.files);
+  cache.set(key, made.bundled, files);
+  if (disk !== undefined && diskKey !== undefined) fromDisk(() => keep(disk, diskKey, made.bundled, files));
+  return made.bundled;
+}
+
+/** What `use` answers, or undefined when it throws: the disk's failures are misses, never the configuration's. */
+function fromDisk<T>(use: () => T): T | undefined {
+  try {
+    return use();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The package.json of every folder from `file`'s up to the root it lies in, there or not: esbuild
+ * consults them (a `browser` field, `sideEffects`, `type`), so one that appears counts as a change.
+ */
+function consultedManifests(file: string, roots: readonly string[]): string[] {
+  const manifests: string[] = [];
+  for (let folder = dirname(file); ; folder = dirname(folder)) {
+    manifests.push(join(folder, 'package.json'));
+    if (roots.includes(folder) || dirname(folder) === folder) return manifests;
+  }
 }
 
 async function bundleOne(
   pkg: LocatedPackage,
+  roots: readonly string[],
   offered: ReadonlyMap<string, string>,
   external: ReadonlyMap<string, string>,
   deadline: number,
 ): Promise<{ bundled: BundledPackage; files: string[] }> {
-  const roots = readableRoots(pkg);
   const requires = new Set<string>();
   const common: BuildOptions = {
     bundle: true,
@@ -146,11 +204,15 @@ async function bundleOne(
       entryPoints: Object.fromEntries(entries.map((file, index) => [`entry${index}`, file])),
     },
   ]);
-  // What the bundle was made from: every file the builds read, and each readable folder's package.json.
+  // What the bundle was made from: every file the builds read, each readable folder's package.json,
+  // and every package.json esbuild could have consulted on the way up from a file read.
   const files = new Set(roots.map((root) => join(root, 'package.json')));
   for (const result of [script, analysis]) {
     if (result.metafile === undefined) continue;
-    for (const file of checkInputs(pkg.name, result.metafile, pkg.root, roots)) files.add(file);
+    for (const file of checkInputs(pkg.name, result.metafile, pkg.root, roots)) {
+      files.add(file);
+      for (const manifest of consultedManifests(file, roots)) files.add(manifest);
+    }
   }
   const byFile = exportsByEntry(analysis, entries);
   const subpaths: Record<string, BundledSubpath> = {};

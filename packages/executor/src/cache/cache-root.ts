@@ -17,6 +17,8 @@ export const CACHE_FOLDER_NAME = 'supolka-codemode';
 
 /** The folder under the root that holds pool children's starts (sandbox/setup/cached-start.ts). */
 export const START_CACHE_FOLDER = 'start';
+/** The folder under the root that holds the allowed packages' bundles (docs/packages.md). */
+export const PACKAGES_CACHE_FOLDER = 'packages';
 
 /** Whether the environment turns the caches off. */
 export function cacheSwitchedOff(env: NodeJS.ProcessEnv = process.env): boolean {

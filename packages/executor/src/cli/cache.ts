@@ -14,8 +14,9 @@ import type { Output } from './run.ts';
 export const CACHE_USAGE = `Usage: codemode-executor cache dir      print the folder the caches are kept in
        codemode-executor cache clear    remove everything cached there
 
-The pool's children keep the runtime snapshot and the engine report they make in a folder of the
-user's own, so the next process starts without making them again: $XDG_CACHE_HOME/supolka-codemode,
+The pool's children keep the runtime snapshot and the engine report they make, and the executor
+the allowed packages' bundles, in a folder of the user's own, so the next process starts without
+making them again: $XDG_CACHE_HOME/supolka-codemode,
 or ~/.cache/supolka-codemode. CODEMODE_CACHE_DIR names another folder; CODEMODE_CACHE=off keeps
 nothing on disk. A folder that another user could write to is never used, nor cleared.
 

@@ -128,7 +128,7 @@ export class IsolateExecutor {
     const packages = this.#options.packages;
     if (packages !== undefined) {
       // Bundled now, while the children start: never on a request's path.
-      this.#packages = bundlePackages(packages.list, packages.base).then((bundle) => {
+      this.#packages = bundlePackages(packages.list, packages.base, packages.cache).then((bundle) => {
         this.#pool.usePackages(bundle);
         this.#packagesDelivered = true;
         return bundle;

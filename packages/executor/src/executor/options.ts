@@ -24,7 +24,7 @@ import {
   validate,
 } from '@supolka/codemode-protocol';
 import { type CacheOption, cacheFolder } from '../cache/cache-option.ts';
-import { START_CACHE_FOLDER } from '../cache/cache-root.ts';
+import { PACKAGES_CACHE_FOLDER, START_CACHE_FOLDER } from '../cache/cache-root.ts';
 import type { DurabilityOptions } from '../durable/durability.ts';
 import type { PackageList } from '../packages/bundler.ts';
 import type { PoolEvent } from '../pool/events.ts';
@@ -158,8 +158,13 @@ export interface ResolvedOptions {
   readonly memoryLimit: number;
   readonly outbound: OutboundSetting;
   readonly modules: ModuleMap;
-  /** The packages to bundle, and the folder they are found from; undefined when none are allowed. */
-  readonly packages: { readonly list: PackageList; readonly base: string } | undefined;
+  /**
+   * The packages to bundle, the folder they are found from, and the trusted folder their bundles
+   * are kept in between processes (undefined when the caches are off); undefined when none are allowed.
+   */
+  readonly packages:
+    | { readonly list: PackageList; readonly base: string; readonly cache: string | undefined }
+    | undefined;
   readonly typescript: boolean;
   readonly consoleFormat: ConsoleFormat | undefined;
   readonly onExecution: ExecutionObserver | undefined;
@@ -326,7 +331,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
     memoryLimit: number('memoryLimit'),
     outbound,
     modules,
-    packages,
+    packages: packages && { ...packages, cache: cacheFolder(cache, PACKAGES_CACHE_FOLDER) },
     typescript: options.typescript ?? true,
     consoleFormat: options.consoleFormat,
     onExecution: options.onExecution,
@@ -358,7 +363,10 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
 }
 
 /** The packages option's shape; names and folders are the bundler's to check. */
-function resolvePackages(list: unknown, base: unknown): ResolvedOptions['packages'] {
+function resolvePackages(
+  list: unknown,
+  base: unknown,
+): { readonly list: PackageList; readonly base: string } | undefined {
   if (base !== undefined && (typeof base !== 'string' || base === '')) {
     throw new OptionError('packagesBase', 'must be a folder path', base);
   }
