@@ -171,7 +171,11 @@ describe('OAuth for an HTTP upstream', () => {
     const refusal = await fetch(forged);
     expect(refusal.status).toBe(400);
     expect(await refusal.text()).toBe(`${WRONG_STATE_MESSAGE}\n`);
-    expect(loginOutput).toContain(`codemode-mcp login: ${WRONG_STATE_MESSAGE}\n`);
+    // The refusal's line reaches this process through the login's stderr, which may come after the
+    // answer to the request: waited for, not read at once.
+    await expect
+      .poll(() => loginOutput, { timeout: 10_000 })
+      .toContain(`codemode-mcp login: ${WRONG_STATE_MESSAGE}\n`);
 
     const accepted = await fetch(back);
     expect(accepted.status).toBe(200);
