@@ -1,6 +1,7 @@
 /**
- * A static import's specifier as the program wrote it. The released isolated-vm hands the resolver
- * of `instantiate` a specifier's UTF-8 bytes as if each byte were one Latin-1 character: `./é.js`
+ * A static import's specifier as the program wrote it. isolated-vm 7.0.1 (and the releases before
+ * it) hands the resolver of `instantiate` a specifier's UTF-8 bytes as if each byte were one
+ * Latin-1 character, where 7.0.2 passes the text through: on the older engines `./é.js`
  * arrives as `./Ã©.js`, so a module map key or an allowed package's subpath with a character past
  * ASCII was never found, and the not-found sentence named a text the program never wrote.
  * (import() is untouched: its specifier reaches the sandbox's loader as a string argument.)
