@@ -3,9 +3,11 @@
  * resumed through the same door with the caller's answer, must end as the run straight through
  * would, its logs those of both envelopes together; and a resume with a tampered token is refused
  * before anything runs; fetch before and after a pause, proxied and native, replays the first
- * answer from the journal and performs the second. The doors that offer durability are the Sandbox, IsolateExecutor's object
- * form, serve with ExecutorClient and the `run`/`resume` commands; the Code Mode form never asks
- * for it (its pause is @cloudflare/codemode's), and the MCP bridge has it not yet.
+ * answer from the journal and performs the second. The doors that offer durability are the
+ * Sandbox, IsolateExecutor in both forms (the Code Mode form with its own `durable` option and
+ * resume), serve with ExecutorClient and the `run`/`resume` commands; runCode, the Code Mode
+ * contract's own caller, never asks for it, and the MCP bridge's programs call upstream tools,
+ * which cannot pause them.
  */
 import type { Behaviour } from './door.ts';
 

@@ -83,6 +83,7 @@ async function run(directory: string, count: number, behaviour: Behaviour): Prom
       writeFileSync(answersFile, JSON.stringify(answers));
       return command('resume', [...args, '--token', tokenFile, '--answers', answersFile]);
     },
+    fromEnvelope,
   );
 }
 

@@ -3,13 +3,15 @@
  * that reach it (the form called directly, and through runCode). The form has no per-request
  * settings, so the row's outbound, loopback opt-in, modules, timeout, wall-clock bound, memory
  * limit, console format and packages become the executor's options, and the executor is kept per distinct
- * set of them.
+ * set of them. Every executor holds the matrix's key: a durable run is asked for per request
+ * (`options.durable`), which runCode never does.
  */
 import type { CodeModeProvider } from '@supolka/codemode-executor';
 import { IsolateExecutor } from '@supolka/codemode-executor';
 import { providersNamed } from '../catalogue.ts';
 import type { Behaviour } from '../door.ts';
 import { PACKAGE_DIRECTORIES, usesPackages } from '../package-doors.ts';
+import { durableKeys } from './durable.ts';
 import { allowsLoopback, outboundSetting } from './hooks.ts';
 import { OnePerSetting } from './one-per-setting.ts';
 
@@ -41,6 +43,7 @@ export function codeModeExecutors() {
             ...(settings.modules ? { modules: settings.modules } : {}),
             ...(settings.consoleFormat ? { consoleFormat: settings.consoleFormat } : {}),
             ...(settings.packages ? { packages: PACKAGE_DIRECTORIES } : {}),
+            durable: { keys: durableKeys() },
           }),
       );
     },

@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { DurableKeyRing } from '@supolka/codemode-executor';
-import type { ExecuteResult } from '@supolka/codemode-protocol';
+import type { PausedRun } from '@supolka/codemode-protocol';
 import type { Behaviour, DurableRow } from '../door.ts';
-import { fromEnvelope, type Outcome, pausedSummary } from '../outcome.ts';
+import { type Outcome, pausedSummary } from '../outcome.ts';
 
 /** The one key, as the ring's options list it. */
 export const DURABLE_KEY = { id: 'matrix', key: randomBytes(32) };
@@ -27,20 +27,27 @@ export function tampered(token: string): string {
   return token.slice(0, at) + (token[at] === 'A' ? 'B' : 'A') + token.slice(at + 1);
 }
 
+/** What a door's execute and resume answer, as far as the row's two steps read it: the pause, if any. */
+interface MayPause {
+  readonly paused?: PausedRun | undefined;
+}
+
 /**
- * Runs a durable row: `execute` the run, which must pause (an envelope that did not is the
- * row's outcome as it is, and fails the row), then `resume` it from its token with the answers.
+ * Runs a durable row: `execute` the run, which must pause (an answer that did not is the row's
+ * outcome as it is, and fails the row), then `resume` it from its token with the answers. `read`
+ * maps the door's answer into an outcome: the envelope's for the object forms, the Code Mode
+ * result's for that form.
  */
-export async function pausedThenResumed(
+export async function pausedThenResumed<Answer extends MayPause>(
   behaviour: Behaviour,
-  execute: () => Promise<ExecuteResult>,
-  resume: (token: string, answers: DurableRow['answers']) => Promise<ExecuteResult>,
+  execute: () => Promise<Answer>,
+  resume: (token: string, answers: DurableRow['answers']) => Promise<Answer>,
+  read: (answer: Answer) => Outcome,
 ): Promise<Outcome> {
   const row = behaviour.durable as DurableRow;
   const first = await execute();
-  if (first.paused === undefined) return fromEnvelope(first);
+  if (first.paused === undefined) return read(first);
   const token = row.tamper === true ? tampered(first.paused.token) : first.paused.token;
-  const resumed = await resume(token, row.answers);
-  const outcome = fromEnvelope({ ...resumed, logs: [...first.logs, ...resumed.logs] });
-  return { ...outcome, paused: pausedSummary(first.paused) };
+  const resumed = read(await resume(token, row.answers));
+  return { ...resumed, logs: [...read(first).logs, ...resumed.logs], paused: pausedSummary(first.paused) };
 }

@@ -67,6 +67,7 @@ export async function runThroughObjectForm(form: ObjectForm, behaviour: Behaviou
         behaviour,
         () => form.execute(request, options),
         (token, answers) => form.resume(token, answers, request, options),
+        fromEnvelope,
       );
     }
     const envelope = await form.execute(request, options);

@@ -21,6 +21,8 @@ export const runCodeDoor: DoorSpec = {
   lacks: {
     ...codeModeDoor.lacks,
     cancel: 'runCode passes no signal to the executor',
+    durable:
+      'runCode passes the executor no durable option and keeps only the result and the lines: no run of it pauses, and no token comes back to resume',
   },
   omits: Object.fromEntries(
     ['code', 'errorKind', 'errorProvider', 'errorTool', 'errorAt', 'errorJson', 'notes'].map((field) => [

@@ -77,6 +77,7 @@ async function run(sandbox: Sandbox, behaviour: Behaviour): Promise<Outcome> {
         behaviour,
         () => sandbox.execute(durable),
         (token, answers) => sandbox.resume(token, answers, durable),
+        fromEnvelope,
       );
     }
     const envelope = await sandbox.execute(request);
