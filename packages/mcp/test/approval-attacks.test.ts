@@ -7,11 +7,9 @@
  * approval-rounds.test.ts covers the rounds working, and forged, cut, expired and foreign states.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { QUESTION_LIMIT } from '../src/approval-question.ts';
 import {
@@ -21,25 +19,25 @@ import {
   stateNotKeptMessage,
   unansweredMessage,
 } from '../src/texts.ts';
+import {
+  ACCEPT,
+  type Answer,
+  approvalClient,
+  approvalConfig,
+  call,
+  httpBridge,
+  KEYS,
+  stdioBridge,
+  text,
+} from './approval-client.ts';
 import { BIN, misbehaving, removeScratch, scratch, startHttp, writeConfig } from './mcp-process.ts';
 
-const KEYS = `k1=${randomBytes(32).toString('base64')}`;
 const TOKEN_A = 'the-bearer-token-of-client-a-0123456789';
 const TOKEN_B = 'the-bearer-token-of-client-b-0123456789';
-const ACCEPT = { action: 'accept', content: {} };
 
 /** Every character the question must never show raw (the executor's safe-text.ts). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its purpose
 const UNSAFE = /[\0-\t\v-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
-
-interface Answer {
-  readonly content?: readonly { type: string; text?: string }[];
-  readonly isError?: boolean;
-  readonly structuredContent?: unknown;
-  readonly resultType?: string;
-  readonly inputRequests?: Record<string, { params: { message: string } }>;
-  readonly requestState?: string;
-}
 
 let files: string;
 let journal: string;
@@ -51,45 +49,21 @@ let clientA: Client;
 let clientB: Client;
 let urlA: string;
 
-function manualOptions() {
-  return {
-    versionNegotiation: { mode: 'auto' as const },
-    capabilities: { elicitation: { form: {} } },
-    inputRequired: { autoFulfill: false },
-  };
-}
-
 async function httpClient(url: string, token: string): Promise<Client> {
-  const client = new Client({ name: 'approval-attacks-http', version: '1.0.0' }, manualOptions());
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+  const client = approvalClient('approval-attacks-http', true);
+  await client.connect(httpBridge(url, token));
   return client;
 }
 
 beforeAll(async () => {
   files = scratch();
-  const config = writeConfig({
-    mcpServers: { bad: misbehaving() },
-    approvals: { 'bad.echo': 'ask', 'bad.touch': 'ask' },
-    approvalTimeout: 60_000,
-    journalStore: 'journal',
-  });
+  const config = writeConfig(approvalConfig({ approvalTimeout: 60_000, journalStore: 'journal' }));
   journal = join(config, '..', 'journal');
-  manual = new Client({ name: 'approval-attacks', version: '1.0.0' }, manualOptions());
+  manual = approvalClient('approval-attacks', true);
   const [a, b] = await Promise.all([
     startHttp(config, { CODEMODE_EXECUTOR_TOKEN: TOKEN_A, CODEMODE_DURABLE_KEYS: KEYS }),
     startHttp(config, { CODEMODE_EXECUTOR_TOKEN: TOKEN_B, CODEMODE_DURABLE_KEYS: KEYS }),
-    manual.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp', '--config', config],
-        env: { ...(process.env as Record<string, string>), CODEMODE_DURABLE_KEYS: KEYS },
-        stderr: 'ignore',
-      }),
-    ),
+    manual.connect(stdioBridge(config)),
   ]);
   bridgeA = a.process;
   bridgeB = b.process;
@@ -105,30 +79,6 @@ afterAll(async () => {
   }
   removeScratch();
 });
-
-async function call(
-  client: Client,
-  code: string,
-  retry?: { readonly state: string; readonly responses?: unknown },
-  extra: Record<string, unknown> = {},
-): Promise<Answer> {
-  const params = {
-    name: 'execute',
-    arguments: { code, ...extra },
-    ...(retry === undefined
-      ? {}
-      : { requestState: retry.state, ...(retry.responses ? { inputResponses: retry.responses } : {}) }),
-  };
-  return (await client.callTool(
-    params as never,
-    { allowInputRequired: true, timeout: 60_000 } as never,
-  )) as Answer;
-}
-
-function text(answer: Answer): string {
-  const block = answer.content?.[0];
-  return block?.type === 'text' ? (block.text ?? '') : '';
-}
 
 const touch = (path: string) => `await bad.touch({ path: ${JSON.stringify(path)} });`;
 
@@ -401,11 +351,7 @@ describe.skipIf(filesystem === undefined)('a journal store that is full, then re
 
   test('a state the full store cannot keep, and a claim the read-only store cannot make, are the call’s error', async () => {
     const fs = filesystem as NonNullable<typeof filesystem>;
-    const config = writeConfig({
-      mcpServers: { bad: misbehaving() },
-      approvals: { 'bad.echo': 'ask', 'bad.touch': 'ask' },
-      journalStore: fs.folder,
-    });
+    const config = writeConfig(approvalConfig({ journalStore: fs.folder }));
     const started = await startHttp(config, {
       CODEMODE_EXECUTOR_TOKEN: TOKEN_A,
       CODEMODE_DURABLE_KEYS: KEYS,

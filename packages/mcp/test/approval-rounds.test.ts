@@ -11,11 +11,9 @@
  * not for the key. The handshake era's live questions are approvals.test.ts's.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { REQUEST_STATE_LIMIT } from '../src/request-state.ts';
 import {
@@ -26,20 +24,21 @@ import {
   stateTooLargeMessage,
   unansweredMessage,
 } from '../src/texts.ts';
+import {
+  ACCEPT,
+  type Answer,
+  approvalClient,
+  approvalConfig,
+  call,
+  httpBridge,
+  KEYS,
+  stdioBridge,
+  text,
+} from './approval-client.ts';
 import { BIN, misbehaving, removeScratch, scratch, startHttp, stopHttp, writeConfig } from './mcp-process.ts';
 
-const KEYS = `k1=${randomBytes(32).toString('base64')}`;
 const TOKEN = 'a-token-for-the-approval-rounds-0123';
 const APPROVAL_TIMEOUT = 4000;
-
-interface Answer {
-  readonly content?: readonly { type: string; text?: string }[];
-  readonly isError?: boolean;
-  readonly structuredContent?: unknown;
-  readonly resultType?: string;
-  readonly inputRequests?: Record<string, { method: string; params: { message: string; mode: string } }>;
-  readonly requestState?: string;
-}
 
 let files: string;
 let stdioConfig: string;
@@ -56,55 +55,24 @@ let httpUrl: string;
 const asked: string[] = [];
 
 function stdioClient(manualMode: boolean): Promise<Client> {
-  const client = new Client(
-    { name: 'approval-rounds', version: '1.0.0' },
-    {
-      versionNegotiation: { mode: 'auto' },
-      capabilities: { elicitation: { form: {} } },
-      ...(manualMode ? { inputRequired: { autoFulfill: false } } : {}),
-    },
-  );
-  return client
-    .connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp', '--config', stdioConfig],
-        env: { ...(process.env as Record<string, string>), CODEMODE_DURABLE_KEYS: KEYS },
-        stderr: 'ignore',
-      }),
-    )
-    .then(() => {
-      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-      return client;
-    });
+  const client = approvalClient('approval-rounds', manualMode);
+  return client.connect(stdioBridge(stdioConfig)).then(() => {
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    return client;
+  });
 }
 
 beforeAll(async () => {
   files = scratch();
-  const common = {
-    mcpServers: { bad: misbehaving() },
-    approvals: { 'bad.echo': 'ask', 'bad.touch': 'ask' },
-    approvalTimeout: APPROVAL_TIMEOUT,
-  };
+  const common = approvalConfig({ approvalTimeout: APPROVAL_TIMEOUT });
   stdioConfig = writeConfig(common);
   const httpConfig = writeConfig({ ...common, journalStore: 'journal' });
   const http = startHttp(httpConfig, { CODEMODE_EXECUTOR_TOKEN: TOKEN, CODEMODE_DURABLE_KEYS: KEYS }).then(
     async ({ process: child, url }) => {
       httpCommand = child;
       httpUrl = url;
-      const client = new Client(
-        { name: 'approval-rounds-http', version: '1.0.0' },
-        {
-          versionNegotiation: { mode: 'auto' },
-          capabilities: { elicitation: { form: {} } },
-          inputRequired: { autoFulfill: false },
-        },
-      );
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(url), {
-          requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-        }),
-      );
+      const client = approvalClient('approval-rounds-http', true);
+      await client.connect(httpBridge(url, TOKEN));
       return client;
     },
   );
@@ -129,36 +97,11 @@ afterAll(async () => {
   removeScratch();
 });
 
-/** execute on `client`, with a retry's answers and state when given; input_required comes back as it is. */
-async function call(
-  client: Client,
-  code: string,
-  retry?: { readonly state: string; readonly responses?: Record<string, unknown> },
-): Promise<Answer> {
-  const params = {
-    name: 'execute',
-    arguments: { code },
-    ...(retry === undefined
-      ? {}
-      : { requestState: retry.state, ...(retry.responses ? { inputResponses: retry.responses } : {}) }),
-  };
-  return (await client.callTool(
-    params as never,
-    { allowInputRequired: true, timeout: 60_000 } as never,
-  )) as Answer;
-}
-
 /** execute on the client that fulfils its rounds: the final answer, as a model's client sees it. */
 async function fulfilled(code: string): Promise<Answer> {
   return (await auto.callTool({ name: 'execute', arguments: { code } }, { timeout: 60_000 })) as Answer;
 }
 
-function text(answer: Answer): string {
-  const block = answer.content?.[0];
-  return block?.type === 'text' ? (block.text ?? '') : '';
-}
-
-const ACCEPT = { action: 'accept', content: {} };
 const echo = (value: string) => `return await bad.echo({ value: '${value}' });`;
 const caught = (body: string) => `try { ${body} } catch (error) { return error.message; }`;
 
@@ -360,20 +303,13 @@ describe('over Streamable HTTP, with a journal store', () => {
   });
 
   test('a client that fulfils the rounds itself gets the approved call made, over HTTP too', async () => {
-    const client = new Client(
-      { name: 'approval-rounds-http-auto', version: '1.0.0' },
-      { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
-    );
+    const client = approvalClient('approval-rounds-http-auto', false);
     const questions: string[] = [];
     client.setRequestHandler('elicitation/create', async (request) => {
       questions.push((request.params as { message: string }).message);
       return { action: 'accept', content: {} };
     });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(httpUrl), {
-        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-      }),
-    );
+    await client.connect(httpBridge(httpUrl, TOKEN));
     try {
       const answer = (await client.callTool(
         { name: 'execute', arguments: { code: echo('over http') } },

@@ -10,18 +10,13 @@ import { randomBytes } from 'node:crypto';
 import { DurableKeyRing, pause as executorPause } from '@supolka/codemode-executor';
 import { Sandbox } from '@supolka/codemode-executor/sandbox';
 import { DURABLE_TOKEN_LIMIT, DURABLE_VERSION_MESSAGE } from '@supolka/codemode-protocol';
-import {
-  durableCall,
-  durableVersionMessage,
-  type ExecuteResult,
-  ExecutorClient,
-  pause,
-} from '@supolka/codemode-protocol/client';
+import { durableVersionMessage, type ExecuteResult, ExecutorClient } from '@supolka/codemode-protocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ServerMetrics } from '../src/metrics.ts';
 import { bearerPrincipal } from '../src/options.ts';
 import { createServer, type ExecutorServer } from '../src/server.ts';
 import { DURABLE_OFF_MESSAGE } from '../src/texts.ts';
+import { type ShopState, shopRequest } from './durable-shop.ts';
 import { openSocket, RawPeer, TOKEN } from './helpers.ts';
 
 const KEY = randomBytes(32);
@@ -73,28 +68,8 @@ const CODE = `async () => {
 }`;
 
 /** The request, its tools on the client; `refund` pauses until `approved`, and `key` answers the idempotency key it was called with. */
-function request(state: { approved: boolean; calls: string[] }, code = CODE) {
-  return {
-    code,
-    durable: true,
-    providers: [
-      {
-        name: 'shop',
-        fns: {
-          find: (id: string) => {
-            state.calls.push('find');
-            return { id, total: 12 };
-          },
-          refund: (id: string, total: number) => {
-            state.calls.push('refund');
-            if (!state.approved) pause({ id, total }, { reason: 'approval' });
-            return `refunded ${total}`;
-          },
-          key: () => durableCall()?.idempotencyKey ?? null,
-        },
-      },
-    ],
-  };
+function request(state: ShopState, code = CODE) {
+  return shopRequest(code, state);
 }
 
 async function pausedOn(server: ExecutorServer, token = TOKEN) {

@@ -48,33 +48,38 @@ const PROGRAM = `async () => {
   return { a, b, ok, c, again, last: Math.random() };
 }`;
 
-/** The request, its tools recording each call; `approve` pauses while its step is in `closed`. */
+/**
+ * The `api` namespace, its tools recording each call in `seen`; `approve` pauses while its step is
+ * in `closed`, and `key` answers the idempotency key it was called with. The object form's request
+ * and the Code Mode form's providers both serve it.
+ */
+function apiProviders(closed: Set<number>, seen: unknown[]) {
+  return [
+    {
+      name: 'api',
+      fns: {
+        get: async (x: number) => {
+          seen.push(['get', x]);
+          return x * 10;
+        },
+        approve: async (step: number) => {
+          seen.push(['approve', step]);
+          if (closed.has(step)) pause({ step }, { reason: 'approval' });
+          return `approved ${step}`;
+        },
+        key: async () => durableCall()?.idempotencyKey ?? null,
+      },
+    },
+  ];
+}
+
+/** The request, its tools those of apiProviders. */
 function request(
   closed: Set<number>,
   seen: unknown[],
   code = PROGRAM,
 ): IsolateExecuteRequest & { durable: true } {
-  return {
-    code,
-    durable: true,
-    providers: [
-      {
-        name: 'api',
-        fns: {
-          get: async (x: number) => {
-            seen.push(['get', x]);
-            return x * 10;
-          },
-          approve: async (step: number) => {
-            seen.push(['approve', step]);
-            if (closed.has(step)) pause({ step }, { reason: 'approval' });
-            return `approved ${step}`;
-          },
-          key: async () => durableCall()?.idempotencyKey ?? null,
-        },
-      },
-    ],
-  };
+  return { code, durable: true, providers: apiProviders(closed, seen) };
 }
 
 /** Runs PROGRAM pausing at each step in `pauses`, resuming each pause on `resumer` by performing its calls. */
@@ -414,29 +419,12 @@ describe('runs that are not durable keep their meaning', () => {
 });
 
 describe('the Code Mode form, asked for durability', () => {
-  /** Statements the form wraps, and providers whose `approve` pauses until its step is open. */
+  /** Statements the form wraps, served by apiProviders, whose `approve` pauses until its step is open. */
   const CODE = `const a = await api.get(1);\nconst ok = await api.approve(a);\nreturn { a, ok, key: await api.key() };`;
-  const providers = (closed: Set<number>, seen: unknown[]) => [
-    {
-      name: 'api',
-      fns: {
-        get: async (x: number) => {
-          seen.push(['get', x]);
-          return x * 10;
-        },
-        approve: async (step: number) => {
-          seen.push(['approve', step]);
-          if (closed.has(step)) pause({ step }, { reason: 'approval' });
-          return `approved ${step}`;
-        },
-        key: async () => durableCall()?.idempotencyKey ?? null,
-      },
-    },
-  ];
 
   test('pauses with its token and resumes from the same code and providers, under the same principal', async () => {
     const seen: unknown[] = [];
-    const first = await executor.execute(CODE, providers(new Set([10]), seen), {
+    const first = await executor.execute(CODE, apiProviders(new Set([10]), seen), {
       durable: true,
       principal: 'p',
     });
@@ -446,7 +434,7 @@ describe('the Code Mode form, asked for durability', () => {
       [2, 'api', 'approve'],
     ]);
     const token = first.paused?.token as string;
-    const done = await executor.resume(token, { 2: { perform: true } }, CODE, providers(new Set(), seen), {
+    const done = await executor.resume(token, { 2: { perform: true } }, CODE, apiProviders(new Set(), seen), {
       principal: 'p',
     });
     expect(done.error).toBeUndefined();
@@ -458,16 +446,20 @@ describe('the Code Mode form, asked for durability', () => {
       ['approve', 10],
       ['approve', 10],
     ]);
-    const foreign = await executor.resume(token, { 2: { perform: true } }, CODE, providers(new Set(), []), {
-      principal: 'another',
-    });
+    const foreign = await executor.resume(
+      token,
+      { 2: { perform: true } },
+      CODE,
+      apiProviders(new Set(), []),
+      { principal: 'another' },
+    );
     expect([foreign.code, foreign.result]).toEqual(['TOKEN_MISMATCH', undefined]);
   });
 
   test('without durable it runs as before: pause() is the tool failure', async () => {
     const outcome = await executor.execute(
       'try { await api.approve(1); } catch (e) { return e.message; }',
-      providers(new Set([1]), []),
+      apiProviders(new Set([1]), []),
     );
     expect(Object.hasOwn(outcome, 'paused')).toBe(false);
     expect(outcome.result).toMatch(/the run is not durable/);

@@ -7,10 +7,8 @@
  * snapshot bytes a child sends other than the ones its first healthy answer committed to (here,
  * from a program's tool call) are a protocol violation, and are not kept.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { BUSY_ANSWERS_BEFORE_SENDING } from '../../src/pool/child/own-start.ts';
 import { FORGED_SNAPSHOT_MESSAGE, UNASKED_SNAPSHOT_MESSAGE } from '../../src/pool/handed-start.ts';
 import type { Pool } from '../../src/pool/pool.ts';
@@ -18,25 +16,24 @@ import {
   FOREIGN_SNAPSHOT_MESSAGE,
   SNAPSHOT_DIGEST_MESSAGE,
 } from '../../src/sandbox/setup/handed-snapshot.ts';
-import { busyChild, type EventLog, TINY_BUNDLE, TOOLS_PROVIDER, Tools, usePool } from './helpers.ts';
-
-/** A program that reads the runtime the snapshot holds: URL, TextEncoder, crypto, structuredClone. */
-const RUNTIME_PROGRAM = `async () => [
-  new URL('https://a.test/b?c=d').searchParams.get('c'),
-  new TextEncoder().encode('é').length,
-  crypto.randomUUID().length,
-  structuredClone({ kept: [1] }),
-]`;
-const RUNTIME_ANSWER = { result: ['d', 2, 36, { kept: [1] }], logs: [] };
+import {
+  busyChild,
+  type EventLog,
+  RUNTIME_ANSWER,
+  RUNTIME_PROGRAM,
+  TINY_BUNDLE,
+  TOOLS_PROVIDER,
+  Tools,
+  testFolder,
+  usePool,
+} from './helpers.ts';
 
 /**
  * A marker file for a test hook: the first child to create it is the one the hook acts in. Its
  * folder goes when the test finishes.
  */
 function marker(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'codemode-hand-on-'));
-  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
-  return join(folder, 'claimed');
+  return join(testFolder('codemode-hand-on-'), 'claimed');
 }
 
 /** How each of the first `count` children started, as its healthy event says, oldest first. */

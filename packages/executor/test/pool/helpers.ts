@@ -3,7 +3,9 @@
  * supervision events so a test can wait for one instead of for time, and is disposed when its test
  * ends, with a check that every child it ever forked is gone.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, onTestFinished } from 'vitest';
 import { resolveOptions } from '../../src/executor/options.ts';
 import type { PackageBundle } from '../../src/packages/bundle.ts';
@@ -156,3 +158,26 @@ export const TINY_BUNDLE: PackageBundle = {
     },
   ],
 };
+
+/**
+ * A program that reads the runtime a child's snapshot holds (URL, TextEncoder, crypto,
+ * structuredClone), and its answer: however a child started (its own start, one handed on, one
+ * read from disk), it must run this as a child that made its own does.
+ */
+export const RUNTIME_PROGRAM = `async () => [
+  new URL('https://a.test/b?c=d').searchParams.get('c'),
+  new TextEncoder().encode('é').length,
+  crypto.randomUUID().length,
+  structuredClone({ kept: [1] }),
+]`;
+export const RUNTIME_ANSWER = { result: ['d', 2, 36, { kept: [1] }], logs: [] };
+
+/**
+ * A folder of the test's own in the system's temporary folder, its name starting with `prefix`,
+ * removed when the test finishes, whether it passed or failed: for a hook's marker file or a cache.
+ */
+export function testFolder(prefix: string): string {
+  const folder = mkdtempSync(join(tmpdir(), prefix));
+  onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+  return folder;
+}

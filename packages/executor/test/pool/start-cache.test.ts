@@ -11,7 +11,6 @@ import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -20,7 +19,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV, IsolateExecutor, type IsolateExecutorOptions } from '../../src/index.ts';
@@ -28,21 +26,11 @@ import { HANDED_REPORT_MESSAGE } from '../../src/pool/child/hand-on-start.ts';
 import type { StartReport } from '../../src/pool/messages/health.ts';
 import { CACHED_KEY_MESSAGE, CACHED_LAYOUT_MESSAGE } from '../../src/sandbox/setup/cached-start.ts';
 import { SNAPSHOT_DIGEST_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
-import { usePool } from './helpers.ts';
-
-/** A program that reads the runtime the snapshot holds: URL, TextEncoder, crypto, structuredClone. */
-const RUNTIME_PROGRAM = `async () => [
-  new URL('https://a.test/b?c=d').searchParams.get('c'),
-  new TextEncoder().encode('é').length,
-  crypto.randomUUID().length,
-  structuredClone({ kept: [1] }),
-]`;
-const RUNTIME_ANSWER = { result: ['d', 2, 36, { kept: [1] }], logs: [] };
+import { RUNTIME_ANSWER, RUNTIME_PROGRAM, testFolder, usePool } from './helpers.ts';
 
 /** A cache root of this test's own; the starts go in its `start` folder. */
 function cacheRoot(): { root: string; folder: string } {
-  const root = mkdtempSync(join(tmpdir(), 'codemode-start-cache-'));
-  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+  const root = testFolder('codemode-start-cache-');
   return { root, folder: join(root, 'start') };
 }
 

@@ -12,11 +12,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { durableCall, type ExecutorClient, pause } from '@supolka/codemode-protocol/client';
+import { durableCall, type ExecutorClient } from '@supolka/codemode-protocol/client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { alive, ExecutorProcess } from '../../../server/test/deploy/executor-process.ts';
 import { ensureHaproxy, freePort, Haproxy } from '../../../server/test/deploy/haproxy.ts';
 import { connectThrough } from '../../../server/test/deploy/load.ts';
+import { type ShopState, shopRequest } from '../../../server/test/durable-shop.ts';
 import { TOKEN, waitUntil } from '../../../server/test/helpers.ts';
 
 const NAMES = ['executor-a', 'executor-b'] as const;
@@ -80,28 +81,8 @@ const CODE = `async () => {
 }`;
 
 /** The tools, on the client: `refund` pauses until approved, then answers with the idempotency key it was called with. */
-function request(state: { approved: boolean; calls: string[] }) {
-  return {
-    code: CODE,
-    durable: true,
-    providers: [
-      {
-        name: 'shop',
-        fns: {
-          find: (id: string) => {
-            state.calls.push('find');
-            return { id, total: 12 };
-          },
-          refund: (id: string, total: number) => {
-            state.calls.push('refund');
-            const key = durableCall()?.idempotencyKey;
-            if (!state.approved) pause({ id, total }, { reason: 'approval' });
-            return { id, total, key };
-          },
-        },
-      },
-    ],
-  };
+function request(state: ShopState) {
+  return shopRequest(CODE, state, (id, total) => ({ id, total, key: durableCall()?.idempotencyKey }));
 }
 
 test('a run paused on one server, which is then killed, resumes through HAProxy on the other', async () => {
