@@ -30,7 +30,7 @@ import {
   type RoundDecision,
   runExecution,
 } from './execution.ts';
-import type { JournalStore } from './journal-store.ts';
+import { type JournalStore, JournalStoreError, JournalStoreFullError } from './journal-store.ts';
 import {
   decodeRequestState,
   encodeRequestState,
@@ -42,6 +42,9 @@ import {
   OUTCOME_UNKNOWN_MESSAGE,
   STATE_NOT_STORED_REASON,
   stateNotKeptMessage,
+  stateNotReadMessage,
+  stateStoreFullMessage,
+  stateStoreRefusedMessage,
   stateTooLargeMessage,
 } from './texts.ts';
 
@@ -108,7 +111,13 @@ async function readRound(
 ): Promise<(Pick<ApprovalRound, 'decisions' | 'resume'> & { reference?: string }) | string> {
   const state = decodeRequestState(echoed);
   if (typeof state === 'string') return badRequestStateMessage(state);
-  const token = 'token' in state ? state.token : await store?.get(state.reference);
+  let token: string | undefined;
+  try {
+    token = 'token' in state ? state.token : await store?.get(state.reference);
+  } catch (error) {
+    // A folder refused since startup, or one that is gone: the client's error, never a crash.
+    return stateNotReadMessage(error instanceof JournalStoreError ? undefined : errorCode(error));
+  }
   if (token === undefined) return badRequestStateMessage(STATE_NOT_STORED_REASON);
   const decisions = new Map<number, RoundDecision>();
   const answers: Record<number, ResumeAnswer> = {};
@@ -179,10 +188,19 @@ async function stateOf(
   try {
     reference = await store.put(paused.token, paused.expiresAt);
   } catch (error) {
-    // A full or read-only store is the call's error, as a state too large without one is.
-    return refusal(stateNotKeptMessage(whole.length, (error as NodeJS.ErrnoException).code ?? 'failed'));
+    // A store at its bound, refused, full or read-only is the call's error, as a state too large
+    // without one is; the system's own error names the store's files, so only its code is said.
+    if (error instanceof JournalStoreFullError)
+      return refusal(stateStoreFullMessage(whole.length, error.limit));
+    if (error instanceof JournalStoreError) return refusal(stateStoreRefusedMessage(whole.length));
+    return refusal(stateNotKeptMessage(whole.length, errorCode(error)));
   }
   return encodeRequestState({ pending, reference });
+}
+
+/** A system error's code (ENOSPC, EROFS), never its message, which names the store's files. */
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? 'failed';
 }
 
 function refusal(text: string): CallToolResult {

@@ -53,6 +53,7 @@ export async function runMcp(
   let token: string | undefined;
   let keys: DurableKeyRing | undefined;
   let journalStore: FileJournalStore | undefined;
+  const log = (line: string) => output.err(`codemode-executor mcp: ${line}\n`);
   try {
     const parsed = parseMcpCommandLine(argv);
     if (parsed === 'help') {
@@ -83,8 +84,13 @@ export async function runMcp(
       env,
       config.durableKeysFile === undefined ? undefined : resolve(folder, config.durableKeysFile),
     );
-    if (config.journalStore !== undefined)
-      journalStore = await FileJournalStore.open(resolve(folder, config.journalStore));
+    if (config.journalStore !== undefined) {
+      journalStore = await FileJournalStore.open(resolve(folder, config.journalStore), undefined, undefined, {
+        ...optional('bytes', config.journalStoreBytes),
+        // A folder that stops passing startup's checks is refused at its next use, said here.
+        refused: (message) => log(message),
+      });
+    }
   } catch (error) {
     if (
       !(
@@ -101,7 +107,6 @@ export async function runMcp(
     return 2;
   }
 
-  const log = (line: string) => output.err(`codemode-executor mcp: ${line}\n`);
   /** The servers of stdio's connection and of HTTP's handshake-era sessions, told of changes one by one. */
   const servers = new Set<Server>();
   let http: ServedHttp | undefined;

@@ -127,6 +127,11 @@ const configSchema = z.strictObject({
    */
   journalStore: text.min(1).optional(),
   /**
+   * The bytes the journal store's kept states may take together (journal-store.ts,
+   * DEFAULT_STORE_BYTES): at least 1 MiB, since a state is kept there only past that.
+   */
+  journalStoreBytes: wholeNumber(1024 * 1024, 2 ** 40).optional(),
+  /**
    * npm packages programs may import (the executor's docs/packages.md): names, found from this
    * file's folder, or name → directory, relative to it. The bundler checks each name.
    */

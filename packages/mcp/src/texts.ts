@@ -283,6 +283,32 @@ export function stateNotKeptMessage(length: number, code: string): string {
   return `The program paused for an approval, but its state (${length} characters, too large to hand out) could not be kept in the journal store (${code}); nothing was asked and the call was not made. Try again once the store has room, or pause earlier (ask before the large results).`;
 }
 
+/** A pause whose state the journal store has no room for within its bound (journalStoreBytes). */
+export function stateStoreFullMessage(length: number, limit: number): string {
+  return `The program paused for an approval, but its state (${length} characters, too large to hand out) does not fit in the journal store, whose kept states may take ${limit} bytes together (journalStoreBytes in the bridge's config) and which holds approvals still waiting; nothing was asked and the call was not made. Try again once earlier approvals are answered or expire, pause earlier (ask before the large results), or raise journalStoreBytes.`;
+}
+
+/**
+ * Why the journal store's folder is not used after startup, for the client: the sentence naming
+ * the folder and what was found goes to the bridge's log, the folder being the bridge's business.
+ */
+const STORE_REFUSED_REASON =
+  "the journal store's folder no longer passes the checks it passed at startup (it changed owner, others may enter it, or something else took its place), so the bridge will not use it; its log says what it found";
+
+/** A pause whose state the journal store's folder, refused since startup, could not keep. */
+export function stateStoreRefusedMessage(length: number): string {
+  return `The program paused for an approval, but its state (${length} characters, too large to hand out) could not be kept: ${STORE_REFUSED_REASON}. Nothing was asked and the call was not made.`;
+}
+
+/** An approval whose state is kept in a journal store that could not be read: refused, or failing by `code`. */
+export function stateNotReadMessage(code: string | undefined): string {
+  const why =
+    code === undefined
+      ? STORE_REFUSED_REASON
+      : `the journal store that keeps its state could not be read (${code})`;
+  return `The approval answered with this execute call could not resume its program: ${why}. Nothing was run; the requestState is still good until it expires, so send the same call again once the store is mended.`;
+}
+
 /** A pending call of a paused run that was not asked about: its outcome was not known when the run paused. */
 export const OUTCOME_UNKNOWN_MESSAGE =
   'This call was still running when the program paused for an approval, so whether it was made is not known; it was not made again.';
