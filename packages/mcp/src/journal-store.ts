@@ -130,7 +130,7 @@ export class FileJournalStore implements JournalStore {
         throw error;
       }
     });
-    void this.#sweep();
+    this.#sweepSometimes();
     return reference;
   }
 
@@ -196,7 +196,7 @@ export class FileJournalStore implements JournalStore {
       await expireAt(path, expiresAt);
       return true;
     });
-    if (made) void this.#sweep();
+    if (made) this.#sweepSometimes();
     return made;
   }
 
@@ -229,24 +229,28 @@ export class FileJournalStore implements JournalStore {
     }
   }
 
-  /**
-   * Removes the store's files that expired more than a sweep interval ago (claims are kept that
-   * long past their token's expiry, for clocks of instances that disagree), and reservations as
-   * long unwritten, at most once a SWEEP_INTERVAL. Names the store does not make are left alone.
-   */
-  async #sweep(): Promise<void> {
+  /** A sweep, when none ran for a SWEEP_INTERVAL: a write's way to keep the folder clean. */
+  #sweepSometimes(): void {
     const now = this.#now();
     if (now - this.#lastSweep < SWEEP_INTERVAL) return;
     this.#lastSweep = now;
-    try {
-      await this.#folder.use(async (entry) => {
-        const entries = await storeEntries(entry, this.#folder.uid, ['state', 'claim', 'reservation']);
-        for (const { name, mtimeMs } of entries)
-          if (mtimeMs < now - SWEEP_INTERVAL) await unlink(entry(name)).catch(() => {});
-      });
-    } catch {
+    void this.sweep().catch(() => {
       // A sweep that fails leaves files for the next one; nothing depends on it.
-    }
+    });
+  }
+
+  /**
+   * Removes the store's files that expired more than a sweep interval ago (claims are kept that
+   * long past their token's expiry, for clocks of instances that disagree), and reservations as
+   * long unwritten. Names the store does not make, and other users' files, are left alone.
+   */
+  async sweep(): Promise<void> {
+    const now = this.#now();
+    await this.#folder.use(async (entry) => {
+      const entries = await storeEntries(entry, this.#folder.uid, ['state', 'claim', 'reservation']);
+      for (const { name, mtimeMs } of entries)
+        if (mtimeMs < now - SWEEP_INTERVAL) await unlink(entry(name)).catch(() => {});
+    });
   }
 }
 
