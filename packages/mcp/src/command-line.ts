@@ -23,7 +23,7 @@ its own with an execute tool: a program that calls those servers' tools as funct
 fresh V8 isolate. Serves over stdio unless --http is given. FILE's other keys (approvals,
 defaultApproval, timeout, wallClockLimit, memoryLimit, outbound, consoleFormat, maxResultLength,
 upstreamTimeout, maxUpstreamCalls, approvalTimeout, progressInterval, durableKeysFile,
-journalStore) are described in https://github.com/supolka/codemode/blob/main/docs/mcp.md
+journalStore, journalStoreBytes) are described in https://github.com/supolka/codemode/blob/main/docs/mcp.md
 
 Approvals of clients on the protocol revision 2026-07-28 are paused programs sealed with the
 durable key ring in CODEMODE_DURABLE_KEYS, or in the file CODEMODE_DURABLE_KEYS_FILE or FILE's

@@ -297,7 +297,7 @@ const STORE_REFUSED_REASON =
 
 /** A pause whose state the journal store's folder, refused since startup, could not keep. */
 export function stateStoreRefusedMessage(length: number): string {
-  return `The program paused for an approval, but its state (${length} characters, too large to hand out) could not be kept: ${STORE_REFUSED_REASON}. Nothing was asked and the call was not made.`;
+  return `The program paused for an approval, but its state (${length} characters, too large to hand out) could not be kept: ${STORE_REFUSED_REASON}; nothing was asked and the call was not made.`;
 }
 
 /** An approval whose state is kept in a journal store that could not be read: refused, or failing by `code`. */
@@ -306,7 +306,7 @@ export function stateNotReadMessage(code: string | undefined): string {
     code === undefined
       ? STORE_REFUSED_REASON
       : `the journal store that keeps its state could not be read (${code})`;
-  return `The approval answered with this execute call could not resume its program: ${why}. Nothing was run; the requestState is still good until it expires, so send the same call again once the store is mended.`;
+  return `The approval answered with this execute call could not resume its program: ${why}; nothing was run. The requestState is still good until it expires: send the same call with it again once the store is mended.`;
 }
 
 /** A pending call of a paused run that was not asked about: its outcome was not known when the run paused. */
