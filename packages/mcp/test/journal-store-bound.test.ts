@@ -5,36 +5,18 @@
  * room of and live ones never, and files planted in the folder that are not the store's (other
  * names, another user's files under the store's names) neither counted, read nor removed.
  */
-import {
-  chmodSync,
-  chownSync,
-  readdirSync,
-  statSync,
-  truncateSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, readdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { FileJournalStore, JournalStoreFullError } from '../src/journal-store.ts';
 import { removeScratch, scratch } from './mcp-process.ts';
+import { storeContents } from './store-contents.ts';
 
 afterAll(() => removeScratch());
 
 const TOKEN = 't'.repeat(10_000);
 /** What one state of TOKEN expiring at `expiresAt` takes on disk. */
 const stateBytes = (expiresAt: number) => JSON.stringify({ expiresAt, token: TOKEN }).length;
-
-/** The bytes the folder's states take, and how many reservations are left. */
-function held(folder: string): { bytes: number; states: number; reservations: number } {
-  const names = readdirSync(folder);
-  const states = names.filter((name) => name.startsWith('state-'));
-  return {
-    bytes: states.reduce((sum, name) => sum + statSync(join(folder, name)).size, 0),
-    states: states.length,
-    reservations: names.filter((name) => name.endsWith('.tmp')).length,
-  };
-}
 
 describe('the bound on the states kept', () => {
   test('twenty writes racing a bound of five keep five, and refuse the rest by the bound', async () => {
@@ -48,7 +30,7 @@ describe('the bound on the states kept', () => {
     expect(kept).toHaveLength(5);
     for (const outcome of outcomes)
       if (outcome.status === 'rejected') expect(outcome.reason).toBeInstanceOf(JournalStoreFullError);
-    expect(held(folder)).toEqual({ bytes: limit, states: 5, reservations: 0 });
+    expect(storeContents(folder)).toEqual({ bytes: limit, states: 5, reservations: 0 });
     for (const outcome of kept)
       expect(await store.get((outcome as PromiseFulfilledResult<string>).value)).toBe(TOKEN);
   });
@@ -66,7 +48,7 @@ describe('the bound on the states kept', () => {
         ((index % 2 === 0 ? first : second) as FileJournalStore).put(TOKEN, expiresAt),
       ),
     );
-    const { bytes, states, reservations } = held(folder);
+    const { bytes, states, reservations } = storeContents(folder);
     expect(bytes).toBeLessThanOrEqual(limit);
     expect(states).toBe(outcomes.filter((outcome) => outcome.status === 'fulfilled').length);
     // Each store reserves one state at a time, so at most two reservations are counted beside the
@@ -101,7 +83,7 @@ describe('the bound on the states kept', () => {
     // Nothing has expired now: the next is refused, and every live state is still read back.
     await expect(store.put(TOKEN, now + 90_000)).rejects.toBeInstanceOf(JournalStoreFullError);
     for (const reference of [later, live, first]) expect(await store.get(reference)).toBe(TOKEN);
-    expect(held(folder).reservations).toBe(0);
+    expect(storeContents(folder).reservations).toBe(0);
   });
 });
 

@@ -9,7 +9,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readdirSync, renameSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import { chmodSync, readdirSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -24,6 +24,7 @@ import {
   stateStoreRefusedMessage,
 } from '../src/texts.ts';
 import { misbehaving, removeScratch, startHttp, writeConfig } from './mcp-process.ts';
+import { storeContents } from './store-contents.ts';
 
 const KEYS = `k1=${randomBytes(32).toString('base64')}`;
 const TOKEN = 'the-bearer-token-of-the-journal-store-0123';
@@ -113,17 +114,6 @@ function referenceIn(answer: Answer): string | undefined {
   return /\.r([A-Za-z0-9_-]{22})$/.exec(answer.requestState ?? '')?.[1];
 }
 
-/** The bytes of the states in the store, and whether a reservation was left behind. */
-function held(): { bytes: number; states: number; reservations: number } {
-  const names = readdirSync(journal);
-  const states = names.filter((name) => name.startsWith('state-'));
-  return {
-    bytes: states.reduce((sum, name) => sum + statSync(join(journal, name)).size, 0),
-    states: states.length,
-    reservations: names.filter((name) => name.endsWith('.tmp')).length,
-  };
-}
-
 test('journalStoreBytes below 1 MiB is refused by the config, naming the key', () => {
   expect(() =>
     parseConfig(
@@ -146,8 +136,8 @@ describe('a store at its bound', () => {
     expect(refused?.isError).toBe(true);
     expect(text(refused as Answer)).toBe(stateStoreFullMessage(lengthIn(refused as Answer), STORE_BYTES));
     expect(text(refused as Answer)).not.toContain(journal);
-    expect(held()).toMatchObject({ states: 2, reservations: 0 });
-    expect(held().bytes).toBeLessThanOrEqual(STORE_BYTES);
+    expect(storeContents(journal)).toMatchObject({ states: 2, reservations: 0 });
+    expect(storeContents(journal).bytes).toBeLessThanOrEqual(STORE_BYTES);
     // A program whose state is handed out whole still pauses: only kept states count.
     expect((await call(SMALL)).resultType).toBe('input_required');
     // Once the kept states expire, their room is the next pause's: the earlier expired one goes,
