@@ -71,8 +71,12 @@ export class FileJournalStore implements JournalStore {
   readonly #now: () => number;
   readonly #bytes: number;
   #lastSweep = 0;
-  /** Reservations of this process, made one at a time: each counts the ones before it. */
-  #reserving: Promise<unknown> = Promise.resolve();
+  /**
+   * This process's counts and renames, one at a time: each count sees the reservations before it,
+   * and no state of this process changes its name while the folder is listed (a listing in several
+   * reads could otherwise see it under neither name).
+   */
+  #queue: Promise<unknown> = Promise.resolve();
 
   private constructor(folder: StoreFolder, now: () => number, bytes: number) {
     this.#folder = folder;
@@ -115,7 +119,7 @@ export class FileJournalStore implements JournalStore {
     const reference = randomBytes(16).toString('base64url');
     await this.#folder.use(async (entry) => {
       const reservation = `.state-${reference}.${randomBytes(8).toString('hex')}.tmp`;
-      const handle = await this.#reserve(entry, reservation, bytes.length);
+      const handle = await this.#serially(() => this.#reserve(entry, reservation, bytes.length));
       try {
         try {
           await handle.writeFile(bytes);
@@ -124,7 +128,7 @@ export class FileJournalStore implements JournalStore {
           await handle.close();
         }
         await expireAt(entry(reservation), expiresAt);
-        await rename(entry(reservation), entry(`state-${reference}`));
+        await this.#serially(() => rename(entry(reservation), entry(`state-${reference}`)));
       } catch (error) {
         await unlink(entry(reservation)).catch(() => {});
         throw error;
@@ -139,25 +143,28 @@ export class FileJournalStore implements JournalStore {
    * for it; else none is left behind and JournalStoreFullError says why.
    */
   async #reserve(entry: (name: string) => string, name: string, size: number) {
-    const reserved = this.#reserving.then(async () => {
-      // O_EXCL: made here or refused, and never through a link someone left under the name.
-      const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
-      const handle = await open(entry(name), flags, 0o600);
-      try {
-        await handle.chmod(0o600);
-        // Sparse: the size counts in the bound before a byte of the disk is taken.
-        await handle.truncate(size);
-        if (!(await makeRoom(entry, this.#folder.uid, this.#bytes, this.#now())))
-          throw new JournalStoreFullError(this.#bytes);
-        return handle;
-      } catch (error) {
-        await handle.close();
-        await unlink(entry(name)).catch(() => {});
-        throw error;
-      }
-    });
-    this.#reserving = reserved.catch(() => {});
-    return reserved;
+    // O_EXCL: made here or refused, and never through a link someone left under the name.
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+    const handle = await open(entry(name), flags, 0o600);
+    try {
+      await handle.chmod(0o600);
+      // Sparse: the size counts in the bound before a byte of the disk is taken.
+      await handle.truncate(size);
+      if (!(await makeRoom(entry, this.#folder.uid, this.#bytes, this.#now())))
+        throw new JournalStoreFullError(this.#bytes);
+      return handle;
+    } catch (error) {
+      await handle.close();
+      await unlink(entry(name)).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Runs `work` once this process's earlier counts and renames are done. */
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work);
+    this.#queue = run.catch(() => {});
+    return run;
   }
 
   async get(reference: string): Promise<string | undefined> {

@@ -46,12 +46,20 @@ export async function storeEntries(
   kinds: readonly EntryKind[],
 ): Promise<StoreEntry[]> {
   const entries: StoreEntry[] = [];
-  for (const name of await readdir(entry('.'))) {
+  const names = await readdir(entry('.'));
+  const listed = new Set(names);
+  for (const name of names) {
     const kind = kindOf(name);
     if (kind === undefined || !kinds.includes(kind)) continue;
-    const stat = await lstat(entry(name)).catch(() => undefined);
+    let found = { name, kind, stat: await lstat(entry(name)).catch(() => undefined) };
+    // A reservation listed, then renamed to its state before it was looked at: the state it
+    // became holds the same bytes, and would otherwise be counted under neither name.
+    const state = kind === 'reservation' ? `state-${name.slice(7, 29)}` : undefined;
+    if (found.stat === undefined && state !== undefined && kinds.includes('state') && !listed.has(state))
+      found = { name: state, kind: 'state', stat: await lstat(entry(state)).catch(() => undefined) };
+    const { stat } = found;
     if (!stat?.isFile() || (uid !== undefined && stat.uid !== uid)) continue;
-    entries.push({ name, kind, bytes: stat.size, mtimeMs: stat.mtimeMs });
+    entries.push({ name: found.name, kind: found.kind, bytes: stat.size, mtimeMs: stat.mtimeMs });
   }
   return entries;
 }

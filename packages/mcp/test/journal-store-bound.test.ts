@@ -1,14 +1,25 @@
 /**
  * The journal store's bound on its kept states' bytes (store-bound.ts) on the real filesystem, as
  * an attacker would try it: many writes racing the bound in one process and across two stores
- * sharing the folder (two bridges), one state larger than the whole bound, expired states made
- * room of and live ones never, and files planted in the folder that are not the store's (other
- * names, another user's files under the store's names) neither counted, read nor removed.
+ * sharing the folder (two bridges), a write renamed while another counts, one state larger than
+ * the whole bound, expired states made room of and live ones never, and files planted in the
+ * folder that are not the store's (other names, another user's files under the store's names)
+ * neither counted, read nor removed.
  */
-import { chmodSync, chownSync, readdirSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { FileJournalStore, JournalStoreFullError } from '../src/journal-store.ts';
+import { storeEntries } from '../src/store-bound.ts';
 import { removeScratch, scratch } from './mcp-process.ts';
 import { storeContents } from './store-contents.ts';
 
@@ -55,6 +66,28 @@ describe('the bound on the states kept', () => {
     // kept states: both may be refused only while the kept ones hold more than two states' room.
     expect(states).toBeGreaterThanOrEqual(3);
     expect(reservations).toBe(0);
+  });
+
+  test('a reservation renamed to its state between the listing and its look is counted as that state', async () => {
+    const folder = join(scratch(), 'renamed');
+    mkdirSync(folder, { mode: 0o700 });
+    const reference = 'R'.repeat(22);
+    const reservation = `.state-${reference}.0123456789abcdef.tmp`;
+    writeFileSync(join(folder, reservation), '');
+    truncateSync(join(folder, reservation), 4096);
+    // Another bridge's write ends just after the listing: the rename comes before the look.
+    let renamed = false;
+    const entry = (name: string) => {
+      if (name === reservation && !renamed) {
+        renameSync(join(folder, reservation), join(folder, `state-${reference}`));
+        renamed = true;
+      }
+      return join(folder, name);
+    };
+    const entries = await storeEntries(entry, process.getuid?.(), ['state', 'reservation']);
+    expect(entries.map(({ name, kind, bytes }) => ({ name, kind, bytes }))).toEqual([
+      { name: `state-${reference}`, kind: 'state', bytes: 4096 },
+    ]);
   });
 
   test('one state larger than the whole bound is refused before a byte is kept', async () => {
