@@ -84,11 +84,6 @@ export class FileJournalStore implements JournalStore {
     this.#bytes = bytes;
   }
 
-  /** The bytes its states may take together. */
-  get bytes(): number {
-    return this.#bytes;
-  }
-
   /**
    * The store in `folder`, made (mode 0700) when missing. Refuses (JournalStoreError) a folder that
    * is a link or no folder, that `uid` does not own, or that the group or others may enter; each
