@@ -8,11 +8,10 @@
  * client), the bridge serving on, and used again once it is mended.
  */
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { chmodSync, readdirSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseConfig } from '../src/config.ts';
 import {
@@ -23,26 +22,27 @@ import {
   stateStoreFullMessage,
   stateStoreRefusedMessage,
 } from '../src/texts.ts';
-import { misbehaving, removeScratch, startHttp, writeConfig } from './mcp-process.ts';
+import {
+  ACCEPT,
+  type Answer,
+  approvalClient,
+  approvalConfig,
+  call as callOn,
+  httpBridge,
+  KEYS,
+  text,
+} from './approval-client.ts';
+import { removeScratch, startHttp, writeConfig } from './mcp-process.ts';
 import { storeContents } from './store-contents.ts';
 
-const KEYS = `k1=${randomBytes(32).toString('base64')}`;
 const TOKEN = 'the-bearer-token-of-the-journal-store-0123';
 const APPROVAL_TIMEOUT = 4000;
 /** Room for two states of a 1 MiB upstream answer (about 1.4 MB each), not three. */
 const STORE_BYTES = 3 * 1024 * 1024;
-const ACCEPT = { action: 'accept', content: {} };
 /** A program whose state is past what a requestState holds: the store must keep it. */
 const LARGE = `const big = await bad.huge({ mib: 1 }); await bad.echo({ value: 'big' }); return big.length;`;
 /** A program whose state is handed out whole: the store only claims it. */
 const SMALL = `await bad.echo({ value: 'small' }); return 'small';`;
-
-interface Answer {
-  readonly content?: readonly { type: string; text?: string }[];
-  readonly isError?: boolean;
-  readonly resultType?: string;
-  readonly requestState?: string;
-}
 
 let journal: string;
 let bridge: ChildProcess;
@@ -50,32 +50,21 @@ let client: Client;
 let stderr = '';
 
 beforeAll(async () => {
-  const config = writeConfig({
-    mcpServers: { bad: misbehaving() },
-    approvals: { 'bad.echo': 'ask' },
-    approvalTimeout: APPROVAL_TIMEOUT,
-    journalStore: 'journal',
-    journalStoreBytes: STORE_BYTES,
-  });
+  const config = writeConfig(
+    approvalConfig({
+      approvalTimeout: APPROVAL_TIMEOUT,
+      journalStore: 'journal',
+      journalStoreBytes: STORE_BYTES,
+    }),
+  );
   journal = join(config, '..', 'journal');
   const started = await startHttp(config, { CODEMODE_EXECUTOR_TOKEN: TOKEN, CODEMODE_DURABLE_KEYS: KEYS });
   bridge = started.process;
   bridge.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
-  client = new Client(
-    { name: 'journal-store-bridge', version: '1.0.0' },
-    {
-      versionNegotiation: { mode: 'auto' as const },
-      capabilities: { elicitation: { form: {} } },
-      inputRequired: { autoFulfill: false },
-    },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(started.url), {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
-    }),
-  );
+  client = approvalClient('journal-store-bridge', true);
+  await client.connect(httpBridge(started.url, TOKEN));
 }, 90_000);
 
 afterAll(async () => {
@@ -85,23 +74,10 @@ afterAll(async () => {
   removeScratch();
 });
 
-async function call(code: string, state?: string): Promise<Answer> {
-  const params = {
-    name: 'execute',
-    arguments: { code },
-    ...(state === undefined
-      ? {}
-      : { requestState: state, inputResponses: { 'approve-2': ACCEPT, 'approve-1': ACCEPT } }),
-  };
-  return (await client.callTool(
-    params as never,
-    { allowInputRequired: true, timeout: 60_000 } as never,
-  )) as Answer;
-}
-
-function text(answer: Answer): string {
-  const block = answer.content?.[0];
-  return block?.type === 'text' ? (block.text ?? '') : '';
+/** execute with `code`, or its retry with `state`, approving whichever call was asked about. */
+function call(code: string, state?: string): Promise<Answer> {
+  const responses = { 'approve-1': ACCEPT, 'approve-2': ACCEPT };
+  return callOn(client, code, state === undefined ? undefined : { state, responses });
 }
 
 /** The state's length a refusal names. */
