@@ -6,10 +6,11 @@
  * Each use opens the folder itself (never through a link) and checks the opened folder, so the
  * check costs one open and one fstat. On Linux the entries are then named through that opened
  * folder (`/proc/self/fd/N/name`, Node having no openat), so a folder put under the path between
- * the check and the use is never the one written; elsewhere they are named by the path.
+ * the check and the use is never the one written; elsewhere they are named by the path. Windows
+ * opens no folder as a file, so there the path is looked at (lstat) instead of opened.
  */
 import { constants, existsSync, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { lstat, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   journalStoreExposedMessage,
@@ -55,6 +56,13 @@ export class StoreFolder {
    * removed) is thrown as the system's error.
    */
   async use<T>(work: (entry: (name: string) => string) => Promise<T>): Promise<T> {
+    // Windows opens no folder as a file: there the path is looked at, not followed, and used.
+    if (process.platform === 'win32') {
+      const fault = folderFault(this.path, await lstat(this.path), this.uid);
+      if (fault !== undefined) this.#refuse(fault);
+      this.#told = undefined;
+      return work((name) => join(this.path, name));
+    }
     let handle: Awaited<ReturnType<typeof open>>;
     try {
       handle = await open(this.path, FOLDER_FLAGS);
