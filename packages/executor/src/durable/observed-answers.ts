@@ -1,20 +1,20 @@
 /**
  * The answers of one kind (tool calls, timer expiries, fetch answers or module loads) that a
  * durable run journals under the sequence the isolate observed them by (docs/durable.md, "The
- * model"). The session keeps one of these a kind, so that every kind is journaled live and served
- * in a replay the same way, and the session keeps only what differs between them (a fetch's body, a
- * load held until its module loaded, a timer's count) and what they share across kinds (one
- * delivery at a time, the clock, the stop).
+ * model"). The session (session.ts) holds one of these a kind, so that every kind is journaled
+ * live and served in a replay the same way; it keeps only what differs between the kinds (a fetch's
+ * body, a load held until its module loaded, a timer's count, a call's delivery) and what they share
+ * (one delivery at a time, the clock, the stop).
  *
  * Live, an answer handed to the isolate is held here until the isolate says the sequence it
- * observed it under; one the journal is read before that is journaled after the observed ones, in
- * the order answered. In a replay, each one asked again waits for the turn the journal gives its
- * answer, or, when the journal never saw it answered, until the run goes live; the answer being
- * delivered is remembered until the isolate observes it.
+ * observed it under; one still unobserved when the journal is read is journaled after the observed
+ * ones, in the order answered. In a replay, each one asked again waits for the turn the journal
+ * gives its answer, or, when the journal never saw it answered, until the run goes live; the answer
+ * being delivered is remembered until the isolate observes it.
  */
 
 /** A journaled answer: the sequence the isolate observed it under, and the clock's time from then on. */
-interface Observation {
+export interface Observation {
   readonly order: number;
   readonly time: number;
 }
@@ -55,7 +55,7 @@ export class ObservedAnswers<Entry extends { settled?: Settled }, Settled extend
     return this.#ids.get(id);
   }
 
-  /** Live: `answer` was handed to the isolate for `entry`, which it will observe under `id`. */
+  /** Live: `answer` was handed to the isolate for `entry`; the isolate reports observing it by `id`. */
   answered(id: number, entry: Entry, answer: Answer): void {
     this.#unobserved.set(id, { entry, answer });
   }
@@ -97,6 +97,11 @@ export class ObservedAnswers<Entry extends { settled?: Settled }, Settled extend
   /** Replay: `release` answers an entry the journal did not see answered, once the run is live. */
   hold(release: () => void): void {
     this.#held.push(release);
+  }
+
+  /** Replay: `start` answers an entry the journal did not see answered, once the run is live. */
+  whenLive(start: () => Promise<Answer>): Promise<Answer> {
+    return new Promise((resolve) => this.hold(() => void start().then(resolve)));
   }
 
   /** The run is live: every held entry is released, in the order asked. */

@@ -24,7 +24,7 @@ import {
   type TimerEntry,
   type TimerSettlement,
 } from './journal.ts';
-import { type ExpectedAnswer, ObservedAnswers } from './observed-answers.ts';
+import { type ExpectedAnswer, type Observation, ObservedAnswers } from './observed-answers.ts';
 import { type DurableCallContext, type PauseRequest, performInContext } from './pause.ts';
 import { type Seed, SeededRandom } from './random.ts';
 import {
@@ -286,9 +286,7 @@ export class DurableSession {
     }
     if (recorded?.settled === undefined) {
       // Delays the paused run never saw expire start when the run is live, with their whole delay.
-      return new Promise((resolve) =>
-        this.#timers.hold(() => void this.#startTimer(entry, real).then(resolve)),
-      );
+      return this.#timers.whenLive(() => this.#startTimer(entry, real));
     }
     const turn = this.#timers.turn(index);
     this.#pump();
@@ -331,9 +329,7 @@ export class DurableSession {
     const recorded = (this.#replay as Replay).fetches[index];
     if (recorded?.settled === undefined) {
       // Requests the paused run never sent go out when the run is live.
-      return new Promise((resolve) =>
-        this.#fetches.hold(() => void this.#performFetch(id, entry, perform).then(resolve)),
-      );
+      return this.#fetches.whenLive(() => this.#performFetch(id, entry, perform));
     }
     if (recorded.request !== request) {
       this.#halt({ kind: 'diverged', message: divergedFetchMessage(index + 1) });
@@ -346,16 +342,12 @@ export class DurableSession {
 
   /** The isolate observed the answer of request `id` under `sequence`: journaled; answers the time its clock reads. */
   fetchObserved(id: number, sequence: number): number {
-    const expected = this.#fetches.takeExpected();
-    if (expected !== undefined)
-      return this.#replayObserved(expected, sequence, this.#fetches.entryOf(id) === expected.entry);
-    const time = this.#clockTime();
-    const answered = this.#answersClosed ? undefined : this.#fetches.takeAnswered(id);
-    if (answered !== undefined) {
-      const { frame, body } = answered.answer;
-      answered.entry.settled = { order: sequence, time, frame, ...(body ? { body } : {}) };
-    }
-    return time;
+    return this.#answerObserved(this.#fetches, id, sequence, ({ frame, body }, time) => ({
+      order: sequence,
+      time,
+      frame,
+      ...(body ? { body } : {}),
+    }));
   }
 
   #performFetch(id: number, entry: LiveFetch, perform: () => Promise<FetchAnswer>): Promise<FetchAnswer> {
@@ -407,12 +399,26 @@ export class DurableSession {
 
   /** The isolate observed the answer of load `id` under `sequence`: journaled; answers the time its clock reads. */
   loadObserved(id: number, sequence: number): number {
-    const expected = this.#loads.takeExpected();
+    return this.#answerObserved(this.#loads, id, sequence, (_, time) => ({ order: sequence, time }));
+  }
+
+  /**
+   * The isolate observed the answer of `answers`' entry `id` (a fetch's or a load's) under
+   * `sequence`. In a replay it must be the one being delivered; live, an answer handed over while
+   * the run still journals answers is journaled as `settle` makes it. Answers the time its clock reads.
+   */
+  #answerObserved<Entry extends { settled?: Settled }, Settled extends Observation, Answer>(
+    answers: ObservedAnswers<Entry, Settled, Answer>,
+    id: number,
+    sequence: number,
+    settle: (answer: Answer, time: number) => Settled,
+  ): number {
+    const expected = answers.takeExpected();
     if (expected !== undefined)
-      return this.#replayObserved(expected, sequence, this.#loads.entryOf(id) === expected.entry);
+      return this.#replayObserved(expected, sequence, answers.entryOf(id) === expected.entry);
     const time = this.#clockTime();
-    const answered = this.#answersClosed ? undefined : this.#loads.takeAnswered(id);
-    if (answered !== undefined) answered.entry.settled = { order: sequence, time };
+    const answered = this.#answersClosed ? undefined : answers.takeAnswered(id);
+    if (answered !== undefined) answered.entry.settled = settle(answered.answer, time);
     return time;
   }
 
@@ -421,7 +427,7 @@ export class DurableSession {
    * (`expected`); `same` says whether it is that answer. It must be observed under its journaled
    * sequence, or the resume diverges. Answers the time the isolate's clock reads.
    */
-  #replayObserved<Settled extends { readonly order: number; readonly time: number }>(
+  #replayObserved<Settled extends Observation>(
     expected: ExpectedAnswer<{ settled?: Settled }, Settled>,
     sequence: number,
     same: boolean,
