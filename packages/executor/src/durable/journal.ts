@@ -75,7 +75,13 @@ export interface FetchEntry {
  * the answer fell among the settlements is, so a resume delivers it at the same place.
  */
 export interface LoadEntry {
-  readonly settled?: { readonly order: number; readonly time: number };
+  readonly settled?: LoadSettlement;
+}
+
+/** A module load's answer as the isolate observed it: its sequence and the clock's time. */
+export interface LoadSettlement {
+  readonly order: number;
+  readonly time: number;
 }
 
 /** What a resume needs beside the journal. */
@@ -118,7 +124,7 @@ export type Observed =
   | { readonly kind: 'call'; readonly sequence: number; readonly settled: Settlement }
   | { readonly kind: 'timer'; readonly index: number; readonly settled: TimerSettlement }
   | { readonly kind: 'fetch'; readonly index: number; readonly settled: FetchSettlement }
-  | { readonly kind: 'load'; readonly index: number; readonly settled: { order: number; time: number } };
+  | { readonly kind: 'load'; readonly index: number; readonly settled: LoadSettlement };
 
 /** Every observed settlement, calls', timers' and fetches', in the order the isolate observed them. */
 export function settlementOrder(

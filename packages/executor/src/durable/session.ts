@@ -17,12 +17,14 @@ import {
   type FetchSettlement,
   type JournalEntry,
   type LoadEntry,
+  type LoadSettlement,
   type Observed,
   type Settlement,
   settlementOrder,
   type TimerEntry,
   type TimerSettlement,
 } from './journal.ts';
+import { type ExpectedAnswer, type Observation, ObservedAnswers } from './observed-answers.ts';
 import { type DurableCallContext, type PauseRequest, performInContext } from './pause.ts';
 import { type Seed, SeededRandom } from './random.ts';
 import {
@@ -72,31 +74,13 @@ interface LiveTimer {
   settled?: TimerSettlement;
 }
 
-/** A delay the program asked for during a replay that the journal did not see expire. */
-interface HeldTimer {
-  readonly entry: LiveTimer;
-  readonly real: () => Promise<number>;
-  readonly resolve: (count: number) => void;
-}
-
 interface LiveFetch {
   readonly request: string;
-  /** The host's answer, once it came while the run still journals answers. */
-  answered?: FetchAnswer;
   settled?: FetchSettlement;
 }
 
-/** A request the program sent during a replay that the journal does not hold, sent when the run goes live. */
-interface HeldFetch {
-  readonly entry: LiveFetch;
-  readonly perform: () => Promise<FetchAnswer>;
-  readonly resolve: (answer: FetchAnswer) => void;
-}
-
 interface LiveLoad {
-  /** Whether its answer reached the isolate, while the run still journals answers. */
-  answered?: boolean;
-  settled?: { order: number; time: number };
+  settled?: LoadSettlement;
 }
 
 interface LiveEntry {
@@ -107,6 +91,12 @@ interface LiveEntry {
   /** While the caller's function for this call runs. */
   performing?: boolean;
   unknown?: true;
+}
+
+/** A live call's settlement as it was sent into the isolate. */
+interface SentSettlement {
+  readonly time: number;
+  readonly frame: DispatchFrame;
 }
 
 /** Waits for `promises` to settle, at most `ms`. */
@@ -132,56 +122,43 @@ export class DurableSession {
   readonly stopped: Promise<DurableStop>;
   #stop: DurableStop | undefined;
   #resolveStop: (stop: DurableStop) => void = () => {};
-  readonly #entries: LiveEntry[] = [];
+  /**
+   * The calls, by sequence (the call with sequence n is entry n - 1), with the live settlements
+   * sent into the isolate whose observed sequence has not come back, by sequence, in the order sent.
+   */
+  readonly #calls = new ObservedAnswers<LiveEntry, Settlement, SentSettlement>();
   readonly #deliveries = new Set<Promise<void>>();
   /** Calls whose caller's function is still running. */
   readonly #inFlight = new Set<Promise<void>>();
   /** Set once the journal was read for sealing: nothing is delivered into the run after that. */
   #sealed = false;
-  /** Live settlements sent into the isolate whose observed sequence has not come back, in the order sent. */
-  readonly #outstanding: { entry: LiveEntry; time: number; frame: DispatchFrame }[] = [];
   #lastTime: number;
   // Replay only.
   readonly #replay: Replay | undefined;
   readonly #order: Observed[];
   readonly #io = new Map<number, CallIo>();
-  readonly #timers: LiveTimer[] = [];
-  /** Replay: delays asked for, by index, whose journaled expiry is still to be delivered. */
-  readonly #timerTurns = new Map<number, (count: number) => void>();
-  /** Replay: delays the journal did not see expire, started when the run goes live. */
-  readonly #heldTimers: HeldTimer[] = [];
-  /** The timer expiry being delivered in a replay, until the isolate observes it. */
-  #expecting: { readonly entry: LiveTimer; readonly settled: TimerSettlement } | undefined;
-  /** Live: started delays by the expiry count the isolate knows them by. */
-  readonly #liveTimers = new Map<number, LiveTimer>();
+  /**
+   * Every delay the program asked for; live, started delays by the expiry count the isolate knows
+   * them by; in a replay, the delays the journal did not see expire, started when the run goes live.
+   */
+  readonly #timers = new ObservedAnswers<LiveTimer, TimerSettlement, number>();
   /** Expiries the journal delivered: the host's counts continue after them. */
   readonly #timerBase: number;
-  /** Every request fetch sent, in the order sent, and the same entries by the runtime's request id. */
-  readonly #fetches: LiveFetch[] = [];
-  readonly #fetchIds = new Map<number, LiveFetch>();
-  /** Live fetch answers handed to the isolate whose observed sequence has not come back, in the order answered. */
-  readonly #outstandingFetches: LiveFetch[] = [];
-  /** Replay: requests sent again, by index, whose journaled answer is still to be delivered. */
-  readonly #fetchTurns = new Map<number, (answer: FetchAnswer) => void>();
-  /** Replay: requests the journal does not hold, sent when the run goes live. */
-  readonly #heldFetches: HeldFetch[] = [];
-  /** The fetch answer being delivered in a replay, until the isolate observes it. */
-  #expectingFetch: { readonly entry: LiveFetch; readonly settled: FetchSettlement } | undefined;
+  /**
+   * Every request fetch sent, by the runtime's request id; in a replay, the requests the journal
+   * does not hold, sent when the run goes live.
+   */
+  readonly #fetches = new ObservedAnswers<LiveFetch, FetchSettlement, FetchAnswer>();
   /** Set once the settle moment after a pause is over: later fetch and load answers are not journaled. */
   #answersClosed = false;
   /** Body bytes the journal holds; past FETCH_BODY_JOURNAL_LIMIT it keeps no more. */
   #bodyBytes = 0;
-  /** Every module load import() asked for, in the order asked, and the same entries by the isolate's number. */
-  readonly #loads: LiveLoad[] = [];
-  readonly #loadIds = new Map<number, LiveLoad>();
-  /** Live load answers handed to the isolate whose observed sequence has not come back, in the order answered. */
-  readonly #outstandingLoads: LiveLoad[] = [];
-  /** Replay: loads asked again, by index, whose answer waits for its journaled turn. */
-  readonly #loadTurns = new Map<number, () => void>();
-  /** Replay: loads the journal did not see answered, answered when the run goes live. */
-  readonly #heldLoads: (() => void)[] = [];
-  /** The load answer being delivered in a replay, until the isolate observes it. */
-  #expectingLoad: { readonly entry: LiveLoad; readonly settled: { order: number; time: number } } | undefined;
+  /**
+   * Every module load import() asked for, by the isolate's number; in a replay, loads whose answer
+   * waits for its journaled turn, and those the journal did not see answered, answered when the
+   * run goes live.
+   */
+  readonly #loads = new ObservedAnswers<LiveLoad, LoadSettlement, void>();
   #next = 0;
   #made = 0;
   #delivering = false;
@@ -231,42 +208,37 @@ export class DurableSession {
    * resume delivers it there, which is an order the run could have observed it in.
    */
   get journal(): readonly JournalEntry[] {
-    if (this.#sealed) return this.#entries;
+    const entries = this.#calls.asked;
+    if (this.#sealed) return entries;
     this.#sealed = true;
     this.#answersClosed = true;
-    for (const entry of this.#entries) {
+    for (const entry of entries) {
       // Its function was still running when the run stopped: whether it did its work is unknown.
       if (entry?.performing === true && entry.settled === undefined) entry.unknown = true;
     }
     // Orders continue after the last one observed, whatever it settled: a call, a timer or a fetch.
-    let order = 0;
-    for (const entry of this.#entries) order = Math.max(order, entry?.settled?.order ?? 0);
-    for (const entry of this.#timers) order = Math.max(order, entry.settled?.order ?? 0);
-    for (const entry of this.#fetches) order = Math.max(order, entry.settled?.order ?? 0);
-    for (const entry of this.#loads) order = Math.max(order, entry.settled?.order ?? 0);
-    for (const sent of this.#outstanding) {
-      if (sent.entry.settled === undefined)
-        sent.entry.settled = { order: ++order, time: sent.time, frame: sent.frame };
-    }
-    this.#outstanding.length = 0;
+    let order = Math.max(
+      this.#calls.lastOrder(),
+      this.#timers.lastOrder(),
+      this.#fetches.lastOrder(),
+      this.#loads.lastOrder(),
+    );
+    order = this.#calls.journalUnobserved(order, ({ time, frame }, next) => ({ order: next, time, frame }));
     // Fetch answers handed over but not observed, in the order answered; then the requests still
     // in flight, as lost connections: a resume delivers each there and never sends it again.
-    for (const entry of this.#outstandingFetches) {
-      const { frame, body } = entry.answered as FetchAnswer;
-      if (entry.settled === undefined)
-        entry.settled = { order: ++order, time: this.#lastTime, frame, ...(body ? { body } : {}) };
-    }
-    this.#outstandingFetches.length = 0;
+    const time = this.#lastTime;
+    order = this.#fetches.journalUnobserved(order, ({ frame, body }, next) => ({
+      order: next,
+      time,
+      frame,
+      ...(body ? { body } : {}),
+    }));
     // Module loads answered but not observed; a load not answered yet is loaded again on resume.
-    for (const entry of this.#outstandingLoads) {
-      if (entry.settled === undefined) entry.settled = { order: ++order, time: this.#lastTime };
+    order = this.#loads.journalUnobserved(order, (_, next) => ({ order: next, time }));
+    for (const entry of this.#fetches.asked) {
+      if (entry.settled === undefined) entry.settled = { order: ++order, time, frame: LOST_FETCH_FRAME };
     }
-    this.#outstandingLoads.length = 0;
-    for (const entry of this.#fetches) {
-      if (entry.settled === undefined)
-        entry.settled = { order: ++order, time: this.#lastTime, frame: LOST_FETCH_FRAME };
-    }
-    return this.#entries;
+    return entries;
   }
 
   /** Whether the bodies the run's fetches read are past what one journal may hold. */
@@ -285,16 +257,16 @@ export class DurableSession {
       ...(unknown === true ? { unknown } : {}),
     }));
     const timers = this.timers.map(({ ms, settled }) => (settled === undefined ? { ms } : { ms, settled }));
-    const fetches = this.#fetches.map(({ request, settled }) =>
+    const fetches = this.#fetches.asked.map(({ request, settled }) =>
       settled ? { request, settled } : { request },
     );
-    const loads = this.#loads.map(({ settled }) => (settled ? { settled } : {}));
+    const loads = this.#loads.asked.map(({ settled }) => (settled ? { settled } : {}));
     return { journal, timers, fetches, loads, written };
   }
 
   /** Every delay the program asked for, with the expiries the isolate observed. */
   get timers(): readonly TimerEntry[] {
-    return this.#timers;
+    return this.#timers.asked;
   }
 
   /**
@@ -303,9 +275,8 @@ export class DurableSession {
    * journaled count, and one it did not see expire waits until the run is live.
    */
   delay(ms: number, real: () => Promise<number>): Promise<number> {
-    const index = this.#timers.length;
     const entry: LiveTimer = { ms };
-    this.#timers.push(entry);
+    const index = this.#timers.ask(entry);
     if (this.#stop !== undefined) return new Promise(() => {});
     if (this.#live) return this.#startTimer(entry, real);
     const recorded = (this.#replay as Replay).timers[index];
@@ -313,48 +284,33 @@ export class DurableSession {
       this.#halt({ kind: 'diverged', message: divergedTimerMessage(index + 1) });
       return new Promise(() => {});
     }
-    return new Promise((resolve) => {
-      if (recorded?.settled === undefined) {
-        this.#heldTimers.push({ entry, real, resolve });
-        return;
-      }
-      this.#timerTurns.set(index, resolve);
-      this.#pump();
-    });
+    if (recorded?.settled === undefined) {
+      // Delays the paused run never saw expire start when the run is live, with their whole delay.
+      return this.#timers.whenLive(() => this.#startTimer(entry, real));
+    }
+    const turn = this.#timers.turn(index);
+    this.#pump();
+    return turn;
   }
 
   /** The isolate observed a timer's expiry under `sequence`: journaled; answers the time its clock reads. */
   timerObserved(count: number, sequence: number): number {
-    const expecting = this.#expecting;
-    if (expecting !== undefined) {
-      this.#expecting = undefined;
-      this.#delivering = false;
-      const { settled } = expecting;
-      if (sequence !== settled.order || count !== settled.count) {
-        this.#halt({ kind: 'diverged', message: divergedObservationMessage(sequence) });
-      } else {
-        expecting.entry.settled = settled;
-        this.#lastTime = Math.max(this.#lastTime, settled.time);
-        // The isolate is inside its synchronous call: the next delivery waits until it returned.
-        setImmediate(() => this.#pump());
-      }
-      return settled.time;
-    }
-    const time = Math.max(this.#lastTime, Math.floor(Date.now()));
-    this.#lastTime = time;
-    const entry = this.#liveTimers.get(count);
-    this.#liveTimers.delete(count);
+    const expected = this.#timers.takeExpected();
+    if (expected !== undefined)
+      return this.#replayObserved(expected, sequence, count === expected.settled.count);
+    const time = this.#clockTime();
+    const started = this.#timers.takeAnswered(count);
     // Journaled until the journal is read, as a call's settlement is: the isolate observed it and
     // ran its callback, whose console lines count among the lines the resume skips, and a later
     // settlement's order counts it.
-    if (entry !== undefined && !this.#sealed) entry.settled = { order: sequence, time, count };
+    if (started !== undefined && !this.#sealed) started.entry.settled = { order: sequence, time, count };
     return time;
   }
 
   #startTimer(entry: LiveTimer, real: () => Promise<number>): Promise<number> {
     return real().then((expired) => {
       const count = expired + this.#timerBase;
-      this.#liveTimers.set(count, entry);
+      this.#timers.answered(count, entry, count);
       return count;
     });
   }
@@ -366,72 +322,44 @@ export class DurableSession {
    * diverges), and one it does not hold is sent when the run goes live.
    */
   fetch(id: number, request: string, perform: () => Promise<FetchAnswer>): Promise<FetchAnswer> {
-    const index = this.#fetches.length;
     const entry: LiveFetch = { request };
-    this.#fetches.push(entry);
-    this.#fetchIds.set(id, entry);
+    const index = this.#fetches.ask(entry, id);
     if (this.#stop !== undefined) return new Promise(() => {});
-    if (this.#live) return this.#performFetch(entry, perform);
+    if (this.#live) return this.#performFetch(id, entry, perform);
     const recorded = (this.#replay as Replay).fetches[index];
     if (recorded?.settled === undefined) {
-      return new Promise((resolve) => this.#heldFetches.push({ entry, perform, resolve }));
+      // Requests the paused run never sent go out when the run is live.
+      return this.#fetches.whenLive(() => this.#performFetch(id, entry, perform));
     }
     if (recorded.request !== request) {
       this.#halt({ kind: 'diverged', message: divergedFetchMessage(index + 1) });
       return new Promise(() => {});
     }
-    return new Promise((resolve) => {
-      this.#fetchTurns.set(index, resolve);
-      this.#pump();
-    });
+    const turn = this.#fetches.turn(index);
+    this.#pump();
+    return turn;
   }
 
   /** The isolate observed the answer of request `id` under `sequence`: journaled; answers the time its clock reads. */
   fetchObserved(id: number, sequence: number): number {
-    const entry = this.#fetchIds.get(id);
-    const expecting = this.#expectingFetch;
-    if (expecting !== undefined) {
-      this.#expectingFetch = undefined;
-      this.#delivering = false;
-      const { settled } = expecting;
-      if (entry !== expecting.entry || sequence !== settled.order) {
-        this.#halt({ kind: 'diverged', message: divergedObservationMessage(sequence) });
-      } else {
-        expecting.entry.settled = settled;
-        this.#lastTime = Math.max(this.#lastTime, settled.time);
-        // The isolate is inside its synchronous call: the next delivery waits until it returned.
-        setImmediate(() => this.#pump());
-      }
-      return settled.time;
-    }
-    const time = Math.max(this.#lastTime, Math.floor(Date.now()));
-    this.#lastTime = time;
-    const answered = entry?.answered;
-    if (
-      entry !== undefined &&
-      answered !== undefined &&
-      entry.settled === undefined &&
-      !this.#answersClosed
-    ) {
-      entry.settled = {
-        order: sequence,
-        time,
-        frame: answered.frame,
-        ...(answered.body ? { body: answered.body } : {}),
-      };
-      const index = this.#outstandingFetches.indexOf(entry);
-      if (index !== -1) this.#outstandingFetches.splice(index, 1);
-    }
-    return time;
+    return this.#answerObserved(this.#fetches, id, sequence, ({ frame, body }, time) => ({
+      order: sequence,
+      time,
+      frame,
+      ...(body ? { body } : {}),
+    }));
   }
 
-  #performFetch(entry: LiveFetch, perform: () => Promise<FetchAnswer>): Promise<FetchAnswer> {
+  #performFetch(id: number, entry: LiveFetch, perform: () => Promise<FetchAnswer>): Promise<FetchAnswer> {
     const performed = perform().then((answer) => {
       if (!this.#answersClosed && this.#stop?.kind !== 'diverged') {
         this.#bodyBytes += answer.body?.byteLength ?? 0;
         // Past the bound the run goes on, but keeps no more bytes: its pause cannot be sealed.
-        entry.answered = this.journalTooLarge ? { frame: answer.frame, body: null } : answer;
-        this.#outstandingFetches.push(entry);
+        this.#fetches.answered(
+          id,
+          entry,
+          this.journalTooLarge ? { frame: answer.frame, body: null } : answer,
+        );
       }
       return answer;
     });
@@ -448,57 +376,80 @@ export class DurableSession {
    * never saw it answered, until the run is live.
    */
   load(id: number, perform: () => Promise<string>): Promise<string> {
-    const index = this.#loads.length;
     const entry: LiveLoad = {};
-    this.#loads.push(entry);
-    this.#loadIds.set(id, entry);
+    const index = this.#loads.ask(entry, id);
     if (this.#stop !== undefined) return new Promise(() => {});
     const loaded = perform();
-    if (this.#live) return loaded.then((text) => this.#loadAnswered(entry, text));
+    if (this.#live) return loaded.then((text) => this.#loadAnswered(id, entry, text));
     const held = (this.#replay as Replay).loads[index]?.settled === undefined;
-    const turn = new Promise<void>((resolve) => {
-      if (held) this.#heldLoads.push(resolve);
-      else {
-        this.#loadTurns.set(index, resolve);
-        this.#pump();
-      }
-    });
+    let turn: Promise<void>;
+    if (held) turn = new Promise((resolve) => this.#loads.hold(resolve));
+    else {
+      turn = this.#loads.turn(index);
+      this.#pump();
+    }
     // A load the journal never saw answered is answered live, and journaled as one.
-    return turn.then(() => loaded).then((text) => (held ? this.#loadAnswered(entry, text) : text));
+    return turn.then(() => loaded).then((text) => (held ? this.#loadAnswered(id, entry, text) : text));
   }
 
-  #loadAnswered(entry: LiveLoad, text: string): string {
-    if (!this.#answersClosed && this.#stop?.kind !== 'diverged') {
-      entry.answered = true;
-      this.#outstandingLoads.push(entry);
-    }
+  #loadAnswered(id: number, entry: LiveLoad, text: string): string {
+    if (!this.#answersClosed && this.#stop?.kind !== 'diverged') this.#loads.answered(id, entry);
     return text;
   }
 
   /** The isolate observed the answer of load `id` under `sequence`: journaled; answers the time its clock reads. */
   loadObserved(id: number, sequence: number): number {
-    const entry = this.#loadIds.get(id);
-    const expecting = this.#expectingLoad;
-    if (expecting !== undefined) {
-      this.#expectingLoad = undefined;
-      this.#delivering = false;
-      const { settled } = expecting;
-      if (entry !== expecting.entry || sequence !== settled.order) {
-        this.#halt({ kind: 'diverged', message: divergedObservationMessage(sequence) });
-      } else {
-        expecting.entry.settled = settled;
-        this.#lastTime = Math.max(this.#lastTime, settled.time);
-        setImmediate(() => this.#pump());
-      }
-      return settled.time;
+    return this.#answerObserved(this.#loads, id, sequence, (_, time) => ({ order: sequence, time }));
+  }
+
+  /**
+   * The isolate observed the answer of `answers`' entry `id` (a fetch's or a load's) under
+   * `sequence`. In a replay it must be the one being delivered; live, an answer handed over while
+   * the run still journals answers is journaled as `settle` makes it. Answers the time its clock reads.
+   */
+  #answerObserved<Entry extends { settled?: Settled }, Settled extends Observation, Answer>(
+    answers: ObservedAnswers<Entry, Settled, Answer>,
+    id: number,
+    sequence: number,
+    settle: (answer: Answer, time: number) => Settled,
+  ): number {
+    const expected = answers.takeExpected();
+    if (expected !== undefined)
+      return this.#replayObserved(expected, sequence, answers.entryOf(id) === expected.entry);
+    const time = this.#clockTime();
+    const answered = this.#answersClosed ? undefined : answers.takeAnswered(id);
+    if (answered !== undefined) answered.entry.settled = settle(answered.answer, time);
+    return time;
+  }
+
+  /**
+   * The isolate observed, under `sequence`, an answer of the kind a replay is delivering
+   * (`expected`); `same` says whether it is that answer. It must be observed under its journaled
+   * sequence, or the resume diverges. Answers the time the isolate's clock reads.
+   */
+  #replayObserved<Settled extends Observation>(
+    expected: ExpectedAnswer<{ settled?: Settled }, Settled>,
+    sequence: number,
+    same: boolean,
+  ): number {
+    this.#delivering = false;
+    const { settled } = expected;
+    if (!same || sequence !== settled.order) {
+      this.#halt({ kind: 'diverged', message: divergedObservationMessage(sequence) });
+    } else {
+      expected.entry.settled = settled;
+      this.#lastTime = Math.max(this.#lastTime, settled.time);
+      // The isolate is inside its synchronous call: the next delivery waits until it returned.
+      setImmediate(() => this.#pump());
     }
+    return settled.time;
+  }
+
+  /** The time the isolate's clock reads from an answer handed over now. */
+  #clockTime(): number {
+    // Whole milliseconds, never backwards: the isolate's clock keeps the largest it was given.
     const time = Math.max(this.#lastTime, Math.floor(Date.now()));
     this.#lastTime = time;
-    if (entry?.answered === true && entry.settled === undefined && !this.#answersClosed) {
-      entry.settled = { order: sequence, time };
-      const index = this.#outstandingLoads.indexOf(entry);
-      if (index !== -1) this.#outstandingLoads.splice(index, 1);
-    }
     return time;
   }
 
@@ -512,7 +463,7 @@ export class DurableSession {
   call(sequence: number, provider: string, tool: string, args: string, io: CallIo): void {
     if (this.#stop !== undefined) return;
     const entry: LiveEntry = { provider, tool, args };
-    this.#entries[sequence - 1] = entry;
+    this.#calls.asked[sequence - 1] = entry;
     if (this.#live) {
       this.#perform(sequence, entry, io);
       return;
@@ -557,38 +508,10 @@ export class DurableSession {
     if (this.#delivering || this.#stop !== undefined || this.#live) return;
     if (this.#next < this.#order.length) {
       const observed = this.#order[this.#next] as Observed;
-      if (observed.kind === 'load') {
-        const resolve = this.#loadTurns.get(observed.index);
-        if (resolve === undefined) return;
-        this.#loadTurns.delete(observed.index);
-        this.#next++;
-        // Held until the isolate observes it, which waits for the module to have loaded too.
-        this.#delivering = true;
-        this.#expectingLoad = { entry: this.#loads[observed.index] as LiveLoad, settled: observed.settled };
-        resolve();
-        return;
-      }
-      if (observed.kind === 'fetch') {
-        const resolve = this.#fetchTurns.get(observed.index);
-        if (resolve === undefined) return;
-        this.#fetchTurns.delete(observed.index);
+      if (observed.kind !== 'call') {
+        if (!this.#deliverTurn(observed)) return;
         this.#next++;
         this.#delivering = true;
-        this.#expectingFetch = {
-          entry: this.#fetches[observed.index] as LiveFetch,
-          settled: observed.settled,
-        };
-        resolve({ frame: observed.settled.frame, body: observed.settled.body ?? null });
-        return;
-      }
-      if (observed.kind === 'timer') {
-        const resolve = this.#timerTurns.get(observed.index);
-        if (resolve === undefined) return;
-        this.#timerTurns.delete(observed.index);
-        this.#next++;
-        this.#delivering = true;
-        this.#expecting = { entry: this.#timers[observed.index] as LiveTimer, settled: observed.settled };
-        resolve(observed.settled.count);
         return;
       }
       const { sequence, settled } = observed;
@@ -596,7 +519,7 @@ export class DurableSession {
       if (io === undefined) return;
       this.#next++;
       this.#delivering = true;
-      const entry = this.#entries[sequence - 1] as LiveEntry;
+      const entry = this.#calls.asked[sequence - 1] as LiveEntry;
       this.#lastTime = Math.max(this.#lastTime, settled.time);
       this.#track(
         Promise.resolve(io.deliver(settled.frame, settled.time)).then((order) => {
@@ -615,6 +538,24 @@ export class DurableSession {
     if (this.#made === journal.length) this.#goLive();
   }
 
+  /**
+   * Hands a timer, fetch or load its journaled answer if it has been asked for again; the isolate
+   * says when it observed it (timerObserved, fetchObserved, loadObserved). Answers whether it did.
+   */
+  #deliverTurn(observed: Exclude<Observed, { kind: 'call' }>): boolean {
+    switch (observed.kind) {
+      case 'timer':
+        return this.#timers.deliverTurn(observed.index, observed.settled, observed.settled.count);
+      case 'fetch': {
+        const { frame, body } = observed.settled;
+        return this.#fetches.deliverTurn(observed.index, observed.settled, { frame, body: body ?? null });
+      }
+      case 'load':
+        // Held until the isolate observes it, which waits for the module to have loaded too.
+        return this.#loads.deliverTurn(observed.index, observed.settled);
+    }
+  }
+
   /** The journal is served: the pending calls get the caller's answers, and the run is live. */
   #goLive(): void {
     this.#live = true;
@@ -622,20 +563,16 @@ export class DurableSession {
     journal.forEach((recorded, index) => {
       if (recorded.settled !== undefined) return;
       const sequence = index + 1;
-      const entry = this.#entries[index] as LiveEntry;
+      const entry = this.#calls.asked[index] as LiveEntry;
       const io = this.#io.get(sequence) as CallIo;
       const answer = answers.get(sequence) as ReplayAnswer;
       if ('perform' in answer) this.#perform(sequence, entry, io);
-      else this.#deliver(entry, io, answer.frame);
+      else this.#deliver(sequence, entry, io, answer.frame);
     });
     this.#io.clear();
-    // Delays the paused run never saw expire start now, with their whole delay.
-    for (const held of this.#heldTimers.splice(0))
-      void this.#startTimer(held.entry, held.real).then(held.resolve);
-    // Requests the paused run never sent go out now.
-    for (const held of this.#heldFetches.splice(0))
-      void this.#performFetch(held.entry, held.perform).then(held.resolve);
-    for (const resolve of this.#heldLoads.splice(0)) resolve();
+    this.#timers.releaseHeld();
+    this.#fetches.releaseHeld();
+    this.#loads.releaseHeld();
   }
 
   #perform(sequence: number, entry: LiveEntry, io: CallIo): void {
@@ -651,22 +588,18 @@ export class DurableSession {
       if (paused !== undefined) this.#halt({ kind: 'paused', request: paused });
       // A call that settles while a paused run's isolate still exists (the settle moment) is
       // delivered and journaled; one that settles after it is an outcome unknown (journal getter).
-      else if (this.#stop?.kind !== 'diverged' && !this.#sealed) this.#deliver(entry, io, value);
+      else if (this.#stop?.kind !== 'diverged' && !this.#sealed) this.#deliver(sequence, entry, io, value);
     });
     this.#inFlight.add(performed);
     void performed.finally(() => this.#inFlight.delete(performed));
   }
 
-  #deliver(entry: LiveEntry, io: CallIo, frame: DispatchFrame): void {
-    // Whole milliseconds, never backwards: the isolate's clock keeps the largest it was given.
-    const time = Math.max(this.#lastTime, Math.floor(Date.now()));
-    this.#lastTime = time;
-    const sent = { entry, time, frame };
-    this.#outstanding.push(sent);
+  #deliver(sequence: number, entry: LiveEntry, io: CallIo, frame: DispatchFrame): void {
+    const time = this.#clockTime();
+    this.#calls.answered(sequence, entry, { time, frame });
     this.#track(
       Promise.resolve(io.deliver(frame, time)).then((order) => {
-        const index = this.#outstanding.indexOf(sent);
-        if (index !== -1) this.#outstanding.splice(index, 1);
+        this.#calls.takeAnswered(sequence);
         if (typeof order === 'number') entry.settled = { order, time, frame };
       }),
     );

@@ -560,4 +560,39 @@ describe('calls in flight at the pause', () => {
     expect(resumed.result).toStrictEqual(['found out', 'quick', 'approved']);
     expect(slowCalls).toStrictEqual(['slow']);
   });
+
+  test('answers whose observed sequence never comes back, the isolate being busy, are journaled in the order sent', async () => {
+    seedWord = 51;
+    // The isolate never returns from its loop, so the quick answer's delivery never reports a
+    // sequence (nor, with today's engine, the first's, whose microtasks run into the loop): the
+    // journal read gives each the next order after those reported, in the order sent.
+    const code = `async () => {
+      await api.first();
+      api.quick();
+      api.approve(1);
+      for (;;) {}
+    }`;
+    const wire = withTools(
+      {
+        api: {
+          first: async () => 'first',
+          quick: async () => 'quick',
+          approve: () => pause({ step: 1 }),
+        },
+      },
+      { code, durable: true } as SandboxExecuteRequest,
+    ) as DurableRequest;
+    const paused = await sandbox.execute(wire);
+    expect(paused.paused?.pending.map(({ sequence, tool }) => [sequence, tool])).toStrictEqual([
+      [3, 'approve'],
+    ]);
+    const binding = new Durability({ keys }).binding({ ...wire, outbound: 'disabled' }, undefined);
+    const opened = await new DurableTokens({ keys }).open(paused.paused?.token as string, binding);
+    const journal = opened.contents.journal as JournalEntry[];
+    expect(journal.map(({ tool, settled }) => [tool, settled?.order, settled?.frame])).toStrictEqual([
+      ['first', 1, ['returned', '{"result":"first"}']],
+      ['quick', 2, ['returned', '{"result":"quick"}']],
+      ['approve', undefined, undefined],
+    ]);
+  });
 });
