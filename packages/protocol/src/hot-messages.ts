@@ -336,7 +336,8 @@ function isWholeIn(value: unknown, min: number, max: number): value is number {
   return Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
 }
 
-function checkModuleEntry(value: unknown): ModuleEntry | undefined {
+/** One module of a map as its schema takes it, or undefined for the schema to decide. */
+export function checkModuleEntry(value: unknown): ModuleEntry | undefined {
   if (typeof value === 'string') return value.length <= MODULE_SOURCE_LIMIT ? value : undefined;
   if (knownKeys(value, MODULE_KEYS) === -1) return undefined;
   const entry = value as Plain;
@@ -357,7 +358,8 @@ function checkModuleEntry(value: unknown): ModuleEntry | undefined {
   return checked;
 }
 
-function checkModules(value: unknown): ModuleMap | undefined {
+/** A module map as its schema takes it (a new object), or undefined for the schema to decide. */
+export function checkModules(value: unknown): ModuleMap | undefined {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== objectPrototype) {
     return undefined;
   }

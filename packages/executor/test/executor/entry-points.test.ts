@@ -69,6 +69,20 @@ describe('the main entry loads no isolated-vm into the caller', () => {
   });
 });
 
+/**
+ * Importing the main entry loads no zod: the caller's process loads the schemas on first need, and
+ * a pool starts loading them as its first children start (src/pool/messages/schemas-on-demand.ts),
+ * so an import that once cost zod and the protocol's schemas before any child was spawned no
+ * longer does (docs/pool.md, "Cold start").
+ */
+test('importing the main entry loads no zod', () => {
+  const { stdout, status, report } = runRecorded('import', [driver, 'import']);
+  expect(status).toBe(0);
+  expect(JSON.parse(stdout)).toContain('IsolateExecutor');
+  expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/index.js'))).toBe(true);
+  expect(report.resolved.filter((url) => url.includes('/zod/'))).toStrictEqual([]);
+});
+
 test('the sandbox subpath loads isolated-vm into the process that imports it', () => {
   const { stdout, status, report } = runRecorded('sandbox', [driver, 'sandbox']);
   expect(status).toBe(0);
