@@ -23,7 +23,6 @@ import {
 import type { PoolEvent } from './events.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 import { HandedStart } from './handed-start.ts';
-import { loadSchemas } from './messages/schemas-on-demand.ts';
 import type { PoolMessageOf } from './messages/table.ts';
 
 /** Why a child started beyond the pool size for nested executions ends. */
@@ -107,9 +106,6 @@ export class Supervision {
     this.#onEvent = onEvent;
     this.#holding = settings.startOneFirst;
     this.#replenish();
-    // Read while the first children start: the first message only a schema decides (a child's
-    // health answer, the first one of all) then finds them loaded (messages/schemas-on-demand.ts).
-    loadSchemas().catch(() => {});
     this.#ticker = setInterval(() => this.#tick(), settings.heartbeatInterval);
     // Supervision alone must not keep the caller's process alive; work in flight does (Pool, #updateRef).
     this.#ticker.unref();

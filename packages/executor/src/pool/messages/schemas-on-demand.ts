@@ -1,11 +1,12 @@
 /**
  * The schemas in the caller's process, loaded on first need. Importing the executor loads no zod:
- * zod and the protocol's schemas are about half of what that import cost (docs/pool.md, "Cold
- * start"), and a process that runs one program (the `run` command) or constructs its executor at
- * start paid them before its first child was even spawned. The pool starts loading them as it
- * spawns its first children (supervision.ts), so they are read while a child starts; the messages
- * and requests a hot check decides (pool/messages/wire.ts, the protocol's hot-messages.ts) never
- * wait for them, and what only a schema decides waits for the load, once.
+ * zod and the protocol's schemas were about half of what that import cost (docs/pool.md, "Cold
+ * start"), paid by every process that runs one program (the `run` command) or constructs its
+ * executor at start before its first child was even spawned. The messages and requests of a run's
+ * common path are decided by hot checks (pool/messages/wire.ts, the protocol's hot-messages.ts: an
+ * execution, its tool calls, console lines and result, and a child's heartbeat answers), so a
+ * caller whose runs stay on it never loads zod at all; what only a schema decides (a start handed
+ * on, an outbound response, a request or message no hot check takes) waits for the load, once.
  *
  * Loaded with import(), never require(): a require() of a module another import() is loading
  * throws (ERR_REQUIRE_ESM_RACE_CONDITION), and the tests run the protocol from source through
