@@ -9,6 +9,7 @@ import { parseForDispatch, stringifyForDispatch } from './codec.ts';
 import {
   CANCEL_KEYS,
   CLOSE_HANDLES_KEYS,
+  CONSOLE_KEYS,
   DISPATCH_KEYS,
   DISPATCH_REPLY_KEYS,
   ENVELOPE_KEYS,
@@ -37,6 +38,7 @@ describe('the hot messages decode as their schemas say', () => {
     expect([...DISPATCH_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.dispatch.shape));
     expect([...CANCEL_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.cancel.shape));
     expect([...CLOSE_HANDLES_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.closeHandles.shape));
+    expect([...CONSOLE_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.console.shape));
     expect([...DISPATCH_REPLY_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.dispatchReply.shape));
     expect([...RESULT_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.result.shape));
     expect([...ENVELOPE_KEYS]).toEqual(Object.keys(ResultEnvelopeSchema.shape));

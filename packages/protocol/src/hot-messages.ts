@@ -1,8 +1,8 @@
 /**
  * Hand-written checks for the messages every tool call and every execution cross with: dispatch,
  * dispatchReply, result, and execute with its request (which the executor also checks alone,
- * checkExecuteRequest); and cancel and closeHandles, so that a pool child decides what it hears at
- * rest without loading the schemas (message-wire.ts). A message's schema (messages.ts) costs 30-35
+ * checkExecuteRequest); cancel and closeHandles, so that a pool child decides what it hears at
+ * rest without loading the schemas (message-wire.ts); and console, a live console's lines. A message's schema (messages.ts) costs 30-35
  * µs in a process just woken, an execute request's over 100, and these checks a few, on paths that
  * run at every boundary. The pool's table (packages/executor/src/pool/messages/) takes these checks
  * with the messages it shares and adds its own for its hot private messages, built from knownKeys
@@ -60,6 +60,7 @@ const logLevels: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 export const ID_ONLY_KEYS: ReadonlySet<string> = new Set(['type', 'id']);
 export const CANCEL_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'reason']);
 export const CLOSE_HANDLES_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'executionId']);
+export const CONSOLE_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'lines']);
 export const DISPATCH_KEYS: ReadonlySet<string> = new Set([
   'type',
   'id',
@@ -336,7 +337,8 @@ function isWholeIn(value: unknown, min: number, max: number): value is number {
   return Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
 }
 
-function checkModuleEntry(value: unknown): ModuleEntry | undefined {
+/** One module of a map as its schema takes it, or undefined for the schema to decide. */
+export function checkModuleEntry(value: unknown): ModuleEntry | undefined {
   if (typeof value === 'string') return value.length <= MODULE_SOURCE_LIMIT ? value : undefined;
   if (knownKeys(value, MODULE_KEYS) === -1) return undefined;
   const entry = value as Plain;
@@ -357,7 +359,8 @@ function checkModuleEntry(value: unknown): ModuleEntry | undefined {
   return checked;
 }
 
-function checkModules(value: unknown): ModuleMap | undefined {
+/** A module map as its schema takes it (a new object), or undefined for the schema to decide. */
+export function checkModules(value: unknown): ModuleMap | undefined {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== objectPrototype) {
     return undefined;
   }
@@ -475,6 +478,15 @@ function checkCancel(value: Plain): MessageOf<'cancel'> | undefined {
   return typeof reason === 'string' ? { type, id, reason } : undefined;
 }
 
+/** console: a run's lines as they come (a live console), bounded as an envelope's logs are. */
+function checkConsole(value: Plain): MessageOf<'console'> | undefined {
+  if (knownKeys(value, CONSOLE_KEYS) !== CONSOLE_KEYS.size) return undefined;
+  const { type, id, lines } = value;
+  if (type !== 'console' || !isId(id)) return undefined;
+  const checked = checkLogs(lines);
+  return checked === undefined ? undefined : { type, id, lines: checked };
+}
+
 function checkCloseHandles(value: Plain): MessageOf<'closeHandles'> | undefined {
   if (knownKeys(value, CLOSE_HANDLES_KEYS) !== CLOSE_HANDLES_KEYS.size) return undefined;
   const { type, id, executionId } = value;
@@ -488,6 +500,10 @@ export const HOT_MESSAGE_CHECKS = {
   dispatchReply: checkDispatchReply,
   result: checkResult,
   execute: checkExecute,
+  // A live console's lines, which a caller watching a run hears as they come: without this check
+  // the first of them waited for the schemas to load in a process that held none (the executor's
+  // caller, docs/pool.md "Cold start"), and every one took the schema's path.
+  console: checkConsole,
   // What a pool child hears besides executions, their answers and its heartbeat (the pool's own
   // check): with these it decides every message of a child at rest without the schemas, so a child
   // never loads zod to stay healthy.

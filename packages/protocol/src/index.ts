@@ -6,6 +6,7 @@
  * zod: the schemas and the validation built on them.
  */
 
+export { checkRequest, splitRequest } from './check-request.ts';
 export { MESSAGE_SCHEMAS, MESSAGE_TYPES, messageSchema } from './messages.ts';
 export {
   BytesSchema,
@@ -26,17 +27,11 @@ export {
   TokenSchema,
 } from './schemas/durable.ts';
 export {
-  DETAILS_FIELDS,
-  DURABLE_VERSION_MESSAGE,
   EnvelopeCodeSchema,
   ErrorKindSchema,
-  envelopeForVersion,
-  errorDetails,
   FaultCodeSchema,
-  faultEnvelope,
   LogLineSchema,
   ResultEnvelopeSchema,
-  shapeEnvelope,
 } from './schemas/envelope.ts';
 export { FaultSchema } from './schemas/fault.ts';
 export {
@@ -53,15 +48,6 @@ export {
   OutboundModeSchema,
   ProviderDescriptorSchema,
 } from './schemas/request.ts';
-export {
-  type CallerRequest,
-  checkRequest,
-  type RequestDefaults,
-  type RequestForm,
-  type RequestParts,
-  splitRequest,
-  withDefaults,
-} from './split-request.ts';
 export {
   decodeMessage,
   formatIssues,

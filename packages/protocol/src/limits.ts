@@ -76,6 +76,13 @@ export const CODE_LIMIT_RULE = `must be at most ${CODE_LIMIT} characters long (C
 /** The rule MODULE_SOURCE_LIMIT states, as the request schema and Sandbox.execute both word it. */
 export const MODULE_SOURCE_LIMIT_RULE = `must be at most ${MODULE_SOURCE_LIMIT} characters long (MODULE_SOURCE_LIMIT)`;
 
+/** The rule a module map follows, as the request schema and IsolateExecutor's `modules` option word it. */
+export const MODULE_MAP_RULE = 'must be an object mapping module names to modules';
+
+/** The rule one module of a map follows, worded as MODULE_MAP_RULE is. */
+export const MODULE_ENTRY_RULE =
+  'must be module source text or an object with one of js, cjs, json, text, data';
+
 /** Charged cost of console output one run may capture before capture stops. */
 export const CONSOLE_CAPTURE_LIMIT = 1024 * 1024;
 

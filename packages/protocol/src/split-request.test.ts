@@ -5,10 +5,11 @@
  * split, and each refusal reads as errors.ts spells it.
  */
 import { describe, expect, test } from 'vitest';
+import { splitRequest } from './check-request.ts';
 import { parseForDispatch } from './codec.ts';
 import { BadRequestError, toolNotFoundEnvelope } from './errors.ts';
 import { ExecuteRequestSchema } from './schemas/request.ts';
-import { type RequestDefaults, type RequestForm, splitRequest, withDefaults } from './split-request.ts';
+import { type RequestDefaults, type RequestForm, withDefaults } from './split-request.ts';
 
 type Proxy = () => never;
 

@@ -1,9 +1,9 @@
 /**
  * The one place an execute request as a caller writes it is split: into the wire part (plain
- * data, exactly what travels, checked against ExecuteRequestSchema) and the host part (the
- * functions that stay with the caller: host-part.ts). IsolateExecutor and ExecutorClient both
- * split here, so a field the schema gains travels from either with no edit here, and each refusal
- * is spelled once (errors.ts).
+ * data, exactly what travels, checked against ExecuteRequestSchema by check-request.ts) and the
+ * host part (the functions that stay with the caller: host-part.ts). IsolateExecutor and
+ * ExecutorClient both split here, so a field the schema gains travels from either with no edit
+ * here, and each refusal is spelled once (errors.ts). This half loads no zod (wire.ts exports it).
  *
  * The wire part takes every field of the caller's request but the ones with a host meaning
  * (`providers`' functions, `outbound`, IsolateExecutor's `dispatch`), so the schema, not this
@@ -29,15 +29,8 @@ import {
   outboundMode,
   type ToolProvider,
 } from './host-part.ts';
-import { checkExecuteRequest } from './hot-messages.ts';
-import {
-  type ConsoleFormat,
-  type ExecuteRequest,
-  ExecuteRequestSchema,
-  type ModuleMap,
-  type OutboundMode,
-} from './schemas/request.ts';
-import { validate } from './validate.ts';
+import { REQUEST_KEYS } from './hot-messages.ts';
+import type { ConsoleFormat, ExecuteRequest, ModuleMap, OutboundMode } from './schemas/request.ts';
 
 /** The request as a caller beside its tools writes it: the wire fields, with functions where they serve. */
 export type CallerRequest<Outbound> = Omit<ExecuteRequest, 'providers' | 'outbound'> & {
@@ -80,16 +73,19 @@ export interface RequestForm<Outbound> {
 }
 
 /** The wire fields, and `dispatch`: what IsolateExecutor's form of a request may hold. */
-const DISPATCH_FORM_FIELDS: ReadonlySet<string> = new Set([
-  ...Object.keys(ExecuteRequestSchema.shape),
-  'dispatch',
-]);
+const DISPATCH_FORM_FIELDS: ReadonlySet<string> = new Set([...REQUEST_KEYS, 'dispatch']);
 
-/** Splits and checks a caller's request; throws BadRequestError naming the field and the rule. */
-export function splitRequest<Outbound>(
+/**
+ * A caller's request taken apart, every rule but the wire schema's checked: the wire fields as
+ * they will travel (`candidate`, not yet checked against the schema) and the host part. Loads no
+ * zod, so a process can split with the schema's fast half and load the schema only for what that
+ * half does not decide (the executor's caller process: checkExecuteRequest, then checkRequest).
+ * Throws BadRequestError naming the field and the rule.
+ */
+export function separateRequest<Outbound>(
   request: unknown,
   form: RequestForm<Outbound> = {},
-): RequestParts<Outbound> {
+): { readonly candidate: Record<string, unknown>; readonly host: HostFunctions<Outbound> } {
   if (typeof request !== 'object' || request === null || Array.isArray(request)) {
     throw new BadRequestError(REQUEST_NOT_OBJECT_MESSAGE);
   }
@@ -116,9 +112,8 @@ export function splitRequest<Outbound>(
   }
   candidate.providers = describeProviders(providers as ToolProvider[]);
   if (outbound !== undefined) candidate.outbound = outbound.mode;
-  const wire = checkRequest(form.defaults ? withDefaults(candidate, form.defaults) : candidate);
   return {
-    wire,
+    candidate: form.defaults ? withDefaults(candidate, form.defaults) : candidate,
     host: {
       dispatch: buildDispatch(
         providers as ToolProvider[],
@@ -167,15 +162,6 @@ export function withDefaults(
     // Absent means `string` too; anything else travels, and the schema names a value it refuses.
     ...(consoleFormat !== undefined && consoleFormat !== 'string' ? { consoleFormat } : {}),
   };
-}
-
-/**
- * The wire part, checked: the schema's fast half first (hot-messages.ts), which accepts what the
- * schema would in a few µs where the schema takes over a hundred in a process just woken; the
- * schema names the fault of anything else.
- */
-export function checkRequest(candidate: unknown): ExecuteRequest {
-  return checkExecuteRequest(candidate) ?? validate(ExecuteRequestSchema, candidate, 'execute request');
 }
 
 function checkFns(provider: unknown, index: number): void {

@@ -10,6 +10,14 @@
 export { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
 export { CODEC_IDENTIFIERS } from './codec-identifiers.ts';
 export { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList, REASON_ECHO_LIMIT } from './echo.ts';
+export {
+  DETAILS_FIELDS,
+  DURABLE_VERSION_MESSAGE,
+  envelopeForVersion,
+  errorDetails,
+  faultEnvelope,
+  shapeEnvelope,
+} from './envelope-shape.ts';
 export * from './errors.ts';
 export {
   buildDispatch,
@@ -22,7 +30,15 @@ export {
   type ToolProvider,
 } from './host-part.ts';
 // The hot checks and their building blocks, for a table built on the protocol's (the executor's pool).
-export { checkExecuteRequest, HOT_MESSAGE_CHECKS, ID_ONLY_KEYS, isId, knownKeys } from './hot-messages.ts';
+export {
+  checkExecuteRequest,
+  checkModuleEntry,
+  checkModules,
+  HOT_MESSAGE_CHECKS,
+  ID_ONLY_KEYS,
+  isId,
+  knownKeys,
+} from './hot-messages.ts';
 export { type SeparatedImports, separateImports } from './imports.ts';
 export * from './limits.ts';
 export { type MessageScan, scanMessage, valueCount } from './message-scan.ts';
@@ -80,6 +96,14 @@ export type {
   ProviderDescriptor,
 } from './schemas/request.ts';
 export { checkSourceLimits, sourceLimitMessage } from './source-limits.ts';
+export {
+  type CallerRequest,
+  type RequestDefaults,
+  type RequestForm,
+  type RequestParts,
+  separateRequest,
+  withDefaults,
+} from './split-request.ts';
 export { isErrorAnswer } from './tool-answer.ts';
 export {
   agreedVersion,

@@ -6,7 +6,7 @@ import {
   MAX_DELAY,
   MAX_MEMORY_LIMIT,
   MIN_MEMORY_LIMIT,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import { MAX_POOL_SIZE } from '../executor/options.ts';
 
 /** What `codemode-executor help` (and `--help`) prints: every command, in one screen. */

@@ -14,7 +14,12 @@
 import type { Dirent } from 'node:fs';
 import { opendir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, sep } from 'node:path';
-import { MODULE_LIMIT, type ModuleEntry, type ModuleMap, PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import {
+  MODULE_LIMIT,
+  type ModuleEntry,
+  type ModuleMap,
+  PAYLOAD_LIMIT,
+} from '@supolka/codemode-protocol/wire';
 import { UsageError } from './args.ts';
 import { readTextFile } from './read-text-file.ts';
 

@@ -13,7 +13,7 @@ import {
   type LogLine,
   type ModuleMap,
   stringifyForDispatch,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import { identityPositions, withAuthorPositions } from '../codemode/code-positions.ts';
 import { readableEntry } from '../codemode/entry-code.ts';
 import type { DurableKeyRing } from '../durable/keys.ts';

@@ -5,7 +5,7 @@
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { errorText, type ToolFunction } from '@supolka/codemode-protocol';
+import { errorText, type ToolFunction } from '@supolka/codemode-protocol/wire';
 import type { HostProvider } from '../executor/request.ts';
 import { UsageError } from './args.ts';
 

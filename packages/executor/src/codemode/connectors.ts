@@ -14,7 +14,7 @@ import {
   parseForDispatch,
   stringifyForDispatch,
   toolNotFoundEnvelope,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type { DispatchFunction } from '../sandbox/dispatch.ts';
 import type { CodeModeConnector } from './contract.ts';
 import { CONNECTORS_MESSAGE, connectorMessage } from './errors.ts';

@@ -4,7 +4,7 @@
  * package's own declarations of it, written so that `IsolateExecutor` is assignable to the
  * package's `Executor` without depending on its types (its root types import `cloudflare:workers`).
  */
-import type { EnvelopeCode, ErrorKind, PausedRun } from '@supolka/codemode-protocol';
+import type { EnvelopeCode, ErrorKind, PausedRun } from '@supolka/codemode-protocol/wire';
 
 /** A namespace's tools by name, each called with the argument list the program passed. */
 export type CodeModeFns = Readonly<Record<string, (...args: never[]) => unknown>>;

@@ -20,7 +20,7 @@
  * erasure always in a thread ended at the run's bound.
  */
 
-import { BadRequestError, checkSourceLimits } from '@supolka/codemode-protocol';
+import { BadRequestError, checkSourceLimits } from '@supolka/codemode-protocol/wire';
 import type { Program } from 'acorn';
 import { parse as lexImports } from 'es-module-lexer/js';
 import { CODE_NAME, checkNesting } from '../sandbox/sources/nesting-scan.ts';

@@ -26,7 +26,7 @@ import {
   checkSourceLimits,
   ExecutionTimeoutError,
   OverloadedError,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import { DEFAULT_QUEUE_LIMIT } from '../executor/defaults.ts';
 import { DEFAULT_CALLER, FairQueue } from '../pool/fair-queue.ts';
 import { CODE_NAME, checkNesting } from '../sandbox/sources/nesting-scan.ts';

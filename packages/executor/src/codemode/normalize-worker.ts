@@ -6,7 +6,7 @@
  * makes it, is ended at the run's bound by terminating this thread; never imported.
  */
 import { parentPort } from 'node:worker_threads';
-import { CodemodeError } from '@supolka/codemode-protocol';
+import { CodemodeError } from '@supolka/codemode-protocol/wire';
 import { isTypeScriptModule } from '../sandbox/sources/typescript.ts';
 import type { WorkerAnswer, WorkerJob, WorkerResult } from '../sandbox/threads/deadline-worker.ts';
 import { threadRetainedBytes } from '../sandbox/threads/thread-memory.ts';

@@ -6,7 +6,7 @@
  * executor's defaults apply, among them outbound `null`: no network unless the executor was
  * configured for it, as with the contract's own executor.
  */
-import { BadRequestError } from '@supolka/codemode-protocol';
+import { BadRequestError } from '@supolka/codemode-protocol/wire';
 import type { HostProvider, IsolateExecuteRequest } from '../executor/request.ts';
 import type { CodePositions } from './code-positions.ts';
 import { checkConnectors, serveConnectors } from './connectors.ts';

@@ -4,7 +4,7 @@
  * name and frames (docs/codemode.md, "Errors"), with positions told in the code as the model wrote
  * it: the sandbox's positions are those of the entry the form made, which moved and wrapped it.
  */
-import { errorDetails } from '@supolka/codemode-protocol';
+import { errorDetails } from '@supolka/codemode-protocol/wire';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import { type CodePositions, withAuthorPositions } from './code-positions.ts';
 import type { CodeModeResult } from './contract.ts';

@@ -5,7 +5,7 @@
  * identifiers and serves each call under it. The rules, and the word list, are the contract's:
  * a name made differently here would be one the model was never told.
  */
-import { BadRequestError } from '@supolka/codemode-protocol';
+import { BadRequestError } from '@supolka/codemode-protocol/wire';
 import type { CodeModeFns } from './contract.ts';
 import { toolNameCollisionMessage } from './errors.ts';
 

@@ -13,7 +13,7 @@ import {
   type ExecuteRequest,
   type ExecuteResult,
   faultEnvelope,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type {
   Durability,
   DurabilityOptions,

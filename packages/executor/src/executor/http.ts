@@ -3,8 +3,8 @@
  * boundary: headers as ordered pairs, bodies buffered whole as bytes.
  */
 
-import type { HttpRequest, HttpResponse } from '@supolka/codemode-protocol';
-import { errorText } from '@supolka/codemode-protocol';
+import type { HttpRequest, HttpResponse } from '@supolka/codemode-protocol/wire';
+import { errorText } from '@supolka/codemode-protocol/wire';
 import { faultError } from '../pool/conversations.ts';
 
 export async function toWireRequest(request: Request): Promise<HttpRequest> {

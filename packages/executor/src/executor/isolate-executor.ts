@@ -21,9 +21,9 @@ import {
   faultEnvelope,
   ID_LIMIT,
   isFaultCode,
+  isId,
   type LogLine,
-  validateExecutionId,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type { CodePositions } from '../codemode/code-positions.ts';
 import type { CodeModeExecuteOptions, CodeModeProviders, CodeModeResult } from '../codemode/contract.ts';
 import { CodeNormalizer } from '../codemode/normalize-lanes.ts';
@@ -35,6 +35,7 @@ import { bundlePackages } from '../packages/bundler.ts';
 import { faultError } from '../pool/conversations.ts';
 import { DurableCalls } from '../pool/durable-calls.ts';
 import type { PoolStats } from '../pool/events.ts';
+import { loadSchemas } from '../pool/messages/schemas-on-demand.ts';
 import type { ExecutionMeter } from '../pool/meter.ts';
 import { Pool } from '../pool/pool.ts';
 import type { EngineReport } from '../sandbox/isolate.ts';
@@ -299,12 +300,12 @@ export class IsolateExecutor {
 
   async #discard(
     token: unknown,
-    read: () => SplitRequest,
+    read: () => SplitRequest | Promise<SplitRequest>,
     principal: string | undefined,
   ): Promise<DiscardResult> {
     try {
       checkPrincipal(principal);
-      return await this.#options.durable.discard(token, read().wire, principal);
+      return await this.#options.durable.discard(token, (await read()).wire, principal);
     } catch (error) {
       if (error instanceof CodemodeError && isFaultCode(error.code))
         return { discarded: false, error: error.message, code: error.code };
@@ -412,7 +413,7 @@ export class IsolateExecutor {
    * executor mints (empty, or past ID_LIMIT), before any error text could echo it.
    */
   async invoke(executionId: string, request: Request, handle: HandleName = 'fetch'): Promise<Response> {
-    const checked = validateExecutionId(executionId, 'invoke');
+    const checked = isId(executionId) ? executionId : await executionIdBySchema(executionId, 'invoke');
     const startedAt = performance.now();
     const wire = await toWireRequest(request);
     const timeout = this.#invocations.timeoutOf(checked) ?? this.#options.timeout;
@@ -454,7 +455,9 @@ export class IsolateExecutor {
    * none, and BAD_REQUEST for an executionId no executor mints, as invoke does.
    */
   async closeHandles(executionId: string): Promise<void> {
-    await this.#pool.closeHandles(validateExecutionId(executionId, 'closeHandles'));
+    await this.#pool.closeHandles(
+      isId(executionId) ? executionId : await executionIdBySchema(executionId, 'closeHandles'),
+    );
   }
 
   /**
@@ -502,6 +505,16 @@ export class IsolateExecutor {
 /** Why no execution can run: the packages option could not be served. */
 function packagesFailedMessage(error: unknown): string {
   return `IsolateExecutor option packages cannot be served: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * An executionId isId did not take (empty, past ID_LIMIT, no string), decided by the schema, which
+ * refuses it in its words: the call, the field and its rule, never the id itself, which may be of
+ * any size.
+ */
+async function executionIdBySchema(executionId: unknown, call: string): Promise<string> {
+  const { protocol } = await loadSchemas();
+  return protocol.validateExecutionId(executionId, call);
 }
 
 /** A principal names whom a durable run is for (ExecuteOptions.principal); anything else is BAD_REQUEST. */

@@ -3,7 +3,7 @@
  * has its envelope, the observer gets what it cost, measured as it ran (pool/meter.ts). An
  * observer that throws harms nothing: the throw is dropped, and the caller gets its envelope.
  */
-import type { EnvelopeCode } from '@supolka/codemode-protocol';
+import type { EnvelopeCode } from '@supolka/codemode-protocol/wire';
 import { ExecutionMeter } from '../pool/meter.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 

@@ -18,11 +18,9 @@ import {
   MAX_MEMORY_LIMIT,
   MIN_MEMORY_LIMIT,
   type ModuleMap,
-  ModuleMapSchema,
   type OutboundSetting as OutboundSettingOf,
   outboundMode,
-  validate,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import { type CacheOption, cacheFolder } from '../cache/cache-option.ts';
 import { PACKAGES_CACHE_FOLDER, START_CACHE_FOLDER } from '../cache/cache-root.ts';
 import type { DurabilityOptions } from '../durable/durability.ts';
@@ -47,6 +45,7 @@ import {
   DEFAULT_START_TIMEOUT,
 } from './defaults.ts';
 import { DurableRuns } from './durable-runs.ts';
+import { checkModulesOption } from './modules-option.ts';
 import type { ExecutionObserver } from './observer.ts';
 
 /**
@@ -267,11 +266,9 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   }
   let modules: ModuleMap = {};
   if (options.modules !== undefined) {
-    try {
-      modules = validate(ModuleMapSchema, options.modules, 'modules');
-    } catch (error) {
-      throw new OptionError('modules', `is not a module map: ${(error as Error).message}`);
-    }
+    const checked = checkModulesOption(options.modules);
+    if ('fault' in checked) throw new OptionError('modules', `is not a module map: ${checked.fault}`);
+    modules = checked.modules;
   }
   const packages = resolvePackages(options.packages, options.packagesBase);
   const warmPackages: unknown = options.warmPackages;

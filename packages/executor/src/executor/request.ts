@@ -7,16 +7,17 @@
  */
 import {
   type CallerRequest,
-  checkRequest,
+  checkExecuteRequest,
   type DispatchFunction,
   type ExecuteRequest,
   type HostFunctions,
   isPauseSignal,
   type RequestParts,
-  splitRequest as splitCallerRequest,
+  separateRequest,
   type ToolProvider,
   withDefaults,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
+import { withSchemas } from '../pool/messages/schemas-on-demand.ts';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { OutboundSetting, ResolvedOptions } from './options.ts';
 
@@ -38,15 +39,23 @@ export type RequestHost = HostFunctions<OutboundFunction>;
 
 export type SplitRequest = RequestParts<OutboundFunction>;
 
-/** Splits and checks a caller's request; throws BadRequestError naming the field and the rule. */
-export function splitRequest(request: IsolateExecuteRequest, defaults: ResolvedOptions): SplitRequest {
+/**
+ * Splits and checks a caller's request; throws (or rejects with) BadRequestError naming the field
+ * and the rule. Answers at once unless the wire part is one the schema's fast half does not decide
+ * and the schemas are not loaded yet (checked).
+ */
+export function splitRequest(
+  request: IsolateExecuteRequest,
+  defaults: ResolvedOptions,
+): SplitRequest | Promise<SplitRequest> {
   // A tool's pause signal leaves the dispatch as its throw, for the pool to record as the pause of
   // a durable run (pool/serve.ts), whichever copy of pause() made it.
-  return splitCallerRequest<OutboundFunction>(request, {
+  const { candidate, host } = separateRequest<OutboundFunction>(request, {
     dispatch: true,
     defaults,
     passThrough: isPauseSignal,
   });
+  return withWire(checked(candidate), host);
 }
 
 /**
@@ -60,13 +69,26 @@ export function wireRequest(
   wire: ExecuteRequest,
   host: RequestHost,
   defaults: ResolvedOptions,
-): SplitRequest {
+): SplitRequest | Promise<SplitRequest> {
   const outbound = wire.outbound ?? 'disabled';
-  return {
-    wire: checkRequest(withDefaults({ ...wire, outbound }, defaults)),
-    host: {
-      dispatch: host.dispatch,
-      outbound: outbound === 'proxied' ? host.outbound : undefined,
-    },
-  };
+  return withWire(checked(withDefaults({ ...wire, outbound }, defaults)), {
+    dispatch: host.dispatch,
+    outbound: outbound === 'proxied' ? host.outbound : undefined,
+  });
+}
+
+/**
+ * The wire part checked: by the schema's fast half (hot-messages.ts in the protocol), which takes
+ * a valid request in a few µs and loads no zod; by the schema for anything else, which accepts
+ * what the fast half does not know or names the request's fault.
+ */
+function checked(candidate: Record<string, unknown>): ExecuteRequest | Promise<ExecuteRequest> {
+  return checkExecuteRequest(candidate) ?? withSchemas((schemas) => schemas.protocol.checkRequest(candidate));
+}
+
+function withWire(
+  wire: ExecuteRequest | Promise<ExecuteRequest>,
+  host: RequestHost,
+): SplitRequest | Promise<SplitRequest> {
+  return wire instanceof Promise ? wire.then((checked) => ({ wire: checked, host })) : { wire, host };
 }

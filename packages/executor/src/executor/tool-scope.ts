@@ -4,7 +4,7 @@
  * invocation in flight. Each call is kept as pending on that clock (for the text of a call the
  * bound ends) and runs with toolSignal() and pauseWallClock() reading it (tool-context.ts).
  */
-import type { HttpRequest } from '@supolka/codemode-protocol';
+import type { HttpRequest } from '@supolka/codemode-protocol/wire';
 import type { Invocations } from './invocations.ts';
 import type { RequestHost } from './request.ts';
 import { serveUnder } from './tool-context.ts';

@@ -6,7 +6,7 @@
  * answering, and ends the call at its limit. It also keeps the calls in flight, so the text that
  * ends the call can say what it was still waiting on, and the signal their functions read.
  */
-import { DEFAULT_TIMEOUT, EXECUTION_ENDED_MESSAGE, MAX_DELAY } from '@supolka/codemode-protocol';
+import { DEFAULT_TIMEOUT, EXECUTION_ENDED_MESSAGE, MAX_DELAY } from '@supolka/codemode-protocol/wire';
 
 /** How a call past the bound is described: the limit and the oldest call still pending, if any. */
 export type WallClockText = (limit: number, pending: string | undefined, more: number) => string;

@@ -12,7 +12,8 @@ import type { PoolExecution } from './execution.ts';
 import { describeEnd, type Termination } from './exit-cause.ts';
 import type { StartCommitment } from './handed-start.ts';
 import type { StartReport } from './messages/health.ts';
-import { type PoolMessage, type PoolMessageOf, validatePoolMessage } from './messages/table.ts';
+import { validatePoolMessageOnDemand } from './messages/schemas-on-demand.ts';
+import type { PoolMessage, PoolMessageOf } from './messages/table.ts';
 import { type ChildSettings, encodeSettings } from './settings.ts';
 
 /** How much of a child's stderr is kept to explain its end. */
@@ -180,7 +181,7 @@ export class PoolChild {
         // mid-write (by the kernel's OOM killer, say) reads as killed, not as a protocol violation.
         closed: () => {},
       },
-      { holdReadingOnBacklog: true, schemaPath: validatePoolMessage },
+      { holdReadingOnBacklog: true, schemaPath: validatePoolMessageOnDemand },
     );
     let resolveExited: () => void = () => {};
     this.exited = new Promise((resolve) => {

@@ -3,7 +3,7 @@
  * and settles with the child's answer, a fault, or the child's end. They reject with errors that
  * carry a code, since they are calls and not executions (docs/pool.md, "Outcomes").
  */
-import { CodemodeError, type EnvelopeCode, type FaultCode } from '@supolka/codemode-protocol';
+import { CodemodeError, type EnvelopeCode, type FaultCode } from '@supolka/codemode-protocol/wire';
 import type { PoolChild } from './child-handle.ts';
 import type { PoolMessage } from './messages/table.ts';
 

@@ -7,7 +7,7 @@
  * journal, for the executor to seal. A tool calls pause() in this process, inside the context
  * given here: the reply tells the child, which ends the run as a pause in its own process would.
  */
-import type { ExecuteResult } from '@supolka/codemode-protocol';
+import type { ExecuteResult } from '@supolka/codemode-protocol/wire';
 import type { DurableRunEnd } from '../durable/durability.ts';
 import { type PauseRequest, performRecording } from '../durable/pause.ts';
 import type { DurableStart, PausedJournal, ResumeKeys } from '../durable/start.ts';

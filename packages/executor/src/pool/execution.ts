@@ -11,7 +11,7 @@ import {
   faultEnvelope,
   type HostFunctions,
   type LogLine,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type { OutboundFunction } from '../sandbox/fetch.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
 import type { DurableCalls } from './durable-calls.ts';

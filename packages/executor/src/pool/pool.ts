@@ -24,7 +24,7 @@ import {
   REASON_ECHO_LIMIT,
   shapeEnvelope,
   WorkerLostError,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type { PackageBundle } from '../packages/bundle.ts';
 import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';

@@ -10,7 +10,7 @@
  * run's id is remembered until the child answered the close: a call the child sent before it read
  * the close is answered, not taken for a stray.
  */
-import { HandlesClosedError } from '@supolka/codemode-protocol';
+import { HandlesClosedError } from '@supolka/codemode-protocol/wire';
 import type { PoolChild } from './child-handle.ts';
 import { faultError } from './conversations.ts';
 import type { PoolExecution } from './execution.ts';

@@ -10,18 +10,17 @@ import {
   EXECUTION_COMPLETED_MESSAGE,
   echo,
   errorText,
-  HttpResponseSchema,
   IN_FLIGHT_CALL_LIMIT,
   isPauseSignal,
   OUTBOUND_DISABLED_MESSAGE,
   type OutboundFrame,
   stringifyForDispatch,
   toolNotFoundEnvelope,
-  validate,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import type { PoolChild } from './child-handle.ts';
 import type { HostCallMessage } from './child-messages.ts';
 import type { PoolExecution } from './execution.ts';
+import { loadSchemas } from './messages/schemas-on-demand.ts';
 import type { PoolMessage, PoolMessageOf } from './messages/table.ts';
 import { HostCallFrame, serveInContext } from './nested-executions.ts';
 
@@ -166,15 +165,12 @@ export async function serveOutbound(
   // Only a proxied run sends outbound messages; any other is refused as its mode says.
   if (!outbound) return ['thrown', OUTBOUND_DISABLED_MESSAGE];
   try {
+    const response = await inCallContext(execution, () =>
+      outbound(message.request, { signal: execution.endedSignal }),
+    );
     // Checked here, so a malformed response fails the program's fetch and not the child's channel.
-    return [
-      'returned',
-      validate(
-        HttpResponseSchema,
-        await inCallContext(execution, () => outbound(message.request, { signal: execution.endedSignal })),
-        'outbound response',
-      ),
-    ];
+    const { protocol } = await loadSchemas();
+    return ['returned', protocol.validate(protocol.HttpResponseSchema, response, 'outbound response')];
   } catch (error) {
     return ['thrown', errorText(error)];
   }

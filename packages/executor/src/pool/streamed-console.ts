@@ -4,7 +4,7 @@
  * closing warning, and only when the execute message asked. A child past either is not running
  * the sandbox, and is ended as a protocol violation before a caller's callback hears the excess.
  */
-import { CONSOLE_CAPTURE_LIMIT, LINE_COST, type LogLine } from '@supolka/codemode-protocol';
+import { CONSOLE_CAPTURE_LIMIT, LINE_COST, type LogLine } from '@supolka/codemode-protocol/wire';
 import { CONSOLE_CAPTURE_MESSAGE } from '../sandbox/console.ts';
 
 /** The capture bound, and the warning line the capture adds once it passes. */

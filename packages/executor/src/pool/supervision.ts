@@ -11,7 +11,7 @@
  */
 
 import { availableParallelism } from 'node:os';
-import { echo, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
+import { echo, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol/wire';
 import {
   type ChildEvents,
   type EngineReportMessage,

@@ -14,8 +14,8 @@
  * loop. A refused call throws in the program with an error naming the argument and the rule.
  */
 
-import type { ToolFunction } from '@supolka/codemode-protocol';
-import { validateProviders } from '@supolka/codemode-protocol';
+import type { ToolFunction } from '@supolka/codemode-protocol/wire';
+import { validateProviders } from '@supolka/codemode-protocol/wire';
 import { sanitizeToolName } from '../codemode/sanitize.ts';
 import type { AllowedPackage } from '../packages/bundle.ts';
 import { NAME_LIMIT, namespaceDeclaration, TOOL_LIMIT, type ToolShape } from './declarations.ts';

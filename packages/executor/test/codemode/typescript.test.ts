@@ -52,14 +52,16 @@ describe('an executor with typescript: false', () => {
 });
 
 describe('the request on the wire', () => {
-  test('carries typescript only when it is off, since absent means on', () => {
+  test('carries typescript only when it is off, since absent means on', async () => {
     const on = resolveOptions();
-    expect(Object.hasOwn(splitRequest({ code: '' }, on).wire, 'typescript')).toBe(false);
-    expect(splitRequest({ code: '', typescript: false }, on).wire.typescript).toBe(false);
-    expect(splitRequest({ code: '' }, resolveOptions({ typescript: false })).wire.typescript).toBe(false);
+    expect(Object.hasOwn((await splitRequest({ code: '' }, on)).wire, 'typescript')).toBe(false);
+    expect((await splitRequest({ code: '', typescript: false }, on)).wire.typescript).toBe(false);
+    expect((await splitRequest({ code: '' }, resolveOptions({ typescript: false }))).wire.typescript).toBe(
+      false,
+    );
     expect(
       Object.hasOwn(
-        splitRequest({ code: '', typescript: true }, resolveOptions({ typescript: false })).wire,
+        (await splitRequest({ code: '', typescript: true }, resolveOptions({ typescript: false }))).wire,
         'typescript',
       ),
     ).toBe(false);

@@ -283,7 +283,7 @@ describe('what a durable request or a resume through the pool refuses', () => {
     // Whoever holds the key can seal any journal: here one whose first call had other arguments.
     const durability = new Durability({ keys: keys() });
     const wire = {
-      ...splitRequest(request(new Set(), [], ORIGINAL), resolveOptions({ timeout: 20_000 })).wire,
+      ...(await splitRequest(request(new Set(), [], ORIGINAL), resolveOptions({ timeout: 20_000 }))).wire,
     };
     const binding = durability.binding(wire, undefined);
     const tokens = new DurableTokens({ keys: keys() });

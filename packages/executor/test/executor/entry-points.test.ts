@@ -46,8 +46,9 @@ function runRecorded(
 const addons = (report: Report) =>
   report.sharedObjects.filter((path) => /isolated[-_]vm.*\.node$/.test(path));
 const isolatedVmModules = (report: Report) => report.resolved.filter((url) => url.includes('/isolated-vm/'));
+const zodModules = (report: Report) => report.resolved.filter((url) => url.includes('/zod/'));
 
-describe('the main entry loads no isolated-vm into the caller', () => {
+describe('the main entry loads no isolated-vm and no zod into the caller', () => {
   // The server's own entry is checked the same way in its package (packages/server/test/entry-points.test.ts).
   test('an execution through the main entry', () => {
     const { stdout, status, report } = runRecorded('main', [driver, 'main']);
@@ -57,6 +58,9 @@ describe('the main entry loads no isolated-vm into the caller', () => {
     expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/index.js'))).toBe(true);
     expect(isolatedVmModules(report)).toStrictEqual([]);
     expect(addons(report)).toStrictEqual([]);
+    // Nor zod: the run's request, heartbeat answers and result are decided by hot checks
+    // (src/pool/messages/schemas-on-demand.ts).
+    expect(zodModules(report)).toStrictEqual([]);
   });
 
   test('the codemode-executor run command', () => {
@@ -66,7 +70,22 @@ describe('the main entry loads no isolated-vm into the caller', () => {
     expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/cli/run.js'))).toBe(true);
     expect(isolatedVmModules(report)).toStrictEqual([]);
     expect(addons(report)).toStrictEqual([]);
+    expect(zodModules(report)).toStrictEqual([]);
   });
+});
+
+/**
+ * Importing the main entry loads no zod: the caller's process loads the schemas on first need, and
+ * a pool starts loading them as its first children start (src/pool/messages/schemas-on-demand.ts),
+ * so an import that once cost zod and the protocol's schemas before any child was spawned no
+ * longer does (docs/pool.md, "Cold start").
+ */
+test('importing the main entry loads no zod', () => {
+  const { stdout, status, report } = runRecorded('import', [driver, 'import']);
+  expect(status).toBe(0);
+  expect(JSON.parse(stdout)).toContain('IsolateExecutor');
+  expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/index.js'))).toBe(true);
+  expect(zodModules(report)).toStrictEqual([]);
 });
 
 test('the sandbox subpath loads isolated-vm into the process that imports it', () => {

@@ -62,7 +62,7 @@ const refused: [string, unknown, string][] = [
   [
     'modules that are not a map',
     { modules: { 'a.js': 7 } },
-    'IsolateExecutor option modules is not a module map: Invalid modules: ["a.js"] must be module source text',
+    'IsolateExecutor option modules is not a module map: ["a.js"] must be module source text or an object with one of js, cjs, json, text, data',
   ],
   [
     'exec flags that are not text',

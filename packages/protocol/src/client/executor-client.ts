@@ -14,6 +14,7 @@
  * Reconnecting is the caller's choice: a closed client stays closed.
  */
 
+import { splitRequest } from '../check-request.ts';
 import { stringifyForDispatch } from '../codec.ts';
 import { echo, REASON_ECHO_LIMIT } from '../echo.ts';
 import {
@@ -40,7 +41,7 @@ import {
   HttpResponseSchema,
   type OutboundFrame,
 } from '../schemas/frames.ts';
-import { type CallerRequest, type RequestParts, splitRequest } from '../split-request.ts';
+import type { CallerRequest, RequestParts } from '../split-request.ts';
 import { decodeMessage, encodeMessage, validate } from '../validate.ts';
 import {
   CANCEL_REASON_PROTOCOL_VERSION,

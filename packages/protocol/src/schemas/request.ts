@@ -9,7 +9,9 @@ import {
   CONSOLE_FORMATS,
   MAX_MEMORY_LIMIT,
   MIN_MEMORY_LIMIT,
+  MODULE_ENTRY_RULE,
   MODULE_LIMIT,
+  MODULE_MAP_RULE,
   MODULE_SOURCE_LIMIT,
   MODULE_SOURCE_LIMIT_RULE,
   PROVIDER_LIMIT,
@@ -57,15 +59,11 @@ export const ModuleEntrySchema = z.union(
       data: z.string({ error: 'must be base64 text' }).optional(),
     }),
   ],
-  { error: 'must be module source text or an object with one of js, cjs, json, text, data' },
+  { error: MODULE_ENTRY_RULE },
 );
 export type ModuleEntry = z.infer<typeof ModuleEntrySchema>;
 
-export const ModuleMapSchema = boundedRecord(
-  ModuleEntrySchema,
-  MODULE_LIMIT,
-  'must be an object mapping module names to modules',
-);
+export const ModuleMapSchema = boundedRecord(ModuleEntrySchema, MODULE_LIMIT, MODULE_MAP_RULE);
 export type ModuleMap = z.infer<typeof ModuleMapSchema>;
 
 /**

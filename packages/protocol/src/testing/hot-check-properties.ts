@@ -43,6 +43,7 @@ export interface JsonSchema {
   enum?: unknown[];
   minLength?: number;
   maxLength?: number;
+  pattern?: string;
   minimum?: number;
   maximum?: number;
   maxItems?: number;
@@ -73,6 +74,9 @@ function validOf(schema: JsonSchema, full = false): fc.Arbitrary<unknown> {
   if (schema.format === 'bytes') return fc.uint8Array({ maxLength: 8 });
   switch (schema.type) {
     case 'string': {
+      // A pattern's strings (a SHA-256 in the pool's health message): the schema's length bounds, if
+      // any, are the pattern's own.
+      if (schema.pattern !== undefined) return fc.stringMatching(new RegExp(schema.pattern));
       const min = schema.minLength ?? 0;
       const max = schema.maxLength ?? 40;
       const short = fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, 12) });

@@ -28,7 +28,7 @@ const BEHAVIOUR_NAME = /^[A-Za-z][A-Za-z0-9]*$/;
 /** A SHA-256 as the key and the digest are written: 64 lowercase hexadecimal digits. */
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-function isSha256(value: unknown): value is string {
+export function isSha256(value: unknown): value is string {
   return typeof value === 'string' && value.length === 64 && SHA256_HEX.test(value);
 }
 

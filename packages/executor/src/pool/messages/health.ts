@@ -3,17 +3,13 @@
  * engine it runs on (which behaviours the installed isolated-vm has, which fallbacks are in force)
  * and what it holds. Only the pool asks, so the shape is the pool's, not the protocol's.
  */
-import { boundedRecord, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
+import { boundedRecord } from '@supolka/codemode-protocol';
 import { z } from 'zod';
 import { SHA256_HEX } from './hand-on-check.ts';
+import { REFUSAL_LIMIT } from './health-check.ts';
 
 const text = z.string({ error: 'must be a string' });
 
-/**
- * The longest reason a child gives for refusing what it was handed: one sentence, or a refusal it
- * quotes, which it cuts to REASON_ECHO_LIMIT (echo adds how long it was).
- */
-export const REFUSAL_LIMIT = 2 * REASON_ECHO_LIMIT;
 const count = z
   .number({ error: 'must be a number' })
   .int({ error: 'must be a whole number' })

@@ -25,6 +25,7 @@ import {
 } from '@supolka/codemode-protocol/wire';
 import { checkDurableStart, checkPausedJournal, withField } from './durable-checks.ts';
 import { checkHandOn } from './hand-on-check.ts';
+import { checkHealth } from './health-check.ts';
 import type { PoolMessage, PoolMessageOf } from './table.ts';
 
 /** A pool message decoded, or the fault saying why a text is not one. */
@@ -56,9 +57,11 @@ export const POOL_HOT_CHECKS = {
   execute: withField(HOT_MESSAGE_CHECKS.execute, 'durable', checkDurableStart),
   cancel: HOT_MESSAGE_CHECKS.cancel,
   closeHandles: HOT_MESSAGE_CHECKS.closeHandles,
+  console: HOT_MESSAGE_CHECKS.console,
   heartbeat: checkHeartbeat,
   prepared: checkPrepared,
   handOn: checkHandOn,
+  health: checkHealth,
 } satisfies HotMessageChecks<PoolMessage>;
 
 export const POOL_WIRE = messageWire<PoolMessage>(POOL_HOT_CHECKS);

@@ -1,7 +1,7 @@
 /**
  * The pool table's hot checks (src/pool/messages/wire.ts) against its zod schemas: the protocol's
  * own checks for the messages the two tables share, and the pool's checks of `heartbeat` and
- * `prepared` (and `handOn`, in hand-on.test.ts), proven over messages generated from their schemas, valid and hostile, exactly as the
+ * `prepared` (and `handOn` and `health`, in hand-on.test.ts and health.test.ts), proven over messages generated from their schemas, valid and hostile, exactly as the
  * protocol proves its own (packages/protocol/src/testing/hot-check-properties.ts).
  */
 import { HOT_MESSAGE_CHECKS, ID_ONLY_KEYS } from '@supolka/codemode-protocol/wire';
@@ -24,7 +24,7 @@ describe("the pool's hot messages decode as their schemas say", () => {
       if (DURABLE_TYPES.includes(type)) continue;
       expect(POOL_HOT_CHECKS[type as keyof typeof POOL_HOT_CHECKS]).toBe(check);
     }
-    expect(POOL_ONLY_HOT_TYPES).toStrictEqual(['heartbeat', 'prepared', 'handOn']);
+    expect(POOL_ONLY_HOT_TYPES).toStrictEqual(['heartbeat', 'prepared', 'handOn', 'health']);
   });
 
   test('each check of its own knows exactly the fields of its schema', () => {
@@ -34,10 +34,11 @@ describe("the pool's hot messages decode as their schemas say", () => {
     expect([...ID_ONLY_KEYS]).toEqual(Object.keys(POOL_MESSAGE_SCHEMAS.heartbeat.shape));
   });
 
-  // handOn holds bytes and digests, which the proof's generators (JSON Schema) cannot make: it is
-  // proven the same way, with generators of its own, in hand-on.test.ts.
+  // handOn holds bytes and digests, and health digests and behaviour names, which the proof's
+  // generators (JSON Schema) cannot make: they are proven the same way, with generators of their
+  // own, in hand-on.test.ts and health.test.ts.
   testHotChecks({ schemas: POOL_MESSAGE_SCHEMAS, checks: POOL_HOT_CHECKS, validation: POOL_VALIDATION }, [
-    ...POOL_ONLY_HOT_TYPES.filter((type) => type !== 'handOn'),
+    ...POOL_ONLY_HOT_TYPES.filter((type) => type !== 'handOn' && type !== 'health'),
     ...DURABLE_TYPES,
   ]);
 });
