@@ -93,24 +93,14 @@ export async function runProgram(
       output.out(usage);
       return 0;
     }
-    code =
-      command.file === '-'
-        ? await readTextStream(input(), FILE_BYTES_LIMIT, STANDARD_INPUT)
-        : await readTextFile(command.file, FILE_BYTES_LIMIT, command.file);
-    providers = command.tools === undefined ? exampleTools() : await loadTools(command.tools);
-    modules = command.modules === undefined ? undefined : await loadModules(command.modules);
-    resuming = await resumption?.();
-    if (command.durable || resuming !== undefined) keys = await durableKeys(env, command.durableKeysFile);
+    if (command.durable || resumption !== undefined) keys = await durableKeys(env, command.durableKeysFile);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    output.err(`codemode-executor: ${error.message}\n\n${usage}`);
-    return 2;
+    return usageFailed(error, usage, output);
   }
-  const entry = toEntry(code);
-  const what = command.file === '-' ? STANDARD_INPUT : command.file;
-  if (entry === undefined) output.err(`codemode-executor: ${unreadableProgramMessage(what)}\n`);
-  const stream = command.stream || output.errIsTerminal === true;
-  // One program: one child is all it needs, and it starts faster than a pool per core.
+  // One program: one child is all it needs, and it starts faster than a pool per core. It starts
+  // here, before the program, its tools and its modules are read: a tools module that loads a
+  // client library can take as long as the child's start, which then runs beside it.
   const executor = new IsolateExecutor({
     poolSize: 1,
     ...(command.wallClockLimit !== undefined ? { wallClockLimit: command.wallClockLimit } : {}),
@@ -118,6 +108,22 @@ export async function runProgram(
     ...(command.packages !== undefined ? { packages: command.packages } : {}),
   });
   try {
+    try {
+      code =
+        command.file === '-'
+          ? await readTextStream(input(), FILE_BYTES_LIMIT, STANDARD_INPUT)
+          : await readTextFile(command.file, FILE_BYTES_LIMIT, command.file);
+      providers = command.tools === undefined ? exampleTools() : await loadTools(command.tools);
+      modules = command.modules === undefined ? undefined : await loadModules(command.modules);
+      resuming = await resumption?.();
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      return usageFailed(error, usage, output);
+    }
+    const entry = toEntry(code);
+    const what = command.file === '-' ? STANDARD_INPUT : command.file;
+    if (entry === undefined) output.err(`codemode-executor: ${unreadableProgramMessage(what)}\n`);
+    const stream = command.stream || output.errIsTerminal === true;
     // Packages that cannot be served stop the command before the program, as a bad option does.
     const refused = await executor.packages().then(
       () => undefined,
@@ -161,6 +167,12 @@ export async function runProgram(
   } finally {
     await executor.dispose();
   }
+}
+
+/** A command line that cannot run: exit 2, the reason and the usage on stderr. */
+function usageFailed(error: UsageError, usage: string, output: Output): number {
+  output.err(`codemode-executor: ${error.message}\n\n${usage}`);
+  return 2;
 }
 
 /** The key ring of a durable run or a resume, which needs one. */
