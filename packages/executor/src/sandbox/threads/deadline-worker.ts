@@ -27,6 +27,7 @@
  */
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { BadRequestError } from '@supolka/codemode-protocol/wire';
+import { monotonicNow } from '../bounds/monotonic.ts';
 import { TypeErasureRefusedError } from '../errors/error-kind.ts';
 
 export interface WorkerSource {
@@ -233,7 +234,7 @@ export class DeadlineWorker {
 
   #send(pending: Pending): void {
     clearTimeout(pending.timer);
-    pending.sentAt = performance.now();
+    pending.sentAt = monotonicNow();
     pending.timer = setTimeout(() => this.#expire(pending), Math.max(0, pending.within));
     this.#worker?.postMessage(pending.job);
   }
@@ -244,7 +245,7 @@ export class DeadlineWorker {
     this.#stop();
     this.#finish(pending, undefined);
     // The others keep what they had left of their time; the restart is not charged to them.
-    const now = performance.now();
+    const now = monotonicNow();
     for (const other of this.#pending.values()) {
       clearTimeout(other.timer);
       other.timer = undefined;
