@@ -9,7 +9,8 @@
 // test/executor/entry-points.test.ts checks by the modules it resolves. A module that finds a file
 // relative to itself (a worker thread's module, a package it requires) is given its own URL in
 // dist, not the bundle's. The runtime's texts (the script snapshotted and the pieces) are files
-// beside the bundle that it reads as it loads, not string literals in it (runtimeTexts below). Run
+// beside the bundle that it reads as it loads, not string literals in it (runtimeTexts below), and
+// Node's builtins are taken with process.getBuiltinModule, not imported (builtinsTaken below). Run
 // by the package's build after tsc; plain JavaScript, no type stripping.
 import { realpathSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -74,6 +75,24 @@ const runtimeTexts = {
   },
 };
 
+/**
+ * Node's builtins taken with process.getBuiltinModule, as CommonJS modules of the bundle, not
+ * imported as ES modules: for each builtin imported, Node builds an ES module by reading every one
+ * of its exports. A child loads the same builtins either way; without the building its own CPU to
+ * its first answer was 2 to 4 ms less (issue 28; docs/pool.md, "Cold start"). esbuild reads a name
+ * off the builtin where the code uses it, so no lazy export is read early either.
+ */
+const builtinsTaken = {
+  name: 'builtins-taken',
+  setup(builder) {
+    builder.onResolve({ filter: /^node:/ }, ({ path }) => ({ path, namespace: 'node-builtin' }));
+    builder.onLoad({ filter: /.*/, namespace: 'node-builtin' }, ({ path }) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** import.meta.url of each bundled module, rewritten to that module's own file in dist. */
 const ownUrls = {
   name: 'own-import-meta-url',
@@ -104,6 +123,6 @@ await build({
   format: 'esm',
   platform: 'node',
   external: ['isolated-vm', 'zod'],
-  plugins: [runtimeTexts, ownUrls],
+  plugins: [runtimeTexts, builtinsTaken, ownUrls],
   logLevel: 'warning',
 });
