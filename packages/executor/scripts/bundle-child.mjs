@@ -8,14 +8,90 @@
 // and zod and isolated-vm are not bundled at all, so a child at rest still loads no zod, as
 // test/executor/entry-points.test.ts checks by the modules it resolves. A module that finds a file
 // relative to itself (a worker thread's module, a package it requires) is given its own URL in
-// dist, not the bundle's. Run by the package's build after tsc; plain JavaScript, no type stripping.
+// dist, not the bundle's. The runtime's texts (the script snapshotted and the pieces) are files
+// beside the bundle that it reads as it loads, not string literals in it (runtimeTexts below), and
+// Node's builtins are taken with process.getBuiltinModule, not imported (builtinsTaken below). Run
+// by the package's build after tsc; plain JavaScript, no type stripping.
+import { realpathSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const dist = new URL('../dist/', import.meta.url);
 const outdir = fileURLToPath(new URL('pool/child/', dist));
+
+/**
+ * The runtime package's two modules of text (its bundle, the script every runtime snapshot is made
+ * from, and its pieces, about 630 KB together), each replaced by a module that reads its texts from
+ * a file written beside the bundle: as string literals in the bundle, V8 compiled them with it, about
+ * 5 ms of every child's start, where reading and decoding the file takes under 1 ms (issue 28). The
+ * texts are the same strings, so the snapshot's key (handed-snapshot.ts) is the same. Each module
+ * exports strings and records of strings; any other export fails the build.
+ */
+const runtimeTexts = {
+  name: 'runtime-texts',
+  setup(builder) {
+    const require = createRequire(new URL('../package.json', import.meta.url));
+    const modules = ['@supolka/codemode-runtime/bundle', '@supolka/codemode-runtime/pieces'].map(
+      (specifier) => realpathSync(require.resolve(specifier)),
+    );
+    builder.onLoad({ filter: /\.js$/ }, async ({ path }) => {
+      if (!modules.includes(path)) return undefined;
+      const file = `child-start.runtime-${basename(path, '.js')}.text`;
+      const texts = [];
+      /** Places `text` in the file; answers its length in bytes. */
+      const place = (text) => {
+        texts.push(Buffer.from(text, 'utf8'));
+        return texts.at(-1).length;
+      };
+      const layout = Object.entries(await import(pathToFileURL(path).href)).map(([name, value]) => {
+        if (typeof value === 'string') return [name, place(value)];
+        const entries = value !== null && typeof value === 'object' ? Object.entries(value) : [];
+        if (entries.length === 0 || !entries.every(([, text]) => typeof text === 'string'))
+          throw new Error(`${path}: ${name} is neither a string nor a record of strings`);
+        return [name, entries.map(([key, text]) => [key, place(text)])];
+      });
+      writeFileSync(join(outdir, file), Buffer.concat(texts));
+      // Each text decoded on its own: one with a character past ASCII does not make the rest
+      // two-byte strings. The bytes are let go once decoded: nothing at module level holds them.
+      const value = ([name, shape]) =>
+        typeof shape === 'number'
+          ? `${name}: text(${shape})`
+          : `${name}: Object.fromEntries(${JSON.stringify(shape)}.map(([key, length]) => [key, text(length)]))`;
+      const contents = [
+        "import { readFileSync } from 'node:fs';",
+        'const texts = (() => {',
+        `  const bytes = readFileSync(new URL(${JSON.stringify(`./${file}`)}, import.meta.url));`,
+        '  let at = 0;',
+        "  const text = (length) => bytes.toString('utf8', at, (at += length));",
+        `  return { ${layout.map(value).join(', ')} };`,
+        '})();',
+        ...layout.map(([name]) => `export const ${name} = texts.${name};`),
+      ].join('\n');
+      return { contents, loader: 'js', resolveDir: dirname(path) };
+    });
+  },
+};
+
+/**
+ * Node's builtins taken with process.getBuiltinModule, as CommonJS modules of the bundle, not
+ * imported as ES modules: for each builtin imported, Node builds an ES module by reading every one
+ * of its exports. A child loads the same builtins either way; without the building its own CPU to
+ * its first answer was 2 to 4 ms less (issue 28; docs/pool.md, "Cold start"). esbuild reads a name
+ * off the builtin where the code uses it, so no lazy export is read early either.
+ */
+const builtinsTaken = {
+  name: 'builtins-taken',
+  setup(builder) {
+    builder.onResolve({ filter: /^node:/ }, ({ path }) => ({ path, namespace: 'node-builtin' }));
+    builder.onLoad({ filter: /.*/, namespace: 'node-builtin' }, ({ path }) => ({
+      contents: `module.exports = process.getBuiltinModule(${JSON.stringify(path)});`,
+      loader: 'js',
+    }));
+  },
+};
 
 /** import.meta.url of each bundled module, rewritten to that module's own file in dist. */
 const ownUrls = {
@@ -47,6 +123,6 @@ await build({
   format: 'esm',
   platform: 'node',
   external: ['isolated-vm', 'zod'],
-  plugins: [ownUrls],
+  plugins: [runtimeTexts, builtinsTaken, ownUrls],
   logLevel: 'warning',
 });

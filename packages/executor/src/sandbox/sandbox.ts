@@ -52,6 +52,7 @@ import {
 import { checkBundle, type PackageBundle } from '../packages/bundle.ts';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
 import { DEFAULT_GRACE } from './bounds/grace.ts';
+import { monotonicNow } from './bounds/monotonic.ts';
 import { ConsoleCapture } from './console.ts';
 import { type BuiltEntry, buildEntry } from './entry/entry.ts';
 import { INTERNAL_FILENAME } from './entry/internal-module.ts';
@@ -335,7 +336,7 @@ export class Sandbox {
     host: SandboxHost,
     durable: DurableSession | undefined,
   ): Promise<DurableRunEnd> {
-    const startedAt = performance.now();
+    const startedAt = monotonicNow();
     // 1. Capture first, so a run the engine kills later still comes back with what it wrote.
     const capture = new ConsoleCapture(host.onConsole, durable?.skipLines);
     const notes: string[] = [];
@@ -701,7 +702,7 @@ export class Sandbox {
   #settled(startedAt: number, envelope: ExecuteResult): void {
     try {
       this.#options.onExecutionSettled?.({
-        durationMs: performance.now() - startedAt,
+        durationMs: monotonicNow() - startedAt,
         outcome: envelope.error === undefined ? 'success' : 'error',
         ...(envelope.code !== undefined ? { code: envelope.code } : {}),
       });

@@ -10,6 +10,7 @@
  * child held reads WORKER_LOST. A death no isolate can be shown to have caused names nobody.
  */
 import { CLOCK_TOLERANCE, MAX_DELAY } from '@supolka/codemode-protocol/wire';
+import { monotonicNow } from '../../sandbox/bounds/monotonic.ts';
 import {
   endProcessOnCatastrophicError,
   type IsolateHandle,
@@ -52,7 +53,7 @@ export interface MemoryGuardOptions {
   readonly grace: number;
 }
 
-/** The run in progress: its conversation, its limits, and when it began (performance.now()). */
+/** The run in progress: its conversation, its limits, and when it began (monotonicNow()). */
 interface Run {
   readonly id: string;
   readonly memoryLimit: number;
@@ -82,7 +83,7 @@ export class MemoryGuard {
   }
 
   beginRun(id: string, memoryLimit: number, timeout: number): void {
-    this.#run = { id, memoryLimit, timeout, startedAt: performance.now() };
+    this.#run = { id, memoryLimit, timeout, startedAt: monotonicNow() };
     this.#arm();
   }
 
@@ -93,7 +94,7 @@ export class MemoryGuard {
   beginInvoke(id: string, executionId: string): void {
     const ids = this.#invokes.get(executionId) ?? new Map<string, number>();
     this.#invokes.set(executionId, ids);
-    ids.set(id, performance.now());
+    ids.set(id, monotonicNow());
     this.#arm();
   }
 
@@ -156,7 +157,7 @@ export class MemoryGuard {
    * run clock, which pauses while the caller answers.
    */
   #boundPassed(handle: IsolateHandle): boolean {
-    const now = performance.now();
+    const now = monotonicNow();
     const past = (startedAt: number, timeout: number) =>
       now - startedAt >= Math.min(timeout + this.#options.grace, MAX_DELAY) - CLOCK_TOLERANCE;
     if (handle.retainedAs === undefined)

@@ -5,6 +5,7 @@
  */
 import { PAUSED_RECHECK } from '@supolka/codemode-protocol/wire';
 import type ivm from 'isolated-vm';
+import { monotonicNow } from './monotonic.ts';
 
 export interface RunClockOptions {
   /** Count host waits in full, as wall time. */
@@ -19,8 +20,8 @@ export class RunClock {
   readonly #onHostWaitChanged: ((waiting: boolean) => void) | undefined;
   /** Milliseconds counted in segments already closed. */
   #closed = 0;
-  /** When the open wall-time segment began (performance.now()). */
-  #openedAt = performance.now();
+  /** When the open wall-time segment began (monotonicNow()). */
+  #openedAt = monotonicNow();
   /** Nesting depth of host waits. */
   #waits = 0;
   /** isolate.wallTime, in ms, when the outermost wait opened. */
@@ -53,13 +54,13 @@ export class RunClock {
   /** Milliseconds counted so far: the closed segments plus the open one. */
   elapsed(): number {
     if (this.paused) return this.#closed + (this.#wallTime() - this.#waitOpenedAtWall);
-    return this.#closed + (performance.now() - this.#openedAt);
+    return this.#closed + (monotonicNow() - this.#openedAt);
   }
 
   enterHostWait(): void {
     if (this.#waits++ > 0) return;
     if (!this.#countHostWaits) {
-      this.#closed += performance.now() - this.#openedAt;
+      this.#closed += monotonicNow() - this.#openedAt;
       this.#waitOpenedAtWall = this.#wallTime();
     }
     this.#notify(true);
@@ -69,7 +70,7 @@ export class RunClock {
     if (this.#waits === 0 || --this.#waits > 0) return;
     if (!this.#countHostWaits) {
       this.#closed += this.#wallTime() - this.#waitOpenedAtWall;
-      this.#openedAt = performance.now();
+      this.#openedAt = monotonicNow();
     }
     this.#notify(false);
   }

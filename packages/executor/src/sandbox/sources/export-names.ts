@@ -13,9 +13,18 @@ interface CjsLexer {
   parse(source: string): { exports: string[]; reexports: string[] };
 }
 
-// The plain JavaScript build (the package's `import` condition is its WebAssembly build, which
-// needs an asynchronous start and lexed a 10 MB source four times slower here).
-const lexer = createRequire(import.meta.url)('cjs-module-lexer') as CjsLexer;
+let lexer: CjsLexer | undefined;
+
+/**
+ * cjs-module-lexer, loaded with the first CommonJS source read: most runs read none, and loading it
+ * at import cost every pool child's start about 2 ms (issue 28). Its plain JavaScript build: the
+ * package's `import` condition is its WebAssembly build, which needs an asynchronous start and lexed
+ * a 10 MB source four times slower here.
+ */
+function cjsLexer(): CjsLexer {
+  lexer ??= createRequire(import.meta.url)('cjs-module-lexer') as CjsLexer;
+  return lexer;
+}
 
 /** What a cjs source exports as far as a lexer can tell: names it assigns, and specifiers it re-exports whole. */
 export interface CommonJsNames {
@@ -29,8 +38,10 @@ export interface CommonJsNames {
  * engine reports the syntax error itself when the factory compiles.
  */
 export function lexCommonJs(source: string): CommonJsNames {
+  // Outside the try: a lexer that cannot load is a defect of the install, not a source it cannot read.
+  const reader = cjsLexer();
   try {
-    const { exports, reexports } = lexer.parse(source);
+    const { exports, reexports } = reader.parse(source);
     return { exports: [...new Set(exports)], reexports: [...new Set(reexports)] };
   } catch {
     return { exports: [], reexports: [] };

@@ -18,21 +18,31 @@ import { TypeErasureRefusedError } from '../errors/error-kind.ts';
 type Transform = (source: string, options: { mode: 'strip-only'; filename: string }) => { code: string };
 
 const require = createRequire(import.meta.url);
-const AMARO_ENTRY = require.resolve('amaro');
-const AMARO_DIRECTORY = AMARO_ENTRY.slice(0, AMARO_ENTRY.lastIndexOf('/') + 1);
+let amaroEntry: string | undefined;
 let transform: Transform | undefined;
+
+/**
+ * Where amaro's entry is, found with the first erasure: a process that erases nothing (most pool
+ * children, whose erasure runs in a thread when it runs at all) does not look it up at its start.
+ */
+function amaroEntryPath(): string {
+  amaroEntry ??= require.resolve('amaro');
+  return amaroEntry;
+}
 
 /** amaro's transformSync, from the instance in use or from a fresh one. */
 function amaro(): Transform {
-  transform ??= (require(AMARO_ENTRY) as { transformSync: Transform }).transformSync;
+  transform ??= (require(amaroEntryPath()) as { transformSync: Transform }).transformSync;
   return transform;
 }
 
 /** Forgets the instance: its modules leave the require cache, so the next load instantiates anew. */
 function discardEraser(): void {
   transform = undefined;
+  const entry = amaroEntryPath();
+  const directory = entry.slice(0, entry.lastIndexOf('/') + 1);
   for (const key of Object.keys(require.cache)) {
-    if (key.startsWith(AMARO_DIRECTORY)) delete require.cache[key];
+    if (key.startsWith(directory)) delete require.cache[key];
   }
 }
 

@@ -25,8 +25,9 @@
  * This was sandbox/eraser.ts, whose TypeEraser named only the first of its uses (docs/sandbox.md,
  * "Renamed files").
  */
-import { type ResourceLimits, Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { BadRequestError } from '@supolka/codemode-protocol/wire';
+import { monotonicNow } from '../bounds/monotonic.ts';
 import { TypeErasureRefusedError } from '../errors/error-kind.ts';
 
 export interface WorkerSource {
@@ -118,6 +119,16 @@ export function threadModule(name: string, base: string): URL {
   return new URL(`./${name}${new URL(base).pathname.endsWith('.ts') ? '.ts' : '.js'}`, base);
 }
 
+/**
+ * node:worker_threads, loaded with the first thread: about 2 ms of a pool child's start (a process
+ * started with --no-node-snapshot compiles every builtin it loads), for a module most runs never
+ * need: only TypeScript that fails to compile as JavaScript, or CommonJS to read names from, starts
+ * a thread (issue 28).
+ */
+function workerThreads(): typeof import('node:worker_threads') {
+  return process.getBuiltinModule('node:worker_threads');
+}
+
 export class DeadlineWorker {
   #worker: Worker | undefined;
   #ready = false;
@@ -176,7 +187,7 @@ export class DeadlineWorker {
 
   #start(): void {
     if (this.#worker) return;
-    const worker = new Worker(this.#workerUrl, {
+    const worker = new (workerThreads().Worker)(this.#workerUrl, {
       ...(this.#execArgv ? { execArgv: [...this.#execArgv] } : {}),
       ...(this.#resourceLimits ? { resourceLimits: this.#resourceLimits } : {}),
     });
@@ -233,7 +244,7 @@ export class DeadlineWorker {
 
   #send(pending: Pending): void {
     clearTimeout(pending.timer);
-    pending.sentAt = performance.now();
+    pending.sentAt = monotonicNow();
     pending.timer = setTimeout(() => this.#expire(pending), Math.max(0, pending.within));
     this.#worker?.postMessage(pending.job);
   }
@@ -244,7 +255,7 @@ export class DeadlineWorker {
     this.#stop();
     this.#finish(pending, undefined);
     // The others keep what they had left of their time; the restart is not charged to them.
-    const now = performance.now();
+    const now = monotonicNow();
     for (const other of this.#pending.values()) {
       clearTimeout(other.timer);
       other.timer = undefined;
