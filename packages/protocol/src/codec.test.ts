@@ -253,6 +253,15 @@ describe('base64 under Node, where the codec decodes with Buffer', () => {
       '_',
       '*',
       '\u00a0',
+      // What Node's decoder reads by its low 8 bits ('A' and 'a' here), or skips, where atob refuses.
+      '\u3141',
+      '\u0141',
+      '\u0100',
+      '\ud800',
+      '\u00e9',
+      '\u0000',
+      '.',
+      '%',
     ),
     maxLength: 24,
   });
