@@ -11,7 +11,9 @@
  *   engine ready                  `new IsolateExecutor()` with its default pool to the answer of its first
  *                                 execution (bench/cold-start-engine.mjs): spawn to the answer, and in
  *                                 process from the construction
- *   run                           `codemode-executor run` of a file holding `async () => 1 + 1`, spawn to exit
+ *   run                           `codemode-executor run` of a file holding `async () => 1 + 1`, spawn to exit;
+ *                                 beside it the peer issue 28 names, the npm package `run` (QuickJS), a
+ *                                 process that imports it and runs `return 1 + 1`
  *   serve                         `codemode-server --port 0`, spawn to GET /healthz answering ok
  *   mcp                           `codemode-mcp` with one stdio upstream (@modelcontextprotocol/server-memory),
  *                                 spawn to its first tools/list answer; beside it the upstream's own
@@ -210,6 +212,18 @@ const CHILD_FLOOR_SOURCE = [
   "if (isolate.createContextSync().evalSync('1 + 1') !== 2) process.exit(1);",
 ].join(' ');
 
+/**
+ * The peer issue 28 names for the command: the npm package `run` (QuickJS in a worker thread, a
+ * fresh context a run), imported and running one trivial program, spawn to exit: what a process
+ * that runs one program with it costs, as `codemode-executor run` is one.
+ */
+const RUN_PEER_SOURCE = [
+  "import { run } from 'run';",
+  "const ran = await run({ source: 'return 1 + 1' });",
+  "if (ran.status !== 'completed' || ran.value !== 2) process.exit(1);",
+].join(' ');
+const RUN_PEER = 'run (QuickJS): import, run return 1 + 1, spawn to exit';
+
 /** The floors: the same whatever tree is measured. */
 const FLOOR_ROWS: Record<string, () => Promise<Sample>> = {
   'node -e 1': () => toExit(['-e', '1']),
@@ -218,6 +232,7 @@ const FLOOR_ROWS: Record<string, () => Promise<Sample>> = {
     toExit([...CHILD_FLAGS, '--input-type=module', '-e', CHILD_FLOOR_SOURCE], executorDir),
   'upstream alone: server-memory, spawn to tools/list': () =>
     firstToolsList([memoryServer], 'read_graph', memoryEnv),
+  [RUN_PEER]: () => toExit(['--input-type=module', '-e', RUN_PEER_SOURCE], new URL('.', here).pathname),
 };
 
 const ENGINE_READY = 'engine ready: IsolateExecutor, default pool, to the first answer';
@@ -433,23 +448,27 @@ const floors = {
   noSnapshot: median(walls('node --no-node-snapshot -e 1', '')),
   child: median(walls('child floor: isolated-vm + one isolate', '')),
   upstream: median(walls('upstream alone: server-memory, spawn to tools/list', '')),
+  runPeer: median(walls(RUN_PEER, '')),
 };
 const floorLabel: Record<keyof typeof floors, string> = {
   node: 'node -e 1',
   noSnapshot: 'node --no-node-snapshot -e 1',
   child: 'child floor',
   upstream: 'server-memory alone',
+  runPeer: 'run (QuickJS)',
 };
 const floorOf = (row: string): keyof typeof floors | undefined =>
   row === 'node -e 1'
     ? undefined
-    : row.startsWith('node')
+    : row.startsWith('node') || row === RUN_PEER
       ? 'node'
       : row.startsWith('child floor') || row.startsWith('upstream')
         ? 'noSnapshot'
         : row.startsWith('mcp')
           ? 'upstream'
-          : 'child';
+          : row.startsWith('codemode-executor run')
+            ? 'runPeer'
+            : 'child';
 
 console.log(
   `\nCold start, whole processes (Node ${process.version}, ${runs} runs a row${baselineRoot ? `, against the baseline tree ${baselineRoot}` : ''}; load average ${loadBefore
@@ -482,7 +501,11 @@ for (const [row, byTree] of samples) {
   const against =
     floor === undefined
       ? ['—', '—', '—']
-      : [floorLabel[floor], `${(value / floors[floor]).toFixed(2)}x`, `+${ms(value - floors[floor])}`];
+      : [
+          floorLabel[floor],
+          `${(value / floors[floor]).toFixed(2)}x`,
+          `${value >= floors[floor] ? '+' : '-'}${ms(Math.abs(value - floors[floor]))}`,
+        ];
   const change = isFloor
     ? '—'
     : (() => {
