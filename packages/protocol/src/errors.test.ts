@@ -1,12 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { envelopeForVersion, faultEnvelope, shapeEnvelope } from './envelope-shape.ts';
 import * as errors from './errors.ts';
 import { errorText } from './errors.ts';
-import {
-  envelopeForVersion,
-  faultEnvelope,
-  ResultEnvelopeSchema,
-  shapeEnvelope,
-} from './schemas/envelope.ts';
+import { ResultEnvelopeSchema } from './schemas/envelope.ts';
 
 describe("texts the sandbox's specification pins word for word", () => {
   test.each([

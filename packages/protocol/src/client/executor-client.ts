@@ -17,6 +17,7 @@
 import { splitRequest } from '../check-request.ts';
 import { stringifyForDispatch } from '../codec.ts';
 import { echo, REASON_ECHO_LIMIT } from '../echo.ts';
+import { faultEnvelope, shapeEnvelope } from '../envelope-shape.ts';
 import {
   BadRequestError,
   CodemodeError,
@@ -32,7 +33,7 @@ import { PAYLOAD_LIMIT } from '../limits.ts';
 import type { Message, MessageOf } from '../messages.ts';
 import { isPauseSignal } from '../pause-signal.ts';
 import type { PauseMessage } from '../schemas/durable.ts';
-import { type ExecuteResult, faultEnvelope, type LogLine, shapeEnvelope } from '../schemas/envelope.ts';
+import type { ExecuteResult, LogLine } from '../schemas/envelope.ts';
 import type { Fault } from '../schemas/fault.ts';
 import {
   type DispatchFrame,

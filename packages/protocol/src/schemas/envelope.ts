@@ -115,12 +115,3 @@ export interface ExecuteResult {
   /** A durable run that paused (docs/durable.md): no result, no error, this. */
   paused?: PausedRun;
 }
-
-export {
-  DETAILS_FIELDS,
-  DURABLE_VERSION_MESSAGE,
-  envelopeForVersion,
-  errorDetails,
-  faultEnvelope,
-  shapeEnvelope,
-} from '../envelope-shape.ts';

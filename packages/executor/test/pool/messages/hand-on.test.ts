@@ -1,12 +1,3 @@
-/**
- * The `handOn` message's hot check (src/pool/messages/hand-on-check.ts) against its schema
- * (hand-on.ts), as the pool's other hot checks are proven (wire.test.ts): every valid message takes
- * the fast path and gets what the schema returns, and every changed one decodes, or is refused with
- * the same sentence, exactly as the schema says. Its own generators (report-generators.ts), because
- * the message holds bytes and SHA-256 digests, which the generic proof's JSON Schema generators
- * cannot make.
- */
-import { parseForDispatch, stringifyForDispatch } from '@supolka/codemode-protocol';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { expectSameDecoded } from '../../../../protocol/src/testing/hot-check-properties.ts';
@@ -22,7 +13,7 @@ import {
   type PoolMessageOf,
 } from '../../../src/pool/messages/table.ts';
 import { SNAPSHOT_BYTES_LIMIT } from '../../../src/sandbox/setup/snapshot-limit.ts';
-import { changed, engine, sha256, shuffled } from './report-generators.ts';
+import { engine, sha256, shuffled, testHotCheck } from './report-generators.ts';
 
 const handOn = shuffled(
   fc.record({
@@ -42,35 +33,7 @@ describe("the handOn message's hot check", () => {
     expect([...BEHAVIOUR_KEYS]).toEqual(['present', 'reason']);
   });
 
-  test('every valid message takes the fast path and gets what the schema returns', () => {
-    fc.assert(
-      fc.property(handOn, (message) => {
-        const text = stringifyForDispatch(message);
-        const reference = POOL_VALIDATION.validate(parseForDispatch(text));
-        expect(reference.ok).toBe(true);
-        const checked = checkHandOn(parseForDispatch(text) as Record<string, unknown>);
-        expect(checked).toBeDefined();
-        expectSameDecoded({ ok: true, message: checked as PoolMessageOf<'handOn'> }, reference);
-        expectSameDecoded(POOL_VALIDATION.decode(text), reference);
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  test('a changed message decodes, or is refused with the same sentence, exactly as the schema says', () => {
-    let refused = 0;
-    fc.assert(
-      fc.property(changed(handOn), (message) => {
-        const text = stringifyForDispatch(message);
-        const reference = POOL_VALIDATION.validate(parseForDispatch(text));
-        if (!reference.ok) refused++;
-        expectSameDecoded(POOL_VALIDATION.decode(text), reference);
-      }),
-      { numRuns: 1000 },
-    );
-    // The generator must reach refusals, or the test proves nothing about them.
-    expect(refused).toBeGreaterThan(300);
-  });
+  testHotCheck(handOn, checkHandOn);
 
   test('a snapshot at the limit takes the fast path, and one byte past it is refused as the schema says', () => {
     const sample = fc.sample(handOn, { numRuns: 1, seed: 7 })[0] as PoolMessageOf<'handOn'>;

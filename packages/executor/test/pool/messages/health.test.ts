@@ -16,12 +16,8 @@ import {
   REFUSAL_LIMIT,
   START_KEYS,
 } from '../../../src/pool/messages/health-check.ts';
-import {
-  POOL_MESSAGE_SCHEMAS,
-  POOL_VALIDATION,
-  type PoolMessageOf,
-} from '../../../src/pool/messages/table.ts';
-import { changed, engine, sha256, shuffled } from './report-generators.ts';
+import { POOL_MESSAGE_SCHEMAS, POOL_VALIDATION } from '../../../src/pool/messages/table.ts';
+import { engine, sha256, shuffled, testHotCheck } from './report-generators.ts';
 
 const count = fc.oneof(fc.nat(), fc.constantFrom(0, Number.MAX_SAFE_INTEGER));
 const reason = fc.oneof(
@@ -62,35 +58,7 @@ describe("the health message's hot check", () => {
     expect([...START_KEYS]).toEqual(Object.keys(StartSchema.shape));
   });
 
-  test('every valid message takes the fast path and gets what the schema returns', () => {
-    fc.assert(
-      fc.property(health, (message) => {
-        const text = stringifyForDispatch(message);
-        const reference = POOL_VALIDATION.validate(parseForDispatch(text));
-        expect(reference.ok).toBe(true);
-        const checked = checkHealth(parseForDispatch(text) as Record<string, unknown>);
-        expect(checked).toBeDefined();
-        expectSameDecoded({ ok: true, message: checked as PoolMessageOf<'health'> }, reference);
-        expectSameDecoded(POOL_VALIDATION.decode(text), reference);
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  test('a changed message decodes, or is refused with the same sentence, exactly as the schema says', () => {
-    let refused = 0;
-    fc.assert(
-      fc.property(changed(health), (message) => {
-        const text = stringifyForDispatch(message);
-        const reference = POOL_VALIDATION.validate(parseForDispatch(text));
-        if (!reference.ok) refused++;
-        expectSameDecoded(POOL_VALIDATION.decode(text), reference);
-      }),
-      { numRuns: 1000 },
-    );
-    // The generator must reach refusals, or the test proves nothing about them.
-    expect(refused).toBeGreaterThan(300);
-  });
+  testHotCheck(health, checkHealth);
 
   // The changes above are spread over every field and every hostile value; these are the near
   // values of each of health's own rules, each tried in each field it governs.

@@ -2,11 +2,14 @@
  * Generators for the proofs of the pool's hot checks of messages that carry an engine report
  * (handOn, hand-on.test.ts; health, health.test.ts): the report, SHA-256 digests, and a valid
  * message changed once as a hostile peer would, which the generic proof's JSON Schema generators
- * cannot make (bytes, patterns, behaviour names).
+ * cannot make (bytes, patterns, behaviour names); and the proof itself (testHotCheck).
  */
 import { parseForDispatch, stringifyForDispatch } from '@supolka/codemode-protocol';
 import fc from 'fast-check';
+import { expect, test } from 'vitest';
+import { expectSameDecoded } from '../../../../protocol/src/testing/hot-check-properties.ts';
 import { REFUSAL_LIMIT } from '../../../src/pool/messages/health-check.ts';
+import { POOL_VALIDATION, type PoolMessage } from '../../../src/pool/messages/table.ts';
 
 /** `record` with its keys in an order fast-check shuffles: a check must not depend on it. */
 export const shuffled = <Value extends Record<string, unknown>>(record: fc.Arbitrary<Value>) =>
@@ -136,3 +139,43 @@ export const changed = (messages: fc.Arbitrary<Record<string, unknown>>) =>
         return copy;
       }),
   );
+
+/**
+ * The proof of one such check, as the generic one makes it: every valid message of `messages` takes
+ * the fast path and gets what the schema returns, and every one changed once decodes, or is refused
+ * with the same sentence, exactly as the schema says.
+ */
+export function testHotCheck(
+  messages: fc.Arbitrary<Record<string, unknown>>,
+  check: (value: Record<string, unknown>) => PoolMessage | undefined,
+): void {
+  test('every valid message takes the fast path and gets what the schema returns', () => {
+    fc.assert(
+      fc.property(messages, (message) => {
+        const text = stringifyForDispatch(message);
+        const reference = POOL_VALIDATION.validate(parseForDispatch(text));
+        expect(reference.ok).toBe(true);
+        const checked = check(parseForDispatch(text) as Record<string, unknown>);
+        expect(checked).toBeDefined();
+        expectSameDecoded({ ok: true, message: checked as PoolMessage }, reference);
+        expectSameDecoded(POOL_VALIDATION.decode(text), reference);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test('a changed message decodes, or is refused with the same sentence, exactly as the schema says', () => {
+    let refused = 0;
+    fc.assert(
+      fc.property(changed(messages), (message) => {
+        const text = stringifyForDispatch(message);
+        const reference = POOL_VALIDATION.validate(parseForDispatch(text));
+        if (!reference.ok) refused++;
+        expectSameDecoded(POOL_VALIDATION.decode(text), reference);
+      }),
+      { numRuns: 1000 },
+    );
+    // The generator must reach refusals, or the test proves nothing about them.
+    expect(refused).toBeGreaterThan(300);
+  });
+}
