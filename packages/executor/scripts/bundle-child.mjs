@@ -44,6 +44,9 @@ const runtimeTexts = {
       /** Places `text` in the file; answers its length in bytes. */
       const place = (text) => {
         texts.push(Buffer.from(text, 'utf8'));
+        // A lone surrogate would come back from UTF-8 as U+FFFD: another runtime script, and
+        // another snapshot key, than the one the bundle was built from.
+        if (texts.at(-1).toString('utf8') !== text) throw new Error(`${path}: a text does not survive UTF-8`);
         return texts.at(-1).length;
       };
       const layout = Object.entries(await import(pathToFileURL(path).href)).map(([name, value]) => {

@@ -229,7 +229,7 @@ function __codecDecodedWhole(data: string, decoded: Uint8Array): boolean {
 
 function __codecBase64ToBytes(base64: string): Uint8Array {
   if (__codecFromBase64 !== undefined) return __codecFromBase64(base64);
-  if (__codecNodeBuffer !== undefined) {
+  if (__codecNodeBuffer !== undefined && typeof __codecNodeByteLength === 'function') {
     const data = __codecForgivingBase64(base64);
     const decoded = data === undefined ? undefined : __codecNodeBuffer.from(data, 'base64');
     if (decoded === undefined || !__codecDecodedWhole(data as string, decoded))

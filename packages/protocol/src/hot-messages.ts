@@ -364,11 +364,14 @@ export function checkModules(value: unknown): ModuleMap | undefined {
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== objectPrototype) {
     return undefined;
   }
+  // The schema's record reads symbol keys too, and refuses them: its path says so.
+  if (Object.getOwnPropertySymbols(value).length > 0) return undefined;
   const modules: ModuleMap = {};
   let count = 0;
   for (const name in value) {
-    // The schema's record drops a module named __proto__ (its assignment sets no key): its path says so.
-    if (name === '__proto__' || ++count > MODULE_LIMIT) return undefined;
+    // The schema's record drops a module named __proto__ (its assignment sets no key), and reads no
+    // key inherited from a changed Object.prototype: their paths say so.
+    if (name === '__proto__' || !Object.hasOwn(value, name) || ++count > MODULE_LIMIT) return undefined;
     const entry = checkModuleEntry((value as Plain)[name]);
     if (entry === undefined) return undefined;
     modules[name] = entry;

@@ -99,6 +99,13 @@ describe('the wire part', () => {
   });
 });
 
+test("a key spelled __proto__ is an unknown field in both forms, never the wire part's prototype", () => {
+  const parsed = JSON.parse('{"code":"async () => 1","__proto__":{"timeout":5,"durable":true}}');
+  for (const [, form] of forms) {
+    expect(() => splitRequest(parsed, form)).toThrow("'__proto__' is not a known field");
+  }
+});
+
 describe('the outbound setting', () => {
   const proxy: Proxy = () => {
     throw new Error('not called');

@@ -108,7 +108,11 @@ export function separateRequest<Outbound>(
   const candidate: Record<string, unknown> = {};
   for (const key of Object.keys(fields)) {
     if (key === 'providers' || key === 'outbound' || (form.dispatch && key === 'dispatch')) continue;
-    if (fields[key] !== undefined) candidate[key] = fields[key];
+    if (fields[key] === undefined) continue;
+    // A key spelled __proto__ (from JSON.parse, say) is an own key here too, which the schema then
+    // names as unknown, never the candidate's prototype, whose keys the schema would read.
+    if (key === '__proto__') Object.defineProperty(candidate, key, { value: fields[key], enumerable: true });
+    else candidate[key] = fields[key];
   }
   candidate.providers = describeProviders(providers as ToolProvider[]);
   if (outbound !== undefined) candidate.outbound = outbound.mode;

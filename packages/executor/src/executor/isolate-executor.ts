@@ -348,7 +348,9 @@ export class IsolateExecutor {
       checkCallerId(callerId);
       checkPrincipal(principal);
       const parts = read();
-      // The object form reads at once: its execution reaches the pool in the call, as it always did.
+      // The object form reads at once: its execution reaches the pool in the call, as it always did,
+      // unless the fast check left its request to the schema while the schemas were not loaded yet
+      // (the first such request of the process), which then reaches the pool after that load.
       split = parts instanceof Promise ? await parts : parts;
     } catch (error) {
       if (error instanceof CodemodeError && isFaultCode(error.code))

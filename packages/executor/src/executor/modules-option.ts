@@ -1,13 +1,14 @@
 /**
  * The `modules` option, checked when the executor is constructed without loading the schemas
- * (docs/pool.md, "Cold start": importing and constructing the executor loads no zod). The schema's
- * fast half (the protocol's checkModules) takes every map the schema takes from a caller's own
- * objects; what it leaves undecided is refused here in the schema's rule texts, naming the first
- * module at fault. test/executor/modules-option.test.ts holds this to the schema's verdicts.
+ * (docs/pool.md, "Cold start": importing and constructing the executor loads no zod). The map is
+ * read as the schema's record reads it (own string keys, `__proto__` left out, an object of no
+ * prototype or a plain one), each entry by the fast half of the entry's schema (the protocol's
+ * checkModuleEntry) as the schema's object reads it (a key set to undefined is absent), and a
+ * refusal is worded in the schema's rule texts, naming the first module at fault.
+ * test/executor/modules-option.test.ts holds this to the schema's verdicts.
  */
 import {
   checkModuleEntry,
-  checkModules,
   formatPath,
   MODULE_ENTRY_RULE,
   MODULE_LIMIT,
@@ -21,40 +22,46 @@ import {
 export function checkModulesOption(
   value: unknown,
 ): { readonly modules: ModuleMap } | { readonly fault: string } {
-  const modules = checkModules(plainCopy(value));
-  return modules !== undefined ? { modules } : { fault: moduleMapFault(value) };
+  if (!isRecord(value)) return { fault: MODULE_MAP_RULE };
+  // Own keys only, as the schema's record reads them: none inherited from a changed Object.prototype.
+  const names = Object.keys(value).filter((name) => name !== '__proto__');
+  if (names.length > MODULE_LIMIT) return { fault: `must hold at most ${MODULE_LIMIT} entries` };
+  const modules: ModuleMap = {};
+  for (const name of names) {
+    const given = (value as Record<string, unknown>)[name];
+    const entry = checkModuleEntry(asTheSchemaReads(given));
+    if (entry === undefined) return { fault: `${formatPath([name])} ${entryFault(given)}` };
+    modules[name] = entry;
+  }
+  return { modules };
 }
 
 /**
- * A map with no prototype, as the schema's record reads it: copied into a plain object, which is
- * what the fast check reads. A module named `__proto__` is left out, as the schema's record leaves
- * it out (its assignment sets no key). Anything else is returned as it is.
+ * An entry as the schema's object reads it, where that differs from what the fast check reads: its
+ * own keys only, one set to undefined as absent (an optional key), in an object of no prototype (so
+ * no key of a changed Object.prototype is seen). Text, and anything the schema refuses, as it is.
  */
-function plainCopy(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== null) return value;
-  const copy: Record<string, unknown> = {};
-  for (const name of Object.keys(value)) {
-    if (name !== '__proto__') copy[name] = (value as Record<string, unknown>)[name];
+function asTheSchemaReads(entry: unknown): unknown {
+  if (!isRecord(entry)) return entry;
+  const copy: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(entry)) {
+    const field = (entry as Record<string, unknown>)[key];
+    if (field !== undefined) copy[key] = field;
   }
   return copy;
 }
 
-function moduleMapFault(value: unknown): string {
-  if (typeof value !== 'object' || value === null || !isRecordPrototype(Object.getPrototypeOf(value))) {
-    return MODULE_MAP_RULE;
-  }
-  const names = Object.keys(value);
-  if (names.length > MODULE_LIMIT) return `must hold at most ${MODULE_LIMIT} entries`;
-  for (const name of names) {
-    const entry = (value as Record<string, unknown>)[name];
-    if (checkModuleEntry(entry) === undefined) return `${formatPath([name])} ${entryFault(entry)}`;
-  }
-  return MODULE_MAP_RULE;
-}
-
-/** A plain object's or none: the schema's record takes no array, class instance or other kind of object. */
-function isRecordPrototype(prototype: unknown): boolean {
-  return prototype === null || prototype === Object.prototype;
+/**
+ * An object of Object.prototype or of none with no symbol keys, as the schema's record and object
+ * take one: the record refuses an array, a class instance or a symbol key.
+ */
+function isRecord(value: unknown): value is object {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (Object.getPrototypeOf(value) === null || Object.getPrototypeOf(value) === Object.prototype) &&
+    Object.getOwnPropertySymbols(value).length === 0
+  );
 }
 
 /** Source past its limit is said as such; any other fault is the rule of an entry. */

@@ -1,7 +1,7 @@
 /**
  * The request IsolateExecutor takes, in its two parts: the wire part (plain data, exactly what the
  * child receives) and the host part (the tools' functions and the outbound function, which stay in
- * the caller's process). A caller's object is split by the protocol's splitRequest, the one place a
+ * the caller's process). A caller's object is split by the protocol's separateRequest, the one place a
  * request is split, with the executor's defaults; a wire request a server received is taken as it
  * is, with the same defaults. Either way a bad request is refused before any child sees it.
  */

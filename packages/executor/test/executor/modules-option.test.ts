@@ -4,7 +4,7 @@
  * schema takes is never refused, one it refuses never taken, and what is taken is what the schema
  * returns.
  */
-import { MODULE_LIMIT, MODULE_SOURCE_LIMIT, ModuleMapSchema } from '@supolka/codemode-protocol';
+import { checkModules, MODULE_LIMIT, MODULE_SOURCE_LIMIT, ModuleMapSchema } from '@supolka/codemode-protocol';
 import { describe, expect, test } from 'vitest';
 import { checkModulesOption } from '../../src/executor/modules-option.ts';
 
@@ -70,6 +70,27 @@ describe('the modules option agrees with the schema', () => {
     if (schema.success) expect(checked).toStrictEqual({ modules: schema.data });
     else expect(checked).toHaveProperty('fault');
   });
+});
+
+/**
+ * The fast check the option and every request share leaves to the schema what it cannot read as
+ * the schema does: a key inherited from a changed Object.prototype (its for-in would see it, the
+ * record does not) and a symbol key (the record refuses it).
+ */
+test('the fast check leaves inherited and symbol keys to the schema', () => {
+  expect(checkModules({ a: 'x', [Symbol('s')]: 7 })).toBeUndefined();
+  Object.defineProperty(Object.prototype, 'inherited.js', {
+    value: 'export default 1',
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+  try {
+    expect(checkModules({ a: 'x' })).toBeUndefined();
+  } finally {
+    delete (Object.prototype as Record<string, unknown>)['inherited.js'];
+  }
+  expect(checkModules({ a: 'x' })).toStrictEqual({ a: 'x' });
 });
 
 describe('a refusal names the module at fault and its rule', () => {

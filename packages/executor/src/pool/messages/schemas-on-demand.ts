@@ -5,8 +5,9 @@
  * executor at start before its first child was even spawned. The messages and requests of a run's
  * common path are decided by hot checks (pool/messages/wire.ts, the protocol's hot-messages.ts: an
  * execution, its tool calls, console lines and result, and a child's heartbeat answers), so a
- * caller whose runs stay on it never loads zod at all; what only a schema decides (a start handed
- * on, an outbound response, a request or message no hot check takes) waits for the load, once.
+ * caller whose runs stay on it never loads zod at all; what only a schema decides (a child's
+ * `snapshot`, an outbound response, `hostWait` and `handlesClosed`, a request or message no hot
+ * check takes) waits for the load, once.
  *
  * Loaded with import(), never require(): a require() of a module another import() is loading
  * throws (ERR_REQUIRE_ESM_RACE_CONDITION), and the tests run the protocol from source through
