@@ -6,29 +6,15 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { type CollectedRun, spawnCollecting } from '../../executor/test/spawn-collecting.ts';
 import { useFolder } from './fixtures.ts';
 
 const BIN = join(import.meta.dirname, '../../executor/bin/codemode-executor.js');
 const here = join(import.meta.dirname, '..');
 const folder = useFolder();
 
-function run(
-  args: readonly string[],
-  cwd = here,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'run', ...args], { cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+function run(args: readonly string[], cwd = here): Promise<CollectedRun> {
+  return spawnCollecting(process.execPath, [BIN, 'run', ...args], { cwd });
 }
 
 function program(name: string, code: string): string {

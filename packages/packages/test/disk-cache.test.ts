@@ -5,7 +5,6 @@
  * without timing anything. Real packages for what is read only; a package the test writes for what
  * it changes.
  */
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
@@ -18,6 +17,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
+import { spawnCollecting } from '../../executor/test/spawn-collecting.ts';
 import { manifest, useFolder, writeTree } from './fixtures.ts';
 
 const CHILD = join(import.meta.dirname, 'configure-in-child.ts');
@@ -29,24 +29,16 @@ interface Configured {
   readonly outcome: unknown;
 }
 
-function configure(cache: string, base: string, packages: string[], code?: string): Promise<Configured> {
+async function configure(
+  cache: string,
+  base: string,
+  packages: string[],
+  code?: string,
+): Promise<Configured> {
   const args = [CHILD, cache, base, JSON.stringify(packages), ...(code === undefined ? [] : [code])];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (status) => {
-      if (status !== 0) reject(new Error(`the configuring process ended ${status}: ${stderr}`));
-      else resolve(JSON.parse(stdout) as Configured);
-    });
-  });
+  const { status, stdout, stderr } = await spawnCollecting(process.execPath, args);
+  if (status !== 0) throw new Error(`the configuring process ended ${status}: ${stderr}`);
+  return JSON.parse(stdout) as Configured;
 }
 
 /** The bundle entries in the cache folder `cache`. */
