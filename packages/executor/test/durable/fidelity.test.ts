@@ -24,6 +24,7 @@ import type { IsolateExecuteRequest } from '../../src/executor/request.ts';
 import type { OutboundFunction } from '../../src/pool/execution.ts';
 import type { SandboxExecuteRequest } from '../../src/sandbox/sandbox.ts';
 import { useSandbox, withTools } from '../helpers.ts';
+import { resumeEachPause } from './resume-each-pause.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -201,18 +202,11 @@ let runs = 0;
 async function runPausing(door: Door, pauses: number[]) {
   const tag = `run${++runs}`;
   const closed = new Set(pauses);
-  let envelope = await door.execute(tag, closed);
-  const logs = [...envelope.logs];
-  const pausedAt: unknown[] = [];
-  while (envelope.paused) {
-    pausedAt.push(envelope.paused.data);
-    closed.delete((envelope.paused.data as { step: number }).step);
-    const answers = new Map(
-      envelope.paused.pending.map((call) => [call.sequence, { perform: true as const }]),
-    );
-    envelope = await door.resume(envelope.paused.token, answers, tag, closed);
-    logs.push(...envelope.logs);
-  }
+  const { envelope, logs, pausedAt } = await resumeEachPause(
+    await door.execute(tag, closed),
+    closed,
+    (token, answers) => door.resume(token, answers, tag, closed),
+  );
   const requests = [...hits]
     .filter(([key]) => key.endsWith(` ${tag}`))
     .map(([key, count]) => [key.split(' ')[0], count]);

@@ -11,7 +11,7 @@ import { NOT_DURABLE_PAUSE_MESSAGE } from '@supolka/codemode-protocol';
 import { pause as clientPause } from '@supolka/codemode-protocol/client';
 import { afterAll, describe, expect, test, vi } from 'vitest';
 import { MemoryClaimStore } from '../../src/durable/claims.ts';
-import { Durability, type DurableExecuteResult } from '../../src/durable/durability.ts';
+import { Durability } from '../../src/durable/durability.ts';
 import type { JournalEntry } from '../../src/durable/journal.ts';
 import { DurableKeyRing } from '../../src/durable/keys.ts';
 import { durableCall, NESTED_PAUSE_MESSAGE, pause } from '../../src/durable/pause.ts';
@@ -20,6 +20,7 @@ import { DurableTokens } from '../../src/durable/token.ts';
 import { resolveOptions } from '../../src/executor/options.ts';
 import { type IsolateExecuteRequest, splitRequest } from '../../src/executor/request.ts';
 import { IsolateExecutor } from '../../src/index.ts';
+import { resumeEachPause } from './resume-each-pause.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
 
@@ -86,18 +87,11 @@ function request(
 async function runPausing(pauses: number[], resumer = executor) {
   const closed = new Set(pauses);
   const seen: unknown[] = [];
-  let envelope: DurableExecuteResult = await executor.execute(request(closed, seen));
-  const logs = [...envelope.logs];
-  const pausedAt: unknown[] = [];
-  while (envelope.paused) {
-    pausedAt.push(envelope.paused.data);
-    closed.delete((envelope.paused.data as { step: number }).step);
-    const answers = new Map(
-      envelope.paused.pending.map((call) => [call.sequence, { perform: true as const }]),
-    );
-    envelope = await resumer.resume(envelope.paused.token, answers, request(closed, seen));
-    logs.push(...envelope.logs);
-  }
+  const { envelope, logs, pausedAt } = await resumeEachPause(
+    await executor.execute(request(closed, seen)),
+    closed,
+    (token, answers) => resumer.resume(token, answers, request(closed, seen)),
+  );
   return { envelope, logs, pausedAt, seen };
 }
 
