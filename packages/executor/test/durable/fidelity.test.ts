@@ -140,10 +140,14 @@ interface Door {
 }
 
 const sandbox = useSandbox({ durable: { keys, unsafeSeed: seed } });
-const sandboxRequest = (tag: string, closed: Set<number>) =>
+/** A durable request of the sandbox's door, performing fetch natively: the fidelity program, or `fields`. */
+const sandboxRequest = (
+  tag: string,
+  closed: Set<number>,
+  fields: Partial<SandboxExecuteRequest> = { code: program(), modules: MODULES },
+) =>
   withTools({ api: fns(tag, closed) }, {
-    code: program(),
-    modules: MODULES,
+    ...fields,
     durable: true,
     outbound: undefined,
     allowLoopback: true,
@@ -251,13 +255,7 @@ describe('fetch in the journal', () => {
       await api.approve(1);
       return await slow;
     }`;
-    const request = (closed: Set<number>) =>
-      withTools({ api: fns(tag, closed) }, {
-        code,
-        durable: true,
-        outbound: undefined,
-        allowLoopback: true,
-      } as SandboxExecuteRequest) as SandboxExecuteRequest & { durable: true };
+    const request = (closed: Set<number>) => sandboxRequest(tag, closed, { code });
     const first = await sandbox.execute(request(new Set([1])));
     expect(first.paused?.pending.map((call) => call.tool)).toStrictEqual(['approve']);
     const resumed = await sandbox.resume(first.paused?.token, { 1: { result: 'yes' } }, request(new Set()));
@@ -274,14 +272,7 @@ describe('fetch in the journal', () => {
       console.log('read ' + length);
       return await api.approve(1);
     }`;
-    const request = (closed: Set<number>) =>
-      withTools({ api: fns(tag, closed) }, {
-        code,
-        durable: true,
-        outbound: undefined,
-        allowLoopback: true,
-        memoryLimit: 256,
-      } as SandboxExecuteRequest) as SandboxExecuteRequest & { durable: true };
+    const request = (closed: Set<number>) => sandboxRequest(tag, closed, { code, memoryLimit: 256 });
     const straight = await sandbox.execute(request(new Set()));
     expect(straight.error).toBeUndefined();
     expect(straight.result).toBe('ok 1');
