@@ -41,6 +41,19 @@ async function configure(
   return JSON.parse(stdout) as Configured;
 }
 
+/**
+ * yaml's entry in `cache` was refused: the next process bundles it again (the bundler runs once) and
+ * serves the import, and the one after reuses what that one kept.
+ */
+async function expectRemadeThenKept(cache: string): Promise<void> {
+  for (const runs of [1, 0]) {
+    expect(await configure(cache, here, ['yaml'], YAML)).toMatchObject({
+      runs,
+      outcome: { result: { a: [1] } },
+    });
+  }
+}
+
 /** The bundle entries in the cache folder `cache`. */
 const entries = (cache: string) =>
   readdirSync(join(cache, 'packages')).filter((name) => name.endsWith('.bundle'));
@@ -112,27 +125,13 @@ test('a damaged entry, or one of another configuration under its name, is refuse
   const at = bytes.indexOf('parse');
   bytes[at] = 'P'.charCodeAt(0);
   writeFileSync(path, bytes, { mode: 0o600 });
-  expect(await configure(cache, here, ['yaml'], YAML)).toMatchObject({
-    runs: 1,
-    outcome: { result: { a: [1] } },
-  });
-  expect(await configure(cache, here, ['yaml'], YAML)).toMatchObject({
-    runs: 0,
-    outcome: { result: { a: [1] } },
-  });
+  await expectRemadeThenKept(cache);
 
   // lodash's entry, whole and sound, under yaml's name: its key is not yaml's.
   await configure(cache, here, ['lodash']);
   const lodash = entries(cache).find((name) => name !== entry) as string;
   writeFileSync(path, readFileSync(join(cache, 'packages', lodash)), { mode: 0o600 });
-  expect(await configure(cache, here, ['yaml'], YAML)).toMatchObject({
-    runs: 1,
-    outcome: { result: { a: [1] } },
-  });
-  expect(await configure(cache, here, ['yaml'], YAML)).toMatchObject({
-    runs: 0,
-    outcome: { result: { a: [1] } },
-  });
+  await expectRemadeThenKept(cache);
 
   // Not a file of the trusted folder's kind (a link): refused by the folder's own rule, and replaced.
   rmSync(path);
