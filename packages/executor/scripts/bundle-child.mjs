@@ -13,11 +13,11 @@
 // Node's builtins are taken with process.getBuiltinModule, not imported (builtinsTaken below). Run
 // by the package's build after tsc; plain JavaScript, no type stripping.
 import { realpathSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { ownImportMetaUrl } from '../../../tools/build/own-urls.mjs';
 
 const dist = new URL('../dist/', import.meta.url);
 const outdir = fileURLToPath(new URL('pool/child/', dist));
@@ -96,26 +96,6 @@ const builtinsTaken = {
   },
 };
 
-/** import.meta.url of each bundled module, rewritten to that module's own file in dist. */
-const ownUrls = {
-  name: 'own-import-meta-url',
-  setup(builder) {
-    builder.onLoad({ filter: /\.js$/ }, async ({ path }) => {
-      const contents = await readFile(path, 'utf8');
-      if (!contents.includes('import.meta.url')) return undefined;
-      const own = relative(outdir, path).split('\\').join('/');
-      return {
-        contents: contents.replaceAll(
-          'import.meta.url',
-          `new URL(${JSON.stringify(own)}, import.meta.url).href`,
-        ),
-        loader: 'js',
-        resolveDir: dirname(path),
-      };
-    });
-  },
-};
-
 await build({
   entryPoints: [fileURLToPath(new URL('pool/child/child-start.js', dist))],
   outdir,
@@ -126,6 +106,6 @@ await build({
   format: 'esm',
   platform: 'node',
   external: ['isolated-vm', 'zod'],
-  plugins: [runtimeTexts, builtinsTaken, ownUrls],
+  plugins: [runtimeTexts, builtinsTaken, ownImportMetaUrl(outdir)],
   logLevel: 'warning',
 });

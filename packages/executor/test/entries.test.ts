@@ -28,8 +28,9 @@ async function staticPackages(entry: string): Promise<Set<string>> {
     seen.add(file);
     const [imports] = parse(readFileSync(file, 'utf8'));
     for (const { type, specifier } of imports) {
-      // An import(...) loads only when that line runs, which is the point of each one.
-      if (type !== 'static' || typeof specifier !== 'string') continue;
+      // An import(...) loads only when that line runs, which is the point of each one; an
+      // `export * from` loads with the module, as each built entry re-exports its bundle.
+      if ((type !== 'static' && type !== 'reexport-star') || typeof specifier !== 'string') continue;
       if (specifier.startsWith('.')) queue.push(resolve(dirname(file), specifier));
       else if (!specifier.startsWith('node:')) packages.add(specifier);
     }
@@ -54,6 +55,21 @@ test.each(['index.js', 'sandbox/index.js', 'serving/index.js', 'cli/index.js', '
     expect([...packages].filter((name) => SERVING_PACKAGES.test(name))).toEqual([]);
   },
 );
+
+/**
+ * The build bundles each entry (scripts/bundle-entries.mjs) and leaves in its place a module that
+ * re-exports the bundle: each must export what its source declares, no name lost or added, since
+ * tsc's declarations beside it still promise the source's names.
+ */
+test.each([
+  ['index.js', () => import('../src/index.ts'), () => import('../dist/index.js')],
+  ['sandbox/index.js', () => import('../src/sandbox/index.ts'), () => import('../dist/sandbox/index.js')],
+  ['serving/index.js', () => import('../src/serving/index.ts'), () => import('../dist/serving/index.js')],
+  ['cli/index.js', () => import('../src/cli/index.ts'), () => import('../dist/cli/index.js')],
+])('the built %s exports what its source does', async (_entry, source, built) => {
+  const names = (module: object) => Object.keys(module).sort();
+  expect(names(await built())).toEqual(names(await source()));
+});
 
 test('the package depends on none of them, so installing it installs none', () => {
   expect(Object.keys(manifest.dependencies).filter((name) => SERVING_PACKAGES.test(name))).toEqual([]);

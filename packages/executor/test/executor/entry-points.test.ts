@@ -67,7 +67,8 @@ describe('the main entry loads no isolated-vm and no zod into the caller', () =>
     const { stdout, status, report } = runRecorded('cli', [cli, 'run', program.pathname]);
     expect(status).toBe(0);
     expect(stdout).toBe(readFileSync(new URL('notes.expected.txt', program), 'utf8'));
-    expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/cli/run.js'))).toBe(true);
+    // The command's bundle (scripts/bundle-entries.mjs), which holds its run command.
+    expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/bundle/cli-main.js'))).toBe(true);
     expect(isolatedVmModules(report)).toStrictEqual([]);
     expect(addons(report)).toStrictEqual([]);
     expect(zodModules(report)).toStrictEqual([]);
