@@ -21,7 +21,7 @@ The pool's children keep the runtime snapshot and the engine report they make, a
 the allowed packages' bundles, in a folder of the user's own, so the next process starts without
 making them again: $XDG_CACHE_HOME/supolka-codemode,
 or ~/.cache/supolka-codemode. CODEMODE_CACHE_DIR names another folder; CODEMODE_CACHE=off keeps
-nothing on disk. A folder that another user could write to is never used, nor cleared.
+nothing on disk. A folder that another user could write to is never used, cleared or prepared.
 
 prepare starts one pool child, which keeps its start, then proves the entry with a second child
 that must start from it: run it where the processes that use it will run (an image's build, after
