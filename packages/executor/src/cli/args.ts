@@ -15,7 +15,8 @@ export const USAGE = `Usage: codemode-executor run FILE [options]   run one prog
                                               resume a paused durable run of FILE
        codemode-executor serve [options]      serve the executor protocol over WebSocket
        codemode-executor mcp --config FILE    one MCP code tool over the MCP servers FILE names
-       codemode-executor cache dir|clear      where the caches on disk are kept, or remove them
+       codemode-executor cache dir|clear|prepare
+                                              where the caches on disk are kept, remove them, or fill them
        codemode-executor help [COMMAND]       this text, or the options of run, resume, serve, mcp or cache
        codemode-executor --version            the version of @supolka/codemode-executor
 `;

@@ -1,24 +1,31 @@
 /**
- * `codemode-executor cache dir|clear`: where this package keeps what it caches on disk, and a way
- * to remove it all (docs/pool.md, "The start cache on disk"). Clearing goes through the same trust
- * checks as the caches themselves: a folder another user could have written to is left alone, and
- * only files directly inside the cache folders are removed.
+ * `codemode-executor cache dir|clear|prepare`: where this package keeps what it caches on disk, a
+ * way to remove it all, and a way to fill the start cache ahead of the first real process
+ * (docs/pool.md, "The start cache on disk"; cache-prepare.ts). Clearing and preparing go through the
+ * same trust checks as the caches themselves: a folder another user could have written to is left
+ * alone, and only files directly inside the cache folders are removed.
  */
 import { existsSync, lstatSync, readdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CACHE_SWITCH_ENV, cacheRoot } from '../cache/cache-root.ts';
+import { CACHE_SWITCH_ENV, cacheRoot, cacheSwitchedOff, START_CACHE_FOLDER } from '../cache/cache-root.ts';
 import { openTrustedDirectory } from '../cache/trusted-directory.ts';
 import { UsageError } from './args.ts';
+import { prepareStart } from './cache-prepare.ts';
 import type { Output } from './run.ts';
 
 export const CACHE_USAGE = `Usage: codemode-executor cache dir      print the folder the caches are kept in
        codemode-executor cache clear    remove everything cached there
+       codemode-executor cache prepare  make a pool child's start now and keep it there
 
 The pool's children keep the runtime snapshot and the engine report they make, and the executor
 the allowed packages' bundles, in a folder of the user's own, so the next process starts without
 making them again: $XDG_CACHE_HOME/supolka-codemode,
 or ~/.cache/supolka-codemode. CODEMODE_CACHE_DIR names another folder; CODEMODE_CACHE=off keeps
-nothing on disk. A folder that another user could write to is never used, nor cleared.
+nothing on disk. A folder that another user could write to is never used, cleared or prepared.
+
+prepare starts one pool child, which keeps its start, then proves the entry with a second child
+that must start from it: run it where the processes that use it will run (an image's build, after
+an install), as their user, with their Node and their NODE_OPTIONS, or they will not take it.
 
 Options:
   -h, --help          this text
@@ -39,19 +46,50 @@ export async function cacheCli(
   const root = cacheRoot({ ...env, [CACHE_SWITCH_ENV]: undefined });
   switch (action) {
     case 'dir':
-      if (root === undefined) {
-        output.err('codemode-executor cache: no home folder to keep caches in; set CODEMODE_CACHE_DIR.\n');
-        return 1;
-      }
+      if (root === undefined) return noHome(output);
       output.out(`${root}\n`);
       return 0;
     case 'clear':
       return clear(root, output);
+    case 'prepare':
+      return prepare(root, output, env);
     case undefined:
-      throw new UsageError('cache needs an action: dir or clear.');
+      throw new UsageError('cache needs an action: dir, clear or prepare.');
     default:
-      throw new UsageError(`Unknown cache action '${action}'; the actions are dir and clear.`);
+      throw new UsageError(`Unknown cache action '${action}'; the actions are dir, clear and prepare.`);
   }
+}
+
+function noHome(output: Output): number {
+  output.err('codemode-executor cache: no home folder to keep caches in; set CODEMODE_CACHE_DIR.\n');
+  return 1;
+}
+
+/** A folder failed its trust checks: it is neither used, nor cleared, nor prepared. */
+function leftAlone(reason: string, output: Output): number {
+  output.err(`codemode-executor cache: left alone: ${reason}.\n`);
+  return 1;
+}
+
+/**
+ * Checks the folders as clearing does (the root itself the user's own, made 0700 when missing), then
+ * the start folder as the executor makes and checks it, before any child starts: a refused folder
+ * is said here in one sentence, not as the executor's process warning.
+ */
+async function prepare(root: string | undefined, output: Output, env: NodeJS.ProcessEnv): Promise<number> {
+  // Where the switch keeps nothing on disk, a prepared start would never be read.
+  if (cacheSwitchedOff(env)) {
+    output.err(
+      `codemode-executor cache: ${CACHE_SWITCH_ENV}=${env[CACHE_SWITCH_ENV]} keeps nothing on disk, so no start is prepared; unset it to prepare one.\n`,
+    );
+    return 1;
+  }
+  if (root === undefined) return noHome(output);
+  for (const folder of [root, join(root, START_CACHE_FOLDER)]) {
+    const opened = openTrustedDirectory(folder, { create: true });
+    if ('refused' in opened) return leftAlone(opened.refused, output);
+  }
+  return prepareStart(root, output);
 }
 
 function clear(root: string | undefined, output: Output): number {
@@ -60,10 +98,7 @@ function clear(root: string | undefined, output: Output): number {
     return 0;
   }
   const opened = openTrustedDirectory(root, { create: false });
-  if ('refused' in opened) {
-    output.err(`codemode-executor cache: left alone: ${opened.refused}.\n`);
-    return 1;
-  }
+  if ('refused' in opened) return leftAlone(opened.refused, output);
   let files = 0;
   let bytes = 0;
   for (const name of readdirSync(opened.directory.path)) {
