@@ -168,13 +168,15 @@ export async function runMcp(
   const allowed: AllowedPackage[] = [];
   let refusal: string | undefined;
   const refused = Promise.withResolvers<void>();
-  // The pool's child starts beside the upstreams, so the first execute does not wait for it.
+  // The pool's child starts beside the upstreams, so the first execute does not wait for it; the
+  // listing does not wait for the child either: it names the upstreams' tools, and a client's first
+  // call comes after it reads them (an execute that comes sooner waits in the pool's queue).
+  void executor.engine().catch((error: unknown) => {
+    if (!stopping) {
+      log(`the pool's first child did not start (${String(error)}); executions will start another`);
+    }
+  });
   const startup = (async () => {
-    const ready = executor.engine().then(
-      () => {},
-      (error: unknown) =>
-        log(`the pool's first child did not start (${String(error)}); executions will start another`),
-    );
     const bundled = executor.packages().then(
       (packages) => {
         allowed.push(...packages);
@@ -185,7 +187,7 @@ export async function runMcp(
       },
     );
     const started = await Promise.allSettled(upstreams.map((upstream) => upstream.start()));
-    await Promise.all([ready, bundled]);
+    await bundled;
     if (stopping || refusal !== undefined) return;
     started.forEach((outcome, index) => {
       if (outcome.status === 'rejected') {
