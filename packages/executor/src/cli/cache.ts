@@ -17,9 +17,9 @@ export const CACHE_USAGE = `Usage: codemode-executor cache dir      print the fo
        codemode-executor cache clear    remove everything cached there
        codemode-executor cache prepare  make a pool child's start now and keep it there
 
-The pool's children keep the runtime snapshot and the engine report they make, and the executor
-the allowed packages' bundles, in a folder of the user's own, so the next process starts without
-making them again: $XDG_CACHE_HOME/supolka-codemode,
+The pool's children keep the runtime snapshot and the engine report they make, the executor the
+allowed packages' bundles, and the commands the code Node compiled for them, in a folder of the
+user's own, so the next process starts without making them again: $XDG_CACHE_HOME/supolka-codemode,
 or ~/.cache/supolka-codemode. CODEMODE_CACHE_DIR names another folder; CODEMODE_CACHE=off keeps
 nothing on disk. A folder that another user could write to is never used, cleared or prepared.
 
@@ -109,9 +109,18 @@ function clear(root: string | undefined, output: Output): number {
       output.err(`codemode-executor cache: left alone: ${folder.refused}.\n`);
       continue;
     }
-    const cleared = folder.directory.clear();
-    files += cleared.files;
-    bytes += cleared.bytes;
+    // Node's compile cache (cache/compile-cache.ts) keeps its files a folder deeper, one per Node.
+    for (const inner of [...subfolders(folder.directory.path), folder.directory.path]) {
+      const trusted =
+        inner === folder.directory.path ? folder : openTrustedDirectory(inner, { create: false });
+      if ('refused' in trusted) {
+        output.err(`codemode-executor cache: left alone: ${trusted.refused}.\n`);
+        continue;
+      }
+      const cleared = trusted.directory.clear();
+      files += cleared.files;
+      bytes += cleared.bytes;
+    }
   }
   try {
     rmdirSync(opened.directory.path);
@@ -120,4 +129,15 @@ function clear(root: string | undefined, output: Output): number {
   }
   output.out(`Removed ${files} file${files === 1 ? '' : 's'} (${bytes} bytes) from ${root}.\n`);
   return 0;
+}
+
+/** The folders directly inside `path`, links not followed. */
+function subfolders(path: string): string[] {
+  try {
+    return readdirSync(path)
+      .map((name) => join(path, name))
+      .filter((inner) => lstatSync(inner).isDirectory());
+  } catch {
+    return [];
+  }
 }

@@ -68,9 +68,16 @@ describe('codemode-executor cache', () => {
     });
     const [entry] = readdirSync(join(root, 'start'));
     expect(entry).toMatch(/^[0-9a-f]{64}\.start$/);
+    // The start, and what Node compiled for the command (src/cache/compile-cache.ts), a folder per Node.
+    const compiled = readdirSync(join(root, 'compile')).flatMap((perNode) =>
+      readdirSync(join(root, 'compile', perNode)),
+    );
+    expect(compiled.length).toBeGreaterThan(0);
     const cleared = cli(['cache', 'clear'], root);
     expect(cleared).toMatchObject({ status: 0, stderr: '' });
-    expect(cleared.stdout).toMatch(new RegExp(`^Removed 1 file \\(\\d+ bytes\\) from ${root}\\.\\n$`));
+    expect(cleared.stdout).toMatch(
+      new RegExp(`^Removed ${1 + compiled.length} files \\(\\d+ bytes\\) from ${root}\\.\\n$`),
+    );
     expect(existsSync(root)).toBe(false);
     expect(cli(['cache', 'clear'], root)).toStrictEqual({
       status: 0,

@@ -68,7 +68,9 @@ describe('the main entry loads no isolated-vm and no zod into the caller', () =>
     expect(status).toBe(0);
     expect(stdout).toBe(readFileSync(new URL('notes.expected.txt', program), 'utf8'));
     // The command's bundle (scripts/bundle-entries.mjs), which holds its run command.
-    expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/bundle/cli-main.js'))).toBe(true);
+    expect(report.resolved.some((url) => url.endsWith('/packages/executor/dist/bundle/cli-main.js'))).toBe(
+      true,
+    );
     expect(isolatedVmModules(report)).toStrictEqual([]);
     expect(addons(report)).toStrictEqual([]);
     expect(zodModules(report)).toStrictEqual([]);
