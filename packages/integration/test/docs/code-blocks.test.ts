@@ -19,7 +19,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { npmEnv } from '../../../executor/test/npm-env.ts';
@@ -71,8 +71,16 @@ const BLOCK = 120_000;
 const env = npmEnv();
 // A reader's shell, not pnpm's: pnpm sets NODE_PATH to the workspace's packages for its scripts.
 delete env.NODE_PATH;
+// A home folder of the test's own: a page's MCP client starts the bridge with the SDK's short list
+// of variables (HOME among them, CODEMODE_CACHE not), so the bridge's pool kept its start in the
+// user's own cache. npm keeps reading the user's cache and configuration.
+const home = mkdtempSync(join(tmpdir(), 'codemode-docs-home-'));
+env.npm_config_cache ??= join(homedir(), '.npm');
+env.npm_config_userconfig ??= join(homedir(), '.npmrc');
+env.HOME = home;
+delete env.XDG_CACHE_HOME;
 
-const apps: string[] = [];
+const apps: string[] = [home];
 afterAll(() => {
   for (const app of apps) rmSync(app, { recursive: true, force: true });
 });
