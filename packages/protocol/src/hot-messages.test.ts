@@ -14,6 +14,7 @@ import {
   DISPATCH_REPLY_KEYS,
   ENVELOPE_KEYS,
   EXECUTE_KEYS,
+  HELLO_KEYS,
   HOT_MESSAGE_CHECKS,
   LOG_LINE_KEYS,
   MODULE_KEYS,
@@ -44,6 +45,7 @@ describe('the hot messages decode as their schemas say', () => {
     expect([...ENVELOPE_KEYS]).toEqual(Object.keys(ResultEnvelopeSchema.shape));
     expect([...LOG_LINE_KEYS]).toEqual(Object.keys(LogLineSchema.shape));
     expect([...EXECUTE_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.execute.shape));
+    expect([...HELLO_KEYS]).toEqual(Object.keys(MESSAGE_SCHEMAS.hello.shape));
     expect([...REQUEST_KEYS]).toEqual(Object.keys(ExecuteRequestSchema.shape));
     expect([...PROVIDER_KEYS]).toEqual(Object.keys(ProviderDescriptorSchema.shape));
     const moduleObject = ModuleEntrySchema.options[1] as z.ZodObject;

@@ -2,7 +2,8 @@
  * Hand-written checks for the messages every tool call and every execution cross with: dispatch,
  * dispatchReply, result, and execute with its request (which the executor also checks alone,
  * checkExecuteRequest); cancel and closeHandles, so that a pool child decides what it hears at
- * rest without loading the schemas (message-wire.ts); and console, a live console's lines. A message's schema (messages.ts) costs 30-35
+ * rest without loading the schemas (message-wire.ts); console, a live console's lines; and hello,
+ * which opens every connection a server takes. A message's schema (messages.ts) costs 30-35
  * µs in a process just woken, an execute request's over 100, and these checks a few, on paths that
  * run at every boundary. The pool's table (packages/executor/src/pool/messages/) takes these checks
  * with the messages it shares and adds its own for its hot private messages, built from knownKeys
@@ -58,6 +59,7 @@ const envelopeCodes: ReadonlySet<unknown> = new Set(ENVELOPE_CODES);
 const logLevels: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 
 export const ID_ONLY_KEYS: ReadonlySet<string> = new Set(['type', 'id']);
+export const HELLO_KEYS: ReadonlySet<string> = new Set(['type', 'protocol', 'token', 'instance']);
 export const CANCEL_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'reason']);
 export const CLOSE_HANDLES_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'executionId']);
 export const CONSOLE_KEYS: ReadonlySet<string> = new Set(['type', 'id', 'lines']);
@@ -471,6 +473,25 @@ function checkExecute(value: Plain): MessageOf<'execute'> | undefined {
   return checked;
 }
 
+/** hello: the version its sender speaks (a whole number), and its token and instance name when it has them. */
+function checkHello(value: Plain): MessageOf<'hello'> | undefined {
+  if (knownKeys(value, HELLO_KEYS) === -1) return undefined;
+  const { type, protocol } = value;
+  if (type !== 'hello' || !Number.isSafeInteger(protocol)) return undefined;
+  const checked: { -readonly [Key in keyof MessageOf<'hello'>]: MessageOf<'hello'>[Key] } = {
+    type,
+    protocol: protocol as number,
+  };
+  // In the schema's order, as zod writes them.
+  for (const key of ['token', 'instance'] as const) {
+    if (!Object.hasOwn(value, key)) continue;
+    const text = value[key];
+    if (typeof text !== 'string') return undefined;
+    checked[key] = text;
+  }
+  return checked;
+}
+
 /** cancel: a type, a message id, and the caller's reason when it gives one (version 3). */
 function checkCancel(value: Plain): MessageOf<'cancel'> | undefined {
   if (knownKeys(value, CANCEL_KEYS) === -1) return undefined;
@@ -512,4 +533,7 @@ export const HOT_MESSAGE_CHECKS = {
   // never loads zod to stay healthy.
   cancel: checkCancel,
   closeHandles: checkCloseHandles,
+  // The first message of every connection a server takes: without this check the server loaded the
+  // schemas to open its first connection (docs/server.md, "Cold start").
+  hello: checkHello,
 } satisfies HotMessageChecks<Message>;

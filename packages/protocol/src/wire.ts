@@ -7,6 +7,23 @@
  * when it needs a schema; both share these modules, so an error class is the same class from
  * either (docs/protocol.md, "The zod-free entry").
  */
+// The connection's own texts and close codes, as the client entry offers them: a server opens and
+// refuses connections in these words without loading the client, which validates with zod.
+export {
+  CLOSE_CODES,
+  clientVersionMessage,
+  connectionClosedCause,
+  connectionClosedMessage,
+  connectRefusedMessage,
+  consoleFormatVersionMessage,
+  durableVersionMessage,
+  HELLO_FIRST_MESSAGE,
+  HELLO_TOKEN_REFUSED_MESSAGE,
+  TOKEN_REFUSED_MESSAGE,
+  UNAUTHORIZED_MESSAGE,
+  UNAUTHORIZED_REASONS,
+  versionMismatchMessage,
+} from './client/texts.ts';
 export { CodecError, parseForDispatch, stringifyForDispatch } from './codec.ts';
 export { CODEC_IDENTIFIERS } from './codec-identifiers.ts';
 export { ECHO_LIMIT, ECHO_LIST_LIMIT, echo, echoList, REASON_ECHO_LIMIT } from './echo.ts';

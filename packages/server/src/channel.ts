@@ -5,7 +5,12 @@
  * answering, a half-open TCP connection among them, loses the socket), and a close that drops the
  * socket when the peer does not answer the closing handshake.
  */
-import { encodeMessage, type Message, PAYLOAD_LIMIT, PayloadTooLargeError } from '@supolka/codemode-protocol';
+import {
+  encodeMessage,
+  type Message,
+  PAYLOAD_LIMIT,
+  PayloadTooLargeError,
+} from '@supolka/codemode-protocol/wire';
 import type { RawData, WebSocket } from 'ws';
 import type { DropCause } from './log.ts';
 

@@ -1,7 +1,8 @@
 /**
  * One client connection: its opening (opening.ts), then every conversation multiplexed over it
  * (executions, their tool calls and proxied fetches, invokes, closeHandles), each message
- * validated on arrival. A malformed message gets a fault and the connection serves on; a
+ * validated on arrival, in the order it arrived (in-order.ts: a message the protocol's hot checks
+ * leave to the schemas waits for their load, decode-on-demand.ts). A malformed message gets a fault and the connection serves on; a
  * connection that ends takes its executions (cancelled, isolates disposed) and its retained
  * handles (closed) with it. The socket itself, and what guards it, is channel.ts.
  */
@@ -16,8 +17,9 @@ import type {
 import { type NestingFrame, withNestingCapacity } from '@supolka/codemode-executor/serving';
 import {
   CONSOLE_PROTOCOL_VERSION,
+  type Decoded,
   DURABLE_PROTOCOL_VERSION,
-  decodeMessage,
+  durableVersionMessage,
   type ExecuteRequest,
   envelopeForVersion,
   errorText,
@@ -33,11 +35,12 @@ import {
   scanMessage,
   VALUE_LIMIT,
   valueCount,
-} from '@supolka/codemode-protocol';
-import { durableVersionMessage } from '@supolka/codemode-protocol/client';
+} from '@supolka/codemode-protocol/wire';
 import type { RawData, WebSocket } from 'ws';
 import { BudgetAccount, type RequestBudget } from './budget.ts';
 import { byteLengthOf, Channel, textOf } from './channel.ts';
+import { decodeOnDemand } from './decode-on-demand.ts';
+import { InOrder } from './in-order.ts';
 import { requestFromWire, responseToWire } from './invoke.ts';
 import type { ConnectionLog } from './log.ts';
 import { MESSAGE_COST_LIMIT, messageCost } from './message-cost.ts';
@@ -85,6 +88,8 @@ export class ServerConnection {
   readonly #opening: Opening;
   readonly #context: ConnectionContext;
   readonly #log: ConnectionLog;
+  /** Each message's handling, in the order the messages arrived. */
+  readonly #inOrder: InOrder;
   #closed = false;
   /**
    * The caller its executions run as: the executor shares its children and reading lanes between
@@ -131,7 +136,11 @@ export class ServerConnection {
     this.ended = new Promise((resolve) => {
       this.#onEnded = resolve;
     });
-    socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
+    this.#inOrder = new InOrder(
+      () => socket.pause(),
+      () => socket.resume(),
+    );
+    socket.on('message', (data, isBinary) => this.#inOrder.run(() => this.#onMessage(data, isBinary)));
     socket.on('close', (code) => {
       log.closed(code);
       void this.#onClose();
@@ -160,13 +169,11 @@ export class ServerConnection {
     this.#channel.close(code, reason);
   }
 
-  #onMessage(data: RawData, isBinary: boolean): void {
+  /** Handles one message; a promise while it waits for the schemas, which the ones after it wait behind. */
+  #onMessage(data: RawData, isBinary: boolean): void | Promise<void> {
     // A refused connection is over: ws delivers what was in flight, and none of it is read.
     if (this.#closed || this.#opening.state === 'refused') return;
-    if (this.#opening.state === 'waiting') {
-      this.#opening.receive(data, isBinary);
-      return;
-    }
+    if (this.#opening.state === 'waiting') return this.#opening.receive(data, isBinary);
     if (isBinary) {
       this.#send({ type: 'fault', code: 'BAD_REQUEST', message: BINARY_FRAME_MESSAGE });
       return;
@@ -182,11 +189,22 @@ export class ServerConnection {
     // What the decoded message would cost is counted from its text and admitted before anything
     // parses it (message-cost.ts): its size says little, `[{},{},...]` decodes to twenty times it.
     const scan = scanMessage(text, VALUE_LIMIT);
-    // Past VALUE_LIMIT, decodeMessage refuses without parsing, so there is nothing to admit.
+    // Past VALUE_LIMIT, the decode refuses without parsing, so there is nothing to admit.
     const admitted =
       valueCount(scan) > VALUE_LIMIT ? { release: () => {}, fair: true } : this.#admit(scan, bytes);
     if (admitted === undefined) return;
-    const decoded = decodeMessage(text, PAYLOAD_LIMIT, scan);
+    const decoded = decodeOnDemand(text, PAYLOAD_LIMIT, scan);
+    if (decoded instanceof Promise) return decoded.then((settled) => this.#take(settled, admitted));
+    this.#take(decoded, admitted);
+  }
+
+  /** A message decoded, its cost admitted: routed, or answered with the fault that refused it. */
+  #take(decoded: Decoded, admitted: { release: () => void; fair: boolean }): void {
+    // The connection ended while the schemas loaded: nothing more of it is served.
+    if (this.#closed) {
+      admitted.release();
+      return;
+    }
     if (!decoded.ok) {
       admitted.release();
       // The client will settle the conversation the fault names, so the server ends it too.

@@ -3,7 +3,7 @@
  * takes and gives. The server holds the wire request already; IsolateExecutor wants a Request,
  * and answers a Response the wire needs back as bytes.
  */
-import type { HttpRequest, HttpResponse } from '@supolka/codemode-protocol';
+import type { HttpRequest, HttpResponse } from '@supolka/codemode-protocol/wire';
 
 /** Throws a TypeError the way the Request constructor does (a GET with a body, a bad URL). */
 export function requestFromWire(request: HttpRequest): Request {

@@ -6,7 +6,7 @@
  * peer's address, and the names of the tools and handles a program called, cut to ECHO_LIMIT
  * characters (the program chooses them, and a name may be megabytes).
  */
-import { ECHO_LIMIT, echo } from '@supolka/codemode-protocol';
+import { ECHO_LIMIT, echo } from '@supolka/codemode-protocol/wire';
 import { type DestinationStream, type Logger, type LevelWithSilent as LogLevel, pino } from 'pino';
 import type { CallOutcome } from './metrics.ts';
 

@@ -22,7 +22,7 @@
  * For text and code the estimate is three times the size, as before; for dense records it is
  * about four times what they really take, the price of one weight per member whatever its keys.
  */
-import { type MessageScan, PAYLOAD_LIMIT } from '@supolka/codemode-protocol';
+import { type MessageScan, PAYLOAD_LIMIT } from '@supolka/codemode-protocol/wire';
 
 export const COST_PER_BYTE = 3;
 export const COST_PER_OBJECT = 72;

@@ -15,7 +15,7 @@
 
 import type { ExecuteResult, PoolStats } from '@supolka/codemode-executor';
 import { outcomeOf } from '@supolka/codemode-executor/serving';
-import { FAULT_CODES, REPLAY_DIVERGED } from '@supolka/codemode-protocol';
+import { FAULT_CODES, REPLAY_DIVERGED } from '@supolka/codemode-protocol/wire';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Upper bounds of the duration histogram, in seconds: from a trivial run to the default bound. */

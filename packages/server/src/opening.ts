@@ -13,22 +13,21 @@ import type { Duplex } from 'node:stream';
 import { tokenMatches } from '@supolka/codemode-executor/serving';
 import {
   agreedVersion,
-  decodeMessage,
+  CLOSE_CODES,
+  type Decoded,
+  HELLO_FIRST_MESSAGE,
+  HELLO_TOKEN_REFUSED_MESSAGE,
   type MessageOf,
   MIN_PROTOCOL_VERSION,
   PROTOCOL_VERSION,
-} from '@supolka/codemode-protocol';
-import {
-  CLOSE_CODES,
-  HELLO_FIRST_MESSAGE,
-  HELLO_TOKEN_REFUSED_MESSAGE,
   TOKEN_REFUSED_MESSAGE,
   UNAUTHORIZED_MESSAGE,
   UNAUTHORIZED_REASONS,
   versionMismatchMessage,
-} from '@supolka/codemode-protocol/client';
+} from '@supolka/codemode-protocol/wire';
 import type { RawData } from 'ws';
 import { byteLengthOf, type Channel, textOf } from './channel.ts';
+import { decodeOnDemand } from './decode-on-demand.ts';
 import type { AuthenticationFailure, ConnectionLog } from './log.ts';
 
 /** Everything a peer may send before its hello is accepted: a hello is a few hundred bytes. */
@@ -94,8 +93,12 @@ export class Opening {
     return this.#state !== 'open' && !this.#authenticated;
   }
 
-  /** The peer's first message decides: an accepted hello opens the connection, anything else refuses it. */
-  receive(data: RawData, isBinary: boolean): void {
+  /**
+   * The peer's first message decides: an accepted hello opens the connection, anything else
+   * refuses it. A promise while its decode waits for the schemas (decode-on-demand.ts: a hello is
+   * decided without them), which the connection's later messages wait behind.
+   */
+  receive(data: RawData, isBinary: boolean): void | Promise<void> {
     if (this.#state !== 'waiting') return;
     // The count of arriving bytes has usually cut such a peer off already. Checking the message as
     // well means nothing past the budget is ever parsed or hashed, whatever arrived before the count
@@ -104,7 +107,19 @@ export class Opening {
       this.#drop();
       return;
     }
-    const decoded = isBinary ? undefined : decodeMessage(textOf(data));
+    if (isBinary) {
+      this.#decide(undefined);
+      return;
+    }
+    const decoded = decodeOnDemand(textOf(data));
+    if (decoded instanceof Promise) return decoded.then((settled) => this.#decide(settled));
+    this.#decide(decoded);
+  }
+
+  /** The first message decoded (undefined: not a text) opens the connection or refuses it. */
+  #decide(decoded: Decoded | undefined): void {
+    // The hello's time ran out, or the connection ended, while the schemas loaded.
+    if (this.#state !== 'waiting') return;
     const hello = decoded?.ok && decoded.message.type === 'hello' ? decoded.message : undefined;
     if (!this.#authenticated) {
       const token = this.#settings.token;

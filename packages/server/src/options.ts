@@ -15,7 +15,7 @@ import {
   MAX_MEMORY_LIMIT,
   MIN_MEMORY_LIMIT,
   PAYLOAD_LIMIT,
-} from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
 import { MIN_REQUEST_BUDGET } from './budget.ts';
 import { LOG_LEVELS, type Logger, type LogLevel } from './log.ts';
 import { notLoopbackMessage } from './texts.ts';

@@ -18,8 +18,8 @@ import type {
   Message,
   OutboundFrame,
   PauseMessage,
-} from '@supolka/codemode-protocol';
-import { errorText, isErrorAnswer } from '@supolka/codemode-protocol';
+} from '@supolka/codemode-protocol/wire';
+import { errorText, isErrorAnswer } from '@supolka/codemode-protocol/wire';
 import type { ConnectionLog } from './log.ts';
 import type { CallOutcome, ServerMetrics } from './metrics.ts';
 import { dispatchUnansweredMessage, outboundUnansweredMessage, wallClockMessage } from './texts.ts';

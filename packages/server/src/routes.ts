@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IsolateExecutor } from '@supolka/codemode-executor';
-import { PROTOCOL_VERSION } from '@supolka/codemode-protocol';
+import { PROTOCOL_VERSION } from '@supolka/codemode-protocol/wire';
 import type { Gauges, ServerMetrics } from './metrics.ts';
 import { ROUTE_NOT_FOUND_MESSAGE } from './texts.ts';
 

@@ -13,7 +13,7 @@ import {
   readToken,
   TokenSourceError,
 } from '@supolka/codemode-executor/serving';
-import { BadRequestError } from '@supolka/codemode-protocol';
+import { BadRequestError } from '@supolka/codemode-protocol/wire';
 import { MIN_REQUEST_BUDGET } from './budget.ts';
 import { parseServeCommandLine, SERVE_USAGE } from './command-line.ts';
 import type { LogLevel } from './log.ts';

@@ -3,7 +3,7 @@
  * the tests. The texts both ends share (close codes, the hello, authentication) live in
  * `@supolka/codemode-protocol/client`.
  */
-import { echo, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol';
+import { echo, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol/wire';
 
 // The texts the MCP bridge's HTTP serving says too live beside the bearer-token check they go
 // with, in the executor's serving entry; re-exported so this module still holds every server text.
