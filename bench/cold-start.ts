@@ -20,6 +20,8 @@
  *   serve                         `codemode-server --port 0`, spawn to GET /healthz answering ok
  *   mcp                           `codemode-mcp` with one stdio upstream (@modelcontextprotocol/server-memory),
  *                                 spawn to its first tools/list answer; beside it the upstream's own
+ *   import                        a process importing a door's modules (the main entry, the server's and the
+ *                                 bridge's commands), spawn to exit: the breakdown of the rows above
  *   first child, replacement      in this process, a pool of one child retired after two executions:
  *                                 the execution after them waits for the replacement spawned as the
  *                                 second answer came; from its spawn to that answer, and to its first
@@ -286,6 +288,21 @@ const FLOOR_ROWS: Record<string, () => Promise<Sample>> = {
 
 const ENGINE_READY = 'engine ready: IsolateExecutor, default pool, to the first answer';
 
+/**
+ * The import of each door's modules, spawn to exit: the part of a door's start its process spends
+ * loading code before it can spawn a child or an upstream; with `node -e 1` beside it, the breakdown
+ * of the rows above. Timed once, not per cache mode: an import reads no cache.
+ */
+function importRows(root: URL): Record<string, () => Promise<Sample>> {
+  const importing = (file: string) => () =>
+    toExit(['--input-type=module', '-e', `await import(${JSON.stringify(new URL(file, root).href)})`]);
+  return {
+    'import: @supolka/codemode-executor, spawn to exit': importing('packages/executor/dist/index.js'),
+    "import: codemode-server's command, spawn to exit": importing('packages/server/dist/entry.js'),
+    "import: codemode-mcp's command, spawn to exit": importing('packages/mcp/dist/entry.js'),
+  };
+}
+
 /** The project's rows, over the build of the tree at `root`, each sample's process in `env()`. */
 function projectRows(root: URL, env: () => NodeJS.ProcessEnv): Record<string, () => Promise<Sample>> {
   const serveBin = new URL('packages/server/bin/codemode-server.js', root).pathname;
@@ -415,6 +432,11 @@ const rounds: [string, string, () => Promise<Sample>][] = [
     .filter(([row]) => !row.startsWith('upstream') || selected('mcp'))
     .map(([row, run]) => ['', row, run] as [string, string, () => Promise<Sample>]),
   ...trees.flatMap(({ label, root }) =>
+    Object.entries(importRows(root))
+      .map(([row, run]) => [label, row, run] as [string, string, () => Promise<Sample>])
+      .filter(([, row]) => selected(row)),
+  ),
+  ...trees.flatMap(({ label, root }) =>
     CACHE_MODES.flatMap((mode) =>
       Object.entries(projectRows(root, () => cacheEnv(mode)))
         .map(([row, run]) => [label, withCache(row, mode), run] as [string, string, () => Promise<Sample>])
@@ -513,7 +535,7 @@ const floorLabel: Record<keyof typeof floors, string> = {
 const floorOf = (row: string): keyof typeof floors | undefined =>
   row === 'node -e 1'
     ? undefined
-    : row.startsWith('node') || row === RUN_PEER || row.startsWith('workerd')
+    : row.startsWith('node') || row === RUN_PEER || row.startsWith('workerd') || row.startsWith('import')
       ? 'node'
       : row.startsWith('child floor') || row.startsWith('upstream')
         ? 'noSnapshot'
