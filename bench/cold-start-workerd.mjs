@@ -30,7 +30,10 @@ const port = await new Promise((resolve) => {
     }
   });
 });
-const answer = await (await fetch(`http://127.0.0.1:${port}/run?calls=1`)).text();
+// A failed request ends workerd too, rather than leaving it behind an unhandled rejection.
+const answer = await fetch(`http://127.0.0.1:${port}/run?calls=1`)
+  .then((response) => response.text())
+  .catch((error) => fail(`did not answer (${error})`));
 const ready = performance.now() - started;
 clearTimeout(timer);
 process.stdout.write(`${JSON.stringify({ ready, result: Number(answer) })}\n`);

@@ -24,6 +24,8 @@ import { ownImportMetaUrl } from './own-urls.mjs';
  */
 export async function bundleEntries(dist, entries, platform = 'node') {
   const outdir = fileURLToPath(new URL('bundle/', dist));
+  // Chunks are named by their content: an earlier build's would stay beside the new ones, unused.
+  rmSync(outdir, { recursive: true, force: true });
   await build({
     entryPoints: Object.fromEntries(
       Object.entries(entries).map(([name, { file }]) => [name, fileURLToPath(new URL(file, dist))]),
@@ -36,6 +38,10 @@ export async function bundleEntries(dist, entries, platform = 'node') {
     platform,
     packages: 'external',
     plugins: [ownImportMetaUrl(outdir)],
+    // Through tsc's maps to the sources, as the modules tsc wrote pointed: a stack read with
+    // --enable-source-maps names src/, not a chunk.
+    sourcemap: true,
+    sourcesContent: false,
     logLevel: 'warning',
   });
   for (const [name, { file, floor, runs }] of Object.entries(entries)) {

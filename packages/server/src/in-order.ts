@@ -3,8 +3,9 @@
  * only the schemas decide waits for their load (decode-on-demand.ts, once a process), and the ones
  * after it wait behind it, so a cancel never overtakes the execute it names and the connection's
  * answers keep their order. While anything waits the owner holds its socket (the connection pauses
- * it), so what a client sends meanwhile stays unread rather than held here, where the request
- * budget (budget.ts) never counted it.
+ * it), so what a client sends meanwhile stays mostly unread rather than held here, where the request
+ * budget (budget.ts) never counted it: ws still delivers the frames of the read it already made
+ * (about 64 KiB at most), and those wait here. Only an open connection gets here (opening.ts).
  */
 export class InOrder {
   /** Settles once every step given so far ran; undefined while nothing waits. */

@@ -15,6 +15,7 @@ import {
   agreedVersion,
   CLOSE_CODES,
   type Decoded,
+  decodeHotMessage,
   HELLO_FIRST_MESSAGE,
   HELLO_TOKEN_REFUSED_MESSAGE,
   type MessageOf,
@@ -27,7 +28,6 @@ import {
 } from '@supolka/codemode-protocol/wire';
 import type { RawData } from 'ws';
 import { byteLengthOf, type Channel, textOf } from './channel.ts';
-import { decodeOnDemand } from './decode-on-demand.ts';
 import type { AuthenticationFailure, ConnectionLog } from './log.ts';
 
 /** Everything a peer may send before its hello is accepted: a hello is a few hundred bytes. */
@@ -95,10 +95,12 @@ export class Opening {
 
   /**
    * The peer's first message decides: an accepted hello opens the connection, anything else
-   * refuses it. A promise while its decode waits for the schemas (decode-on-demand.ts: a hello is
-   * decided without them), which the connection's later messages wait behind.
+   * refuses it. The hello's hot check decides it alone: it takes exactly the hellos the schema
+   * takes (hot-messages.test.ts), and what it leaves undecided is no hello, refused in the same
+   * words whatever the schema would say of it. So a peer that has shown no token cannot make the
+   * server load the schemas (decode-on-demand.ts).
    */
-  receive(data: RawData, isBinary: boolean): void | Promise<void> {
+  receive(data: RawData, isBinary: boolean): void {
     if (this.#state !== 'waiting') return;
     // The count of arriving bytes has usually cut such a peer off already. Checking the message as
     // well means nothing past the budget is ever parsed or hashed, whatever arrived before the count
@@ -111,15 +113,12 @@ export class Opening {
       this.#decide(undefined);
       return;
     }
-    const decoded = decodeOnDemand(textOf(data));
-    if (decoded instanceof Promise) return decoded.then((settled) => this.#decide(settled));
-    this.#decide(decoded);
+    const decoded = decodeHotMessage(textOf(data));
+    this.#decide(decoded.ok === undefined ? undefined : decoded);
   }
 
-  /** The first message decoded (undefined: not a text) opens the connection or refuses it. */
+  /** The first message decoded (undefined: not a text, or nothing a hot check took) opens the connection or refuses it. */
   #decide(decoded: Decoded | undefined): void {
-    // The hello's time ran out, or the connection ended, while the schemas loaded.
-    if (this.#state !== 'waiting') return;
     const hello = decoded?.ok && decoded.message.type === 'hello' ? decoded.message : undefined;
     if (!this.#authenticated) {
       const token = this.#settings.token;

@@ -163,3 +163,34 @@ test('a message the schemas decide keeps its place: the ones behind it wait for 
   ]);
   expect(zodModules(report).length).toBeGreaterThan(0);
 }, 60_000);
+
+/**
+ * A peer that has shown no token cannot make the server load the schemas: its first message is
+ * decided by the hello's hot check alone, and whatever that check leaves undecided (an unknown type,
+ * a hello with a key no hello has, a malformed text) is refused as no hello.
+ */
+test('first messages that are no hello, from peers without a token, load no zod', async () => {
+  const firsts = [
+    JSON.stringify({ type: 'x' }),
+    JSON.stringify({ type: 'hello', protocol: PROTOCOL_VERSION, extra: 1 }),
+    JSON.stringify({ type: 'execute', id: 'x1', request: { code: 7 } }),
+    '{"type":',
+  ];
+  const closes: number[] = [];
+  const report = await servedRecorded('unauthenticated', async (url) => {
+    for (const first of firsts) {
+      const socket = openSocket(url);
+      const closed = new Promise<void>((resolve) => {
+        socket.addEventListener('close', (event) => {
+          closes.push((event as unknown as { code: number }).code);
+          resolve();
+        });
+      });
+      await once(socket as unknown as EventTarget, 'open');
+      socket.send(first);
+      await closed;
+    }
+  });
+  expect(closes).toHaveLength(firsts.length);
+  expect(zodModules(report)).toStrictEqual([]);
+}, 60_000);

@@ -14,6 +14,7 @@
  * NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE has chosen, and is left to Node. The pool's
  * children are not affected: enableCompileCache sets no variable they inherit.
  */
+import { chmodSync, lstatSync, readdirSync } from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
 import { cacheRoot } from './cache-root.ts';
@@ -39,15 +40,42 @@ export function enableCommandCompileCache(env: NodeJS.ProcessEnv = process.env):
       return undefined;
     const root = cacheRoot(env);
     if (root === undefined) return undefined;
-    const folder = join(root, COMPILE_CACHE_FOLDER);
-    for (const path of [root, folder]) {
-      if ('refused' in openTrustedDirectory(path, { create: true })) return undefined;
-    }
-    const enabled = module.enableCompileCache(folder);
+    if ('refused' in openTrustedDirectory(root, { create: true })) return undefined;
+    const opened = openTrustedDirectory(join(root, COMPILE_CACHE_FOLDER), { create: true });
+    if ('refused' in opened) return undefined;
+    // The real path the checks were made on: Node opens every entry through the path it is given,
+    // for the life of the process, and a link along the given one could be pointed elsewhere later.
+    const enabled = module.enableCompileCache(opened.directory.path);
     if (enabled.status !== module.constants.compileCacheStatus.ENABLED) return undefined;
-    setTimeout(() => module.flushCompileCache?.(), FLUSH_AFTER).unref();
+    privateNodeFolders(opened.directory.path);
+    setTimeout(() => {
+      module.flushCompileCache?.();
+      privateNodeFolders(opened.directory.path);
+    }, FLUSH_AFTER).unref();
     return enabled.directory;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * The folders Node made per Node build inside the cache folder `folder`, links not followed, each
+ * of this user's made 0700 first. Node makes them with the process's umask (0775 under umask 002):
+ * no one else can reach them through the 0700 folder around them, but the cache's own checks
+ * (`cache clear`) refuse a folder others may write to. None when it cannot be read.
+ */
+export function privateNodeFolders(folder: string): string[] {
+  const user = process.geteuid?.();
+  try {
+    return readdirSync(folder)
+      .map((name) => join(folder, name))
+      .filter((path) => {
+        const stat = lstatSync(path);
+        if (!stat.isDirectory()) return false;
+        if (stat.uid === user && (stat.mode & 0o077) !== 0) chmodSync(path, 0o700);
+        return true;
+      });
+  } catch {
+    return [];
   }
 }

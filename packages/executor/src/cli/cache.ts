@@ -3,11 +3,19 @@
  * way to remove it all, and a way to fill the start cache ahead of the first real process
  * (docs/pool.md, "The start cache on disk"; cache-prepare.ts). Clearing and preparing go through the
  * same trust checks as the caches themselves: a folder another user could have written to is left
- * alone, and only files directly inside the cache folders are removed.
+ * alone, and only files directly inside this package's cache folders (start, packages, compile, and
+ * the per-Node folders Node keeps inside compile) are removed, whatever else the root holds.
  */
-import { existsSync, lstatSync, readdirSync, rmdirSync } from 'node:fs';
+import { existsSync, lstatSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CACHE_SWITCH_ENV, cacheRoot, cacheSwitchedOff, START_CACHE_FOLDER } from '../cache/cache-root.ts';
+import {
+  CACHE_SWITCH_ENV,
+  cacheRoot,
+  cacheSwitchedOff,
+  PACKAGES_CACHE_FOLDER,
+  START_CACHE_FOLDER,
+} from '../cache/cache-root.ts';
+import { COMPILE_CACHE_FOLDER, privateNodeFolders } from '../cache/compile-cache.ts';
 import { openTrustedDirectory } from '../cache/trusted-directory.ts';
 import { UsageError } from './args.ts';
 import { prepareStart } from './cache-prepare.ts';
@@ -101,26 +109,26 @@ function clear(root: string | undefined, output: Output): number {
   if ('refused' in opened) return leftAlone(opened.refused, output);
   let files = 0;
   let bytes = 0;
-  for (const name of readdirSync(opened.directory.path)) {
-    const path = join(opened.directory.path, name);
-    if (!lstatSync(path).isDirectory()) continue;
+  /**
+   * Removes the files directly inside the folder at `path`, once it passes its checks, and those of
+   * the folders inside it when `perNode` (Node's compile cache, cache/compile-cache.ts, keeps its
+   * files a folder deeper, one per Node).
+   */
+  const clearFolder = (path: string, perNode: boolean) => {
     const folder = openTrustedDirectory(path, { create: false });
     if ('refused' in folder) {
       output.err(`codemode-executor cache: left alone: ${folder.refused}.\n`);
-      continue;
+      return;
     }
-    // Node's compile cache (cache/compile-cache.ts) keeps its files a folder deeper, one per Node.
-    for (const inner of [...subfolders(folder.directory.path), folder.directory.path]) {
-      const trusted =
-        inner === folder.directory.path ? folder : openTrustedDirectory(inner, { create: false });
-      if ('refused' in trusted) {
-        output.err(`codemode-executor cache: left alone: ${trusted.refused}.\n`);
-        continue;
-      }
-      const cleared = trusted.directory.clear();
-      files += cleared.files;
-      bytes += cleared.bytes;
-    }
+    if (perNode) for (const inner of privateNodeFolders(folder.directory.path)) clearFolder(inner, false);
+    const cleared = folder.directory.clear();
+    files += cleared.files;
+    bytes += cleared.bytes;
+  };
+  // Only the folders this package keeps: the root may be any folder CODEMODE_CACHE_DIR names.
+  for (const name of CACHE_FOLDERS) {
+    const path = join(opened.directory.path, name);
+    if (isFolder(path)) clearFolder(path, name === COMPILE_CACHE_FOLDER);
   }
   try {
     rmdirSync(opened.directory.path);
@@ -131,13 +139,13 @@ function clear(root: string | undefined, output: Output): number {
   return 0;
 }
 
-/** The folders directly inside `path`, links not followed. */
-function subfolders(path: string): string[] {
+/** The cache folders under the root, each this package's own. */
+const CACHE_FOLDERS = [START_CACHE_FOLDER, PACKAGES_CACHE_FOLDER, COMPILE_CACHE_FOLDER];
+
+function isFolder(path: string): boolean {
   try {
-    return readdirSync(path)
-      .map((name) => join(path, name))
-      .filter((inner) => lstatSync(inner).isDirectory());
+    return lstatSync(path).isDirectory();
   } catch {
-    return [];
+    return false;
   }
 }

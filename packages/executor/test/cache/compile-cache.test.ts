@@ -4,7 +4,17 @@
  * the next run; nothing is kept under CODEMODE_CACHE=off, in a folder others may write to, or when
  * the user chose Node's cache themselves; and `cache clear` removes it with the rest.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { BIN, removeScratch, scratch } from '../cli/cli-process.ts';
@@ -56,4 +66,56 @@ test('cache clear removes the compiled code with the rest', () => {
   expect(cleared.status).toBe(0);
   expect(cleared.stdout).toMatch(new RegExp(`^Removed ${files} files \\(\\d+ bytes\\) from ${root}\\.\\n$`));
   expect(existsSync(root)).toBe(false);
+});
+
+test('Node is handed the real path the checks were made on, not a link along the way', () => {
+  const real = join(scratch(), 'real');
+  mkdirSync(real);
+  const link = join(scratch(), 'link');
+  symlinkSync(real, link);
+  const second = (() => {
+    runBin(BIN, runArgs(), link);
+    return runBin(BIN, runArgs(), link, { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+  })();
+  expect(second.status).toBe(0);
+  const reads = second.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('[compile cache] reading cache from '));
+  expect(reads.length).toBeGreaterThan(0);
+  const compiled = join(realpathSync(real), 'compile');
+  expect(reads.every((line) => line.startsWith(`[compile cache] reading cache from ${compiled}/`))).toBe(
+    true,
+  );
+});
+
+test('under umask 002 the per-Node folder is made private, and cache clear removes it', () => {
+  const root = join(scratch(), 'cache');
+  const args = runArgs();
+  // A shell's umask: Node makes its per-Node folder 0775 there.
+  const { CODEMODE_CACHE: _, ...env } = process.env;
+  const run = spawnSync('sh', ['-c', 'umask 002 && exec "$0" "$@"', process.execPath, BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...env, CODEMODE_CACHE_DIR: root },
+  });
+  expect(run.status).toBe(0);
+  const cleared = runBin(BIN, ['cache', 'clear'], root);
+  expect(cleared).toMatchObject({ status: 0, stderr: '' });
+  expect(existsSync(root)).toBe(false);
+});
+
+test('cache clear removes only the folders the package keeps, whatever else the root holds', () => {
+  const root = join(scratch(), 'home');
+  expect(runBin(BIN, runArgs(), root).status).toBe(0);
+  mkdirSync(join(root, '.ssh'));
+  writeFileSync(join(root, '.ssh', 'id_ed25519'), 'a key');
+  mkdirSync(join(root, '.config', 'app'), { recursive: true });
+  writeFileSync(join(root, '.config', 'app', 'settings.json'), '{}');
+  writeFileSync(join(root, 'notes.txt'), 'kept');
+  const cleared = runBin(BIN, ['cache', 'clear'], root);
+  expect(cleared).toMatchObject({ status: 0, stderr: '' });
+  expect(readdirSync(root).sort()).toStrictEqual(['.config', '.ssh', 'notes.txt']);
+  expect(readdirSync(join(root, '.ssh'))).toStrictEqual(['id_ed25519']);
+  expect(readdirSync(join(root, '.config', 'app'))).toStrictEqual(['settings.json']);
+  expect(statSync(join(root, 'notes.txt')).size).toBe(4);
 });
