@@ -8,7 +8,8 @@
  */
 // A namespace import: a named one would fail the link below Node 23.5, before the floor's sentence.
 import * as nodeModule from 'node:module';
-import { DurableObject, RpcTarget, WorkerEntrypoint } from './workers-stub.ts';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const CLOUDFLARE_WORKERS_SPECIFIER = 'cloudflare:workers';
 
@@ -18,10 +19,10 @@ let registered = false;
 export function registerCloudflareWorkersStub(): void {
   if (registered) return;
   registered = true;
-  // The module is built from the classes' own source, so the aliased file and this hook serve
-  // exactly the same stand-ins.
-  const source = [WorkerEntrypoint, DurableObject, RpcTarget].map((stub) => `export ${stub}`).join('\n');
-  const url = `data:text/javascript,${encodeURIComponent(source)}`;
+  // The stand-ins' own module, beside this one: the file a bundler or test runner aliases, so both
+  // serve exactly the same stand-ins. (Once built from the classes' source text, which the package's
+  // bundle, where a class may be an anonymous class expression, no longer keeps.)
+  const url = new URL(`./workers-stub${extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
   nodeModule.registerHooks({
     resolve: (specifier, context, next) =>
       specifier === CLOUDFLARE_WORKERS_SPECIFIER ? { url, shortCircuit: true } : next(specifier, context),
