@@ -5,7 +5,8 @@
  * build that only the command loads. Shared by the executor's, the server's and the bridge's tests.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
@@ -20,13 +21,20 @@ export function runBin(bin: string, args: readonly string[], root: string, extra
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** Runs `bin` with `args` twice over `root`; the second run must read back what the first compiled of `module`. */
-export function expectCompileCacheKept(
-  bin: string,
-  args: readonly string[],
-  root: string,
-  module: RegExp,
-): void {
+/**
+ * Runs `bin` with `args` twice over a cache folder of their own, made here and removed after; the
+ * second run must read back what the first compiled of `module`.
+ */
+export function expectCompileCacheKept(bin: string, args: readonly string[], module: RegExp): void {
+  const scratch = mkdtempSync(join(tmpdir(), 'codemode-compile-'));
+  try {
+    expectKeptIn(join(scratch, 'cache'), bin, args, module);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function expectKeptIn(root: string, bin: string, args: readonly string[], module: RegExp): void {
   expect(runBin(bin, args, root).status).toBe(0);
   const folder = join(root, 'compile');
   expect(statSync(folder).mode & 0o777).toBe(0o700);

@@ -2,20 +2,15 @@
  * The bridge's commands keep what Node compiled for them (the executor's src/cache/compile-cache.ts):
  * `codemode-executor mcp` and this package's own bin, each run twice over a cache folder of its own.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, test } from 'vitest';
+import { test } from 'vitest';
 import { expectCompileCacheKept } from '../../executor/test/compile-cache-check.ts';
 import { BIN } from './mcp-process.ts';
 
 const MCP_BIN = new URL('../bin/codemode-mcp.js', import.meta.url).pathname;
-const scratch = mkdtempSync(join(tmpdir(), 'codemode-mcp-compile-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 test.each([
   ['codemode-executor mcp', BIN, ['mcp']],
   ['codemode-mcp', MCP_BIN, []],
-])('%s keeps what Node compiled for it, and the next run reads it back', (name, bin, word) => {
-  expectCompileCacheKept(bin, [...word, '-h'], join(scratch, name), /\/packages\/mcp\/dist\/command\.js /);
+])('%s keeps what Node compiled for it, and the next run reads it back', (_name, bin, word) => {
+  expectCompileCacheKept(bin, [...word, '-h'], /\/packages\/mcp\/dist\/command\.js /);
 });

@@ -79,6 +79,7 @@ export type {
   MessageType,
   TypedMessage,
 } from './messages.ts';
+export { decideOnDemand, type OnDemand, onDemand, type SchemasFault } from './on-demand.ts';
 export {
   isPauseSignal,
   NOT_DURABLE_PAUSE_MESSAGE,

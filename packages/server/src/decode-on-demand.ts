@@ -7,35 +7,18 @@
  * its schema returns or nothing. What they leave undecided (a malformed message, an outbound reply,
  * an invoke, a resume) waits for one import() of the schemas, which accept or refuse it in the
  * words decodeMessage always used.
- *
- * Loaded with import(), never require(): a require() of a module another import() is loading
- * throws (ERR_REQUIRE_ESM_RACE_CONDITION), as the executor's pool/messages/schemas-on-demand.ts says.
  */
-import type * as Protocol from '@supolka/codemode-protocol';
 import {
   type Decoded,
+  decideOnDemand,
   decodeHotMessage,
   type MessageScan,
+  onDemand,
   PAYLOAD_LIMIT,
 } from '@supolka/codemode-protocol/wire';
 
-let loading: Promise<typeof Protocol> | undefined;
-let loaded: typeof Protocol | undefined;
-
-/** The protocol's main entry, loaded on the first call; a load that failed is tried again by the next. */
-function loadSchemas(): Promise<typeof Protocol> {
-  loading ??= import('@supolka/codemode-protocol').then(
-    (protocol) => {
-      loaded = protocol;
-      return protocol;
-    },
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
-}
+/** The protocol's main entry, with its schemas, loaded on first need (the protocol's on-demand.ts). */
+const schemas = onDemand(() => import('@supolka/codemode-protocol'));
 
 /**
  * What decodeMessage answers for `text`: in this call when a hot check decides it or the schemas
@@ -50,12 +33,5 @@ export function decodeOnDemand(
   const decoded = decodeHotMessage(text, limit, scan);
   if (decoded.ok !== undefined) return decoded;
   const { value } = decoded;
-  if (loaded !== undefined) return loaded.validateMessage(value);
-  return loadSchemas().then(
-    (protocol) => protocol.validateMessage(value),
-    (error: unknown): Decoded => ({
-      ok: false,
-      fault: { code: 'INTERNAL', message: `The message schemas did not load: ${String(error)}` },
-    }),
-  );
+  return decideOnDemand(schemas, (protocol) => protocol.validateMessage(value));
 }

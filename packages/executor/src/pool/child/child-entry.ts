@@ -19,11 +19,13 @@ import { closeSync, existsSync, openSync } from 'node:fs';
 import {
   DEFAULT_MEMORY_LIMIT,
   DEFAULT_TIMEOUT,
+  decideOnDemand,
   type ExecuteRequest,
   echo,
   type FaultCode,
   handlesClosedMessage,
   isFaultCode,
+  onDemand,
   REASON_ECHO_LIMIT,
 } from '@supolka/codemode-protocol/wire';
 import type { DurableStart, PausedJournal } from '../../durable/start.ts';
@@ -47,22 +49,15 @@ import { ISOLATE_SETTLE_BOUND, wedgedAfterDisposal } from './wedge.ts';
 
 const settings = parseSettings(process.argv[2]);
 
-/** The pool's message table with its schemas, loaded once, with the first message it must decide. */
-let poolTable: Promise<typeof import('../messages/table.ts')> | undefined;
+/** The pool's message table with its schemas, loaded with the first message it must decide. */
+const poolTable = onDemand(() => import('../messages/table.ts'));
 
 /**
  * What the hot checks do not decide (an invoke, an outbound reply, anything malformed) is the
  * schemas' to decide, loaded with the first such message: a child at rest holds no zod.
  */
-function decideBySchema(value: unknown): Promise<DecodedPoolMessage> {
-  poolTable ??= import('../messages/table.ts');
-  return poolTable.then(
-    (table) => table.validatePoolMessage(value),
-    (error: unknown): DecodedPoolMessage => ({
-      ok: false,
-      fault: { code: 'INTERNAL', message: `The message schemas did not load: ${String(error)}` },
-    }),
-  );
+function decideBySchema(value: unknown): DecodedPoolMessage | Promise<DecodedPoolMessage> {
+  return decideOnDemand(poolTable, (table) => table.validatePoolMessage(value));
 }
 const hooks = settings.testHooks ?? {};
 

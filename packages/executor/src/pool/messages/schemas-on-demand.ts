@@ -8,12 +8,9 @@
  * caller whose runs stay on it never loads zod at all; what only a schema decides (a child's
  * `snapshot`, an outbound response, `hostWait` and `handlesClosed`, a request or message no hot
  * check takes) waits for the load, once.
- *
- * Loaded with import(), never require(): a require() of a module another import() is loading
- * throws (ERR_REQUIRE_ESM_RACE_CONDITION), and the tests run the protocol from source through
- * their runner, which only sees import().
  */
 import type * as Protocol from '@supolka/codemode-protocol';
+import { decideOnDemand, onDemand } from '@supolka/codemode-protocol/wire';
 import type * as Table from './table.ts';
 import type { DecodedPoolMessage } from './wire.ts';
 
@@ -24,22 +21,15 @@ export interface Schemas {
   readonly table: typeof Table;
 }
 
-let loading: Promise<Schemas> | undefined;
-let loaded: Schemas | undefined;
+/** Both together, loaded on first need (the protocol's on-demand.ts). */
+const schemas = onDemand(async (): Promise<Schemas> => {
+  const [protocol, table] = await Promise.all([import('@supolka/codemode-protocol'), import('./table.ts')]);
+  return { protocol, table };
+});
 
 /** The schemas, loading them on the first call; a load that failed is tried again by the next call. */
 export function loadSchemas(): Promise<Schemas> {
-  loading ??= Promise.all([import('@supolka/codemode-protocol'), import('./table.ts')]).then(
-    ([protocol, table]) => {
-      loaded = { protocol, table };
-      return loaded;
-    },
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
+  return schemas.load();
 }
 
 /**
@@ -47,7 +37,7 @@ export function loadSchemas(): Promise<Schemas> {
  * kept once they are; after the load otherwise.
  */
 export function withSchemas<T>(use: (schemas: Schemas) => T): T | Promise<T> {
-  return loaded !== undefined ? use(loaded) : loadSchemas().then(use);
+  return schemas.loaded !== undefined ? use(schemas.loaded) : schemas.load().then(use);
 }
 
 /**
@@ -57,12 +47,5 @@ export function withSchemas<T>(use: (schemas: Schemas) => T): T | Promise<T> {
 export function validatePoolMessageOnDemand(
   value: unknown,
 ): DecodedPoolMessage | Promise<DecodedPoolMessage> {
-  if (loaded !== undefined) return loaded.table.validatePoolMessage(value);
-  return loadSchemas().then(
-    (schemas) => schemas.table.validatePoolMessage(value),
-    (error: unknown): DecodedPoolMessage => ({
-      ok: false,
-      fault: { code: 'INTERNAL', message: `The message schemas did not load: ${String(error)}` },
-    }),
-  );
+  return decideOnDemand(schemas, (loaded) => loaded.table.validatePoolMessage(value));
 }
