@@ -13,12 +13,16 @@ import { fileURLToPath } from 'node:url';
 const MAJOR = 26;
 /**
  * Per package, the test folders whose outcome depends on the engine: the executor's sandbox,
- * runtime and pool, the retained handlers' calls through the pool and the server, and the path
- * matrix and the pack test (the integration package): each feature through each door, on this
- * engine too.
+ * runtime and pool, its caches on disk (Node's compile cache keeps a folder per Node build, and its
+ * account of what it read is Node's own), the retained handlers' calls through the pool and the
+ * server, and the path matrix and the pack test (the integration package): each feature through
+ * each door, on this engine too.
  */
 const LANE = [
-  ['executor', ['test/sandbox', 'test/runtime', 'test/pool', 'test/executor/handles-host-calls.test.ts']],
+  [
+    'executor',
+    ['test/sandbox', 'test/runtime', 'test/pool', 'test/cache', 'test/executor/handles-host-calls.test.ts'],
+  ],
   ['server', ['test/handles-host-calls.test.ts']],
   ['integration', ['test/matrix', 'test/pack', 'test/engine']],
 ];

@@ -2,14 +2,17 @@
  * Node's compile cache for the command (src/cache/compile-cache.ts), through the committed bin in
  * processes of their own: what the command compiled is kept under the cache folder and read back by
  * the next run; nothing is kept under CODEMODE_CACHE=off, in a folder others may write to, or when
- * the user chose Node's cache themselves; and `cache clear` removes it with the rest.
+ * the user chose Node's cache themselves; entries damaged on disk are refused and the command runs;
+ * and `cache clear` removes it with the rest.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   statSync,
   symlinkSync,
@@ -118,4 +121,33 @@ test('cache clear removes only the folders the package keeps, whatever else the 
   expect(readdirSync(join(root, '.ssh'))).toStrictEqual(['id_ed25519']);
   expect(readdirSync(join(root, '.config', 'app'))).toStrictEqual(['settings.json']);
   expect(statSync(join(root, 'notes.txt')).size).toBe(4);
+});
+
+test('entries damaged on disk are refused by Node, and the command runs as without them', () => {
+  const root = join(scratch(), 'cache');
+  expect(runBin(BIN, runArgs(), root).status).toBe(0);
+  const [perNode] = readdirSync(join(root, 'compile'));
+  const folder = join(root, 'compile', perNode as string);
+  const entries = readdirSync(folder);
+  expect(entries.length).toBeGreaterThan(0);
+  // Every entry: its header kept and its code garbled, or cut short, or replaced by noise.
+  entries.forEach((name, index) => {
+    const path = join(folder, name);
+    const bytes = readFileSync(path);
+    if (index % 3 === 0) bytes.fill(0xa5, Math.min(32, bytes.length));
+    writeFileSync(
+      path,
+      index % 3 === 1
+        ? bytes.subarray(0, bytes.length >> 1)
+        : index % 3 === 2
+          ? randomBytes(bytes.length)
+          : bytes,
+    );
+  });
+  const damaged = runBin(BIN, runArgs(), root, { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+  expect(damaged.status).toBe(0);
+  expect(damaged.stdout).toBe('{"result":2,"logs":[]}\n');
+  // Node read the damaged entries and took none of them.
+  expect(damaged.stderr).not.toMatch(/V8 code cache for .*\/dist\/bundle\/cli-main\.js was accepted/);
+  expect(damaged.stderr).toMatch(/\[compile cache\] reading cache from /);
 });
