@@ -1,3 +1,4 @@
+import { parse } from 'es-module-lexer/js';
 import { describe, expect, test } from 'vitest';
 import { separateImports } from './imports.ts';
 
@@ -76,5 +77,32 @@ describe('separateImports', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is source code that holds a template.
     const code = 'async () => `import ${"x"} from y` + /import a from "b"/.source';
     expect(separateImports(code)).toStrictEqual({ imports: [], body: code });
+  });
+
+  // separateImports skips the lexer for code that holds neither word; these are the spellings that
+  // come nearest without holding one, which the lexer itself must find nothing in.
+  test.each([
+    ["async () => \\u0069mport('x')"],
+    ["async () => im\\u0070ort('x')"],
+    ["\\u0065xport { a } from 'b'\nasync () => 1"],
+    ["async () => im/**/port('x')"],
+    ["async () => globalThis['imp' + 'ort']"],
+    ['async () => { const IMPORT = 1; return IMPORT }'],
+    ["async () => { const Export = 1; return Export }"],
+  ])('the lexer finds no declaration in %j, which holds neither word', (code) => {
+    expect(code.includes('import') || code.includes('export')).toBe(false);
+    let records: readonly unknown[] = [];
+    try {
+      [records] = parse(code);
+    } catch {
+      // Unreadable is the same answer: no imports, the whole code as the body.
+    }
+    expect(records).toStrictEqual([]);
+    expect(separateImports(code)).toStrictEqual({ imports: [], body: code });
+  });
+
+  test('still reads a leading export-from declaration, which the lexer counts as an import', () => {
+    const code = "export { a } from 'a'\nasync () => 1";
+    expect(separateImports(code).imports).toStrictEqual(["export { a } from 'a'"]);
   });
 });

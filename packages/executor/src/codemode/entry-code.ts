@@ -226,6 +226,8 @@ function erasedIn(text: string, head: string, tail: string): string | undefined 
  * kept), so every position holds: the two erasures are joined back at the imports' bounds.
  */
 function eraseAroundImports(text: string): string | undefined {
+  // Only records that start with the word `import` are kept below: without it there are none.
+  if (!text.includes('import')) return undefined;
   let records: ReturnType<typeof lexImports>[0];
   try {
     [records] = lexImports(text);

@@ -324,6 +324,26 @@ describe('import() through the loader fallback', () => {
     expect(envelope.result).toBe('() => __sandboxImport("executor.js", \'./x.js\')');
   });
 
+  test("an import() spelt with escapes is the engine's syntax error: the rewrite skips code without the word", async () => {
+    for (const code of [
+      String.raw`async () => \u0069mport('./x.js')`,
+      String.raw`async () => im\u0070ort('./x.js')`,
+    ]) {
+      const envelope = await sandbox.execute({ modules: { 'x.js': 'export default 1' }, code });
+      expect(envelope.error).toMatch(/escaped characters/);
+    }
+  });
+
+  test('an import() after whitespace the lexer does not know is refused by the engine, never loaded', async () => {
+    for (const space of ['\u2028', '\ufeff', '\u3000']) {
+      const envelope = await sandbox.execute({
+        modules: { 'x.js': 'export default 1' },
+        code: `async () => { try { return await import${space}('./x.js') } catch (e) { return String(e) } }`,
+      });
+      expect(envelope.result).toBe('Error: Not supported');
+    }
+  });
+
   test('from user code', async () => {
     const envelope = await sandbox.execute({
       modules: { 'lazy.js': `export const value = 'lazy'; export default function greet() { return 'hi' }` },

@@ -69,40 +69,58 @@ function blockList(entries: readonly (readonly [string, number])[]): BlockList {
   return list;
 }
 
-const LOOPBACK = blockList([
-  ['127.0.0.0', 8],
-  ['::1', 128],
-]);
-const PRIVATE = blockList([
-  ['10.0.0.0', 8],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['100.64.0.0', 10],
-  ['fc00::', 7],
-]);
-const LINK_LOCAL = blockList([
-  ['169.254.0.0', 16],
-  ['fe80::', 10],
-]);
-/** The IANA special-purpose IPv4 ranges that are not globally reachable, multicast and broadcast. */
-const NON_PUBLIC = blockList([
-  ['0.0.0.0', 8], // "this network"; 0.0.0.0 reaches loopback on Linux
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // TEST-NET-1
-  ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // TEST-NET-2
-  ['203.0.113.0', 24], // TEST-NET-3
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and 255.255.255.255 broadcast
-  // IPv6 outside 2000::/3 is refused below: unspecified ([::] reaches loopback on Linux),
-  // IPv4-compatible ::/96, local-use NAT64 64:ff9b:1::/48, discard 100::/64, multicast, the rest.
-  ['2001::', 23], // IETF protocol assignments, Teredo among them
-  ['2001:db8::', 32], // documentation
-  ['3fff::', 20], // documentation
-]);
-/** Global unicast: the only IPv6 space with public addresses. */
-const GLOBAL_UNICAST = blockList([['2000::', 3]]);
+/**
+ * The ranges, built when an address is first judged: a pool child that never fetches builds none, and
+ * building them (Node's BlockList loaded with them) was about 1 ms of every child's start (issue 28).
+ */
+let ranges: Ranges | undefined;
+interface Ranges {
+  readonly loopback: BlockList;
+  readonly private: BlockList;
+  readonly linkLocal: BlockList;
+  readonly nonPublic: BlockList;
+  readonly globalUnicast: BlockList;
+}
+
+function builtRanges(): Ranges {
+  ranges ??= {
+    loopback: blockList([
+      ['127.0.0.0', 8],
+      ['::1', 128],
+    ]),
+    private: blockList([
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+      ['100.64.0.0', 10],
+      ['fc00::', 7],
+    ]),
+    linkLocal: blockList([
+      ['169.254.0.0', 16],
+      ['fe80::', 10],
+    ]),
+    /** The IANA special-purpose IPv4 ranges that are not globally reachable, multicast and broadcast. */
+    nonPublic: blockList([
+      ['0.0.0.0', 8], // "this network"; 0.0.0.0 reaches loopback on Linux
+      ['192.0.0.0', 24], // IETF protocol assignments
+      ['192.0.2.0', 24], // TEST-NET-1
+      ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
+      ['198.18.0.0', 15], // benchmarking
+      ['198.51.100.0', 24], // TEST-NET-2
+      ['203.0.113.0', 24], // TEST-NET-3
+      ['224.0.0.0', 4], // multicast
+      ['240.0.0.0', 4], // reserved, and 255.255.255.255 broadcast
+      // IPv6 outside 2000::/3 is refused below: unspecified ([::] reaches loopback on Linux),
+      // IPv4-compatible ::/96, local-use NAT64 64:ff9b:1::/48, discard 100::/64, multicast, the rest.
+      ['2001::', 23], // IETF protocol assignments, Teredo among them
+      ['2001:db8::', 32], // documentation
+      ['3fff::', 20], // documentation
+    ]),
+    /** Global unicast: the only IPv6 space with public addresses. */
+    globalUnicast: blockList([['2000::', 3]]),
+  };
+  return ranges;
+}
 
 /** The eight 16-bit groups of an IPv6 address (zone dropped), or undefined if it is not one. */
 function groups(address: string): number[] | undefined {
@@ -150,11 +168,12 @@ export function canonicalAddress(address: string): string {
 export function rangeOf(address: string): AddressRange | 'public' {
   const canonical = canonicalAddress(address);
   const family = isIP(canonical) === 6 ? 'ipv6' : 'ipv4';
-  if (LOOPBACK.check(canonical, family)) return 'loopback';
-  if (PRIVATE.check(canonical, family)) return 'private';
-  if (LINK_LOCAL.check(canonical, family)) return 'link-local';
-  if (NON_PUBLIC.check(canonical, family)) return 'non-public';
-  if (family === 'ipv6' && !GLOBAL_UNICAST.check(canonical, family)) return 'non-public';
+  const known = builtRanges();
+  if (known.loopback.check(canonical, family)) return 'loopback';
+  if (known.private.check(canonical, family)) return 'private';
+  if (known.linkLocal.check(canonical, family)) return 'link-local';
+  if (known.nonPublic.check(canonical, family)) return 'non-public';
+  if (family === 'ipv6' && !known.globalUnicast.check(canonical, family)) return 'non-public';
   return 'public';
 }
 
