@@ -88,7 +88,7 @@ describe('separateImports', () => {
     ["async () => im/**/port('x')"],
     ["async () => globalThis['imp' + 'ort']"],
     ['async () => { const IMPORT = 1; return IMPORT }'],
-    ["async () => { const Export = 1; return Export }"],
+    ['async () => { const Export = 1; return Export }'],
   ])('the lexer finds no declaration in %j, which holds neither word', (code) => {
     expect(code.includes('import') || code.includes('export')).toBe(false);
     let records: readonly unknown[] = [];
