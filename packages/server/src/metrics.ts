@@ -13,10 +13,30 @@
  * only, fractions of a millisecond each.
  */
 
+import { createRequire } from 'node:module';
 import type { ExecuteResult, PoolStats } from '@supolka/codemode-executor';
 import { outcomeOf } from '@supolka/codemode-executor/serving';
 import { FAULT_CODES, REPLAY_DIVERGED } from '@supolka/codemode-protocol/wire';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+
+/**
+ * prom-client's four classes the server counts with, each required from its own file. Its main
+ * entry also loads what the server never uses (the push gateway, the cluster aggregator, the
+ * summary) and the default metrics, which load @opentelemetry/api: about 32 ms of the server's
+ * start against 3 ms for these four (issue 28; docs/server.md, "Cold start"). The version is
+ * pinned in package.json; test/metrics.test.ts and test/entry-points.test.ts hold the paths to it.
+ */
+const promClient = createRequire(import.meta.url);
+const Registry = promClient('prom-client/lib/registry') as typeof PromClient.Registry;
+const Counter = promClient('prom-client/lib/counter') as typeof PromClient.Counter;
+const Gauge = promClient('prom-client/lib/gauge') as typeof PromClient.Gauge;
+const Histogram = promClient('prom-client/lib/histogram') as typeof PromClient.Histogram;
+/** A CommonJS module: import() answers its module.exports as the default export. */
+const DEFAULT_METRICS: string = 'prom-client/lib/defaultMetrics.js';
+type Registry = PromClient.Registry;
+type Counter<T extends string = string> = PromClient.Counter<T>;
+type Gauge = PromClient.Gauge;
+type Histogram = PromClient.Histogram;
 
 /** Upper bounds of the duration histogram, in seconds: from a trivial run to the default bound. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -42,22 +62,27 @@ export interface Gauges {
 /** How an execution ended, as the metrics and the log name it: ok, error, or the fault code. */
 export { outcomeOf };
 
-let processRegistry: Registry | undefined;
+let processRegistry: Promise<Registry> | undefined;
 
-/** prom-client's default metrics of this process, collected into one registry the first time one is asked for. */
-function processMetrics(): Registry {
-  if (processRegistry === undefined) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
+/**
+ * prom-client's default metrics of this process, collected into one registry the first time one is
+ * asked for. Loaded with import(), after the server that asks has started its pool: a command's
+ * process then loads them while its first child starts (about 20 ms, on its own thread, which
+ * waits for the child), not before it spawns it.
+ */
+function processMetrics(): Promise<Registry> {
+  processRegistry ??= import(DEFAULT_METRICS).then((loaded: { default: unknown }) => {
+    const collectDefaultMetrics = loaded.default as typeof PromClient.collectDefaultMetrics;
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    return registry;
+  });
   return processRegistry;
 }
 
 export class ServerMetrics {
   /** The server's own families, collected at each scrape. */
   readonly registry = new Registry();
-  /** prom-client's default metrics of this process, collected at most once a PROCESS_METRICS_TTL. */
-  readonly #process = processMetrics();
   #processText: { readonly at: number; readonly text: Promise<string> } | undefined;
   /** By outcome: `ok`, `error` (the program failed) or the fault code the executor ended it with. */
   readonly #executions: Counter<'outcome'>;
@@ -184,11 +209,20 @@ export class ServerMetrics {
     this.#calls[kind].inc({ outcome });
   }
 
+  /**
+   * Starts collecting prom-client's default metrics of this process: the server calls it once its
+   * pool is forking its first child, the first scrape otherwise. They are served at most
+   * PROCESS_METRICS_TTL old.
+   */
+  collectProcessMetrics(): void {
+    void processMetrics();
+  }
+
   /** The Prometheus text of every family: the server's read now, the process's at most PROCESS_METRICS_TTL old. */
   async render(): Promise<string> {
     const now = performance.now();
     if (this.#processText === undefined || now - this.#processText.at >= PROCESS_METRICS_TTL) {
-      this.#processText = { at: now, text: this.#process.metrics() };
+      this.#processText = { at: now, text: processMetrics().then((registry) => registry.metrics()) };
     }
     const [own, process] = await Promise.all([this.registry.metrics(), this.#processText.text]);
     return `${own.trimEnd()}\n${process}`;

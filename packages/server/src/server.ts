@@ -98,6 +98,8 @@ export class ExecutorServer {
         this.#http.off('error', reject);
         try {
           this.executor = this.#createExecutor();
+          // Loaded while the pool's first child starts, not on the way to it (metrics.ts).
+          this.#metrics.collectProcessMetrics();
         } catch (error) {
           // An executor option the executor refuses (OptionError): createServer rejects with it,
           // where a throw in this callback would have ended the process.

@@ -105,7 +105,7 @@ async function servedRecorded(name: string, drive: (url: string) => Promise<void
 
 const zodModules = (report: Report) => report.resolved.filter((url) => url.includes('/zod/'));
 
-test('serve, its /healthz and /metrics, and an execution with a tool call through a client load no zod', async () => {
+test('serve, its /healthz and /metrics, and an execution with a tool call through a client load no zod, nor prom-client whole', async () => {
   const report = await servedRecorded('serve', async (url) => {
     const http = url.replace(/^ws:/, 'http:');
     // As a probe asks: until the pool's first child reported healthy (each answer waits up to 2 s).
@@ -128,6 +128,13 @@ test('serve, its /healthz and /metrics, and an execution with a tool call throug
   // The probe saw the command itself: the run went through the built server.
   expect(report.resolved.some((url) => url.endsWith('/packages/server/dist/serve-command.js'))).toBe(true);
   expect(zodModules(report)).toStrictEqual([]);
+  // prom-client's four classes and its default metrics (which /metrics served), not its main entry:
+  // that loads its push gateway and cluster aggregator too, which the server never uses (metrics.ts).
+  const promClient = report.resolved.filter((url) => url.includes('/prom-client/'));
+  expect(promClient.some((url) => url.endsWith('/prom-client/lib/defaultMetrics.js'))).toBe(true);
+  expect(
+    promClient.filter((url) => /\/prom-client\/(index|lib\/pushgateway|lib\/cluster)\.js$/.test(url)),
+  ).toStrictEqual([]);
 }, 60_000);
 
 /**
