@@ -27,6 +27,7 @@ import { ApprovalPolicy } from './approvals.ts';
 import { Catalog } from './catalog.ts';
 import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';
 import { type McpConfig, readConfig } from './config.ts';
+import { EraCache } from './era-cache.ts';
 import { HttpServeError, type ServedHttp, serveHttp, shortTokenMessage } from './http-serve.ts';
 import { FileJournalStore, JournalStoreError } from './journal-store.ts';
 import { runLogin } from './login.ts';
@@ -121,6 +122,8 @@ export async function runMcp(
     server.onclose = () => servers.delete(server);
     return server;
   };
+  // One for every stdio upstream: the folder is found and checked at the first one's start.
+  const eras = new EraCache(env);
   const upstreams = Object.entries(config.mcpServers)
     .filter(([, entry]) => entry.disabled !== true)
     .map(
@@ -131,6 +134,7 @@ export async function runMcp(
           log,
           // Absolute: the login command it names is typed in a terminal, wherever that is.
           configFile: resolve(command.config),
+          eras,
         }),
     );
   const outbound = command.outbound ?? config.outbound ?? 'disabled';

@@ -9,7 +9,11 @@
  * on the current revision (2026-07-28) when the server offers it, else falls back to the
  * `initialize` handshake. The verdict of the last good connection is handed to the next one, so a
  * restart does not probe again (over stdio the probe costs a second start of the server's command).
+ * A stdio server's era is also remembered on disk for the next bridge process (era-cache.ts): a
+ * remembered `legacy` skips the probe, a remembered `modern` probes on the session's own process
+ * (InPlaceStdioTransport), and a remembered era whose connection fails is forgotten.
  */
+import { resolve } from 'node:path';
 import {
   Client,
   type PriorDiscovery,
@@ -25,7 +29,8 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { cutText, NAME_LIMIT, SchemaCheck, TOOL_LIMIT } from '@supolka/codemode-executor/serving';
 import { z } from 'zod';
 import { boundedFetch } from './bounded-fetch.ts';
-import { isStdio, tokenFilePath, type UpstreamConfig } from './config.ts';
+import { isStdio, type StdioUpstreamConfig, tokenFilePath, type UpstreamConfig } from './config.ts';
+import type { EraCache, RememberedEra, StdioLaunch } from './era-cache.ts';
 import { functionNames } from './names.ts';
 import { LoginNeededError } from './oauth-provider.ts';
 import { NO_VALIDATION_HERE, outputMismatch } from './output-check.ts';
@@ -82,6 +87,22 @@ export interface UpstreamOptions {
   readonly log: (line: string) => void;
   /** The config file: an oauth token file is found from its folder, and login is told to read it. */
   readonly configFile: string;
+  /** Where stdio servers' eras are remembered between processes; none when the caches are off. */
+  readonly eras?: EraCache | undefined;
+}
+
+/**
+ * The SDK's stdio transport under a name of its own. The SDK probes `server/discover` on a second,
+ * disposable process for its own class only, so that a handshake-era server that exits on the
+ * probe costs nothing; a subclass it probes in place, on the session's process. That is the way
+ * for a server remembered as `modern`, which answers the probe: one process instead of two.
+ */
+class InPlaceStdioTransport extends StdioClientTransport {}
+
+interface StdioAttempt {
+  readonly launch: StdioLaunch;
+  readonly recalled: RememberedEra | undefined;
+  readonly probed: boolean;
 }
 
 type State =
@@ -113,6 +134,11 @@ export class Upstream {
   #generation = 0;
   /** Which era the last good connection landed on, so a restart need not probe again. */
   #verdict: PriorDiscovery | undefined;
+  /**
+   * The stdio launch of the connection under way: the era remembered on disk it used, if any, and
+   * whether it probed (handed no era, neither this process's nor one remembered).
+   */
+  #launch: StdioAttempt | undefined;
 
   constructor(key: string, namespace: string, config: UpstreamConfig, options: UpstreamOptions) {
     this.key = key;
@@ -148,9 +174,11 @@ export class Upstream {
       const discover = client.getDiscoverResult();
       this.#verdict = discover === undefined ? { kind: 'legacy' } : { kind: 'modern', discover };
       this.#options.onChange();
+      this.#rememberEra(client);
     } catch (error) {
       // A failed connection probes afresh next time: the server may have moved to another revision.
       this.#verdict = undefined;
+      if (this.#launch !== undefined) this.#options.eras?.forget(this.#launch.launch);
       if (generation === this.#generation) this.#down(generation, this.#reason(error));
       throw new Error(this.#reason(error));
     }
@@ -198,26 +226,8 @@ export class Upstream {
 
   async #connect(generation: number): Promise<Client> {
     const config = this.#config;
-    if (isStdio(config)) {
-      this.#stderr = '';
-      const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args ?? [],
-        // Desktop clients add the entry's env to a minimal inherited one; so does this.
-        env: { ...getDefaultEnvironment(), ...config.env },
-        ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
-        stderr: 'pipe',
-      });
-      const stderr = transport.stderr;
-      stderr?.on('data', (chunk: Buffer) => {
-        this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
-      });
-      this.#stderrEnded = new Promise((resolve) => {
-        stderr?.once('end', resolve);
-        stderr?.once('close', resolve);
-      });
-      return this.#open(transport, generation);
-    }
+    this.#launch = undefined;
+    if (isStdio(config)) return this.#connectStdio(config, generation);
     const url = new URL(config.url);
     const requestInit = { headers: { ...config.headers } };
     const fetch = boundedFetch();
@@ -247,7 +257,71 @@ export class Upstream {
     }
   }
 
-  async #open(transport: Transport, generation: number): Promise<Client> {
+  /**
+   * Starts the stdio server and connects: by the era this process learnt, else by the one remembered
+   * on disk, else probing on a disposable second process. A remembered `modern` whose connection
+   * fails (the server now exits on the probe, or is gone) is forgotten and the connection made again
+   * at once the full way, so a server that changed era costs this start a process, not a failure.
+   */
+  async #connectStdio(config: StdioUpstreamConfig, generation: number): Promise<Client> {
+    const launch: StdioLaunch = {
+      command: config.command,
+      args: config.args ?? [],
+      // Desktop clients add the entry's env to a minimal inherited one; so does this.
+      env: { ...getDefaultEnvironment(), ...config.env },
+      // Absolute, so the key names the folder the command runs in whichever folder the bridge is in.
+      cwd: resolve(config.cwd ?? '.'),
+    };
+    const recalled = this.#verdict === undefined ? this.#options.eras?.recall(launch) : undefined;
+    this.#launch = { launch, recalled, probed: this.#verdict === undefined && recalled !== 'legacy' };
+    try {
+      return await this.#openStdio(launch, generation, recalled);
+    } catch (error) {
+      if (recalled !== 'modern' || generation !== this.#generation || this.#closed) throw error;
+      this.#options.eras?.forget(launch);
+      this.#launch = { launch, recalled: undefined, probed: true };
+      return this.#openStdio(launch, generation, undefined);
+    }
+  }
+
+  async #openStdio(
+    launch: StdioLaunch,
+    generation: number,
+    recalled: RememberedEra | undefined,
+  ): Promise<Client> {
+    this.#stderr = '';
+    const Transport = recalled === 'modern' ? InPlaceStdioTransport : StdioClientTransport;
+    const transport = new Transport({
+      command: launch.command,
+      args: [...launch.args],
+      env: { ...launch.env },
+      cwd: launch.cwd,
+      stderr: 'pipe',
+    });
+    const stderr = transport.stderr;
+    stderr?.on('data', (chunk: Buffer) => {
+      this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    this.#stderrEnded = new Promise((resolve) => {
+      stderr?.once('end', resolve);
+      stderr?.once('close', resolve);
+    });
+    return this.#open(transport, generation, recalled === 'legacy' ? { kind: 'legacy' } : this.#verdict);
+  }
+
+  /**
+   * Keeps the era a stdio connection's probe learnt for the next bridge process, when it is news.
+   * A connection handed an era learnt nothing: a remembered `legacy` keeps the time of its probe,
+   * so the horizon counts from there.
+   */
+  #rememberEra(client: Client): void {
+    const era = client.getProtocolEra();
+    const attempt = this.#launch;
+    if (attempt === undefined || !attempt.probed || era === undefined || era === attempt.recalled) return;
+    this.#options.eras?.remember(attempt.launch, era);
+  }
+
+  async #open(transport: Transport, generation: number, prior = this.#verdict): Promise<Client> {
     // Output schemas are checked off this thread (schema-check.ts), never by the SDK on it.
     const client = new Client(
       { name: 'codemode-executor', version: packageVersion() },
@@ -280,7 +354,7 @@ export class Upstream {
     });
     await client.connect(transport, {
       timeout: CONNECT_TIMEOUT,
-      ...(this.#verdict !== undefined ? { prior: this.#verdict } : {}),
+      ...(prior !== undefined ? { prior } : {}),
     });
     return client;
   }

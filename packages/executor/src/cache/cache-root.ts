@@ -19,6 +19,11 @@ export const CACHE_FOLDER_NAME = 'supolka-codemode';
 export const START_CACHE_FOLDER = 'start';
 /** The folder under the root that holds the allowed packages' bundles (docs/packages.md). */
 export const PACKAGES_CACHE_FOLDER = 'packages';
+/**
+ * The folder under the root where the MCP bridge remembers which protocol era each stdio upstream
+ * speaks (docs/mcp.md). Named here, though only the bridge writes it, so `cache clear` knows it.
+ */
+export const MCP_ERAS_CACHE_FOLDER = 'mcp-eras';
 
 /** Whether the environment turns the caches off. */
 export function cacheSwitchedOff(env: NodeJS.ProcessEnv = process.env): boolean {

@@ -167,6 +167,16 @@ export class TrustedDirectory {
     }
   }
 
+  /** Removes the entry `name` (a link of that name, never what it points to); quiet when it is not there. */
+  remove(name: string): void {
+    if (!ENTRY_NAME.test(name)) return;
+    try {
+      unlinkSync(join(this.path, name));
+    } catch {
+      // Gone already, or the folder is read-only: a reader checks every entry anyway.
+    }
+  }
+
   /**
    * Removes the oldest entries (by last use) while the folder holds more than `bounds` allow,
    * never `keep`; and temporaries a writer that died left behind.

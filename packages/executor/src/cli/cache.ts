@@ -3,8 +3,9 @@
  * way to remove it all, and a way to fill the start cache ahead of the first real process
  * (docs/pool.md, "The start cache on disk"; cache-prepare.ts). Clearing and preparing go through the
  * same trust checks as the caches themselves: a folder another user could have written to is left
- * alone, and only files directly inside this package's cache folders (start, packages, compile, and
- * the per-Node folders Node keeps inside compile) are removed, whatever else the root holds.
+ * alone, and only files directly inside this package's cache folders (start, packages, compile and
+ * the per-Node folders Node keeps inside it, and mcp-eras, the MCP bridge's) are removed, whatever
+ * else the root holds.
  */
 import { existsSync, lstatSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import {
   CACHE_SWITCH_ENV,
   cacheRoot,
   cacheSwitchedOff,
+  MCP_ERAS_CACHE_FOLDER,
   PACKAGES_CACHE_FOLDER,
   START_CACHE_FOLDER,
 } from '../cache/cache-root.ts';
@@ -26,8 +28,8 @@ export const CACHE_USAGE = `Usage: codemode-executor cache dir      print the fo
        codemode-executor cache prepare  make a pool child's start now and keep it there
 
 The pool's children keep the runtime snapshot and the engine report they make, the executor the
-allowed packages' bundles, and the commands the code Node compiled for them, in a folder of the
-user's own, so the next process starts without making them again: $XDG_CACHE_HOME/supolka-codemode,
+allowed packages' bundles, the commands the code Node compiled for them, and the MCP bridge the
+protocol era of each stdio server it starts, in a folder of the user's own, so the next process starts without making them again: $XDG_CACHE_HOME/supolka-codemode,
 or ~/.cache/supolka-codemode. CODEMODE_CACHE_DIR names another folder; CODEMODE_CACHE=off keeps
 nothing on disk. A folder that another user could write to is never used, cleared or prepared.
 
@@ -140,7 +142,12 @@ function clear(root: string | undefined, output: Output): number {
 }
 
 /** The cache folders under the root, each this package's own. */
-const CACHE_FOLDERS = [START_CACHE_FOLDER, PACKAGES_CACHE_FOLDER, COMPILE_CACHE_FOLDER];
+const CACHE_FOLDERS = [
+  START_CACHE_FOLDER,
+  PACKAGES_CACHE_FOLDER,
+  COMPILE_CACHE_FOLDER,
+  MCP_ERAS_CACHE_FOLDER,
+];
 
 function isFolder(path: string): boolean {
   try {

@@ -3,9 +3,13 @@
  * beyond the library, for this project's own server (@supolka/codemode-server) and MCP bridge
  * (@supolka/codemode-mcp). Both depend on this package and never the other way round, so the pieces
  * they share, and the executor internals they serve through, are exported here rather than copied:
- * among them the bridge's declarations, safe text and schema checks, which describeTools shares.
+ * among them the bridge's declarations, safe text and schema checks, which describeTools shares,
+ * and the trusted cache folder the bridge keeps its upstreams' eras in (cache/trusted-directory.ts).
  * It follows the package's version like the root entry; it loads no isolate.
  */
+export { cacheFolder } from '../cache/cache-option.ts';
+export { MCP_ERAS_CACHE_FOLDER } from '../cache/cache-root.ts';
+export { openTrustedDirectory, type TrustedDirectory } from '../cache/trusted-directory.ts';
 export { outcomeOf } from '../executor/observer.ts';
 export { currentContext, type NestingFrame, withNestingCapacity } from '../pool/nested-executions.ts';
 export type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';

@@ -107,9 +107,12 @@ test('under umask 002 the per-Node folder is made private, and cache clear remov
   expect(existsSync(root)).toBe(false);
 });
 
-test('cache clear removes only the folders the package keeps, whatever else the root holds', () => {
+test("cache clear removes only the folders the package keeps (the MCP bridge's among them), whatever else the root holds", () => {
   const root = join(scratch(), 'home');
   expect(runBin(BIN, runArgs(), root).status).toBe(0);
+  // What the MCP bridge remembers of its upstreams' eras: the package's too, so it goes.
+  mkdirSync(join(root, 'mcp-eras'), { mode: 0o700 });
+  writeFileSync(join(root, 'mcp-eras', 'a'.repeat(64)), '{"era":"legacy","learnt":1}\n', { mode: 0o600 });
   mkdirSync(join(root, '.ssh'));
   writeFileSync(join(root, '.ssh', 'id_ed25519'), 'a key');
   mkdirSync(join(root, '.config', 'app'), { recursive: true });

@@ -139,6 +139,23 @@ describe('entries', () => {
     expect(existsSync(directory.path)).toBe(false);
   });
 
+  test('remove takes the entry, a link in its place but not what it names, and is quiet when none is there', () => {
+    const directory = trusted(scratch());
+    directory.write('entry', [Buffer.from('bytes')]);
+    directory.remove('entry');
+    expect(readdirSync(directory.path)).toStrictEqual([]);
+    const elsewhere = join(scratch(), 'elsewhere');
+    writeFileSync(elsewhere, 'not the cache');
+    symlinkSync(elsewhere, join(directory.path, 'link'));
+    directory.remove('link');
+    expect(readdirSync(directory.path)).toStrictEqual([]);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('not the cache');
+    directory.remove('entry');
+    writeFileSync(join(directory.path, '..', 'outside'), 'kept');
+    directory.remove('../outside');
+    expect(readFileSync(join(directory.path, '..', 'outside'), 'utf8')).toBe('kept');
+  });
+
   test('names that could leave the folder or pass as temporaries are not entries', () => {
     const directory = trusted(scratch());
     expect(directory.write('../outside', [Buffer.from('x')])).toBe(false);
