@@ -19,7 +19,7 @@ import { ownImportMetaUrl } from './own-urls.mjs';
 
 /**
  * `entries`: each entry's file in `dist`, by the name of its bundle, with the Node floor's check it
- * imports first (a path in `dist`) when it has one, and `runs` when it exports nothing and runs when
+ * imports first (a path in `dist`, or a package whose entry checks it) when it has one, and `runs` when it exports nothing and runs when
  * loaded (a command). `platform` is esbuild's: 'neutral' for a package that runs in any runtime.
  */
 export async function bundleEntries(dist, entries, platform = 'node') {
@@ -48,7 +48,8 @@ export async function bundleEntries(dist, entries, platform = 'node') {
     const up = '../'.repeat(file.split('/').length - 1) || './';
     const lines = [
       "// Built by tools/build/bundle-entries.mjs: this entry's bundle, after the Node floor's check when it has one.",
-      ...(floor === undefined ? [] : [`import '${up}${floor}';`]),
+      // A package's name (the executor's root entry, whose own stub checks the floor) is imported as it is.
+      ...(floor === undefined ? [] : [`import '${floor.startsWith('@') ? floor : `${up}${floor}`}';`]),
       runs === true ? `import '${up}bundle/${name}.js';` : `export * from '${up}bundle/${name}.js';`,
     ];
     writeFileSync(new URL(file, dist), `${lines.join('\n')}\n`);

@@ -12,5 +12,5 @@ test.each([
   ['codemode-executor mcp', BIN, ['mcp']],
   ['codemode-mcp', MCP_BIN, []],
 ])('%s keeps what Node compiled for it, and the next run reads it back', (_name, bin, word) => {
-  expectCompileCacheKept(bin, [...word, '-h'], /\/packages\/mcp\/dist\/command\.js /);
+  expectCompileCacheKept(bin, [...word, '-h'], /\/packages\/mcp\/dist\/bundle\/chunk-\w+\.js /);
 });

@@ -53,6 +53,6 @@ describe("Node's compile cache (the executor's src/cache/compile-cache.ts)", () 
     ['codemode-executor serve', EXECUTOR_BIN, ['serve']],
     ['codemode-server', SERVER_BIN, []],
   ])('%s keeps what Node compiled for it, and the next run reads it back', (_name, bin, word) => {
-    expectCompileCacheKept(bin, [...word, '-h'], /\/packages\/server\/dist\/entry\.js /);
+    expectCompileCacheKept(bin, [...word, '-h'], /\/packages\/server\/dist\/bundle\/chunk-\w+\.js /);
   });
 });

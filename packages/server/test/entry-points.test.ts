@@ -126,7 +126,7 @@ test('serve, its /healthz and /metrics, and an execution with a tool call throug
     );
   });
   // The probe saw the command itself: the run went through the built server.
-  expect(report.resolved.some((url) => url.endsWith('/packages/server/dist/serve-command.js'))).toBe(true);
+  expect(report.resolved.some((url) => url.includes('/packages/server/dist/bundle/'))).toBe(true);
   expect(zodModules(report)).toStrictEqual([]);
   // prom-client's four classes and its default metrics (which /metrics served), not its main entry:
   // that loads its push gateway and cluster aggregator too, which the server never uses (metrics.ts).
