@@ -215,7 +215,9 @@ export class ServerMetrics {
    * PROCESS_METRICS_TTL old.
    */
   collectProcessMetrics(): void {
-    void processMetrics();
+    // A load that fails (a damaged install) is told at the scrape, which awaits the same promise,
+    // not as an unhandled rejection that would end the process.
+    processMetrics().catch(() => {});
   }
 
   /** The Prometheus text of every family: the server's read now, the process's at most PROCESS_METRICS_TTL old. */
