@@ -70,6 +70,9 @@ function exchange(
   to: { child: ChildProcess; pipe: Duplex; texts: EventEmitter } = { child, pipe, texts },
 ): Promise<PoolMessage> {
   return new Promise((resolve, reject) => {
+    // On 'close', not 'exit': Node may report the exit before the last bytes the child wrote on its
+    // channel were read here, and a child that answers a broken frame and ends at once would read
+    // as one that never answered (seen once on a loaded machine).
     const onExit = (code: number | null, signal: string | null) =>
       reject(new Error(`the child exited (${signal ?? code}) before answering`));
     const onMessage = (text: string) => {
@@ -77,11 +80,11 @@ function exchange(
       if (!decoded.ok) return reject(new Error(decoded.fault.message));
       if (!match(decoded.message)) return;
       to.texts.off('message', onMessage);
-      to.child.off('exit', onExit);
+      to.child.off('close', onExit);
       resolve(decoded.message);
     };
     to.texts.on('message', onMessage);
-    to.child.once('exit', onExit);
+    to.child.once('close', onExit);
     to.pipe.write(typeof raw === 'string' ? encodeFrame(raw) : raw);
   });
 }
