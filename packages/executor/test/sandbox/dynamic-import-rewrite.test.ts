@@ -3,27 +3,12 @@
  * sources hold every spelling of one (whitespace of each kind, comments, line breaks) and every use
  * of the word that is not one; for each, the answer must be what the lexer alone makes of it.
  */
-import { parse } from 'es-module-lexer/js';
 import { describe, expect, test } from 'vitest';
-import { LOADER_GLOBAL, rewriteDynamicImports } from '../../src/sandbox/modules/dynamic-import.ts';
-
-/** The rewrite as the lexer alone makes it: every dynamic record, whatever the text around it. */
-function byLexer(source: string, referrer: string): string {
-  let records: ReturnType<typeof parse>[0];
-  try {
-    [records] = parse(source);
-  } catch {
-    return source;
-  }
-  let out = '';
-  let copied = 0;
-  for (const record of records) {
-    if (record.type !== 'dynamic') continue;
-    out += `${source.slice(copied, record.importStart)}${LOADER_GLOBAL}(${JSON.stringify(referrer)}, `;
-    copied = record.dynamicStart + 1;
-  }
-  return copied === 0 ? source : out + source.slice(copied);
-}
+import {
+  rewriteByLexer as byLexer,
+  LOADER_GLOBAL,
+  rewriteDynamicImports,
+} from '../../src/sandbox/modules/dynamic-import.ts';
 
 const calls = [
   "async () => import('./a.js')",
