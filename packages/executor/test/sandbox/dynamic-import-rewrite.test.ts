@@ -39,6 +39,9 @@ const notCalls = [
   'async () => \'import\' + "import("',
   String.raw`async () => \u0069mport('./a.js')`,
   "export { a } from './a.js'",
+  "async () => import.source('./a.js')",
+  "async () => import.defer('./a.js')",
+  "async () => import /* a comment */ .source('./a.js')",
 ];
 
 describe('rewriteDynamicImports', () => {
@@ -55,5 +58,14 @@ describe('rewriteDynamicImports', () => {
   test('a source of whitespace after the word is read in one pass, not once per space', () => {
     const source = `${'import'.concat(' '.repeat(100_000), 'x ').repeat(50)}`;
     expect(rewriteDynamicImports(source, 'm.js')).toBe(source);
+  });
+
+  test('leaves a phase import alone, whatever else the source holds', () => {
+    const phases = "async () => [import.source('./a.js'), import.defer('./a.js')]";
+    expect(rewriteDynamicImports(phases, 'm.js')).toBe(phases);
+    const both = `${phases.slice(0, -1)}, import('./b.js')]`;
+    expect(rewriteDynamicImports(both, 'm.js')).toBe(
+      `async () => [import.source('./a.js'), import.defer('./a.js'), ${LOADER_GLOBAL}("m.js", './b.js')]`,
+    );
   });
 });

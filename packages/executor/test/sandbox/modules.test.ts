@@ -334,6 +334,18 @@ describe('import() through the loader fallback', () => {
     }
   });
 
+  test('a phase import is refused by the engine, whether or not the code holds an import() too', async () => {
+    // import.source: this V8 parses it and, with no host callback for it, refuses it.
+    const alone = `async () => { try { return await import.source('./x.js') } catch (e) { return String(e) } }`;
+    const beside = `async () => { const m = await import('./x.js'); try { return await import.source('./x.js') } catch (e) { return [m.default, String(e)] } }`;
+    const modules = { 'x.js': 'export default 1' };
+    expect((await sandbox.execute({ modules, code: alone })).result).toBe('Error: Not supported');
+    expect((await sandbox.execute({ modules, code: beside })).result).toStrictEqual([
+      1,
+      'Error: Not supported',
+    ]);
+  });
+
   test('an import() after whitespace the lexer does not know is refused by the engine, never loaded', async () => {
     for (const space of ['\u2028', '\ufeff', '\u3000']) {
       const envelope = await sandbox.execute({

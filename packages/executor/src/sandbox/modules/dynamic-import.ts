@@ -32,7 +32,9 @@ export function rewriteByLexer(source: string, referrer: string): string {
   let rewritten = '';
   let copied = 0;
   for (const record of imports) {
-    if (record.type !== 'dynamic') continue;
+    // A phase import (`import.source(...)`, `import.defer(...)`) is left to the engine, which
+    // refuses it: the loader answers a module namespace, which is neither phase's.
+    if (record.type !== 'dynamic' || record.phase !== null) continue;
     // `import (` up to and including the parenthesis becomes `__sandboxImport("referrer", `.
     rewritten += `${source.slice(copied, record.importStart)}${LOADER_GLOBAL}(${JSON.stringify(referrer)}, `;
     copied = record.dynamicStart + 1;
