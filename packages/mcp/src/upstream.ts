@@ -99,6 +99,38 @@ export interface UpstreamOptions {
  */
 class InPlaceStdioTransport extends StdioClientTransport {}
 
+/** What a stdio server is started with, as the transport is handed it. */
+interface StdioSpawn {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  /** As the config names it; absent, the server runs in the bridge's own folder. */
+  readonly cwd?: string;
+}
+
+/**
+ * The launch an era is remembered under: the folder made absolute, so the key names the folder the
+ * command runs in whichever folder the bridge is in. None when that folder cannot be named (the
+ * bridge's own was removed): the server is then started as the config says, with nothing recalled.
+ */
+function eraLaunch(spawned: StdioSpawn): StdioLaunch | undefined {
+  try {
+    return {
+      command: spawned.command,
+      args: spawned.args,
+      env: spawned.env,
+      cwd: resolve(spawned.cwd ?? '.'),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a connection failed by waiting too long, not by a server that answered or ended. */
+function timedOut(error: unknown): boolean {
+  return error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
+}
+
 interface StdioAttempt {
   readonly launch: StdioLaunch;
   readonly recalled: RememberedEra | undefined;
@@ -121,6 +153,8 @@ export class Upstream {
   #stderr = '';
   /** Settles when the stdio server's stderr has ended, so its last words are read before they are quoted. */
   #stderrEnded: Promise<void> = Promise.resolve();
+  /** The transport whose server's stderr #stderr holds. */
+  #stderrFrom: Transport | undefined;
   /** The transport's last complaint (a line too long, a broken pipe), quoted if the connection then closes. */
   #lastError: { message: string; at: number } | undefined;
   #backoff = BACKOFF_START;
@@ -259,47 +293,57 @@ export class Upstream {
 
   /**
    * Starts the stdio server and connects: by the era this process learnt, else by the one remembered
-   * on disk, else probing on a disposable second process. A remembered `modern` whose connection
-   * fails (the server now exits on the probe, or is gone) is forgotten and the connection made again
-   * at once the full way, so a server that changed era costs this start a process, not a failure.
+   * on disk, else probing on a disposable second process. A remembered era whose connection fails
+   * (a `modern` server that now exits on the probe, a `legacy` one that now refuses the handshake,
+   * one that is gone) is forgotten and the connection made again at once the full way, so a server
+   * that changed era costs this start a process, not a failure. A connection that timed out is not
+   * made again: a server that hangs would hang the second time too, and double the wait.
    */
   async #connectStdio(config: StdioUpstreamConfig, generation: number): Promise<Client> {
-    const launch: StdioLaunch = {
+    const spawned: StdioSpawn = {
       command: config.command,
       args: config.args ?? [],
       // Desktop clients add the entry's env to a minimal inherited one; so does this.
       env: { ...getDefaultEnvironment(), ...config.env },
-      // Absolute, so the key names the folder the command runs in whichever folder the bridge is in.
-      cwd: resolve(config.cwd ?? '.'),
+      ...(config.cwd !== undefined ? { cwd: config.cwd } : {}),
     };
-    const recalled = this.#verdict === undefined ? this.#options.eras?.recall(launch) : undefined;
-    this.#launch = { launch, recalled, probed: this.#verdict === undefined && recalled !== 'legacy' };
+    const launch = eraLaunch(spawned);
+    const recalled =
+      this.#verdict === undefined && launch !== undefined ? this.#options.eras?.recall(launch) : undefined;
+    this.#launch =
+      launch === undefined
+        ? undefined
+        : { launch, recalled, probed: this.#verdict === undefined && recalled !== 'legacy' };
     try {
-      return await this.#openStdio(launch, generation, recalled);
+      return await this.#openStdio(spawned, generation, recalled);
     } catch (error) {
-      if (recalled !== 'modern' || generation !== this.#generation || this.#closed) throw error;
+      if (recalled === undefined || launch === undefined || timedOut(error)) throw error;
+      if (generation !== this.#generation || this.#closed) throw error;
       this.#options.eras?.forget(launch);
       this.#launch = { launch, recalled: undefined, probed: true };
-      return this.#openStdio(launch, generation, undefined);
+      return this.#openStdio(spawned, generation, undefined);
     }
   }
 
   async #openStdio(
-    launch: StdioLaunch,
+    spawned: StdioSpawn,
     generation: number,
     recalled: RememberedEra | undefined,
   ): Promise<Client> {
     this.#stderr = '';
     const Transport = recalled === 'modern' ? InPlaceStdioTransport : StdioClientTransport;
     const transport = new Transport({
-      command: launch.command,
-      args: [...launch.args],
-      env: { ...launch.env },
-      cwd: launch.cwd,
+      command: spawned.command,
+      args: [...spawned.args],
+      env: { ...spawned.env },
+      ...(spawned.cwd !== undefined ? { cwd: spawned.cwd } : {}),
       stderr: 'pipe',
     });
+    // The tail quoted is this process's: one an attempt before it started may still be writing.
+    this.#stderrFrom = transport;
     const stderr = transport.stderr;
     stderr?.on('data', (chunk: Buffer) => {
+      if (this.#stderrFrom !== transport) return;
       this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
     this.#stderrEnded = new Promise((resolve) => {

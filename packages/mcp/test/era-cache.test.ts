@@ -57,7 +57,7 @@ beforeAll(() => {
 
 afterAll(removeScratch);
 
-function setEra(mode: 'modern' | 'legacy' | 'legacy-exits'): void {
+function setEra(mode: 'modern' | 'legacy' | 'legacy-exits' | 'modern-only'): void {
   writeFileSync(eraFile, mode);
 }
 
@@ -74,11 +74,28 @@ function starts(): number {
  */
 async function bridgeStart(
   cacheRoot: string,
-  { namespaces = ['fixture'], configFile = config, off = false } = {},
+  {
+    namespaces = ['fixture'],
+    configFile = config,
+    off = false,
+    removedFolder = undefined as string | undefined,
+  } = {},
 ): Promise<Record<string, unknown>> {
+  const command = [process.execPath, BIN, 'mcp', '--config', configFile];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', '--config', configFile],
+    // In a folder removed before the bridge starts, when `removedFolder` names one (made here).
+    ...(removedFolder === undefined
+      ? { command: command[0] as string, args: command.slice(1) }
+      : {
+          command: 'sh',
+          args: [
+            '-c',
+            'mkdir "$1" && cd "$1" && rmdir "$1" && shift && exec "$@"',
+            'sh',
+            removedFolder,
+            ...command,
+          ],
+        }),
     stderr: 'ignore',
     // The transport passes on only a few variables of its own (HOME, PATH): these go beside them.
     env: { CODEMODE_CACHE: off ? 'off' : '', CODEMODE_CACHE_DIR: cacheRoot },
@@ -182,6 +199,20 @@ describe('a remembered era that is no longer true', () => {
     expect(await bridgeStart(root)).toStrictEqual({ fixture: 'legacy' });
     expect(starts()).toBe(1);
     expect(theEntry()).toMatchObject({ era: 'legacy' });
+  });
+
+  test('legacy, for a server now of the current revision only: connected in the same start, and corrected', async () => {
+    forgetAll();
+    setEra('modern-only');
+    mkdirSync(eras, { mode: 0o700 });
+    writeFileSync(join(eras, entry), entryBytes('legacy'), { mode: 0o600 });
+    starts();
+    expect(await bridgeStart(root)).toStrictEqual({ fixture: 'modern' });
+    // The handshake's process, refused; then the probe on a second process and the session's.
+    expect(starts()).toBe(3);
+    expect(theEntry()).toMatchObject({ era: 'modern' });
+    expect(await bridgeStart(root)).toStrictEqual({ fixture: 'modern' });
+    expect(starts()).toBe(1);
   });
 
   test('legacy is taken on trust within the horizon, and probed again past it', async () => {
@@ -372,5 +403,20 @@ describe('keys and clearing', () => {
     });
     expect(cleared).toMatchObject({ status: 0, stderr: '' });
     expect(existsSync(eras)).toBe(false);
+  });
+});
+
+describe('a bridge whose own folder is gone', () => {
+  test('still starts a stdio upstream the config gives no folder, and remembers nothing for it', async () => {
+    forgetAll();
+    setEra('modern');
+    starts();
+    const gone = join(root, '..', 'removed-folder');
+    expect(await bridgeStart(root, { removedFolder: gone })).toStrictEqual({ fixture: 'modern' });
+    // Nothing to key an entry by: the full negotiation, and nothing written.
+    expect(starts()).toBe(2);
+    expect(existsSync(eras) ? readdirSync(eras).filter((name) => !name.startsWith('.')) : []).toStrictEqual(
+      [],
+    );
   });
 });
