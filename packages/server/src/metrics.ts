@@ -71,13 +71,37 @@ let processRegistry: Promise<Registry> | undefined;
  * waits for the child), not before it spawns it.
  */
 function processMetrics(): Promise<Registry> {
-  processRegistry ??= import(DEFAULT_METRICS).then((loaded: { default: unknown }) => {
-    const collectDefaultMetrics = loaded.default as typeof PromClient.collectDefaultMetrics;
-    const registry = new Registry();
-    collectDefaultMetrics({ register: registry });
-    return registry;
-  });
+  processRegistry ??= import(DEFAULT_METRICS).then(
+    (loaded: { default: unknown }) => {
+      const collectDefaultMetrics = loaded.default as typeof PromClient.collectDefaultMetrics;
+      const registry = new Registry();
+      collectDefaultMetrics({ register: registry });
+      return registry;
+    },
+    (error: unknown) => {
+      // Tried again at the next scrape: a load that failed for a while (no file descriptor free)
+      // does not leave the process's families out for the rest of its life.
+      processRegistry = undefined;
+      throw error;
+    },
+  );
   return processRegistry;
+}
+
+/**
+ * The process's families as text, or, when prom-client's default metrics cannot be loaded, a comment
+ * saying so (a scraper ignores it; a person reading /metrics sees why they are missing): the
+ * server's own families are served either way. The comment names no path or cause: /metrics
+ * answers anyone who reaches the port.
+ */
+export const PROCESS_METRICS_MISSING =
+  "# The process's metrics (prom-client's default metrics) could not be loaded; the next scrape tries again.\n";
+
+function processMetricsText(): Promise<string> {
+  return processMetrics().then(
+    (registry) => registry.metrics(),
+    () => PROCESS_METRICS_MISSING,
+  );
 }
 
 export class ServerMetrics {
@@ -215,8 +239,8 @@ export class ServerMetrics {
    * PROCESS_METRICS_TTL old.
    */
   collectProcessMetrics(): void {
-    // A load that fails (a damaged install) is told at the scrape, which awaits the same promise,
-    // not as an unhandled rejection that would end the process.
+    // A load that fails (a damaged install) is told at the scrape (processMetricsText), not as an
+    // unhandled rejection that would end the process.
     processMetrics().catch(() => {});
   }
 
@@ -224,7 +248,7 @@ export class ServerMetrics {
   async render(): Promise<string> {
     const now = performance.now();
     if (this.#processText === undefined || now - this.#processText.at >= PROCESS_METRICS_TTL) {
-      this.#processText = { at: now, text: processMetrics().then((registry) => registry.metrics()) };
+      this.#processText = { at: now, text: processMetricsText() };
     }
     const [own, process] = await Promise.all([this.registry.metrics(), this.#processText.text]);
     return `${own.trimEnd()}\n${process}`;

@@ -29,9 +29,10 @@ export const CACHE_USAGE = `Usage: codemode-executor cache dir      print the fo
 
 The pool's children keep the runtime snapshot and the engine report they make, the executor the
 allowed packages' bundles, the commands the code Node compiled for them, and the MCP bridge the
-protocol era of each stdio server it starts, in a folder of the user's own, so the next process starts without making them again: $XDG_CACHE_HOME/supolka-codemode,
-or ~/.cache/supolka-codemode. CODEMODE_CACHE_DIR names another folder; CODEMODE_CACHE=off keeps
-nothing on disk. A folder that another user could write to is never used, cleared or prepared.
+protocol era of each stdio server it starts, in a folder of the user's own, so the next process
+starts without making them again: $XDG_CACHE_HOME/supolka-codemode, or ~/.cache/supolka-codemode.
+CODEMODE_CACHE_DIR names another folder; CODEMODE_CACHE=off keeps nothing on disk. A folder that
+another user could write to is never used, cleared or prepared.
 
 prepare starts one pool child, which keeps its start, then proves the entry with a second child
 that must start from it: run it where the processes that use it will run (an image's build, after
