@@ -28,7 +28,8 @@ import { Catalog } from './catalog.ts';
 import { MCP_USAGE, type McpCommand, parseMcpCommandLine } from './command-line.ts';
 import { type McpConfig, readConfig } from './config.ts';
 import { EraCache } from './era-cache.ts';
-import { HttpServeError, type ServedHttp, serveHttp, shortTokenMessage } from './http-serve.ts';
+import type { ServedHttp } from './http-serve.ts';
+import { HttpServeError, shortTokenMessage } from './http-serve-error.ts';
 import { FileJournalStore, JournalStoreError } from './journal-store.ts';
 import { runLogin } from './login.ts';
 import { namespaceNames } from './names.ts';
@@ -254,6 +255,8 @@ export async function runMcp(
     } else {
       await startup;
       if (refusal !== undefined) throw new PackagesRefusedError(refusal);
+      // Loaded only here: a bridge over stdio never loads the SDK's HTTP serving (http-serve-error.ts).
+      const { serveHttp } = await import('./http-serve.ts');
       http = await serveHttp({
         host: command.host ?? '127.0.0.1',
         port: command.http,

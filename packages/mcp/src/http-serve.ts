@@ -44,8 +44,11 @@ import {
   tokenMatches,
   tooManyUnauthenticatedMessage,
 } from '@supolka/codemode-executor/serving';
+import { HttpServeError, shortTokenMessage } from './http-serve-error.ts';
 import { type Era, newCallerId, UNAUTHENTICATED_IDENTITY } from './served.ts';
 import { UnauthenticatedPeers } from './unauthenticated-peers.ts';
+
+export { HttpServeError, shortTokenMessage } from './http-serve-error.ts';
 
 interface Session {
   readonly transport: NodeStreamableHTTPServerTransport;
@@ -66,9 +69,6 @@ export const UNAUTHORIZED_MESSAGE = 'This MCP server needs the bearer token in t
 export const UNKNOWN_SESSION_MESSAGE =
   'No such session: send initialize without an Mcp-Session-Id to start one.';
 /** serve's words for the same refusal (serve-command.ts), for the same sources of the token. */
-export function shortTokenMessage(min: number): string {
-  return `The token (CODEMODE_EXECUTOR_TOKEN or --token-file) must be a string of at least ${min} characters.`;
-}
 export function sessionsBusyMessage(limit: number): string {
   return `This MCP server already holds ${limit} sessions (SESSION_LIMIT), each with a request in flight; retry once one finishes.`;
 }
@@ -96,10 +96,6 @@ export interface ServedHttp {
   /** Tells every client on the current revision listening for it (subscriptions/listen) of a change of tools. */
   readonly toolsChanged: () => void;
   close(): Promise<void>;
-}
-
-export class HttpServeError extends Error {
-  override name = 'HttpServeError';
 }
 
 export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> {
