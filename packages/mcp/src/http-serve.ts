@@ -68,7 +68,6 @@ export const MCP_PATH = '/mcp';
 export const UNAUTHORIZED_MESSAGE = 'This MCP server needs the bearer token in the Authorization header.';
 export const UNKNOWN_SESSION_MESSAGE =
   'No such session: send initialize without an Mcp-Session-Id to start one.';
-/** serve's words for the same refusal (serve-command.ts), for the same sources of the token. */
 export function sessionsBusyMessage(limit: number): string {
   return `This MCP server already holds ${limit} sessions (SESSION_LIMIT), each with a request in flight; retry once one finishes.`;
 }
