@@ -17,7 +17,6 @@
  * written. A cache never fails a run. Each entry's own content is its reader's to check (a digest
  * beside the bytes): a file can still be damaged on disk.
  */
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -35,6 +34,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { nodeCrypto } from '../sandbox/node-crypto.ts';
 
 /** An entry's name: letters, digits, dots, dashes and underscores, not starting with a dot (temporaries do). */
 const ENTRY_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
@@ -140,7 +140,10 @@ export class TrustedDirectory {
    */
   write(name: string, parts: readonly Uint8Array[]): boolean {
     if (!ENTRY_NAME.test(name)) return false;
-    const temporary = join(this.path, `${TEMPORARY_PREFIX}${process.pid}-${randomBytes(6).toString('hex')}`);
+    const temporary = join(
+      this.path,
+      `${TEMPORARY_PREFIX}${process.pid}-${nodeCrypto().randomBytes(6).toString('hex')}`,
+    );
     let fd: number | undefined;
     try {
       fd = openSync(

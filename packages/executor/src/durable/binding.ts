@@ -9,7 +9,7 @@
  * verified. A fingerprint is 128 bits: to pass one off for another value an attacker would have to
  * compute HMACs under a key they do not hold.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../sandbox/node-crypto.ts';
 import { canonicalHash } from './canonical.ts';
 import type { DerivedKeys } from './keys.ts';
 import type { BindingField } from './texts.ts';
@@ -94,7 +94,8 @@ export function fingerprints(keys: DerivedKeys, values: Readonly<Record<BindingF
   const out = Buffer.alloc(FINGERPRINTS_BYTES);
   BINDING_FIELDS.forEach((field, index) => {
     // The field's name is hashed with its value, so a value never passes for another field's.
-    const mac = createHmac('sha256', keys.fingerprint)
+    const mac = nodeCrypto()
+      .createHmac('sha256', keys.fingerprint)
       .update(field)
       .update('\0')
       .update(values[field])
@@ -109,7 +110,7 @@ export function firstDifference(expected: Uint8Array, carried: Uint8Array): Bind
   return BINDING_FIELDS.find((_field, index) => {
     const start = index * FINGERPRINT_BYTES;
     const end = start + FINGERPRINT_BYTES;
-    return !timingSafeEqual(expected.subarray(start, end), carried.subarray(start, end));
+    return !nodeCrypto().timingSafeEqual(expected.subarray(start, end), carried.subarray(start, end));
   });
 }
 

@@ -7,8 +7,9 @@
  * NaN, a function) is refused with its path, since two spellings of one request must never hash
  * differently by accident. A property whose value is undefined counts as absent, as in JSON.
  */
-import { createHash } from 'node:crypto';
+
 import { echo } from '@supolka/codemode-protocol/wire';
+import { nodeCrypto } from '../sandbox/node-crypto.ts';
 
 /** How deep a value may nest; the walk is recursive, and requests are far shallower. */
 export const CANONICAL_DEPTH_LIMIT = 256;
@@ -24,7 +25,11 @@ export function canonicalJson(value: unknown): string {
  * kind of thing never equals a hash of another that happens to have the same text.
  */
 export function canonicalHash(domain: string, value: unknown): string {
-  return createHash('sha256').update(`${domain}\n`).update(canonicalJson(value)).digest('base64url');
+  return nodeCrypto()
+    .createHash('sha256')
+    .update(`${domain}\n`)
+    .update(canonicalJson(value))
+    .digest('base64url');
 }
 
 function write(value: unknown, path: string, depth: number, open: Set<object>, parts: string[]): void {

@@ -7,7 +7,7 @@
  * isolates are made from, the three versions, and the principal the caller names; sealing and
  * opening are token.ts's. Nothing here loads isolated-vm: the caller's process holds the ring.
  */
-import { createHash } from 'node:crypto';
+
 import {
   type DispatchFrame,
   type EnvelopeCode,
@@ -16,6 +16,7 @@ import {
   stringifyForDispatch,
 } from '@supolka/codemode-protocol/wire';
 import { RUNTIME_SOURCE } from '@supolka/codemode-runtime/bundle';
+import { nodeCrypto } from '../sandbox/node-crypto.ts';
 import type { SandboxWire } from '../sandbox/sandbox.ts';
 import { installedIsolatedVm } from '../sandbox/setup/engine-addon.ts';
 import { SANDBOX_SOURCE } from '../sandbox/setup/sandbox-source.ts';
@@ -260,7 +261,8 @@ let formatting: { readonly tz: string | undefined; readonly text: string } | und
  * quarter of a millisecond, a fifth of a token's open).
  */
 function runtimeFingerprint(): string {
-  runtimeText ??= createHash('sha256')
+  runtimeText ??= nodeCrypto()
+    .createHash('sha256')
     .update(RUNTIME_SOURCE)
     .update('\0')
     .update(SANDBOX_SOURCE)

@@ -5,8 +5,9 @@
  * bodies travel in a token: the token's JSON holds each body as a range of its binary part, so the
  * bytes are never written as base64 inside JSON and then base64 again around it.
  */
-import { createHash } from 'node:crypto';
+
 import type { HttpRequest } from '@supolka/codemode-protocol/wire';
+import { nodeCrypto } from '../sandbox/node-crypto.ts';
 import type { FetchEntry, FetchSettlement } from './journal.ts';
 import { MAX_TOKEN_SIZE } from './limits.ts';
 
@@ -25,9 +26,9 @@ export const LOST_FETCH_FRAME = JSON.stringify(['thrown', 'Network connection lo
 
 /** The request's method, URL, headers, redirect mode and body, hashed: what a resumed request must repeat. */
 export function requestHash(request: HttpRequest): string {
-  const hash = createHash('sha256').update(
-    JSON.stringify([request.method, request.url, request.headers, request.redirect ?? 'follow']),
-  );
+  const hash = nodeCrypto()
+    .createHash('sha256')
+    .update(JSON.stringify([request.method, request.url, request.headers, request.redirect ?? 'follow']));
   hash.update('\0');
   if (request.body !== null) hash.update(request.body);
   return hash.digest('base64url');

@@ -10,7 +10,8 @@
  * The ring copies the bytes it is given into KeyObjects, which never print their material, and
  * keeps them in a module-private table that nothing outside this package reaches.
  */
-import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { nodeCrypto } from '../sandbox/node-crypto.ts';
 import { DurableKeyError } from './errors.ts';
 import { MIN_KEY_BYTES } from './limits.ts';
 import {
@@ -92,9 +93,11 @@ export class DurableKeyRing {
 
 function deriveKeys(id: string, key: Uint8Array): DerivedKeys {
   // createSecretKey copies the bytes: the caller may wipe or reuse its buffer afterwards.
-  const master = createSecretKey(Buffer.from(key));
+  const master = nodeCrypto().createSecretKey(Buffer.from(key));
   const derive = (info: string) =>
-    createSecretKey(Buffer.from(hkdfSync('sha256', master, new Uint8Array(0), info, 32)));
+    nodeCrypto().createSecretKey(
+      Buffer.from(nodeCrypto().hkdfSync('sha256', master, new Uint8Array(0), info, 32)),
+    );
   return { id, master, fingerprint: derive(INFO.fingerprint), idempotency: derive(INFO.idempotency) };
 }
 
@@ -122,5 +125,7 @@ function keysOf(ring: DurableKeyRing): ReadonlyMap<string, DerivedKeys> {
  * however many tokens a key seals.
  */
 export function tokenKey(keys: DerivedKeys, tokenId: Uint8Array): KeyObject {
-  return createSecretKey(Buffer.from(hkdfSync('sha256', keys.master, tokenId, INFO.encryption, 32)));
+  return nodeCrypto().createSecretKey(
+    Buffer.from(nodeCrypto().hkdfSync('sha256', keys.master, tokenId, INFO.encryption, 32)),
+  );
 }

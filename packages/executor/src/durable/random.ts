@@ -6,13 +6,13 @@
  * The seed is as secret as the token that carries it: whoever holds a durable key can read it and
  * predict the run's random values (docs/durable.md, "The model").
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../sandbox/node-crypto.ts';
 
 export type Seed = readonly [number, number, number, number];
 
 /** A fresh seed: four random 32-bit words, never all zero (xoshiro128** would emit only zeros). */
 export function newSeed(): Seed {
-  const bytes = randomBytes(16);
+  const bytes = nodeCrypto().randomBytes(16);
   const seed: [number, number, number, number] = [
     bytes.readInt32BE(0),
     bytes.readInt32BE(4),
@@ -40,7 +40,8 @@ export class SeededRandom {
     const out = new Uint8Array(length);
     let filled = 0;
     while (filled < length) {
-      const block = createHmac('sha256', this.#key)
+      const block = nodeCrypto()
+        .createHmac('sha256', this.#key)
         .update(`crypto ${this.#counter++}`)
         .digest();
       const take = Math.min(block.length, length - filled);

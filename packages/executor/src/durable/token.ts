@@ -13,7 +13,7 @@
  * tool's answer): from the lengths of tokens for inputs it chose, an attacker could guess the
  * secrets byte by byte, as CRIME and BREACH did to TLS and HTTP.
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../sandbox/node-crypto.ts';
 import { bindingValues, type DurableBinding, fingerprints, firstDifference } from './binding.ts';
 import type { ClaimStore } from './claims.ts';
 import { DurableTokenError } from './errors.ts';
@@ -127,7 +127,11 @@ export class OpenedToken {
     if (!Number.isSafeInteger(sequence) || sequence < 0) throw new RangeError(SEQUENCE_MESSAGE);
     const counter = Buffer.alloc(8);
     counter.writeBigUInt64BE(BigInt(sequence));
-    return createHmac('sha256', this.#idempotency).update(this.#tokenId).update(counter).digest('base64url');
+    return nodeCrypto()
+      .createHmac('sha256', this.#idempotency)
+      .update(this.#tokenId)
+      .update(counter)
+      .digest('base64url');
   }
 }
 
@@ -188,13 +192,15 @@ export class DurableTokens {
     const issuedAt = Math.floor(this.#now());
     const expiresAt = issuedAt + this.#ttl;
     // Both random for every token: the id salts the token's own key, the nonce is GCM's.
-    const tokenId = randomBytes(TOKEN_ID_BYTES);
-    const nonce = randomBytes(NONCE_BYTES);
+    const tokenId = nodeCrypto().randomBytes(TOKEN_ID_BYTES);
+    const nonce = nodeCrypto().randomBytes(NONCE_BYTES);
     const header = writeHeader(
       { keyId: keys.id, tokenId, nonce, issuedAt, expiresAt, fingerprints: fingerprints(keys, values) },
       plaintext.length,
     );
-    const cipher = createCipheriv(CIPHER, tokenKey(keys, tokenId), nonce, { authTagLength: TAG_BYTES });
+    const cipher = nodeCrypto().createCipheriv(CIPHER, tokenKey(keys, tokenId), nonce, {
+      authTagLength: TAG_BYTES,
+    });
     cipher.setAAD(header);
     const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     const token = writeToken(header, ciphertext, cipher.getAuthTag());
@@ -214,7 +220,7 @@ export class DurableTokens {
     const parsed = parseToken(text);
     const keys = findKeys(this.#ring, parsed.keyId);
     if (keys === undefined) throw new DurableTokenError('TOKEN_FORGED', FORGED_UNKNOWN_KEY_MESSAGE);
-    const decipher = createDecipheriv(CIPHER, tokenKey(keys, parsed.tokenId), parsed.nonce, {
+    const decipher = nodeCrypto().createDecipheriv(CIPHER, tokenKey(keys, parsed.tokenId), parsed.nonce, {
       authTagLength: TAG_BYTES,
     });
     decipher.setAAD(parsed.header);

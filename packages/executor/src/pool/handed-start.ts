@@ -12,11 +12,12 @@
  * child not speaking the protocol.
  *
  * It hands the start only to children spawned as its maker was (the same Node, flags and
- * NODE_OPTIONS); the child checks it again before V8 sees it. A child that refused it hands its own
+ * NODE_OPTIONS), with the CRC-32 of the bytes it checked, which the child checks before V8 sees
+ * them (sandbox/setup/start-check.ts says why a CRC-32 is enough there). A child that refused it hands its own
  * on, which replaces it; a child that was handed it and ended before it reported healthy takes it
  * out of service: the next child makes its own, and hands that on.
  */
-import { createHash } from 'node:crypto';
+import { snapshotDigest, startCheck } from '../sandbox/setup/start-check.ts';
 import type { PoolChild } from './child-handle.ts';
 import type { EngineReportMessage, StartReport } from './messages/health.ts';
 import type { PoolMessageOf } from './messages/table.ts';
@@ -87,7 +88,7 @@ export class HandedStart {
     const commitment = child.commitment;
     if (commitment === undefined) return UNASKED_SNAPSHOT_MESSAGE;
     child.commitment = undefined;
-    if (createHash('sha256').update(message.bytes).digest('hex') !== commitment.digest) {
+    if (snapshotDigest(message.bytes) !== commitment.digest) {
       return FORGED_SNAPSHOT_MESSAGE;
     }
     this.#kept = {
@@ -95,6 +96,7 @@ export class HandedStart {
         type: 'handOn',
         key: commitment.key,
         digest: commitment.digest,
+        check: startCheck(message.bytes),
         snapshot: message.bytes,
         engine: commitment.engine,
       },

@@ -17,7 +17,7 @@
  * the isolate is gone never starts. The reference never rejects: a failure crosses as a frame with
  * the exception's name, since isolated-vm would report a rejection as unhandled on the host.
  */
-import { createHash, webcrypto } from 'node:crypto';
+import type { webcrypto } from 'node:crypto';
 import {
   EXECUTION_ENDED_MESSAGE,
   KEY_LIMIT,
@@ -26,6 +26,7 @@ import {
 import ivm from 'isolated-vm';
 import { HeldAnswers } from './crossing/answers.ts';
 import type { IsolateHandle } from './isolate.ts';
+import { nodeCrypto } from './node-crypto.ts';
 
 type HostKey = webcrypto.CryptoKey;
 type Subtle = webcrypto.SubtleCrypto;
@@ -205,7 +206,8 @@ export function argumentBytes(value: unknown, depth = 0): number {
 /** One bridge per isolate: its keys, its count of keys created, and its chain of operations. */
 export class CryptoBridge {
   readonly #isAlive: () => boolean;
-  readonly #subtle: Subtle;
+  /** Given, or Node's, looked up at the first operation (node-crypto.ts says why). */
+  readonly #subtle: Subtle | undefined;
   readonly #keyLimit: number;
   readonly #keys = new Map<number, HostKey>();
   readonly #queuedByteLimit: number;
@@ -217,7 +219,7 @@ export class CryptoBridge {
 
   constructor(isAlive: () => boolean, options: CryptoBridgeOptions = {}) {
     this.#isAlive = isAlive;
-    this.#subtle = options.subtle ?? webcrypto.subtle;
+    this.#subtle = options.subtle;
     this.#keyLimit = options.keyLimit ?? KEY_LIMIT;
     this.#queuedByteLimit = options.queuedByteLimit ?? Number.POSITIVE_INFINITY;
     this.#durable = options.durable ?? (() => false);
@@ -261,7 +263,10 @@ export class CryptoBridge {
       if (entry.createsKeys && this.#durable())
         throw new BridgeError('NotSupportedError', DURABLE_KEYS_MESSAGE, true);
       if (entry.createsKeys && this.#created >= this.#keyLimit) throw this.#keyLimitError();
-      const result = await entry.perform(this.#subtle, this.#swapKeys(args, 0) as unknown[]);
+      const result = await entry.perform(
+        this.#subtle ?? nodeCrypto().webcrypto.subtle,
+        this.#swapKeys(args, 0) as unknown[],
+      );
       if (operation === 'exportKey' && args[0] === 'jwk') return ['returned', inWorkerdOrder(result)];
       return ['returned', this.#describeResult(result)];
     } catch (error) {
@@ -323,11 +328,12 @@ export class CryptoBridge {
   }
 }
 
-// Node's CryptoKey class, which its webcrypto namespace types but does not export as a value.
-const HostCryptoKey = (globalThis as unknown as { CryptoKey: new () => HostKey }).CryptoKey;
-
+/**
+ * Whether `value` is one of Node's CryptoKeys, whose class its webcrypto namespace types but does
+ * not export as a value. Read from the global at the call: reading it loads Node's webcrypto.
+ */
 function isHostKey(value: unknown): value is HostKey {
-  return value instanceof HostCryptoKey;
+  return value instanceof (globalThis as unknown as { CryptoKey: new () => HostKey }).CryptoKey;
 }
 
 /** A key's description, as plain data: what the isolate's CryptoKey shows. */
@@ -366,7 +372,7 @@ function hashBytes(hash: string, data: unknown): ArrayBuffer {
   const bytes = ArrayBuffer.isView(data)
     ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
     : new Uint8Array(data instanceof ArrayBuffer ? data : new ArrayBuffer(0));
-  const digest = createHash(hash).update(bytes).digest();
+  const digest = nodeCrypto().createHash(hash).update(bytes).digest();
   return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
 }
 

@@ -17,7 +17,6 @@
  * reading tells the pool which retained executions are working right now (`working`), so their
  * child is not idle.
  */
-import { randomUUID } from 'node:crypto';
 import {
   EXECUTION_COMPLETED_MESSAGE,
   ExecutionTimeoutError,
@@ -36,6 +35,7 @@ import { RunClock } from './bounds/clock.ts';
 import { protocolSchemas } from './crossing/schemas.ts';
 import type { Performer } from './fetch.ts';
 import { disposeIsolate, type IsolateHandle } from './isolate.ts';
+import { nodeCrypto } from './node-crypto.ts';
 import type { PreparedIsolate } from './setup/prepared-isolate.ts';
 import { rewriteEngineTermination } from './timeout.ts';
 
@@ -157,7 +157,7 @@ export class RetainedHandles {
 
   /** Keeps the isolate, its timers, its clock slot and its bounds; answers the executionId. */
   retain(prepared: PreparedIsolate, invoker: Retained['invoker'], options: RetainOptions): string {
-    const executionId = randomUUID();
+    const executionId = nodeCrypto().randomUUID();
     // The pool child's memory backstop names this execution when its isolate is the culprit.
     prepared.handle.retainedAs = executionId;
     prepared.handle.timeout = options.timeout;

@@ -4,10 +4,10 @@
  * per process (or a pool child adopts the one its parent handed on); every isolate starts from that
  * copy and no isolate parses the bundle again.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
 import { RUNTIME_SOURCE } from '@supolka/codemode-runtime/bundle';
 import ivm from 'isolated-vm';
 import type { SeededRandom } from '../durable/random.ts';
+import { nodeCrypto } from './node-crypto.ts';
 import { SANDBOX_SOURCE, WARMUP_SOURCE } from './setup/sandbox-source.ts';
 
 export { RUNTIME_SOURCE };
@@ -59,11 +59,11 @@ export function randomReferences(
   seeded: () => SeededRandom | undefined = () => undefined,
 ): Pick<RuntimeReferences, 'randomUUID' | 'randomBytes'> {
   return {
-    randomUUID: new ivm.Reference(() => seeded()?.uuid() ?? randomUUID()),
+    randomUUID: new ivm.Reference(() => seeded()?.uuid() ?? nodeCrypto().randomUUID()),
     // The runtime checks the length first; the host clamps it anyway, since it is guest input.
     randomBytes: new ivm.Reference((length: number) => {
       const clamped = Math.max(0, Math.min(Number(length) || 0, 65536));
-      return seeded()?.bytes(clamped) ?? new Uint8Array(randomBytes(clamped));
+      return seeded()?.bytes(clamped) ?? new Uint8Array(nodeCrypto().randomBytes(clamped));
     }),
   };
 }

@@ -2,8 +2,9 @@
  * Who may connect: the bearer token, compared in constant time, the origins a browser may connect
  * from, and the rule that a server without a token serves loopback only.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+
 import { isIP } from 'node:net';
+import { nodeCrypto } from '../sandbox/node-crypto.ts';
 
 /** Shorter tokens are too easy to guess for a service that runs code. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -14,8 +15,8 @@ export const MIN_TOKEN_LENGTH = 16;
  */
 export function tokenMatches(expected: string, given: string | undefined): boolean {
   if (given === undefined) return false;
-  const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
-  return timingSafeEqual(digest(expected), digest(given));
+  const digest = (text: string) => nodeCrypto().createHash('sha256').update(text, 'utf8').digest();
+  return nodeCrypto().timingSafeEqual(digest(expected), digest(given));
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined for any other form. */

@@ -13,7 +13,7 @@ import { IsolateExecutor } from '../../dist/index.js';
 import { USAGE } from '../../src/cli/args.ts';
 import { CACHE_USAGE } from '../../src/cli/cache.ts';
 import type { StartReport } from '../../src/pool/messages/health.ts';
-import { SNAPSHOT_DIGEST_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
+import { SNAPSHOT_CHECK_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
 import { BIN, removeScratch, scratch } from './cli-process.ts';
 
 afterAll(removeScratch);
@@ -51,7 +51,7 @@ async function nextProcessStart(root: string): Promise<StartReport | undefined> 
 function theEntry(root: string): { name: string; bytes: Buffer } {
   const names = readdirSync(join(root, 'start'));
   expect(names).toHaveLength(1);
-  expect(names[0]).toMatch(/^[0-9a-f]{64}\.start$/);
+  expect(names[0]).toMatch(/^[0-9a-f]{8}-\d+\.start$/);
   const name = names[0] as string;
   return { name, bytes: readFileSync(join(root, 'start', name)) };
 }
@@ -67,7 +67,7 @@ describe('codemode-executor cache', () => {
       stdout: '{"result":2,"logs":[]}\n',
     });
     const [entry] = readdirSync(join(root, 'start'));
-    expect(entry).toMatch(/^[0-9a-f]{64}\.start$/);
+    expect(entry).toMatch(/^[0-9a-f]{8}-\d+\.start$/);
     // The start, and what Node compiled for the command (src/cache/compile-cache.ts), a folder per Node.
     const compiled = readdirSync(join(root, 'compile')).flatMap((perNode) =>
       readdirSync(join(root, 'compile', perNode)),
@@ -175,7 +175,7 @@ describe('codemode-executor cache prepare', () => {
     writeFileSync(join(root, 'start', name), damaged, { mode: 0o600 });
     expect(cli(['cache', 'prepare'], root)).toStrictEqual({
       status: 0,
-      stdout: `Prepared: this build's start is kept in ${join(root, 'start')}, in place of an entry that was refused (${SNAPSHOT_DIGEST_MESSAGE}), and a second child started from it.\n`,
+      stdout: `Prepared: this build's start is kept in ${join(root, 'start')}, in place of an entry that was refused (${SNAPSHOT_CHECK_MESSAGE}), and a second child started from it.\n`,
       stderr: '',
     });
     expect(theEntry(root).bytes).not.toStrictEqual(damaged);

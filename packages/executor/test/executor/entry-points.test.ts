@@ -61,6 +61,9 @@ describe('the main entry loads no isolated-vm and no zod into the caller', () =>
     // Nor zod: the run's request, heartbeat answers and result are decided by hot checks
     // (src/pool/messages/schemas-on-demand.ts).
     expect(zodModules(report)).toStrictEqual([]);
+    // Nor node:crypto, which only durable runs, retained handles and the start's digest use
+    // (src/sandbox/node-crypto.ts).
+    expect(report.builtins).not.toContain('NativeModule crypto');
   });
 
   test('the codemode-executor run command', () => {
@@ -136,7 +139,9 @@ test('a pool child that served executions, heartbeats and a cancel loads no zod 
     report.resolved.some((url) => url.endsWith('/packages/executor/dist/pool/child/child-start.bundle.js')),
   ).toBe(true);
   expect(report.resolved.filter((url) => url.includes('/zod/'))).toStrictEqual([]);
-  expect(report.builtins.filter((name) => /^NativeModule (http|https|zlib)$/.test(name))).toStrictEqual([]);
+  // node:zlib is no longer among them: its CRC-32 checks a start and names the scripts in its key
+  // (src/sandbox/setup/start-check.ts), for 0.13 MB; http, https and dns were the megabytes.
+  expect(report.builtins.filter((name) => /^NativeModule (http|https|dns)$/.test(name))).toStrictEqual([]);
 });
 
 /**
@@ -177,6 +182,48 @@ test('a pool child that started from the start handed on loads no zod either', a
     report.resolved.some((url) => url.endsWith('/packages/executor/dist/pool/child/child-start.bundle.js')),
   ).toBe(true);
   expect(report.resolved.filter((url) => url.includes('/zod/'))).toStrictEqual([]);
+  // It checked the start by its CRC-32 and hashed nothing: node:crypto and the twenty modules
+  // behind it are about 10 ms of a child's start (src/sandbox/node-crypto.ts).
+  expect(report.builtins).not.toContain('NativeModule crypto');
+});
+
+/**
+ * The first child of a process that starts from the start an earlier process's child kept on disk
+ * (docs/pool.md, "The start cache on disk") checks it by its CRC-32 and commits to the digest the
+ * entry holds: it loads no node:crypto, where the child that made the start did.
+ */
+test('a pool child that started from the start cache loads no node:crypto', async () => {
+  const cache = mkdtempSync(join(reports, 'cache-'));
+  const childReports = (name: string) => {
+    const directory = mkdtempSync(join(reports, `${name}-`));
+    process.env.ADDON_REPORT_DIR = directory;
+    return directory;
+  };
+  const runOne = async (directory: string) => {
+    const starts: (string | undefined)[] = [];
+    const executor = new IsolateExecutor({
+      poolSize: 1,
+      cache: { directory: cache },
+      childExecArgv: [...DEFAULT_CHILD_EXEC_ARGV, '--import', recorder],
+      onPoolEvent: (event) => {
+        if (event.type === 'healthy') starts.push(event.start?.snapshot);
+      },
+    });
+    try {
+      expect(await executor.execute({ code: 'async () => 6 * 7' })).toStrictEqual({ result: 42, logs: [] });
+    } finally {
+      await executor.dispose();
+      delete process.env.ADDON_REPORT_DIR;
+    }
+    const [file] = readdirSync(directory);
+    return { starts, report: JSON.parse(readFileSync(join(directory, file as string), 'utf8')) as Report };
+  };
+  const maker = await runOne(childReports('maker'));
+  expect(maker.starts).toStrictEqual(['built']);
+  expect(maker.report.builtins).toContain('NativeModule crypto');
+  const reader = await runOne(childReports('reader'));
+  expect(reader.starts).toStrictEqual(['cached']);
+  expect(reader.report.builtins).not.toContain('NativeModule crypto');
 });
 
 /** Waits until the executor's one child answered `count` more heartbeats. */

@@ -12,10 +12,7 @@ import { describe, expect, test } from 'vitest';
 import { BUSY_ANSWERS_BEFORE_SENDING } from '../../src/pool/child/own-start.ts';
 import { FORGED_SNAPSHOT_MESSAGE, UNASKED_SNAPSHOT_MESSAGE } from '../../src/pool/handed-start.ts';
 import type { Pool } from '../../src/pool/pool.ts';
-import {
-  FOREIGN_SNAPSHOT_MESSAGE,
-  SNAPSHOT_DIGEST_MESSAGE,
-} from '../../src/sandbox/setup/handed-snapshot.ts';
+import { FOREIGN_SNAPSHOT_MESSAGE, SNAPSHOT_CHECK_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
 import {
   busyChild,
   type EventLog,
@@ -113,7 +110,7 @@ describe("a child's start handed on", () => {
     // bytes the child would have ended in a fatal error (test/sandbox/handed-snapshot.test.ts).
     expect(starts(log, 3)).toStrictEqual([
       { snapshot: 'built' },
-      { snapshot: 'built', refused: SNAPSHOT_DIGEST_MESSAGE },
+      { snapshot: 'built', refused: SNAPSHOT_CHECK_MESSAGE },
       { snapshot: 'handedOn' },
     ]);
     expect(log.events.filter((event) => event.type === 'unhealthy')).toStrictEqual([]);

@@ -20,12 +20,13 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV, IsolateExecutor, type IsolateExecutorOptions } from '../../src/index.ts';
 import { HANDED_REPORT_MESSAGE } from '../../src/pool/child/hand-on-start.ts';
 import type { StartReport } from '../../src/pool/messages/health.ts';
 import { CACHED_KEY_MESSAGE, CACHED_LAYOUT_MESSAGE } from '../../src/sandbox/setup/cached-start.ts';
-import { SNAPSHOT_DIGEST_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
+import { SNAPSHOT_CHECK_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
 import { RUNTIME_ANSWER, RUNTIME_PROGRAM, testFolder, usePool } from './helpers.ts';
 
 /** A cache root of this test's own; the starts go in its `start` folder. */
@@ -60,7 +61,7 @@ async function runOnce(root: string, options: IsolateExecutorOptions = {}): Prom
 function theEntry(folder: string): { path: string; header: Record<string, unknown>; body: Buffer } {
   const names = readdirSync(folder);
   expect(names).toHaveLength(1);
-  expect(names[0]).toMatch(/^[0-9a-f]{64}\.start$/);
+  expect(names[0]).toMatch(/^[0-9a-f]{8}-\d+\.start$/);
   const path = join(folder, names[0] as string);
   const bytes = readFileSync(path);
   const end = bytes.indexOf(0x0a);
@@ -78,7 +79,9 @@ describe('the start kept on disk', () => {
     expect(statSync(folder).mode & 0o777).toBe(0o700);
     const { path, header, body } = theEntry(folder);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    expect(header).toMatchObject({ format: 1, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(header).toMatchObject({ format: 2, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(header.digest).toBe(createHash('sha256').update(body).digest('hex'));
+    expect(header.check).toBe(crc32(body));
     expect(body.length).toBeGreaterThan(100_000);
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
@@ -132,18 +135,41 @@ describe('the start kept on disk', () => {
 });
 
 describe('an entry refused before V8 sees it', () => {
-  test('damaged bytes: refused by the digest, and replaced by the child’s own', async () => {
+  test('damaged bytes: refused by the CRC-32, and replaced by the child’s own', async () => {
     const { root, folder } = cacheRoot();
     await runOnce(root);
     const { path, header, body } = theEntry(folder);
     const damaged = Buffer.from(body);
     for (let index = 0; index < 64; index++) damaged[index] = (damaged[index] as number) ^ 0xff;
     rewrite(path, header, damaged);
-    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: SNAPSHOT_DIGEST_MESSAGE });
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: SNAPSHOT_CHECK_MESSAGE });
     // The child's own start replaced it (a snapshot is not byte for byte the same each time it is made).
     const replaced = theEntry(folder);
     expect(createHash('sha256').update(replaced.body).digest('hex')).toBe(replaced.header.digest);
+    expect(crc32(replaced.body)).toBe(replaced.header.check);
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
+  });
+
+  test('one bit flipped deep in the bytes, or the bytes cut short: refused by the CRC-32', async () => {
+    const { root, folder } = cacheRoot();
+    await runOnce(root);
+    const { path, header, body } = theEntry(folder);
+    const flipped = Buffer.from(body);
+    flipped[flipped.length >> 1] = (flipped[flipped.length >> 1] as number) ^ 0x10;
+    rewrite(path, header, flipped);
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: SNAPSHOT_CHECK_MESSAGE });
+    const kept = theEntry(folder);
+    rewrite(kept.path, kept.header, kept.body.subarray(0, kept.body.length - 4096));
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: SNAPSHOT_CHECK_MESSAGE });
+  });
+
+  test('an entry of the layout before (a SHA-256 only, no CRC-32) is refused as another layout', async () => {
+    const { root, folder } = cacheRoot();
+    await runOnce(root);
+    const { path, header, body } = theEntry(folder);
+    const { check: _, ...earlier } = header;
+    rewrite(path, { ...earlier, format: 1 }, body);
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: CACHED_LAYOUT_MESSAGE });
   });
 
   test('another build’s start under this build’s name: refused by its key', async () => {

@@ -1,8 +1,8 @@
 /**
  * A runtime snapshot handed from one process to another (src/sandbox/setup/handed-snapshot.ts):
- * adopted only when its key names what made this process's own and its bytes hash to its digest,
- * and then serving isolates as a snapshot made here would; refused otherwise, with nothing of it
- * reaching V8. V8 restoring bytes it cannot use ends the process in a fatal error no `try` catches,
+ * adopted only when its key names what made this process's own and its bytes match the CRC-32
+ * that came with them, and then serving isolates as a snapshot made here would; refused otherwise,
+ * with nothing of it reaching V8; and adopted without loading node:crypto (issue 28). V8 restoring bytes it cannot use ends the process in a fatal error no `try` catches,
  * so every process that restores one, or might, is a child of its own.
  */
 import { spawnSync } from 'node:child_process';
@@ -18,12 +18,12 @@ import {
   ownSnapshot,
   runtimeSnapshotKey,
   SNAPSHOT_ALREADY_MADE_MESSAGE,
-  SNAPSHOT_DIGEST_MESSAGE,
-  snapshotDigest,
+  SNAPSHOT_CHECK_MESSAGE,
   snapshotRefusal,
   snapshotTooLargeMessage,
 } from '../../src/sandbox/setup/handed-snapshot.ts';
-import { SNAPSHOT_BYTES_LIMIT } from '../../src/sandbox/setup/snapshot-limit.ts';
+import { SNAPSHOT_BYTES_LIMIT, START_KEY_LIMIT } from '../../src/sandbox/setup/snapshot-limit.ts';
+import { snapshotDigest, startCheck } from '../../src/sandbox/setup/start-check.ts';
 
 const source = (path: string) =>
   JSON.stringify(fileURLToPath(new URL(`../../src/sandbox/${path}`, import.meta.url)));
@@ -39,10 +39,10 @@ let scripts = 0;
  * Runs `script` in a process of its own with `flags`. From a file, not `-e`: the key names every
  * flag of the command line, and `-e` would put the script itself among them.
  */
-function run(script: string, flags: readonly string[] = FLAGS) {
+function run(script: string, flags: readonly string[] = FLAGS, env: NodeJS.ProcessEnv = process.env) {
   const file = join(scratch, `script-${scripts++}.mjs`);
   writeFileSync(file, script);
-  const ran = spawnSync(process.execPath, [...flags, file], { encoding: 'utf8', timeout: 60_000 });
+  const ran = spawnSync(process.execPath, [...flags, file], { encoding: 'utf8', timeout: 60_000, env });
   return { stdout: ran.stdout.trim(), stderr: ran.stderr, status: ran.status, signal: ran.signal };
 }
 
@@ -53,7 +53,7 @@ function makeSnapshot(file: string, flags: readonly string[] = FLAGS): void {
      import { ownSnapshot } from ${source('setup/handed-snapshot.ts')};
      const own = ownSnapshot();
      writeFileSync(${JSON.stringify(file)}, own.bytes);
-     writeFileSync(${JSON.stringify(`${file}.json`)}, JSON.stringify({ key: own.key, digest: own.digest }));
+     writeFileSync(${JSON.stringify(`${file}.json`)}, JSON.stringify({ key: own.key, digest: own.digest, check: own.check }));
      console.log('made');`,
     flags,
   );
@@ -75,6 +75,7 @@ function adopt(file: string, change = '', flags: readonly string[] = FLAGS) {
      const handed = { ...JSON.parse(readFileSync(${JSON.stringify(`${file}.json`)}, 'utf8')), bytes };
      ${change}
      console.log(adoptHandedSnapshot(handed) ?? 'adopted');
+     if (process.moduleLoadList.includes('NativeModule crypto')) console.log('node:crypto was loaded');
      const { context } = createIsolate({ memoryLimit: 32, snapshot: readRuntimeSnapshot() });
      console.log(context.evalSync("new URL('https://a.test/b?c=d').searchParams.get('c') + ' ' + typeof TextEncoder"));`,
     flags,
@@ -85,14 +86,29 @@ describe('a snapshot made in another process', () => {
   const made = join(scratch, 'made.bin');
   beforeAll(() => makeSnapshot(made));
 
-  test('is adopted when its key and digest hold, and isolates restored from it run the runtime', () => {
+  test('is adopted when its key and CRC-32 hold, without node:crypto, and isolates restored from it run the runtime', () => {
     expect(adopt(made)).toMatchObject({ stdout: 'adopted\nd function', status: 0 });
+  });
+
+  test('damaged anywhere, in one bit or cut short, is refused before V8 sees it', () => {
+    for (const damage of [
+      'bytes[bytes.length >> 1] ^= 0x01;',
+      'bytes[bytes.length - 1] ^= 0x80;',
+      'handed.bytes = bytes.subarray(0, bytes.length - 1);',
+      'bytes.fill(0, 4096, 8192);',
+      'handed.check = (handed.check + 1) >>> 0;',
+    ]) {
+      expect(adopt(made, damage)).toMatchObject({
+        stdout: `${SNAPSHOT_CHECK_MESSAGE}\nd function`,
+        status: 0,
+      });
+    }
   });
 
   test('with its first bytes damaged, is refused before V8 sees it, and the process makes its own', () => {
     const damage = 'for (let index = 0; index < 64; index++) bytes[index] ^= 0xff;';
     expect(adopt(made, damage)).toMatchObject({
-      stdout: `${SNAPSHOT_DIGEST_MESSAGE}\nd function`,
+      stdout: `${SNAPSHOT_CHECK_MESSAGE}\nd function`,
       status: 0,
     });
   });
@@ -114,7 +130,7 @@ describe('a snapshot made in another process', () => {
   });
 
   test('under a key that names another build is refused', () => {
-    const otherKey = "handed.key = handed.key.replace(/^./, (digit) => (digit === '0' ? '1' : '0'));";
+    const otherKey = "handed.key = handed.key.replace('runtime snapshot', 'another build');";
     expect(adopt(made, otherKey)).toMatchObject({
       stdout: `${FOREIGN_SNAPSHOT_MESSAGE}\nd function`,
       status: 0,
@@ -135,14 +151,31 @@ describe('a snapshot made in another process', () => {
 describe('the checks in this process', () => {
   test('refuse bytes past the limit', () => {
     const bytes = new Uint8Array(SNAPSHOT_BYTES_LIMIT + 1);
-    expect(snapshotRefusal({ key: runtimeSnapshotKey(), digest: snapshotDigest(bytes), bytes })).toBe(
+    const key = runtimeSnapshotKey() as string;
+    expect(snapshotRefusal({ key, digest: snapshotDigest(bytes), check: startCheck(bytes), bytes })).toBe(
       snapshotTooLargeMessage(SNAPSHOT_BYTES_LIMIT + 1),
     );
   });
 
   test("accept this process's own snapshot, which it cannot adopt a second time", () => {
     const own = ownSnapshot();
+    if (own === undefined) throw new Error('this process keeps no start');
+    expect(own.digest).toBe(snapshotDigest(own.bytes));
+    expect(own.check).toBe(startCheck(own.bytes));
     expect(snapshotRefusal(own)).toBeUndefined();
     expect(adoptHandedSnapshot(own)).toBe(SNAPSHOT_ALREADY_MADE_MESSAGE);
+  });
+
+  test('name the flags and NODE_OPTIONS word for word in the key, and keep no start past its limit', () => {
+    const script = `import { ownSnapshot, runtimeSnapshotKey, snapshotRefusal } from ${source('setup/handed-snapshot.ts')};
+      const key = runtimeSnapshotKey();
+      console.log(JSON.stringify({ key: key ?? null, own: ownSnapshot() === undefined ? null : 'kept',
+        refused: snapshotRefusal({ key: key ?? '', digest: '', check: 0, bytes: new Uint8Array(0) }) }));`;
+    const options = (value: string) => ({ ...process.env, NODE_OPTIONS: value });
+    const short = JSON.parse(run(script, FLAGS, options('--title=a-short-title')).stdout);
+    expect(short.own).toBe('kept');
+    expect(JSON.parse(short.key)).toEqual(expect.arrayContaining([FLAGS, '--title=a-short-title']));
+    const long = JSON.parse(run(script, FLAGS, options(`--title=${'t'.repeat(START_KEY_LIMIT)}`)).stdout);
+    expect(long).toStrictEqual({ key: null, own: null, refused: FOREIGN_SNAPSHOT_MESSAGE });
   });
 });

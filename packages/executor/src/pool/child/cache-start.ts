@@ -27,10 +27,11 @@ export function startFromCache(
 ): { readonly engine: EngineReport } | { readonly refused: string } | undefined {
   const read = readCachedStart(folder);
   if (read === undefined || 'refused' in read) return read;
-  const { key, digest, bytes, engine } = read.start;
+  const { key, digest, check, bytes, engine } = read.start;
   return startFromHandOn({
     key,
     digest,
+    check,
     snapshot: bytes,
     engine: { ...engine, fallbacks: [...engine.fallbacks] },
   });

@@ -194,7 +194,7 @@ async function startEngine(): Promise<{ engine: EngineReport; start: StartReport
   if (cache !== undefined) {
     const cached = startFromCache(cache);
     if (cached !== undefined && 'engine' in cached) {
-      if (settings.handOnWanted === true) ownStart = new OwnStart();
+      if (settings.handOnWanted === true) ownStart = OwnStart.of();
       return { engine: cached.engine, start: { snapshot: 'cached' } };
     }
     if (cached !== undefined) cacheRefused = echo(cached.refused, REASON_ECHO_LIMIT);
@@ -229,7 +229,7 @@ async function startEngine(): Promise<{ engine: EngineReport; start: StartReport
   const engine = await probed;
   if (snapshotFailure !== undefined) throw snapshotFailure.error;
   if (settings.handOnWanted === true || refused !== undefined) {
-    ownStart = new OwnStart(hooks.foreignHandOn !== undefined && claimFile(hooks.foreignHandOn));
+    ownStart = OwnStart.of(hooks.foreignHandOn !== undefined && claimFile(hooks.foreignHandOn));
   }
   // Kept before the first healthy answer, so before any program ran here: what the next process
   // reads is what this package's own code made. A damaged or foreign entry is replaced by it.

@@ -2,11 +2,10 @@
  * A child's start from what an earlier child's start made, as the parent handed it on (`handOn`,
  * docs/pool.md, "Handing the start on") or as a child of an earlier process kept it on disk
  * (sandbox/setup/cached-start.ts, "The start cache on disk"): the engine report, taken when it names exactly the
- * behaviours this child would probe, and the runtime snapshot, adopted once its key and digest hold
+ * behaviours this child would probe, and the runtime snapshot, adopted once its key and CRC-32 hold
  * (sandbox/setup/handed-snapshot.ts). Refused, the child starts as the first one did, probing and
  * making its own, and says why in its health report.
  */
-import { createHash } from 'node:crypto';
 import { assertNoNodeSnapshot, ENGINE_PROBES, type EngineReport } from '../../sandbox/isolate.ts';
 import { adoptHandedSnapshot } from '../../sandbox/setup/handed-snapshot.ts';
 import type { PoolMessageOf } from '../messages/table.ts';
@@ -19,7 +18,7 @@ export const HANDED_REPORT_MESSAGE = 'the engine report names other behaviours t
  * checks, which V8, handed them, would end the process over.
  */
 export function startFromHandOn(
-  handed: Pick<PoolMessageOf<'handOn'>, 'key' | 'digest' | 'snapshot' | 'engine'>,
+  handed: Pick<PoolMessageOf<'handOn'>, 'key' | 'digest' | 'check' | 'snapshot' | 'engine'>,
   corrupt = false,
 ): { readonly engine: EngineReport } | { readonly refused: string } {
   // Whether isolates run in this process at all is this process's own to show, whatever it was handed.
@@ -30,7 +29,7 @@ export function startFromHandOn(
     return { refused: HANDED_REPORT_MESSAGE };
   }
   const bytes = corrupt ? damaged(handed.snapshot) : handed.snapshot;
-  const refused = adoptHandedSnapshot({ key: handed.key, digest: handed.digest, bytes });
+  const refused = adoptHandedSnapshot({ key: handed.key, digest: handed.digest, check: handed.check, bytes });
   if (refused !== undefined) return { refused };
   // It names exactly this child's behaviours, checked above.
   return { engine: handed.engine as EngineReport };
@@ -46,5 +45,5 @@ function damaged(bytes: Uint8Array): Uint8Array {
 
 /** Another key for the same start (the foreignHandOn test hook): as another build would name it. */
 export function foreignKey(key: string): string {
-  return createHash('sha256').update(`${key} of another build`).digest('hex');
+  return JSON.stringify(['another build', key]);
 }

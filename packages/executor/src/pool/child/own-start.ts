@@ -8,7 +8,7 @@
  * to that digest.
  */
 import { readRuntimeSnapshot } from '../../sandbox/runtime.ts';
-import { ownSnapshot } from '../../sandbox/setup/handed-snapshot.ts';
+import { ownCommitment } from '../../sandbox/setup/handed-snapshot.ts';
 import type { MessageEndpoint } from '../channel.ts';
 import { encodePoolMessage } from '../messages/wire.ts';
 import { foreignKey } from './hand-on-start.ts';
@@ -22,11 +22,20 @@ export class OwnStart {
   #written: Promise<void> | undefined;
   #busyAnswers = 0;
 
-  /** `foreign` (the foreignHandOn test hook) commits to another build's key, as such a child would. */
-  constructor(foreign = false) {
-    // The bytes are copied out of the snapshot again when they are sent, not held until then.
-    const own = ownSnapshot();
-    this.commitment = { key: foreign ? foreignKey(own.key) : own.key, digest: own.digest };
+  /**
+   * This child's start to hand on, or undefined when it keeps none for others (its key is past
+   * START_KEY_LIMIT). `foreign` (the foreignHandOn test hook) commits to another build's key, as
+   * such a child would.
+   */
+  static of(foreign = false): OwnStart | undefined {
+    // The bytes are copied out of the snapshot when they are sent, not held until then.
+    const own = ownCommitment();
+    if (own === undefined) return undefined;
+    return new OwnStart({ key: foreign ? foreignKey(own.key) : own.key, digest: own.digest });
+  }
+
+  private constructor(commitment: { readonly key: string; readonly digest: string }) {
+    this.commitment = commitment;
   }
 
   /**

@@ -6,11 +6,18 @@
  * naming why; test/pool/messages/hand-on.test.ts proves it against the schema.
  */
 import { knownKeys } from '@supolka/codemode-protocol/wire';
-import { SNAPSHOT_BYTES_LIMIT } from '../../sandbox/setup/snapshot-limit.ts';
+import { SNAPSHOT_BYTES_LIMIT, START_KEY_LIMIT } from '../../sandbox/setup/snapshot-limit.ts';
 import type { EngineReportMessage } from './health.ts';
 import type { PoolMessageOf } from './table.ts';
 
-export const HAND_ON_KEYS: ReadonlySet<string> = new Set(['type', 'key', 'digest', 'snapshot', 'engine']);
+export const HAND_ON_KEYS: ReadonlySet<string> = new Set([
+  'type',
+  'key',
+  'digest',
+  'check',
+  'snapshot',
+  'engine',
+]);
 export const ENGINE_REPORT_KEYS: ReadonlySet<string> = new Set([
   'isolatedVm',
   'node',
@@ -25,21 +32,31 @@ const REPORT_LIST_LIMIT = 64;
 /** A behaviour's name the check takes; any other (`__proto__` among them) is left to the schema. */
 const BEHAVIOUR_NAME = /^[A-Za-z][A-Za-z0-9]*$/;
 
-/** A SHA-256 as the key and the digest are written: 64 lowercase hexadecimal digits. */
+/** A SHA-256 as the digest is written: 64 lowercase hexadecimal digits. */
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 export function isSha256(value: unknown): value is string {
   return typeof value === 'string' && value.length === 64 && SHA256_HEX.test(value);
 }
 
+/** A start's key as it travels: text of at most START_KEY_LIMIT characters (runtimeSnapshotKey). */
+export function isStartKey(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= START_KEY_LIMIT;
+}
+
+/** A CRC-32 as the check is written: a whole number from 0 to 2³² − 1. */
+export function isCrc32(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 0xffffffff;
+}
+
 export function checkHandOn(value: Record<string, unknown>): PoolMessageOf<'handOn'> | undefined {
   if (knownKeys(value, HAND_ON_KEYS) !== HAND_ON_KEYS.size) return undefined;
-  const { type, key, digest, snapshot, engine } = value;
-  if (type !== 'handOn' || !isSha256(key) || !isSha256(digest)) return undefined;
+  const { type, key, digest, check, snapshot, engine } = value;
+  if (type !== 'handOn' || !isStartKey(key) || !isSha256(digest) || !isCrc32(check)) return undefined;
   if (!(snapshot instanceof Uint8Array) || snapshot.byteLength > SNAPSHOT_BYTES_LIMIT) return undefined;
   const report = checkEngineReport(engine);
   if (report === undefined) return undefined;
-  return { type, key, digest, snapshot, engine: report };
+  return { type, key, digest, check, snapshot, engine: report };
 }
 
 /** EngineReportSchema's fast half: a new report of the same fields, or undefined. */

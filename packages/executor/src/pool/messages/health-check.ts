@@ -7,7 +7,7 @@
  * refuses, naming why; test/pool/messages/wire.test.ts proves it against the schema.
  */
 import { isId, knownKeys, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol/wire';
-import { checkEngineReport, isSha256 } from './hand-on-check.ts';
+import { checkEngineReport, isSha256, isStartKey } from './hand-on-check.ts';
 import type { StartReport } from './health.ts';
 import type { PoolMessageOf } from './table.ts';
 
@@ -73,11 +73,13 @@ function checkStart(value: unknown): StartReport | undefined {
     if (typeof reason !== 'string' || reason.length > REFUSAL_LIMIT) return undefined;
     start[key] = reason;
   }
-  for (const key of ['key', 'digest'] as const) {
-    if (!Object.hasOwn(fields, key)) continue;
-    const hash = fields[key];
-    if (!isSha256(hash)) return undefined;
-    start[key] = hash;
+  if (Object.hasOwn(fields, 'key')) {
+    if (!isStartKey(fields.key)) return undefined;
+    start.key = fields.key;
+  }
+  if (Object.hasOwn(fields, 'digest')) {
+    if (!isSha256(fields.digest)) return undefined;
+    start.digest = fields.digest;
   }
   return start;
 }

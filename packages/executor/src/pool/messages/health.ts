@@ -5,6 +5,7 @@
  */
 import { boundedRecord } from '@supolka/codemode-protocol';
 import { z } from 'zod';
+import { START_KEY_LIMIT } from '../../sandbox/setup/snapshot-limit.ts';
 import { SHA256_HEX } from './hand-on-check.ts';
 import { REFUSAL_LIMIT } from './health-check.ts';
 
@@ -36,10 +37,16 @@ export const EngineReportSchema = z.strictObject({
 });
 export type EngineReportMessage = z.infer<typeof EngineReportSchema>;
 
-/** A SHA-256 as a start's key and digest are written. */
+/** A SHA-256 as a start's digest is written. */
 export const Sha256Schema = z
   .string({ error: 'must be a string' })
   .regex(SHA256_HEX, { error: 'must be a SHA-256 in 64 lowercase hexadecimal digits' });
+
+/** A start's key: what made its snapshot, word for word (runtimeSnapshotKey). */
+export const StartKeySchema = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(START_KEY_LIMIT, { error: `must be at most ${START_KEY_LIMIT} characters` });
 
 /**
  * How a child started: from the snapshot and engine report the parent handed on (`handedOn`), from
@@ -54,7 +61,7 @@ export const StartSchema = z.strictObject({
   snapshot: z.enum(['handedOn', 'cached', 'built'], { error: 'must be handedOn, cached or built' }),
   refused: text.max(REFUSAL_LIMIT, { error: `must be at most ${REFUSAL_LIMIT} characters` }).optional(),
   cacheRefused: text.max(REFUSAL_LIMIT, { error: `must be at most ${REFUSAL_LIMIT} characters` }).optional(),
-  key: Sha256Schema.optional(),
+  key: StartKeySchema.optional(),
   digest: Sha256Schema.optional(),
 });
 export type StartReport = z.infer<typeof StartSchema>;

@@ -9,8 +9,8 @@
  * the sandbox passes no cache, and each compile skips the hash, the blob V8 would make (four times
  * the compile of a small entry) and the copy kept of it.
  */
-import { createHash } from 'node:crypto';
 import ivm from 'isolated-vm';
+import { nodeCrypto } from '../node-crypto.ts';
 
 /** Where blobs live: a Map does, and so does BoundedCodeCache. */
 export interface CodeCache {
@@ -82,7 +82,7 @@ export class BoundedCodeCache implements CodeCache {
 }
 
 export function codeCacheKey(source: string): string {
-  return createHash('sha256').update(source).digest('base64url');
+  return nodeCrypto().createHash('sha256').update(source).digest('base64url');
 }
 
 /** What isolated-vm adds to a compiled module or script that was offered or asked for cached data. */

@@ -5,15 +5,16 @@
  * replica, the MCP bridge a client spawns) starts from it instead of making both again.
  *
  * V8 restores a snapshot without defending against its bytes, and ends the process on one it cannot
- * use, so an entry is taken only when its key names this process's build exactly and its bytes hash
- * to the digest written beside them; the child then adopts it as it adopts a start handed on
- * (handed-snapshot.ts, which checks the digest again). The key is the hand-on's
- * (runtimeSnapshotKey) widened by what the disk outlives and the channel does not: the isolated-vm
- * binary by its real path and its SHA-256, and the Node binary by its real path, size and time.
+ * use, so an entry is taken only when its key names this process's build exactly; the child then
+ * adopts it as it adopts a start handed on (handed-snapshot.ts), once its bytes match the CRC-32
+ * written beside them. The key is the hand-on's (runtimeSnapshotKey) widened by what the disk
+ * outlives and the channel does not: the isolated-vm binary by its real path, its size and its
+ * CRC-32, and the Node binary by its real path, size and time. The file is named by the key's CRC-32
+ * and holds the key whole, so two keys that share a name refuse each other's entry, never take it.
  *
- * The file: one line of JSON (the format, the key, the digest, the engine report), then the bytes.
+ * The file: one line of JSON (the format, the key, the digest, the CRC-32, the engine report), then
+ * the bytes.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -21,11 +22,15 @@ import type { CacheBounds, TrustedDirectory } from '../../cache/trusted-director
 import type { EngineReport } from '../isolate.ts';
 import { type HandedSnapshot, ownSnapshot, runtimeSnapshotKey } from './handed-snapshot.ts';
 import { SNAPSHOT_BYTES_LIMIT } from './snapshot-limit.ts';
+import { startCheck, textsCheck } from './start-check.ts';
 
 /** A start is about 1.3 MB; a few builds side by side (Node upgrades, two installs) fit. */
 export const START_CACHE_BOUNDS: CacheBounds = { maxEntries: 8, maxBytes: 64 * 2 ** 20 };
-/** Bumped when the file's layout changes: an entry of another layout is another key. */
-const FORMAT = 1;
+/**
+ * Bumped when the file's layout changes: an entry of another layout is another key. Layout 2 (a
+ * CRC-32 beside the digest, the key written whole) is read under other names than layout 1 was.
+ */
+const FORMAT = 2;
 /** The header line's bound: the engine report is a few hundred bytes. */
 const HEADER_LIMIT = 64 * 1024;
 const NEWLINE = 0x0a;
@@ -48,19 +53,22 @@ let diskKey: string | null | undefined;
 export function cachedStartKey(): string | undefined {
   if (diskKey !== undefined) return diskKey ?? undefined;
   try {
+    const runtimeKey = runtimeSnapshotKey();
+    if (runtimeKey === undefined) throw new Error('no key');
     const binary = realpathSync(isolatedVmBinary());
     const node = realpathSync(process.execPath);
     const nodeStat = statSync(node);
-    const parts = [
+    const addon = readFileSync(binary);
+    diskKey = JSON.stringify([
       FORMAT,
-      runtimeSnapshotKey(),
+      runtimeKey,
       binary,
-      createHash('sha256').update(readFileSync(binary)).digest('hex'),
+      addon.byteLength,
+      startCheck(addon),
       node,
       nodeStat.size,
       nodeStat.mtimeMs,
-    ];
-    diskKey = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+    ]);
   } catch {
     diskKey = null;
   }
@@ -75,8 +83,9 @@ function isolatedVmBinary(): string {
   return gypBuild.path(folder);
 }
 
+/** The entry's name: the key's CRC-32 and length (the header holds the key whole). */
 function entryName(key: string): string {
-  return `${key}.start`;
+  return `${textsCheck([key])}.start`;
 }
 
 /**
@@ -101,11 +110,14 @@ export function readCachedStart(
   }
   if (!isHeader(header)) return { refused: CACHED_LAYOUT_MESSAGE };
   if (header.format !== FORMAT || header.key !== key) return { refused: CACHED_KEY_MESSAGE };
-  // The digest is checked again where the bytes are adopted (adoptHandedSnapshot), before V8 sees them.
+  const runtimeKey = runtimeSnapshotKey();
+  if (runtimeKey === undefined) return undefined;
+  // The CRC-32 is checked where the bytes are adopted (adoptHandedSnapshot), before V8 sees them.
   return {
     start: {
-      key: runtimeSnapshotKey(),
+      key: runtimeKey,
       digest: header.digest,
+      check: header.check,
       bytes: new Uint8Array(bytes.buffer, bytes.byteOffset + end + 1, bytes.length - end - 1),
       engine: header.engine,
     },
@@ -136,7 +148,7 @@ export function writeCachedStart(
 ): boolean {
   const key = cachedStartKey();
   if (key === undefined || own === undefined) return false;
-  const header = JSON.stringify({ format: FORMAT, key, digest: own.digest, engine });
+  const header = JSON.stringify({ format: FORMAT, key, digest: own.digest, check: own.check, engine });
   const name = entryName(key);
   if (!directory.write(name, [Buffer.from(`${header}\n`), own.bytes])) return false;
   directory.evict(START_CACHE_BOUNDS, name);
@@ -147,14 +159,16 @@ interface Header {
   readonly format: number;
   readonly key: string;
   readonly digest: string;
+  readonly check: number;
   readonly engine: EngineReport;
 }
 
 /** The header's shape; what its engine report names is checked where it is taken (hand-on-start.ts). */
 function isHeader(value: unknown): value is Header {
   if (typeof value !== 'object' || value === null) return false;
-  const { format, key, digest, engine } = value as Record<string, unknown>;
+  const { format, key, digest, check, engine } = value as Record<string, unknown>;
   if (typeof format !== 'number' || typeof key !== 'string' || typeof digest !== 'string') return false;
+  if (typeof check !== 'number' || !Number.isInteger(check) || check < 0 || check > 0xffffffff) return false;
   if (typeof engine !== 'object' || engine === null) return false;
   const { isolatedVm, node, behaviours, fallbacks } = engine as Record<string, unknown>;
   if (typeof isolatedVm !== 'string' || typeof node !== 'string') return false;

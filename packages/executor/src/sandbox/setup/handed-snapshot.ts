@@ -7,22 +7,28 @@
  * flags, or with a byte changed ends the whole process in a fatal error, which no `try` catches, and
  * its deserializer is not built to meet hostile bytes. So a handed snapshot is adopted only when its
  * key names exactly what made this process's own (the scripts snapshotted, Node and V8, the
- * isolated-vm install, the flags) and its bytes hash to the digest its maker sent; anything else is
- * refused with a sentence saying why, and the process makes its own as it always did.
+ * isolated-vm install, the flags) and its bytes match the CRC-32 that came with them
+ * (start-check.ts); anything else is refused with a sentence saying why, and the process makes its
+ * own as it always did. The SHA-256 digest travels beside them: it is what a maker commits to and
+ * what the parent checks (pool/handed-start.ts); a child that only adopts never hashes.
  */
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import ivm from 'isolated-vm';
 import { adoptRuntimeSnapshot, RUNTIME_SOURCE, readRuntimeSnapshot } from '../runtime.ts';
 import { installedIsolatedVm } from './engine-addon.ts';
 import { SANDBOX_SOURCE, WARMUP_SOURCE } from './sandbox-source.ts';
-import { SNAPSHOT_BYTES_LIMIT } from './snapshot-limit.ts';
+import { SNAPSHOT_BYTES_LIMIT, START_KEY_LIMIT } from './snapshot-limit.ts';
+import { snapshotDigest, startCheck, textsCheck } from './start-check.ts';
 
-/** A snapshot as it travels: what made it, the SHA-256 of its bytes (both hex), the bytes. */
+/**
+ * A snapshot as it travels: what made it (its key), the SHA-256 of its bytes in hex (what its maker
+ * committed to), their CRC-32 (what a child checks before V8 sees them), and the bytes.
+ */
 export interface HandedSnapshot {
   readonly key: string;
   readonly digest: string;
+  readonly check: number;
   readonly bytes: Uint8Array;
 }
 
@@ -33,23 +39,25 @@ export function snapshotTooLargeMessage(bytes: number): string {
   return `the snapshot holds ${bytes} bytes, past the limit of ${SNAPSHOT_BYTES_LIMIT}`;
 }
 
-export const SNAPSHOT_DIGEST_MESSAGE = "the snapshot's bytes do not hash to the digest its maker sent";
+export const SNAPSHOT_CHECK_MESSAGE = "the snapshot's bytes do not match the CRC-32 that came with them";
 
 export const SNAPSHOT_ALREADY_MADE_MESSAGE = 'this process made its own snapshot already';
 
-let key: string | undefined;
+let key: string | null | undefined;
 
 /**
- * What a snapshot of this process depends on, hashed: the three scripts it is made from, Node, V8
- * and the platform, the isolated-vm release and where it is installed, and every way V8 is given
- * flags (the command line's and NODE_OPTIONS). Two processes with the same key make the same snapshot.
+ * What a snapshot of this process depends on, word for word: the three scripts it is made from (by
+ * their CRC-32 and length: they are this package's own files, and the check tells builds apart,
+ * which is all it is for), Node, V8 and the platform, the isolated-vm release and where it is
+ * installed, and every way V8 is given flags (the command line's and NODE_OPTIONS). Two processes
+ * with the same key make the same snapshot. Undefined past START_KEY_LIMIT. Nothing is hashed, so
+ * a key cannot collide with another build's: the flags V8 would abort over are compared whole.
  */
-export function runtimeSnapshotKey(): string {
-  if (key !== undefined) return key;
-  const scripts = createHash('sha256');
-  for (const script of [RUNTIME_SOURCE, SANDBOX_SOURCE, WARMUP_SOURCE]) scripts.update(script).update('\0');
-  const parts = [
-    scripts.digest('hex'),
+export function runtimeSnapshotKey(): string | undefined {
+  if (key !== undefined) return key ?? undefined;
+  const text = JSON.stringify([
+    'runtime snapshot',
+    textsCheck([RUNTIME_SOURCE, SANDBOX_SOURCE, WARMUP_SOURCE]),
     process.version,
     process.versions.v8,
     process.platform,
@@ -58,9 +66,9 @@ export function runtimeSnapshotKey(): string {
     isolatedVmFolder(),
     process.execArgv,
     process.env.NODE_OPTIONS ?? '',
-  ];
-  key = createHash('sha256').update(JSON.stringify(parts)).digest('hex');
-  return key;
+  ]);
+  key = text.length <= START_KEY_LIMIT ? text : null;
+  return key ?? undefined;
 }
 
 function isolatedVmFolder(): string {
@@ -71,28 +79,45 @@ function isolatedVmFolder(): string {
   }
 }
 
-export function snapshotDigest(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+/**
+ * The digest and the CRC-32 of this process's snapshot once known: each computed when first needed
+ * (a child that only hands its start on needs no CRC-32, one that only keeps it on disk needs both),
+ * or taken from the start it adopted. A process has one snapshot for its life.
+ */
+let ownDigest: string | undefined;
+let ownCheck: number | undefined;
+
+/**
+ * This process's own snapshot (made now if it was not), ready to keep on disk; undefined when its
+ * key is past START_KEY_LIMIT.
+ */
+export function ownSnapshot(): HandedSnapshot | undefined {
+  const own = runtimeSnapshotKey();
+  if (own === undefined) return undefined;
+  const bytes = new Uint8Array(readRuntimeSnapshot().copy());
+  ownDigest ??= snapshotDigest(bytes);
+  ownCheck ??= startCheck(bytes);
+  return { key: own, digest: ownDigest, check: ownCheck, bytes };
 }
 
 /**
- * The digest of this process's snapshot once known: hashed once, or taken from the start it adopted
- * after its bytes were checked against it. A process has one snapshot for its life.
+ * What this process commits to in its first healthy answer when it hands its start on: its key and
+ * its snapshot's digest (hashed now if it was not known), without a copy of the bytes when it was.
+ * Undefined when its key is past START_KEY_LIMIT.
  */
-let ownDigest: string | undefined;
-
-/** This process's own snapshot (made now if it was not), ready to hand on or keep on disk. */
-export function ownSnapshot(): HandedSnapshot {
-  const bytes = new Uint8Array(readRuntimeSnapshot().copy());
-  ownDigest ??= snapshotDigest(bytes);
-  return { key: runtimeSnapshotKey(), digest: ownDigest, bytes };
+export function ownCommitment(): { readonly key: string; readonly digest: string } | undefined {
+  const own = runtimeSnapshotKey();
+  if (own === undefined) return undefined;
+  ownDigest ??= snapshotDigest(new Uint8Array(readRuntimeSnapshot().copy()));
+  return { key: own, digest: ownDigest };
 }
 
 /** Why this process must not restore from `handed`, or undefined when it may. */
 export function snapshotRefusal(handed: HandedSnapshot): string | undefined {
-  if (handed.key !== runtimeSnapshotKey()) return FOREIGN_SNAPSHOT_MESSAGE;
+  const own = runtimeSnapshotKey();
+  if (own === undefined || handed.key !== own) return FOREIGN_SNAPSHOT_MESSAGE;
   if (handed.bytes.byteLength > SNAPSHOT_BYTES_LIMIT) return snapshotTooLargeMessage(handed.bytes.byteLength);
-  if (snapshotDigest(handed.bytes) !== handed.digest) return SNAPSHOT_DIGEST_MESSAGE;
+  if (startCheck(handed.bytes) !== handed.check) return SNAPSHOT_CHECK_MESSAGE;
   return undefined;
 }
 
@@ -110,6 +135,7 @@ export function adoptHandedSnapshot(handed: HandedSnapshot): string | undefined 
   const copy = new ivm.ExternalCopy(whole.buffer as ArrayBuffer, { transferOut: true });
   if (adoptRuntimeSnapshot(copy)) {
     ownDigest = handed.digest;
+    ownCheck = handed.check;
     return undefined;
   }
   copy.release();

@@ -20,12 +20,12 @@
  * outlives the run. Readings of large sources are kept per sandbox (NAME_CACHE_BUDGET), keyed by a
  * hash of the text, so a library sent with every request is read once.
  */
-import { createHash } from 'node:crypto';
 import type { ModuleEntry } from '@supolka/codemode-protocol/wire';
 import { cjsFactoryName } from '../cjs.ts';
 import { ENTRY_NAME } from '../errors/positions.ts';
 import { moduleKind, type NormalizedModuleMap } from '../modules/module-map.ts';
 import type { PackageModules } from '../modules/packages.ts';
+import { nodeCrypto } from '../node-crypto.ts';
 import { resolveSpecifier } from '../resolver.ts';
 import { type DeadlineWorker, threadModule, type WorkerSource } from '../threads/deadline-worker.ts';
 import {
@@ -150,7 +150,7 @@ export class ExportNameReader {
         answers[index] = readNames(reading, source);
         return;
       }
-      const key = `${reading}:${createHash('sha256').update(source).digest('base64url')}`;
+      const key = `${reading}:${nodeCrypto().createHash('sha256').update(source).digest('base64url')}`;
       const kept = this.#cache.get(key);
       if (kept !== undefined) {
         // Most recently used last, so the oldest go first when the budget runs out.

@@ -12,14 +12,15 @@ import {
   POOL_VALIDATION,
   type PoolMessageOf,
 } from '../../../src/pool/messages/table.ts';
-import { SNAPSHOT_BYTES_LIMIT } from '../../../src/sandbox/setup/snapshot-limit.ts';
-import { engine, sha256, shuffled, testHotCheck } from './report-generators.ts';
+import { SNAPSHOT_BYTES_LIMIT, START_KEY_LIMIT } from '../../../src/sandbox/setup/snapshot-limit.ts';
+import { crc32, engine, sha256, shuffled, startKey, testHotCheck } from './report-generators.ts';
 
 const handOn = shuffled(
   fc.record({
     type: fc.constant('handOn'),
-    key: sha256,
+    key: startKey,
     digest: sha256,
+    check: crc32,
     snapshot: fc.uint8Array({ maxLength: 64 }),
     engine,
   }),
@@ -50,5 +51,28 @@ describe("the handOn message's hot check", () => {
         message: `Invalid handOn message: snapshot must be bytes (a Uint8Array) of at most ${SNAPSHOT_BYTES_LIMIT}.`,
       },
     });
+  });
+
+  test('its key and its CRC-32 at and past their rules decode exactly as the schema says', () => {
+    const sample = fc.sample(handOn, { numRuns: 1, seed: 7 })[0] as PoolMessageOf<'handOn'>;
+    const near: readonly (readonly [string, unknown])[] = [
+      ...['k', 'k'.repeat(START_KEY_LIMIT), 'k'.repeat(START_KEY_LIMIT + 1), '', 1, null].map(
+        (value) => ['key', value] as const,
+      ),
+      ...[0, 0xffffffff, 2 ** 32, -1, 1.5, '1', null].map((value) => ['check', value] as const),
+    ];
+    let refused = 0;
+    for (const [field, value] of near) {
+      const message = { ...sample, [field]: value };
+      const reference = POOL_VALIDATION.validate(message);
+      const checked = checkHandOn(message);
+      if (reference.ok)
+        expectSameDecoded({ ok: true, message: checked as PoolMessageOf<'handOn'> }, reference);
+      else {
+        refused++;
+        expect(checked).toBeUndefined();
+      }
+    }
+    expect(refused).toBe(9);
   });
 });

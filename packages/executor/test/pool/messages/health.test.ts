@@ -17,7 +17,8 @@ import {
   START_KEYS,
 } from '../../../src/pool/messages/health-check.ts';
 import { POOL_MESSAGE_SCHEMAS, POOL_VALIDATION } from '../../../src/pool/messages/table.ts';
-import { engine, sha256, shuffled, testHotCheck } from './report-generators.ts';
+import { START_KEY_LIMIT } from '../../../src/sandbox/setup/snapshot-limit.ts';
+import { engine, sha256, shuffled, startKey, testHotCheck } from './report-generators.ts';
 
 const count = fc.oneof(fc.nat(), fc.constantFrom(0, Number.MAX_SAFE_INTEGER));
 const reason = fc.oneof(
@@ -30,7 +31,7 @@ const start = shuffled(
       snapshot: fc.constantFrom('handedOn', 'cached', 'built'),
       refused: reason,
       cacheRefused: reason,
-      key: sha256,
+      key: startKey,
       digest: sha256,
     },
     { requiredKeys: ['snapshot'] },
@@ -75,10 +76,11 @@ describe("the health message's hot check", () => {
           (value) => [['start', field], value] as const,
         ),
       ),
-      ...['key', 'digest'].flatMap((field) =>
-        ['a'.repeat(64), 'A'.repeat(64), 'a'.repeat(63), `${'a'.repeat(63)}g`, ''].map(
-          (value) => [['start', field], value] as const,
-        ),
+      ...['a'.repeat(64), 'A'.repeat(64), 'a'.repeat(63), `${'a'.repeat(63)}g`, ''].map(
+        (value) => [['start', 'digest'], value] as const,
+      ),
+      ...['k', 'k'.repeat(START_KEY_LIMIT), 'k'.repeat(START_KEY_LIMIT + 1), '', 1].map(
+        (value) => [['start', 'key'], value] as const,
       ),
       ...['handedOn', 'cached', 'built', 'lost', ''].map((value) => [['start', 'snapshot'], value] as const),
       [['start'], { snapshot: 'built' }],

@@ -10,6 +10,7 @@ import { expect, test } from 'vitest';
 import { expectSameDecoded } from '../../../../protocol/src/testing/hot-check-properties.ts';
 import { REFUSAL_LIMIT } from '../../../src/pool/messages/health-check.ts';
 import { POOL_VALIDATION, type PoolMessage } from '../../../src/pool/messages/table.ts';
+import { START_KEY_LIMIT } from '../../../src/sandbox/setup/snapshot-limit.ts';
 
 /** `record` with its keys in an order fast-check shuffles: a check must not depend on it. */
 export const shuffled = <Value extends Record<string, unknown>>(record: fc.Arbitrary<Value>) =>
@@ -21,6 +22,13 @@ export const shuffled = <Value extends Record<string, unknown>>(record: fc.Arbit
   });
 
 export const sha256 = fc.stringMatching(/^[0-9a-f]{64}$/);
+/** A start's key: any text up to START_KEY_LIMIT (runtimeSnapshotKey writes JSON), its bounds among them. */
+export const startKey = fc.oneof(
+  fc.string({ minLength: 1, maxLength: 80 }),
+  fc.constantFrom('k', 'k'.repeat(START_KEY_LIMIT)),
+);
+/** A CRC-32: a whole number from 0 to 2³² − 1, its bounds among them. */
+export const crc32 = fc.oneof(fc.nat({ max: 0xffffffff }), fc.constantFrom(0, 0xffffffff));
 const behaviour = shuffled(
   fc.record({ present: fc.boolean(), reason: fc.string() }, { requiredKeys: ['present'] }),
 );
@@ -71,6 +79,10 @@ export const hostile = fc.oneof(
     { snapshot: 'lost' },
     'r'.repeat(REFUSAL_LIMIT),
     'r'.repeat(REFUSAL_LIMIT + 1),
+    // a start's key and check (hand-on.test.ts)
+    'k'.repeat(START_KEY_LIMIT + 1),
+    2 ** 32,
+    0xffffffff + 0.5,
   ),
   fc.string({ maxLength: 8 }),
   fc.uint8Array({ maxLength: 4 }),
@@ -81,6 +93,7 @@ export const hostileKey = fc.constantFrom(
   'toString',
   'type',
   'key',
+  'check',
   'engine',
   'present',
   'reason',

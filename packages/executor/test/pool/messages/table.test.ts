@@ -81,7 +81,10 @@ const valid: Record<string, unknown[]> = {
       rss: 70_000_000,
       executions: 0,
       retained: 0,
-      start: { snapshot: 'built', refused: "the snapshot's bytes do not hash to the digest its maker sent" },
+      start: {
+        snapshot: 'built',
+        refused: "the snapshot's bytes do not match the CRC-32 that came with them",
+      },
     },
     {
       type: 'health',
@@ -115,8 +118,9 @@ const valid: Record<string, unknown[]> = {
   handOn: [
     {
       type: 'handOn',
-      key: 'a'.repeat(64),
+      key: '["runtime snapshot","0a1b2c3d-712345"]',
       digest: '0123456789abcdef'.repeat(4),
+      check: 0xffffffff,
       snapshot: new Uint8Array([1, 2, 3]),
       engine: {
         isolatedVm: '7.0.1',
@@ -420,9 +424,14 @@ const malformed: [string, unknown, string][] = [
     'start.snapshot must be handedOn, cached or built',
   ],
   [
-    'a start handed on under a key in capitals',
-    { ...handOnMessage(), key: 'A'.repeat(64) },
-    'Invalid handOn message: key must be a SHA-256 in 64 lowercase hexadecimal digits.',
+    'a start handed on under an empty key',
+    { ...handOnMessage(), key: '' },
+    'Invalid handOn message: key must not be empty.',
+  ],
+  [
+    'a start handed on whose check is no CRC-32',
+    { ...handOnMessage(), check: 2 ** 32 },
+    'Invalid handOn message: check must be at most 4294967295 (a CRC-32).',
   ],
   [
     'a start handed on whose snapshot is text',

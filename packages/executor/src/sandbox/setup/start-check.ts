@@ -1,0 +1,41 @@
+/**
+ * The two checks of a start's bytes (docs/pool.md, "Handing the start on", "The start cache on
+ * disk"): the SHA-256 a maker commits to, which the parent checks, and the CRC-32 a child checks
+ * before V8 sees them.
+ *
+ * The SHA-256 binds: a child commits to it before any program ran in it and sends the bytes later,
+ * when an escaped program could have chosen them, so the parent needs a hash no one can match on
+ * purpose. The CRC-32 guards against damage only: bytes torn by a crash, cut short, flipped on a
+ * disk, spoilt between the parent and a child. Against a writer who means harm no check of the
+ * child's would help, a SHA-256 no more than a CRC-32: whoever can write an entry can write its
+ * digest beside it, which is why the cache trusts a folder only when no one but its user can write
+ * to it, and the parent that sends a start has checked its SHA-256 itself. A CRC-32 catches every
+ * burst of up to 32 damaged bits and misses other damage about once in four billion; it costs a
+ * child node:zlib (about 2 ms) where a SHA-256 costs node:crypto (about 10 ms, node-crypto.ts).
+ */
+import { nodeCrypto } from '../node-crypto.ts';
+
+/** The SHA-256 of a snapshot's `bytes` in hex: what a maker commits to and the parent checks. */
+export function snapshotDigest(bytes: Uint8Array): string {
+  return nodeCrypto().createHash('sha256').update(bytes).digest('hex');
+}
+
+/** The CRC-32 of `bytes`. */
+export function startCheck(bytes: Uint8Array): number {
+  return process.getBuiltinModule('node:zlib').crc32(bytes);
+}
+
+/**
+ * The CRC-32 of `texts` (as UTF-8), each closed by a NUL, and how many characters they hold, as a
+ * key names the scripts a snapshot is made from.
+ */
+export function textsCheck(texts: readonly string[]): string {
+  const { crc32 } = process.getBuiltinModule('node:zlib');
+  let check = 0;
+  let length = 0;
+  for (const text of texts) {
+    check = crc32('\0', crc32(text, check));
+    length += text.length + 1;
+  }
+  return `${check.toString(16).padStart(8, '0')}-${length}`;
+}
