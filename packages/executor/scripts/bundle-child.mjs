@@ -12,6 +12,7 @@
 // beside the bundle that it reads as it loads, not string literals in it (runtimeTexts below), and
 // Node's builtins are taken with process.getBuiltinModule, not imported (builtinsTaken below). Run
 // by the package's build after tsc; plain JavaScript, no type stripping.
+import { createHash } from 'node:crypto';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
@@ -96,8 +97,31 @@ const builtinsTaken = {
   },
 };
 
+/**
+ * The SHA-256 of the three scripts a runtime snapshot is made from, each closed by a NUL
+ * (runtimeScriptsDigest in handed-snapshot.ts), written into the bundle so a child hashes none of
+ * their 700 KB to name them in its start's key, and loads no node:crypto for it (issue 28). Taken
+ * from the modules the bundle carries: the runtime's bundle, whose text runtimeTexts places in a
+ * file the child decodes to the same string, and the sandbox's two sources.
+ */
+async function runtimeScriptsDigest() {
+  const require = createRequire(new URL('../package.json', import.meta.url));
+  const runtime = realpathSync(require.resolve('@supolka/codemode-runtime/bundle'));
+  const { RUNTIME_SOURCE } = await import(pathToFileURL(runtime).href);
+  const { SANDBOX_SOURCE, WARMUP_SOURCE } = await import(
+    new URL('sandbox/setup/sandbox-source.js', dist).href
+  );
+  const hash = createHash('sha256');
+  for (const script of [RUNTIME_SOURCE, SANDBOX_SOURCE, WARMUP_SOURCE]) {
+    if (typeof script !== 'string') throw new Error('a script snapshotted is not a string');
+    hash.update(script).update('\0');
+  }
+  return hash.digest('hex');
+}
+
 await build({
   entryPoints: [fileURLToPath(new URL('pool/child/child-start.js', dist))],
+  define: { RUNTIME_SCRIPTS_DIGEST: JSON.stringify(await runtimeScriptsDigest()) },
   outdir,
   entryNames: '[name].bundle',
   chunkNames: 'child-start.chunk-[hash]',

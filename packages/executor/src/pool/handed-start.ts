@@ -96,7 +96,7 @@ export class HandedStart {
         type: 'handOn',
         key: commitment.key,
         digest: commitment.digest,
-        check: startCheck(message.bytes),
+        check: startCheck(commitment.digest, message.bytes),
         snapshot: message.bytes,
         engine: commitment.engine,
       },

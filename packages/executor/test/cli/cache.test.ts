@@ -13,7 +13,7 @@ import { IsolateExecutor } from '../../dist/index.js';
 import { USAGE } from '../../src/cli/args.ts';
 import { CACHE_USAGE } from '../../src/cli/cache.ts';
 import type { StartReport } from '../../src/pool/messages/health.ts';
-import { SNAPSHOT_CHECK_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
+import { runtimeScriptsDigest, SNAPSHOT_CHECK_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
 import { BIN, removeScratch, scratch } from './cli-process.ts';
 
 afterAll(removeScratch);
@@ -68,6 +68,12 @@ describe('codemode-executor cache', () => {
     });
     const [entry] = readdirSync(join(root, 'start'));
     expect(entry).toMatch(/^[0-9a-f]{8}-\d+\.start$/);
+    // The child's bundle names the scripts by the SHA-256 its build wrote in: the same as the
+    // sources' strings hash to (scripts/bundle-child.mjs).
+    const entryBytes = readFileSync(join(root, 'start', entry as string));
+    const header = JSON.parse(entryBytes.toString('utf8', 0, entryBytes.indexOf(0x0a)));
+    const runtimeKey = JSON.parse(JSON.parse(header.key)[1]);
+    expect(runtimeKey.slice(0, 2)).toStrictEqual(['runtime snapshot', runtimeScriptsDigest()]);
     // The start, and what Node compiled for the command (src/cache/compile-cache.ts), a folder per Node.
     const compiled = readdirSync(join(root, 'compile')).flatMap((perNode) =>
       readdirSync(join(root, 'compile', perNode)),

@@ -22,10 +22,17 @@ import {
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, onTestFinished, test } from 'vitest';
+import { openTrustedDirectory } from '../../src/cache/trusted-directory.ts';
 import { DEFAULT_CHILD_EXEC_ARGV, IsolateExecutor, type IsolateExecutorOptions } from '../../src/index.ts';
 import { HANDED_REPORT_MESSAGE } from '../../src/pool/child/hand-on-start.ts';
 import type { StartReport } from '../../src/pool/messages/health.ts';
-import { CACHED_KEY_MESSAGE, CACHED_LAYOUT_MESSAGE } from '../../src/sandbox/setup/cached-start.ts';
+import type { EngineReport } from '../../src/sandbox/isolate.ts';
+import {
+  CACHED_KEY_MESSAGE,
+  CACHED_LAYOUT_MESSAGE,
+  HEADER_LIMIT,
+  writeCachedStart,
+} from '../../src/sandbox/setup/cached-start.ts';
 import { SNAPSHOT_CHECK_MESSAGE } from '../../src/sandbox/setup/handed-snapshot.ts';
 import { RUNTIME_ANSWER, RUNTIME_PROGRAM, testFolder, usePool } from './helpers.ts';
 
@@ -81,7 +88,7 @@ describe('the start kept on disk', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(header).toMatchObject({ format: 2, digest: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect(header.digest).toBe(createHash('sha256').update(body).digest('hex'));
-    expect(header.check).toBe(crc32(body));
+    expect(header.check).toBe(crc32(body, crc32(header.digest as string)));
     expect(body.length).toBeGreaterThan(100_000);
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
@@ -146,7 +153,7 @@ describe('an entry refused before V8 sees it', () => {
     // The child's own start replaced it (a snapshot is not byte for byte the same each time it is made).
     const replaced = theEntry(folder);
     expect(createHash('sha256').update(replaced.body).digest('hex')).toBe(replaced.header.digest);
-    expect(crc32(replaced.body)).toBe(replaced.header.check);
+    expect(crc32(replaced.body, crc32(replaced.header.digest as string))).toBe(replaced.header.check);
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
   });
 
@@ -161,6 +168,21 @@ describe('an entry refused before V8 sees it', () => {
     const kept = theEntry(folder);
     rewrite(kept.path, kept.header, kept.body.subarray(0, kept.body.length - 4096));
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: SNAPSHOT_CHECK_MESSAGE });
+  });
+
+  test('a digest damaged in the header: refused by the CRC-32 and replaced, not committed to and handed on', async () => {
+    const { root, folder } = cacheRoot();
+    await runOnce(root);
+    const { path, header, body } = theEntry(folder);
+    const digest = header.digest as string;
+    rewrite(path, { ...header, digest: `${digest[0] === '0' ? '1' : '0'}${digest.slice(1)}` }, body);
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: SNAPSHOT_CHECK_MESSAGE });
+    const replaced = theEntry(folder);
+    expect(createHash('sha256').update(replaced.body).digest('hex')).toBe(replaced.header.digest);
+    // Not a SHA-256 at all: another layout.
+    rewrite(replaced.path, { ...replaced.header, digest: 'not hex' }, replaced.body);
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: CACHED_LAYOUT_MESSAGE });
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
   });
 
   test('an entry of the layout before (a SHA-256 only, no CRC-32) is refused as another layout', async () => {
@@ -230,6 +252,31 @@ describe('a disk that fails', () => {
     });
     expect(await runOnce(root)).toMatchObject({ snapshot: 'built' });
     expect(readdirSync(folder)).toStrictEqual([name]);
+  });
+
+  test('flags near the key’s limit, escaped eightfold in the header, still make an entry a reader takes', async () => {
+    const { root } = cacheRoot();
+    // Each backslash is one character of the flag, two in the key, eight in the header's JSON:
+    // about 64 KiB of header, with the runtime's key a few hundred characters short of its limit.
+    const options = { childExecArgv: [...DEFAULT_CHILD_EXEC_ARGV, `--title=${'\\'.repeat(8000)}`] };
+    expect(await runOnce(root, options)).toStrictEqual({ snapshot: 'built' });
+    expect(await runOnce(root, options)).toStrictEqual({ snapshot: 'cached' });
+  });
+
+  test('a header past its bound is not written', () => {
+    const { root } = cacheRoot();
+    const opened = openTrustedDirectory(join(root, 'start'), { create: true });
+    if (!('directory' in opened)) throw new Error('the folder was refused');
+    const bytes = new Uint8Array(16);
+    const own = { key: 'k', digest: 'a'.repeat(64), check: 0, bytes };
+    const engine = {
+      isolatedVm: '7',
+      node: process.version,
+      behaviours: {},
+      fallbacks: ['f'.repeat(HEADER_LIMIT)],
+    } as unknown as EngineReport;
+    expect(writeCachedStart(opened.directory, engine, own)).toBe(false);
+    expect(readdirSync(join(root, 'start'))).toStrictEqual([]);
   });
 
   test('a folder removed after the pool checked it fails no run', async () => {

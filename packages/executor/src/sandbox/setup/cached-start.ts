@@ -22,7 +22,7 @@ import type { CacheBounds, TrustedDirectory } from '../../cache/trusted-director
 import type { EngineReport } from '../isolate.ts';
 import { type HandedSnapshot, ownSnapshot, runtimeSnapshotKey } from './handed-snapshot.ts';
 import { SNAPSHOT_BYTES_LIMIT } from './snapshot-limit.ts';
-import { startCheck, textsCheck } from './start-check.ts';
+import { checkName } from './start-check.ts';
 
 /** A start is about 1.3 MB; a few builds side by side (Node upgrades, two installs) fit. */
 export const START_CACHE_BOUNDS: CacheBounds = { maxEntries: 8, maxBytes: 64 * 2 ** 20 };
@@ -31,8 +31,13 @@ export const START_CACHE_BOUNDS: CacheBounds = { maxEntries: 8, maxBytes: 64 * 2
  * CRC-32 beside the digest, the key written whole) is read under other names than layout 1 was.
  */
 const FORMAT = 2;
-/** The header line's bound: the engine report is a few hundred bytes. */
-const HEADER_LIMIT = 64 * 1024;
+/**
+ * The header line's bound. The engine report is a few hundred bytes and the key about a thousand,
+ * but the key holds the runtime's key (up to START_KEY_LIMIT) as a string inside a string, escaped
+ * twice over: flags full of backslashes or quotes grow it eightfold. A header past the bound is
+ * not written (no reader would take it).
+ */
+export const HEADER_LIMIT = 256 * 1024;
 const NEWLINE = 0x0a;
 
 export const CACHED_KEY_MESSAGE =
@@ -63,8 +68,7 @@ export function cachedStartKey(): string | undefined {
       FORMAT,
       runtimeKey,
       binary,
-      addon.byteLength,
-      startCheck(addon),
+      checkName(addon),
       node,
       nodeStat.size,
       nodeStat.mtimeMs,
@@ -85,7 +89,7 @@ function isolatedVmBinary(): string {
 
 /** The entry's name: the key's CRC-32 and length (the header holds the key whole). */
 function entryName(key: string): string {
-  return `${textsCheck([key])}.start`;
+  return `${checkName(key)}.start`;
 }
 
 /**
@@ -149,6 +153,8 @@ export function writeCachedStart(
   const key = cachedStartKey();
   if (key === undefined || own === undefined) return false;
   const header = JSON.stringify({ format: FORMAT, key, digest: own.digest, check: own.check, engine });
+  // A reader refuses a header past its bound, so one is not written (a key full of escapes).
+  if (Buffer.byteLength(header) >= HEADER_LIMIT) return false;
   const name = entryName(key);
   if (!directory.write(name, [Buffer.from(`${header}\n`), own.bytes])) return false;
   directory.evict(START_CACHE_BOUNDS, name);
@@ -167,7 +173,8 @@ interface Header {
 function isHeader(value: unknown): value is Header {
   if (typeof value !== 'object' || value === null) return false;
   const { format, key, digest, check, engine } = value as Record<string, unknown>;
-  if (typeof format !== 'number' || typeof key !== 'string' || typeof digest !== 'string') return false;
+  if (typeof format !== 'number' || typeof key !== 'string') return false;
+  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) return false;
   if (typeof check !== 'number' || !Number.isInteger(check) || check < 0 || check > 0xffffffff) return false;
   if (typeof engine !== 'object' || engine === null) return false;
   const { isolatedVm, node, behaviours, fallbacks } = engine as Record<string, unknown>;

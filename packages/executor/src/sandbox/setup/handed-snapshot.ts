@@ -15,11 +15,12 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import ivm from 'isolated-vm';
+import { nodeCrypto } from '../node-crypto.ts';
 import { adoptRuntimeSnapshot, RUNTIME_SOURCE, readRuntimeSnapshot } from '../runtime.ts';
 import { installedIsolatedVm } from './engine-addon.ts';
 import { SANDBOX_SOURCE, WARMUP_SOURCE } from './sandbox-source.ts';
 import { SNAPSHOT_BYTES_LIMIT, START_KEY_LIMIT } from './snapshot-limit.ts';
-import { snapshotDigest, startCheck, textsCheck } from './start-check.ts';
+import { snapshotDigest, startCheck } from './start-check.ts';
 
 /**
  * A snapshot as it travels: what made it (its key), the SHA-256 of its bytes in hex (what its maker
@@ -46,18 +47,32 @@ export const SNAPSHOT_ALREADY_MADE_MESSAGE = 'this process made its own snapshot
 let key: string | null | undefined;
 
 /**
- * What a snapshot of this process depends on, word for word: the three scripts it is made from (by
- * their CRC-32 and length: they are this package's own files, and the check tells builds apart,
- * which is all it is for), Node, V8 and the platform, the isolated-vm release and where it is
- * installed, and every way V8 is given flags (the command line's and NODE_OPTIONS). Two processes
- * with the same key make the same snapshot. Undefined past START_KEY_LIMIT. Nothing is hashed, so
- * a key cannot collide with another build's: the flags V8 would abort over are compared whole.
+ * The SHA-256 of the three scripts a snapshot is made from, each closed by a NUL, in hex. The
+ * child's bundle is built with it written in (scripts/bundle-child.mjs, from the same strings the
+ * bundle carries), so a child hashes none of their 700 KB and loads no node:crypto for them; a
+ * process run from the sources hashes them itself.
+ */
+declare const RUNTIME_SCRIPTS_DIGEST: string | undefined;
+
+export function runtimeScriptsDigest(): string {
+  if (typeof RUNTIME_SCRIPTS_DIGEST === 'string') return RUNTIME_SCRIPTS_DIGEST;
+  const hash = nodeCrypto().createHash('sha256');
+  for (const script of [RUNTIME_SOURCE, SANDBOX_SOURCE, WARMUP_SOURCE]) hash.update(script).update('\0');
+  return hash.digest('hex');
+}
+
+/**
+ * What a snapshot of this process depends on, as a line of JSON: the three scripts it is made from
+ * (runtimeScriptsDigest), Node, V8 and the platform, the isolated-vm release and where it is
+ * installed, and every way V8 is given flags (the command line's and NODE_OPTIONS), word for word.
+ * Two processes with the same key make the same snapshot. Undefined past START_KEY_LIMIT. Only
+ * the scripts are hashed: the versions and flags V8 would abort over are compared whole.
  */
 export function runtimeSnapshotKey(): string | undefined {
   if (key !== undefined) return key ?? undefined;
   const text = JSON.stringify([
     'runtime snapshot',
-    textsCheck([RUNTIME_SOURCE, SANDBOX_SOURCE, WARMUP_SOURCE]),
+    runtimeScriptsDigest(),
     process.version,
     process.versions.v8,
     process.platform,
@@ -96,7 +111,7 @@ export function ownSnapshot(): HandedSnapshot | undefined {
   if (own === undefined) return undefined;
   const bytes = new Uint8Array(readRuntimeSnapshot().copy());
   ownDigest ??= snapshotDigest(bytes);
-  ownCheck ??= startCheck(bytes);
+  ownCheck ??= startCheck(ownDigest, bytes);
   return { key: own, digest: ownDigest, check: ownCheck, bytes };
 }
 
@@ -117,7 +132,7 @@ export function snapshotRefusal(handed: HandedSnapshot): string | undefined {
   const own = runtimeSnapshotKey();
   if (own === undefined || handed.key !== own) return FOREIGN_SNAPSHOT_MESSAGE;
   if (handed.bytes.byteLength > SNAPSHOT_BYTES_LIMIT) return snapshotTooLargeMessage(handed.bytes.byteLength);
-  if (startCheck(handed.bytes) !== handed.check) return SNAPSHOT_CHECK_MESSAGE;
+  if (startCheck(handed.digest, handed.bytes) !== handed.check) return SNAPSHOT_CHECK_MESSAGE;
   return undefined;
 }
 

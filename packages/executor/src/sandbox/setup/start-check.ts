@@ -20,22 +20,24 @@ export function snapshotDigest(bytes: Uint8Array): string {
   return nodeCrypto().createHash('sha256').update(bytes).digest('hex');
 }
 
-/** The CRC-32 of `bytes`. */
-export function startCheck(bytes: Uint8Array): number {
-  return process.getBuiltinModule('node:zlib').crc32(bytes);
+/**
+ * The CRC-32 of `digest` (as text) followed by `bytes`. The digest is in it because a child that
+ * adopts the bytes takes the digest as its own, and commits to it when it is asked to hand its start
+ * on: a digest damaged beside whole bytes would have the parent end that child as a forger, and
+ * every child after it that read the same entry.
+ */
+export function startCheck(digest: string, bytes: Uint8Array): number {
+  const { crc32 } = process.getBuiltinModule('node:zlib');
+  return crc32(bytes, crc32(digest));
 }
 
 /**
- * The CRC-32 of `texts` (as UTF-8), each closed by a NUL, and how many characters they hold, as a
- * key names the scripts a snapshot is made from.
+ * The CRC-32 of `data` (a text as UTF-8) and its length, as a name: a cache entry's, from its key,
+ * and the isolated-vm binary's within that key, where it tells a binary rebuilt in place from the
+ * one before (its path and the release are in the key whole).
  */
-export function textsCheck(texts: readonly string[]): string {
-  const { crc32 } = process.getBuiltinModule('node:zlib');
-  let check = 0;
-  let length = 0;
-  for (const text of texts) {
-    check = crc32('\0', crc32(text, check));
-    length += text.length + 1;
-  }
+export function checkName(data: string | Uint8Array): string {
+  const check = process.getBuiltinModule('node:zlib').crc32(data);
+  const length = typeof data === 'string' ? data.length : data.byteLength;
   return `${check.toString(16).padStart(8, '0')}-${length}`;
 }
