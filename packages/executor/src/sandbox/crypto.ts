@@ -18,6 +18,7 @@
  * the exception's name, since isolated-vm would report a rejection as unhandled on the host.
  */
 import type { webcrypto } from 'node:crypto';
+import { types } from 'node:util';
 import {
   EXECUTION_ENDED_MESSAGE,
   KEY_LIMIT,
@@ -329,11 +330,12 @@ export class CryptoBridge {
 }
 
 /**
- * Whether `value` is one of Node's CryptoKeys, whose class its webcrypto namespace types but does
- * not export as a value. Read from the global at the call: reading it loads Node's webcrypto.
+ * Whether `value` is one of Node's CryptoKeys. Asked of node:util, not of the global CryptoKey: a
+ * caller that embeds the sandbox in its own process may have replaced that global, and reading it
+ * at load would have loaded Node's webcrypto with this module (node-crypto.ts).
  */
 function isHostKey(value: unknown): value is HostKey {
-  return value instanceof (globalThis as unknown as { CryptoKey: new () => HostKey }).CryptoKey;
+  return types.isCryptoKey(value);
 }
 
 /** A key's description, as plain data: what the isolate's CryptoKey shows. */
