@@ -17,6 +17,11 @@ export const CACHE_FOLDER_NAME = 'supolka-codemode';
 
 /** The folder under the root that holds pool children's starts (sandbox/setup/cached-start.ts). */
 export const START_CACHE_FOLDER = 'start';
+/**
+ * The folder under the root that holds Node's compile cache, for the commands and the pool's
+ * children (compile-cache.ts).
+ */
+export const COMPILE_CACHE_FOLDER = 'compile';
 /** The folder under the root that holds the allowed packages' bundles (docs/packages.md). */
 export const PACKAGES_CACHE_FOLDER = 'packages';
 /**

@@ -12,16 +12,18 @@
  * its source's before V8 takes it. Only the commands turn it on (their bins, before they load
  * anything else): a library does not change how its caller's process compiles. A user who set
  * NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE has chosen, and is left to Node. The pool's
- * children are not affected: enableCompileCache sets no variable they inherit.
+ * children turn it on in the same folder when their executor keeps a start on disk (the `cache`
+ * option; pool/child/child-start.ts), before they load their bundle: they are this package's own
+ * processes, and compiling the bundle was the largest part of a child's start that is its own
+ * (docs/pool.md, "Cold start").
  */
 import { chmodSync, lstatSync, readdirSync } from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
-import { cacheRoot } from './cache-root.ts';
+import { COMPILE_CACHE_FOLDER, cacheRoot } from './cache-root.ts';
 import { openTrustedDirectory } from './trusted-directory.ts';
 
-/** The folder under the cache root that holds Node's compile cache for the commands. */
-export const COMPILE_CACHE_FOLDER = 'compile';
+export { COMPILE_CACHE_FOLDER };
 /**
  * Node writes the cache when the process exits; a server or a bridge may run for days and end with
  * SIGKILL, so what its start compiled is written this long after the cache is turned on.
@@ -35,24 +37,45 @@ const FLUSH_AFTER = 2000;
  */
 export function enableCommandCompileCache(env: NodeJS.ProcessEnv = process.env): string | undefined {
   try {
-    if (typeof module.enableCompileCache !== 'function') return undefined;
-    if (env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined)
-      return undefined;
     const root = cacheRoot(env);
     if (root === undefined) return undefined;
     if ('refused' in openTrustedDirectory(root, { create: true })) return undefined;
-    const opened = openTrustedDirectory(join(root, COMPILE_CACHE_FOLDER), { create: true });
+    const folder = join(root, COMPILE_CACHE_FOLDER);
+    const enabled = enableCompileCacheIn(folder, { create: true }, env);
+    if (enabled === undefined) return undefined;
+    setTimeout(() => {
+      module.flushCompileCache?.();
+      privateNodeFolders(enabled);
+    }, FLUSH_AFTER).unref();
+    return enabled;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Turns Node's compile cache on for this process in `folder` once it passes the trust checks (made
+ * first when `create` says so); answers the folder turned on, or undefined when it is not (an older
+ * Node, a folder refused, the user's own NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE). Never
+ * throws. Node writes what it compiled when the process exits.
+ */
+export function enableCompileCacheIn(
+  folder: string,
+  { create }: { readonly create: boolean },
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  try {
+    if (typeof module.enableCompileCache !== 'function') return undefined;
+    if (env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined)
+      return undefined;
+    const opened = openTrustedDirectory(folder, { create });
     if ('refused' in opened) return undefined;
     // The real path the checks were made on: Node opens every entry through the path it is given,
     // for the life of the process, and a link along the given one could be pointed elsewhere later.
     const enabled = module.enableCompileCache(opened.directory.path);
     if (enabled.status !== module.constants.compileCacheStatus.ENABLED) return undefined;
     privateNodeFolders(opened.directory.path);
-    setTimeout(() => {
-      module.flushCompileCache?.();
-      privateNodeFolders(opened.directory.path);
-    }, FLUSH_AFTER).unref();
-    return enabled.directory;
+    return opened.directory.path;
   } catch {
     return undefined;
   }

@@ -22,7 +22,7 @@ import {
   outboundMode,
 } from '@supolka/codemode-protocol/wire';
 import { type CacheOption, cacheFolder } from '../cache/cache-option.ts';
-import { PACKAGES_CACHE_FOLDER, START_CACHE_FOLDER } from '../cache/cache-root.ts';
+import { COMPILE_CACHE_FOLDER, PACKAGES_CACHE_FOLDER, START_CACHE_FOLDER } from '../cache/cache-root.ts';
 import type { DurabilityOptions } from '../durable/durability.ts';
 import type { PackageList } from '../packages/bundler.ts';
 import type { PoolEvent } from '../pool/events.ts';
@@ -322,6 +322,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   } catch (error) {
     throw new OptionError('durable', `is not usable: ${(error as Error).message}`);
   }
+  const startCache = cacheFolder(cache, START_CACHE_FOLDER);
   return {
     timeout: number('timeout'),
     wallClockLimit: optionalNumber('wallClockLimit'),
@@ -353,10 +354,22 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       allowLoopback: options.allowLoopback ?? false,
       allowPrivate: options.allowPrivate ?? false,
       ownEndpoints,
-      startCache: cacheFolder(cache, START_CACHE_FOLDER),
+      startCache,
+      ...(startCache !== undefined && !compileCacheChosen(process.env)
+        ? { compileCache: cacheFolder(cache, COMPILE_CACHE_FOLDER) }
+        : {}),
       ...(options.onPoolEvent ? { onEvent: options.onPoolEvent } : {}),
     },
   };
+}
+
+/**
+ * Whether the user chose Node's compile cache for themselves (NODE_COMPILE_CACHE or
+ * NODE_DISABLE_COMPILE_CACHE), which the children inherit: then it is left to Node, and no folder is
+ * made for them (cache/compile-cache.ts).
+ */
+function compileCacheChosen(env: NodeJS.ProcessEnv): boolean {
+  return env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined;
 }
 
 /** The packages option's shape; names and folders are the bundler's to check. */

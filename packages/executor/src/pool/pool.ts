@@ -81,6 +81,11 @@ export interface PoolSettings extends SupervisionSettings {
   readonly childExecArgv: readonly string[];
   /** The trusted folder children keep their start in on disk (cache/cache-option.ts); undefined: none. */
   readonly startCache?: string | undefined;
+  /**
+   * The trusted folder children keep Node's compile cache in (cache/compile-cache.ts), beside their
+   * start; undefined: none.
+   */
+  readonly compileCache?: string | undefined;
 }
 
 export interface PoolOptions extends PoolSettings {
@@ -145,6 +150,7 @@ export class Pool {
           rssLimit: settings.rssLimit,
           ...(settings.warmPackages !== undefined ? { warmPackages: settings.warmPackages } : {}),
           ...(settings.startCache !== undefined ? { startCache: settings.startCache } : {}),
+          ...(settings.compileCache !== undefined ? { compileCache: settings.compileCache } : {}),
           ...(testHooks ? { testHooks } : {}),
         },
       },

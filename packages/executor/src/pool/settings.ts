@@ -83,6 +83,12 @@ export interface ChildSettings {
    * and checked; the child checks it again before it reads or writes. Absent: no cache.
    */
   readonly startCache?: string;
+  /**
+   * The folder the child keeps Node's compile cache in (cache/compile-cache.ts), which the parent
+   * made and checked; the child checks it again and turns the cache on before it loads its bundle.
+   * Absent: none.
+   */
+  readonly compileCache?: string;
   readonly testHooks?: ChildTestHooks;
 }
 
@@ -115,8 +121,10 @@ export function parseSettings(text: string | undefined): ChildSettings {
       throw new Error(`The child setting ${field} must be a boolean.`);
     }
   }
-  if (record.startCache !== undefined && typeof record.startCache !== 'string') {
-    throw new Error('The child setting startCache must be a path.');
+  for (const field of ['startCache', 'compileCache'] as const) {
+    if (record[field] !== undefined && typeof record[field] !== 'string') {
+      throw new Error(`The child setting ${field} must be a path.`);
+    }
   }
   const hooks = record.testHooks;
   if (hooks !== undefined) {

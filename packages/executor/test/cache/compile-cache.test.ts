@@ -61,9 +61,12 @@ test("a user's own NODE_COMPILE_CACHE is left to Node", () => {
 test('cache clear removes the compiled code with the rest', () => {
   const root = join(scratch(), 'cache');
   expect(runBin(BIN, runArgs(), root).status).toBe(0);
+  // A folder per Node build and flags: the command's, and its pool child's (--no-node-snapshot).
   const perNode = readdirSync(join(root, 'compile'));
+  expect(perNode).toHaveLength(2);
   const files =
-    readdirSync(join(root, 'compile', perNode[0] as string)).length + readdirSync(join(root, 'start')).length;
+    perNode.reduce((sum, name) => sum + readdirSync(join(root, 'compile', name)).length, 0) +
+    readdirSync(join(root, 'start')).length;
   // `cache` keeps no compiled code of its own, so nothing comes back once it removed the folder.
   const cleared = runBin(BIN, ['cache', 'clear'], root);
   expect(cleared.status).toBe(0);
@@ -129,13 +132,13 @@ test("cache clear removes only the folders the package keeps (the MCP bridge's a
 test('entries damaged on disk are refused by Node, and the command runs as without them', () => {
   const root = join(scratch(), 'cache');
   expect(runBin(BIN, runArgs(), root).status).toBe(0);
-  const [perNode] = readdirSync(join(root, 'compile'));
-  const folder = join(root, 'compile', perNode as string);
-  const entries = readdirSync(folder);
+  // Every entry of every folder (the command's, its child's): its header kept and its code
+  // garbled, or cut short, or replaced by noise.
+  const entries = readdirSync(join(root, 'compile')).flatMap((perNode) =>
+    readdirSync(join(root, 'compile', perNode)).map((name) => join(root, 'compile', perNode, name)),
+  );
   expect(entries.length).toBeGreaterThan(0);
-  // Every entry: its header kept and its code garbled, or cut short, or replaced by noise.
-  entries.forEach((name, index) => {
-    const path = join(folder, name);
+  entries.forEach((path, index) => {
     const bytes = readFileSync(path);
     if (index % 3 === 0) bytes.fill(0xa5, Math.min(32, bytes.length));
     writeFileSync(

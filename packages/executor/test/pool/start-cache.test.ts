@@ -141,6 +141,40 @@ describe('the start kept on disk', () => {
   });
 });
 
+describe("the children's compiled code", () => {
+  test('a child keeps what Node compiled for it beside its start; the next child reads it back', async () => {
+    const { root } = cacheRoot();
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built' });
+    const compile = join(root, 'compile');
+    const perNode = readdirSync(compile);
+    // One folder for the children's Node build and flags, private, holding the modules they loaded.
+    expect(perNode).toHaveLength(1);
+    const folder = join(compile, perNode[0] as string);
+    expect(statSync(compile).mode & 0o777).toBe(0o700);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    const written = new Map(readdirSync(folder).map((name) => [name, statSync(join(folder, name)).mtimeMs]));
+    expect(written.size).toBeGreaterThan(0);
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
+    // Node writes an entry again only for a module it compiled anew: every one was read back.
+    const after = new Map(readdirSync(folder).map((name) => [name, statSync(join(folder, name)).mtimeMs]));
+    expect(after).toStrictEqual(written);
+  });
+
+  test("the user's own NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE is left to Node", async () => {
+    for (const name of ['NODE_COMPILE_CACHE', 'NODE_DISABLE_COMPILE_CACHE'] as const) {
+      const { root } = cacheRoot();
+      const theirs = join(root, 'theirs');
+      process.env[name] = name === 'NODE_COMPILE_CACHE' ? theirs : '1';
+      try {
+        expect(await runOnce(root)).toStrictEqual({ snapshot: 'built' });
+      } finally {
+        delete process.env[name];
+      }
+      expect(readdirSync(root).sort()).toStrictEqual(name === 'NODE_COMPILE_CACHE' ? ['start', 'theirs'] : ['start']);
+    }
+  });
+});
+
 describe('an entry refused before V8 sees it', () => {
   test('damaged bytes: refused by the CRC-32, and replaced by the child’s own', async () => {
     const { root, folder } = cacheRoot();
