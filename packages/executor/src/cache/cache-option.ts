@@ -19,12 +19,15 @@ let warned = false;
 
 /**
  * The trusted folder `folder` of the caches `option` selects (made 0700 when missing), or undefined
- * when the caches are off or the folder failed its checks.
+ * when the caches are off or the folder failed its checks. `quiet` says nothing of a folder that
+ * failed: the children's compiled code, whose loss costs a few milliseconds and turns no cache the
+ * warning would name off.
  */
 export function cacheFolder(
   option: CacheOption | undefined,
   folder: string,
   env: NodeJS.ProcessEnv = process.env,
+  { quiet = false }: { readonly quiet?: boolean } = {},
 ): string | undefined {
   // Where processes have no user ids (Windows) no folder can be shown to be the user's alone: the
   // caches are off there, as the platform's rule rather than a folder's fault, so nothing is said.
@@ -33,7 +36,7 @@ export function cacheFolder(
   if (root === undefined) return undefined;
   const opened = openTrustedDirectory(join(root, folder), { create: true });
   if ('directory' in opened) return opened.directory.path;
-  if (!warned) {
+  if (!quiet && !warned) {
     warned = true;
     process.emitWarning(`The cache on disk is off for this process: ${opened.refused}.`, {
       code: CACHE_REFUSED_WARNING,

@@ -9,10 +9,10 @@
  * of the user's own, `compile` under the cache root, checked before Node is told of it, and none
  * at all under CODEMODE_CACHE=off. What it holds reaches V8 as code, as the start cache's snapshot
  * does, so it is trusted as far as the user's own files are; Node checks each entry's checksum and
- * its source's before V8 takes it. Only the commands turn it on (their bins, before they load
- * anything else): a library does not change how its caller's process compiles. A user who set
- * NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE has chosen, and is left to Node. The pool's
- * children turn it on in the same folder when their executor keeps a start on disk (the `cache`
+ * its source's before V8 takes it. The commands turn it on (their bins, before they load anything
+ * else), and a library import never does: it does not change how its caller's process compiles. A
+ * user who set NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE has chosen, and is left to Node.
+ * The pool's children turn it on in the same folder when their executor keeps a start on disk (the `cache`
  * option; pool/child/child-start.ts), before they load their bundle: they are this package's own
  * processes, and compiling the bundle was the largest part of a child's start that is its own
  * (docs/pool.md, "Cold start").
@@ -24,6 +24,7 @@ import { COMPILE_CACHE_FOLDER, cacheRoot } from './cache-root.ts';
 import { openTrustedDirectory } from './trusted-directory.ts';
 
 export { COMPILE_CACHE_FOLDER };
+
 /**
  * Node writes the cache when the process exits; a server or a bridge may run for days and end with
  * SIGKILL, so what its start compiled is written this long after the cache is turned on.
@@ -72,7 +73,15 @@ export function enableCompileCacheIn(
     if ('refused' in opened) return undefined;
     // The real path the checks were made on: Node opens every entry through the path it is given,
     // for the life of the process, and a link along the given one could be pointed elsewhere later.
-    const enabled = module.enableCompileCache(opened.directory.path);
+    // Node makes every folder missing on the way with the process's umask: a folder removed since
+    // the check (`cache clear` between a parent's check and its child's) comes back the user's alone.
+    const umask = process.umask(0o077);
+    let enabled: ReturnType<typeof module.enableCompileCache>;
+    try {
+      enabled = module.enableCompileCache(opened.directory.path);
+    } finally {
+      process.umask(umask);
+    }
     if (enabled.status !== module.constants.compileCacheStatus.ENABLED) return undefined;
     privateNodeFolders(opened.directory.path);
     return opened.directory.path;

@@ -356,7 +356,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       ownEndpoints,
       startCache,
       ...(startCache !== undefined && !compileCacheChosen(process.env)
-        ? { compileCache: cacheFolder(cache, COMPILE_CACHE_FOLDER) }
+        ? { compileCache: cacheFolder(cache, COMPILE_CACHE_FOLDER, process.env, { quiet: true }) }
         : {}),
       ...(options.onPoolEvent ? { onEvent: options.onPoolEvent } : {}),
     },

@@ -170,7 +170,9 @@ describe("the children's compiled code", () => {
       } finally {
         delete process.env[name];
       }
-      expect(readdirSync(root).sort()).toStrictEqual(name === 'NODE_COMPILE_CACHE' ? ['start', 'theirs'] : ['start']);
+      expect(readdirSync(root).sort()).toStrictEqual(
+        name === 'NODE_COMPILE_CACHE' ? ['start', 'theirs'] : ['start'],
+      );
     }
   });
 });
