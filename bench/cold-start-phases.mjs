@@ -84,7 +84,9 @@ if (cached !== undefined && caching !== undefined) {
   if (keeping !== undefined) lap('cache: the start made ready to keep, beside the probes');
   engine = await probed;
   lap('engine probes (what the snapshot did not hide)');
-  const own = handOn.ownSnapshot();
+  // As the child does: its commitment only (a build before the CRC-32 had none of its own).
+  if (handOn.ownCommitment) handOn.ownCommitment();
+  else handOn.ownSnapshot();
   lap('the commitment: key and digest');
   if (keep !== undefined && caching !== undefined) {
     const folder = caching.startCacheFolder(keep);
@@ -94,7 +96,10 @@ if (cached !== undefined && caching !== undefined) {
   }
   if (save !== undefined && wire !== undefined) {
     // What the parent sends a later child (its work, not this child's): made for the handed runs.
-    const message = { type: 'handOn', key: own.key, digest: own.digest, snapshot: own.bytes, engine };
+    const own = handOn.ownSnapshot();
+    // The CRC-32 the parent sends beside the bytes, where the build has one.
+    const check = own.check === undefined ? {} : { check: own.check };
+    const message = { type: 'handOn', key: own.key, digest: own.digest, ...check, snapshot: own.bytes, engine };
     writeFileSync(save, wire.encodePoolMessage(message));
     mark = performance.now();
   }
