@@ -221,15 +221,6 @@ describe('an entry refused before V8 sees it', () => {
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
   });
 
-  test('an entry of the layout before (a SHA-256 only, no CRC-32) is refused as another layout', async () => {
-    const { root, folder } = cacheRoot();
-    await runOnce(root);
-    const { path, header, body } = theEntry(folder);
-    const { check: _, ...earlier } = header;
-    rewrite(path, { ...earlier, format: 1 }, body);
-    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: CACHED_LAYOUT_MESSAGE });
-  });
-
   test('another build’s start under this build’s name: refused by its key', async () => {
     const { root, folder } = cacheRoot();
     await runOnce(root);
@@ -243,11 +234,21 @@ describe('an entry refused before V8 sees it', () => {
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'cached' });
   });
 
-  test('a header of another layout, or a report naming other behaviours: refused', async () => {
+  test('a header of another layout (the one before among them), or a report naming other behaviours: refused', async () => {
     const { root, folder } = cacheRoot();
     await runOnce(root);
     const { path, header, body } = theEntry(folder);
     writeFileSync(path, Buffer.concat([Buffer.from('not json\n'), body]), { mode: 0o600 });
+    expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: CACHED_LAYOUT_MESSAGE });
+    // A header past its bound, and one nested a hundred thousand deep: read no further than the
+    // bound, and refused, in the child that read them.
+    for (const line of ['x'.repeat(HEADER_LIMIT + 1), `${'['.repeat(100_000)}${']'.repeat(100_000)}`]) {
+      writeFileSync(path, Buffer.concat([Buffer.from(`${line}\n`), body]), { mode: 0o600 });
+      expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: CACHED_LAYOUT_MESSAGE });
+    }
+    // The layout before: a SHA-256 only, no CRC-32.
+    const { check: _, ...earlier } = header;
+    rewrite(path, { ...earlier, format: 1 }, body);
     expect(await runOnce(root)).toStrictEqual({ snapshot: 'built', cacheRefused: CACHED_LAYOUT_MESSAGE });
     const engine = header.engine as { behaviours: Record<string, unknown> };
     rewrite(

@@ -7,6 +7,7 @@
  */
 import { knownKeys } from '@supolka/codemode-protocol/wire';
 import { SNAPSHOT_BYTES_LIMIT, START_KEY_LIMIT } from '../../sandbox/setup/snapshot-limit.ts';
+import { isSha256 } from '../../sandbox/setup/start-check.ts';
 import type { EngineReportMessage } from './health.ts';
 import type { PoolMessageOf } from './table.ts';
 
@@ -31,13 +32,6 @@ const REPORT_LIST_LIMIT = 64;
 
 /** A behaviour's name the check takes; any other (`__proto__` among them) is left to the schema. */
 const BEHAVIOUR_NAME = /^[A-Za-z][A-Za-z0-9]*$/;
-
-/** A SHA-256 as the digest is written: 64 lowercase hexadecimal digits. */
-export const SHA256_HEX = /^[0-9a-f]{64}$/;
-
-export function isSha256(value: unknown): value is string {
-  return typeof value === 'string' && value.length === 64 && SHA256_HEX.test(value);
-}
 
 /** A start's key as it travels: text of at most START_KEY_LIMIT characters (runtimeSnapshotKey). */
 export function isStartKey(value: unknown): value is string {

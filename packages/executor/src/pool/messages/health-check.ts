@@ -7,7 +7,8 @@
  * refuses, naming why; test/pool/messages/wire.test.ts proves it against the schema.
  */
 import { isId, knownKeys, REASON_ECHO_LIMIT } from '@supolka/codemode-protocol/wire';
-import { checkEngineReport, isSha256, isStartKey } from './hand-on-check.ts';
+import { isSha256 } from '../../sandbox/setup/start-check.ts';
+import { checkEngineReport, isStartKey } from './hand-on-check.ts';
 import type { StartReport } from './health.ts';
 import type { PoolMessageOf } from './table.ts';
 

@@ -6,7 +6,7 @@
 import { boundedRecord } from '@supolka/codemode-protocol';
 import { z } from 'zod';
 import { START_KEY_LIMIT } from '../../sandbox/setup/snapshot-limit.ts';
-import { SHA256_HEX } from './hand-on-check.ts';
+import { SHA256_HEX } from '../../sandbox/setup/start-check.ts';
 import { REFUSAL_LIMIT } from './health-check.ts';
 
 const text = z.string({ error: 'must be a string' });

@@ -22,7 +22,7 @@ import type { CacheBounds, TrustedDirectory } from '../../cache/trusted-director
 import type { EngineReport } from '../isolate.ts';
 import { type HandedSnapshot, ownSnapshot, runtimeSnapshotKey } from './handed-snapshot.ts';
 import { SNAPSHOT_BYTES_LIMIT } from './snapshot-limit.ts';
-import { checkName } from './start-check.ts';
+import { checkName, isSha256 } from './start-check.ts';
 
 /** A start is about 1.3 MB; a few builds side by side (Node upgrades, two installs) fit. */
 export const START_CACHE_BOUNDS: CacheBounds = { maxEntries: 8, maxBytes: 64 * 2 ** 20 };
@@ -174,7 +174,7 @@ function isHeader(value: unknown): value is Header {
   if (typeof value !== 'object' || value === null) return false;
   const { format, key, digest, check, engine } = value as Record<string, unknown>;
   if (typeof format !== 'number' || typeof key !== 'string') return false;
-  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) return false;
+  if (!isSha256(digest)) return false;
   if (typeof check !== 'number' || !Number.isInteger(check) || check < 0 || check > 0xffffffff) return false;
   if (typeof engine !== 'object' || engine === null) return false;
   const { isolatedVm, node, behaviours, fallbacks } = engine as Record<string, unknown>;

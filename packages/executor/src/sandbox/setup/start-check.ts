@@ -15,6 +15,13 @@
  */
 import { nodeCrypto } from '../node-crypto.ts';
 
+/** A SHA-256 as a digest is written: 64 lowercase hexadecimal digits. */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+export function isSha256(value: unknown): value is string {
+  return typeof value === 'string' && value.length === 64 && SHA256_HEX.test(value);
+}
+
 /** The SHA-256 of a snapshot's `bytes` in hex: what a maker commits to and the parent checks. */
 export function snapshotDigest(bytes: Uint8Array): string {
   return nodeCrypto().createHash('sha256').update(bytes).digest('hex');
