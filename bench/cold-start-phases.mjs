@@ -99,7 +99,14 @@ if (cached !== undefined && caching !== undefined) {
     const own = handOn.ownSnapshot();
     // The CRC-32 the parent sends beside the bytes, where the build has one.
     const check = own.check === undefined ? {} : { check: own.check };
-    const message = { type: 'handOn', key: own.key, digest: own.digest, ...check, snapshot: own.bytes, engine };
+    const message = {
+      type: 'handOn',
+      key: own.key,
+      digest: own.digest,
+      ...check,
+      snapshot: own.bytes,
+      engine,
+    };
     writeFileSync(save, wire.encodePoolMessage(message));
     mark = performance.now();
   }

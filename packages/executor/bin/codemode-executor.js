@@ -3,8 +3,18 @@
 // package's bins at install, and a bin naming dist/cli/main.js made every first install warn that
 // the link could not be created. Everything the command does is in dist/cli/main.js, loaded once
 // Node's compile cache is on (dist/cache/compile-cache.js), so what it compiles is kept; but not for
-// `cache`, which shows and removes the caches and makes none of its own.
-import { enableCommandCompileCache } from '../dist/cache/compile-cache.js';
-
-if (process.argv[2] !== 'cache') enableCommandCompileCache();
+// `cache`, which shows and removes the caches and makes none of its own. The commands that run
+// programs start the pool's first child before anything else (dist/executor/early-child.js), so
+// its start runs beside their import, unless asked for help; below the Node floor that module
+// refuses to load, and main.js says why.
+const [command, ...rest] = process.argv.slice(2);
+const help = rest.some((word) => word === '--help' || word === '-h');
+if ((command === 'run' || command === 'resume' || command === 'mcp') && !help) {
+  await import('../dist/executor/early-child.js').then(
+    (early) => early.startFirstChildEarly(),
+    () => {},
+  );
+}
+const { enableCommandCompileCache } = await import('../dist/cache/compile-cache.js');
+if (command !== 'cache') enableCommandCompileCache();
 await import('../dist/cli/main.js');

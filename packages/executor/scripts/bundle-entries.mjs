@@ -8,6 +8,10 @@ await bundleEntries(new URL('../dist/', import.meta.url), {
   sandbox: { file: 'sandbox/index.js', floor: 'require-node-floor.js' },
   serving: { file: 'serving/index.js' },
   cli: { file: 'cli/index.js' },
+  // The bins' first imports: the pool's first child, started before the command loads, then the
+  // commands' compile cache; the two share their cache folders' checks.
+  'early-child': { file: 'executor/early-child.js', floor: 'require-node-floor.js' },
+  'compile-cache': { file: 'cache/compile-cache.js' },
   // The command prints the floor's sentence and exits, where the library's entries throw it.
   'cli-main': { file: 'cli/main.js', floor: 'cli/require-node-floor.js', runs: true },
 });

@@ -6,7 +6,7 @@
  * cache is never worth failing a run over, nor silently missing.
  */
 import { join } from 'node:path';
-import { cacheRoot } from './cache-root.ts';
+import { COMPILE_CACHE_FOLDER, cacheRoot, START_CACHE_FOLDER } from './cache-root.ts';
 import { openTrustedDirectory } from './trusted-directory.ts';
 
 /** Whether to keep caches on disk, and where: true (the default) lets the environment decide. */
@@ -43,4 +43,22 @@ export function cacheFolder(
     });
   }
   return undefined;
+}
+
+/**
+ * The folders a pool's children keep their start in and Node's compile cache in, for the `cache`
+ * option: the compiled code beside the start, and only where the user chose nothing of Node's
+ * compile cache for themselves (NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE, which the children
+ * inherit: then it is left to Node, and no folder is made for them; compile-cache.ts). `quiet`
+ * says nothing of a start folder that failed its checks either: the executor says it once built.
+ */
+export function childCacheFolders(
+  option: CacheOption | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  { quiet = false }: { readonly quiet?: boolean } = {},
+): { readonly startCache: string | undefined; readonly compileCache?: string | undefined } {
+  const startCache = cacheFolder(option, START_CACHE_FOLDER, env, { quiet });
+  const chosen = env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined;
+  if (startCache === undefined || chosen) return { startCache };
+  return { startCache, compileCache: cacheFolder(option, COMPILE_CACHE_FOLDER, env, { quiet: true }) };
 }

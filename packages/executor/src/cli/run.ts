@@ -14,6 +14,7 @@ import {
   type ModuleMap,
   stringifyForDispatch,
 } from '@supolka/codemode-protocol/wire';
+import { flushCompiledCode } from '../cache/compile-cache.ts';
 import { identityPositions, withAuthorPositions } from '../codemode/code-positions.ts';
 import { readableEntry } from '../codemode/entry-code.ts';
 import type { DurableKeyRing } from '../durable/keys.ts';
@@ -147,6 +148,9 @@ export async function runProgram(
     const options = stream
       ? { onConsole: (lines: readonly LogLine[]) => output.err(streamedLines(lines)) }
       : {};
+    // Everything this process runs with is loaded: its compiled code is written while the child
+    // still starts, not on the way out.
+    flushCompiledCode();
     const ran =
       resuming === undefined
         ? await executor.execute(request, options)

@@ -21,8 +21,8 @@ import {
   type OutboundSetting as OutboundSettingOf,
   outboundMode,
 } from '@supolka/codemode-protocol/wire';
-import { type CacheOption, cacheFolder } from '../cache/cache-option.ts';
-import { COMPILE_CACHE_FOLDER, PACKAGES_CACHE_FOLDER, START_CACHE_FOLDER } from '../cache/cache-root.ts';
+import { type CacheOption, cacheFolder, childCacheFolders } from '../cache/cache-option.ts';
+import { PACKAGES_CACHE_FOLDER } from '../cache/cache-root.ts';
 import type { DurabilityOptions } from '../durable/durability.ts';
 import type { PackageList } from '../packages/bundler.ts';
 import type { PoolEvent } from '../pool/events.ts';
@@ -322,7 +322,7 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   } catch (error) {
     throw new OptionError('durable', `is not usable: ${(error as Error).message}`);
   }
-  const startCache = cacheFolder(cache, START_CACHE_FOLDER);
+  const childCaches = childCacheFolders(cache);
   return {
     timeout: number('timeout'),
     wallClockLimit: optionalNumber('wallClockLimit'),
@@ -354,22 +354,10 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
       allowLoopback: options.allowLoopback ?? false,
       allowPrivate: options.allowPrivate ?? false,
       ownEndpoints,
-      startCache,
-      ...(startCache !== undefined && !compileCacheChosen(process.env)
-        ? { compileCache: cacheFolder(cache, COMPILE_CACHE_FOLDER, process.env, { quiet: true }) }
-        : {}),
+      ...childCaches,
       ...(options.onPoolEvent ? { onEvent: options.onPoolEvent } : {}),
     },
   };
-}
-
-/**
- * Whether the user chose Node's compile cache for themselves (NODE_COMPILE_CACHE or
- * NODE_DISABLE_COMPILE_CACHE), which the children inherit: then it is left to Node, and no folder is
- * made for them (cache/compile-cache.ts).
- */
-function compileCacheChosen(env: NodeJS.ProcessEnv): boolean {
-  return env.NODE_COMPILE_CACHE !== undefined || env.NODE_DISABLE_COMPILE_CACHE !== undefined;
 }
 
 /** The packages option's shape; names and folders are the bundler's to check. */

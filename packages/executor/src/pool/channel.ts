@@ -22,9 +22,6 @@ import type { DecodedPoolMessage } from './messages/wire.ts';
 /** The child's file descriptor of the channel. */
 export const CHANNEL_FD = 3;
 
-/** The stdio of a pool child: no stdin or stdout, stderr kept to explain its end, the channel at fd 3. */
-export const CHILD_STDIO = ['ignore', 'ignore', 'pipe', 'pipe'] as const;
-
 /** The exit code of a child whose parent's stream broke the framing: it can hear nothing more. */
 export const FRAMING_EXIT = 3;
 

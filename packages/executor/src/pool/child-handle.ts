@@ -3,18 +3,18 @@
  * last saw it, and ending it (SIGTERM, then SIGKILL when that goes unanswered). The pool decides
  * what to do; this file knows how to do it to one process.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Duplex, Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { CHILD_STDIO, Channel } from './channel.ts';
+import { Channel } from './channel.ts';
+import { type ChildFork, childCommand, spawnChild, spawnIdentity } from './child-spawn.ts';
 import { ChildLifecycle } from './child-state.ts';
+import { adoptEarlyChild } from './early-child.ts';
 import type { PoolExecution } from './execution.ts';
 import { describeEnd, type Termination } from './exit-cause.ts';
 import type { StartCommitment } from './handed-start.ts';
 import type { StartReport } from './messages/health.ts';
 import { validatePoolMessageOnDemand } from './messages/schemas-on-demand.ts';
 import type { PoolMessage, PoolMessageOf } from './messages/table.ts';
-import { type ChildSettings, encodeSettings } from './settings.ts';
 
 /** How much of a child's stderr is kept to explain its end. */
 const STDERR_TAIL = 16 * 1024;
@@ -33,68 +33,16 @@ export interface ChildEvents {
   exit(child: PoolChild, cause: string): void;
 }
 
-export interface ForkOptions {
-  readonly entry: URL;
-  readonly execArgv: readonly string[];
-  readonly settings: ChildSettings;
+export interface ForkOptions extends ChildFork {
   readonly killTimeout: number;
-}
-
-/**
- * The child entry sits in child/ beside the pool module (the process boundary is that folder):
- * `child-start.ts` when the pool was loaded from source (Node strips the types in the child too),
- * and from the build the same modules bundled into one file (scripts/bundle-child.mjs), which a
- * child loads in about 30 ms less CPU than the modules one by one.
- */
-export function childEntryUrl(poolModuleUrl: string): URL {
-  const fromSource = new URL(poolModuleUrl).pathname.endsWith('.ts');
-  return new URL(fromSource ? './child/child-start.ts' : './child/child-start.bundle.js', poolModuleUrl);
-}
-
-/**
- * glibc's malloc keeps an arena per thread that allocates, up to eight per core, and an arena holds
- * on to what was freed in it. isolated-vm runs every isolate on threads of its own, so an isolate
- * disposed leaves its native memory spread over arenas the next one may not reuse: capped at two,
- * a child held 14 MB less after 1000 mixed executions (docs/pool.md, "Memory"). One execution runs
- * at a time, so there is no contention to lose. A caller's own MALLOC_ARENA_MAX wins; other C
- * libraries ignore the variable.
- */
-export const CHILD_MALLOC_ARENA_MAX = '2';
-
-/**
- * glibc raises its mmap threshold each time a large block is freed (up to 32 MB), and its trim
- * threshold with it to twice that, so after the first few large frees blocks of megabytes come
- * from the arenas and what is freed stays resident. A fixed threshold turns that off: blocks of
- * 128 KB and more are mapped and unmapped on their own, and free memory at an arena's top goes back
- * once past 128 KB. Measured in a child (docs/pool.md, "Memory"): 6 MB less after TypeScript
- * programs (the eraser thread's blocks), 10 MB less after mixed executions, and no change of speed
- * that stood out of the machine's noise. A caller's own value wins.
- */
-export const CHILD_MALLOC_MMAP_THRESHOLD = '131072';
-
-/** The environment of a child: the caller's, over the two glibc malloc settings above. */
-export function childEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return {
-    MALLOC_ARENA_MAX: CHILD_MALLOC_ARENA_MAX,
-    MALLOC_MMAP_THRESHOLD_: CHILD_MALLOC_MMAP_THRESHOLD,
-    ...env,
-  };
-}
-
-/**
- * What a child process is spawned as, in the ways that decide what snapshot its V8 can restore: the
- * Node binary, its flags and NODE_OPTIONS. A start is handed on only between children spawned as
- * the same (handed-start.ts); each child checks its own key anyway.
- */
-export function spawnIdentity(execArgv: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
-  return JSON.stringify([process.execPath, execArgv, childEnvironment(env).NODE_OPTIONS ?? '']);
 }
 
 export class PoolChild {
   readonly process: ChildProcess;
   readonly channel: Channel;
   readonly pid: number;
-  readonly spawnedAt = performance.now();
+  /** When it was spawned (performance.now()): by the pool, or earlier by its command (early-child.ts). */
+  readonly spawnedAt: number;
   /**
    * 0 for a child of the pool's own size; d for one started beyond it for nested executions d
    * levels deep (nested-executions.ts), which takes only executions at least that deep and ends once none waits.
@@ -157,13 +105,12 @@ export class PoolChild {
   constructor(options: ForkOptions, events: ChildEvents, nestingLevel = 0) {
     this.#killTimeout = options.killTimeout;
     this.nestingLevel = nestingLevel;
-    // Spawned, not forked: the channel is the pipe at fd 3 (channel.ts), and no IPC channel is opened.
     this.spawnedAs = spawnIdentity(options.execArgv);
-    this.process = spawn(
-      process.execPath,
-      [...options.execArgv, fileURLToPath(options.entry), encodeSettings(options.settings)],
-      { stdio: [...CHILD_STDIO], env: childEnvironment(process.env) },
-    );
+    const command = childCommand(options);
+    // The child its command started before it loaded, when it is the very one this would spawn.
+    const early = adoptEarlyChild(command);
+    this.process = early?.process ?? spawnChild(command);
+    this.spawnedAt = early?.spawnedAt ?? performance.now();
     this.pid = this.process.pid ?? -1;
     (this.process.stderr as Readable).setEncoding('utf8');
     (this.process.stderr as Readable).on('data', (chunk: string) => {

@@ -28,8 +28,9 @@ import {
 import type { PackageBundle } from '../packages/bundle.ts';
 import type { OwnEndpoint } from '../sandbox/outbound/address-policy.ts';
 import type { ExecuteResult } from '../sandbox/sandbox.ts';
-import { childEntryUrl, type EngineReportMessage, type PoolChild } from './child-handle.ts';
+import type { EngineReportMessage, PoolChild } from './child-handle.ts';
 import { type ChildMessageHandlers, type HostCallMessage, routeChildMessage } from './child-messages.ts';
+import { childEntryUrl } from './child-spawn.ts';
 import { Conversations, faultError } from './conversations.ts';
 import type { ChildStats, PoolEvent, PoolStats } from './events.ts';
 import { cancelledEnvelope, type ExecutionHost, PoolExecution } from './execution.ts';
@@ -53,7 +54,7 @@ import {
   strayCallMessage,
   TOO_MANY_HOST_CALLS_MESSAGE,
 } from './serve.ts';
-import type { ChildTestHooks } from './settings.ts';
+import { type ChildTestHooks, childSettingsOf } from './settings.ts';
 import { CONSOLE_PAST_BOUND_MESSAGE, CONSOLE_UNASKED_MESSAGE } from './streamed-console.ts';
 import { heartbeatFaultAfterHealthyMessage, Supervision, type SupervisionSettings } from './supervision.ts';
 
@@ -140,19 +141,7 @@ export class Pool {
         entry: childEntryUrl(import.meta.url),
         execArgv: settings.childExecArgv,
         killTimeout: settings.killTimeout,
-        settings: {
-          grace: settings.grace,
-          maxRetained: settings.maxRetainedPerChild,
-          allowLinkLocal: settings.allowLinkLocal,
-          allowLoopback: settings.allowLoopback,
-          allowPrivate: settings.allowPrivate,
-          ownEndpoints: settings.ownEndpoints,
-          rssLimit: settings.rssLimit,
-          ...(settings.warmPackages !== undefined ? { warmPackages: settings.warmPackages } : {}),
-          ...(settings.startCache !== undefined ? { startCache: settings.startCache } : {}),
-          ...(settings.compileCache !== undefined ? { compileCache: settings.compileCache } : {}),
-          ...(testHooks ? { testHooks } : {}),
-        },
+        settings: childSettingsOf(settings, testHooks),
       },
       {
         message: (child, message) => routeChildMessage(child, message, this.#handlers),

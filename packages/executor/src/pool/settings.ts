@@ -92,6 +92,52 @@ export interface ChildSettings {
   readonly testHooks?: ChildTestHooks;
 }
 
+/** The pool's settings a child is started with (pool.ts names each in PoolSettings). */
+export interface ChildSettingsSource {
+  readonly grace: number;
+  readonly maxRetainedPerChild: number;
+  readonly allowLinkLocal: boolean;
+  readonly allowLoopback: boolean;
+  readonly allowPrivate: boolean;
+  readonly ownEndpoints: readonly OwnEndpoint[];
+  readonly rssLimit: number;
+  readonly warmPackages?: number | undefined;
+  readonly startCache?: string | undefined;
+  readonly compileCache?: string | undefined;
+}
+
+/** The settings every child of a pool with these settings is started with, before its part in the start. */
+export function childSettingsOf(source: ChildSettingsSource, testHooks?: ChildTestHooks): ChildSettings {
+  return {
+    grace: source.grace,
+    maxRetained: source.maxRetainedPerChild,
+    allowLinkLocal: source.allowLinkLocal,
+    allowLoopback: source.allowLoopback,
+    allowPrivate: source.allowPrivate,
+    ownEndpoints: source.ownEndpoints,
+    rssLimit: source.rssLimit,
+    ...(source.warmPackages !== undefined ? { warmPackages: source.warmPackages } : {}),
+    ...(source.startCache !== undefined ? { startCache: source.startCache } : {}),
+    ...(source.compileCache !== undefined ? { compileCache: source.compileCache } : {}),
+    ...(testHooks ? { testHooks } : {}),
+  };
+}
+
+/**
+ * A child's settings with its part in handing the start on (pool/handed-start.ts): awaiting one the
+ * parent sends first, or asked to hand its own on. A pool's first child is asked.
+ */
+export function withStartPart(
+  settings: ChildSettings,
+  part: { readonly awaitHandOn: boolean; readonly handOnWanted: boolean },
+): ChildSettings {
+  return {
+    ...settings,
+    ...(part.awaitHandOn ? { awaitHandOn: true } : {}),
+    ...(part.handOnWanted ? { handOnWanted: true } : {}),
+  };
+}
+
 export function encodeSettings(settings: ChildSettings): string {
   return JSON.stringify(settings);
 }

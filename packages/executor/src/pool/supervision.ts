@@ -18,12 +18,13 @@ import {
   type ForkOptions,
   type LastWords,
   PoolChild,
-  spawnIdentity,
 } from './child-handle.ts';
+import { spawnIdentity } from './child-spawn.ts';
 import type { PoolEvent } from './events.ts';
 import { WEDGED_REASON } from './exit-cause.ts';
 import { HandedStart } from './handed-start.ts';
 import type { PoolMessageOf } from './messages/table.ts';
+import { withStartPart } from './settings.ts';
 
 /** Why a child started beyond the pool size for nested executions ends. */
 export const NESTED_DONE_REASON =
@@ -356,11 +357,10 @@ export class Supervision {
     const spawnedAs = spawnIdentity(this.#fork.execArgv);
     const start = this.#handedStart.offer(spawnedAs);
     const wanted = start === undefined && this.#handedStart.wanted(spawnedAs, this.#children);
-    const settings = {
-      ...this.#fork.settings,
-      ...(start !== undefined ? { awaitHandOn: true } : {}),
-      ...(wanted ? { handOnWanted: true } : {}),
-    };
+    const settings = withStartPart(this.#fork.settings, {
+      awaitHandOn: start !== undefined,
+      handOnWanted: wanted,
+    });
     const child = new PoolChild({ ...this.#fork, settings }, this.#events, nestingLevel);
     child.askedForStart = wanted;
     this.#children.push(child);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, test } from 'vitest';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
-import { CHILD_MALLOC_ARENA_MAX, CHILD_MALLOC_MMAP_THRESHOLD } from '../../src/pool/child-handle.ts';
+import { CHILD_MALLOC_ARENA_MAX, CHILD_MALLOC_MMAP_THRESHOLD } from '../../src/pool/child-spawn.ts';
 
 const MALLOC_VARIABLES = ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'] as const;
 const saved = MALLOC_VARIABLES.map((name) => process.env[name]);

@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import { DEFAULT_CHILD_EXEC_ARGV, DEFAULT_CHILD_RSS_LIMIT } from '../../src/executor/defaults.ts';
 import { decodeChannelMessage } from '../../src/pool/attachment.ts';
-import { CHILD_STDIO, FRAMING_EXIT } from '../../src/pool/channel.ts';
-import { childEntryUrl } from '../../src/pool/child-handle.ts';
+import { FRAMING_EXIT } from '../../src/pool/channel.ts';
+import { CHILD_STDIO, childEntryUrl } from '../../src/pool/child-spawn.ts';
 import {
   encodeFrame,
   FRAME_HEADER,

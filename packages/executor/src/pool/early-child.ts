@@ -1,0 +1,86 @@
+/**
+ * A pool child started by a command before the command loads its own modules, and taken over by the
+ * pool once the command constructs it (docs/pool.md, "The first child, started early"). A child's
+ * start (Node's own, the engine's, the runtime's snapshot) and the command's import run one after
+ * the other otherwise, on a machine whose second core sits idle meanwhile.
+ *
+ * The child is spawned exactly as the pool's first child would be (child-spawn.ts), so taking it
+ * over changes nothing but when it started: the pool takes it only when the command it would spawn
+ * is this one's, word for word and variable for variable. Any other (an option that reaches the
+ * children, a changed environment) ends it, and the pool spawns its own. Until it is taken the
+ * child holds the command's process open by nothing, and a command that ends without a pool (a
+ * usage error, a file that is not there) ends it as it exits; it would end anyway once its channel
+ * closed.
+ *
+ * One per process, taken at most once: the first PoolChild of the process asks, whatever pool it
+ * belongs to.
+ */
+import type { ChildProcess } from 'node:child_process';
+import {
+  type ChildCommand,
+  type ChildFork,
+  childCommand,
+  childEntryUrl,
+  sameCommand,
+  spawnChild,
+} from './child-spawn.ts';
+
+interface EarlyChild {
+  readonly process: ChildProcess;
+  readonly command: ChildCommand;
+  /** performance.now() at its spawn: its start timeout counts from there. */
+  readonly spawnedAt: number;
+}
+
+let early: EarlyChild | undefined;
+/** Whether a child was started early in this process, taken or not: there is one chance. */
+let started = false;
+
+/**
+ * Spawns the child a pool of `fork` would spawn first, unless this process already started one;
+ * answers its pid, or undefined when none was started. The child's entry is the pool's (this module
+ * sits beside it).
+ */
+export function startEarlyChild(fork: Omit<ChildFork, 'entry'>): number | undefined {
+  if (started) return undefined;
+  started = true;
+  const command = childCommand({ ...fork, entry: childEntryUrl(import.meta.url) });
+  const child = spawnChild(command);
+  // A spawn that failed reports it here, once; the pool then spawns its own and meets the failure itself.
+  child.on('error', () => {});
+  setReferenced(child, false);
+  early = { process: child, command, spawnedAt: performance.now() };
+  process.once('exit', () => {
+    if (early?.process === child) child.kill('SIGKILL');
+  });
+  return child.pid;
+}
+
+/**
+ * The child started early, when it is alive and `command` is the one it was spawned with; it is
+ * the caller's from then on. Any other ends it. Answers undefined after the first call.
+ */
+export function adoptEarlyChild(
+  command: ChildCommand,
+): Pick<EarlyChild, 'process' | 'spawnedAt'> | undefined {
+  const taken = early;
+  early = undefined;
+  if (taken === undefined) return undefined;
+  const { process: child } = taken;
+  const running = child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+  if (running && sameCommand(taken.command, command)) {
+    setReferenced(child, true);
+    return taken;
+  }
+  // It ran nothing of anyone's: its start, at most. Its handles go with it.
+  if (running) child.kill('SIGKILL');
+  return undefined;
+}
+
+/** Whether the child's process and pipes keep this process's event loop alive. */
+function setReferenced(child: ChildProcess, referenced: boolean): void {
+  for (const handle of [child, child.stderr, child.stdio[3]] as ({ ref?(): void; unref?(): void } | null)[]) {
+    if (referenced) handle?.ref?.();
+    else handle?.unref?.();
+  }
+}

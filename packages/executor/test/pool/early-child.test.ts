@@ -1,0 +1,98 @@
+/**
+ * The pool's first child started before the command loads (src/pool/early-child.ts): the pool takes
+ * it over only when it is the child the pool would have spawned, ends it otherwise, and a process
+ * that never builds a pool neither waits for it nor leaves it behind. Each scenario is a process of
+ * its own (early-child-scenario.ts), run from source as the pool's tests are.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+
+const SCENARIO = new URL('./early-child-scenario.ts', import.meta.url).pathname;
+const caches = mkdtempSync(join(tmpdir(), 'codemode-early-'));
+afterAll(() => rmSync(caches, { recursive: true, force: true }));
+
+interface Report {
+  readonly early: number;
+  readonly spawned?: number[];
+  readonly starts?: (string | undefined)[];
+  readonly answer?: unknown;
+  readonly [key: string]: unknown;
+}
+
+function scenario(name: string, env: NodeJS.ProcessEnv = process.env): Report {
+  const run = spawnSync(process.execPath, [SCENARIO, name], { encoding: 'utf8', timeout: 60_000, env });
+  expect(run.signal, run.stderr).toBeNull();
+  expect(run.status, run.stderr).toBe(0);
+  return JSON.parse(run.stdout) as Report;
+}
+
+/** Whether `pid` is gone: no such process, or one that died and waits to be reaped by whoever adopted it. */
+function gone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
+  } catch {
+    return true;
+  }
+}
+
+const answer = { result: 42, logs: [] };
+
+test('the pool takes over the child started early when it is the one it would spawn', () => {
+  const report = scenario('adopted');
+  expect(typeof report.early).toBe('number');
+  expect(report.spawned).toStrictEqual([report.early]);
+  expect(report.answer).toStrictEqual(answer);
+});
+
+test('with the start cache on, the child started early keeps its start, and the next one starts from it', () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, CODEMODE_CACHE_DIR: mkdtempSync(join(caches, 'cache-')) };
+  delete env.CODEMODE_CACHE;
+  const first = scenario('adopted', env);
+  expect(first.spawned).toStrictEqual([first.early]);
+  expect(first.starts).toStrictEqual(['built']);
+  const second = scenario('adopted', env);
+  expect(second.spawned).toStrictEqual([second.early]);
+  expect(second.starts).toStrictEqual(['cached']);
+  expect(second.answer).toStrictEqual(answer);
+});
+
+test('a process starts one child early at most', () => {
+  expect(scenario('twice').second).toBeNull();
+});
+
+test('an option that reaches the children has the pool spawn its own and end the early one', () => {
+  const report = scenario('options differ');
+  expect(report.spawned).toHaveLength(1);
+  expect(report.spawned?.[0]).not.toBe(report.early);
+  expect(report.earlyGone).toBe(true);
+  expect(report.answer).toStrictEqual(answer);
+});
+
+test('an environment changed since the early child started has the pool spawn its own', () => {
+  const report = scenario('environment differs');
+  expect(report.spawned?.[0]).not.toBe(report.early);
+  expect(report.earlyGone).toBe(true);
+  expect(report.answer).toStrictEqual(answer);
+});
+
+test('an early child that ended before the pool came is not taken: the pool spawns its own', () => {
+  const report = scenario('ended before');
+  expect(report.ended).toBe(true);
+  expect(report.spawned?.[0]).not.toBe(report.early);
+  expect(report.answer).toStrictEqual(answer);
+});
+
+test('a process that builds no pool ends at once, and its early child with it', async () => {
+  // The scenario returning at all shows the child held it open by nothing (spawnSync's timeout
+  // would have ended it otherwise, and scenario() reads the signal).
+  const report = scenario('unused');
+  let waited = 0;
+  while (!gone(report.early) && waited < 10_000) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    waited += 20;
+  }
+  expect(gone(report.early)).toBe(true);
+});
