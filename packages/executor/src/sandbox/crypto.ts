@@ -18,7 +18,7 @@
  * the exception's name, since isolated-vm would report a rejection as unhandled on the host.
  */
 import type { webcrypto } from 'node:crypto';
-import { types } from 'node:util';
+import { isCryptoKey } from 'node:util/types';
 import {
   EXECUTION_ENDED_MESSAGE,
   KEY_LIMIT,
@@ -330,12 +330,15 @@ export class CryptoBridge {
 }
 
 /**
- * Whether `value` is one of Node's CryptoKeys. Asked of node:util, not of the global CryptoKey: a
- * caller that embeds the sandbox in its own process may have replaced that global, and reading it
- * at load would have loaded Node's webcrypto with this module (node-crypto.ts).
+ * Whether `value` is one of Node's CryptoKeys. Asked of node:util/types, not of the global
+ * CryptoKey: a caller that embeds the sandbox in its own process may have replaced that global, and
+ * reading it at load would have loaded Node's webcrypto with this module (node-crypto.ts). Not of
+ * node:util either: the child's bundle reads every property of a builtin it imports, and node:util's
+ * load what they name on that read (worker_threads, parseArgs, streams: about 10 ms of a child's
+ * start, entry-points.test.ts).
  */
 function isHostKey(value: unknown): value is HostKey {
-  return types.isCryptoKey(value);
+  return isCryptoKey(value);
 }
 
 /** A key's description, as plain data: what the isolate's CryptoKey shows. */

@@ -224,6 +224,12 @@ test('a pool child that started from the start cache loads no node:crypto', asyn
   const reader = await runOne(childReports('reader'));
   expect(reader.starts).toStrictEqual(['cached']);
   expect(reader.report.builtins).not.toContain('NativeModule crypto');
+  // Nor what reading node:util's properties loads (the bundle reads every property of a builtin it
+  // imports, and node:util's load what they name): worker_threads, parseArgs, the diff of assert,
+  // about 10 ms of a child's start (src/sandbox/crypto.ts asks node:util/types).
+  for (const name of ['worker_threads', 'internal/util/parse_args/parse_args', 'internal/util/diff']) {
+    expect(reader.report.builtins).not.toContain(`NativeModule ${name}`);
+  }
 });
 
 /** Waits until the executor's one child answered `count` more heartbeats. */
