@@ -5,13 +5,21 @@
 // Node's compile cache is on (dist/cache/compile-cache.js), so what it compiles is kept; but not for
 // `cache`, which shows and removes the caches and makes none of its own. The commands that run
 // programs start the pool's first child before anything else (dist/executor/early-child.js), so
-// its start runs beside their import, unless asked for help; below the Node floor that module
-// refuses to load, and main.js says why.
+// its start runs beside their import (its own few modules are compiled without the cache); not
+// for help, nor for `mcp login`, which runs none. Below the Node floor that module refuses to
+// load, and main.js says why; a child that cannot be started early is the pool's to start.
 const [command, ...rest] = process.argv.slice(2);
 const help = rest.some((word) => word === '--help' || word === '-h');
-if ((command === 'run' || command === 'resume' || command === 'mcp') && !help) {
+const runsPrograms = command === 'run' || command === 'resume' || (command === 'mcp' && rest[0] !== 'login');
+if (runsPrograms && !help) {
   await import('../dist/executor/early-child.js').then(
-    (early) => early.startFirstChildEarly(),
+    (early) => {
+      try {
+        early.startFirstChildEarly();
+      } catch {
+        // The pool spawns its own, and says why should that fail too.
+      }
+    },
     () => {},
   );
 }

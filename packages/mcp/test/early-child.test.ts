@@ -4,6 +4,7 @@
  * answers an execute spawned one pool child. The executor's test/cli/spawn-log.mjs, preloaded into
  * the bridge's own process, names every process it spawned (its upstreams among them).
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -40,7 +41,47 @@ test.each([
   } finally {
     await client.close();
   }
-  const spawned = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
-  const children = spawned.filter((line) => line.includes('child-start'));
+  const children = poolChildren(log);
   expect(children, stderr).toHaveLength(1);
+  expect(children[0]?.early).toBe(true);
 });
+
+/** The pool children the command's process spawned, as the spawn log names them. */
+function poolChildren(log: string): { readonly early: boolean; readonly pid: number }[] {
+  const lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+  return lines
+    .filter((line) => line.includes('child-start'))
+    .map((line) => JSON.parse(line) as { early: boolean; pid: number });
+}
+
+test.each([
+  ['a config that is not there', ['--config', '/nonexistent/mcp.json'], 1],
+  ['login, which runs no program', ['login', 'remote', '--config', '/nonexistent/mcp.json'], 0],
+])('codemode-mcp with %s', async (name, args, started) => {
+  const log = join(scratch(), 'spawned.jsonl');
+  const run = spawnSync(process.execPath, ['--import', SPAWN_LOG, MCP_BIN, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, SPAWN_LOG: log },
+  });
+  expect(run.status, run.stderr).not.toBe(0);
+  const children = poolChildren(log);
+  expect(children, name).toHaveLength(started);
+  for (const child of children) {
+    expect(child.early).toBe(true);
+    // Ended as the command exited, which built no pool.
+    for (let waited = 0; waited < 10_000 && !gone(child.pid); waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(gone(child.pid)).toBe(true);
+  }
+});
+
+/** Whether `pid` is gone: no such process, or one that died and waits to be reaped. */
+function gone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
+  } catch {
+    return true;
+  }
+}

@@ -4,7 +4,7 @@
  * what to do; this file knows how to do it to one process.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Duplex, Readable } from 'node:stream';
+import { Duplex, type Readable } from 'node:stream';
 import { Channel } from './channel.ts';
 import { type ChildFork, childCommand, spawnChild, spawnIdentity } from './child-spawn.ts';
 import { ChildLifecycle } from './child-state.ts';
@@ -35,6 +35,16 @@ export interface ChildEvents {
 
 export interface ForkOptions extends ChildFork {
   readonly killTimeout: number;
+}
+
+/** A stream nothing is read from and whatever is written to is dropped: the channel of a child that never started. */
+function nowhere(): Duplex {
+  return new Duplex({
+    read() {},
+    write(_chunk, _encoding, done) {
+      done();
+    },
+  });
 }
 
 export class PoolChild {
@@ -112,12 +122,15 @@ export class PoolChild {
     this.process = early?.process ?? spawnChild(command);
     this.spawnedAt = early?.spawnedAt ?? performance.now();
     this.pid = this.process.pid ?? -1;
-    (this.process.stderr as Readable).setEncoding('utf8');
-    (this.process.stderr as Readable).on('data', (chunk: string) => {
+    // A process that could not be started (EMFILE, say) has no pipes: its 'error' below reports it,
+    // and the channel is one nothing is read from and what is written to goes nowhere.
+    const stderr = this.process.stderr as Readable | null | undefined;
+    stderr?.setEncoding('utf8');
+    stderr?.on('data', (chunk: string) => {
       this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
     });
     this.channel = new Channel(
-      this.process.stdio[3] as Duplex,
+      (this.process.stdio?.[3] as Duplex | null | undefined) ?? nowhere(),
       {
         received: (decoded) => {
           if (decoded.ok) events.message(this, decoded.message);

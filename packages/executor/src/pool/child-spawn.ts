@@ -69,10 +69,11 @@ export interface ChildFork {
   readonly settings: ChildSettings;
 }
 
-/** A child's arguments after the Node binary, and its environment: all a spawn is made of but the stdio. */
+/** A child's arguments after the Node binary, its environment and its folder: all a spawn is made of but the stdio. */
 export interface ChildCommand {
   readonly args: readonly string[];
   readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
 }
 
 /** The command a child of `fork` is spawned with, in a process whose environment is `env`. */
@@ -80,14 +81,17 @@ export function childCommand(fork: ChildFork, env: NodeJS.ProcessEnv = process.e
   return {
     args: [...fork.execArgv, fileURLToPath(fork.entry), encodeSettings(fork.settings)],
     env: childEnvironment(env),
+    // The process's folder at the spawn: a relative path among the flags or NODE_OPTIONS reads from it.
+    cwd: process.cwd(),
   };
 }
 
 /**
- * Whether two commands spawn the same child: the same arguments word for word and the same
- * environment, variable for variable.
+ * Whether two commands spawn the same child: the same arguments word for word, the same folder and
+ * the same environment, variable for variable.
  */
 export function sameCommand(one: ChildCommand, other: ChildCommand): boolean {
+  if (one.cwd !== other.cwd) return false;
   if (one.args.length !== other.args.length || one.args.some((arg, index) => arg !== other.args[index])) {
     return false;
   }
@@ -98,5 +102,9 @@ export function sameCommand(one: ChildCommand, other: ChildCommand): boolean {
 
 /** Spawns a child (spawned, not forked: the channel is the pipe at fd 3, and no IPC channel is opened). */
 export function spawnChild(command: ChildCommand): ChildProcess {
-  return spawn(process.execPath, [...command.args], { stdio: [...CHILD_STDIO], env: command.env });
+  return spawn(process.execPath, [...command.args], {
+    stdio: [...CHILD_STDIO],
+    env: command.env,
+    cwd: command.cwd,
+  });
 }

@@ -45,9 +45,17 @@ export function startEarlyChild(fork: Omit<ChildFork, 'entry'>): number | undefi
   if (started) return undefined;
   started = true;
   const command = childCommand({ ...fork, entry: childEntryUrl(import.meta.url) });
-  const child = spawnChild(command);
-  // A spawn that failed reports it here, once; the pool then spawns its own and meets the failure itself.
+  let child: ChildProcess;
+  try {
+    child = spawnChild(command);
+  } catch {
+    // Refused at once (E2BIG, ENOMEM): the pool spawns its own and meets the failure itself.
+    return undefined;
+  }
+  // Refused later (EMFILE, ENOENT, EAGAIN): reported here, once, and the pool spawns its own. A
+  // process that did not start has no pipes either.
   child.on('error', () => {});
+  if (child.pid === undefined) return undefined;
   setReferenced(child, false);
   early = { process: child, command, spawnedAt: performance.now() };
   process.once('exit', () => {
@@ -79,7 +87,12 @@ export function adoptEarlyChild(
 
 /** Whether the child's process and pipes keep this process's event loop alive. */
 function setReferenced(child: ChildProcess, referenced: boolean): void {
-  for (const handle of [child, child.stderr, child.stdio[3]] as ({ ref?(): void; unref?(): void } | null)[]) {
+  const handles = [child, child.stderr, child.stdio?.[3]] as (
+    | { ref?(): void; unref?(): void }
+    | null
+    | undefined
+  )[];
+  for (const handle of handles) {
     if (referenced) handle?.ref?.();
     else handle?.unref?.();
   }

@@ -16,6 +16,8 @@ afterAll(removeScratch);
 interface Spawned {
   readonly args: string[];
   readonly pid: number;
+  /** Whether the bin started it early, before the command loaded. */
+  readonly early: boolean;
 }
 
 /** The command run with the spawn log: its exit, its output, and the pool children it spawned. */
@@ -56,6 +58,7 @@ test('run spawns one pool child: the one its bin started early', () => {
   expect(run.status, run.stderr).toBe(0);
   expect(run.stdout).toBe('{ result: 42, logs: [] }\n');
   expect(run.children).toHaveLength(1);
+  expect(run.children[0]?.early).toBe(true);
 });
 
 test('with the start cache on, each run spawns one child, and the second starts from what the first kept', () => {
@@ -76,6 +79,7 @@ test('with the start cache on, each run spawns one child, and the second starts 
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toBe('{ result: 42, logs: [] }\n');
     expect(run.children).toHaveLength(1);
+    expect(run.children[0]?.early).toBe(true);
     kept.push(entries());
   }
   expect(Object.keys(kept[0] ?? {}).filter((name) => name.endsWith('.start'))).toHaveLength(1);
@@ -90,11 +94,20 @@ test.each([
   const run = logged(args);
   expect(run.status, run.stderr).toBe(status);
   expect(run.children).toHaveLength(1);
+  expect(run.children[0]?.early).toBe(true);
   expect(await eventuallyGone((run.children[0] as Spawned).pid)).toBe(true);
 });
 
 test('the commands that run no program, and help, start no child early', () => {
-  for (const args of [['--version'], ['help'], ['cache', 'dir'], ['run', '--help'], ['mcp', '-h']]) {
+  const none = [
+    ['--version'],
+    ['help'],
+    ['cache', 'dir'],
+    ['run', '--help'],
+    ['mcp', '-h'],
+    ['mcp', 'login', '-h'],
+  ];
+  for (const args of none) {
     const run = logged(args);
     expect(run.status, run.stderr).toBe(0);
     expect(run.children).toStrictEqual([]);

@@ -3,11 +3,22 @@
  * commands' bins do, then does what argv[2] names and prints one line of JSON. A process of its own
  * per scenario, since a process starts one early child at most and ends it as it exits.
  */
+
+import { closeSync, openSync } from 'node:fs';
 import { startFirstChildEarly } from '../../src/executor/early-child.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { IsolateExecutorOptions } from '../../src/executor/options.ts';
 
 const scenario = process.argv[2];
+/** Every file descriptor this process may still open, held (the 'no pipes' scenario). */
+const held: number[] = [];
+if (scenario === 'no pipes') {
+  try {
+    for (;;) held.push(openSync('/dev/null', 'r'));
+  } catch {
+    // EMFILE: none is left for a child's pipes.
+  }
+}
 const early = startFirstChildEarly();
 
 /** Whether `pid` is gone (reaped: this process's own children are reaped as they exit). */
@@ -78,7 +89,37 @@ switch (scenario) {
     // Nothing takes it: this process ends at once, and the child with it.
     report = {};
     break;
+  case 'killed at exit':
+    // The exit listener alone, while this process and the child's channel stay: it kills the child.
+    process.emit('exit', 0);
+    report = { earlyGone: await until(() => gone(early as number)) };
+    break;
+  case 'no pipes': {
+    // No descriptor left: the child is started neither early nor by the pool, and neither throws;
+    // the execution is answered with why, and once descriptors are free again the pool starts one.
+    const spawned: number[] = [];
+    const executor = new IsolateExecutor({
+      poolSize: 1,
+      onPoolEvent: (event) => {
+        if (event.type === 'spawned') spawned.push(event.pid);
+      },
+    });
+    try {
+      const refused = await executor.execute({ code: 'async () => 6 * 7' });
+      for (const fd of held.splice(0)) closeSync(fd);
+      let answer: unknown;
+      for (let tries = 0; tries < 100; tries++) {
+        answer = await executor.execute({ code: 'async () => 6 * 7' });
+        if ((answer as { result?: unknown }).result === 42) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      report = { refused, answer, spawned };
+    } finally {
+      await executor.dispose();
+    }
+    break;
+  }
   default:
     throw new Error(`no scenario ${scenario}`);
 }
-process.stdout.write(`${JSON.stringify({ early, ...report })}\n`);
+process.stdout.write(`${JSON.stringify({ early: early ?? null, ...report })}\n`);

@@ -15,15 +15,23 @@ const caches = mkdtempSync(join(tmpdir(), 'codemode-early-'));
 afterAll(() => rmSync(caches, { recursive: true, force: true }));
 
 interface Report {
-  readonly early: number;
+  readonly early: number | null;
   readonly spawned?: number[];
   readonly starts?: (string | undefined)[];
   readonly answer?: unknown;
   readonly [key: string]: unknown;
 }
 
-function scenario(name: string, env: NodeJS.ProcessEnv = process.env): Report {
-  const run = spawnSync(process.execPath, [SCENARIO, name], { encoding: 'utf8', timeout: 60_000, env });
+/**
+ * Runs the scenario `name`; `files` lowers its process's descriptor limit first (through the shell's
+ * ulimit, which Node cannot set), so holding every one it may open is quick.
+ */
+function scenario(name: string, env: NodeJS.ProcessEnv = process.env, files?: number): Report {
+  const [command, args] =
+    files === undefined
+      ? [process.execPath, [SCENARIO, name]]
+      : ['/bin/sh', ['-c', `ulimit -n ${files} && exec "$0" "$@"`, process.execPath, SCENARIO, name]];
+  const run = spawnSync(command, args, { encoding: 'utf8', timeout: 60_000, env });
   expect(run.signal, run.stderr).toBeNull();
   expect(run.status, run.stderr).toBe(0);
   return JSON.parse(run.stdout) as Report;
@@ -85,14 +93,29 @@ test('an early child that ended before the pool came is not taken: the pool spaw
   expect(report.answer).toStrictEqual(answer);
 });
 
+test('a process that exits kills the early child it did not hand over', () => {
+  expect(scenario('killed at exit').earlyGone).toBe(true);
+});
+
+test('with no file descriptor left, neither the early start nor the pool throws, and the pool starts once it can', () => {
+  const report = scenario('no pipes', process.env, 256);
+  expect(report.early).toBeNull();
+  const refused = report.refused as { error?: string; code?: string };
+  expect(refused.code).toBe('INTERNAL');
+  expect(refused.error).toContain('its process could not be started');
+  expect(refused.error).toContain('EMFILE');
+  expect(report.answer).toStrictEqual(answer);
+});
+
 test('a process that builds no pool ends at once, and its early child with it', async () => {
   // The scenario returning at all shows the child held it open by nothing (spawnSync's timeout
   // would have ended it otherwise, and scenario() reads the signal).
-  const report = scenario('unused');
+  const pid = scenario('unused').early as number;
+  expect(typeof pid).toBe('number');
   let waited = 0;
-  while (!gone(report.early) && waited < 10_000) {
+  while (!gone(pid) && waited < 10_000) {
     await new Promise((resolve) => setTimeout(resolve, 20));
     waited += 20;
   }
-  expect(gone(report.early)).toBe(true);
+  expect(gone(pid)).toBe(true);
 });
