@@ -5,7 +5,7 @@
  * the bridge's own process, names every process it spawned (its upstreams among them).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -20,13 +20,42 @@ test.each([
   ['codemode-executor mcp', [BIN, 'mcp']],
   ['codemode-mcp', [MCP_BIN]],
 ])('%s spawns one pool child: the one its bin started early', async (_name, command) => {
+  const children = await bridgeOnce(command, { CODEMODE_CACHE: process.env.CODEMODE_CACHE ?? '' });
+  expect(children).toHaveLength(1);
+  expect(children[0]?.early).toBe(true);
+});
+
+/**
+ * The MCP door with the caches on, as the other suites run them off: a second bridge's child starts
+ * from the start the first one's kept (a child that made its own writes a new file over the entry's
+ * name; one that read it keeps the file), and each took over the child its bin started early.
+ */
+test('with the start cache on, a second bridge starts its child from the start the first kept', async () => {
+  const cache = join(scratch(), 'cache');
+  const start = join(cache, 'start');
+  const entries = () =>
+    Object.fromEntries(readdirSync(start).map((name) => [name, statSync(join(start, name)).ino]));
+  const first = await bridgeOnce([MCP_BIN], { CODEMODE_CACHE_DIR: cache });
+  expect(first.map((child) => child.early)).toStrictEqual([true]);
+  const kept = entries();
+  expect(Object.keys(kept).filter((name) => name.endsWith('.start'))).toHaveLength(1);
+  const second = await bridgeOnce([MCP_BIN], { CODEMODE_CACHE_DIR: cache });
+  expect(second.map((child) => child.early)).toStrictEqual([true]);
+  expect(entries()).toStrictEqual(kept);
+});
+
+/**
+ * The bridge `command` over one upstream, with `env` and the spawn log: it answers one execute,
+ * and its pool children are named.
+ */
+async function bridgeOnce(command: string[], env: Record<string, string>) {
   const log = join(scratch(), 'spawned.jsonl');
   const config = writeConfig({ mcpServers: { plain: misbehaving() } });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', SPAWN_LOG, ...command, '--config', config],
     stderr: 'pipe',
-    env: { CODEMODE_CACHE: process.env.CODEMODE_CACHE ?? '', SPAWN_LOG: log },
+    env: { ...env, SPAWN_LOG: log },
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
@@ -41,10 +70,8 @@ test.each([
   } finally {
     await client.close();
   }
-  const children = poolChildren(log);
-  expect(children, stderr).toHaveLength(1);
-  expect(children[0]?.early).toBe(true);
-});
+  return poolChildren(log);
+}
 
 /** The pool children the command's process spawned, as the spawn log names them. */
 function poolChildren(log: string): { readonly early: boolean; readonly pid: number }[] {
