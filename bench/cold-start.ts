@@ -102,8 +102,8 @@ const { DEFAULT_CHILD_EXEC_ARGV } = (await import(
   new URL('packages/executor/dist/executor/defaults.js', here).href
 )) as typeof import('../packages/executor/dist/executor/defaults.js');
 const { childEnvironment } = (await import(
-  new URL('packages/executor/dist/pool/child-handle.js', here).href
-)) as typeof import('../packages/executor/dist/pool/child-handle.js');
+  new URL('packages/executor/dist/pool/child-spawn.js', here).href
+)) as typeof import('../packages/executor/dist/pool/child-spawn.js');
 const CHILD_FLAGS = DEFAULT_CHILD_EXEC_ARGV;
 /** isolated-vm resolves from the executor package, whose dependency it is. */
 const executorDir = new URL('packages/executor/', here).pathname;

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_CHILD_EXEC_ARGV } from '../packages/executor/dist/executor/defaults.js';
 import { IsolateExecutor } from '../packages/executor/dist/index.js';
-import { childEnvironment } from '../packages/executor/dist/pool/child-handle.js';
+import { childEnvironment } from '../packages/executor/dist/pool/child-spawn.js';
 import { WORKER_IDLE_TIMEOUT } from '../packages/executor/dist/sandbox/threads/deadline-worker.js';
 
 const MB = 2 ** 20;
