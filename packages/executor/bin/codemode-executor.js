@@ -13,13 +13,7 @@ const help = rest.some((word) => word === '--help' || word === '-h');
 const runsPrograms = command === 'run' || command === 'resume' || (command === 'mcp' && rest[0] !== 'login');
 if (runsPrograms && !help) {
   await import('../dist/executor/early-child.js').then(
-    (early) => {
-      try {
-        early.startFirstChildEarly();
-      } catch {
-        // The pool spawns its own, and says why should that fail too.
-      }
-    },
+    (early) => early.startFirstChildEarly(),
     () => {},
   );
 }

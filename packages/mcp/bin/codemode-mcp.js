@@ -10,13 +10,7 @@ const words = process.argv.slice(2);
 const help = words.some((word) => ['--help', '-h', 'help', '--version', '-v'].includes(word));
 if (!help && words[0] !== 'login') {
   await import('@supolka/codemode-executor/early-child').then(
-    (early) => {
-      try {
-        early.startFirstChildEarly();
-      } catch {
-        // The pool spawns its own, and says why should that fail too.
-      }
-    },
+    (early) => early.startFirstChildEarly(),
     () => {},
   );
 }

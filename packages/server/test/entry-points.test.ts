@@ -15,7 +15,7 @@ import { decodeMessage, PROTOCOL_VERSION, parseForDispatch } from '@supolka/code
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { afterAll, expect, test } from 'vitest';
 import { ALREADY_OPEN_MESSAGE } from '../src/texts.ts';
-import { openSocket, TOKEN, waitUntil } from './helpers.ts';
+import { openSocket, servingUrl, TOKEN, waitUntil } from './helpers.ts';
 
 const recorder = new URL('../../executor/test/executor/fixtures/record-addons.mjs', import.meta.url).pathname;
 const driver = new URL('./fixtures/drive-server.mjs', import.meta.url).pathname;
@@ -80,21 +80,8 @@ async function servedRecorded(name: string, drive: (url: string) => Promise<void
     { env: { ...env, CODEMODE_EXECUTOR_TOKEN: TOKEN, ADDON_REPORT: file } },
   );
   const exited = once(child, 'exit');
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let stdout = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-        const match = /serving on (\S+)/.exec(stdout);
-        if (match?.[1]) resolve(match[1]);
-      });
-      void exited.then(() => reject(new Error(`serve exited before it listened: ${stderr}`)));
-    });
-    await drive(url);
+    await drive(await servingUrl(child));
   } finally {
     child.kill('SIGTERM');
   }

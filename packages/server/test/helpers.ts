@@ -297,3 +297,23 @@ export function getPathAsSent(
     request.end();
   });
 }
+
+/**
+ * The URL a `serve` process says it serves on, once it says so; rejects with what it wrote to
+ * stderr should it exit first.
+ */
+export function servingUrl(child: ChildProcess): Promise<string> {
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      const match = /serving on (\S+)/.exec(stdout);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}) before it listened: ${stderr}`)));
+  });
+}

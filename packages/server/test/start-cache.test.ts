@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExecutorClient } from '@supolka/codemode-protocol/client';
 import { afterAll, expect, test } from 'vitest';
-import { openSocket, TOKEN } from './helpers.ts';
+import { openSocket, servingUrl, TOKEN } from './helpers.ts';
 
 const SERVER_BIN = new URL('../bin/codemode-server.js', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'codemode-serve-cache-'));
@@ -29,20 +29,8 @@ async function serveOnce(cache: string): Promise<unknown> {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let stdout = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-        stdout += chunk;
-        const match = /serving on (\S+)/.exec(stdout);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-    });
+    const url = await servingUrl(child);
     const client = await ExecutorClient.connect(openSocket(url, { authorization: `Bearer ${TOKEN}` }));
     try {
       return await client.execute({ code: 'async () => 6 * 7' });

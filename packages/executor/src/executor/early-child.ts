@@ -21,26 +21,31 @@ import {
 
 /**
  * Starts the child the first pool of this process will take over when its options reach no child;
- * answers its pid, or undefined when this process started one before.
+ * answers its pid, or undefined when this process started one before or none could be started.
+ * Never throws: a child not started early is the pool's to start, and its failure the pool's to say.
  */
 export function startFirstChildEarly(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  // As executor/options.ts resolves each left unset, and as the pool's first child is asked to hand
-  // its start on (pool/supervision.ts).
-  const settings = childSettingsOf({
-    grace: DEFAULT_GRACE,
-    maxRetainedPerChild: DEFAULT_MAX_RETAINED_PER_CHILD,
-    allowLinkLocal: false,
-    allowLoopback: false,
-    allowPrivate: false,
-    ownEndpoints: [],
-    rssLimit: DEFAULT_CHILD_RSS_LIMIT,
-    warmPackages: warmWindow(undefined),
-    // Quietly: a command that ends before it builds an executor (help, a usage error) says nothing
-    // of the cache; the executor's own resolution says why a folder is refused.
-    ...childCacheFolders(undefined, env, { quiet: true }),
-  });
-  return startEarlyChild({
-    execArgv: DEFAULT_CHILD_EXEC_ARGV,
-    settings: withStartPart(settings, { awaitHandOn: false, handOnWanted: true }),
-  });
+  try {
+    // As executor/options.ts resolves each left unset, and as the pool's first child is asked to
+    // hand its start on (pool/supervision.ts). Quietly: a command that ends before it builds an
+    // executor (a usage error) says nothing of the cache; the executor's own resolution says why a
+    // folder is refused.
+    const settings = childSettingsOf({
+      grace: DEFAULT_GRACE,
+      maxRetainedPerChild: DEFAULT_MAX_RETAINED_PER_CHILD,
+      allowLinkLocal: false,
+      allowLoopback: false,
+      allowPrivate: false,
+      ownEndpoints: [],
+      rssLimit: DEFAULT_CHILD_RSS_LIMIT,
+      warmPackages: warmWindow(undefined),
+      ...childCacheFolders(undefined, env, { quiet: true }),
+    });
+    return startEarlyChild({
+      execArgv: DEFAULT_CHILD_EXEC_ARGV,
+      settings: withStartPart(settings, { awaitHandOn: false, handOnWanted: true }),
+    });
+  } catch {
+    return undefined;
+  }
 }
