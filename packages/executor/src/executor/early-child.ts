@@ -24,7 +24,7 @@ import {
  * answers its pid, or undefined when this process started one before or none could be started.
  * Never throws: a child not started early is the pool's to start, and its failure the pool's to say.
  */
-export function startFirstChildEarly(env: NodeJS.ProcessEnv = process.env): number | undefined {
+export function startFirstChildEarly(): number | undefined {
   try {
     // As executor/options.ts resolves each left unset, and as the pool's first child is asked to
     // hand its start on (pool/supervision.ts). Quietly: a command that ends before it builds an
@@ -39,7 +39,7 @@ export function startFirstChildEarly(env: NodeJS.ProcessEnv = process.env): numb
       ownEndpoints: [],
       rssLimit: DEFAULT_CHILD_RSS_LIMIT,
       warmPackages: warmWindow(undefined),
-      ...childCacheFolders(undefined, env, { quiet: true }),
+      ...childCacheFolders(undefined, process.env, { quiet: true }),
     });
     return startEarlyChild({
       execArgv: DEFAULT_CHILD_EXEC_ARGV,

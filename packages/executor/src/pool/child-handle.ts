@@ -3,10 +3,10 @@
  * last saw it, and ending it (SIGTERM, then SIGKILL when that goes unanswered). The pool decides
  * what to do; this file knows how to do it to one process.
  */
-import type { ChildProcess } from 'node:child_process';
+import { ChildProcess } from 'node:child_process';
 import { Duplex, type Readable } from 'node:stream';
 import { Channel } from './channel.ts';
-import { type ChildFork, childCommand, spawnChild, spawnIdentity } from './child-spawn.ts';
+import { type ChildCommand, type ChildFork, childCommand, spawnChild, spawnIdentity } from './child-spawn.ts';
 import { ChildLifecycle } from './child-state.ts';
 import { adoptEarlyChild } from './early-child.ts';
 import type { PoolExecution } from './execution.ts';
@@ -35,6 +35,23 @@ export interface ChildEvents {
 
 export interface ForkOptions extends ChildFork {
   readonly killTimeout: number;
+}
+
+/**
+ * The child spawned, or, where Node refused the spawn by throwing (E2BIG, ENOMEM, EPERM) rather than
+ * by an 'error' event (EMFILE, ENOENT, EACCES), a process that never started and reports that
+ * refusal as its 'error' on the next tick: the pool meets both alike, as a start that failed,
+ * wherever it spawns (a replacement spawns from an exit handler or a timer, where a throw would end
+ * the caller's process).
+ */
+function spawnOrFailLater(command: ChildCommand): ChildProcess {
+  try {
+    return spawnChild(command);
+  } catch (error) {
+    const never = new ChildProcess();
+    process.nextTick(() => never.emit('error', error));
+    return never;
+  }
 }
 
 /** A stream nothing is read from and whatever is written to is dropped: the channel of a child that never started. */
@@ -119,7 +136,7 @@ export class PoolChild {
     const command = childCommand(options);
     // The child its command started before it loaded, when it is the very one this would spawn.
     const early = adoptEarlyChild(command);
-    this.process = early?.process ?? spawnChild(command);
+    this.process = early?.process ?? spawnOrFailLater(command);
     this.spawnedAt = early?.spawnedAt ?? performance.now();
     this.pid = this.process.pid ?? -1;
     // A process that could not be started (EMFILE, say) has no pipes: its 'error' below reports it,

@@ -69,11 +69,16 @@ export interface ChildFork {
   readonly settings: ChildSettings;
 }
 
-/** A child's arguments after the Node binary, its environment and its folder: all a spawn is made of but the stdio. */
+/**
+ * A child's arguments after the Node binary and its environment: all a spawn is made of but the
+ * stdio. `folder` is the process's working folder when the command was made, or undefined when it
+ * could not be read (it was removed): the child inherits the folder, and a relative path among the
+ * flags or NODE_OPTIONS reads from it, so two commands are the same only where both read it alike.
+ */
 export interface ChildCommand {
   readonly args: readonly string[];
   readonly env: NodeJS.ProcessEnv;
-  readonly cwd: string;
+  readonly folder: string | undefined;
 }
 
 /** The command a child of `fork` is spawned with, in a process whose environment is `env`. */
@@ -81,17 +86,25 @@ export function childCommand(fork: ChildFork, env: NodeJS.ProcessEnv = process.e
   return {
     args: [...fork.execArgv, fileURLToPath(fork.entry), encodeSettings(fork.settings)],
     env: childEnvironment(env),
-    // The process's folder at the spawn: a relative path among the flags or NODE_OPTIONS reads from it.
-    cwd: process.cwd(),
+    folder: workingFolder(),
   };
 }
 
+/** The process's working folder, or undefined when it was removed (process.cwd() throws then). */
+function workingFolder(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Whether two commands spawn the same child: the same arguments word for word, the same folder and
- * the same environment, variable for variable.
+ * Whether two commands spawn the same child: the same arguments word for word, the same working
+ * folder (read, both times) and the same environment, variable for variable.
  */
 export function sameCommand(one: ChildCommand, other: ChildCommand): boolean {
-  if (one.cwd !== other.cwd) return false;
+  if (one.folder === undefined || one.folder !== other.folder) return false;
   if (one.args.length !== other.args.length || one.args.some((arg, index) => arg !== other.args[index])) {
     return false;
   }
@@ -100,11 +113,11 @@ export function sameCommand(one: ChildCommand, other: ChildCommand): boolean {
   return names.every((name) => Object.hasOwn(other.env, name) && one.env[name] === other.env[name]);
 }
 
-/** Spawns a child (spawned, not forked: the channel is the pipe at fd 3, and no IPC channel is opened). */
+/**
+ * Spawns a child (spawned, not forked: the channel is the pipe at fd 3, and no IPC channel is
+ * opened). It inherits the working folder: one named would have to exist, and a process whose
+ * folder was removed could start no child at all.
+ */
 export function spawnChild(command: ChildCommand): ChildProcess {
-  return spawn(process.execPath, [...command.args], {
-    stdio: [...CHILD_STDIO],
-    env: command.env,
-    cwd: command.cwd,
-  });
+  return spawn(process.execPath, [...command.args], { stdio: [...CHILD_STDIO], env: command.env });
 }

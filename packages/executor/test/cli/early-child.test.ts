@@ -90,7 +90,9 @@ test('with the start cache on, each run spawns one child, and the second starts 
 test.each([
   ['a usage error', ['run'], 2],
   ['a file that is not there', ['run', '/nonexistent/program.js'], 2],
-])('run that ends in %s ends the child its bin started early', async (_what, args, status) => {
+])('run that ends in %s leaves no child behind', async (_what, args, status) => {
+  // The child's end is the exit listener's or its channel's, whichever comes first (the listener
+  // alone is tested in test/pool/early-child.test.ts, "killed at exit").
   const run = logged(args);
   expect(run.status, run.stderr).toBe(status);
   expect(run.children).toHaveLength(1);
@@ -112,4 +114,8 @@ test('the commands that run no program, and help, start no child early', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.children).toStrictEqual([]);
   }
+  // mcp login runs no program (it fails here, on a config that is not there).
+  const login = logged(['mcp', 'login', 'remote', '--config', '/nonexistent/mcp.json']);
+  expect(login.status, login.stderr).not.toBe(0);
+  expect(login.children).toStrictEqual([]);
 });

@@ -4,7 +4,9 @@
  * per scenario, since a process starts one early child at most and ends it as it exits.
  */
 
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startFirstChildEarly } from '../../src/executor/early-child.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { IsolateExecutorOptions } from '../../src/executor/options.ts';
@@ -18,6 +20,12 @@ if (scenario === 'no pipes') {
   } catch {
     // EMFILE: none is left for a child's pipes.
   }
+}
+/** The folder the 'folder removed' scenario works in, and removes once its child started early. */
+let folder: string | undefined;
+if (scenario === 'folder removed') {
+  folder = mkdtempSync(join(tmpdir(), 'codemode-early-folder-'));
+  process.chdir(folder);
 }
 const early = startFirstChildEarly();
 
@@ -94,6 +102,36 @@ switch (scenario) {
     process.emit('exit', 0);
     report = { earlyGone: await until(() => gone(early as number)) };
     break;
+  case 'spawn throws': {
+    // A variable past the kernel's bound on one string (128 KiB): Node throws E2BIG from spawn()
+    // itself. The early child, started before it, differs by it and is ended; the pool's own spawns
+    // throw until the variable goes, and each is a start that failed, never a throw out of the pool.
+    process.env.CODEMODE_EARLY_CHILD_TEST = 'x'.repeat(200_000);
+    const executor = new IsolateExecutor({ poolSize: 1 });
+    try {
+      const refused = await executor.execute({ code: 'async () => 6 * 7' });
+      delete process.env.CODEMODE_EARLY_CHILD_TEST;
+      let answer: unknown;
+      for (let tries = 0; tries < 100; tries++) {
+        answer = await executor.execute({ code: 'async () => 6 * 7' });
+        if ((answer as { result?: unknown }).result === 42) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      report = { refused, answer, earlyGone: await until(() => gone(early as number)) };
+    } finally {
+      await executor.dispose();
+    }
+    break;
+  }
+  case 'folder removed': {
+    // Removed under the process: a child the pool spawns itself (here for an option that reaches
+    // the children) inherits the folder gone, and starts; one told to start in the folder by name
+    // could not (ENOENT).
+    rmdirSync(folder as string);
+    const ran = await runOne({ allowLoopback: true });
+    report = { ...ran, earlyGone: await until(() => gone(early as number)) };
+    break;
+  }
   case 'no pipes': {
     // No descriptor left: the child is started neither early nor by the pool, and neither throws;
     // the execution is answered with why, and once descriptors are free again the pool starts one.

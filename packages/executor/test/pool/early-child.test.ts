@@ -86,6 +86,14 @@ test('an environment changed since the early child started has the pool spawn it
   expect(report.answer).toStrictEqual(answer);
 });
 
+test('a working folder removed under the process: the pool still starts its own children', () => {
+  const report = scenario('folder removed');
+  expect(report.spawned).toHaveLength(1);
+  expect(report.spawned?.[0]).not.toBe(report.early);
+  expect(report.earlyGone).toBe(true);
+  expect(report.answer).toStrictEqual(answer);
+});
+
 test('an early child that ended before the pool came is not taken: the pool spawns its own', () => {
   const report = scenario('ended before');
   expect(report.ended).toBe(true);
@@ -105,6 +113,16 @@ test('with no file descriptor left, neither the early start nor the pool throws,
   expect(refused.error).toContain('its process could not be started');
   expect(refused.error).toContain('EMFILE');
   expect(report.answer).toStrictEqual(answer);
+});
+
+test('a spawn Node refuses by throwing (E2BIG) is a start that failed: answered INTERNAL, then a child once it can', () => {
+  const report = scenario('spawn throws');
+  const refused = report.refused as { error?: string; code?: string };
+  expect(refused.code).toBe('INTERNAL');
+  expect(refused.error).toContain('its process could not be started');
+  expect(refused.error).toContain('E2BIG');
+  expect(report.answer).toStrictEqual(answer);
+  expect(report.earlyGone).toBe(true);
 });
 
 test('a process that builds no pool ends at once, and its early child with it', async () => {
