@@ -71,23 +71,12 @@ test('a process starts one child early at most', () => {
   expect(scenario('twice').second).toBeNull();
 });
 
-test('an option that reaches the children has the pool spawn its own and end the early one', () => {
-  const report = scenario('options differ');
-  expect(report.spawned).toHaveLength(1);
-  expect(report.spawned?.[0]).not.toBe(report.early);
-  expect(report.earlyGone).toBe(true);
-  expect(report.answer).toStrictEqual(answer);
-});
-
-test('an environment changed since the early child started has the pool spawn its own', () => {
-  const report = scenario('environment differs');
-  expect(report.spawned?.[0]).not.toBe(report.early);
-  expect(report.earlyGone).toBe(true);
-  expect(report.answer).toStrictEqual(answer);
-});
-
-test('a working folder removed under the process: the pool still starts its own children', () => {
-  const report = scenario('folder removed');
+test.each([
+  ['an option that reaches the children', 'options differ'],
+  ['an environment changed since the early child started', 'environment differs'],
+  ["a working folder removed under the process (the pool's own children inherit it)", 'folder removed'],
+])('%s: the pool spawns its own, ends the early one, and answers', (_what, name) => {
+  const report = scenario(name);
   expect(report.spawned).toHaveLength(1);
   expect(report.spawned?.[0]).not.toBe(report.early);
   expect(report.earlyGone).toBe(true);
