@@ -287,6 +287,10 @@ export function resolveOptions(options: IsolateExecutorOptions = {}): ResolvedOp
   if (!Array.isArray(childExecArgv) || !childExecArgv.every((flag) => typeof flag === 'string')) {
     throw new OptionError('childExecArgv', 'must be a list of strings', childExecArgv);
   }
+  // No process can be started with one: refused here, where it was written, not by every spawn after.
+  if (childExecArgv.some((flag) => flag.includes('\0'))) {
+    throw new OptionError('childExecArgv', 'must hold no NUL character', childExecArgv);
+  }
   for (const name of ['allowLinkLocal', 'allowLoopback', 'allowPrivate'] as const) {
     if (options[name] !== undefined && typeof options[name] !== 'boolean') {
       throw new OptionError(name, 'must be a boolean', options[name]);

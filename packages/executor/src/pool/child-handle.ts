@@ -179,8 +179,9 @@ export class PoolChild {
             lastWords: this.lastWords,
           });
       events.exit(this, cause);
-      // A process that never started has no pipes to wait for.
-      if (failure) resolveExited();
+      // A process that never started has no 'close' to wait for; the pipes Node made for a spawn it
+      // refused by throwing close at the end of this loop turn, so the next timer turn has them gone.
+      if (failure) setTimeout(resolveExited, 0);
     };
     this.process.on('exit', (code, signal) => gone(code, signal));
     // 'exit' comes while the process handle is still closing, and dispose() keeps it referenced

@@ -71,9 +71,11 @@ export interface ChildFork {
 
 /**
  * A child's arguments after the Node binary and its environment: all a spawn is made of but the
- * stdio. `folder` is the process's working folder when the command was made, or undefined when it
- * could not be read (it was removed): the child inherits the folder, and a relative path among the
- * flags or NODE_OPTIONS reads from it, so two commands are the same only where both read it alike.
+ * stdio. `folder` is the process's working folder as Node knows it when the command was made
+ * (Node keeps the path it started in, and each process.chdir's; undefined when it cannot say, as
+ * when the process started in a folder removed before): the child inherits the folder, and a
+ * relative path among the flags or NODE_OPTIONS reads from it, so two commands are the same only
+ * where both name the same folder.
  */
 export interface ChildCommand {
   readonly args: readonly string[];
@@ -90,7 +92,7 @@ export function childCommand(fork: ChildFork, env: NodeJS.ProcessEnv = process.e
   };
 }
 
-/** The process's working folder, or undefined when it was removed (process.cwd() throws then). */
+/** The process's working folder as Node knows it, or undefined when process.cwd() throws. */
 function workingFolder(): string | undefined {
   try {
     return process.cwd();
@@ -116,7 +118,7 @@ export function sameCommand(one: ChildCommand, other: ChildCommand): boolean {
 /**
  * Spawns a child (spawned, not forked: the channel is the pipe at fd 3, and no IPC channel is
  * opened). It inherits the working folder: one named would have to exist, and a process whose
- * folder was removed could start no child at all.
+ * folder was removed under it (Node still names it) could start no child at all.
  */
 export function spawnChild(command: ChildCommand): ChildProcess {
   return spawn(process.execPath, [...command.args], { stdio: [...CHILD_STDIO], env: command.env });

@@ -32,9 +32,24 @@ interface EarlyChild {
   readonly spawnedAt: number;
 }
 
-let early: EarlyChild | undefined;
-/** Whether a child was started early in this process, taken or not: there is one chance. */
-let started = false;
+/**
+ * The process's one early child, and whether one was started (taken or not: there is one chance),
+ * kept on the global object rather than in this module: a command whose pool comes from another
+ * copy of this package (a bridge installed with its own) meets it there, finds it is not the child
+ * it would spawn (the entry differs) and ends it, where a second copy of this module would leave it
+ * idle for the command's life. Nothing an isolate runs reaches this object.
+ */
+interface EarlySlot {
+  early: EarlyChild | undefined;
+  started: boolean;
+}
+const SLOT = Symbol.for('@supolka/codemode-executor/early-child');
+
+function earlySlot(): EarlySlot {
+  const holder = globalThis as { [SLOT]?: EarlySlot };
+  holder[SLOT] ??= { early: undefined, started: false };
+  return holder[SLOT];
+}
 
 /**
  * Spawns the child a pool of `fork` would spawn first, unless this process already started one;
@@ -42,8 +57,9 @@ let started = false;
  * sits beside it).
  */
 export function startEarlyChild(fork: Omit<ChildFork, 'entry'>): number | undefined {
-  if (started) return undefined;
-  started = true;
+  const slot = earlySlot();
+  if (slot.started) return undefined;
+  slot.started = true;
   const command = childCommand({ ...fork, entry: childEntryUrl(import.meta.url) });
   let child: ChildProcess;
   try {
@@ -57,9 +73,9 @@ export function startEarlyChild(fork: Omit<ChildFork, 'entry'>): number | undefi
   child.on('error', () => {});
   if (child.pid === undefined) return undefined;
   setReferenced(child, false);
-  early = { process: child, command, spawnedAt: performance.now() };
+  slot.early = { process: child, command, spawnedAt: performance.now() };
   process.once('exit', () => {
-    if (early?.process === child) child.kill('SIGKILL');
+    if (slot.early?.process === child) child.kill('SIGKILL');
   });
   return child.pid;
 }
@@ -71,8 +87,9 @@ export function startEarlyChild(fork: Omit<ChildFork, 'entry'>): number | undefi
 export function adoptEarlyChild(
   command: ChildCommand,
 ): Pick<EarlyChild, 'process' | 'spawnedAt'> | undefined {
-  const taken = early;
-  early = undefined;
+  const slot = earlySlot();
+  const taken = slot.early;
+  slot.early = undefined;
   if (taken === undefined) return undefined;
   const { process: child } = taken;
   const running = child.pid !== undefined && child.exitCode === null && child.signalCode === null;

@@ -3,7 +3,8 @@
  * supervision happen. Every event names the child's pid; a child whose process could not be started
  * at all (no descriptor left, an environment past the kernel's bounds) is named -1, never a
  * process's: its `unhealthy` and `exited` say why. Signal no pid an event names without checking it
- * is positive (`process.kill(-1)` signals every process the user may).
+ * is positive (`process.kill(-1)` signals every process the user may). A child that ends before it
+ * reports healthy, started or not, is reported `exited` and then `unhealthy`.
  */
 import type { EngineReportMessage } from './child-handle.ts';
 import type { ChildPhase } from './child-state.ts';

@@ -339,9 +339,13 @@ export class Supervision {
     return this.#handedStart.take(child, message);
   }
 
-  /** After a child's exit was dealt with: one that never started counts against the start, and a replacement is forked. */
+  /**
+   * After a child's exit was dealt with: one that never reported healthy counts against the start it
+   * was handed (unless its process never started at all: the start played no part), and a
+   * replacement is forked.
+   */
   replace(child: PoolChild, cause: string): void {
-    if (!child.healthy) this.#handedStart.failedWith(child);
+    if (!child.healthy && child.pid !== -1) this.#handedStart.failedWith(child);
     if (!child.healthy && !this.#stopped) this.startFailed(child, cause);
     this.#replenish();
   }

@@ -70,6 +70,12 @@ const refused: [string, unknown, string][] = [
     'IsolateExecutor option childExecArgv must be a list of strings; got a list.',
   ],
   [
+    // No process starts with one: every spawn after would be refused, each answered INTERNAL.
+    'an exec flag holding a NUL',
+    { childExecArgv: ['--no-node-snapshot', '--x\0y'] },
+    'IsolateExecutor option childExecArgv must hold no NUL character; got a list.',
+  ],
+  [
     'packages as one name',
     { packages: 'zod' },
     'IsolateExecutor option packages must be a list of names, or an object of name → directory; got "zod".',

@@ -93,6 +93,16 @@ switch (scenario) {
     report = { ended, ...(await runOne()) };
     break;
   }
+  case 'another copy': {
+    // Another copy of the module (a bridge installed with its own copy of the package) asks for
+    // the child with a command of its own: it finds the early child all the same, and ends it.
+    const other = (await import(
+      `${new URL('../../src/pool/early-child.ts', import.meta.url).href}?another-copy`
+    )) as typeof import('../../src/pool/early-child.ts');
+    const taken = other.adoptEarlyChild({ args: ['another entry'], env: process.env, folder: process.cwd() });
+    report = { taken: taken !== undefined, earlyGone: await until(() => gone(early as number)) };
+    break;
+  }
   case 'unused':
     // Nothing takes it: this process ends at once, and the child with it.
     report = {};

@@ -90,6 +90,10 @@ test('an early child that ended before the pool came is not taken: the pool spaw
   expect(report.answer).toStrictEqual(answer);
 });
 
+test('another copy of the package in the process meets the early child, and ends it when it is not its own', () => {
+  expect(scenario('another copy')).toMatchObject({ taken: false, earlyGone: true });
+});
+
 test('a process that exits kills the early child it did not hand over', () => {
   expect(scenario('killed at exit').earlyGone).toBe(true);
 });
