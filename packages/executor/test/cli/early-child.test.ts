@@ -8,7 +8,6 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { eventuallyGone } from '../process-gone.ts';
 import { BIN, removeScratch, scratch, write } from './cli-process.ts';
 
 const SPAWN_LOG = new URL('./spawn-log.mjs', import.meta.url).pathname;
@@ -34,6 +33,22 @@ function logged(args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
     .map((line) => JSON.parse(line) as Spawned)
     .filter((spawned) => spawned.args.some((arg) => arg.includes('child-start')));
   return { ...run, children };
+}
+
+/** Whether `pid` is gone: no such process, or one that died and waits to be reaped. */
+function gone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') === true;
+  } catch {
+    return true;
+  }
+}
+
+async function eventuallyGone(pid: number): Promise<boolean> {
+  for (let waited = 0; waited < 10_000 && !gone(pid); waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return gone(pid);
 }
 
 const program = () => write(scratch(), 'program.js', 'async () => 6 * 7');

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { startFirstChildEarly } from '../../src/executor/early-child.ts';
 import { IsolateExecutor } from '../../src/executor/isolate-executor.ts';
 import type { IsolateExecutorOptions } from '../../src/executor/options.ts';
-import { eventuallyGone } from '../process-gone.ts';
 
 const scenario = process.argv[2];
 /** Every file descriptor this process may still open, held (the 'no pipes' scenario). */
@@ -29,6 +28,24 @@ if (scenario === 'folder removed') {
   process.chdir(folder);
 }
 const early = startFirstChildEarly();
+
+/** Whether `pid` is gone (reaped: this process's own children are reaped as they exit). */
+function gone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+async function until(done: () => boolean): Promise<boolean> {
+  for (let waited = 0; waited < 10_000; waited += 20) {
+    if (done()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return done();
+}
 
 /** One execution on a pool of one child: the pids it spawned, how its child started, and the answer. */
 async function runOne(options: IsolateExecutorOptions = {}) {
@@ -61,18 +78,18 @@ switch (scenario) {
   case 'options differ': {
     // An option that reaches the children: the pool spawns its own and ends the early one.
     const ran = await runOne({ allowLoopback: true });
-    report = { ...ran, earlyGone: await eventuallyGone(early as number) };
+    report = { ...ran, earlyGone: await until(() => gone(early as number)) };
     break;
   }
   case 'environment differs': {
     process.env.CODEMODE_EARLY_CHILD_TEST = 'set after the early child started';
     const ran = await runOne();
-    report = { ...ran, earlyGone: await eventuallyGone(early as number) };
+    report = { ...ran, earlyGone: await until(() => gone(early as number)) };
     break;
   }
   case 'ended before': {
     process.kill(early as number, 'SIGKILL');
-    const ended = await eventuallyGone(early as number);
+    const ended = await until(() => gone(early as number));
     report = { ended, ...(await runOne()) };
     break;
   }
@@ -83,7 +100,7 @@ switch (scenario) {
       `${new URL('../../src/pool/early-child.ts', import.meta.url).href}?another-copy`
     )) as typeof import('../../src/pool/early-child.ts');
     const taken = other.adoptEarlyChild({ args: ['another entry'], env: process.env, folder: process.cwd() });
-    report = { taken: taken !== undefined, earlyGone: await eventuallyGone(early as number) };
+    report = { taken: taken !== undefined, earlyGone: await until(() => gone(early as number)) };
     break;
   }
   case 'unused':
@@ -93,7 +110,7 @@ switch (scenario) {
   case 'killed at exit':
     // The exit listener alone, while this process and the child's channel stay: it kills the child.
     process.emit('exit', 0);
-    report = { earlyGone: await eventuallyGone(early as number) };
+    report = { earlyGone: await until(() => gone(early as number)) };
     break;
   case 'spawn throws': {
     // A variable past the kernel's bound on one string (128 KiB): Node throws E2BIG from spawn()
@@ -110,7 +127,7 @@ switch (scenario) {
         if ((answer as { result?: unknown }).result === 42) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      report = { refused, answer, earlyGone: await eventuallyGone(early as number) };
+      report = { refused, answer, earlyGone: await until(() => gone(early as number)) };
     } finally {
       await executor.dispose();
     }
@@ -122,7 +139,7 @@ switch (scenario) {
     // could not (ENOENT).
     rmdirSync(folder as string);
     const ran = await runOne({ allowLoopback: true });
-    report = { ...ran, earlyGone: await eventuallyGone(early as number) };
+    report = { ...ran, earlyGone: await until(() => gone(early as number)) };
     break;
   }
   case 'no pipes': {
