@@ -9,15 +9,6 @@ export { REPLAY_DIVERGED } from '@supolka/codemode-protocol/wire';
 const AFTER =
   'The program must make the same calls, with the same arguments, in the same order, to be resumed; start the run again.';
 
-export function divergedExtraCallMessage(
-  sequence: number,
-  provider: string,
-  tool: string,
-  length: number,
-): string {
-  return `Replay diverged: the program made call ${sequence} (${provider}.${tool}) where the paused run had made only ${length} before it paused, and the journal was not yet served. ${AFTER}`;
-}
-
 export function divergedOrderMessage(
   sequence: number,
   recorded: { readonly provider: string; readonly tool: string },

@@ -30,7 +30,6 @@ import { type Seed, SeededRandom } from './random.ts';
 import {
   divergedArgumentsMessage,
   divergedCallMessage,
-  divergedExtraCallMessage,
   divergedFetchMessage,
   divergedObservationMessage,
   divergedOrderMessage,
@@ -159,7 +158,10 @@ export class DurableSession {
    * run goes live.
    */
   readonly #loads = new ObservedAnswers<LiveLoad, LoadSettlement, void>();
+  /** Replay: calls past the journal, made once the run is live, in the order the program made them. */
+  readonly #pastJournal: (() => void)[] = [];
   #next = 0;
+  /** Replay: the highest sequence of the journal's own calls made again. */
   #made = 0;
   #delivering = false;
   #live: boolean;
@@ -471,10 +473,11 @@ export class DurableSession {
     const journal = (this.#replay as Replay).journal;
     const recorded = journal[sequence - 1];
     if (recorded === undefined) {
-      this.#halt({
-        kind: 'diverged',
-        message: divergedExtraCallMessage(sequence, provider, tool, journal.length),
-      });
+      // A call past the journal. The paused run made it too, after it had stopped taking calls
+      // (a settlement of the settle moment let the program go on), and a resume may see it before
+      // it hears the isolate observed the journal's last settlement. Like a request or a delay the
+      // journal does not hold, it is made once the run is live, never before.
+      this.#pastJournal.push(() => this.#perform(sequence, entry, io));
       return;
     }
     if (recorded.provider !== provider || recorded.tool !== tool) {
@@ -570,6 +573,7 @@ export class DurableSession {
       else this.#deliver(sequence, entry, io, answer.frame);
     });
     this.#io.clear();
+    for (const perform of this.#pastJournal.splice(0)) perform();
     this.#timers.releaseHeld();
     this.#fetches.releaseHeld();
     this.#loads.releaseHeld();

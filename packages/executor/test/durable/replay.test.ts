@@ -561,6 +561,48 @@ describe('calls in flight at the pause', () => {
     expect(slowCalls).toStrictEqual(['slow']);
   });
 
+  test('a call the program makes after the pause is not journaled, and a resume makes it live once the journal is served', async () => {
+    seedWord = 52;
+    // The quick answer arrives inside the settle moment; the program observes it and makes its
+    // third call after the run stopped taking calls. The resume makes that call again right after
+    // the journal's last settlement, before the host hears the isolate observed it: a call past the
+    // journal the paused run made too, and must not end the resume as diverged.
+    const calls: string[] = [];
+    const code = `async () => {
+      const approved = api.approve(1);
+      const quick = await api.quick();
+      const after = await api.after(quick);
+      return [await approved, quick, after];
+    }`;
+    const make = (closed: boolean) =>
+      withTools(
+        {
+          api: {
+            approve: () => (closed ? pause({ step: 1 }) : 'approved'),
+            quick: async () => {
+              await new Promise((resolve) => setImmediate(resolve));
+              await new Promise((resolve) => setImmediate(resolve));
+              return 'quick';
+            },
+            after: (value: string) => {
+              calls.push(`after ${value}`);
+              return `after ${value}`;
+            },
+          },
+        },
+        { code, durable: true } as SandboxExecuteRequest,
+      ) as DurableRequest;
+    const first = await sandbox.execute(make(true));
+    expect(first.paused?.pending.map(({ sequence, tool }) => [sequence, tool])).toStrictEqual([
+      [1, 'approve'],
+    ]);
+    expect(calls).toStrictEqual([]);
+    const resumed = await sandbox.resume(first.paused?.token, { 1: { perform: true } }, make(false));
+    expect(resumed.error).toBeUndefined();
+    expect(resumed.result).toStrictEqual(['approved', 'quick', 'after quick']);
+    expect(calls).toStrictEqual(['after quick']);
+  });
+
   test('answers whose observed sequence never comes back, the isolate being busy, are journaled in the order sent', async () => {
     seedWord = 51;
     // The isolate never returns from its loop, so the quick answer's delivery never reports a

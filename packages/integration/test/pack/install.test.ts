@@ -16,10 +16,10 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,9 +109,12 @@ beforeAll(async () => {
   // where npx and npm start with nothing cached for that Node. A bound for a hang, not a timing.
 }, 480_000);
 
-afterAll(() => {
-  if (scratch !== '') rmSync(scratch, { recursive: true, force: true });
-});
+// Two installed trees of thousands of files: removing them took more than vitest's 10 s on a loaded
+// two-core machine (a CI run failed there with every test passed), and a synchronous removal holds
+// the event loop the whole time. Removed without blocking, under the same bound as a spawn.
+afterAll(async () => {
+  if (scratch !== '') await rm(scratch, { recursive: true, force: true, maxRetries: 3 });
+}, SPAWNS);
 
 /** Runs a module in the installed folder, as the application there would, and parses what it prints. */
 async function runInApp(source: string, flags: string[] = []): Promise<unknown> {
