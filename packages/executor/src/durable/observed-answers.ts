@@ -42,12 +42,32 @@ export class ObservedAnswers<Entry extends { settled?: Settled }, Settled extend
   readonly #held: (() => void)[] = [];
   /** The answer being delivered in a replay, until the isolate observes it. */
   #expected: ExpectedAnswer<Entry, Settled> | undefined;
+  /** False once the run's journal passed what a token can hold (`forget`). */
+  #keeping = true;
 
-  /** Takes a new entry, under the isolate's number `id` when it has one; answers its index. */
+  /** Takes a new entry, under the isolate's number `id` when it has one; answers its index (-1 once forgetting). */
   ask(entry: Entry, id?: number): number {
+    if (!this.#keeping) return -1;
     this.asked.push(entry);
     if (id !== undefined) this.#ids.set(id, entry);
     return this.asked.length - 1;
+  }
+
+  /** Takes the entry at `index`, placed by a number of the isolate's (a call's sequence) rather than in the order asked. */
+  place(index: number, entry: Entry): void {
+    if (this.#keeping) this.asked[index] = entry;
+  }
+
+  /**
+   * Live: the journal passed what a token can hold, so no pause can be sealed: the entries kept are
+   * let go and no more are kept, since a program that goes on would otherwise make the host hold
+   * every argument and answer it ever exchanged, a memory no isolate limit sees. Answers still on
+   * their way are held until observed, as before.
+   */
+  forget(): void {
+    this.#keeping = false;
+    this.asked.length = 0;
+    this.#ids.clear();
   }
 
   /** The entry the isolate asked for under `id`. */

@@ -4,10 +4,16 @@
  */
 
 /** The code a diverged resume's envelope carries (the protocol's, since the wire carries it too). */
+import { IN_FLIGHT_CALL_LIMIT, PAYLOAD_LIMIT } from '@supolka/codemode-protocol/wire';
+
 export { REPLAY_DIVERGED } from '@supolka/codemode-protocol/wire';
 
 const AFTER =
   'The program must make the same calls, with the same arguments, in the same order, to be resumed; start the run again.';
+
+export function divergedPastJournalMessage(sequence: number, provider: string, tool: string): string {
+  return `Replay diverged: call ${sequence} (${provider}.${tool}) is past the journal, made before the journal was served, after more such calls than may be in flight at once (${IN_FLIGHT_CALL_LIMIT}, or ${PAYLOAD_LIMIT} characters of arguments); each would wait with its arguments until the run is live. ${AFTER}`;
+}
 
 export function divergedOrderMessage(
   sequence: number,

@@ -10,7 +10,7 @@
  * performed. Anything else the program does first (another call, other arguments, another order,
  * fewer calls) ends the run as diverged, before anything ran live.
  */
-import type { DispatchFrame } from '@supolka/codemode-protocol/wire';
+import { type DispatchFrame, IN_FLIGHT_CALL_LIMIT, PAYLOAD_LIMIT } from '@supolka/codemode-protocol/wire';
 import { FETCH_BODY_JOURNAL_LIMIT, LOST_FETCH_FRAME } from './fetch-journal.ts';
 import {
   type FetchEntry,
@@ -24,6 +24,7 @@ import {
   type TimerEntry,
   type TimerSettlement,
 } from './journal.ts';
+import { MAX_JOURNAL_LENGTH, MAX_TOKEN_SIZE } from './limits.ts';
 import { type ExpectedAnswer, type Observation, ObservedAnswers } from './observed-answers.ts';
 import { type DurableCallContext, type PauseRequest, performInContext } from './pause.ts';
 import { type Seed, SeededRandom } from './random.ts';
@@ -33,9 +34,11 @@ import {
   divergedFetchMessage,
   divergedObservationMessage,
   divergedOrderMessage,
+  divergedPastJournalMessage,
   divergedTimerMessage,
 } from './replay-texts.ts';
 import type { DurableStart, PausedJournal, ReplayAnswer, ResumeKeys } from './start.ts';
+import { fetchBodiesTooLargeMessage, journalPastMostMessage, journalTooLargeMessage } from './texts.ts';
 
 /** How the dispatch bridge lets the session serve one call. */
 export interface CallIo {
@@ -50,6 +53,29 @@ export interface FetchAnswer {
   readonly frame: string;
   /** The bytes the isolate takes; null when there are none, or the program will not take them. */
   readonly body: Uint8Array | null;
+}
+
+/** Why a paused run's journal cannot be sealed, as its envelope says it. */
+export interface Unsealable {
+  readonly code: 'TOKEN_TOO_LARGE' | 'JOURNAL_TOO_LONG';
+  readonly message: string;
+}
+
+/**
+ * Characters an entry of the journal counts for beside its texts, so that entries with next to no
+ * text (delays, small calls) are bounded too: about what one takes in the token's JSON.
+ */
+const ENTRY_CHARS = 64;
+
+/** What a resume's replayed journal counts for toward what the session keeps (#keep), without its fetch bodies. */
+function replayedChars(replay: NonNullable<DurableStart['replay']>): number {
+  let chars = 0;
+  for (const { provider, tool, args, settled } of replay.journal) {
+    chars += ENTRY_CHARS + provider.length + tool.length + args.length + (settled?.frame[1].length ?? 0);
+  }
+  for (const { request, settled } of replay.fetches)
+    chars += ENTRY_CHARS + request.length + (settled?.frame.length ?? 0);
+  return chars + ENTRY_CHARS * (replay.timers.length + replay.loads.length);
 }
 
 /** Why the run stopped before its program settled. */
@@ -153,6 +179,14 @@ export class DurableSession {
   /** Body bytes the journal holds; past FETCH_BODY_JOURNAL_LIMIT it keeps no more. */
   #bodyBytes = 0;
   /**
+   * What the journal holds besides fetch bodies, live: the characters of its texts (ENTRY_CHARS an
+   * entry beside them), and its calls and fetch requests, which a token's length counts. Past
+   * MAX_TOKEN_SIZE, or past MAX_JOURNAL_LENGTH, no token could hold it: it is let go (`#overflow`).
+   */
+  #keptChars: number;
+  #keptEntries: number;
+  #overflow: 'text' | 'entries' | undefined;
+  /**
    * Every module load import() asked for, by the isolate's number; in a replay, loads whose answer
    * waits for its journaled turn, and those the journal did not see answered, answered when the
    * run goes live.
@@ -160,6 +194,8 @@ export class DurableSession {
   readonly #loads = new ObservedAnswers<LiveLoad, LoadSettlement, void>();
   /** Replay: calls past the journal, made once the run is live, in the order the program made them. */
   readonly #pastJournal: (() => void)[] = [];
+  /** The characters of their texts, which they hold until then. */
+  #pastJournalChars = 0;
   #next = 0;
   /** Replay: the highest sequence of the journal's own calls made again. */
   #made = 0;
@@ -187,6 +223,8 @@ export class DurableSession {
           };
     this.#order = replay ? settlementOrder(replay.journal, replay.timers, replay.fetches, replay.loads) : [];
     this.#timerBase = (replay?.timers ?? []).filter((timer) => timer.settled !== undefined).length;
+    this.#keptEntries = (replay?.journal.length ?? 0) + (replay?.fetches.length ?? 0);
+    this.#keptChars = replay === undefined ? 0 : replayedChars(replay);
     this.#live = replay === undefined;
     this.stopped = new Promise((resolve) => {
       this.#resolveStop = resolve;
@@ -244,8 +282,36 @@ export class DurableSession {
   }
 
   /** Whether the bodies the run's fetches read are past what one journal may hold. */
-  get journalTooLarge(): boolean {
+  get #bodiesTooLarge(): boolean {
     return this.#bodyBytes > FETCH_BODY_JOURNAL_LIMIT;
+  }
+
+  /** Why the journal cannot be sealed, once it cannot: what a pause then ends with. */
+  get unsealable(): Unsealable | undefined {
+    if (this.#bodiesTooLarge)
+      return { code: 'TOKEN_TOO_LARGE', message: fetchBodiesTooLargeMessage(FETCH_BODY_JOURNAL_LIMIT) };
+    if (this.#overflow === 'text') return { code: 'TOKEN_TOO_LARGE', message: journalTooLargeMessage() };
+    if (this.#overflow === 'entries')
+      return { code: 'JOURNAL_TOO_LONG', message: journalPastMostMessage(this.#keptEntries) };
+    return undefined;
+  }
+
+  /**
+   * Counts an entry (`entries` 1 for a call or a fetch request) or an answer the journal keeps
+   * live, with `chars` of text; past what a token can hold, the journal is let go.
+   */
+  #keep(chars: number, entries = 0): void {
+    if (!this.#live) return;
+    this.#keptEntries += entries;
+    if (this.#overflow !== undefined) return;
+    this.#keptChars += chars + ENTRY_CHARS;
+    if (this.#keptChars > MAX_TOKEN_SIZE) this.#overflow = 'text';
+    else if (this.#keptEntries > MAX_JOURNAL_LENGTH) this.#overflow = 'entries';
+    else return;
+    this.#calls.forget();
+    this.#timers.forget();
+    this.#fetches.forget();
+    this.#loads.forget();
   }
 
   /** A paused run's journal and delays, with the lines it wrote since it (re)started, for sealing. */
@@ -279,6 +345,7 @@ export class DurableSession {
   delay(ms: number, real: () => Promise<number>): Promise<number> {
     const entry: LiveTimer = { ms };
     const index = this.#timers.ask(entry);
+    this.#keep(0);
     if (this.#stop !== undefined) return new Promise(() => {});
     if (this.#live) return this.#startTimer(entry, real);
     const recorded = (this.#replay as Replay).timers[index];
@@ -326,6 +393,7 @@ export class DurableSession {
   fetch(id: number, request: string, perform: () => Promise<FetchAnswer>): Promise<FetchAnswer> {
     const entry: LiveFetch = { request };
     const index = this.#fetches.ask(entry, id);
+    this.#keep(request.length, 1);
     if (this.#stop !== undefined) return new Promise(() => {});
     if (this.#live) return this.#performFetch(id, entry, perform);
     const recorded = (this.#replay as Replay).fetches[index];
@@ -356,11 +424,12 @@ export class DurableSession {
     const performed = perform().then((answer) => {
       if (!this.#answersClosed && this.#stop?.kind !== 'diverged') {
         this.#bodyBytes += answer.body?.byteLength ?? 0;
+        this.#keep(answer.frame.length);
         // Past the bound the run goes on, but keeps no more bytes: its pause cannot be sealed.
         this.#fetches.answered(
           id,
           entry,
-          this.journalTooLarge ? { frame: answer.frame, body: null } : answer,
+          this.#bodiesTooLarge ? { frame: answer.frame, body: null } : answer,
         );
       }
       return answer;
@@ -380,6 +449,7 @@ export class DurableSession {
   load(id: number, perform: () => Promise<string>): Promise<string> {
     const entry: LiveLoad = {};
     const index = this.#loads.ask(entry, id);
+    this.#keep(0);
     if (this.#stop !== undefined) return new Promise(() => {});
     const loaded = perform();
     if (this.#live) return loaded.then((text) => this.#loadAnswered(id, entry, text));
@@ -465,8 +535,9 @@ export class DurableSession {
   call(sequence: number, provider: string, tool: string, args: string, io: CallIo): void {
     if (this.#stop !== undefined) return;
     const entry: LiveEntry = { provider, tool, args };
-    this.#calls.asked[sequence - 1] = entry;
+    this.#calls.place(sequence - 1, entry);
     if (this.#live) {
+      this.#keep(provider.length + tool.length + args.length, 1);
       this.#perform(sequence, entry, io);
       return;
     }
@@ -476,8 +547,17 @@ export class DurableSession {
       // A call past the journal. The paused run made it too, after it had stopped taking calls
       // (a settlement of the settle moment let the program go on), and a resume may see it before
       // it hears the isolate observed the journal's last settlement. Like a request or a delay the
-      // journal does not hold, it is made once the run is live, never before.
-      this.#pastJournal.push(() => this.#perform(sequence, entry, io));
+      // journal does not hold, it is made once the run is live, never before. As many as may be in
+      // flight at once, since each holds its arguments until then.
+      this.#pastJournalChars += provider.length + tool.length + args.length;
+      if (this.#pastJournal.length >= IN_FLIGHT_CALL_LIMIT || this.#pastJournalChars > PAYLOAD_LIMIT) {
+        this.#halt({ kind: 'diverged', message: divergedPastJournalMessage(sequence, provider, tool) });
+        return;
+      }
+      this.#pastJournal.push(() => {
+        this.#keep(provider.length + tool.length + args.length, 1);
+        this.#perform(sequence, entry, io);
+      });
       return;
     }
     if (recorded.provider !== provider || recorded.tool !== tool) {
@@ -563,10 +643,13 @@ export class DurableSession {
   #goLive(): void {
     this.#live = true;
     const { journal, answers } = this.#replay as Replay;
+    // Taken before any answer is kept: the caller's answers may pass what a token holds, and the
+    // journal is let go then (#keep).
+    const entries = this.#calls.asked.slice(0, journal.length);
     journal.forEach((recorded, index) => {
       if (recorded.settled !== undefined) return;
       const sequence = index + 1;
-      const entry = this.#calls.asked[index] as LiveEntry;
+      const entry = entries[index] as LiveEntry;
       const io = this.#io.get(sequence) as CallIo;
       const answer = answers.get(sequence) as ReplayAnswer;
       if ('perform' in answer) this.#perform(sequence, entry, io);
@@ -600,6 +683,7 @@ export class DurableSession {
 
   #deliver(sequence: number, entry: LiveEntry, io: CallIo, frame: DispatchFrame): void {
     const time = this.#clockTime();
+    this.#keep(frame[1].length);
     this.#calls.answered(sequence, entry, { time, frame });
     this.#track(
       Promise.resolve(io.deliver(frame, time)).then((order) => {

@@ -113,6 +113,14 @@ export function sealTooLargeMessage(length: number): string {
   return `The paused run's journal would seal into a token of ${length} characters, past the limit of ${MAX_TOKEN_SIZE} (MAX_TOKEN_SIZE): pause the run before its tools and fetch requests return this much, or have them return less.`;
 }
 
+export function journalTooLargeMessage(): string {
+  return `The paused run's calls, fetch requests and delays, with their arguments and answers, came to more than the ${MAX_TOKEN_SIZE} characters a token can hold (MAX_TOKEN_SIZE), so its journal was not kept: pause the run before it exchanges this much, or have its tools take and return less.`;
+}
+
+export function journalPastMostMessage(length: number): string {
+  return `The paused run made ${length} calls and fetch requests, past the ${MAX_JOURNAL_LENGTH} any journal may hold (MAX_JOURNAL_LENGTH), so its journal was not kept: pause the run after fewer calls.`;
+}
+
 export function fetchBodiesTooLargeMessage(limit: number): string {
   return `The paused run's fetch requests read more than ${limit} bytes of response bodies, which no token can hold (MAX_TOKEN_SIZE): pause the run before it fetches this much, or fetch less in a durable run.`;
 }

@@ -123,8 +123,8 @@ export type AnswerCall = (
 ) => Promise<number | undefined> | undefined;
 
 /**
- * The function behind the dispatch reference. A call (its number and three strings) arrives with
- * applyIgnored and returns nothing; its encoded frame goes back through `answer`, itself when it is
+ * The function behind the dispatch reference. A call (its number and three strings, or the three in
+ * an array when they are long) arrives with applyIgnored and returns nothing; its encoded frame goes back through `answer`, itself when it is
  * short, or the number the frame is held under (crossing/answers.ts): a tool result of megabytes arriving
  * asynchronously while the isolate is near its memory limit would otherwise abort the process. A
  * call with that number alone, made synchronously, takes the frame.
@@ -132,18 +132,27 @@ export type AnswerCall = (
 export function dispatchReference(state: DispatchState, answer: AnswerCall) {
   const dispatch = hostDispatch(state);
   const held = new HeldAnswers<string>();
-  return (call: number, provider?: string, tool?: string, argsJson?: string): string | undefined => {
-    if (provider === undefined) return held.take(call);
+  return (
+    call: number,
+    first?: string | readonly string[],
+    second?: string,
+    third?: string,
+  ): string | undefined => {
+    if (first === undefined) return held.take(call);
+    // Long texts come as one copied array, so they arrive as this heap's own strings (inside/dispatch.ts).
+    const [provider, tool, argsJson] = (
+      typeof first === 'string' ? [first, second, third] : first
+    ) as readonly [string, string, string];
     const durable = state.durable;
     if (durable !== undefined) {
-      durable.call(call, provider, tool as string, argsJson as string, {
-        perform: () => dispatch(provider, tool as string, argsJson as string),
+      durable.call(call, provider, tool, argsJson, {
+        perform: () => dispatch(provider, tool, argsJson),
         deliver: (frame, time) => answer(call, inlineOrHeld(encodeFrame(frame), held), time),
       });
       return undefined;
     }
     // hostDispatch never rejects: every failure is a thrown frame.
-    void dispatch(provider, tool as string, argsJson as string).then((frame) =>
+    void dispatch(provider, tool, argsJson).then((frame) =>
       answer(call, inlineOrHeld(encodeFrame(frame), held)),
     );
     return undefined;

@@ -38,17 +38,11 @@ import {
   type ResumeAnswers,
   SETTLE_MOMENT,
 } from '../durable/durability.ts';
-import { FETCH_BODY_JOURNAL_LIMIT } from '../durable/fetch-journal.ts';
 import { insideDurableCall, servedNested } from '../durable/pause.ts';
 import { REPLAY_DIVERGED } from '../durable/replay-texts.ts';
 import { DurableSession, type DurableStop } from '../durable/session.ts';
 import type { DurableStart } from '../durable/start.ts';
-import {
-  DURABLE_RETAINS_MESSAGE,
-  fetchBodiesTooLargeMessage,
-  NESTED_DURABLE_MESSAGE,
-  NESTED_RESUME_MESSAGE,
-} from '../durable/texts.ts';
+import { DURABLE_RETAINS_MESSAGE, NESTED_DURABLE_MESSAGE, NESTED_RESUME_MESSAGE } from '../durable/texts.ts';
 import { checkBundle, type PackageBundle } from '../packages/bundle.ts';
 import { RunClock, wrapHostWait } from './bounds/clock.ts';
 import { DEFAULT_GRACE } from './bounds/grace.ts';
@@ -373,13 +367,14 @@ export class Sandbox {
     const written = capture.written - durable.skipLines;
     capture.stop();
     const journal = durable.paused(written);
-    if (durable.journalTooLarge) {
-      // Its bodies were not all kept: the journal cannot be sealed, and the pause is an error.
+    const unsealable = durable.unsealable;
+    if (unsealable !== undefined) {
+      // Its fetch bodies, or its whole journal, were not kept: it cannot be sealed, and the pause is an error.
       const envelope: ExecuteResult = {
         result: undefined,
         logs: capture.lines,
-        error: fetchBodiesTooLargeMessage(FETCH_BODY_JOURNAL_LIMIT),
-        code: 'TOKEN_TOO_LARGE',
+        error: unsealable.message,
+        code: unsealable.code,
       };
       this.#settled(startedAt, envelope);
       return { envelope };

@@ -5,9 +5,11 @@
  * and a loaded machine delays either). The end-to-end runs are replay.test.ts's; this orders what
  * those cannot.
  */
-import type { DispatchFrame } from '@supolka/codemode-protocol/wire';
+import { type DispatchFrame, IN_FLIGHT_CALL_LIMIT, PAYLOAD_LIMIT } from '@supolka/codemode-protocol/wire';
 import { describe, expect, test } from 'vitest';
 import type { JournalEntry } from '../../src/durable/journal.ts';
+import { MAX_TOKEN_SIZE } from '../../src/durable/limits.ts';
+import { divergedPastJournalMessage } from '../../src/durable/replay-texts.ts';
 import { type CallIo, DurableSession } from '../../src/durable/session.ts';
 
 const RETURNED: DispatchFrame = ['returned', '{"result":1}'];
@@ -105,5 +107,74 @@ describe('a call past the journal', () => {
     await turns();
     expect(session.replaying).toBe(false);
     expect(events.slice(1, 3)).toStrictEqual(['perform two', 'perform three']);
+  });
+
+  test('past as many as may be in flight, or their arguments past the payload limit, the resume diverges: each would hold its arguments until live', async () => {
+    for (const [count, args] of [
+      [IN_FLIGHT_CALL_LIMIT + 1, '[]'],
+      [2, JSON.stringify(['x'.repeat(PAYLOAD_LIMIT / 2)])],
+    ] as const) {
+      const events: string[] = [];
+      const session = resumeAtCall2();
+      session.call(1, 'api', 'one', '[]', callIo('one', events).io);
+      session.call(2, 'api', 'two', '[]', callIo('two', events).io);
+      for (let index = 0; index < count; index++) {
+        session.call(3 + index, 'api', 'more', args, callIo('more', events).io);
+      }
+      expect(session.stop).toStrictEqual({
+        kind: 'diverged',
+        message: divergedPastJournalMessage(2 + count, 'api', 'more'),
+      });
+      await turns();
+      expect(events).toStrictEqual(['deliver one {"result":1}']);
+    }
+  });
+});
+
+describe('answers past what a token can hold', () => {
+  test('a resume whose answers pass MAX_TOKEN_SIZE as it goes live lets its journal go, and still performs the pending call after them', async () => {
+    // The last settlement of the journal is a timer's: the run goes live from a task of its own,
+    // where a throw would end the process.
+    const events: string[] = [];
+    const big: DispatchFrame = ['returned', JSON.stringify({ result: 'x'.repeat(MAX_TOKEN_SIZE) })];
+    const session = new DurableSession({
+      seed: [1, 2, 3, 4],
+      startedAt: 1000,
+      logCount: 0,
+      replay: {
+        journal: [
+          { provider: 'api', tool: 'one', args: '[]', settled: { order: 1, time: 1000, frame: RETURNED } },
+          { provider: 'api', tool: 'a', args: '[]' },
+          { provider: 'api', tool: 'b', args: '[]' },
+        ],
+        timers: [{ ms: 5, settled: { order: 2, time: 1005, count: 1 } }],
+        fetches: [],
+        loads: [],
+        answers: [
+          { sequence: 2, frame: big },
+          { sequence: 3, perform: true },
+        ],
+      },
+    });
+    const one = callIo('one', events);
+    session.call(1, 'api', 'one', '[]', one.io);
+    session.call(2, 'api', 'a', '[]', callIo('a', events).io);
+    session.call(3, 'api', 'b', '[]', callIo('b', events).io);
+    const timer = session.delay(5, async () => 1);
+    one.observe(1);
+    await turns();
+    session.timerObserved(await timer, 2);
+    await turns();
+    expect(events.map((event) => event.slice(0, 40))).toStrictEqual([
+      'deliver one {"result":1}',
+      `deliver a ${big[1].slice(0, 30)}`,
+      'perform b',
+      'deliver b {"result":1}',
+    ]);
+    expect([session.replaying, session.stop, session.unsealable?.code]).toStrictEqual([
+      false,
+      undefined,
+      'TOKEN_TOO_LARGE',
+    ]);
   });
 });

@@ -47,6 +47,14 @@ export const TOOL_ROWS: Behaviour[] = [
     expected: { result: { got: { key: 'a', value: [1, 2] } }, logs: [] },
   },
   {
+    // Past 512 characters a call's texts cross into the host in a copied array, not as strings.
+    name: 'a tool call with long arguments, two-byte characters and surrogate pairs among them',
+    providers: ['store'],
+    body: "const value = 'a€😀'.repeat(20000);\nconst { got } = await store.describe({ key: 'long', value });\nreturn { same: got.value === value, length: got.value.length };",
+    needs: ['single-object'],
+    expected: { result: { same: true, length: 80000 }, logs: [] },
+  },
+  {
     name: "a prelude's helper beside the tools",
     providers: ['helpers'],
     body: 'return await helpers.double();',

@@ -50,6 +50,11 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
   const answerGone = values.answerGone;
   const pending = new Map<number, PendingCall>();
   let lastCall = 0;
+  // Characters from which a call's texts cross in an array: isolated-vm makes a string of 1024
+  // bytes or more an external string, and a two-byte string of 512 characters is 1024 bytes.
+  const LONG = 512;
+  // Options that copy the arguments (the array is serialized), with no prototype to read through.
+  const COPIED = { __proto__: null, arguments: { __proto__: null, copy: true } };
   // A thrown frame is a tool call that failed, or ('c') one that arrived after its run completed.
   const settle = (frame: unknown, call: PendingCall) => {
     if (typeof frame !== 'string') return call.reject(mark(new Error_(answerGone), 'tool-failed'));
@@ -90,12 +95,20 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
   const dispatch = function __dispatch(provider: unknown, tool: unknown, argsJson: unknown) {
     return new Promise_<string>((resolve, reject) => {
       assertRequestScope();
-      const args = [++lastCall, String_(provider), String_(tool), String_(argsJson)];
-      apply(mapSet, pending, [args[0], { resolve, reject }]);
+      const call = ++lastCall;
+      const texts = [String_(provider), String_(tool), String_(argsJson)];
+      // A string of 1 KiB or more crosses on its own as an external string of the host, whose
+      // bytes the host's collector does not weigh: a program awaiting call after call with long
+      // arguments left gigabytes of them uncollected in the host. In an array copied across, they
+      // arrive as the host's own strings, collected like any other.
+      const long =
+        (texts[0] as string).length + (texts[1] as string).length + (texts[2] as string).length >= LONG;
+      apply(mapSet, pending, [call, { resolve, reject }]);
       try {
-        apply(applyHostIgnored, hostDispatch, [undefined, args]);
+        if (long) apply(applyHostIgnored, hostDispatch, [undefined, [call, texts], COPIED]);
+        else apply(applyHostIgnored, hostDispatch, [undefined, [call, texts[0], texts[1], texts[2]]]);
       } catch (error) {
-        apply(mapDelete, pending, [args[0]]);
+        apply(mapDelete, pending, [call]);
         throw error;
       }
     });

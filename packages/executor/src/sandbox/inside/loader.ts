@@ -70,11 +70,18 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
       if (inFlight >= inFlightLimit) throw new Error_(tooManyImports);
       const name = String_(specifier);
       const id = ++lastLoad;
+      // The two names in an array copied across: a string of 1 KiB or more crossing on its own is
+      // an external string of the host, whose bytes its collector does not weigh, and a program
+      // importing long specifiers in a loop left gigabytes of them uncollected (inside/dispatch.ts).
       const request = apply(applyHost, hostLoad, [
         undefined,
-        [String_(referrer), name, id],
+        [[String_(referrer), name], id],
         // No prototypes: isolated-vm looks up an option it does not find on the chain (inside/timers.ts).
-        { __proto__: null, result: { __proto__: null, promise: true } },
+        {
+          __proto__: null,
+          arguments: { __proto__: null, copy: true },
+          result: { __proto__: null, promise: true },
+        },
       ]);
       inFlight++;
       apply(then, request, [

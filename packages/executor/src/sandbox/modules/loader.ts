@@ -39,28 +39,32 @@ export function loadFailureMessage(message: string): string {
 }
 
 /**
- * The function behind the loader reference: a load (referrer, specifier and the isolate's number
- * for it) answers its frame or a number; a number alone takes it. In a durable run each load goes
- * through the run's session, which orders its answer among the run's settlements, and the isolate
- * tells it the sequence it observed the answer under (a number where the specifier would be).
+ * The function behind the loader reference: a load (the referrer and the specifier in an array,
+ * and the isolate's number for it) answers its frame or a number; a number alone takes it. In a
+ * durable run each load goes through the run's session, which orders its answer among the run's
+ * settlements, and the isolate tells it the sequence it observed the answer under ('', the load's
+ * number, the sequence).
  */
 export function loaderReference(
   handle: IsolateHandle,
   durable: () => DurableSession | undefined = () => undefined,
 ) {
   const held = new HeldAnswers<string>();
-  return (referrer: string | number, specifier?: string | number, number?: number) => {
-    if (typeof referrer === 'number') return held.take(referrer);
-    // Observed: the load's number, then the sequence.
-    if (typeof specifier === 'number') return durable()?.loadObserved(specifier, number as number);
+  return (first: readonly [string, string] | string | number, second?: number, third?: number) => {
+    if (typeof first === 'number') return held.take(first);
+    // Observed: '', the load's number, then the sequence.
+    if (typeof first === 'string') return durable()?.loadObserved(second as number, third as number);
+    // A load: the referrer and the specifier in one copied array (inside/loader.ts), and its number.
+    const [referrer, specifier] = first;
+    const number = second as number;
     const load = () =>
       handle.loader === undefined
         ? Promise.resolve(
             JSON.stringify(['thrown', 'Error', 'import() ran before the module map was linked.']),
           )
-        : handle.loader(referrer, specifier as string);
+        : handle.loader(referrer, specifier);
     const session = durable();
-    const frame = session === undefined ? load() : session.load(number as number, load);
+    const frame = session === undefined ? load() : session.load(number, load);
     return frame.then((text) => inlineOrHeld(text, held));
   };
 }
