@@ -5,6 +5,8 @@
  */
 import { CONSOLE_CAPTURE_LIMIT, LINE_COST, type LogLine } from '@supolka/codemode-protocol/wire';
 import { CONSOLE_INSTALL_SOURCE } from './generated/sandbox-sources.generated.ts';
+import type { ConsoleValues } from './inside/console.ts';
+import { bindValues } from './setup/bound-source.ts';
 
 export const CONSOLE_CAPTURE_MESSAGE = `Console output past ${CONSOLE_CAPTURE_LIMIT} bytes was dropped: the run writes more than one execution may capture.`;
 
@@ -33,24 +35,26 @@ export class ConsoleCapture {
   }
 
   /**
-   * Captures a line, charged LINE_COST plus its escaped length. Returns false once capture has
-   * ended, which stops the isolate from sending more.
+   * Captures a line, charged LINE_COST plus its escaped length (a number: the length of a line the
+   * isolate kept, being past CONSOLE_CAPTURE_LIMIT). Returns false once capture has ended, which
+   * stops the isolate from sending more.
    */
-  push(level: LogLine['level'], text: string): boolean {
+  push(level: LogLine['level'], text: string | number): boolean {
     if (this.#closed) return false;
     this.#written++;
     if (this.#skip > 0) {
       this.#skip--;
       return true;
     }
-    const cost = LINE_COST + JSON.stringify(text).length;
+    // A number is the length of a line past what any run may capture, which the isolate kept.
+    const cost = LINE_COST + (typeof text === 'number' ? text : JSON.stringify(text).length);
     if (this.#cost + cost > CONSOLE_CAPTURE_LIMIT) {
       this.#closed = true;
       this.#capture({ level: 'warn', text: CONSOLE_CAPTURE_MESSAGE });
       return false;
     }
     this.#cost += cost;
-    this.#capture({ level, text });
+    this.#capture({ level, text: String(text) });
     return true;
   }
 
@@ -80,4 +84,8 @@ export class ConsoleCapture {
  * console throws too), and nothing is written. The other methods exist and write nothing, as the
  * sandbox's specification says (docs/sandbox.md). The code is inside/console.ts.
  */
-export const CONSOLE_SOURCE = CONSOLE_INSTALL_SOURCE;
+export const CONSOLE_SOURCE = bindValues(
+  CONSOLE_INSTALL_SOURCE,
+  { lineLimit: CONSOLE_CAPTURE_LIMIT } satisfies ConsoleValues,
+  ['nativeSource', 'formatInspect'],
+);

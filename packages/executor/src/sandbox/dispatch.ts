@@ -159,6 +159,9 @@ export function dispatchReference(state: DispatchState, answer: AnswerCall) {
   };
 }
 
+/** Where a refusal's size goes in the texts the isolate is given (inside/dispatch.ts). */
+export const SIZE_MARK = '\u0000';
+
 /** The text a call fails with when its held answer is gone (the reference never answers so). */
 export const ANSWER_GONE_MESSAGE = 'The answer of this call is no longer held by the host.';
 
@@ -172,6 +175,16 @@ export const ANSWER_GONE_MESSAGE = 'The answer of this call is no longer held by
  */
 export const DISPATCH_SOURCE = bindValues(
   DISPATCH_INSTALL_SOURCE,
-  { answerGone: ANSWER_GONE_MESSAGE } satisfies DispatchValues,
+  {
+    answerGone: ANSWER_GONE_MESSAGE,
+    payloadLimit: PAYLOAD_LIMIT,
+    callTooLarge: payloadText('tool call'),
+    inFlightTooLarge: payloadText('set of tool calls in flight'),
+  } satisfies DispatchValues,
   ['hostDispatch'],
 );
+
+/** The host's PayloadTooLargeError text about `what`, with SIZE_MARK where the isolate puts the size. */
+function payloadText(what: string): string {
+  return new PayloadTooLargeError(what, 0, PAYLOAD_LIMIT).message.replace(' 0 ', ` ${SIZE_MARK} `);
+}

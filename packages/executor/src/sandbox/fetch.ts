@@ -101,9 +101,9 @@ export class NetworkError extends Error {
   }
 }
 
-/** The URL, every header name and value, and the body bytes. */
+/** The method, the URL, every header name and value, and the body bytes. */
 function requestSize(request: HttpRequest): number {
-  let size = request.url.length + (request.body?.byteLength ?? 0);
+  let size = request.method.length + request.url.length + (request.body?.byteLength ?? 0);
   for (const [name, value] of request.headers) size += name.length + value.length;
   return size;
 }

@@ -152,6 +152,32 @@ export function rewriteEngineTermination(
   return undefined;
 }
 
+/** V8's RangeError when the engine refuses an ArrayBuffer's bytes. */
+export const BUFFER_REFUSED_TEXT = 'Array buffer allocation failed';
+
+/** What a refused buffer may have asked for beyond what the isolate already held, for the reading below. */
+const REFUSAL_SLACK = 1024 * 1024;
+
+/**
+ * Whether a run ended on the engine refusing a buffer because the isolate had met its memory
+ * limit: the program's own allocation or one the runtime made for it (a decoder's scratch buffer
+ * inside `new URL`), which surfaces as V8's RangeError rather than as the limit. Corroborated by the
+ * isolate's heap, since a program can throw the same words, and a buffer asked for far past the
+ * limit in one go is the program's plain RangeError.
+ */
+function refusedAtLimit(outcome: RunOutcome, handle: IsolateHandle): boolean {
+  if (outcome.code !== undefined || outcome.error !== BUFFER_REFUSED_TEXT || handle.isolate.isDisposed)
+    return false;
+  try {
+    const heap = handle.isolate.getHeapStatisticsSync();
+    return (
+      heap.used_heap_size + heap.externally_allocated_size + REFUSAL_SLACK >= handle.memoryLimit * 2 ** 20
+    );
+  } catch {
+    return false;
+  }
+}
+
 export interface RunWithTimeoutsOptions {
   readonly handle: IsolateHandle;
   readonly entry: ivm.Module;
@@ -236,9 +262,10 @@ export async function runWithTimeouts(options: RunWithTimeoutsOptions): Promise<
 
   try {
     return await Promise.race([
-      options.delivered.then((answer) =>
-        coded(withReportedFailure(parseEnvelope(answer), options.deliveredFailure?.())),
-      ),
+      options.delivered.then((answer) => {
+        const outcome = coded(withReportedFailure(parseEnvelope(answer), options.deliveredFailure?.()));
+        return refusedAtLimit(outcome, handle) ? memoryOutcome() : outcome;
+      }),
       evaluated,
       hostExpiry,
       disposal,

@@ -499,7 +499,8 @@ describe('chooseOutbound', () => {
       body: new Uint8Array(PAYLOAD_LIMIT),
     };
     expect(() => measureRequest(big)).toThrow(
-      payloadTooLargeMessage('outbound request', PAYLOAD_LIMIT + 11, PAYLOAD_LIMIT),
+      // The method, the URL, the header and the body.
+      payloadTooLargeMessage('outbound request', 4 + 9 + 2 + PAYLOAD_LIMIT, PAYLOAD_LIMIT),
     );
   });
 });

@@ -16,6 +16,7 @@ import { abortSlots } from '../abort/abort-signal.ts';
 import { virtualClock } from '../date.ts';
 import { hostOf } from '../host.ts';
 import { assertRequestScope, markObserved } from '../internals.ts';
+import { memoryLimitBytes } from '../memory-limit.ts';
 import { loadPiece, type Pieces } from '../pieces.ts';
 import {
   ErrorCtor,
@@ -24,6 +25,7 @@ import {
   PromiseCtor,
   PromisePrototypeThen,
   StringPrototypeStartsWith,
+  TypedArrayPrototypeGetByteLength,
   TypeErrorCtor,
   Uint8ArrayCtor,
 } from '../primordials.ts';
@@ -53,6 +55,42 @@ interface WireResponse {
 }
 
 let nextRequest = 1;
+
+/**
+ * The bytes of the requests whose answer has not come back. The host refuses a request past the
+ * payload limit, and more in flight together, but only once it has crossed, and a header or URL of
+ * a billion characters costs the program next to nothing (a rope) and the host its flat copy. So
+ * the requests in flight may hand the host at most the isolate's own memory limit between them,
+ * measured before they cross, as crypto.subtle's operations may (crypto/crossing.ts).
+ */
+let requestBytesInFlight = 0;
+
+/** The text of the TypeError a request past that budget rejects with. */
+export function requestBudgetMessage(bytes: number, limit: number, inFlight: number): string {
+  return `This fetch would hand ${bytes} bytes to the host while ${inFlight} bytes of requests are in flight; requests in flight may hold at most ${limit} bytes (the execution's memory limit).`;
+}
+
+/** Counts a request in, or throws the TypeError past the budget; answers what to give back. */
+function admitRequest(wire: {
+  method: string;
+  url: string;
+  headers: [string, string][];
+  body: Uint8Array | null;
+}): number {
+  let bytes =
+    (wire.method.length + wire.url.length) * 2 +
+    (wire.body === null ? 0 : TypedArrayPrototypeGetByteLength(wire.body));
+  const headers = wire.headers;
+  for (let index = 0; index < headers.length; index++) {
+    const pair = headers[index] as [string, string];
+    bytes += (pair[0].length + pair[1].length) * 2;
+  }
+  const limit = memoryLimitBytes();
+  if (requestBytesInFlight + bytes > limit)
+    throw new TypeErrorCtor(requestBudgetMessage(bytes, limit, requestBytesInFlight));
+  requestBytesInFlight += bytes;
+  return bytes;
+}
 
 /** The data: URL processor (./data-url.ts), a runtime piece loaded by the first data: URL fetched. */
 function dataUrls(): Pieces['dataUrl'] {
@@ -109,7 +147,13 @@ export function fetch(input: unknown, init?: RequestInit): Promise<Response> {
         body,
         redirect: state.redirect,
       };
-      const answer = (await host.async(['send', id, wire], SEND_CROSSING)) as string | number;
+      const bytes = admitRequest(wire);
+      let answer: string | number;
+      try {
+        answer = (await host.async(['send', id, wire], SEND_CROSSING)) as string | number;
+      } finally {
+        requestBytesInFlight -= bytes;
+      }
       observeDurable(host, id);
       if (settled) {
         // Aborted meanwhile: what the host holds for this request is let go, never copied in.

@@ -15,12 +15,16 @@ import {
   ERROR_NAME_LIMIT,
   ERROR_TOOL_LIMIT,
   NOTE_LIMIT,
+  PAYLOAD_LIMIT,
 } from '@supolka/codemode-protocol/wire';
 import { STACK_READ_LIMIT } from '../errors/stack.ts';
 import { INTERNAL_MODULE_TEXT, RUN_SUPPORT_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
 import type { RunSupportValues } from '../inside/run-support.ts';
 import { LOST_VALUE_TEXTS, NOTE_PATH_LIMIT, NOTE_WALK_DEPTH, NOTE_WALK_VALUES } from '../lost-values.ts';
 import { bindValues } from '../setup/bound-source.ts';
+
+/** A retained handler's answer (its response's texts, or the text it threw) past PAYLOAD_LIMIT, refused in the isolate. */
+export const HANDLER_ANSWER_TOO_LARGE_MESSAGE = `The handler's answer would hand the host more than ${PAYLOAD_LIMIT} characters (PAYLOAD_LIMIT) of status text, headers or thrown message: answer with less.`;
 
 /**
  * The specifier the entry imports this module by. The resolver serves it to the entry and loader
@@ -62,6 +66,8 @@ export const RUN_SUPPORT_SOURCE = bindValues(
     lostPromise: LOST_VALUE_TEXTS.promise,
     lostError: LOST_VALUE_TEXTS.error,
     lostEmpty: LOST_VALUE_TEXTS.empty,
+    payloadLimit: PAYLOAD_LIMIT,
+    answerTooLarge: HANDLER_ANSWER_TOO_LARGE_MESSAGE,
   } satisfies RunSupportValues,
   ['internals', 'signal'],
 );

@@ -17,7 +17,13 @@ import type { HostReference, NativeSource } from './host.ts';
 /** What connecting the console answers: the switch to workerd's format, for a request that asks for it. */
 export type ConsoleFormatSwitch = (format: string) => void;
 
+export interface ConsoleValues {
+  /** CONSOLE_CAPTURE_LIMIT: a line longer than what one run may capture is never captured whole. */
+  readonly lineLimit: number;
+}
+
 export default function installConsole(
+  settings: ConsoleValues,
   nativeSource: NativeSource,
   formatInspect: (values: unknown[]) => string,
 ): (sink: HostReference) => ConsoleFormatSwitch {
@@ -26,6 +32,7 @@ export default function installConsole(
   const apply = Reflect.apply;
   const String_ = String;
   const defineProperty = Object.defineProperty;
+  const lineLimit = settings.lineLimit;
   let open = true;
   // consoleFormat 'inspect': workerd's format (the runtime's console-format.ts), set before user code.
   let inspect = false;
@@ -36,8 +43,12 @@ export default function installConsole(
       for (let index = 0; index < values.length; index++)
         text += (index === 0 ? '' : ' ') + String_(values[index]);
     if (!open || applySync === undefined) return;
+    // A line longer than what a run may capture is never captured: only its length crosses, since
+    // the host's copy of a long string (a rope, next to free for the program) would cost the host
+    // its whole flat length. Reading a rope's length does not flatten it.
+    const line: string | number = text.length > lineLimit ? text.length : text;
     try {
-      if (apply(applySync, sink, [undefined, [level, text]]) === false) open = false;
+      if (apply(applySync, sink, [undefined, [level, line]]) === false) open = false;
     } catch {}
   };
   // No prototype: a name inherited from Object.prototype is no level.

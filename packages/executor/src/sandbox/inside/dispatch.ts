@@ -18,6 +18,12 @@ import type { HostReference, SandboxGlobal } from './host.ts';
 export interface DispatchValues {
   /** ANSWER_GONE_MESSAGE. */
   readonly answerGone: string;
+  /** PAYLOAD_LIMIT: what one call's texts, and the texts of the calls in flight together, may be. */
+  readonly payloadLimit: number;
+  /** The host's refusal of one call past it, with a NUL where the size goes. */
+  readonly callTooLarge: string;
+  /** The host's refusal of calls in flight past it together, with a NUL where the size goes. */
+  readonly inFlightTooLarge: string;
 }
 
 /**
@@ -30,6 +36,8 @@ export type DispatchAnswer = (call: number, answer: unknown, time?: unknown) => 
 interface PendingCall {
   readonly resolve: (json: string) => void;
   readonly reject: (error: unknown) => void;
+  /** The characters of its texts, counted in flight until its answer arrives. */
+  readonly size: number;
 }
 
 export default function installDispatch(values: DispatchValues, hostDispatch: HostReference): DispatchAnswer {
@@ -50,6 +58,14 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
   const answerGone = values.answerGone;
   const pending = new Map<number, PendingCall>();
   let lastCall = 0;
+  // The characters of the calls whose answers have not arrived.
+  let inFlight = 0;
+  const payloadLimit = values.payloadLimit;
+  const split = String.prototype.split;
+  const callTooLarge = apply(split, values.callTooLarge, ['\u0000']) as string[];
+  const inFlightTooLarge = apply(split, values.inFlightTooLarge, ['\u0000']) as string[];
+  const refusal = (texts: string[], size: number) =>
+    mark(new Error_((texts[0] as string) + size + (texts[1] as string)), 'tool-failed');
   // Characters from which a call's texts cross in an array: isolated-vm makes a string of 1024
   // bytes or more an external string, and a two-byte string of 512 characters is 1024 bytes.
   const LONG = 512;
@@ -72,6 +88,7 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
     const call: PendingCall | undefined = apply(mapGet, pending, [id]);
     if (call === undefined) return undefined;
     apply(mapDelete, pending, [id]);
+    inFlight -= call.size;
     if (typeof time === 'number') {
       // A durable run's clock moves with the time the settlement carries, never backwards.
       const now = clock.now;
@@ -95,20 +112,27 @@ export default function installDispatch(values: DispatchValues, hostDispatch: Ho
   const dispatch = function __dispatch(provider: unknown, tool: unknown, argsJson: unknown) {
     return new Promise_<string>((resolve, reject) => {
       assertRequestScope();
-      const call = ++lastCall;
       const texts = [String_(provider), String_(tool), String_(argsJson)];
-      // A string of 1 KiB or more crosses on its own as an external string of the host, whose
-      // bytes the host's collector does not weigh: a program awaiting call after call with long
-      // arguments left gigabytes of them uncollected in the host. In an array copied across, they
-      // arrive as the host's own strings, collected like any other.
-      const long =
-        (texts[0] as string).length + (texts[1] as string).length + (texts[2] as string).length >= LONG;
-      apply(mapSet, pending, [call, { resolve, reject }]);
+      const size = (texts[0] as string).length + (texts[1] as string).length + (texts[2] as string).length;
+      // The host refuses a call past the payload limit, alone or with the calls in flight, but only
+      // once its texts have crossed: a string of a billion characters costs the program next to
+      // nothing (a rope) and the host a flat copy. So the same refusals are made here first, and a
+      // refused call takes no number (a durable run journals each number).
+      if (size > payloadLimit) return reject(refusal(callTooLarge, size));
+      if (inFlight + size > payloadLimit) return reject(refusal(inFlightTooLarge, inFlight + size));
+      const call = ++lastCall;
+      apply(mapSet, pending, [call, { resolve, reject, size }]);
+      inFlight += size;
       try {
-        if (long) apply(applyHostIgnored, hostDispatch, [undefined, [call, texts], COPIED]);
+        // A string of 1 KiB or more crosses on its own as an external string of the host, whose
+        // bytes the host's collector does not weigh: a program awaiting call after call with long
+        // arguments left gigabytes of them uncollected in the host. In an array copied across,
+        // they arrive as the host's own strings, collected like any other.
+        if (size >= LONG) apply(applyHostIgnored, hostDispatch, [undefined, [call, texts], COPIED]);
         else apply(applyHostIgnored, hostDispatch, [undefined, [call, texts[0], texts[1], texts[2]]]);
       } catch (error) {
         apply(mapDelete, pending, [call]);
+        inFlight -= size;
         throw error;
       }
     });

@@ -16,6 +16,10 @@ export interface LoaderValues {
   readonly inFlightLimit: number;
   /** IMPORTS_IN_FLIGHT_MESSAGE. */
   readonly tooManyImports: string;
+  /** PAYLOAD_LIMIT: what the referrers and specifiers of the loads in flight may come to. */
+  readonly namesLimit: number;
+  /** IMPORT_NAMES_MESSAGE. */
+  readonly namesTooLong: string;
 }
 
 type ErrorConstructorLike = new (message?: string) => Error;
@@ -38,6 +42,11 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
   const globalScopeImport = values.globalScopeImport;
   const inFlightLimit = values.inFlightLimit;
   const tooManyImports = values.tooManyImports;
+  const namesLimit = values.namesLimit;
+  const namesTooLong = values.namesTooLong;
+  // The characters of the names of the loads in flight: measured before they cross, since the
+  // host's copy of a program's string costs the host what the string (a rope) never cost the program.
+  let namesInFlight = 0;
   // Loads asked of the host and not answered yet. Counted here, so a program that spins on
   // import() is refused inside the isolate past the bound, and never floods the host with calls.
   let inFlight = 0;
@@ -69,13 +78,19 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
       if (scope.global) throw new Error_(globalScopeImport);
       if (inFlight >= inFlightLimit) throw new Error_(tooManyImports);
       const name = String_(specifier);
+      const from = String_(referrer);
+      const size = from.length + name.length;
+      // Counted again after the conversions: a toString that imports would otherwise pass the
+      // count at every level of its own re-entry.
+      if (inFlight >= inFlightLimit) throw new Error_(tooManyImports);
+      if (namesInFlight + size > namesLimit) throw new Error_(namesTooLong);
       const id = ++lastLoad;
       // The two names in an array copied across: a string of 1 KiB or more crossing on its own is
       // an external string of the host, whose bytes its collector does not weigh, and a program
       // importing long specifiers in a loop left gigabytes of them uncollected (inside/dispatch.ts).
       const request = apply(applyHost, hostLoad, [
         undefined,
-        [[String_(referrer), name], id],
+        [[from, name], id],
         // No prototypes: isolated-vm looks up an option it does not find on the chain (inside/timers.ts).
         {
           __proto__: null,
@@ -84,9 +99,11 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
         },
       ]);
       inFlight++;
+      namesInFlight += size;
       apply(then, request, [
         (answer: unknown) => {
           inFlight--;
+          namesInFlight -= size;
           let frame: [string, string, string, string?];
           try {
             observe(id);
@@ -108,6 +125,7 @@ export default function installLoader(values: LoaderValues, hostLoad: HostRefere
         },
         (failure: { message?: unknown } | undefined) => {
           inFlight--;
+          namesInFlight -= size;
           // biome-ignore lint/complexity/useOptionalChain: a falsy rejection reads as itself, as it always has.
           reject(new Error_(String_(failure && failure.message)));
         },

@@ -46,6 +46,10 @@ export interface RunSupportValues {
   readonly lostPromise: string;
   readonly lostError: string;
   readonly lostEmpty: string;
+  /** PAYLOAD_LIMIT: what a retained handler's answer may hand the host. */
+  readonly payloadLimit: number;
+  /** HANDLER_ANSWER_TOO_LARGE_MESSAGE. */
+  readonly answerTooLarge: string;
 }
 
 /** A tool call as its failure remembers it: the namespace, the tool, and where the program made it. */
@@ -106,6 +110,8 @@ export default function createRunSupport(
   const __stackReadLimit = values.stackReadLimit;
   const __toolLimit = values.toolLimit;
   const __jsonLimit = values.jsonLimit;
+  const __payloadLimit = values.payloadLimit;
+  const __answerTooLarge = values.answerTooLarge;
   // V8's, not in the standard library's declarations this folder is checked against.
   const __captureStackTrace = (
     Error as unknown as { captureStackTrace: (target: object, above?: unknown) => void }
@@ -467,9 +473,24 @@ export default function createRunSupport(
       const answer = await handler(__http.requestFromWire(wire));
       if (!__http.isResponse(answer))
         return ['thrown', "Incorrect type for Promise: the Promise did not resolve to 'Response'."];
-      return ['returned', await __http.responseToWire(answer)];
+      const response = (await __http.responseToWire(answer)) as {
+        readonly statusText: string;
+        readonly headers: readonly (readonly [string, string])[];
+      };
+      // Its texts measured before they cross, as the host measures the whole after: a status text or
+      // header value made by repeat() costs the program a few bytes and the host its flat copy. The
+      // body's bytes are the isolate's own, metered by its limit, and measured by the host.
+      let size = response.statusText.length;
+      const headers = response.headers;
+      for (let index = 0; index < headers.length; index++) {
+        const pair = headers[index] as readonly [string, string];
+        size += pair[0].length + pair[1].length;
+      }
+      if (size > __payloadLimit) return ['thrown', __answerTooLarge];
+      return ['returned', response];
     } catch (error) {
-      return ['thrown', __describe(error)];
+      const text = __describe(error);
+      return ['thrown', text.length > __payloadLimit ? __answerTooLarge : text];
     }
   };
 

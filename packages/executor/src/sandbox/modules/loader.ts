@@ -11,7 +11,7 @@
  * the number it holds the frame under, taken at once with a synchronous call (crossing/answers.ts): a long
  * frame copied in by isolated-vm's own task while the isolate is at its limit aborts the process.
  */
-import { IN_FLIGHT_CALL_LIMIT } from '@supolka/codemode-protocol/wire';
+import { IN_FLIGHT_CALL_LIMIT, PAYLOAD_LIMIT } from '@supolka/codemode-protocol/wire';
 import type { DurableSession } from '../../durable/session.ts';
 import { HeldAnswers, inlineOrHeld } from '../crossing/answers.ts';
 import { LOADER_INSTALL_SOURCE } from '../generated/sandbox-sources.generated.ts';
@@ -21,6 +21,9 @@ import { bindValues } from '../setup/bound-source.ts';
 
 /** The refusal of an import() past the bound of loads in flight, which tool calls and fetch share. */
 export const IMPORTS_IN_FLIGHT_MESSAGE = `Too many import() calls are in flight: one execution may have at most ${IN_FLIGHT_CALL_LIMIT} at once.`;
+
+/** The refusal of an import() whose names, with those of the loads in flight, pass PAYLOAD_LIMIT. */
+export const IMPORT_NAMES_MESSAGE = `The module names of the import() calls in flight would come to more than ${PAYLOAD_LIMIT} characters (PAYLOAD_LIMIT): import modules by shorter names.`;
 
 export const GLOBAL_SCOPE_IMPORT_MESSAGE =
   'import() cannot run at the top level of a module while modules load: this engine cannot wait on the host there. Use a static import, or call import() inside the program.';
@@ -76,6 +79,8 @@ export const LOADER_SOURCE = bindValues(
     globalScopeImport: GLOBAL_SCOPE_IMPORT_MESSAGE,
     inFlightLimit: IN_FLIGHT_CALL_LIMIT,
     tooManyImports: IMPORTS_IN_FLIGHT_MESSAGE,
+    namesLimit: PAYLOAD_LIMIT,
+    namesTooLong: IMPORT_NAMES_MESSAGE,
   } satisfies LoaderValues,
   ['hostLoad'],
 );

@@ -144,7 +144,8 @@ export function prepareIsolate(options: PrepareOptions): PreparedIsolate {
       undefined,
       [
         new ivm.Reference(
-          (level: 'log' | 'warn' | 'error', text: string) => slots.console?.push(level, text) ?? true,
+          (level: 'log' | 'warn' | 'error', text: string | number) =>
+            slots.console?.push(level, text) ?? true,
         ),
         // The limit crosses beside the references: the runtime bounds by it what the engine's limit
         // does not meter (resizable buffers, WebAssembly memories).
