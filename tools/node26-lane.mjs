@@ -14,16 +14,27 @@ const MAJOR = 26;
 /**
  * Per package, the test folders whose outcome depends on the engine: the executor's sandbox,
  * runtime and pool, its caches on disk (Node's compile cache keeps a folder per Node build, and its
- * account of what it read is Node's own), the retained handlers' calls through the pool and the
- * server, and the path matrix and the pack test (the integration package): each feature through
- * each door, on this engine too.
+ * account of what it read is Node's own), durable runs (a replay depends on the order the engine
+ * observes settlements in), the first child started early by the commands (the CLI's and the
+ * bridge's), the retained handlers' calls through the pool and the server, the bridge's approval
+ * rounds (durable runs through the pool), and the path matrix and the pack test (the integration
+ * package): each feature through each door, on this engine too.
  */
 const LANE = [
   [
     'executor',
-    ['test/sandbox', 'test/runtime', 'test/pool', 'test/cache', 'test/executor/handles-host-calls.test.ts'],
+    [
+      'test/sandbox',
+      'test/runtime',
+      'test/pool',
+      'test/cache',
+      'test/durable',
+      'test/cli/early-child.test.ts',
+      'test/executor/handles-host-calls.test.ts',
+    ],
   ],
   ['server', ['test/handles-host-calls.test.ts']],
+  ['mcp', ['test/early-child.test.ts', 'test/approval-rounds.test.ts']],
   ['integration', ['test/matrix', 'test/pack', 'test/engine']],
 ];
 
