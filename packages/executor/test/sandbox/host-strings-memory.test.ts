@@ -68,40 +68,15 @@ const rounds = (body: string, char = 'x') =>
 const SPAWN = 150_000;
 
 describe('long texts a program sends the host, one after another', () => {
-  test(
-    'tool call arguments',
-    async () => {
-      const { envelope, grew } = await attack(rounds('await api.x(long);'));
-      expect(envelope.result).toBe(3000);
-      expect(grew).toBeLessThan(BOUND);
-    },
-    SPAWN,
-  );
-
-  test(
-    'tool call arguments of two-byte characters',
-    async () => {
-      const { envelope, grew } = await attack(rounds('await api.x(long);', '€'));
-      expect(envelope.result).toBe(3000);
-      expect(grew).toBeLessThan(BOUND);
-    },
-    SPAWN,
-  );
-
-  test(
-    'tool names',
-    async () => {
-      const { envelope, grew } = await attack(rounds('await api[long + i]();'));
-      expect(envelope.result).toBe(3000);
-      expect(grew).toBeLessThan(BOUND);
-    },
-    SPAWN,
-  );
-
-  test(
-    "import()'s specifiers",
-    async () => {
-      const { envelope, grew } = await attack(rounds('await import(long + i);'));
+  test.each([
+    ['tool call arguments', 'await api.x(long);', 'x'],
+    ['tool call arguments of two-byte characters', 'await api.x(long);', '€'],
+    ['tool names', 'await api[long + i]();', 'x'],
+    ["import()'s specifiers", 'await import(long + i);', 'x'],
+  ])(
+    '%s',
+    async (_name, body, char) => {
+      const { envelope, grew } = await attack(rounds(body, char));
       expect(envelope.result).toBe(3000);
       expect(grew).toBeLessThan(BOUND);
     },
