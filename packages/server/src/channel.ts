@@ -1,9 +1,15 @@
 /**
  * The socket under one connection, and what keeps it honest whatever the peer does: every message
  * measured in UTF-8 bytes against PAYLOAD_LIMIT, the send buffer watched (a peer that stops
- * reading gets no new work, then loses the socket), a ping on an interval (a peer that stopped
+ * reading is not read either, then loses the socket), a ping on an interval (a peer that stopped
  * answering, a half-open TCP connection among them, loses the socket), and a close that drops the
  * socket when the peer does not answer the closing handshake.
+ *
+ * Reading stops while anything holds the channel: a message waiting its turn (in-order.ts), or a
+ * peer past sendBufferLimit. The second is what bounds a peer that sends and never reads: every
+ * message it sends is answered (a fault, an OVERLOADED result), so reading on would queue answers
+ * here for as long as it kept sending, about a kilobyte of heap for each small one (865 MB from one
+ * such connection in 50 s, measured); held, its messages wait in its own buffers and the kernels'.
  */
 import {
   encodeMessage,
@@ -33,6 +39,10 @@ export class Channel {
   #answered = true;
   #congestion: NodeJS.Timeout | undefined;
   #grace: NodeJS.Timeout | undefined;
+  /** How many reasons there are not to read the socket now; it is paused while any is left. */
+  #holds = 0;
+  /** Whether one of those holds is the peer's: past sendBufferLimit when a message was last sent. */
+  #heldForCongestion = false;
 
   readonly #onDrop: (cause: DropCause) => void;
 
@@ -64,6 +74,15 @@ export class Channel {
     return this.#socket.bufferedAmount > this.#limits.sendBufferLimit;
   }
 
+  /** Stops reading the socket until every hold is released (what was read already still arrives). */
+  hold(): void {
+    if (this.#holds++ === 0) this.#socket.pause();
+  }
+
+  release(): void {
+    if (--this.#holds === 0) this.#socket.resume();
+  }
+
   /**
    * Encodes and sends. Throws PayloadTooLargeError when the text is past PAYLOAD_LIMIT bytes, so
    * the caller can answer with a smaller message; a socket no longer open takes nothing.
@@ -77,8 +96,8 @@ export class Channel {
         throw new PayloadTooLargeError(`${message.type} message`, bytes, PAYLOAD_LIMIT);
     }
     if (!this.open) return;
-    this.#socket.send(text);
-    if (this.congested) this.#watchCongestion();
+    this.#socket.send(text, this.#flushed);
+    if (this.congested) this.#onCongested();
   }
 
   /** The closing handshake, with CLOSE_GRACE for the peer to answer it. */
@@ -95,8 +114,15 @@ export class Channel {
     this.#socket.terminate();
   }
 
-  /** A peer still congested when congestionTimeout has passed is not reading: its socket goes. */
-  #watchCongestion(): void {
+  /**
+   * The peer leaves more than sendBufferLimit unread: it is not read until it reads (#flushed), and
+   * one still congested when congestionTimeout has passed is not reading: its socket goes.
+   */
+  #onCongested(): void {
+    if (!this.#heldForCongestion) {
+      this.#heldForCongestion = true;
+      this.hold();
+    }
     if (this.#congestion !== undefined) return;
     this.#congestion = setTimeout(() => {
       this.#congestion = undefined;
@@ -104,9 +130,24 @@ export class Channel {
     }, this.#limits.congestionTimeout);
   }
 
-  /** No pong since the last ping means the peer, or the path to it, is gone. */
+  /**
+   * Called by ws as each message sent leaves this process for the kernel (or fails to): the message
+   * that went past the limit among them, so the hold is released as soon as the peer has read enough.
+   */
+  readonly #flushed = (): void => {
+    if (!this.#heldForCongestion || this.congested) return;
+    this.#heldForCongestion = false;
+    // Its pong to a ping sent before the hold waits unread: a new interval to answer in.
+    this.#answered = true;
+    this.release();
+  };
+
+  /**
+   * No pong since the last ping means the peer, or the path to it, is gone. Not judged while the
+   * peer is held for congestion: its pong is among what is not read, and congestionTimeout judges it.
+   */
   #ping(): void {
-    if (!this.open) return;
+    if (!this.open || this.#heldForCongestion) return;
     if (!this.#answered) {
       this.terminate('ping unanswered');
       return;

@@ -137,8 +137,8 @@ export class ServerConnection {
       this.#onEnded = resolve;
     });
     this.#inOrder = new InOrder(
-      () => socket.pause(),
-      () => socket.resume(),
+      () => this.#channel.hold(),
+      () => this.#channel.release(),
     );
     socket.on('message', (data, isBinary) => this.#inOrder.run(() => this.#onMessage(data, isBinary)));
     socket.on('close', (code) => {

@@ -44,6 +44,22 @@ import {
  */
 export const MAX_FRAME = PAYLOAD_LIMIT + 1024 * 1024;
 
+/**
+ * How long a peer has to send a request's headers (an upgrade, /healthz, /metrics) and the whole
+ * request, in ms, checked every second. Node's own defaults (60 s and 300 s, checked every 30 s)
+ * let peers that never finish their headers hold a socket each for a minute before any check of
+ * ours sees them: 9000 held at once, measured, and with them the process's file descriptors. As
+ * HAProxy's `timeout http-request` in deploy/. An upgraded socket is the connection's to judge.
+ */
+export const REQUEST_HEAD_TIMEOUT = 10_000;
+
+/**
+ * Sockets the HTTP server accepts past maxConnections, for a probe of /healthz or /metrics and for
+ * upgrades to hear their 503: any more are closed as they are accepted, so what no upgrade has
+ * reached yet cannot take every file descriptor either.
+ */
+export const SOCKET_HEADROOM = 64;
+
 /** Starts a server listening on `options.host`:`options.port`; resolves once it listens. */
 export async function createServer(options: ServerOptions = {}): Promise<ExecutorServer> {
   const server = new ExecutorServer(resolveServerOptions(options));
@@ -79,15 +95,23 @@ export class ExecutorServer {
       options.requestBudget,
       () => this.#connections.size - this.#unauthenticated(),
     );
-    this.#http = createHttpServer((request, response) => {
-      serveRoute(request, response, {
-        executor: this.executor,
-        metrics: this.#metrics,
-        gauges: () => this.#gauges(),
-        draining: () => this.#draining,
-        instance: options.instance,
-      }).catch(() => response.destroy());
-    });
+    this.#http = createHttpServer(
+      {
+        headersTimeout: REQUEST_HEAD_TIMEOUT,
+        requestTimeout: REQUEST_HEAD_TIMEOUT,
+        connectionsCheckingInterval: 1_000,
+      },
+      (request, response) => {
+        serveRoute(request, response, {
+          executor: this.executor,
+          metrics: this.#metrics,
+          gauges: () => this.#gauges(),
+          draining: () => this.#draining,
+          instance: options.instance,
+        }).catch(() => response.destroy());
+      },
+    );
+    this.#http.maxConnections = options.maxConnections + SOCKET_HEADROOM;
     this.#http.on('upgrade', (request, socket, head) => this.#upgrade(request, socket, head));
   }
 

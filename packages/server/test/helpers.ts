@@ -77,6 +77,13 @@ export function useServerProcess(options: ServerOptions, heapMb: number) {
       const [message] = (await once(child, 'message')) as [{ heapUsed: number }];
       return message.heapUsed;
     },
+    /** Its heap and its memory outside the heap (buffers), after a full collection, in bytes. */
+    async memoryUsed(): Promise<number> {
+      const child = started().process;
+      child.send('memory');
+      const [message] = (await once(child, 'message')) as [{ heapUsed: number; external: number }];
+      return message.heapUsed + message.external;
+    },
   };
 }
 
