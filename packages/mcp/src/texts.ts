@@ -28,6 +28,11 @@ export function tooManyToolsMessage(server: string, limit: number): string {
   return `The MCP server ${server} lists more than ${limit} tools, more than one namespace may hold.`;
 }
 
+/** An upstream whose tool list weighs more than the bridge keeps of one (listing-weight.ts). */
+export function listingTooLargeMessage(server: string, limit: number): string {
+  return `The MCP server ${server} lists tools whose names, descriptions and schemas weigh more than ${limit} bytes as the bridge keeps them; the server cannot be served until its list is smaller.`;
+}
+
 /** An upstream tool name too long to be a function name the model reads. */
 export function toolNameTooLongMessage(server: string, length: number, limit: number): string {
   return `The MCP server ${server} lists a tool whose name is ${length} characters long, past the ${limit} a name may have.`;

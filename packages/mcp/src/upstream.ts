@@ -31,11 +31,13 @@ import { z } from 'zod';
 import { boundedFetch } from './bounded-fetch.ts';
 import { isStdio, type StdioUpstreamConfig, tokenFilePath, type UpstreamConfig } from './config.ts';
 import type { EraCache, RememberedEra, StdioLaunch } from './era-cache.ts';
+import { LISTING_WEIGHT_LIMIT, listingWeight } from './listing-weight.ts';
 import { functionNames } from './names.ts';
 import { LoginNeededError } from './oauth-provider.ts';
 import { NO_VALIDATION_HERE, outputMismatch } from './output-check.ts';
 import {
   connectTimeoutMessage,
+  listingTooLargeMessage,
   refusedAfterRefreshMessage,
   toolNameTooLongMessage,
   tooManyToolsMessage,
@@ -406,6 +408,7 @@ export class Upstream {
   async #list(client: Client): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
+    let weight = 0;
     for (let page = 0; page < PAGE_LIMIT; page++) {
       // Page by page, each checked before the next is read: the SDK's listTools without a cursor
       // would read every page before any bound here could refuse one.
@@ -418,6 +421,9 @@ export class Upstream {
         if (tool.name.length > NAME_LIMIT)
           throw new Error(toolNameTooLongMessage(this.key, tool.name.length, NAME_LIMIT));
       }
+      weight += listingWeight(answer.tools, LISTING_WEIGHT_LIMIT - weight);
+      if (weight > LISTING_WEIGHT_LIMIT)
+        throw new Error(listingTooLargeMessage(this.key, LISTING_WEIGHT_LIMIT));
       tools.push(...(answer.tools as Tool[]));
       if (tools.length > TOOL_LIMIT) throw new Error(tooManyToolsMessage(this.key, TOOL_LIMIT));
       cursor = answer.nextCursor;

@@ -1,6 +1,6 @@
 /**
  * Upstreams that misbehave, through the real command: one that crashes in the middle of a call,
- * hangs, answers garbage or too much, changes its tools, lists too many, or declares schemas too
+ * hangs, answers garbage or too much, changes its tools, lists too many or too heavy ones, or declares schemas too
  * deep, cyclic or explosive to expand. Each is bounded and named; the command and its other
  * upstreams go on.
  */
@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { DEPTH_LIMIT, NAME_LIMIT, TOOL_LIMIT, TYPE_LIMIT } from '@supolka/codemode-executor/serving';
 import { OUTBOUND_DISABLED_MESSAGE } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { LISTING_WEIGHT_LIMIT } from '../src/listing-weight.ts';
 import {
+  listingTooLargeMessage,
   notInCatalogMessage,
   toolNameCollisionMessage,
   toolNameTooLongMessage,
@@ -43,6 +45,7 @@ beforeAll(async () => {
     many: misbehaving('many'),
     collide: misbehaving('collide'),
     long: misbehaving('long-name'),
+    fat: misbehaving('fat'),
   };
   [served, patient, large] = await Promise.all([
     connect({ mcpServers, upstreamTimeout: UPSTREAM_TIMEOUT }),
@@ -76,8 +79,11 @@ async function thrown(call: string, through = served): Promise<string> {
 }
 
 describe('misbehaving upstreams', () => {
-  test('a server with too many tools, a tool name of a megabyte, or two tools of one name is refused naming why', () => {
+  test('a server with too many tools, a tool name of a megabyte, two tools of one name, or a list too heavy to keep is refused naming why', () => {
     expect(served.stderr()).toContain(upstreamFailedMessage('many', tooManyToolsMessage('many', TOOL_LIMIT)));
+    expect(served.stderr()).toContain(
+      upstreamFailedMessage('fat', listingTooLargeMessage('fat', LISTING_WEIGHT_LIMIT)),
+    );
     expect(served.stderr()).toContain(
       upstreamFailedMessage('long', toolNameTooLongMessage('long', 1024 * 1024, NAME_LIMIT)),
     );
