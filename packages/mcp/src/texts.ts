@@ -397,3 +397,15 @@ export const NOTES_BLOCK = 'notes:\n';
 /** The error details block's line prefixes: which call failed and where, a thrown object's JSON. */
 export const FAILED_CALL_LINE = 'failed call: ';
 export const THROWN_LINE = 'thrown: ';
+
+/** An `execute` call whose arguments are not one `code` string; the names given, cut and escaped. */
+export function executeArgumentsMessage(others: readonly string[]): string {
+  const named = others
+    .slice(0, 5)
+    .map((key) => JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}...` : key))
+    .join(', ');
+  const more = others.length > 5 ? ` and ${others.length - 5} more` : '';
+  return others.length === 0
+    ? 'execute takes one argument, code, which must be a string holding the program.'
+    : `execute takes one argument, code (a string holding the program); it was also given ${named}${more}.`;
+}

@@ -11,6 +11,7 @@ import { OUTBOUND_DISABLED_MESSAGE } from '@supolka/codemode-protocol';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { LISTING_WEIGHT_LIMIT } from '../src/listing-weight.ts';
 import {
+  executeArgumentsMessage,
   listingTooLargeMessage,
   notInCatalogMessage,
   toolNameCollisionMessage,
@@ -93,6 +94,20 @@ describe('misbehaving upstreams', () => {
         toolNameCollisionMessage('collide', 'get-item', 'get.item', 'get_item'),
       ),
     );
+  });
+
+  test('execute takes one argument, code, a string: anything else is refused before the run waits its turn', async () => {
+    const extra = await served.client.callTool({
+      name: 'execute',
+      arguments: { code: 'async () => 1', padding: Array.from({ length: 1000 }, () => []) },
+    });
+    expect(extra.isError).toBe(true);
+    expect(firstText(extra as never)).toBe(executeArgumentsMessage(['padding']));
+    const notText = await served.client.callTool({ name: 'execute', arguments: { code: 42 } });
+    expect(notText.isError).toBe(true);
+    expect(firstText(notText as never)).toBe(executeArgumentsMessage([]));
+    const { tools } = await served.client.listTools();
+    expect(tools.find((tool) => tool.name === 'execute')?.inputSchema.additionalProperties).toBe(false);
   });
 
   test('declarations of cyclic, deep and exploding schemas are bounded', async () => {

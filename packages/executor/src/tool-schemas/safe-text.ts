@@ -5,23 +5,28 @@
  * the MCP bridge's approval question. The bridge and describeTools share it. One sanitizer makes such
  * text unable to change that structure or to look different from what it is: every character that
  * ends a line other than `\n`, moves or hides text (C0 and C1 controls, a lone CR, U+2028/2029, the
- * bidirectional controls, zero-width characters) is written as its `\uXXXX` escape, a code fence
+ * bidirectional controls, zero-width and other invisible characters) is written as its `\uXXXX` escape, a code fence
  * (three backticks or tildes) is broken, and a comment terminator is escaped. The escapes read the
  * same inside a TypeScript string literal, so a quoted name keeps its meaning.
  */
 
 /**
- * C0 controls but `\n`, DEL and C1, U+2028/2029, the bidi embeddings, overrides and isolates
- * (U+202A-202E, U+2066-2069, and the marks U+200E/200F, U+061C), and the zero-width and invisible
- * characters (U+200B-200D, U+2060-2064, U+FEFF, U+180E, U+00AD).
+ * Every control but `\n` (C0, DEL, C1), every format character (the bidi embeddings, overrides,
+ * isolates and marks, the zero-width characters, U+2028/2029's kin), and every character Unicode
+ * says a renderer may show as nothing (Default_Ignorable_Code_Point: the tag characters
+ * U+E0000-E007F, which spell ASCII no one sees but a model reads, the variation selectors, the Hangul
+ * fillers, U+034F), with U+2800 and U+FFFC, which show as a blank and a box. A review's approval
+ * question showed a person `"Buy milk"` while its value carried 67 tag characters spelling an
+ * instruction to the model.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is its purpose
-const UNSAFE = /[\0-\t\v-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const UNSAFE = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800\ufffc]/gu;
 /** A run of three or more backticks or tildes opens or closes a Markdown code block. */
 const FENCE = /([`~])(?=\1\1)/g;
 
+/** `\uXXXX`, or `\u{XXXXX}` past U+FFFF: both read as the character in a TypeScript string. */
 function escaped(char: string): string {
-  return `\\u${(char.codePointAt(0) as number).toString(16).padStart(4, '0')}`;
+  const point = char.codePointAt(0) as number;
+  return point > 0xffff ? `\\u{${point.toString(16)}}` : `\\u${point.toString(16).padStart(4, '0')}`;
 }
 
 /** `text` made safe for a code block, a doc comment or a question (see above). */

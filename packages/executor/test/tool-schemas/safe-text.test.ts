@@ -17,6 +17,16 @@ describe('safeText', () => {
       '\0\t\x1b[1m\x7f\x85\x9f',
       '\\u0000\\u0009\\u001b[1m\\u007f\\u0085\\u009f',
     ],
+    [
+      'tag characters spelling a hidden instruction',
+      'Buy milk\u{e0053}\u{e0059}\u{e0053}',
+      'Buy milk\\u{e0053}\\u{e0059}\\u{e0053}',
+    ],
+    [
+      'variation selectors, Hangul fillers, U+034F, the interlinear marks, U+2800 and U+FFFC',
+      'a\ufe0fb\u{e0100}c\u115fd\u3164e\u034ff\ufff9g\u2800h\ufffci\u17b4',
+      'a\\ufe0fb\\u{e0100}c\\u115fd\\u3164e\\u034ff\\ufff9g\\u2800h\\ufffci\\u17b4',
+    ],
     ['code fences of backticks and tildes', '```ts ~~~ ````', '\\u0060``ts \\u007e~~ \\u0060\\u0060``'],
     ['a comment terminator', 'a */ b', 'a *\\/ b'],
   ])('%s', (_name, text, safe) => {
@@ -24,7 +34,12 @@ describe('safeText', () => {
   });
 
   test('line feeds, two backticks and ordinary non-ASCII text are kept', () => {
-    expect(safeText('one\ntwo `` ü 日本')).toBe('one\ntwo `` ü 日本');
+    expect(safeText('one\ntwo `` ü 日本 😀 한국')).toBe('one\ntwo `` ü 日本 😀 한국');
+  });
+
+  test('an escape past U+FFFF reads back as the character in a string literal', () => {
+    const escapedText = safeText('x\u{e0041}y');
+    expect(new Function(`return '${escapedText}'`)()).toBe('x\u{e0041}y');
   });
 });
 
