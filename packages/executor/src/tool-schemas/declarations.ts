@@ -5,7 +5,10 @@
  * and be huge, deeply nested or cyclic through `$ref`, so generation is bounded: past DEPTH_LIMIT
  * levels a schema reads as `unknown`, a `$ref` already being expanded reads as `unknown`, every
  * schema may spend at most NODE_BUDGET nodes (refs expanding into refs cannot grow it past that),
- * and a type longer than TYPE_LIMIT characters is replaced by its coarse form.
+ * and a type longer than TYPE_LIMIT characters is replaced by its coarse form. That length is
+ * checked at every node, not only at the end: one `$ref` to a long property name, taken by 50 tuple
+ * slots of 50 tuple slots, made a 1 MB schema into a type of hundreds of megabytes (8.7 s, 1.2 GB,
+ * then V8's `Invalid string length`, measured) within the node budget.
  */
 import { sanitizeToolName } from '../codemode/sanitize.ts';
 import { cutText, safeText } from './safe-text.ts';
@@ -24,16 +27,25 @@ export const LITERAL_LIMIT = 200;
 
 type Schema = Readonly<Record<string, unknown>>;
 
+/**
+ * Characters all of a walk's types may add up to, each node's counted once built: a node's type
+ * repeats its children's, so a schema within NODE_BUDGET could still have the walk build a type of
+ * nearly TYPE_LIMIT at each of its nodes, eight million characters a tool, for a thousand tools.
+ */
+const WALK_CHAR_BUDGET = 64 * TYPE_LIMIT;
+
 interface Walk {
   readonly root: Schema;
   readonly expanding: Set<string>;
   budget: number;
+  /** Characters of the types built so far (WALK_CHAR_BUDGET). */
+  spent: number;
 }
 
 /** The type of `schema`, bounded; `fallback` when the bound cuts it. */
 export function schemaToType(schema: unknown, fallback = 'unknown'): string {
   if (!isSchema(schema)) return fallback;
-  const walk: Walk = { root: schema, expanding: new Set(), budget: NODE_BUDGET };
+  const walk: Walk = { root: schema, expanding: new Set(), budget: NODE_BUDGET, spent: 0 };
   const type = typeOf(schema, walk, 0, '');
   return type.length > TYPE_LIMIT || walk.budget < 0 ? fallback : type;
 }
@@ -42,7 +54,19 @@ function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * A schema's type, or `unknown` once a type built is past TYPE_LIMIT or all of them past
+ * WALK_CHAR_BUDGET, which ends the walk.
+ */
 function typeOf(schema: unknown, walk: Walk, depth: number, indent: string): string {
+  const type = nodeType(schema, walk, depth, indent);
+  walk.spent += type.length;
+  if (type.length <= TYPE_LIMIT && walk.spent <= WALK_CHAR_BUDGET) return type;
+  walk.budget = -1;
+  return 'unknown';
+}
+
+function nodeType(schema: unknown, walk: Walk, depth: number, indent: string): string {
   if (schema === true || schema === undefined) return 'unknown';
   if (schema === false) return 'never';
   if (!isSchema(schema) || depth > DEPTH_LIMIT || --walk.budget < 0) return 'unknown';
@@ -95,9 +119,11 @@ function arrayType(schema: Schema, walk: Walk, depth: number, indent: string): s
   const element = (item: unknown) => typeOf(item, walk, depth + 1, indent);
   if (prefix === undefined) return `${parenthesize(element(schema.items))}[]`;
   const required = typeof schema.minItems === 'number' ? schema.minItems : 0;
-  const members = prefix
-    .slice(0, 50)
-    .map((item, index) => (index < required ? element(item) : `${parenthesize(element(item))}?`));
+  const members: string[] = [];
+  for (const [index, item] of prefix.slice(0, 50).entries()) {
+    if (walk.budget < 0) break;
+    members.push(index < required ? element(item) : `${parenthesize(element(item))}?`);
+  }
   const rest = Array.isArray(schema.prefixItems) ? schema.items : schema.additionalItems;
   if (prefix.length > 50) members.push('...unknown[]');
   else if (rest !== false) members.push(`...${parenthesize(element(rest))}[]`);
@@ -112,6 +138,8 @@ function objectType(schema: Schema, walk: Walk, depth: number, indent: string): 
   const inner = `${indent}  `;
   const lines: string[] = [];
   for (const [key, value] of properties.slice(0, 200)) {
+    // A name past TYPE_LIMIT makes the type too long whatever follows: not quoted, escaped or copied.
+    if (key.length > TYPE_LIMIT) walk.budget = -1;
     if (walk.budget < 0) break;
     const doc = isSchema(value) ? docComment(value.description, inner) : '';
     const optional = required.has(key) ? '' : '?';

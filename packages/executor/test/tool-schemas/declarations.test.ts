@@ -148,4 +148,44 @@ describe('declarations from JSON Schema', () => {
       expect(parses(`declare const x: ${schemaToType(garbage)};`)).toBe(true);
     }
   });
+
+  test('a type past TYPE_LIMIT is given up at the node that passes it: a long name taken by tuples of tuples of $ref', () => {
+    // 2500 references to one property name of a megabyte: a walk that measured only at the end
+    // built hundreds of megabytes, then V8 refused the string (Invalid string length).
+    const key = `${'k'.repeat(1024 * 1024 - 1)}-`;
+    const tuple = (items: unknown) => ({ type: 'array', prefixItems: Array(50).fill(items), minItems: 50 });
+    const schema = {
+      $defs: {
+        named: { type: 'object', properties: { [key]: { type: 'string' } } },
+        inner: tuple({ $ref: '#/$defs/named' }),
+      },
+      ...tuple({ $ref: '#/$defs/inner' }),
+    };
+    expect(schemaToType(schema)).toBe('unknown');
+    expect(toolDeclaration({ name: 'wide', inputSchema: schema })).toBe(
+      '  wide(args: Record<string, unknown>): Promise<unknown>;',
+    );
+    // Short names, the same fan-out: each member is short, the whole is past the limit.
+    const short = {
+      $defs: {
+        named: { type: 'object', properties: { some_name: { type: 'string' } } },
+        inner: tuple({ $ref: '#/$defs/named' }),
+      },
+      ...tuple({ $ref: '#/$defs/inner' }),
+    };
+    expect(schemaToType(short)).toBe('unknown');
+    expect(schemaToType(tuple(short.$defs.named))).toContain('some_name?: string;');
+  });
+
+  test('types that each stay within TYPE_LIMIT but add up to millions of characters end the walk too', () => {
+    // Unions keep one of each type, so 9 × 50 expansions of one 3900-character type read as one;
+    // the walk still built all 450 of them (1.75 million characters) within NODE_BUDGET.
+    const big = { type: 'object', properties: { [`${'n'.repeat(3900)}-`]: { type: 'string' } } };
+    const schema = {
+      $defs: { big, inner: { anyOf: Array(50).fill({ $ref: '#/$defs/big' }) } },
+      anyOf: Array(9).fill({ $ref: '#/$defs/inner' }),
+    };
+    expect(schemaToType(schema)).toBe('unknown');
+    expect(schemaToType({ $defs: { big }, anyOf: Array(9).fill({ $ref: '#/$defs/big' }) })).toContain('nnnn');
+  });
 });
