@@ -211,12 +211,19 @@ export async function serveHttp(options: HttpServeOptions): Promise<ServedHttp> 
     if (transport.sessionId === undefined) await server.close().catch(() => {});
   };
 
-  const http: HttpServer = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) refuse(response, 500, `The request failed: ${String(error)}`);
-      else response.end();
-    });
-  });
+  const http: HttpServer = createServer(
+    {
+      headersTimeout: REQUEST_TIMEOUT,
+      requestTimeout: REQUEST_TIMEOUT,
+      connectionsCheckingInterval: 1_000,
+    },
+    (request, response) => {
+      handle(request, response).catch((error: unknown) => {
+        if (!response.headersSent) refuse(response, 500, `The request failed: ${String(error)}`);
+        else response.end();
+      });
+    },
+  );
   http.on('connection', (socket: Socket) => {
     if (!peers.admit(socket)) {
       socket.end(rawRefusal(503, tooManyUnauthenticatedMessage(DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS)));
@@ -256,8 +263,28 @@ export function bearerIdentity(token: string | undefined): string {
   return `bearer ${createHash('sha256').update(token).digest('base64url')}`;
 }
 
+/**
+ * How long a request may take to arrive, its headers and its body, in ms, checked every second:
+ * Node's defaults gave a peer that sent 4 MiB less a byte and stopped 300 s to hold it (300 such
+ * peers held a gigabyte of buffers, measured). A program's answer may take as long as it runs; its
+ * request arrives at once.
+ */
+export const REQUEST_TIMEOUT = 10_000;
+
+/**
+ * Bytes of request bodies the bridge reads at once, across every request without a session: each
+ * is held whole until it parses, outside the heap's limit, so past this a request is answered 503
+ * at once rather than read.
+ */
+export const BODIES_READ_LIMIT = 64 * 2 ** 20;
+
 /** The first request of a session: the transport bounds the later ones by DEFAULT_MAX_REQUEST_BODY_SIZE. */
 const INITIALIZE_BODY_LIMIT = 1024 * 1024;
+
+/** Bytes of the bodies readJson holds now, across every request (BODIES_READ_LIMIT). */
+let bodiesRead = 0;
+
+export const BODIES_BUSY_MESSAGE = `The bridge is reading ${BODIES_READ_LIMIT} bytes of other requests' bodies; send it again shortly.`;
 
 function bodyTooLargeMessage(limit: number): string {
   return `The request body is larger than ${limit} bytes.`;
@@ -273,14 +300,27 @@ async function readJson(
 ): Promise<{ body: unknown; size: number } | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > DEFAULT_MAX_REQUEST_BODY_SIZE) {
-      refuse(response, 413, bodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
-      request.destroy();
-      return undefined;
+  try {
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      bodiesRead += chunk.length;
+      if (size > DEFAULT_MAX_REQUEST_BODY_SIZE) {
+        refuse(response, 413, bodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+        request.destroy();
+        return undefined;
+      }
+      if (bodiesRead > BODIES_READ_LIMIT) {
+        refuse(response, 503, BODIES_BUSY_MESSAGE);
+        request.destroy();
+        return undefined;
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch {
+    // The peer went away, or its request timed out (REQUEST_TIMEOUT): Node has answered it.
+    return undefined;
+  } finally {
+    bodiesRead -= size;
   }
   try {
     return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')), size };

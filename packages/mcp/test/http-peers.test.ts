@@ -11,13 +11,20 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Server } from '@modelcontextprotocol/server';
+import { DEFAULT_MAX_REQUEST_BODY_SIZE, Server } from '@modelcontextprotocol/server';
 import { MIN_TOKEN_LENGTH } from '@supolka/codemode-executor/serving';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cli } from '../../executor/test/cli/cli-process.ts';
 import { DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS } from '../../server/src/options.ts';
 import { tooManyUnauthenticatedMessage } from '../../server/src/texts.ts';
-import { SESSION_LIMIT, serveHttp, sessionsBusyMessage, shortTokenMessage } from '../src/http-serve.ts';
+import {
+  BODIES_READ_LIMIT,
+  REQUEST_TIMEOUT,
+  SESSION_LIMIT,
+  serveHttp,
+  sessionsBusyMessage,
+  shortTokenMessage,
+} from '../src/http-serve.ts';
 import { execute, firstText, misbehaving, scratch, startHttp, stopHttp, writeConfig } from './mcp-process.ts';
 
 const TOKEN = 'a-token-of-enough-length-to-serve';
@@ -121,6 +128,55 @@ describe('who may connect', () => {
       await client.close();
     }
   }, 30_000);
+});
+
+describe('request bodies', () => {
+  test(
+    'bodies read at once past BODIES_READ_LIMIT are refused 503, and bodies that stop arriving end at REQUEST_TIMEOUT',
+    async () => {
+      const port = Number(new URL(url).port);
+      const size = DEFAULT_MAX_REQUEST_BODY_SIZE;
+      // Each sends its body but one byte, and waits: together just short of the bridge's budget.
+      const holding = Math.floor(BODIES_READ_LIMIT / size);
+      const answers: Promise<string>[] = [];
+      const sockets: Socket[] = [];
+      const stalled = (bytes: number) => {
+        const socket = connectSocket(port, '127.0.0.1');
+        sockets.push(socket);
+        socket.on('error', () => {});
+        answers.push(
+          new Promise((resolve) => {
+            let text = '';
+            socket.on('data', (chunk) => {
+              text += chunk.toString('utf8');
+            });
+            socket.once('close', () => resolve(text.split('\r\n')[0] ?? ''));
+          }),
+        );
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+        );
+        socket.write(Buffer.alloc(bytes, 32));
+      };
+      afterAll(() => {
+        for (const socket of sockets) socket.destroy();
+      });
+      for (let index = 0; index < holding; index++) stalled(size - 1);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      stalled(64 * 1024);
+      expect(await answers[holding]).toBe('HTTP/1.1 503 Service Unavailable');
+      expect(await Promise.all(answers.slice(0, holding))).toStrictEqual(
+        Array(holding).fill('HTTP/1.1 408 Request Timeout'),
+      );
+      const client = await connectHttp();
+      try {
+        expect(firstText(await execute(client, 'async () => 6 * 7'))).toBe('42');
+      } finally {
+        await client.close();
+      }
+    },
+    REQUEST_TIMEOUT + 30_000,
+  );
 });
 
 describe('sessions', () => {
