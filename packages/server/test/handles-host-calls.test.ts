@@ -6,10 +6,13 @@
  */
 import { once } from 'node:events';
 import { stringifyForDispatch } from '@supolka/codemode-protocol';
-import { ExecutorClient } from '@supolka/codemode-protocol/client';
+import { CANCEL_ANSWER_GRACE, ExecutorClient, SERVED_CALL_LIMIT } from '@supolka/codemode-protocol/client';
 import { describe, expect, test } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { TOOL_AND_FETCH } from '../../executor/test/tool-and-fetch-handler.ts';
+import { tooManyCallsReason } from '../../protocol/src/client/texts.ts';
+import { faultEnvelope } from '../../protocol/src/envelope-shape.ts';
+import { cancelledMessage } from '../../protocol/src/errors.ts';
 import { connect, TOKEN, useServer, waitUntil } from './helpers.ts';
 
 const setup = useServer({ executor: { poolSize: 1 } });
@@ -149,4 +152,59 @@ describe('a client', () => {
       }
     }
   });
+
+  test('ends the connection as a protocol error past SERVED_CALL_LIMIT calls of one execution in flight', async () => {
+    let sendLater: ((message: unknown) => void) | undefined;
+    const fake = await fakeServer((send) => {
+      sendLater = send;
+    });
+    try {
+      const socket = new WebSocket(fake.url);
+      const closed = new Promise<CloseEvent>((resolve) => socket.addEventListener('close', resolve));
+      const client = await ExecutorClient.connect(socket, { token: TOKEN });
+      let called = 0;
+      const run = client.execute({
+        code: 'async () => 1',
+        providers: [{ name: 'kv', fns: { get: () => new Promise(() => called++) } }],
+      });
+      await waitUntil(
+        () => fake.received.some((message) => (message as { type: string }).type === 'execute'),
+        'the execute arrived',
+      );
+      // A server not running the sandbox: calls it never lets the client answer, without end.
+      for (let call = 0; call <= SERVED_CALL_LIMIT + 100; call++)
+        sendLater?.({ type: 'dispatch', id: 'c1', call, provider: 'kv', tool: 'get', args: '[]' });
+      await closed;
+      expect(client.closedWith).toStrictEqual({ code: 4400, reason: tooManyCallsReason(SERVED_CALL_LIMIT) });
+      expect(called).toBe(SERVED_CALL_LIMIT);
+      expect((await run).code).toBe('WORKER_LOST');
+    } finally {
+      fake.close();
+    }
+  });
+
+  test(
+    'settles an aborted execution CANCELLED after CANCEL_ANSWER_GRACE when the server never answers its cancel',
+    async () => {
+      const fake = await fakeServer(() => {});
+      try {
+        const client = await ExecutorClient.connect(new WebSocket(fake.url), { token: TOKEN });
+        const controller = new AbortController();
+        const run = client.execute({ code: 'async () => 1' }, { signal: controller.signal });
+        await waitUntil(
+          () => fake.received.some((message) => (message as { type: string }).type === 'execute'),
+          'the execute arrived',
+        );
+        controller.abort();
+        const envelope = await run;
+        expect(envelope).toStrictEqual(faultEnvelope('CANCELLED', cancelledMessage(undefined)));
+        expect(fake.received.some((message) => (message as { type: string }).type === 'cancel')).toBe(true);
+        expect(client.closed).toBe(false);
+        client.close();
+      } finally {
+        fake.close();
+      }
+    },
+    CANCEL_ANSWER_GRACE + 10_000,
+  );
 });

@@ -29,6 +29,7 @@ export {
 } from '../version.ts';
 export { type ClientDurableCall, durableCall, pause } from './durable-call.ts';
 export {
+  CANCEL_ANSWER_GRACE,
   type ClientExecuteOptions,
   type ClientExecuteRequest,
   type ClientProvider,
@@ -36,6 +37,7 @@ export {
   type ConnectOptions,
   ExecutorClient,
   type OutboundHandler,
+  SERVED_CALL_LIMIT,
   type ToolFunction,
 } from './executor-client.ts';
 export { fromWireResponse, toWireRequest, toWireResponse } from './http.ts';

@@ -76,6 +76,11 @@ export function strayCallReason(type: 'dispatch' | 'outbound'): string {
   return `the executor sent ${kind} for an execution this client never started`;
 }
 
+/** Why the connection ended: the server had more calls of one conversation in flight than a sandbox makes. */
+export function tooManyCallsReason(limit: number): string {
+  return `the executor had more than ${limit} tool calls and outbound requests of one execution in flight, which its sandbox never makes`;
+}
+
 /**
  * What ExecutorClient answers (BAD_REQUEST) for a request with `consoleFormat` on a connection that
  * agreed on a version before 3: such a server would refuse the field as one it does not know.
