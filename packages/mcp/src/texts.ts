@@ -28,6 +28,11 @@ export function tooManyToolsMessage(server: string, limit: number): string {
   return `The MCP server ${server} lists more than ${limit} tools, more than one namespace may hold.`;
 }
 
+/** An upstream whose pages of tools/list did not all arrive within the listing's deadline. */
+export function listingTimeoutMessage(ms: number, pages: number): string {
+  return `it did not finish listing its tools within ${ms} ms (${pages} ${pages === 1 ? 'page' : 'pages'} read)`;
+}
+
 /** An upstream whose tool list weighs more than the bridge keeps of one (listing-weight.ts). */
 export function listingTooLargeMessage(server: string, limit: number): string {
   return `The MCP server ${server} lists tools whose names, descriptions and schemas weigh more than ${limit} bytes as the bridge keeps them; the server cannot be served until its list is smaller.`;

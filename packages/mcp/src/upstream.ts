@@ -37,6 +37,7 @@ import { LoginNeededError } from './oauth-provider.ts';
 import { NO_VALIDATION_HERE, outputMismatch } from './output-check.ts';
 import {
   connectTimeoutMessage,
+  listingTimeoutMessage,
   listingTooLargeMessage,
   refusedAfterRefreshMessage,
   toolNameTooLongMessage,
@@ -405,18 +406,30 @@ export class Upstream {
     return client;
   }
 
+  /**
+   * The tools, page by page, all of them within CONNECT_TIMEOUT: a deadline for each page let a
+   * server answering each just under it hold startup for PAGE_LIMIT of them (50 minutes), and every
+   * other upstream's tools with it, since the bridge answers initialize once each has started.
+   */
   async #list(client: Client): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     let weight = 0;
+    const deadline = Date.now() + CONNECT_TIMEOUT;
     for (let page = 0; page < PAGE_LIMIT; page++) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(listingTimeoutMessage(CONNECT_TIMEOUT, page));
       // Page by page, each checked before the next is read: the SDK's listTools without a cursor
       // would read every page before any bound here could refuse one.
-      const answer = await client.request(
-        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-        TOOLS_PAGE,
-        { timeout: CONNECT_TIMEOUT },
-      );
+      const answer = await client
+        .request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, TOOLS_PAGE, {
+          timeout: left,
+        })
+        .catch((error: unknown) => {
+          if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout)
+            throw new Error(listingTimeoutMessage(CONNECT_TIMEOUT, page));
+          throw error;
+        });
       for (const tool of answer.tools) {
         if (tool.name.length > NAME_LIMIT)
           throw new Error(toolNameTooLongMessage(this.key, tool.name.length, NAME_LIMIT));
