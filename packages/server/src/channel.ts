@@ -137,6 +137,9 @@ export class Channel {
   readonly #flushed = (): void => {
     if (!this.#heldForCongestion || this.congested) return;
     this.#heldForCongestion = false;
+    // Read again: congestionTimeout counts afresh from the next time it stops reading.
+    clearTimeout(this.#congestion);
+    this.#congestion = undefined;
     // Its pong to a ping sent before the hold waits unread: a new interval to answer in.
     this.#answered = true;
     this.release();

@@ -50,15 +50,11 @@ export const MAX_FRAME = PAYLOAD_LIMIT + 1024 * 1024;
  * let peers that never finish their headers hold a socket each for a minute before any check of
  * ours sees them: 9000 held at once, measured, and with them the process's file descriptors. As
  * HAProxy's `timeout http-request` in deploy/. An upgraded socket is the connection's to judge.
+ * No count of them is set: Node's `maxConnections` closes every newcomer once full, so a few
+ * dozen silent sockets, renewed as they time out, kept every client and /healthz out (a review's
+ * probe); the timeout alone makes holding sockets cost a peer a new connection each 10 s.
  */
 export const REQUEST_HEAD_TIMEOUT = 10_000;
-
-/**
- * Sockets the HTTP server accepts past maxConnections, for a probe of /healthz or /metrics and for
- * upgrades to hear their 503: any more are closed as they are accepted, so what no upgrade has
- * reached yet cannot take every file descriptor either.
- */
-export const SOCKET_HEADROOM = 64;
 
 /** Starts a server listening on `options.host`:`options.port`; resolves once it listens. */
 export async function createServer(options: ServerOptions = {}): Promise<ExecutorServer> {
@@ -111,7 +107,6 @@ export class ExecutorServer {
         }).catch(() => response.destroy());
       },
     );
-    this.#http.maxConnections = options.maxConnections + SOCKET_HEADROOM;
     this.#http.on('upgrade', (request, socket, head) => this.#upgrade(request, socket, head));
   }
 

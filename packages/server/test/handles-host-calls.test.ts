@@ -10,7 +10,7 @@ import { CANCEL_ANSWER_GRACE, ExecutorClient, SERVED_CALL_LIMIT } from '@supolka
 import { describe, expect, test } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { TOOL_AND_FETCH } from '../../executor/test/tool-and-fetch-handler.ts';
-import { tooManyCallsReason } from '../../protocol/src/client/texts.ts';
+import { tooManyServedMessage } from '../../protocol/src/client/texts.ts';
 import { faultEnvelope } from '../../protocol/src/envelope-shape.ts';
 import { cancelledMessage } from '../../protocol/src/errors.ts';
 import { connect, TOKEN, useServer, waitUntil } from './helpers.ts';
@@ -153,15 +153,13 @@ describe('a client', () => {
     }
   });
 
-  test('ends the connection as a protocol error past SERVED_CALL_LIMIT calls of one execution in flight', async () => {
+  test('runs at most SERVED_CALL_LIMIT calls of one execution at once and answers the rest thrown, uncalled', async () => {
     let sendLater: ((message: unknown) => void) | undefined;
     const fake = await fakeServer((send) => {
       sendLater = send;
     });
     try {
-      const socket = new WebSocket(fake.url);
-      const closed = new Promise<CloseEvent>((resolve) => socket.addEventListener('close', resolve));
-      const client = await ExecutorClient.connect(socket, { token: TOKEN });
+      const client = await ExecutorClient.connect(new WebSocket(fake.url), { token: TOKEN });
       let called = 0;
       const run = client.execute({
         code: 'async () => 1',
@@ -172,12 +170,23 @@ describe('a client', () => {
         'the execute arrived',
       );
       // A server not running the sandbox: calls it never lets the client answer, without end.
-      for (let call = 0; call <= SERVED_CALL_LIMIT + 100; call++)
+      const past = 100;
+      for (let call = 0; call < SERVED_CALL_LIMIT + past; call++)
         sendLater?.({ type: 'dispatch', id: 'c1', call, provider: 'kv', tool: 'get', args: '[]' });
-      await closed;
-      expect(client.closedWith).toStrictEqual({ code: 4400, reason: tooManyCallsReason(SERVED_CALL_LIMIT) });
+      const replies = () =>
+        fake.received.filter((message) => (message as { type: string }).type === 'dispatchReply');
+      await waitUntil(() => replies().length === past, 'the calls past the limit are answered');
       expect(called).toBe(SERVED_CALL_LIMIT);
-      expect((await run).code).toBe('WORKER_LOST');
+      expect(replies()[0]).toStrictEqual({
+        type: 'dispatchReply',
+        id: 'c1',
+        call: SERVED_CALL_LIMIT,
+        frame: ['thrown', tooManyServedMessage(SERVED_CALL_LIMIT)],
+      });
+      expect(client.closed).toBe(false);
+      sendLater?.({ type: 'result', id: 'c1', envelope: { result: 1, logs: [] } });
+      expect((await run).result).toBe(1);
+      client.close();
     } finally {
       fake.close();
     }

@@ -64,7 +64,7 @@ import {
   consoleFormatVersionMessage,
   durableVersionMessage,
   strayCallReason,
-  tooManyCallsReason,
+  tooManyServedMessage,
 } from './texts.ts';
 import {
   type AbortSignalLike,
@@ -125,12 +125,13 @@ export interface ConnectOptions {
 }
 
 /**
- * Tool calls and outbound requests of one conversation this client serves at once, past which the
- * server is not running the sandbox (which holds a run to IN_FLIGHT_CALL_LIMIT of each) and the
- * connection ends, as the pool ends such a child: a server streaming calls while it read nothing
- * had this client run 4400 at once and grow by 270 MB a second (measured).
+ * Tool calls and outbound requests of one conversation this client runs at once; one past it is
+ * answered with a thrown frame saying so, and its function is not called. A server streaming calls
+ * it never let the client answer had it run 4400 at once and grow by 270 MB a second (measured).
+ * Four times what a sandbox holds in flight (IN_FLIGHT_CALL_LIMIT): a server gives a call up at its
+ * `dispatchTimeout` and the program may call again while the client's function still runs.
  */
-export const SERVED_CALL_LIMIT = 2 * IN_FLIGHT_CALL_LIMIT;
+export const SERVED_CALL_LIMIT = 4 * IN_FLIGHT_CALL_LIMIT;
 
 /**
  * How long an aborted execution waits for the server's CANCELLED before it settles with one of its
@@ -663,22 +664,12 @@ export class ExecutorClient {
     return true;
   }
 
-  /**
-   * Counts a call this client starts serving for conversation `id`; past SERVED_CALL_LIMIT the
-   * connection ends with a protocol error and the call is not served.
-   */
-  #startServing(message: MessageOf<'dispatch'> | MessageOf<'outbound'>): boolean {
-    const serving = (this.#served.get(message.id) ?? 0) + 1;
-    this.#served.set(message.id, serving);
-    if (serving <= SERVED_CALL_LIMIT) return true;
-    const reason = tooManyCallsReason(SERVED_CALL_LIMIT);
-    this.#end(CLOSE_CODES.protocol, reason);
-    try {
-      this.#socket.close(CLOSE_CODES.protocol, reason);
-    } catch {
-      // Already closing.
-    }
-    return false;
+  /** Counts a call this client starts serving for conversation `id`: false past SERVED_CALL_LIMIT. */
+  #startServing(id: string): boolean {
+    const serving = (this.#served.get(id) ?? 0) + 1;
+    if (serving > SERVED_CALL_LIMIT) return false;
+    this.#served.set(id, serving);
+    return true;
   }
 
   #doneServing(id: string): void {
@@ -688,7 +679,12 @@ export class ExecutorClient {
   }
 
   async #serveDispatch(message: MessageOf<'dispatch'>): Promise<void> {
-    if (this.#stray(message) || !this.#startServing(message)) return;
+    if (this.#stray(message)) return;
+    if (!this.#startServing(message.id)) {
+      const frame: DispatchFrame = ['thrown', tooManyServedMessage(SERVED_CALL_LIMIT)];
+      this.#answer({ type: 'dispatchReply', id: message.id, call: message.call, frame });
+      return;
+    }
     try {
       await this.#dispatchServed(message);
     } finally {
@@ -731,7 +727,12 @@ export class ExecutorClient {
   }
 
   async #serveOutbound(message: MessageOf<'outbound'>): Promise<void> {
-    if (this.#stray(message) || !this.#startServing(message)) return;
+    if (this.#stray(message)) return;
+    if (!this.#startServing(message.id)) {
+      const frame: OutboundFrame = ['thrown', tooManyServedMessage(SERVED_CALL_LIMIT)];
+      this.#answer({ type: 'outboundReply', id: message.id, call: message.call, frame });
+      return;
+    }
     try {
       await this.#outboundServed(message);
     } finally {

@@ -76,9 +76,9 @@ export function strayCallReason(type: 'dispatch' | 'outbound'): string {
   return `the executor sent ${kind} for an execution this client never started`;
 }
 
-/** Why the connection ended: the server had more calls of one conversation in flight than a sandbox makes. */
-export function tooManyCallsReason(limit: number): string {
-  return `the executor had more than ${limit} tool calls and outbound requests of one execution in flight, which its sandbox never makes`;
+/** What a call past SERVED_CALL_LIMIT of one execution is answered with (its function is not called). */
+export function tooManyServedMessage(limit: number): string {
+  return `This client is already running ${limit} tool calls and outbound requests of this execution; the call was not made.`;
 }
 
 /**
