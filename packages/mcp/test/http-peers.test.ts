@@ -138,9 +138,13 @@ describe('request bodies', () => {
       const size = DEFAULT_MAX_REQUEST_BODY_SIZE;
       // Each sends its body but one byte, and waits: together just short of the bridge's budget.
       const holding = Math.floor(BODIES_READ_LIMIT / size);
+      // Half of them in a session, whose bodies count as every other's.
+      const opened = await fetch(url, { method: 'POST', headers, body: INITIALIZE });
+      const session = opened.headers.get('mcp-session-id');
+      expect(session).not.toBeNull();
       const answers: Promise<string>[] = [];
       const sockets: Socket[] = [];
-      const stalled = (bytes: number) => {
+      const stalled = (bytes: number, inSession = false) => {
         const socket = connectSocket(port, '127.0.0.1');
         sockets.push(socket);
         socket.on('error', () => {});
@@ -154,14 +158,14 @@ describe('request bodies', () => {
           }),
         );
         socket.write(
-          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`,
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${inSession ? `Mcp-Session-Id: ${session}\r\n` : ''}Content-Length: ${size}\r\n\r\n`,
         );
         socket.write(Buffer.alloc(bytes, 32));
       };
       afterAll(() => {
         for (const socket of sockets) socket.destroy();
       });
-      for (let index = 0; index < holding; index++) stalled(size - 1);
+      for (let index = 0; index < holding; index++) stalled(size - 1, index % 2 === 0);
       await new Promise((resolve) => setTimeout(resolve, 500));
       stalled(64 * 1024);
       expect(await answers[holding]).toBe('HTTP/1.1 503 Service Unavailable');

@@ -23,6 +23,23 @@ const UNSAFE = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\
 /** A run of three or more backticks or tildes opens or closes a Markdown code block. */
 const FENCE = /([`~])(?=\1\1)/g;
 
+/** A pictograph (an emoji's base), which one variation selector after it may show as text or emoji. */
+const PICTOGRAPH = /\p{Extended_Pictographic}$/u;
+
+/**
+ * The character at `offset` escaped (escaped()), unless it is the one U+FE0E or U+FE0F that
+ * follows a pictograph (`⚠️`): a single selector there chooses how the emoji is drawn and can carry
+ * no text, where runs of selectors can.
+ */
+function escapedAt(char: string, offset: number, text: string): string {
+  if (
+    (char === '\ufe0f' || char === '\ufe0e') &&
+    PICTOGRAPH.test(text.slice(Math.max(0, offset - 2), offset))
+  )
+    return char;
+  return escaped(char);
+}
+
 /** `\uXXXX`, or `\u{XXXXX}` past U+FFFF: both read as the character in a TypeScript string. */
 function escaped(char: string): string {
   const point = char.codePointAt(0) as number;
@@ -33,7 +50,7 @@ function escaped(char: string): string {
 export function safeText(text: string): string {
   return text
     .replaceAll('\r\n', '\n')
-    .replace(UNSAFE, escaped)
+    .replace(UNSAFE, escapedAt)
     .replace(FENCE, escaped)
     .replaceAll('*/', '*\\/');
 }

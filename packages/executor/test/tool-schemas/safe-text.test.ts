@@ -37,6 +37,12 @@ describe('safeText', () => {
     expect(safeText('one\ntwo `` ü 日本 😀 한국')).toBe('one\ntwo `` ü 日本 😀 한국');
   });
 
+  test("one variation selector after a pictograph is kept, as an emoji's; a second, or one after text, is escaped", () => {
+    expect(safeText('⚠\ufe0f careful, 😀\ufe0e')).toBe('⚠\ufe0f careful, 😀\ufe0e');
+    expect(safeText('⚠\ufe0f\ufe0f')).toBe('⚠\ufe0f\\ufe0f');
+    expect(safeText('a\ufe0f')).toBe('a\\ufe0f');
+  });
+
   test('an escape past U+FFFF reads back as the character in a string literal', () => {
     const escapedText = safeText('x\u{e0041}y');
     expect(new Function(`return '${escapedText}'`)()).toBe('x\u{e0041}y');
