@@ -303,6 +303,12 @@ async function readJson(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<{ body: unknown; size: number } | undefined> {
+  // A body declared past the bound is refused before a byte of it is read, as the SDK refuses it.
+  if (Number(request.headers['content-length'] ?? 0) > DEFAULT_MAX_REQUEST_BODY_SIZE) {
+    refuse(response, 413, bodyTooLargeMessage(DEFAULT_MAX_REQUEST_BODY_SIZE));
+    request.destroy();
+    return undefined;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -328,9 +334,10 @@ async function readJson(
     bodiesRead -= size;
   }
   try {
-    return { body: JSON.parse(Buffer.concat(chunks).toString('utf8')), size };
+    // Decoded as the SDK decodes a body (TextDecoder drops a byte order mark, which JSON.parse refuses).
+    return { body: JSON.parse(new TextDecoder().decode(Buffer.concat(chunks))), size };
   } catch {
-    refuse(response, 400, 'The request body is not JSON.');
+    refuse(response, 400, 'The request body is not JSON.', PARSE_ERROR);
     return undefined;
   }
 }
@@ -366,7 +373,10 @@ function rawRefusal(status: number, message: string): string {
   return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
-function refuse(response: ServerResponse, status: number, message: string): void {
+/** JSON-RPC's code for a body that does not parse, which the SDK's transport answers with too. */
+const PARSE_ERROR = -32700;
+
+function refuse(response: ServerResponse, status: number, message: string, code = -32000): void {
   response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  response.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

@@ -183,6 +183,41 @@ describe('request bodies', () => {
   );
 });
 
+describe('a body read by the bridge', () => {
+  test('is decoded as the SDK decodes it, refused as JSON-RPC does when it is not JSON, and refused unread when declared too large', async () => {
+    const opened = await fetch(url, { method: 'POST', headers, body: INITIALIZE });
+    const session = opened.headers.get('mcp-session-id') as string;
+    const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+    const ping = await fetch(url, {
+      method: 'POST',
+      headers: inSession,
+      body: `\ufeff${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}`,
+    });
+    expect(ping.status).toBe(200);
+    const garbled = await fetch(url, { method: 'POST', headers: inSession, body: '{not json' });
+    expect(garbled.status).toBe(400);
+    expect(((await garbled.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    const port = Number(new URL(url).port);
+    const declared = await new Promise<string>((resolve) => {
+      const socket = connectSocket(port, '127.0.0.1', () =>
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${DEFAULT_MAX_REQUEST_BODY_SIZE + 1}\r\n\r\n`,
+        ),
+      );
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString('utf8');
+        if (text.includes('\r\n')) {
+          resolve(text.split('\r\n')[0] ?? '');
+          socket.destroy();
+        }
+      });
+      socket.on('error', () => {});
+    });
+    expect(declared).toBe('HTTP/1.1 413 Payload Too Large');
+  });
+});
+
 describe('sessions', () => {
   test("one client's initializes never end another's session while its execute waits for an answer", async () => {
     let answer: () => void = () => {};

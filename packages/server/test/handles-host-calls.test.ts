@@ -6,11 +6,16 @@
  */
 import { once } from 'node:events';
 import { stringifyForDispatch } from '@supolka/codemode-protocol';
-import { CANCEL_ANSWER_GRACE, ExecutorClient, SERVED_CALL_LIMIT } from '@supolka/codemode-protocol/client';
+import {
+  CANCEL_ANSWER_GRACE,
+  ExecutorClient,
+  REFUSAL_BACKLOG,
+  SERVED_CALL_LIMIT,
+} from '@supolka/codemode-protocol/client';
 import { describe, expect, test } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { TOOL_AND_FETCH } from '../../executor/test/tool-and-fetch-handler.ts';
-import { tooManyServedMessage } from '../../protocol/src/client/texts.ts';
+import { tooManyServedMessage, unreadAnswersReason } from '../../protocol/src/client/texts.ts';
 import { faultEnvelope } from '../../protocol/src/envelope-shape.ts';
 import { cancelledMessage } from '../../protocol/src/errors.ts';
 import { connect, TOKEN, useServer, waitUntil } from './helpers.ts';
@@ -152,6 +157,42 @@ describe('a client', () => {
       }
     }
   });
+
+  test('ends the connection when the server keeps sending calls it refuses and reads none of the answers', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(server, 'listening');
+    server.on('connection', (socket) => {
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { type: string };
+        if (message.type === 'hello') socket.send(JSON.stringify({ type: 'hello', protocol: 1 }));
+        if (message.type !== 'execute') return;
+        socket.send(stringifyForDispatch({ type: 'result', id: 'c1', envelope: { result: 1, logs: [] } }));
+        // Calls for the run that ended, each answered "already completed", none of it read.
+        socket.pause();
+        const call = (index: number) =>
+          stringifyForDispatch({
+            type: 'dispatch',
+            id: 'c1',
+            call: index,
+            provider: 'kv',
+            tool: 'get',
+            args: '[]',
+          });
+        for (let index = 0; index < 150_000; index++) socket.send(call(index));
+      });
+    });
+    try {
+      const { port } = server.address() as { port: number };
+      const client = await ExecutorClient.connect(new WebSocket(`ws://127.0.0.1:${port}`), { token: TOKEN });
+      expect((await client.execute({ code: 'async () => 1' })).result).toBe(1);
+      // Ended at once on the client's side; the closing handshake waits on a server that reads nothing.
+      await waitUntil(() => client.closed, 'the client ends the connection', 30_000);
+      expect(client.closedWith).toStrictEqual({ code: 4400, reason: unreadAnswersReason(REFUSAL_BACKLOG) });
+    } finally {
+      for (const peer of server.clients) peer.terminate();
+      server.close();
+    }
+  }, 60_000);
 
   test('runs at most SERVED_CALL_LIMIT calls of one execution at once and answers the rest thrown, uncalled', async () => {
     let sendLater: ((message: unknown) => void) | undefined;

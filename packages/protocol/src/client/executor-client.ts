@@ -65,6 +65,7 @@ import {
   durableVersionMessage,
   strayCallReason,
   tooManyServedMessage,
+  unreadAnswersReason,
 } from './texts.ts';
 import {
   type AbortSignalLike,
@@ -132,6 +133,14 @@ export interface ConnectOptions {
  * `dispatchTimeout` and the program may call again while the client's function still runs.
  */
 export const SERVED_CALL_LIMIT = 4 * IN_FLIGHT_CALL_LIMIT;
+
+/**
+ * Bytes of answers left unsent past which a call this client refuses (past SERVED_CALL_LIMIT, or
+ * for an execution that has ended) ends the connection instead: a server that keeps sending such
+ * calls and reads none of the answers had the client queue them without end (300,000 of them held
+ * 390 MB, measured). A server that reads drains them; only one that does not reaches this.
+ */
+export const REFUSAL_BACKLOG = 1024 * 1024;
 
 /**
  * How long an aborted execution waits for the server's CANCELLED before it settles with one of its
@@ -664,6 +673,22 @@ export class ExecutorClient {
     return true;
   }
 
+  /**
+   * Whether the server leaves more than REFUSAL_BACKLOG of this client's answers unsent while it
+   * sends calls the client refuses: then the connection ends with a protocol error, and true.
+   */
+  #unread(): boolean {
+    if ((this.#socket.bufferedAmount ?? 0) <= REFUSAL_BACKLOG) return false;
+    const reason = unreadAnswersReason(REFUSAL_BACKLOG);
+    this.#end(CLOSE_CODES.protocol, reason);
+    try {
+      this.#socket.close(CLOSE_CODES.protocol, reason);
+    } catch {
+      // Already closing.
+    }
+    return true;
+  }
+
   /** Counts a call this client starts serving for conversation `id`: false past SERVED_CALL_LIMIT. */
   #startServing(id: string): boolean {
     const serving = (this.#served.get(id) ?? 0) + 1;
@@ -681,6 +706,7 @@ export class ExecutorClient {
   async #serveDispatch(message: MessageOf<'dispatch'>): Promise<void> {
     if (this.#stray(message)) return;
     if (!this.#startServing(message.id)) {
+      if (this.#unread()) return;
       const frame: DispatchFrame = ['thrown', tooManyServedMessage(SERVED_CALL_LIMIT)];
       this.#answer({ type: 'dispatchReply', id: message.id, call: message.call, frame });
       return;
@@ -697,6 +723,7 @@ export class ExecutorClient {
     const { provider, tool, args, durable } = message;
     let frame: DispatchFrame;
     let paused: PauseMessage | undefined;
+    if (!execution && this.#unread()) return;
     if (!execution) frame = ['thrown', EXECUTION_COMPLETED_MESSAGE];
     else if (!execution.dispatch) frame = ['returned', toolNotFoundEnvelope(provider, tool)];
     else {
@@ -729,6 +756,7 @@ export class ExecutorClient {
   async #serveOutbound(message: MessageOf<'outbound'>): Promise<void> {
     if (this.#stray(message)) return;
     if (!this.#startServing(message.id)) {
+      if (this.#unread()) return;
       const frame: OutboundFrame = ['thrown', tooManyServedMessage(SERVED_CALL_LIMIT)];
       this.#answer({ type: 'outboundReply', id: message.id, call: message.call, frame });
       return;
@@ -743,6 +771,7 @@ export class ExecutorClient {
   async #outboundServed(message: MessageOf<'outbound'>): Promise<void> {
     const execution = this.#serving(message.id);
     let frame: OutboundFrame;
+    if (!execution && this.#unread()) return;
     if (!execution?.outbound) frame = ['thrown', EXECUTION_COMPLETED_MESSAGE];
     else {
       try {

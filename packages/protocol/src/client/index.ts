@@ -37,6 +37,7 @@ export {
   type ConnectOptions,
   ExecutorClient,
   type OutboundHandler,
+  REFUSAL_BACKLOG,
   SERVED_CALL_LIMIT,
   type ToolFunction,
 } from './executor-client.ts';

@@ -76,6 +76,11 @@ export function strayCallReason(type: 'dispatch' | 'outbound'): string {
   return `the executor sent ${kind} for an execution this client never started`;
 }
 
+/** Why the connection ended: the server sent calls the client refuses and read none of the answers. */
+export function unreadAnswersReason(limit: number): string {
+  return `the executor kept sending calls this client refuses and left more than ${limit} bytes of its answers unread`;
+}
+
 /** What a call past SERVED_CALL_LIMIT of one execution is answered with (its function is not called). */
 export function tooManyServedMessage(limit: number): string {
   return `This client is already running ${limit} tool calls and outbound requests of this execution; the call was not made.`;

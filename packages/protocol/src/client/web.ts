@@ -7,6 +7,8 @@
 /** The standard WebSocket interface, as browsers, Deno, Workers and Node 22+ expose it. */
 export interface WebSocketLike {
   readonly readyState: number;
+  /** Bytes sent and not yet on the wire (every standard WebSocket has it; a socket without it reads 0). */
+  readonly bufferedAmount?: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   // Method signatures, not properties: their parameters compare bivariantly, so every runtime's
