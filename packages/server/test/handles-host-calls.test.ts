@@ -101,6 +101,13 @@ describe('a client', () => {
     return { url: `ws://127.0.0.1:${port}`, received, close: () => server.close() };
   }
 
+  /** Until the fake server has received the client's execute. */
+  const executeArrived = (fake: { received: unknown[] }) =>
+    waitUntil(
+      () => fake.received.some((message) => (message as { type: string }).type === 'execute'),
+      'the execute arrived',
+    );
+
   test('answers a call for a conversation that ended with the thrown frame a settled run’s call gets', async () => {
     let sendLater: ((message: unknown) => void) | undefined;
     const fake = await fakeServer((send) => {
@@ -109,10 +116,7 @@ describe('a client', () => {
     try {
       const client = await ExecutorClient.connect(new WebSocket(fake.url), { token: TOKEN });
       const run = client.execute({ code: 'async () => 1' });
-      await waitUntil(
-        () => fake.received.some((message) => (message as { type: string }).type === 'execute'),
-        'the execute arrived',
-      );
+      await executeArrived(fake);
       sendLater?.({ type: 'result', id: 'c1', envelope: { result: 1, logs: [] } });
       expect((await run).result).toBe(1);
       sendLater?.({ type: 'dispatch', id: 'c1', call: 0, provider: 'kv', tool: 'get', args: '[]' });
@@ -206,10 +210,7 @@ describe('a client', () => {
         code: 'async () => 1',
         providers: [{ name: 'kv', fns: { get: () => new Promise(() => called++) } }],
       });
-      await waitUntil(
-        () => fake.received.some((message) => (message as { type: string }).type === 'execute'),
-        'the execute arrived',
-      );
+      await executeArrived(fake);
       // A server not running the sandbox: calls it never lets the client answer, without end.
       const past = 100;
       for (let call = 0; call < SERVED_CALL_LIMIT + past; call++)
@@ -241,10 +242,7 @@ describe('a client', () => {
         const client = await ExecutorClient.connect(new WebSocket(fake.url), { token: TOKEN });
         const controller = new AbortController();
         const run = client.execute({ code: 'async () => 1' }, { signal: controller.signal });
-        await waitUntil(
-          () => fake.received.some((message) => (message as { type: string }).type === 'execute'),
-          'the execute arrived',
-        );
+        await executeArrived(fake);
         controller.abort();
         const envelope = await run;
         expect(envelope).toStrictEqual(faultEnvelope('CANCELLED', cancelledMessage(undefined)));

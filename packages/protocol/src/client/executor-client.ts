@@ -171,6 +171,9 @@ const DEFAULT_HELLO_TIMEOUT = 10_000;
 /** The close code a WebSocket reports when no closing handshake took place (RFC 6455, 7.1.5). */
 const ABNORMAL_CLOSURE = 1006;
 
+/** What answers a call of the server's. */
+type Reply = MessageOf<'dispatchReply'> | MessageOf<'outboundReply'>;
+
 interface Execution {
   readonly kind: 'execute';
   /** Serves the program's tool calls from the request's `fns`; none when no provider has them. */
@@ -578,10 +581,8 @@ export class ExecutorClient {
         this.#onHello(message);
         return;
       case 'dispatch':
-        void this.#serveDispatch(message);
-        return;
       case 'outbound':
-        void this.#serveOutbound(message);
+        void this.#serveCall(message);
         return;
       case 'result':
         this.#execution(message.id)?.finish(shapeEnvelope(message.envelope));
@@ -663,14 +664,18 @@ export class ExecutorClient {
   #stray(message: MessageOf<'dispatch'> | MessageOf<'outbound'>): boolean {
     const match = /^c([1-9]\d{0,15})$/.exec(message.id);
     if (match !== null && Number(match[1]) <= this.#next) return false;
-    const reason = strayCallReason(message.type);
+    this.#violation(strayCallReason(message.type));
+    return true;
+  }
+
+  /** Ends the connection as a server not speaking the protocol: close code 4400 with `reason`. */
+  #violation(reason: string): void {
     this.#end(CLOSE_CODES.protocol, reason);
     try {
       this.#socket.close(CLOSE_CODES.protocol, reason);
     } catch {
       // Already closing.
     }
-    return true;
   }
 
   /**
@@ -679,13 +684,7 @@ export class ExecutorClient {
    */
   #unread(): boolean {
     if ((this.#socket.bufferedAmount ?? 0) <= REFUSAL_BACKLOG) return false;
-    const reason = unreadAnswersReason(REFUSAL_BACKLOG);
-    this.#end(CLOSE_CODES.protocol, reason);
-    try {
-      this.#socket.close(CLOSE_CODES.protocol, reason);
-    } catch {
-      // Already closing.
-    }
+    this.#violation(unreadAnswersReason(REFUSAL_BACKLOG));
     return true;
   }
 
@@ -703,22 +702,27 @@ export class ExecutorClient {
     else this.#served.set(id, serving);
   }
 
-  async #serveDispatch(message: MessageOf<'dispatch'>): Promise<void> {
+  /**
+   * Serves one call of the server's, counted against SERVED_CALL_LIMIT for its conversation: one
+   * past it is answered thrown, its function not called.
+   */
+  async #serveCall(message: MessageOf<'dispatch'> | MessageOf<'outbound'>): Promise<void> {
     if (this.#stray(message)) return;
     if (!this.#startServing(message.id)) {
       if (this.#unread()) return;
-      const frame: DispatchFrame = ['thrown', tooManyServedMessage(SERVED_CALL_LIMIT)];
-      this.#answer({ type: 'dispatchReply', id: message.id, call: message.call, frame });
+      const type = message.type === 'dispatch' ? 'dispatchReply' : 'outboundReply';
+      const frame = ['thrown', tooManyServedMessage(SERVED_CALL_LIMIT)] as const;
+      this.#answer({ type, id: message.id, call: message.call, frame } as Reply);
       return;
     }
     try {
-      await this.#dispatchServed(message);
+      await (message.type === 'dispatch' ? this.#serveDispatch(message) : this.#serveOutbound(message));
     } finally {
       this.#doneServing(message.id);
     }
   }
 
-  async #dispatchServed(message: MessageOf<'dispatch'>): Promise<void> {
+  async #serveDispatch(message: MessageOf<'dispatch'>): Promise<void> {
     const execution = this.#serving(message.id);
     const { provider, tool, args, durable } = message;
     let frame: DispatchFrame;
@@ -754,21 +758,6 @@ export class ExecutorClient {
   }
 
   async #serveOutbound(message: MessageOf<'outbound'>): Promise<void> {
-    if (this.#stray(message)) return;
-    if (!this.#startServing(message.id)) {
-      if (this.#unread()) return;
-      const frame: OutboundFrame = ['thrown', tooManyServedMessage(SERVED_CALL_LIMIT)];
-      this.#answer({ type: 'outboundReply', id: message.id, call: message.call, frame });
-      return;
-    }
-    try {
-      await this.#outboundServed(message);
-    } finally {
-      this.#doneServing(message.id);
-    }
-  }
-
-  async #outboundServed(message: MessageOf<'outbound'>): Promise<void> {
     const execution = this.#serving(message.id);
     let frame: OutboundFrame;
     if (!execution && this.#unread()) return;
@@ -786,7 +775,7 @@ export class ExecutorClient {
   }
 
   /** Sends a reply; one past the payload limit goes as a `thrown` frame naming the size instead. */
-  #answer(reply: MessageOf<'dispatchReply'> | MessageOf<'outboundReply'>): void {
+  #answer(reply: Reply): void {
     try {
       this.#send(reply);
     } catch (error) {
